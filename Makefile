@@ -1,0 +1,48 @@
+# The commands a user types. Each one first installs whatever is missing
+# (scripts/setup.sh, apt) and configures the build if needed; all are
+# idempotent and quick when nothing changed.
+
+JOBS ?= 2
+GLASSBOX := build/default/tools/glassbox/glassbox
+
+.PHONY: all setup build demo test test-asan test-notrace bench fuzz clean
+
+all: build
+
+setup:
+	@bash scripts/setup.sh
+
+build/%/build.ninja: | setup
+	cmake --preset $* >/dev/null
+
+build: setup build/default/build.ninja
+	cmake --build build/default -j $(JOBS)
+
+demo: build
+	@bash scripts/demo.sh $(GLASSBOX)
+
+# The whole test suite: unit tests, the tracing-off build, then the
+# sanitizer build with a short fuzz run.
+test: build test-notrace
+	ctest --test-dir build/default --output-on-failure -j $(JOBS)
+	$(MAKE) --no-print-directory test-asan
+
+test-notrace: setup build/notrace/build.ninja
+	cmake --build build/notrace -j $(JOBS)
+	ctest --test-dir build/notrace --output-on-failure -j $(JOBS)
+
+test-asan: setup build/asan/build.ninja
+	cmake --build build/asan -j $(JOBS)
+	ctest --test-dir build/asan --output-on-failure -j $(JOBS)
+	@bash scripts/fuzz_smoke.sh build/asan 10
+
+bench: setup build/bench/build.ninja
+	cmake --build build/bench -j $(JOBS)
+	@bash scripts/run_benchmarks.sh build/bench
+
+fuzz: setup build/asan/build.ninja
+	cmake --build build/asan -j $(JOBS)
+	@bash scripts/fuzz_smoke.sh build/asan 120
+
+clean:
+	rm -rf build

@@ -1,0 +1,71 @@
+# Helpers shared by every layer's CMakeLists.txt.
+
+if(GLASSBOX_ENABLE_TRACING)
+  set(GLASSBOX_TRACING_VALUE 1)
+else()
+  set(GLASSBOX_TRACING_VALUE 0)
+endif()
+
+function(glassbox_warnings target)
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wshadow
+    -Wnon-virtual-dtor -Wconversion -Wno-sign-conversion)
+  if(GLASSBOX_WARNINGS_AS_ERRORS)
+    target_compile_options(${target} PRIVATE -Werror)
+  endif()
+endfunction()
+
+# glassbox_add_library(name LAYER layer SOURCES ... DEPS ... [DEVICE])
+# One static library per layer, with an alias glassbox::<name>. DEVICE marks
+# device-side code: built without exceptions and RTTI.
+function(glassbox_add_library name)
+  cmake_parse_arguments(ARG "DEVICE" "" "SOURCES;DEPS;PRIVATE_DEPS" ${ARGN})
+  add_library(glassbox_${name} STATIC ${ARG_SOURCES})
+  add_library(glassbox::${name} ALIAS glassbox_${name})
+  target_include_directories(glassbox_${name} PUBLIC
+    ${PROJECT_SOURCE_DIR}/include ${CMAKE_BINARY_DIR}/generated)
+  target_link_libraries(glassbox_${name} PUBLIC ${ARG_DEPS} PRIVATE ${ARG_PRIVATE_DEPS})
+  glassbox_warnings(glassbox_${name})
+  if(ARG_DEVICE)
+    target_compile_options(glassbox_${name} PRIVATE -fno-exceptions -fno-rtti)
+  endif()
+endfunction()
+
+# glassbox_add_test(name SOURCES ... DEPS ...): a GoogleTest binary beside the
+# code it tests, registered with ctest.
+function(glassbox_add_test name)
+  if(NOT GLASSBOX_BUILD_TESTS)
+    return()
+  endif()
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gmock GTest::gtest_main)
+  target_compile_definitions(${name} PRIVATE
+    GLASSBOX_TESTDATA_DIR="${PROJECT_SOURCE_DIR}/testdata")
+  glassbox_warnings(${name})
+  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60)
+endfunction()
+
+# glassbox_add_benchmark(name SOURCES ... DEPS ...)
+function(glassbox_add_benchmark name)
+  if(NOT GLASSBOX_BUILD_BENCHMARKS)
+    return()
+  endif()
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE ${ARG_DEPS} benchmark::benchmark_main)
+  glassbox_warnings(${name})
+  set_property(GLOBAL APPEND PROPERTY GLASSBOX_BENCHMARKS ${name})
+endfunction()
+
+# glassbox_add_fuzzer(name SOURCES ... DEPS ...): a libFuzzer target (clang only).
+function(glassbox_add_fuzzer name)
+  if(NOT GLASSBOX_BUILD_FUZZERS)
+    return()
+  endif()
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE ${ARG_DEPS})
+  target_compile_options(${name} PRIVATE -fsanitize=fuzzer)
+  target_link_options(${name} PRIVATE -fsanitize=fuzzer)
+  set_property(GLOBAL APPEND PROPERTY GLASSBOX_FUZZERS ${name})
+endfunction()
