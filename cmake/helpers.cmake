@@ -16,7 +16,9 @@ endfunction()
 
 # glassbox_add_library(name LAYER layer SOURCES ... DEPS ... [DEVICE])
 # One static library per layer, with an alias glassbox::<name>. DEVICE marks
-# device-side code: built without exceptions and RTTI.
+# device-side code: built without exceptions. RTTI stays on: host code
+# derives from device interfaces (EventTracer, DataSink), and a vtable
+# emitted without type info next to one with it is an ODR trap.
 function(glassbox_add_library name)
   cmake_parse_arguments(ARG "DEVICE" "" "SOURCES;DEPS;PRIVATE_DEPS" ${ARGN})
   add_library(glassbox_${name} STATIC ${ARG_SOURCES})
@@ -26,7 +28,7 @@ function(glassbox_add_library name)
   target_link_libraries(glassbox_${name} PUBLIC ${ARG_DEPS} PRIVATE ${ARG_PRIVATE_DEPS})
   glassbox_warnings(glassbox_${name})
   if(ARG_DEVICE)
-    target_compile_options(glassbox_${name} PRIVATE -fno-exceptions -fno-rtti)
+    target_compile_options(glassbox_${name} PRIVATE -fno-exceptions)
   endif()
 endfunction()
 
@@ -39,6 +41,8 @@ function(glassbox_add_test name)
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gmock GTest::gtest_main)
+  # Tests may include private test helpers by their path from the root.
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR})
   target_compile_definitions(${name} PRIVATE
     GLASSBOX_TESTDATA_DIR="${PROJECT_SOURCE_DIR}/testdata")
   glassbox_warnings(${name})

@@ -1,0 +1,255 @@
+#pragma once
+/// @file
+/// The hooks a delegate calls to log its internal events, as the seed
+/// documents describe them, plus the earlier seed's macro spellings.
+///
+/// Identifiers: pass EITHER a name (the string identifier the AOT half put
+/// in its debug handle map) with no int id, OR an int identifier with a null
+/// name. Int identifiers are 0..INT32_MAX. "No int id" may be spelled
+/// `kUnsetDelegateDebugIntId`, -1, or `static_cast<uint32_t>(-1)` (the
+/// ExecuTorch spellings). Anything else (both, neither, an id out of range)
+/// is refused with Error::kInvalidArgument and counted in the ETDump, never an
+/// abort.
+///
+/// Real-time logging:
+///
+///   EventTracerEntry e = event_tracer_start_profiling_delegate(
+///       tracer, nullptr, DelegateDebugIntId(0));
+///   run_op();
+///   event_tracer_end_profiling_delegate(tracer, e, "conv_relu");
+///
+/// Post-time logging (timestamps taken while running, logged afterwards):
+///
+///   Ticks t0 = tracer->clock().now(); run_op(); Ticks t1 = ...now();
+///   event_tracer_log_profiling_delegate(tracer, "tan.sin",
+///       kUnsetDelegateDebugIntId, t0, t1);
+///
+/// Every hook is a no-op on a null tracer and vanishes when tracing is
+/// built off. Unlike ExecuTorch, the hooks honour the tracer's levels in this
+/// one place: profiling hooks record only at ProfilingLevel::kAllEvents (the
+/// default), output hooks only at DebugLevel::kIntermediateOutputs.
+/// Calling the `EventTracer` methods directly bypasses the levels.
+
+#include <concepts>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "glassbox/config.h"
+#include "glassbox/runtime/event_tracer.h"
+
+namespace glassbox::runtime {
+
+/// The name the first seed's examples use for the entry type.
+using EventEntry = EventTracerEntry;
+
+namespace internal {
+
+/// An int id no tracer accepts: what an out-of-range integer becomes.
+inline constexpr DelegateDebugIntId kInvalidDelegateDebugIntId{
+    std::numeric_limits<std::int32_t>::min()};
+
+/// Maps the integer spellings delegate code uses onto DelegateDebugIntId.
+template <std::integral I>
+constexpr DelegateDebugIntId to_delegate_int_id(I value) {
+  if constexpr (std::is_same_v<I, bool>) {
+    return kInvalidDelegateDebugIntId;
+  } else if constexpr (std::is_signed_v<I>) {
+    if (value == -1) return kUnsetDelegateDebugIntId;
+    if (value < 0 || static_cast<std::int64_t>(value) >
+                         std::numeric_limits<std::int32_t>::max()) {
+      return kInvalidDelegateDebugIntId;
+    }
+    return DelegateDebugIntId(static_cast<std::int32_t>(value));
+  } else {
+    // ExecuTorch passes static_cast<DebugHandle>(-1), a uint32_t.
+    if (static_cast<std::uint64_t>(value) ==
+        std::numeric_limits<std::uint32_t>::max()) {
+      return kUnsetDelegateDebugIntId;
+    }
+    if (static_cast<std::uint64_t>(value) >
+        static_cast<std::uint64_t>(std::numeric_limits<std::int32_t>::max())) {
+      return kInvalidDelegateDebugIntId;
+    }
+    return DelegateDebugIntId(static_cast<std::int32_t>(value));
+  }
+}
+
+/// The seed's signatures type the id as a DebugHandle. With a name, both
+/// of its "unset" spellings (0, as the seed's header comments say, and
+/// uint32 -1) mean "no int id"; without a name the value is the int id.
+inline DelegateDebugIntId to_delegate_int_id(const char* name,
+                                             DebugHandle id) {
+  if (name != nullptr &&
+      (id.value == 0 || id.value == std::numeric_limits<std::uint32_t>::max())) {
+    return kUnsetDelegateDebugIntId;
+  }
+  return to_delegate_int_id(id.value);
+}
+
+inline bool delegate_profiling_on(const EventTracer* tracer) {
+  return tracer != nullptr &&
+         tracer->profiling_level() >= ProfilingLevel::kAllEvents;
+}
+
+inline bool delegate_output_logging_on(const EventTracer* tracer) {
+  return tracer != nullptr &&
+         tracer->debug_level() >= DebugLevel::kIntermediateOutputs;
+}
+
+}  // namespace internal
+
+// ---- Real-time: start / end ---------------------------------------------
+
+inline EventTracerEntry event_tracer_start_profiling_delegate(
+    EventTracer* tracer, const char* name, DelegateDebugIntId id) {
+  if constexpr (kTracingEnabled) {
+    if (internal::delegate_profiling_on(tracer)) {
+      return tracer->start_profiling_delegate(name, id);
+    }
+  }
+  return EventTracerEntry{};
+}
+template <std::integral I>
+EventTracerEntry event_tracer_start_profiling_delegate(EventTracer* tracer,
+                                                       const char* name,
+                                                       I id) {
+  return event_tracer_start_profiling_delegate(
+      tracer, name, internal::to_delegate_int_id(id));
+}
+inline EventTracerEntry event_tracer_start_profiling_delegate(
+    EventTracer* tracer, const char* name, DebugHandle id) {
+  return event_tracer_start_profiling_delegate(
+      tracer, name, internal::to_delegate_int_id(name, id));
+}
+
+/// Ends a delegate event, copying `metadata_len` bytes of `metadata`.
+inline Error event_tracer_end_profiling_delegate(EventTracer* tracer,
+                                                 const EventTracerEntry& entry,
+                                                 const void* metadata,
+                                                 std::size_t metadata_len) {
+  if constexpr (kTracingEnabled) {
+    // The entry's own tracer decides: an entry that was never started (level
+    // off, null tracer) has none and ends as a no-op.
+    if (tracer != nullptr && entry.tracer == tracer) {
+      return tracer->end_profiling_delegate(entry, metadata, metadata_len);
+    }
+  }
+  return Error::kOk;
+}
+inline Error event_tracer_end_profiling_delegate(
+    EventTracer* tracer, const EventTracerEntry& entry) {
+  return event_tracer_end_profiling_delegate(tracer, entry, nullptr, 0);
+}
+/// Seed form: metadata as a C string (copied without its terminator).
+inline Error event_tracer_end_profiling_delegate(EventTracer* tracer,
+                                                 const EventTracerEntry& entry,
+                                                 const char* metadata) {
+  return event_tracer_end_profiling_delegate(
+      tracer, entry, metadata, metadata ? std::strlen(metadata) : 0);
+}
+
+// ---- Post-time: log with timestamps -------------------------------------
+
+inline Error event_tracer_log_profiling_delegate(
+    EventTracer* tracer, const char* name, DelegateDebugIntId id,
+    Ticks start_time, Ticks end_time, const void* metadata,
+    std::size_t metadata_len, TimeSource time_source = TimeSource::kMeasured) {
+  if constexpr (kTracingEnabled) {
+    if (internal::delegate_profiling_on(tracer)) {
+      return tracer->log_profiling_delegate(name, id, start_time, end_time,
+                                            metadata, metadata_len,
+                                            time_source);
+    }
+  }
+  return Error::kOk;
+}
+inline Error event_tracer_log_profiling_delegate(EventTracer* tracer,
+                                                 const char* name,
+                                                 DelegateDebugIntId id,
+                                                 Ticks start_time,
+                                                 Ticks end_time,
+                                                 const char* metadata = nullptr) {
+  return event_tracer_log_profiling_delegate(
+      tracer, name, id, start_time, end_time, metadata,
+      metadata ? std::strlen(metadata) : 0);
+}
+template <std::integral I>
+Error event_tracer_log_profiling_delegate(EventTracer* tracer,
+                                          const char* name, I id,
+                                          Ticks start_time, Ticks end_time,
+                                          const char* metadata = nullptr) {
+  return event_tracer_log_profiling_delegate(
+      tracer, name, internal::to_delegate_int_id(id), start_time, end_time,
+      metadata);
+}
+inline Error event_tracer_log_profiling_delegate(EventTracer* tracer,
+                                                 const char* name,
+                                                 DebugHandle id,
+                                                 Ticks start_time,
+                                                 Ticks end_time,
+                                                 const char* metadata = nullptr) {
+  return event_tracer_log_profiling_delegate(
+      tracer, name, internal::to_delegate_int_id(name, id), start_time,
+      end_time, metadata);
+}
+
+// ---- Intermediate outputs -----------------------------------------------
+
+/// Logs a delegate's intermediate output: T is TensorView,
+/// Span<const TensorView>, int, bool or double (as in ExecuTorch).
+template <typename T>
+Result<bool> event_tracer_log_output_delegate(EventTracer* tracer,
+                                              const char* name,
+                                              DelegateDebugIntId id,
+                                              const T& output) {
+  static_assert(std::is_same_v<T, TensorView> ||
+                    std::is_same_v<T, Span<const TensorView>> ||
+                    std::is_same_v<T, int> || std::is_same_v<T, bool> ||
+                    std::is_same_v<T, double>,
+                "log TensorView, Span<const TensorView>, int, bool or double");
+  if constexpr (kTracingEnabled) {
+    if (internal::delegate_output_logging_on(tracer)) {
+      return tracer->log_intermediate_output_delegate(name, id, output);
+    }
+  }
+  return false;
+}
+template <typename T, std::integral I>
+Result<bool> event_tracer_log_output_delegate(EventTracer* tracer,
+                                              const char* name, I id,
+                                              const T& output) {
+  return event_tracer_log_output_delegate(
+      tracer, name, internal::to_delegate_int_id(id), output);
+}
+template <typename T>
+Result<bool> event_tracer_log_output_delegate(EventTracer* tracer,
+                                              const char* name, DebugHandle id,
+                                              const T& output) {
+  return event_tracer_log_output_delegate(
+      tracer, name, internal::to_delegate_int_id(name, id), output);
+}
+
+}  // namespace glassbox::runtime
+
+// ---- The earlier seed's macro spellings ---------------------------------
+// Thin wrappers over the hooks above, so delegate code written against
+// either version of the seed compiles. The END macros take only the entry,
+// which remembers its tracer.
+
+#define EVENT_TRACER_BEGIN_DELEGATE_PROFILING_EVENT_ID(tracer, id) \
+  ::glassbox::runtime::event_tracer_start_profiling_delegate((tracer), nullptr, (id))
+#define EVENT_TRACER_BEGIN_DELEGATE_PROFILING_EVENT_NAME(tracer, name) \
+  ::glassbox::runtime::event_tracer_start_profiling_delegate(          \
+      (tracer), (name), ::glassbox::kUnsetDelegateDebugIntId)
+#define EVENT_TRACER_END_DELEGATE_PROFILING_EVENT_ID(entry) \
+  ::glassbox::runtime::event_tracer_end_profiling_delegate((entry).tracer, (entry))
+#define EVENT_TRACER_END_DELEGATE_PROFILING_EVENT_NAME(entry) \
+  ::glassbox::runtime::event_tracer_end_profiling_delegate((entry).tracer, (entry))
+#define EVENT_TRACER_LOG_DELEGATE_PROFILING_EVENT_ID(tracer, id, start, end) \
+  ::glassbox::runtime::event_tracer_log_profiling_delegate(                   \
+      (tracer), nullptr, (id), (start), (end))
+#define EVENT_TRACER_LOG_DELEGATE_PROFILING_EVENT_NAME(tracer, name, start, end) \
+  ::glassbox::runtime::event_tracer_log_profiling_delegate(                       \
+      (tracer), (name), ::glassbox::kUnsetDelegateDebugIntId, (start), (end))
