@@ -25,6 +25,9 @@ function(glassbox_add_library name)
   add_library(glassbox::${name} ALIAS glassbox_${name})
   target_include_directories(glassbox_${name} PUBLIC
     ${PROJECT_SOURCE_DIR}/include ${CMAKE_BINARY_DIR}/generated)
+  # Private headers beside the code are included by their path from the
+  # project root ("src/etdump/value_blob.h").
+  target_include_directories(glassbox_${name} PRIVATE ${PROJECT_SOURCE_DIR})
   target_link_libraries(glassbox_${name} PUBLIC ${ARG_DEPS} PRIVATE ${ARG_PRIVATE_DEPS})
   glassbox_warnings(glassbox_${name})
   if(ARG_DEVICE)

@@ -1,0 +1,211 @@
+#pragma once
+/// @file
+/// `ETDumpGen`: the `EventTracer` that records a run and writes it as an
+/// ETDump (ExecuTorch's format, with Glassbox's extension fields).
+///
+///   std::vector<uint8_t> memory(1 << 20);
+///   ETDumpGen gen(memory);                 // caller buffer: no allocation
+///   // or: ETDumpGen gen;                  // growable heap mode
+///   method.execute(&gen);                  // the runtime and delegates log
+///   Result<Span<const uint8_t>> dump = gen.get_etdump_data();
+///   write_file("run.etdp", *dump);
+///
+/// How it is fast. Logging appends one fixed-size 32-byte record to a
+/// preallocated array (one relaxed atomic add to claim a slot, no locks, no
+/// strings); names and string identifiers are interned once; the FlatBuffer
+/// is built only in `get_etdump_data()`. ExecuTorch's ETDumpGen builds the
+/// FlatBuffer inline for every event.
+///
+/// Memory. In caller-buffer mode the buffer is split once, at construction,
+/// into the name table, the block table, an arena (names, metadata bytes,
+/// logged values), the records and the region the ETDump is written into.
+/// Each event reserves its worst-case serialized size when it is logged, so
+/// `get_etdump_data()` can never run out of space. When the buffer is full,
+/// events are dropped and counted (RunData.dropped_events); earlier events
+/// are never touched and nothing aborts. `capacity()` tells how many events
+/// fit. In heap mode records and the arena grow in chunks (allocation only
+/// when a chunk fills).
+///
+/// Threads. The per-event methods may be called concurrently from any
+/// number of threads (a delegate's worker pool); each profile event records
+/// a small index of the thread that logged it. `create_event_block`,
+/// `track_allocator`, the setters and `get_etdump_data` / `reset` belong to
+/// the thread that runs the method, and `get_etdump_data` must not run while
+/// other threads are still logging (join the pool first).
+///
+/// Errors are values: misuse (a delegate event with both or neither of a
+/// name and an int id, ending a delegate entry with `end_profiling`) returns
+/// Error::kInvalidArgument and is counted as a rejected event.
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "glassbox/core/clock.h"
+#include "glassbox/core/result.h"
+#include "glassbox/core/span.h"
+#include "glassbox/etdump/data_sink.h"
+#include "glassbox/etdump/internal/etdump_gen_storage.h"
+#include "glassbox/runtime/event_tracer.h"
+
+namespace glassbox::etdump {
+
+struct ETDumpGenOptions {
+  /// The clock events are stamped with; its tick ratio goes into the dump.
+  Clock clock = Clock::steady();
+  /// Distinct names and string identifiers the tracer can intern.
+  std::size_t max_names = 256;
+  /// Caller-buffer mode: event blocks (executions) it can hold; 0 picks
+  /// one block per 64 events of capacity (at least 16).
+  std::size_t max_blocks = 0;
+  /// Caller-buffer mode: share of the buffer for the arena (names, metadata
+  /// bytes and logged values, with their serialized size).
+  double arena_fraction = 0.25;
+  /// Heap mode: the most events kept before dropping (bounds memory).
+  std::size_t heap_max_events = std::size_t{1} << 26;
+};
+
+class ETDumpGen final : public runtime::EventTracer {
+ public:
+  /// Growable heap mode.
+  explicit ETDumpGen(const ETDumpGenOptions& options = {});
+  /// Caller-buffer mode: never allocates. `buffer` must outlive the tracer.
+  /// If it is too small to hold even the fixed tables, `status()` says so
+  /// and every event is dropped.
+  explicit ETDumpGen(Span<std::uint8_t> buffer,
+                     const ETDumpGenOptions& options = {});
+  ~ETDumpGen() override;
+  ETDumpGen(const ETDumpGen&) = delete;
+  ETDumpGen& operator=(const ETDumpGen&) = delete;
+
+  /// kOk, or why the tracer cannot record (buffer too small).
+  Error status() const { return status_; }
+  /// Events (records) this tracer can hold.
+  std::size_t capacity() const;
+  bool is_caller_buffer() const { return caller_buffer_; }
+
+  // ---- EventTracer ------------------------------------------------------
+  using EventTracer::log_intermediate_output_delegate;
+
+  Error create_event_block(const char* name) override;
+  runtime::EventTracerEntry start_profiling(
+      const char* name, ChainId chain_id = kUnsetChainId,
+      InstructionId instruction_id = kUnsetInstructionId) override;
+  Error end_profiling(runtime::EventTracerEntry entry) override;
+  runtime::EventTracerEntry start_profiling_delegate(
+      const char* name, DelegateDebugIntId id) override;
+  Error end_profiling_delegate(runtime::EventTracerEntry entry,
+                               const void* metadata = nullptr,
+                               std::size_t metadata_len = 0) override;
+  Error log_profiling_delegate(
+      const char* name, DelegateDebugIntId id, Ticks start_time,
+      Ticks end_time, const void* metadata = nullptr,
+      std::size_t metadata_len = 0,
+      runtime::TimeSource time_source = runtime::TimeSource::kMeasured) override;
+  Result<bool> log_intermediate_output_delegate(
+      const char* name, DelegateDebugIntId id,
+      const runtime::ValueView& value) override;
+  Result<bool> log_value(const runtime::ValueView& value,
+                         runtime::LoggedValueKind kind) override;
+  AllocatorId track_allocator(const char* name) override;
+  void track_allocation(AllocatorId allocator, std::size_t size) override;
+  const Clock& clock() const override { return clock_; }
+
+  // ---- Data ------------------------------------------------------------
+
+  /// Where tensor bytes of logged values go. Not owned; must outlive the
+  /// tracer or be replaced first. Without a sink, tensors are logged with
+  /// offset -1 and counted in RunData.tensor_data_dropped.
+  void set_data_sink(DataSink* sink);
+  DataSink* data_sink() const { return data_sink_; }
+
+  /// Stored in the dump so the Inspector can check it against the ETRecord
+  /// (at most 64 characters kept; copied).
+  void set_program_fingerprint(const char* fingerprint);
+
+  /// Serializes everything logged so far into one ETDump (size-prefixed
+  /// FlatBuffer). The span stays valid until the next call, `reset()` or
+  /// destruction. Logging may continue afterwards and a later call returns
+  /// a dump with the new events too (unlike ExecuTorch, nothing is reset
+  /// and the data sink is kept).
+  Result<Span<const std::uint8_t>> get_etdump_data();
+
+  /// Forgets every block, event and name. Keeps the sink and settings.
+  void reset();
+
+  // ---- Counters --------------------------------------------------------
+  std::size_t num_blocks() const;
+  std::uint64_t num_events() const;
+  std::uint64_t dropped_events() const {
+    return dropped_.load(std::memory_order_relaxed);
+  }
+  std::uint64_t rejected_events() const {
+    return rejected_.load(std::memory_order_relaxed);
+  }
+  std::uint64_t tensor_data_dropped() const {
+    return tensor_data_dropped_.load(std::memory_order_relaxed);
+  }
+
+ private:
+  void init_heap();
+  void init_buffer(Span<std::uint8_t> buffer);
+  // Claims one record slot, or two consecutive ones when `second` is not
+  // null; false (and counts a drop) when full.
+  bool claim(internal::Record** first, internal::Record** second = nullptr);
+  Error reject() {
+    rejected_.fetch_add(1, std::memory_order_relaxed);
+    return Error::kInvalidArgument;
+  }
+  Error write_delegate_event(bool string_id, std::uint32_t id, Ticks start,
+                             Ticks end, ChainId chain,
+                             InstructionId instruction, const void* metadata,
+                             std::size_t metadata_len,
+                             runtime::TimeSource source);
+  Result<bool> write_value(const runtime::ValueView& value, std::uint8_t flags,
+                           std::uint32_t id);
+  // Copies the tensor's bytes to the sink; the offset, or -1 if not written.
+  std::int64_t write_tensor_data(const TensorView& tensor);
+
+  ETDumpGenOptions options_;
+  Clock clock_;
+  Error status_ = Error::kOk;
+  bool caller_buffer_ = false;
+
+  internal::RecordStore records_;
+  internal::NameTable names_;
+  internal::Arena arena_;
+  std::unique_ptr<internal::NameSlot[]> name_slots_heap_;
+
+  // Blocks are created by the runtime thread only.
+  internal::BlockEntry* blocks_fixed_ = nullptr;  // caller-buffer mode
+  std::size_t max_blocks_ = 0;
+  std::vector<internal::BlockEntry> blocks_heap_;  // heap mode
+  std::size_t num_blocks_ = 0;
+  // Written by the runtime thread, read by threads that track allocations.
+  std::atomic<std::uint32_t> allocators_in_block_{0};
+
+  // Scratch for serialization: the FlatBuffer offset of each record.
+  std::uint32_t* offsets_fixed_ = nullptr;
+  std::vector<std::uint32_t> offsets_heap_;
+
+  // Caller-buffer mode: the region the ETDump is built in.
+  Span<std::uint8_t> output_region_;
+  std::vector<std::uint8_t> output_heap_;
+  Span<const std::uint8_t> output_;
+
+  // Caller-buffer mode: set when the block table is full; nothing more is
+  // recorded, so no event lands in the wrong block.
+  std::atomic<bool> blocks_exhausted_{false};
+  std::atomic<std::uint64_t> dropped_{0};
+  std::atomic<std::uint64_t> rejected_{0};
+  std::atomic<std::uint64_t> tensor_data_dropped_{0};
+
+  DataSink* data_sink_ = nullptr;
+  std::mutex sink_mutex_;
+  char fingerprint_[65] = {};
+};
+
+}  // namespace glassbox::etdump

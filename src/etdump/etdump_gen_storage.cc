@@ -1,0 +1,214 @@
+#include "glassbox/etdump/internal/etdump_gen_storage.h"
+
+#include <cstring>
+#include <new>
+
+namespace glassbox::etdump::internal {
+namespace {
+
+constexpr std::size_t align8(std::size_t n) { return (n + 7) & ~std::size_t{7}; }
+
+std::uint32_t fnv1a(const char* text, std::size_t* length) {
+  std::uint32_t h = 2166136261u;
+  std::size_t n = 0;
+  for (; text[n] != '\0'; ++n) {
+    h ^= static_cast<unsigned char>(text[n]);
+    h *= 16777619u;
+  }
+  *length = n;
+  return h;
+}
+
+}  // namespace
+
+// ---- Arena -----------------------------------------------------------------
+
+void Arena::init_fixed(std::uint8_t* base, std::size_t size,
+                       std::size_t output_capacity) {
+  fixed_ = true;
+  base_ = base;
+  size_ = size;
+  output_capacity_ = output_capacity;
+  clear();
+}
+
+void Arena::init_heap() {
+  fixed_ = false;
+  output_capacity_ = static_cast<std::size_t>(-1);
+  clear();
+}
+
+std::uint8_t* Arena::allocate(std::size_t size, std::size_t output_bound) {
+  const std::size_t need = align8(size == 0 ? 1 : size);
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (output_bound > output_capacity_ - output_used_) return nullptr;
+  if (fixed_) {
+    if (need > size_ - used_) return nullptr;
+  } else if (base_ == nullptr || need > size_ - used_) {
+    // A new chunk; an item larger than a chunk gets one of its own size.
+    const std::size_t chunk = need > kHeapChunk ? need : kHeapChunk;
+    std::unique_ptr<std::uint8_t[]> memory(new (std::nothrow) std::uint8_t[chunk]);
+    if (memory == nullptr) return nullptr;
+    base_ = memory.get();
+    size_ = chunk;
+    used_ = 0;
+    heap_chunks_.push_back(std::move(memory));
+  }
+  std::uint8_t* out = base_ + used_;
+  used_ += need;
+  output_used_ += output_bound;
+  return out;
+}
+
+void Arena::clear() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  used_ = 0;
+  output_used_ = 0;
+  if (!fixed_) {
+    heap_chunks_.clear();
+    base_ = nullptr;
+    size_ = 0;
+  }
+}
+
+// ---- RecordStore -----------------------------------------------------------
+
+void RecordStore::init_fixed(Record* base, std::uint64_t capacity) {
+  fixed_ = base;
+  capacity_ = capacity;
+  clear();
+}
+
+void RecordStore::init_heap(std::uint64_t max_records) {
+  fixed_ = nullptr;
+  num_chunks_ = (max_records + kChunkSize - 1) >> kChunkShift;
+  capacity_ = num_chunks_ << kChunkShift;
+  chunks_.reset(new (std::nothrow) std::atomic<Record*>[num_chunks_]);
+  if (chunks_ == nullptr) {
+    num_chunks_ = 0;
+    capacity_ = 0;
+  }
+  for (std::uint64_t i = 0; i < num_chunks_; ++i) chunks_[i].store(nullptr);
+}
+
+Record* RecordStore::allocate_chunk(std::uint64_t chunk_index) {
+  std::lock_guard<std::mutex> lock(grow_mutex_);
+  Record* chunk = chunks_[chunk_index].load(std::memory_order_acquire);
+  if (chunk != nullptr) return chunk;  // another thread won the race
+  // Value-initialised: unwritten slots read as kEmpty.
+  chunk = new (std::nothrow) Record[kChunkSize]();
+  chunks_[chunk_index].store(chunk, std::memory_order_release);
+  return chunk;
+}
+
+const Record* RecordStore::peek(std::uint64_t index) const {
+  if (fixed_ != nullptr) return fixed_ + index;
+  const Record* chunk =
+      chunks_[index >> kChunkShift].load(std::memory_order_acquire);
+  return chunk == nullptr ? nullptr : chunk + (index & (kChunkSize - 1));
+}
+
+void RecordStore::clear() {
+  if (fixed_ != nullptr) {
+    std::memset(static_cast<void*>(fixed_), 0, capacity_ * sizeof(Record));
+  } else {
+    for (std::uint64_t i = 0; i < num_chunks_; ++i) {
+      delete[] chunks_[i].exchange(nullptr);
+    }
+  }
+  next_.store(0, std::memory_order_relaxed);
+}
+
+// ---- NameTable -------------------------------------------------------------
+
+std::size_t NameTable::slots_for(std::size_t max_names) {
+  // Open addressing at most half full keeps probe sequences short.
+  std::size_t n = 16;
+  while (n < 2 * max_names) n <<= 1;
+  return n;
+}
+
+void NameTable::init(NameSlot* slots, std::size_t num_slots,
+                     std::size_t max_names, Arena* arena) {
+  slots_ = slots;
+  num_slots_ = num_slots;
+  max_names_ = max_names;
+  arena_ = arena;
+  for (std::size_t i = 0; i < num_slots_; ++i) new (&slots_[i]) NameSlot{};
+  clear();
+}
+
+void NameTable::clear() {
+  for (std::size_t i = 0; i < num_slots_; ++i) {
+    slots_[i].text.store(nullptr, std::memory_order_relaxed);
+    slots_[i].fb_offset = 0;
+  }
+  for (CacheEntry& c : cache_) c.key.store(nullptr, std::memory_order_relaxed);
+  used_ = 0;
+}
+
+std::uint32_t NameTable::find(const char* text, std::uint32_t hash,
+                              std::size_t length) const {
+  const std::size_t mask = num_slots_ - 1;
+  for (std::size_t i = hash & mask, probes = 0; probes < num_slots_;
+       i = (i + 1) & mask, ++probes) {
+    const char* stored = slots_[i].text.load(std::memory_order_acquire);
+    if (stored == nullptr) return kNoName;
+    if (slots_[i].hash == hash && slots_[i].length == length &&
+        std::memcmp(stored, text, length) == 0) {
+      return static_cast<std::uint32_t>(i);
+    }
+  }
+  return kNoName;
+}
+
+std::uint32_t NameTable::intern(const char* text) {
+  if (num_slots_ == 0) return kNoName;
+  // Fast path: the same pointer as last time (names are usually literals).
+  // The content check keeps it correct for a reused buffer, and makes a
+  // torn key/slot pair from a racing update harmless.
+  const auto addr = reinterpret_cast<std::uintptr_t>(text);
+  CacheEntry& entry = cache_[(addr >> 3) & (kCacheSize - 1)];
+  if (entry.key.load(std::memory_order_relaxed) == text) {
+    const std::uint32_t index = entry.slot.load(std::memory_order_relaxed);
+    const char* stored = slots_[index].text.load(std::memory_order_acquire);
+    if (stored != nullptr && std::strcmp(stored, text) == 0) return index;
+  }
+  std::size_t length = 0;
+  const std::uint32_t hash = fnv1a(text, &length);
+  std::uint32_t index = find(text, hash, length);
+  if (index == kNoName) index = insert(text);
+  if (index != kNoName) {
+    entry.slot.store(index, std::memory_order_relaxed);
+    entry.key.store(text, std::memory_order_relaxed);
+  }
+  return index;
+}
+
+std::uint32_t NameTable::insert(const char* text) {
+  std::size_t length = 0;
+  const std::uint32_t hash = fnv1a(text, &length);
+  std::lock_guard<std::mutex> lock(insert_mutex_);
+  // Another thread may have inserted it while we waited.
+  std::uint32_t index = find(text, hash, length);
+  if (index != kNoName) return index;
+  if (used_ >= max_names_) return kNoName;
+  std::uint8_t* copy =
+      arena_->allocate(length + 1, length + kStringOutputOverhead);
+  if (copy == nullptr) return kNoName;
+  std::memcpy(copy, text, length + 1);
+  const std::size_t mask = num_slots_ - 1;
+  std::size_t i = hash & mask;
+  while (slots_[i].text.load(std::memory_order_relaxed) != nullptr) {
+    i = (i + 1) & mask;
+  }
+  slots_[i].length = static_cast<std::uint32_t>(length);
+  slots_[i].hash = hash;
+  slots_[i].fb_offset = 0;
+  slots_[i].text.store(reinterpret_cast<const char*>(copy),
+                       std::memory_order_release);
+  ++used_;
+  return static_cast<std::uint32_t>(i);
+}
+
+}  // namespace glassbox::etdump::internal
