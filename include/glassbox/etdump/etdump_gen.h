@@ -94,10 +94,10 @@ class ETDumpGen final : public runtime::EventTracer {
   runtime::EventTracerEntry start_profiling(
       const char* name, ChainId chain_id = kUnsetChainId,
       InstructionId instruction_id = kUnsetInstructionId) override;
-  Error end_profiling(runtime::EventTracerEntry entry) override;
+  Error end_profiling(const runtime::EventTracerEntry& entry) override;
   runtime::EventTracerEntry start_profiling_delegate(
       const char* name, DelegateDebugIntId id) override;
-  Error end_profiling_delegate(runtime::EventTracerEntry entry,
+  Error end_profiling_delegate(const runtime::EventTracerEntry& entry,
                                const void* metadata = nullptr,
                                std::size_t metadata_len = 0) override;
   Error log_profiling_delegate(

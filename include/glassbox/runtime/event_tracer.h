@@ -195,7 +195,7 @@ class EventTracer {
       const char* name, ChainId chain_id = kUnsetChainId,
       InstructionId instruction_id = kUnsetInstructionId) = 0;
   /// Ends an event from `start_profiling`. A delegate entry is refused.
-  virtual Error end_profiling(EventTracerEntry entry) = 0;
+  virtual Error end_profiling(const EventTracerEntry& entry) = 0;
 
   // ---- Delegate profiling -----------------------------------------------
 
@@ -208,7 +208,7 @@ class EventTracer {
                                                     DelegateDebugIntId id) = 0;
   /// Ends a delegate event. `metadata` (opaque bytes, such as an op name or
   /// a cycle count) is copied; it may be null when `metadata_len` is 0.
-  virtual Error end_profiling_delegate(EventTracerEntry entry,
+  virtual Error end_profiling_delegate(const EventTracerEntry& entry,
                                        const void* metadata = nullptr,
                                        std::size_t metadata_len = 0) = 0;
   /// Records a finished delegate event whose times the delegate measured

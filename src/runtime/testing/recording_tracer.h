@@ -46,7 +46,7 @@ class RecordingTracer final : public EventTracer {
     e.tracer = this;
     return e;
   }
-  Error end_profiling(EventTracerEntry) override {
+  Error end_profiling(const EventTracerEntry&) override {
     calls.emplace_back("end_profiling");
     return Error::kOk;
   }
@@ -60,7 +60,7 @@ class RecordingTracer final : public EventTracer {
         name ? DelegateDebugIdType::kStr : DelegateDebugIdType::kInt;
     return e;
   }
-  Error end_profiling_delegate(EventTracerEntry entry, const void* metadata,
+  Error end_profiling_delegate(const EventTracerEntry& entry, const void* metadata,
                                std::size_t len) override {
     RecordedCall c("end_profiling_delegate");
     c.int_id = static_cast<std::int32_t>(entry.event_id);

@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""Turns Google Benchmark JSON results into the table in docs/benchmarks.md.
+
+Every per-event figure is also given as a ratio to the floor measured in the
+same run with the same clock: BM_TwoClockReads (two raw clock reads).
+Only the part of the file between the BEGIN/END markers is replaced.
+"""
+import json
+import pathlib
+import platform
+import subprocess
+import sys
+
+BEGIN = "<!-- BEGIN GENERATED RESULTS -->"
+END = "<!-- END GENERATED RESULTS -->"
+
+
+def machine():
+    model = "unknown CPU"
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    cores = subprocess.run(["nproc"], capture_output=True, text=True).stdout.strip()
+    mem = "?"
+    try:
+        for line in open("/proc/meminfo"):
+            if line.startswith("MemTotal"):
+                mem = f"{int(line.split()[1]) / 1024 / 1024:.0f} GiB"
+    except OSError:
+        pass
+    return f"{model}, {cores} cores, {mem} RAM, Linux {platform.release()}"
+
+
+def main():
+    results_dir, doc = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+    rows, floors, context = [], {}, None
+    for path in sorted(results_dir.glob("*.json")):
+        data = json.loads(path.read_text())
+        context = context or data.get("context", {})
+        for b in data["benchmarks"]:
+            if b.get("aggregate_name") != "median":
+                continue
+            name = b["run_name"]
+            label = b.get("label", "")
+            ns = b["real_time"] * {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}[b["time_unit"]]
+            if "items_per_second" in b:
+                ns = 1e9 / b["items_per_second"]  # per item (event)
+            if name.startswith("BM_TwoClockReads"):
+                floors[label] = ns
+            rows.append((name, label, ns))
+    lines = [
+        BEGIN,
+        f"Machine: {machine()}. Date: {context.get('date', '?')}. "
+        f"Median of 3 repetitions; per event (or per call for the hooks).",
+        "",
+        "| benchmark | clock | ns per event | ratio to two clock reads |",
+        "|---|---|---:|---:|",
+    ]
+    for name, label, ns in rows:
+        floor = floors.get(label)
+        ratio = f"{ns / floor:.2f}x" if floor and label else "-"
+        lines.append(f"| {name} | {label or '-'} | {ns:.2f} | {ratio} |")
+    lines.append(END)
+    text = doc.read_text() if doc.exists() else f"# Benchmarks\n\n{BEGIN}\n{END}\n"
+    head, _, rest = text.partition(BEGIN)
+    _, _, tail = rest.partition(END)
+    doc.write_text(head + "\n".join(lines) + tail)
+
+
+if __name__ == "__main__":
+    main()
