@@ -1,0 +1,80 @@
+#include "glassbox/aot/debug_handle_map.h"
+
+#include <gtest/gtest.h>
+
+#include "test_util.h"
+
+namespace glassbox::aot {
+namespace {
+
+using testing::HasError;
+using testing::IsOk;
+
+// The seed documents' two examples.
+const DebugHandleMap kIntMap = {
+    {int64_t{0}, {DebugHandle(10), DebugHandle(11)}},
+    {int64_t{1}, {DebugHandle(11), DebugHandle(12)}},
+};
+const DebugHandleMap kStringMap = {
+    {std::string("Fancy Fusion"), {DebugHandle(11), DebugHandle(12), DebugHandle(15)}},
+};
+
+TEST(DebugHandleMapTest, WritesExecuTorchShapeWithExplicitKeyType) {
+  EXPECT_EQ(*debug_handle_map_to_json(kIntMap),
+            R"({"key_type":"int","entries":{"0":[10,11],"1":[11,12]}})");
+  EXPECT_EQ(*debug_handle_map_to_json(kStringMap),
+            R"({"key_type":"string","entries":{"Fancy Fusion":[11,12,15]}})");
+  EXPECT_EQ(*debug_handle_map_to_json({}), R"({"key_type":"int","entries":{}})");
+}
+
+TEST(DebugHandleMapTest, OrdersIntKeysNumerically) {
+  const DebugHandleMap map = {{int64_t{10}, {DebugHandle(1)}}, {int64_t{9}, {DebugHandle(2)}}};
+  EXPECT_EQ(*debug_handle_map_to_json(map), R"({"key_type":"int","entries":{"9":[2],"10":[1]}})");
+}
+
+TEST(DebugHandleMapTest, RoundTrips) {
+  for (const DebugHandleMap& map : {kIntMap, kStringMap, DebugHandleMap{}}) {
+    StatusOr<std::string> json = debug_handle_map_to_json(map);
+    ASSERT_TRUE(IsOk(json));
+    StatusOr<DebugHandleMap> parsed = debug_handle_map_from_json(*json);
+    ASSERT_TRUE(IsOk(parsed));
+    EXPECT_EQ(*parsed, map);
+  }
+  // A string key that looks like a number stays a string.
+  StatusOr<DebugHandleMap> parsed =
+      debug_handle_map_from_json(R"({"key_type":"string","entries":{"7":[1]}})");
+  ASSERT_TRUE(IsOk(parsed));
+  EXPECT_TRUE(parsed->contains(std::string("7")));
+}
+
+TEST(DebugHandleMapTest, ValidationCatchesEveryBrokenInvariant) {
+  EXPECT_TRUE(IsOk(validate_debug_handle_map(kIntMap)));
+  const DebugHandleMap mixed = {{int64_t{0}, {DebugHandle(1)}}, {std::string("a"), {DebugHandle(1)}}};
+  EXPECT_TRUE(HasError(validate_debug_handle_map(mixed), Error::kInvalidArgument, {"mixes"}));
+  EXPECT_TRUE(HasError(debug_handle_map_to_json(mixed), Error::kInvalidArgument, {"mixes"}));
+  const DebugHandleMap unsorted = {{int64_t{0}, {DebugHandle(2), DebugHandle(1)}}};
+  EXPECT_TRUE(HasError(validate_debug_handle_map(unsorted), Error::kInvalidArgument, {"not sorted"}));
+  const DebugHandleMap unset = {{int64_t{0}, {kUnsetDebugHandle}}};
+  EXPECT_TRUE(HasError(validate_debug_handle_map(unset), Error::kInvalidArgument, {"debug handle 0"}));
+  const DebugHandleMap negative = {{int64_t{-1}, {DebugHandle(1)}}};
+  EXPECT_TRUE(HasError(validate_debug_handle_map(negative), Error::kInvalidArgument, {"INT32_MAX"}));
+}
+
+TEST(DebugHandleMapTest, RejectsBadJson) {
+  EXPECT_TRUE(HasError(debug_handle_map_from_json("{"), Error::kCorruptData, {"malformed JSON"}));
+  EXPECT_TRUE(HasError(debug_handle_map_from_json(R"({"entries":{}})"), Error::kCorruptData,
+                       {"key_type: missing"}));
+  EXPECT_TRUE(HasError(debug_handle_map_from_json(R"({"key_type":"float","entries":{}})"),
+                       Error::kCorruptData, {"\"int\" or \"string\""}));
+  EXPECT_TRUE(HasError(debug_handle_map_from_json(R"({"key_type":"int","entries":{"01":[1]}})"),
+                       Error::kCorruptData, {"canonical decimal int"}));
+  EXPECT_TRUE(HasError(debug_handle_map_from_json(R"({"key_type":"int","entries":{"0":[2,1]}})"),
+                       Error::kCorruptData, {"not sorted"}));
+  EXPECT_TRUE(HasError(debug_handle_map_from_json(R"({"key_type":"int","entries":{"0":["1"]}})"),
+                       Error::kCorruptData, {"[\"0\"][0]", "expected an integer"}));
+  EXPECT_TRUE(HasError(debug_handle_map_from_json(R"({"key_type":"int","entries":{"0":[4294967296]}})"),
+                       Error::kCorruptData, {"out of range"}));
+}
+
+}  // namespace
+}  // namespace glassbox::aot

@@ -1,0 +1,205 @@
+// verify() and the shape rules of ops.h, on graphs built and then broken.
+#include "glassbox/aot/graph.h"
+
+#include <gtest/gtest.h>
+
+#include "glassbox/aot/graph_builder.h"
+#include "glassbox/aot/ops.h"
+#include "test_util.h"
+
+namespace glassbox::aot {
+namespace {
+
+using testing::HasError;
+using testing::IsOk;
+
+constexpr int64_t kWidth = 4;
+
+// x -> relu -> sin -> (output), plus a 2-element constant.
+Graph chain() {
+  GraphBuilder b;
+  ValueId x = b.input("x", ScalarType::kFloat, {kWidth});
+  b.constant("k", {2}, {1.0f, 2.0f});
+  b.output(b.sin(b.relu(x)));
+  StatusOr<Graph> graph = b.build();
+  EXPECT_TRUE(IsOk(graph));
+  return std::move(graph).value();
+}
+
+TEST(VerifyTest, AcceptsBuiltGraph) { EXPECT_TRUE(IsOk(verify(chain()))); }
+
+TEST(VerifyTest, RejectsUseBeforeDefinition) {
+  Graph graph = chain();
+  std::swap(graph.nodes[0], graph.nodes[1]);
+  EXPECT_TRUE(HasError(verify(graph), Error::kInvalidArgument,
+                       {"node 0 'sin' (sin)", "used before it is defined"}));
+}
+
+TEST(VerifyTest, RejectsSecondAssignment) {
+  Graph graph = chain();
+  graph.nodes[1].outputs = graph.nodes[0].outputs;
+  EXPECT_TRUE(HasError(verify(graph), Error::kInvalidArgument, {"'sin'", "assigned twice"}));
+}
+
+TEST(VerifyTest, RejectsUnknownValueIds) {
+  constexpr ValueId kDangling(99);
+  Graph graph = chain();
+  graph.nodes[0].inputs[0] = kDangling;
+  EXPECT_TRUE(HasError(verify(graph), Error::kInvalidArgument, {"'relu'", "value 99 does not exist"}));
+  graph = chain();
+  graph.outputs.push_back(kDangling);
+  EXPECT_TRUE(HasError(verify(graph), Error::kInvalidArgument, {"graph output value 99"}));
+  graph = chain();
+  graph.inputs.push_back(kDangling);
+  EXPECT_TRUE(HasError(verify(graph), Error::kInvalidArgument, {"graph input value 99"}));
+}
+
+TEST(VerifyTest, RejectsOutputNobodyProduces) {
+  Graph graph = chain();
+  graph.nodes.pop_back();
+  EXPECT_TRUE(HasError(verify(graph), Error::kInvalidArgument, {"'sin'", "no node produces"}));
+}
+
+TEST(VerifyTest, RejectsDeclaredTypeThatDisagreesWithTheOp) {
+  Graph graph = chain();
+  graph.find_value(graph.nodes[0].outputs[0])->shape = {kWidth + 1};
+  EXPECT_TRUE(HasError(verify(graph), Error::kInvalidArgument,
+                       {"'relu'", "declared FLOAT[5]", "produces FLOAT[4]"}));
+  graph = chain();
+  graph.find_value(graph.nodes[0].outputs[0])->dtype = ScalarType::kDouble;
+  EXPECT_TRUE(HasError(verify(graph), Error::kInvalidArgument, {"declared DOUBLE[4]"}));
+}
+
+TEST(VerifyTest, RejectsUnknownOpAndBadArity) {
+  Graph graph = chain();
+  graph.nodes[0].op = "frobnicate";
+  EXPECT_TRUE(HasError(verify(graph), Error::kInvalidArgument, {"'relu' (frobnicate)", "unknown op"}));
+  graph = chain();
+  graph.nodes[0].inputs.push_back(graph.inputs[0]);
+  EXPECT_TRUE(HasError(verify(graph), Error::kInvalidArgument, {"relu takes 1 inputs, got 2"}));
+}
+
+TEST(VerifyTest, RejectsDuplicateNamesAndIds) {
+  Graph graph = chain();
+  graph.nodes[1].name = graph.nodes[0].name;
+  EXPECT_TRUE(HasError(verify(graph), Error::kInvalidArgument, {"duplicate node name"}));
+  graph = chain();
+  graph.values[1].id = graph.values[0].id;
+  EXPECT_TRUE(HasError(verify(graph), Error::kInvalidArgument, {"duplicate value id"}));
+  graph = chain();
+  graph.values[1].name = graph.values[0].name;
+  EXPECT_TRUE(HasError(verify(graph), Error::kInvalidArgument, {"duplicate value name"}));
+}
+
+TEST(VerifyTest, RejectsInconsistentValueKinds) {
+  Graph graph = chain();
+  graph.inputs.clear();
+  EXPECT_TRUE(HasError(verify(graph), Error::kInvalidArgument, {"'x' is an input but not in"}));
+  graph = chain();
+  graph.inputs.push_back(graph.values[1].id);  // The constant.
+  EXPECT_TRUE(HasError(verify(graph), Error::kInvalidArgument, {"is a constant value"}));
+  graph = chain();
+  graph.nodes[0].outputs = {graph.inputs[0]};
+  EXPECT_TRUE(HasError(verify(graph), Error::kInvalidArgument, {"is a input value"}));
+}
+
+TEST(VerifyTest, ChecksConstantData) {
+  Graph graph = chain();
+  Value& constant = graph.values[1];
+  constant.data.push_back(3.0f);
+  EXPECT_TRUE(HasError(verify(graph), Error::kInvalidArgument, {"'k'", "3 elements of data", "needs 2"}));
+  constant.data.clear();  // Data not recorded is fine (JSON without data).
+  EXPECT_TRUE(IsOk(verify(graph)));
+}
+
+TEST(VerifyTest, DelegateCallNeedsItsPayload) {
+  Graph graph = chain();
+  graph.nodes[0].op = std::string(op::kDelegateCall);
+  EXPECT_TRUE(HasError(verify(graph), Error::kInvalidArgument, {"without a delegate payload"}));
+  graph.nodes[0].delegate = DelegateCall{"fake", {}, {}, DebugHandleMap{{int64_t{0}, {}}}};
+  EXPECT_TRUE(HasError(verify(graph), Error::kInvalidArgument, {"no debug handles"}));
+  graph.nodes[0].delegate->debug_handle_map = std::nullopt;
+  EXPECT_TRUE(IsOk(verify(graph)));
+  graph.nodes[1].delegate = DelegateCall{"fake", {}, {}, std::nullopt};
+  EXPECT_TRUE(HasError(verify(graph), Error::kInvalidArgument, {"payload on a non-delegate op"}));
+}
+
+TEST(GraphTest, FindsValuesAndNodes) {
+  Graph graph = chain();
+  EXPECT_EQ(graph.find_value(graph.inputs[0])->name, "x");
+  EXPECT_EQ(graph.find_value(ValueId(1000)), nullptr);
+  EXPECT_EQ(graph.find_node("sin")->op, op::kSin);
+  EXPECT_EQ(graph.find_node("nope"), nullptr);
+  EXPECT_EQ(graph.next_value_id(), ValueId(static_cast<int32_t>(graph.values.size())));
+  // Lookup still works when ids are no longer dense indices.
+  graph.values.erase(graph.values.begin());
+  EXPECT_EQ(graph.find_value(graph.nodes[1].outputs[0])->name, "sin");
+}
+
+// Shape rules not reachable through a mistake in GraphBuilder's typed API.
+TEST(InferOutputTypeTest, RejectsBadAttributes) {
+  const std::vector<TensorType> image{{ScalarType::kFloat, {1, 1, kWidth, kWidth}}};
+  EXPECT_TRUE(HasError(infer_output_type(op::kMaxPool2d, image, {}), Error::kInvalidArgument,
+                       {"missing int list attribute 'kernel'"}));
+  const AttributeMap big_padding = {{"kernel", std::vector<int64_t>{2, 2}},
+                                    {"stride", std::vector<int64_t>{1, 1}},
+                                    {"padding", std::vector<int64_t>{2, 2}}};
+  EXPECT_TRUE(HasError(infer_output_type(op::kMaxPool2d, image, big_padding),
+                       Error::kInvalidArgument, {"half the kernel"}));
+  EXPECT_TRUE(HasError(infer_output_type(op::kSoftmax, image, {{"axis", int64_t{4}}}),
+                       Error::kInvalidArgument, {"softmax axis 4 out of range"}));
+  EXPECT_TRUE(HasError(infer_output_type(op::kClamp, image, {{"min", 1.0}, {"max", 0.0}}),
+                       Error::kInvalidArgument, {"min must be <= max"}));
+  EXPECT_TRUE(HasError(infer_output_type(op::kClamp, image, {{"min", int64_t{0}}, {"max", 1.0}}),
+                       Error::kInvalidArgument, {"'min' is not a float"}));
+  EXPECT_TRUE(HasError(infer_output_type(op::kReshape, image, {{"shape", std::vector<int64_t>{-1, -1}}}),
+                       Error::kInvalidArgument, {"bad dimension"}));
+  EXPECT_TRUE(HasError(infer_output_type(op::kReshape, image, {{"shape", std::vector<int64_t>{3}}}),
+                       Error::kInvalidArgument, {"cannot reshape"}));
+  EXPECT_TRUE(HasError(infer_output_type(op::kConcat, {}, {{"axis", int64_t{0}}}),
+                       Error::kInvalidArgument, {"concat takes 1 or more inputs, got 0"}));
+  EXPECT_TRUE(HasError(infer_output_type(op::kDelegateCall, image, {}), Error::kInvalidArgument,
+                       {"unknown op 'delegate_call'"}));
+}
+
+TEST(InferOutputTypeTest, RejectsWindowLargerThanInput) {
+  const std::vector<TensorType> in{{ScalarType::kFloat, {1, 1, 2, 2}},
+                                   {ScalarType::kFloat, {1, 1, 3, 3}}};
+  const AttributeMap attrs = {{"stride", std::vector<int64_t>{1, 1}},
+                              {"padding", std::vector<int64_t>{0, 0}},
+                              {"dilation", std::vector<int64_t>{1, 1}},
+                              {"groups", int64_t{1}}};
+  EXPECT_TRUE(HasError(infer_output_type(op::kConv2d, in, attrs), Error::kInvalidArgument,
+                       {"window 3 larger than padded input 2"}));
+}
+
+TEST(InferOutputTypeTest, MatmulBroadcastsBatchDims) {
+  constexpr int64_t kBatch = 3;
+  const std::vector<TensorType> in{{ScalarType::kFloat, {kBatch, 1, 2, kWidth}},
+                                   {ScalarType::kFloat, {kWidth, 5}}};
+  StatusOr<TensorType> out = infer_output_type(op::kMatmul, in, {});
+  ASSERT_TRUE(IsOk(out));
+  EXPECT_EQ(out->shape, (std::vector<int64_t>{kBatch, 1, 2, 5}));
+}
+
+TEST(InferOutputTypeTest, FlattenRangeAndGroupedConv) {
+  const std::vector<TensorType> x{{ScalarType::kFloat, {2, 3, 4, 5}}};
+  StatusOr<TensorType> flat =
+      infer_output_type(op::kFlatten, x, {{"start_dim", int64_t{1}}, {"end_dim", int64_t{2}}});
+  ASSERT_TRUE(IsOk(flat));
+  EXPECT_EQ(flat->shape, (std::vector<int64_t>{2, 12, 5}));
+
+  constexpr int64_t kGroups = 2;
+  const std::vector<TensorType> conv_in{{ScalarType::kFloat, {1, 4, 3, 3}},
+                                        {ScalarType::kFloat, {6, 4 / kGroups, 1, 1}}};
+  const AttributeMap attrs = {{"stride", std::vector<int64_t>{1, 1}},
+                              {"padding", std::vector<int64_t>{0, 0}},
+                              {"dilation", std::vector<int64_t>{1, 1}},
+                              {"groups", kGroups}};
+  StatusOr<TensorType> conv = infer_output_type(op::kConv2d, conv_in, attrs);
+  ASSERT_TRUE(IsOk(conv));
+  EXPECT_EQ(conv->shape, (std::vector<int64_t>{1, 6, 3, 3}));
+}
+
+}  // namespace
+}  // namespace glassbox::aot

@@ -1,0 +1,346 @@
+#include "glassbox/aot/ops.h"
+
+#include <algorithm>
+#include <array>
+
+namespace glassbox::aot {
+namespace {
+
+using Shape = std::vector<std::int64_t>;
+
+Status invalid(std::string message) {
+  return Status(Error::kInvalidArgument, std::move(message));
+}
+
+std::string shape_string(const Shape& shape) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (i > 0) s += ", ";
+    s += std::to_string(shape[i]);
+  }
+  return s + "]";
+}
+
+// Attribute readers: a missing or mistyped attribute is an error, because
+// the builder always writes every attribute and a parsed graph must too.
+StatusOr<std::int64_t> int_attr(const AttributeMap& attrs, std::string_view name) {
+  auto it = attrs.find(name);
+  if (it == attrs.end()) return invalid("missing int attribute '" + std::string(name) + "'");
+  if (const auto* v = std::get_if<std::int64_t>(&it->second)) return *v;
+  return invalid("attribute '" + std::string(name) + "' is not an int");
+}
+
+StatusOr<double> float_attr(const AttributeMap& attrs, std::string_view name) {
+  auto it = attrs.find(name);
+  if (it == attrs.end()) return invalid("missing float attribute '" + std::string(name) + "'");
+  if (const auto* v = std::get_if<double>(&it->second)) return *v;
+  return invalid("attribute '" + std::string(name) + "' is not a float");
+}
+
+StatusOr<Shape> ints_attr(const AttributeMap& attrs, std::string_view name) {
+  auto it = attrs.find(name);
+  if (it == attrs.end()) return invalid("missing int list attribute '" + std::string(name) + "'");
+  if (const auto* v = std::get_if<Shape>(&it->second)) return *v;
+  return invalid("attribute '" + std::string(name) + "' is not an int list");
+}
+
+// An int[2] attribute whose entries are all >= `min`.
+StatusOr<std::array<std::int64_t, 2>> pair_attr(const AttributeMap& attrs, std::string_view name,
+                                                std::int64_t min) {
+  GLASSBOX_ASSIGN_OR_RETURN(Shape v, ints_attr(attrs, name));
+  if (v.size() != 2) return invalid("attribute '" + std::string(name) + "' must have 2 entries");
+  if (v[0] < min || v[1] < min) {
+    return invalid("attribute '" + std::string(name) + "' must be >= " + std::to_string(min));
+  }
+  return std::array<std::int64_t, 2>{v[0], v[1]};
+}
+
+// Normalises a possibly negative axis into [0, rank).
+StatusOr<std::size_t> axis_in(std::int64_t axis, std::size_t rank, std::string_view what) {
+  const auto r = static_cast<std::int64_t>(rank);
+  if (axis < -r || axis >= r) {
+    return invalid(std::string(what) + " " + std::to_string(axis) + " out of range for rank " +
+                   std::to_string(rank));
+  }
+  return static_cast<std::size_t>(axis < 0 ? axis + r : axis);
+}
+
+StatusOr<Shape> broadcast(const Shape& a, const Shape& b) {
+  Shape out(std::max(a.size(), b.size()));
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    // Align from the right, as numpy does.
+    std::int64_t da = i < a.size() ? a[a.size() - 1 - i] : 1;
+    std::int64_t db = i < b.size() ? b[b.size() - 1 - i] : 1;
+    if (da != db && da != 1 && db != 1) {
+      return invalid("shapes " + shape_string(a) + " and " + shape_string(b) + " do not broadcast");
+    }
+    out[out.size() - 1 - i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+Status expect_rank(const TensorType& t, std::size_t rank, std::string_view what) {
+  if (t.shape.size() != rank) {
+    return invalid(std::string(what) + " must have rank " + std::to_string(rank) + ", got " +
+                   shape_string(t.shape));
+  }
+  return Status();
+}
+
+Status expect_shape(const TensorType& t, const Shape& shape, std::string_view what) {
+  if (t.shape != shape) {
+    return invalid(std::string(what) + " must have shape " + shape_string(shape) + ", got " +
+                   shape_string(t.shape));
+  }
+  return Status();
+}
+
+// Output size of a sliding window (conv, pool), rounding down.
+StatusOr<std::int64_t> window_out(std::int64_t in, std::int64_t kernel, std::int64_t stride,
+                                  std::int64_t pad, std::int64_t dilation) {
+  const std::int64_t span = dilation * (kernel - 1) + 1;
+  const std::int64_t padded = in + 2 * pad;
+  if (padded < span) {
+    return invalid("window " + std::to_string(span) + " larger than padded input " +
+                   std::to_string(padded));
+  }
+  return (padded - span) / stride + 1;
+}
+
+StatusOr<TensorType> infer_conv2d(std::span<const TensorType> in, const AttributeMap& attrs) {
+  const TensorType& x = in[0];
+  const TensorType& w = in[1];
+  GLASSBOX_RETURN_IF_ERROR(expect_rank(x, 4, "conv2d input"));
+  GLASSBOX_RETURN_IF_ERROR(expect_rank(w, 4, "conv2d weight"));
+  GLASSBOX_ASSIGN_OR_RETURN(auto stride, pair_attr(attrs, "stride", 1));
+  GLASSBOX_ASSIGN_OR_RETURN(auto padding, pair_attr(attrs, "padding", 0));
+  GLASSBOX_ASSIGN_OR_RETURN(auto dilation, pair_attr(attrs, "dilation", 1));
+  GLASSBOX_ASSIGN_OR_RETURN(std::int64_t groups, int_attr(attrs, "groups"));
+  if (groups < 1) return invalid("conv2d groups must be >= 1");
+  const std::int64_t channels = x.shape[1];
+  const std::int64_t out_channels = w.shape[0];
+  if (channels % groups != 0 || out_channels % groups != 0) {
+    return invalid("conv2d channels " + std::to_string(channels) + " -> " +
+                   std::to_string(out_channels) + " not divisible by groups " +
+                   std::to_string(groups));
+  }
+  if (w.shape[1] != channels / groups) {
+    return invalid("conv2d weight " + shape_string(w.shape) + " expects " +
+                   std::to_string(w.shape[1] * groups) + " input channels, input has " +
+                   std::to_string(channels));
+  }
+  if (in.size() == 3) GLASSBOX_RETURN_IF_ERROR(expect_shape(in[2], {out_channels}, "conv2d bias"));
+  Shape out{x.shape[0], out_channels, 0, 0};
+  for (std::size_t i = 0; i < 2; ++i) {
+    GLASSBOX_ASSIGN_OR_RETURN(out[2 + i], window_out(x.shape[2 + i], w.shape[2 + i], stride[i],
+                                                     padding[i], dilation[i]));
+  }
+  return TensorType{x.dtype, out};
+}
+
+StatusOr<TensorType> infer_pool2d(std::span<const TensorType> in, const AttributeMap& attrs) {
+  GLASSBOX_RETURN_IF_ERROR(expect_rank(in[0], 4, "pool input"));
+  GLASSBOX_ASSIGN_OR_RETURN(auto kernel, pair_attr(attrs, "kernel", 1));
+  GLASSBOX_ASSIGN_OR_RETURN(auto stride, pair_attr(attrs, "stride", 1));
+  GLASSBOX_ASSIGN_OR_RETURN(auto padding, pair_attr(attrs, "padding", 0));
+  Shape out = in[0].shape;
+  for (std::size_t i = 0; i < 2; ++i) {
+    // PyTorch's rule: padding at most half the kernel, so no window is all pad.
+    if (2 * padding[i] > kernel[i]) return invalid("pool padding larger than half the kernel");
+    GLASSBOX_ASSIGN_OR_RETURN(out[2 + i],
+                              window_out(out[2 + i], kernel[i], stride[i], padding[i], 1));
+  }
+  return TensorType{in[0].dtype, out};
+}
+
+StatusOr<TensorType> infer_linear(std::span<const TensorType> in) {
+  const TensorType& x = in[0];
+  const TensorType& w = in[1];
+  if (x.shape.empty()) return invalid("linear input must have rank >= 1");
+  GLASSBOX_RETURN_IF_ERROR(expect_rank(w, 2, "linear weight"));
+  if (w.shape[1] != x.shape.back()) {
+    return invalid("linear weight " + shape_string(w.shape) + " does not match input " +
+                   shape_string(x.shape));
+  }
+  if (in.size() == 3) GLASSBOX_RETURN_IF_ERROR(expect_shape(in[2], {w.shape[0]}, "linear bias"));
+  Shape out = x.shape;
+  out.back() = w.shape[0];
+  return TensorType{x.dtype, out};
+}
+
+StatusOr<TensorType> infer_matmul(std::span<const TensorType> in) {
+  const Shape& a = in[0].shape;
+  const Shape& b = in[1].shape;
+  if (a.size() < 2 || b.size() < 2) return invalid("matmul operands must have rank >= 2");
+  if (a[a.size() - 1] != b[b.size() - 2]) {
+    return invalid("matmul shapes " + shape_string(a) + " and " + shape_string(b) + " do not match");
+  }
+  GLASSBOX_ASSIGN_OR_RETURN(Shape out, broadcast(Shape(a.begin(), a.end() - 2),
+                                                 Shape(b.begin(), b.end() - 2)));
+  out.push_back(a[a.size() - 2]);
+  out.push_back(b.back());
+  return TensorType{in[0].dtype, out};
+}
+
+StatusOr<TensorType> infer_batch_norm(std::span<const TensorType> in, const AttributeMap& attrs) {
+  if (in[0].shape.size() < 2) return invalid("batch_norm input must have rank >= 2");
+  GLASSBOX_ASSIGN_OR_RETURN(double eps, float_attr(attrs, "eps"));
+  if (!(eps >= 0)) return invalid("batch_norm eps must be >= 0");
+  static constexpr std::array<std::string_view, 4> kParams = {"mean", "var", "weight", "bias"};
+  for (std::size_t i = 0; i < kParams.size(); ++i) {
+    GLASSBOX_RETURN_IF_ERROR(
+        expect_shape(in[1 + i], {in[0].shape[1]}, "batch_norm " + std::string(kParams[i])));
+  }
+  return in[0];
+}
+
+StatusOr<TensorType> infer_flatten(const TensorType& x, const AttributeMap& attrs) {
+  GLASSBOX_ASSIGN_OR_RETURN(std::int64_t start_attr, int_attr(attrs, "start_dim"));
+  GLASSBOX_ASSIGN_OR_RETURN(std::int64_t end_attr, int_attr(attrs, "end_dim"));
+  // A 0-d tensor flattens like a 1-element vector, as in PyTorch.
+  const std::size_t rank = std::max<std::size_t>(x.shape.size(), 1);
+  GLASSBOX_ASSIGN_OR_RETURN(std::size_t start, axis_in(start_attr, rank, "flatten start_dim"));
+  GLASSBOX_ASSIGN_OR_RETURN(std::size_t end, axis_in(end_attr, rank, "flatten end_dim"));
+  if (start > end) return invalid("flatten start_dim after end_dim");
+  Shape dims = x.shape.empty() ? Shape{1} : x.shape;
+  Shape out(dims.begin(), dims.begin() + static_cast<std::ptrdiff_t>(start));
+  std::int64_t merged = 1;
+  for (std::size_t i = start; i <= end; ++i) merged *= dims[i];
+  out.push_back(merged);
+  out.insert(out.end(), dims.begin() + static_cast<std::ptrdiff_t>(end) + 1, dims.end());
+  return TensorType{x.dtype, out};
+}
+
+StatusOr<TensorType> infer_reshape(const TensorType& x, const AttributeMap& attrs) {
+  GLASSBOX_ASSIGN_OR_RETURN(Shape shape, ints_attr(attrs, "shape"));
+  std::int64_t numel = 1;
+  for (std::int64_t d : x.shape) numel *= d;
+  std::int64_t known = 1;
+  std::size_t inferred = shape.size();
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == -1 && inferred == shape.size()) {
+      inferred = i;
+    } else if (shape[i] < 0) {
+      return invalid("reshape shape " + shape_string(shape) + " has a bad dimension");
+    } else {
+      known *= shape[i];
+    }
+  }
+  if (inferred != shape.size()) {
+    if (known == 0 || numel % known != 0) {
+      return invalid("cannot reshape " + shape_string(x.shape) + " to " + shape_string(shape));
+    }
+    shape[inferred] = numel / known;
+  } else if (known != numel) {
+    return invalid("cannot reshape " + shape_string(x.shape) + " to " + shape_string(shape));
+  }
+  return TensorType{x.dtype, shape};
+}
+
+StatusOr<TensorType> infer_concat(std::span<const TensorType> in, const AttributeMap& attrs) {
+  GLASSBOX_ASSIGN_OR_RETURN(std::int64_t axis_attr, int_attr(attrs, "axis"));
+  GLASSBOX_ASSIGN_OR_RETURN(std::size_t axis, axis_in(axis_attr, in[0].shape.size(), "concat axis"));
+  Shape out = in[0].shape;
+  for (std::size_t i = 1; i < in.size(); ++i) {
+    const Shape& s = in[i].shape;
+    bool compatible = s.size() == out.size();
+    for (std::size_t d = 0; compatible && d < s.size(); ++d) {
+      compatible = d == axis || s[d] == out[d];
+    }
+    if (!compatible) {
+      return invalid("concat input " + std::to_string(i) + " " + shape_string(s) +
+                     " does not match " + shape_string(in[0].shape) + " off axis " +
+                     std::to_string(axis));
+    }
+    out[axis] += s[axis];
+  }
+  return TensorType{in[0].dtype, out};
+}
+
+struct Arity {
+  std::string_view op;
+  std::size_t min_inputs;
+  std::size_t max_inputs;
+};
+
+constexpr std::size_t kVariadic = static_cast<std::size_t>(-1);
+
+constexpr std::array<Arity, 22> kArities = {{
+    {op::kConv2d, 2, 3},     {op::kRelu, 1, 1},       {op::kClamp, 1, 1},
+    {op::kSigmoid, 1, 1},    {op::kHardswish, 1, 1},  {op::kTan, 1, 1},
+    {op::kSin, 1, 1},        {op::kCos, 1, 1},        {op::kAdd, 2, 2},
+    {op::kSub, 2, 2},        {op::kMul, 2, 2},        {op::kDiv, 2, 2},
+    {op::kLinear, 2, 3},     {op::kMatmul, 2, 2},     {op::kMaxPool2d, 1, 1},
+    {op::kAvgPool2d, 1, 1},  {op::kGlobalAvgPool2d, 1, 1}, {op::kBatchNorm, 5, 5},
+    {op::kFlatten, 1, 1},    {op::kReshape, 1, 1},    {op::kConcat, 1, kVariadic},
+    {op::kSoftmax, 1, 1},
+}};
+
+const Arity* find_arity(std::string_view name) {
+  for (const Arity& a : kArities) {
+    if (a.op == name) return &a;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+bool is_known_op(std::string_view name) { return find_arity(name) != nullptr; }
+
+StatusOr<TensorType> infer_output_type(std::string_view op_name,
+                                       std::span<const TensorType> in,
+                                       const AttributeMap& attrs) {
+  const Arity* arity = find_arity(op_name);
+  if (arity == nullptr) return invalid("unknown op '" + std::string(op_name) + "'");
+  if (in.size() < arity->min_inputs || in.size() > arity->max_inputs) {
+    return invalid(std::string(op_name) + " takes " + std::to_string(arity->min_inputs) +
+                   (arity->max_inputs == arity->min_inputs
+                        ? ""
+                        : arity->max_inputs == kVariadic ? " or more"
+                                                         : " to " + std::to_string(arity->max_inputs)) +
+                   " inputs, got " + std::to_string(in.size()));
+  }
+  for (std::size_t i = 1; i < in.size(); ++i) {
+    if (in[i].dtype != in[0].dtype) {
+      return invalid(std::string(op_name) + " input " + std::to_string(i) + " has dtype " +
+                     std::string(to_string(in[i].dtype)) + ", input 0 has " +
+                     std::string(to_string(in[0].dtype)));
+    }
+  }
+  for (const TensorType& t : in) {
+    for (std::int64_t d : t.shape) {
+      if (d < 0) return invalid("negative dimension in " + shape_string(t.shape));
+    }
+  }
+
+  if (op_name == op::kConv2d) return infer_conv2d(in, attrs);
+  if (op_name == op::kMaxPool2d || op_name == op::kAvgPool2d) return infer_pool2d(in, attrs);
+  if (op_name == op::kLinear) return infer_linear(in);
+  if (op_name == op::kMatmul) return infer_matmul(in);
+  if (op_name == op::kBatchNorm) return infer_batch_norm(in, attrs);
+  if (op_name == op::kFlatten) return infer_flatten(in[0], attrs);
+  if (op_name == op::kReshape) return infer_reshape(in[0], attrs);
+  if (op_name == op::kConcat) return infer_concat(in, attrs);
+  if (op_name == op::kGlobalAvgPool2d) {
+    GLASSBOX_RETURN_IF_ERROR(expect_rank(in[0], 4, "global_avg_pool2d input"));
+    return TensorType{in[0].dtype, {in[0].shape[0], in[0].shape[1], 1, 1}};
+  }
+  if (op_name == op::kSoftmax) {
+    GLASSBOX_ASSIGN_OR_RETURN(std::int64_t axis, int_attr(attrs, "axis"));
+    GLASSBOX_RETURN_IF_ERROR(axis_in(axis, in[0].shape.size(), "softmax axis"));
+    return in[0];
+  }
+  if (op_name == op::kClamp) {
+    GLASSBOX_ASSIGN_OR_RETURN(double min, float_attr(attrs, "min"));
+    GLASSBOX_ASSIGN_OR_RETURN(double max, float_attr(attrs, "max"));
+    if (!(min <= max)) return invalid("clamp min must be <= max");
+    return in[0];
+  }
+  if (op_name == op::kAdd || op_name == op::kSub || op_name == op::kMul || op_name == op::kDiv) {
+    GLASSBOX_ASSIGN_OR_RETURN(Shape out, broadcast(in[0].shape, in[1].shape));
+    return TensorType{in[0].dtype, out};
+  }
+  return in[0];  // Elementwise unary ops.
+}
+
+}  // namespace glassbox::aot

@@ -1,0 +1,93 @@
+#pragma once
+// Test-only helpers for the aot layer's tests: readable checks on Status
+// and StatusOr that print the error message when they fail.
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "glassbox/aot/backend_details.h"
+#include "glassbox/aot/delegate_mapping_builder.h"
+#include "glassbox/aot/graph.h"
+#include "glassbox/core/status.h"
+
+namespace glassbox::aot::testing {
+
+inline ::testing::AssertionResult IsOk(const Status& status) {
+  if (status.ok()) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure()
+         << to_string(status.error()) << ": " << status.message();
+}
+
+template <typename T>
+::testing::AssertionResult IsOk(const StatusOr<T>& result) {
+  return IsOk(result.status());
+}
+
+// The status failed with `code` and its message contains every fragment.
+template <typename S>
+::testing::AssertionResult HasError(const S& result, Error code,
+                                    std::initializer_list<std::string_view> fragments = {}) {
+  const Status status = [&] {
+    if constexpr (std::is_same_v<S, Status>) {
+      return result;
+    } else {
+      return result.status();
+    }
+  }();
+  if (status.ok()) return ::testing::AssertionFailure() << "expected an error, got OK";
+  if (status.error() != code) {
+    return ::testing::AssertionFailure() << "expected " << to_string(code) << ", got "
+                                         << to_string(status.error()) << ": " << status.message();
+  }
+  for (std::string_view fragment : fragments) {
+    if (status.message().find(fragment) == std::string::npos) {
+      return ::testing::AssertionFailure() << "message \"" << status.message()
+                                           << "\" lacks \"" << fragment << "\"";
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+// The node named `name` (fails the test if absent).
+inline const Node& node_named(const Graph& graph, std::string_view name) {
+  const Node* node = graph.find_node(name);
+  EXPECT_NE(node, nullptr) << "no node named " << name;
+  static const Node kMissing;
+  return node != nullptr ? *node : kMissing;
+}
+
+// A backend that records what it was given. By default it returns the bytes
+// "fake" and one generated identifier covering every node; a handler can
+// return anything else.
+class FakeBackend : public BackendDetails {
+ public:
+  using Handler = std::function<StatusOr<PreprocessResult>(const Graph&)>;
+
+  explicit FakeBackend(Handler handler = {}) : handler_(std::move(handler)) {}
+
+  std::string name() const override { return "fake"; }
+
+  StatusOr<PreprocessResult> preprocess(const Graph& subgraph,
+                                        std::span<const CompileSpec> specs) override {
+    subgraphs.push_back(subgraph);
+    specs_seen.emplace_back(specs.begin(), specs.end());
+    if (handler_) return handler_(subgraph);
+    DelegateMappingBuilder builder(/*generated_identifiers=*/true);
+    std::vector<const Node*> nodes;
+    for (const Node& node : subgraph.nodes) nodes.push_back(&node);
+    GLASSBOX_RETURN_IF_ERROR(builder.insert_delegate_mapping_entry(nodes));
+    return PreprocessResult{{'f', 'a', 'k', 'e'}, builder.get_delegate_mapping()};
+  }
+
+  std::vector<Graph> subgraphs;
+  std::vector<std::vector<CompileSpec>> specs_seen;
+
+ private:
+  Handler handler_;
+};
+
+}  // namespace glassbox::aot::testing
