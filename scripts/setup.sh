@@ -7,6 +7,7 @@ packages=(
   cmake ninja-build g++ clang libclang-rt-14-dev
   flatbuffers-compiler libflatbuffers-dev
   nlohmann-json3-dev libcli11-dev libfmt-dev
+  libzip-dev zipcmp zipmerge ziptool
   libgtest-dev libgmock-dev libbenchmark-dev
 )
 
