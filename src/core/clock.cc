@@ -41,7 +41,9 @@ TickRatio calibrate_tsc() {
 bool has_invariant_tsc() {
 #if GLASSBOX_HAS_RDTSC
   unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-  if (__get_cpuid_max(0x80000000u, nullptr) < 0x80000007u) return false;
+  if (static_cast<unsigned>(__get_cpuid_max(0x80000000u, nullptr)) < 0x80000007u) {
+    return false;
+  }
   __get_cpuid(0x80000007u, &eax, &ebx, &ecx, &edx);
   return (edx & (1u << 8)) != 0;  // CPUID.80000007H:EDX[8] = invariant TSC
 #else

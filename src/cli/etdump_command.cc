@@ -1,0 +1,71 @@
+// `glassbox etdump show FILE [--format text|json] [--debug-data FILE]`.
+
+#include <memory>
+#include <string>
+
+#include "glassbox/etdump/etdump_reader.h"
+#include "src/cli/commands.h"
+#include "src/cli/etdump_json.h"
+#include "src/cli/etdump_text.h"
+
+namespace glassbox::cli {
+namespace {
+
+struct ShowOptions {
+  std::string file;
+  std::string format = "text";
+  std::string debug_data;
+};
+
+Status show(const ShowOptions& options, std::ostream& out) {
+  GLASSBOX_ASSIGN_OR_RETURN(etdump::ETDumpFile file,
+                            etdump::load_etdump_file(options.file));
+  std::vector<std::uint8_t> debug_bytes;
+  DebugData debug_data;
+  const DebugData* debug = nullptr;
+  if (!options.debug_data.empty()) {
+    GLASSBOX_ASSIGN_OR_RETURN(debug_bytes,
+                              etdump::read_file_bytes(options.debug_data));
+    debug_data = DebugData{options.debug_data, debug_bytes};
+    debug = &debug_data;
+  }
+  if (options.format == "json") {
+    GLASSBOX_ASSIGN_OR_RETURN(nlohmann::ordered_json json,
+                              etdump_to_json(file, debug));
+    // Strings in a file are not guaranteed UTF-8; replace bad bytes rather
+    // than failing the whole dump.
+    out << json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+        << "\n";
+  } else {
+    GLASSBOX_ASSIGN_OR_RETURN(std::string text, etdump_to_text(file, debug));
+    out << text;
+  }
+  out.flush();
+  if (!out) return Status(Error::kAccessFailed, "cannot write the output");
+  return Status();
+}
+
+}  // namespace
+
+void add_etdump_commands(CLI::App& app, CommandContext& context) {
+  CLI::App* etdump = app.add_subcommand("etdump", "Read ETDump files");
+  etdump->require_subcommand(1);
+
+  auto options = std::make_shared<ShowOptions>();
+  CLI::App* show_command = etdump->add_subcommand(
+      "show",
+      "Print every run and event of an ETDump (ours or ExecuTorch's); JSON "
+      "keys are described in docs/etdump-json.md");
+  show_command->add_option("file", options->file, "the ETDump file (.etdp)")
+      ->required();
+  show_command->add_option("--format", options->format, "text or json")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  show_command->add_option(
+      "--debug-data", options->debug_data,
+      "the debug-data file that tensor offsets point into; adds tensor values");
+  show_command->callback(
+      [options, &context] { context.status = show(*options, *context.out); });
+}
+
+}  // namespace glassbox::cli

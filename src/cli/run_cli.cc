@@ -1,0 +1,73 @@
+#include "src/cli/run_cli.h"
+
+#include <exception>
+#include <iostream>
+#include <string>
+
+#include "glassbox/config.h"
+#include "glassbox/etdump/etdump_model.h"
+#include "src/cli/commands.h"
+
+namespace glassbox::cli {
+namespace {
+
+constexpr const char* kFooter =
+    "Exit codes:\n"
+    "  0  success\n"
+    "  1  bad input: a file is missing, unreadable, truncated or corrupt\n"
+    "  2  usage: unknown option, missing argument, bad value\n"
+    "Errors are printed as one line on stderr: \"glassbox: <message>\".";
+
+std::string version_text() {
+  return std::string("glassbox ") + kVersion +
+         "\nreads ETDump schema version " +
+         std::to_string(etdump::kETDumpSchemaVersion);
+}
+
+// The exit code for a failed command: usage errors are the caller's
+// command line, everything else is the input.
+int exit_code_for(const Status& status) {
+  return status.error() == Error::kInvalidArgument ? kExitUsage : kExitBadInput;
+}
+
+}  // namespace
+
+int run_cli(int argc, const char* const* argv, std::ostream& out,
+            std::ostream& err) {
+  CLI::App app(
+      "Glassbox: delegate profiling tools for ExecuTorch-style "
+      "runtimes",
+      "glassbox");
+  app.set_version_flag("--version", version_text());
+  app.footer(kFooter);
+  app.require_subcommand(1);
+
+  CommandContext context;
+  context.out = &out;
+  add_demo_commands(app, context);
+  add_etdump_commands(app, context);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {  // --help, --version
+    return app.exit(e, out, err);
+  } catch (const CLI::ParseError& e) {
+    err << "glassbox: " << e.what() << " (see glassbox --help)\n";
+    return kExitUsage;
+  } catch (const std::exception& e) {
+    // Commands report errors as Status; this only guards against a bug.
+    err << "glassbox: internal error: " << e.what() << "\n";
+    return kExitBadInput;
+  }
+  if (!context.status.ok()) {
+    err << "glassbox: " << context.status.message() << "\n";
+    return exit_code_for(context.status);
+  }
+  return kExitOk;
+}
+
+int run_cli(int argc, char** argv) {
+  return run_cli(argc, argv, std::cout, std::cerr);
+}
+
+}  // namespace glassbox::cli
