@@ -9,7 +9,7 @@ AttributeValue pair(const std::array<std::int64_t, 2>& v) {
   return std::vector<std::int64_t>{v[0], v[1]};
 }
 
-SourceLocation to_source_location(const std::source_location& loc) {
+SourceLocation to_source_location(const CallSite& loc) {
   return SourceLocation{loc.file_name(), loc.line(), loc.function_name()};
 }
 

@@ -22,7 +22,7 @@
 #include <map>
 #include <optional>
 #include <set>
-#include <source_location>
+#include "glassbox/core/call_site.h"
 #include <string>
 #include <vector>
 
@@ -62,7 +62,7 @@ class GraphBuilder {
     GraphBuilder* builder_;
   };
 
-  using Loc = std::source_location;
+  using Loc = CallSite;
 
   /// Enters module `path` (dotted, from the root: "conv_layer.conv1") of
   /// `type` ("Conv2d") until the returned scope is destroyed.

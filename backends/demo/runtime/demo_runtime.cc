@@ -1,0 +1,404 @@
+#include "backends/demo/runtime/demo_runtime.h"
+
+#include <cstring>
+#include <limits>
+
+#include "backends/demo/aot/demo_format.h"
+#include "glassbox/runtime/delegate_hooks.h"
+#include "glassbox/runtime/kernels/conv.h"
+#include "glassbox/runtime/kernels/elementwise.h"
+
+namespace glassbox::backends::demo {
+namespace {
+
+using runtime::EventTracer;
+using runtime::Tensor;
+
+constexpr std::size_t kMaxRank = 6;
+constexpr std::size_t kMaxOperands = 2;
+constexpr std::uint32_t kMaxOps = 4096;
+constexpr std::int64_t kMaxWeights = std::int64_t{1} << 28;
+// kind, identifier tag + int id, operand count + one slot.
+constexpr std::size_t kMinOpBytes = 1 + 1 + 8 + 1 + 4;
+
+struct Shape {
+  std::int64_t dims[kMaxRank] = {};
+  std::size_t rank = 0;
+  std::int64_t numel() const {
+    std::int64_t n = 1;
+    for (std::size_t i = 0; i < rank; ++i) n *= dims[i];
+    return n;
+  }
+};
+
+// One op, decoded once at init into method-lifetime memory.
+struct Op {
+  DemoOpKind kind;
+  const char* name;            // string identifier, or null for an int one
+  DelegateDebugIntId int_id;   // int identifier, or unset
+  const char* label;           // metadata: what the op is
+  std::uint8_t num_operands;
+  std::uint32_t operands[kMaxOperands];
+  runtime::kernels::Conv2dParams conv;
+  runtime::kernels::Shape4 weight_shape;
+  const float* weight = nullptr;  // copied, aligned
+  const float* bias = nullptr;
+};
+
+struct DemoState {
+  std::uint32_t num_inputs;
+  std::uint32_t num_outputs;
+  std::uint32_t num_ops;
+  Op* ops;
+  std::uint32_t* output_slots;
+  ProfilingMode mode;
+};
+
+const char* label_of(DemoOpKind kind) {
+  switch (kind) {
+    case DemoOpKind::kConvRelu: return "conv_relu";
+    case DemoOpKind::kConv: return "conv";
+    case DemoOpKind::kRelu: return "relu";
+    case DemoOpKind::kSin: return "sin";
+    case DemoOpKind::kCos: return "cos";
+    case DemoOpKind::kDiv: return "div";
+  }
+  return nullptr;
+}
+
+// Bounds-checked little-endian reader over the processed bytes.
+class Reader {
+ public:
+  explicit Reader(Span<const std::uint8_t> bytes) : bytes_(bytes) {}
+  bool read(void* out, std::size_t n) {
+    if (n > bytes_.size() - pos_) return false;
+    std::memcpy(out, bytes_.data() + pos_, n);
+    pos_ += n;
+    return true;
+  }
+  template <typename T>
+  bool read(T* out) {
+    return read(out, sizeof(T));
+  }
+  const std::uint8_t* take(std::size_t n) {
+    if (n > bytes_.size() - pos_) return nullptr;
+    const std::uint8_t* p = bytes_.data() + pos_;
+    pos_ += n;
+    return p;
+  }
+  bool at_end() const { return pos_ == bytes_.size(); }
+  std::size_t remaining() const { return bytes_.size() - pos_; }
+
+ private:
+  Span<const std::uint8_t> bytes_;
+  std::size_t pos_ = 0;
+};
+
+ErrorInfo bad(const char* what) {
+  return make_error(Error::kCorruptData, what);
+}
+
+Result<ProfilingMode> mode_from_specs(Span<const runtime::CompileSpecView> specs) {
+  for (const runtime::CompileSpecView& spec : specs) {
+    if (std::strcmp(spec.key, "profiling") != 0) continue;
+    const char* value = reinterpret_cast<const char*>(spec.value.data());
+    const std::size_t n = spec.value.size();
+    if (n == 8 && std::memcmp(value, "realtime", 8) == 0) {
+      return ProfilingMode::kRealTime;
+    }
+    if (n == 8 && std::memcmp(value, "posttime", 8) == 0) {
+      return ProfilingMode::kPostTime;
+    }
+    return make_error(Error::kInvalidArgument,
+                      "compile spec 'profiling' must be realtime or posttime");
+  }
+  return ProfilingMode::kRealTime;
+}
+
+// Reads one op; `slots_defined` is how many slots exist before it.
+ErrorInfo read_op(Reader& in, runtime::MemoryAllocator* memory,
+                  std::uint32_t slots_defined, Op* op) {
+  std::uint8_t kind = 0, tag = 0;
+  if (!in.read(&kind) || label_of(static_cast<DemoOpKind>(kind)) == nullptr) {
+    return bad("demo program: unknown op kind");
+  }
+  op->kind = static_cast<DemoOpKind>(kind);
+  op->label = label_of(op->kind);
+  if (!in.read(&tag)) return bad("demo program: truncated op identifier");
+  if (tag == static_cast<std::uint8_t>(DemoIdentifierTag::kInt)) {
+    std::int64_t id = 0;
+    if (!in.read(&id) || id < 0 || id > std::numeric_limits<std::int32_t>::max()) {
+      return bad("demo program: int identifier missing or out of range");
+    }
+    op->int_id = DelegateDebugIntId(static_cast<std::int32_t>(id));
+  } else if (tag == static_cast<std::uint8_t>(DemoIdentifierTag::kString)) {
+    std::uint32_t length = 0;
+    const std::uint8_t* text = nullptr;
+    if (!in.read(&length) || length == 0 || (text = in.take(length)) == nullptr) {
+      return bad("demo program: string identifier missing or truncated");
+    }
+    auto* name = static_cast<char*>(memory->allocate(length + 1, 1));
+    if (name == nullptr) return make_error(Error::kMemoryAllocationFailed, "demo: out of memory");
+    std::memcpy(name, text, length);
+    name[length] = '\0';
+    if (std::strlen(name) != length) return bad("demo program: NUL in identifier");
+    op->name = name;
+  } else {
+    return bad("demo program: unknown identifier tag");
+  }
+  const std::uint8_t expected = op->kind == DemoOpKind::kDiv ? 2 : 1;
+  if (!in.read(&op->num_operands) || op->num_operands != expected) {
+    return bad("demo program: wrong operand count for the op");
+  }
+  for (std::uint8_t i = 0; i < op->num_operands; ++i) {
+    if (!in.read(&op->operands[i]) || op->operands[i] >= slots_defined) {
+      return bad("demo program: operand slot not yet defined");
+    }
+  }
+  if (op->kind != DemoOpKind::kConv && op->kind != DemoOpKind::kConvRelu) {
+    return ErrorInfo{Error::kOk, ""};
+  }
+  std::int64_t p[7], w[4];
+  std::uint8_t has_bias = 0;
+  if (!in.read(p, sizeof(p)) || !in.read(w, sizeof(w))) {
+    return bad("demo program: truncated conv parameters");
+  }
+  op->conv.stride_h = p[0];
+  op->conv.stride_w = p[1];
+  op->conv.pad_top = op->conv.pad_bottom = p[2];
+  op->conv.pad_left = op->conv.pad_right = p[3];
+  op->conv.dilation_h = p[4];
+  op->conv.dilation_w = p[5];
+  op->conv.groups = p[6];
+  op->weight_shape = {w[0], w[1], w[2], w[3]};
+  for (std::int64_t d : w) {
+    if (d <= 0 || d > kMaxWeights) return bad("demo program: bad weight shape");
+  }
+  const std::int64_t count = w[0] * w[1] * w[2] * w[3];
+  // Checked against the bytes actually present before allocating, so a
+  // corrupt shape cannot make us reserve gigabytes.
+  if (count > kMaxWeights ||
+      static_cast<std::size_t>(count) > in.remaining() / sizeof(float)) {
+    return bad("demo program: conv weight larger than the blob");
+  }
+  auto* weight = memory->allocate_array<float>(static_cast<std::size_t>(count));
+  if (weight == nullptr || !in.read(weight, static_cast<std::size_t>(count) * sizeof(float))) {
+    return bad("demo program: truncated conv weight");
+  }
+  op->weight = weight;
+  if (!in.read(&has_bias) || has_bias > 1) return bad("demo program: bad bias flag");
+  if (has_bias == 1) {
+    auto* bias = memory->allocate_array<float>(static_cast<std::size_t>(w[0]));
+    if (bias == nullptr || !in.read(bias, static_cast<std::size_t>(w[0]) * sizeof(float))) {
+      return bad("demo program: truncated conv bias");
+    }
+    op->bias = bias;
+  }
+  return ErrorInfo{Error::kOk, ""};
+}
+
+runtime::EventTracerEntry start_event(EventTracer* tracer, const Op& op) {
+  return runtime::event_tracer_start_profiling_delegate(tracer, op.name, op.int_id);
+}
+
+void end_event(EventTracer* tracer, const Op& op,
+               const runtime::EventTracerEntry& entry) {
+  (void)runtime::event_tracer_end_profiling_delegate(
+      tracer, entry, op.label, std::strlen(op.label));
+}
+
+void log_post_time(EventTracer* tracer, const Op& op, Ticks start, Ticks end) {
+  (void)runtime::event_tracer_log_profiling_delegate(
+      tracer, op.name, op.int_id, start, end, op.label, std::strlen(op.label));
+}
+
+Error run_op(const Op& op, const float* const* slots, const Shape* shapes,
+             float* out, Shape* out_shape,
+             runtime::BackendExecutionContext& context) {
+  using namespace runtime::kernels;
+  const Shape& in_shape = shapes[op.operands[0]];
+  const float* in = slots[op.operands[0]];
+  switch (op.kind) {
+    case DemoOpKind::kConv:
+    case DemoOpKind::kConvRelu: {
+      if (in_shape.rank != 4) return Error::kInvalidArgument;
+      const Shape4 x{in_shape.dims[0], in_shape.dims[1], in_shape.dims[2],
+                     in_shape.dims[3]};
+      Result<Shape4> y = conv2d_output_shape(x, op.weight_shape, op.conv);
+      if (!y.ok()) return y.error();
+      const std::size_t scratch_bytes = conv2d_scratch_bytes(x, op.weight_shape, op.conv);
+      auto* scratch = static_cast<float*>(context.allocate(scratch_bytes, 64));
+      if (scratch == nullptr && scratch_bytes > 0) return Error::kMemoryAllocationFailed;
+      const Error e = conv2d(in, x, op.weight, op.weight_shape, op.bias, op.conv,
+                             out, Span<float>(scratch, scratch_bytes / sizeof(float)));
+      if (e != Error::kOk) return e;
+      *out_shape = Shape{{y->n, y->c, y->h, y->w}, 4};
+      if (op.kind == DemoOpKind::kConvRelu) return relu(out, out, y->numel());
+      return Error::kOk;
+    }
+    case DemoOpKind::kRelu:
+      *out_shape = in_shape;
+      return relu(in, out, in_shape.numel());
+    case DemoOpKind::kSin:
+      *out_shape = in_shape;
+      return sin(in, out, in_shape.numel());
+    case DemoOpKind::kCos:
+      *out_shape = in_shape;
+      return cos(in, out, in_shape.numel());
+    case DemoOpKind::kDiv: {
+      const Shape& b = shapes[op.operands[1]];
+      if (b.rank != in_shape.rank || b.numel() != in_shape.numel()) {
+        return Error::kInvalidArgument;
+      }
+      *out_shape = in_shape;
+      return div(in, Span<const std::int64_t>(in_shape.dims, in_shape.rank),
+                 slots[op.operands[1]], Span<const std::int64_t>(b.dims, b.rank), out);
+    }
+  }
+  return Error::kInternal;
+}
+
+}  // namespace
+
+Result<runtime::DelegateHandle*> DemoBackendRuntime::init(
+    runtime::BackendInitContext& context, Span<const std::uint8_t> processed,
+    Span<const runtime::CompileSpecView> specs) {
+  runtime::MemoryAllocator* memory = context.allocator();
+  Reader in(processed);
+  char magic[4];
+  std::uint32_t version = 0;
+  auto* program = memory->allocate_array<DemoState>(1);
+  if (program == nullptr) return make_error(Error::kMemoryAllocationFailed, "demo: out of memory");
+  if (!in.read(magic, 4) || std::memcmp(magic, kDemoMagic, 4) != 0) {
+    return bad("demo program: bad magic (not a DemoBackend blob)");
+  }
+  if (!in.read(&version) || version != kDemoFormatVersion) {
+    return make_error(Error::kVersionMismatch, "demo program: unsupported version");
+  }
+  if (!in.read(&program->num_ops) || !in.read(&program->num_inputs) ||
+      !in.read(&program->num_outputs) || program->num_ops > kMaxOps ||
+      program->num_inputs == 0 || program->num_outputs == 0 ||
+      program->num_ops > in.remaining() / kMinOpBytes) {
+    return bad("demo program: bad header counts");
+  }
+  Result<ProfilingMode> mode = mode_from_specs(specs);
+  if (!mode.ok()) return mode.error_info();
+  program->mode = has_override_ ? override_ : *mode;
+  program->ops = memory->allocate_array<Op>(program->num_ops);
+  program->output_slots = memory->allocate_array<std::uint32_t>(program->num_outputs);
+  if ((program->ops == nullptr && program->num_ops > 0) || program->output_slots == nullptr) {
+    return make_error(Error::kMemoryAllocationFailed, "demo: out of memory");
+  }
+  for (std::uint32_t i = 0; i < program->num_ops; ++i) {
+    const ErrorInfo e = read_op(in, memory, program->num_inputs + i, &program->ops[i]);
+    if (e.code != Error::kOk) return e;
+  }
+  const std::uint32_t num_slots = program->num_inputs + program->num_ops;
+  for (std::uint32_t i = 0; i < program->num_outputs; ++i) {
+    if (!in.read(&program->output_slots[i]) || program->output_slots[i] >= num_slots) {
+      return bad("demo program: bad output slot");
+    }
+  }
+  if (!in.at_end()) return bad("demo program: trailing bytes");
+  return static_cast<runtime::DelegateHandle*>(program);
+}
+
+Error DemoBackendRuntime::execute(runtime::BackendExecutionContext& context,
+                                  runtime::DelegateHandle* handle,
+                                  Span<Tensor* const> inputs,
+                                  Span<Tensor* const> outputs) {
+  const auto* program = static_cast<const DemoState*>(handle);
+  if (inputs.size() != program->num_inputs || outputs.size() != program->num_outputs) {
+    return Error::kInvalidArgument;
+  }
+  const std::uint32_t num_slots = program->num_inputs + program->num_ops;
+  auto** slots = static_cast<const float**>(context.allocate(num_slots * sizeof(float*)));
+  auto* shapes = static_cast<Shape*>(context.allocate(num_slots * sizeof(Shape)));
+  auto* times = static_cast<Ticks*>(context.allocate(2 * program->num_ops * sizeof(Ticks)));
+  if (slots == nullptr || shapes == nullptr || times == nullptr) {
+    return Error::kMemoryAllocationFailed;
+  }
+  for (std::uint32_t i = 0; i < program->num_inputs; ++i) {
+    const Tensor& t = *inputs[i];
+    if (t.dtype != ScalarType::kFloat || t.sizes.size() > kMaxRank) {
+      return Error::kInvalidArgument;
+    }
+    slots[i] = t.float_data();
+    shapes[i] = Shape{};
+    shapes[i].rank = t.sizes.size();
+    for (std::size_t d = 0; d < t.sizes.size(); ++d) shapes[i].dims[d] = t.sizes[d];
+  }
+  EventTracer* tracer = context.event_tracer();
+  const bool post_time = program->mode == ProfilingMode::kPostTime;
+  for (std::uint32_t i = 0; i < program->num_ops; ++i) {
+    const Op& op = program->ops[i];
+    // Output size: conv needs its computed shape; the rest match input 0.
+    std::int64_t numel = shapes[op.operands[0]].numel();
+    if (op.kind == DemoOpKind::kConv || op.kind == DemoOpKind::kConvRelu) {
+      const Shape& s = shapes[op.operands[0]];
+      if (s.rank != 4) return Error::kInvalidArgument;
+      Result<runtime::kernels::Shape4> y = runtime::kernels::conv2d_output_shape(
+          {s.dims[0], s.dims[1], s.dims[2], s.dims[3]}, op.weight_shape, op.conv);
+      if (!y.ok()) return y.error();
+      numel = y->numel();
+    }
+    auto* out = static_cast<float*>(
+        context.allocate(static_cast<std::size_t>(numel) * sizeof(float), 64));
+    if (out == nullptr && numel > 0) return Error::kMemoryAllocationFailed;
+    const std::uint32_t slot = program->num_inputs + i;
+
+    runtime::EventTracerEntry entry;
+    if (post_time) {
+      times[2 * i] = tracer ? tracer->clock().now() : 0;
+    } else {
+      entry = start_event(tracer, op);
+    }
+    const Error e = run_op(op, slots, shapes, out, &shapes[slot], context);
+    if (post_time) {
+      times[2 * i + 1] = tracer ? tracer->clock().now() : 0;
+    } else {
+      end_event(tracer, op, entry);
+    }
+    if (e != Error::kOk) return e;
+    slots[slot] = out;
+    const TensorView view{ScalarType::kFloat,
+                          Span<const std::int64_t>(shapes[slot].dims, shapes[slot].rank),
+                          {}, out};
+    (void)runtime::event_tracer_log_output_delegate(tracer, op.name, op.int_id, view);
+  }
+  if (post_time) {
+    for (std::uint32_t i = 0; i < program->num_ops; ++i) {
+      log_post_time(tracer, program->ops[i], times[2 * i], times[2 * i + 1]);
+    }
+  }
+  for (std::uint32_t i = 0; i < program->num_outputs; ++i) {
+    const std::uint32_t slot = program->output_slots[i];
+    Tensor& out = *outputs[i];
+    const std::size_t bytes = static_cast<std::size_t>(shapes[slot].numel()) * sizeof(float);
+    if (out.dtype != ScalarType::kFloat || out.nbytes != bytes ||
+        out.sizes.size() != shapes[slot].rank) {
+      return Error::kInvalidArgument;  // the planned output does not match
+    }
+    std::memcpy(out.data, slots[slot], bytes);
+  }
+  return Error::kOk;
+}
+
+void DemoBackendRuntime::set_profiling_mode_override(const ProfilingMode* mode) {
+  has_override_ = mode != nullptr;
+  if (mode != nullptr) override_ = *mode;
+}
+
+DemoBackendRuntime& demo_backend_runtime() {
+  static DemoBackendRuntime backend;
+  return backend;
+}
+
+Error register_demo_backend_runtime() {
+  if (runtime::find_backend(kDemoBackendName) == &demo_backend_runtime()) {
+    return Error::kOk;
+  }
+  return runtime::register_backend(kDemoBackendName, &demo_backend_runtime());
+}
+
+}  // namespace glassbox::backends::demo
