@@ -22,6 +22,15 @@ struct CommandContext {
 /// `glassbox etdump show` (etdump_command.cc).
 void add_etdump_commands(CLI::App& app, CommandContext& context);
 
+/// `glassbox lower` (lower_command.cc).
+void add_lower_commands(CLI::App& app, CommandContext& context);
+
+/// `glassbox etrecord show` (etrecord_command.cc).
+void add_etrecord_commands(CLI::App& app, CommandContext& context);
+
+/// `glassbox run` (run_command.cc).
+void add_run_commands(CLI::App& app, CommandContext& context);
+
 /// `glassbox demo` (demo_command.cc).
 void add_demo_commands(CLI::App& app, CommandContext& context);
 

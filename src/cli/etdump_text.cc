@@ -1,5 +1,6 @@
 #include "src/cli/etdump_text.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "fmt/format.h"
@@ -60,9 +61,15 @@ std::string profile_line(const etdump::ETDumpFile& file,
                                             static_cast<double>(p.start_time));
   }
   if (p.delegate_debug_metadata) {
-    line += p.delegate_debug_metadata->empty()
-                ? "  metadata (empty)"
-                : "  metadata " + to_hex(*p.delegate_debug_metadata);
+    const auto& meta = *p.delegate_debug_metadata;
+    // Metadata is opaque bytes; most delegates log a short name, so show
+    // printable ASCII as text and anything else as hex.
+    const bool printable = std::all_of(meta.begin(), meta.end(), [](std::uint8_t c) {
+      return c >= 0x20 && c < 0x7f && c != '"';
+    });
+    line += meta.empty()   ? "  metadata (empty)"
+            : printable ? "  metadata \"" + std::string(meta.begin(), meta.end()) + "\""
+                        : "  metadata " + to_hex(meta);
   }
   if (p.thread_index) line += fmt::format("  thread {}", *p.thread_index);
   if (p.time_source) {

@@ -45,7 +45,10 @@ int run_cli(int argc, const char* const* argv, std::ostream& out,
   CommandContext context;
   context.out = &out;
   add_demo_commands(app, context);
+  add_lower_commands(app, context);
+  add_run_commands(app, context);
   add_etdump_commands(app, context);
+  add_etrecord_commands(app, context);
 
   try {
     app.parse(argc, argv);

@@ -10,7 +10,8 @@
 namespace glassbox::runtime {
 namespace {
 
-using AttributeVector = flatbuffers::Vector<flatbuffers::Offset<gbx::Attribute>>;
+using AttributeVector =
+    flatbuffers::Vector<flatbuffers::Offset<gbx::Attribute>>;
 
 // Instructions carry a handful of attributes, so a linear scan beats any
 // index we could build without allocating.
@@ -107,9 +108,10 @@ Result<Span<const std::int64_t>> KernelAttributes::get_ints(
 const Kernel* find_kernel(const char* op) {
   if (op == nullptr) return nullptr;
   const std::string_view name(op);
-  const auto* it = std::lower_bound(
-      kKernels.begin(), kKernels.end(), name,
-      [](const Kernel& k, std::string_view n) { return std::string_view(k.op) < n; });
+  const auto* it = std::lower_bound(kKernels.begin(), kKernels.end(), name,
+                                    [](const Kernel& k, std::string_view n) {
+                                      return std::string_view(k.op) < n;
+                                    });
   return it != kKernels.end() && name == it->op ? &*it : nullptr;
 }
 

@@ -196,10 +196,10 @@ Result<Method> Method::load(const Program& program, const char* name,
       ins = call->inputs();
       outs = call->outputs();
     } else {
-      const gbx::DelegateCall* call = fb_instr->args_as_DelegateCall();
-      instr.delegate = static_cast<std::size_t>(call->delegate_index());
-      ins = call->inputs();
-      outs = call->outputs();
+      const gbx::DelegateCall* delegate_call = fb_instr->args_as_DelegateCall();
+      instr.delegate = static_cast<std::size_t>(delegate_call->delegate_index());
+      ins = delegate_call->inputs();
+      outs = delegate_call->outputs();
     }
     instr.inputs = resolve(ins, method.values_, method_allocator);
     instr.outputs = resolve(outs, method.values_, method_allocator);
@@ -222,8 +222,8 @@ Result<Method> Method::load(const Program& program, const char* name,
       Diagnostics kernel_diag;
       Result<std::size_t> scratch = instr.kernel->prepare(args, &kernel_diag);
       if (!scratch.ok()) {
-        report(diagnostics, "instruction %u (%s): %s", i, instr.kernel->op,
-               kernel_diag.message);
+        // Kernel messages start with the op name already.
+        report(diagnostics, "instruction %u: %s", i, kernel_diag.message);
         return scratch.error_info();
       }
       if (*scratch > scratch_bytes) scratch_bytes = *scratch;

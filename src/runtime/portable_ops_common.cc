@@ -90,10 +90,12 @@ bool check_signature(const char* op, const KernelArgs& args,
                      Diagnostics* d) {
   const std::size_t n = args.inputs.size();
   if (n < min_inputs || n > max_inputs) {
+    const char* plural = min_inputs == 1 ? "" : "s";
     if (min_inputs == max_inputs) {
-      report(d, "%s: expects %zu inputs, got %zu", op, min_inputs, n);
+      report(d, "%s: expects %zu input%s, got %zu", op, min_inputs, plural, n);
     } else if (max_inputs == static_cast<std::size_t>(-1)) {
-      report(d, "%s: expects at least %zu inputs, got %zu", op, min_inputs, n);
+      report(d, "%s: expects at least %zu input%s, got %zu", op, min_inputs,
+             plural, n);
     } else {
       report(d, "%s: expects %zu to %zu inputs, got %zu", op, min_inputs,
              max_inputs, n);

@@ -69,7 +69,8 @@ bool pool2d_params(const char* op, bool avg, const KernelArgs& args,
   p->ceil_mode = ceil_mode == 1;
   if (avg) {
     if (p->dilation_h != 1 || p->dilation_w != 1) {
-      report(d, "avg_pool2d: attribute 'dilation' must be [1,1], got [%lld,%lld]",
+      report(d,
+             "avg_pool2d: attribute 'dilation' must be [1,1], got [%lld,%lld]",
              static_cast<long long>(p->dilation_h),
              static_cast<long long>(p->dilation_w));
       return false;
@@ -80,8 +81,10 @@ bool pool2d_params(const char* op, bool avg, const KernelArgs& args,
       return false;
     }
     if (count_include_pad != 0 && count_include_pad != 1) {
-      report(d, "avg_pool2d: attribute 'count_include_pad' is %lld, must be 0 "
-                "or 1", static_cast<long long>(count_include_pad));
+      report(d,
+             "avg_pool2d: attribute 'count_include_pad' is %lld, must be 0 "
+             "or 1",
+             static_cast<long long>(count_include_pad));
       return false;
     }
     p->count_include_pad = count_include_pad == 1;
@@ -100,20 +103,19 @@ Result<std::size_t> prepare_pool2d(const char* op, bool avg,
   const Shape4 in = shape4(*args.inputs[0]);
   Result<Shape4> out = kernels::pool2d_output_shape(in, p);
   if (!out.ok()) {
-    report(d, "%s: input %s does not fit kernel [%lld,%lld], stride "
-              "[%lld,%lld], padding [%lld,%lld,%lld,%lld], dilation "
-              "[%lld,%lld] (%s)",
-           op, shape_text(args.inputs[0]->sizes).text,
-           static_cast<long long>(p.kernel_h),
-           static_cast<long long>(p.kernel_w),
-           static_cast<long long>(p.stride_h),
-           static_cast<long long>(p.stride_w),
-           static_cast<long long>(p.pad_top),
-           static_cast<long long>(p.pad_left),
-           static_cast<long long>(p.pad_bottom),
-           static_cast<long long>(p.pad_right),
-           static_cast<long long>(p.dilation_h),
-           static_cast<long long>(p.dilation_w), out.message());
+    report(
+        d,
+        "%s: input %s does not fit kernel [%lld,%lld], stride "
+        "[%lld,%lld], padding [%lld,%lld,%lld,%lld], dilation "
+        "[%lld,%lld] (%s)",
+        op, shape_text(args.inputs[0]->sizes).text,
+        static_cast<long long>(p.kernel_h), static_cast<long long>(p.kernel_w),
+        static_cast<long long>(p.stride_h), static_cast<long long>(p.stride_w),
+        static_cast<long long>(p.pad_top), static_cast<long long>(p.pad_left),
+        static_cast<long long>(p.pad_bottom),
+        static_cast<long long>(p.pad_right),
+        static_cast<long long>(p.dilation_h),
+        static_cast<long long>(p.dilation_w), out.message());
     return kRejected;
   }
   const std::int64_t dims[] = {out->n, out->c, out->h, out->w};
@@ -143,20 +145,20 @@ Result<std::size_t> prepare_conv2d(const KernelArgs& args, Diagnostics* d) {
   }
   Result<Shape4> out = kernels::conv2d_output_shape(in, w, p);
   if (!out.ok()) {
-    report(d, "conv2d: input %s and weight %s do not fit stride [%lld,%lld], "
-              "padding [%lld,%lld,%lld,%lld], dilation [%lld,%lld], groups "
-              "%lld (%s)",
-           shape_text(args.inputs[0]->sizes).text,
-           shape_text(args.inputs[1]->sizes).text,
-           static_cast<long long>(p.stride_h),
-           static_cast<long long>(p.stride_w),
-           static_cast<long long>(p.pad_top),
-           static_cast<long long>(p.pad_left),
-           static_cast<long long>(p.pad_bottom),
-           static_cast<long long>(p.pad_right),
-           static_cast<long long>(p.dilation_h),
-           static_cast<long long>(p.dilation_w),
-           static_cast<long long>(p.groups), out.message());
+    report(
+        d,
+        "conv2d: input %s and weight %s do not fit stride [%lld,%lld], "
+        "padding [%lld,%lld,%lld,%lld], dilation [%lld,%lld], groups "
+        "%lld (%s)",
+        shape_text(args.inputs[0]->sizes).text,
+        shape_text(args.inputs[1]->sizes).text,
+        static_cast<long long>(p.stride_h), static_cast<long long>(p.stride_w),
+        static_cast<long long>(p.pad_top), static_cast<long long>(p.pad_left),
+        static_cast<long long>(p.pad_bottom),
+        static_cast<long long>(p.pad_right),
+        static_cast<long long>(p.dilation_h),
+        static_cast<long long>(p.dilation_w), static_cast<long long>(p.groups),
+        out.message());
     return kRejected;
   }
   const std::int64_t dims[] = {out->n, out->c, out->h, out->w};
@@ -179,8 +181,7 @@ Error run_conv2d(const KernelArgs& args, Span<std::uint8_t> scratch) {
                          float_scratch(scratch));
 }
 
-Result<std::size_t> prepare_max_pool2d(const KernelArgs& args,
-                                       Diagnostics* d) {
+Result<std::size_t> prepare_max_pool2d(const KernelArgs& args, Diagnostics* d) {
   return prepare_pool2d(kMaxPool2d, false, args, d);
 }
 
@@ -194,8 +195,7 @@ Error run_max_pool2d(const KernelArgs& args, Span<std::uint8_t>) {
                              args.outputs[0]->float_data());
 }
 
-Result<std::size_t> prepare_avg_pool2d(const KernelArgs& args,
-                                       Diagnostics* d) {
+Result<std::size_t> prepare_avg_pool2d(const KernelArgs& args, Diagnostics* d) {
   return prepare_pool2d(kAvgPool2d, true, args, d);
 }
 

@@ -66,8 +66,7 @@ Error run_linear(const KernelArgs& args, Span<std::uint8_t> scratch) {
       args.inputs.size() == 3 ? args.inputs[2]->float_data() : nullptr;
   return kernels::linear(args.inputs[0]->float_data(), s.m, s.k,
                          args.inputs[1]->float_data(), s.n, bias,
-                         args.outputs[0]->float_data(),
-                         float_scratch(scratch));
+                         args.outputs[0]->float_data(), float_scratch(scratch));
 }
 
 Result<std::size_t> prepare_matmul(const KernelArgs& args, Diagnostics* d) {
@@ -91,8 +90,7 @@ Error run_matmul(const KernelArgs& args, Span<std::uint8_t> scratch) {
   const Tensor& a = *args.inputs[0];
   const Tensor& b = *args.inputs[1];
   return kernels::matmul(a.float_data(), a.sizes, b.float_data(), b.sizes,
-                         args.outputs[0]->float_data(),
-                         float_scratch(scratch));
+                         args.outputs[0]->float_data(), float_scratch(scratch));
 }
 
 }  // namespace glassbox::runtime::portable

@@ -29,8 +29,7 @@ kernels::Shape4 batch_norm_shape(const Tensor& x) {
   return s;
 }
 
-bool softmax_axis(const KernelArgs& args, std::int64_t* axis,
-                  Diagnostics* d) {
+bool softmax_axis(const KernelArgs& args, std::int64_t* axis, Diagnostics* d) {
   // ONNX Softmax (opset 13) defaults to the last axis.
   if (!read_int(kSoftmax, args, "axis", -1, axis, d)) return false;
   const auto rank = static_cast<std::int64_t>(args.inputs[0]->sizes.size());
@@ -44,8 +43,7 @@ bool softmax_axis(const KernelArgs& args, std::int64_t* axis,
 
 }  // namespace
 
-Result<std::size_t> prepare_batch_norm(const KernelArgs& args,
-                                       Diagnostics* d) {
+Result<std::size_t> prepare_batch_norm(const KernelArgs& args, Diagnostics* d) {
   float eps = 0.0f;
   if (!check_signature(kBatchNorm, args, 5, 5, d)) return kRejected;
   const Span<const std::int64_t> x = args.inputs[0]->sizes;

@@ -57,16 +57,16 @@ bool reshape_target(const KernelArgs& args, Dims* out, Diagnostics* d) {
   for (std::size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] == -1 && inferred == shape.size()) {
       inferred = i;
-    } else if (shape[i] < 0 || __builtin_mul_overflow(known, shape[i], &known)) {
+    } else if (shape[i] < 0 ||
+               __builtin_mul_overflow(known, shape[i], &known)) {
       report(d, "reshape: attribute 'shape' %s has a bad dimension",
              shape_text(shape).text);
       return false;
     }
   }
   const std::int64_t numel = x.numel();
-  const bool fits = inferred != shape.size()
-                        ? known != 0 && numel % known == 0
-                        : known == numel;
+  const bool fits = inferred != shape.size() ? known != 0 && numel % known == 0
+                                             : known == numel;
   if (!fits) {
     report(d, "reshape: cannot reshape input %s to attribute 'shape' %s",
            shape_text(x.sizes).text, shape_text(shape).text);
@@ -118,8 +118,9 @@ Result<std::size_t> prepare_flatten(const KernelArgs& args, Diagnostics* d) {
   const Span<const std::int64_t> x = args.inputs[0]->sizes;
   Result<Dims> out = kernels::flatten_shape(x, start, end);
   if (!out.ok()) {
-    report(d, "flatten: start_dim %lld and end_dim %lld do not fit input %s "
-              "(%s)",
+    report(d,
+           "flatten: start_dim %lld and end_dim %lld do not fit input %s "
+           "(%s)",
            static_cast<long long>(start), static_cast<long long>(end),
            shape_text(x).text, out.message());
     return kRejected;
@@ -157,25 +158,30 @@ Result<std::size_t> prepare_concat(const KernelArgs& args, Diagnostics* d) {
       !check_rank_limit(kConcat, args, d) || !concat_axis(args, &axis, d)) {
     return kRejected;
   }
-  // Folding pairwise checks any number of inputs without a table of them.
-  Dims shape = *kernels::make_dims(args.inputs[0]->sizes);
-  for (std::size_t i = 0; i < args.inputs.size(); ++i) {
-    const ConstTensor pair[] = {{nullptr, shape.span()},
+  // Input 0 alone checks the axis against its rank; then folding the
+  // inputs pairwise checks any number of them without a table.
+  const ConstTensor first{nullptr, args.inputs[0]->sizes};
+  Result<Dims> shape = kernels::concat_output_shape({&first, 1}, axis);
+  if (!shape.ok()) {
+    report(d, "concat: axis %lld does not fit input 0 %s (%s)",
+           static_cast<long long>(axis), shape_text(args.inputs[0]->sizes).text,
+           shape.message());
+    return kRejected;
+  }
+  for (std::size_t i = 1; i < args.inputs.size(); ++i) {
+    const ConstTensor pair[] = {{nullptr, shape->span()},
                                 {nullptr, args.inputs[i]->sizes}};
-    // The first input is checked against nothing (axis and rank only).
-    Result<Dims> next = kernels::concat_output_shape(
-        Span<const ConstTensor>(i == 0 ? pair + 1 : pair, i == 0 ? 1 : 2),
-        axis);
-    if (!next.ok()) {
-      report(d, "concat: input %zu %s does not join %s along axis %lld (%s)",
-             i, shape_text(args.inputs[i]->sizes).text,
-             shape_text(shape.span()).text, static_cast<long long>(axis),
-             next.message());
+    Result<Dims> joined = kernels::concat_output_shape(pair, axis);
+    if (!joined.ok()) {
+      report(d, "concat: input %zu %s does not join %s along axis %lld (%s)", i,
+             shape_text(args.inputs[i]->sizes).text,
+             shape_text(shape->span()).text, static_cast<long long>(axis),
+             joined.message());
       return kRejected;
     }
-    if (i > 0) shape = *next;
+    shape = *joined;
   }
-  if (!check_output_shape(kConcat, args, shape.span(), d) ||
+  if (!check_output_shape(kConcat, args, shape->span(), d) ||
       !check_no_overlap(kConcat, args, InPlace::kNever, d)) {
     return kRejected;
   }
@@ -192,15 +198,14 @@ Error run_concat(const KernelArgs& args, Span<std::uint8_t> scratch) {
   // Scratch is 64-byte aligned, enough for ConstTensor.
   auto* inputs = reinterpret_cast<ConstTensor*>(scratch.data());
   for (std::size_t i = 0; i < args.inputs.size(); ++i) {
-    new (inputs + i) ConstTensor{args.inputs[i]->float_data(),
-                                 args.inputs[i]->sizes};
+    new (inputs + i)
+        ConstTensor{args.inputs[i]->float_data(), args.inputs[i]->sizes};
   }
   return kernels::concat(Span<const ConstTensor>(inputs, args.inputs.size()),
                          axis, args.outputs[0]->float_data());
 }
 
-Result<std::size_t> prepare_transpose(const KernelArgs& args,
-                                      Diagnostics* d) {
+Result<std::size_t> prepare_transpose(const KernelArgs& args, Diagnostics* d) {
   Dims perm;
   if (!check_signature(kTranspose, args, 1, 1, d) ||
       !check_rank_limit(kTranspose, args, d) ||

@@ -48,6 +48,9 @@ ErrorInfo check_values(const gbx::Program& program, const gbx::Method& method,
   const auto* values = method.values();
   const std::size_t num_constants =
       program.constants() ? program.constants()->size() : 0;
+  // A plan never needs more than every planned tensor side by side (with
+  // alignment); a larger arena_bytes is corrupt, not a reason to allocate.
+  std::uint64_t planned_bytes = 0;
   for (std::size_t v = 0; v < values->size(); ++v) {
     const gbx::Tensor* t = values->Get(static_cast<flatbuffers::uoffset_t>(v));
     const std::int64_t bytes = tensor_bytes(*t);
@@ -85,6 +88,14 @@ ErrorInfo check_values(const gbx::Program& program, const gbx::Method& method,
              static_cast<unsigned long long>(method.arena_bytes()));
       return make_error(Error::kCorruptData, "program failed verification");
     }
+    planned_bytes += (static_cast<std::uint64_t>(bytes) + 63) / 64 * 64 + 64;
+  }
+  if (method.arena_bytes() > planned_bytes) {
+    report(d, "method %zu: arena of %llu bytes is larger than all its tensors "
+              "together (%llu)", m,
+           static_cast<unsigned long long>(method.arena_bytes()),
+           static_cast<unsigned long long>(planned_bytes));
+    return make_error(Error::kCorruptData, "program failed verification");
   }
   return ErrorInfo{Error::kOk, ""};
 }
@@ -110,11 +121,13 @@ ErrorInfo check_instructions(const gbx::Method& method, std::size_t m,
                call->op()->c_str());
         return make_error(Error::kNotSupported, "program uses an unknown op");
       }
-    } else if (const gbx::DelegateCall* call = instr->args_as_DelegateCall()) {
-      if (call->delegate_index() < 0 ||
-          static_cast<std::size_t>(call->delegate_index()) >= num_delegates ||
-          !indices_in_range(call->inputs(), num_values) ||
-          !indices_in_range(call->outputs(), num_values)) {
+    } else if (const gbx::DelegateCall* delegate_call =
+                   instr->args_as_DelegateCall()) {
+      if (delegate_call->delegate_index() < 0 ||
+          static_cast<std::size_t>(delegate_call->delegate_index()) >=
+              num_delegates ||
+          !indices_in_range(delegate_call->inputs(), num_values) ||
+          !indices_in_range(delegate_call->outputs(), num_values)) {
         report(d, "method %zu instruction %zu: delegate call with a delegate "
                   "or value index out of range", m, i);
         return make_error(Error::kCorruptData, "program failed verification");

@@ -66,6 +66,9 @@ class Method {
 
   const char* name() const { return name_; }
   EventTracer* event_tracer() const { return tracer_; }
+  /// Switches tracing for later executions (null: none), e.g. off for
+  /// warm-up runs.
+  void set_event_tracer(EventTracer* tracer) { tracer_ = tracer; }
 
   /// Everything the runtime knows about one instruction, resolved at load.
   struct Instruction;

@@ -1,0 +1,23 @@
+#pragma once
+/// @file
+/// JSON text of one method's ETRecord maps, in the shapes the archive
+/// stores under the method name (etrecord.h), for tools that print them:
+///
+///   debug_handle_map:               {"0": [1, 2], "1": [3]}
+///   delegate_map:                   {"0": {"name": "DemoBackend", "key_type": "int",
+///                                          "delegate_map": {"0": [1, 2]}}}
+///   instruction_id_to_num_outs_map: {"0": 1, "1": 1}
+///
+/// Keys appear in numeric order; output is one line, deterministic.
+
+#include <string>
+
+#include "glassbox/aot/emitter.h"
+
+namespace glassbox::etrecord {
+
+std::string debug_handle_map_to_json(const aot::InstructionDebugHandles& map);
+std::string delegate_map_to_json(const aot::InstructionDelegateMap& map);
+std::string num_outs_map_to_json(const aot::InstructionNumOuts& map);
+
+}  // namespace glassbox::etrecord

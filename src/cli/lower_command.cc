@@ -1,0 +1,123 @@
+// `glassbox lower --model demo --backend demo|portable -o prog.gbx
+//                 [--etrecord prog.etrecord] [--ids generated|int|string]`
+
+#include <memory>
+#include <set>
+#include <string>
+
+#include "backends/demo/aot/demo_backend.h"
+#include "backends/demo/aot/demo_model.h"
+#include "glassbox/etrecord/program_manager.h"
+#include "src/cli/commands.h"
+
+namespace glassbox::cli {
+namespace {
+
+struct LowerOptions {
+  std::string model = "demo";
+  std::string backend = "demo";
+  std::string output;
+  std::string etrecord;
+  std::string ids = "generated";
+  bool ids_given = false;
+};
+
+// The demo backend from the process-wide registry, registered on first use
+// (a second `lower` in one process, as in tests, finds it there).
+StatusOr<backends::demo::DemoBackend*> demo_backend() {
+  aot::BackendRegistry& registry = aot::global_backend_registry();
+  if (!registry.lookup(backends::demo::kDemoBackendName).ok()) {
+    GLASSBOX_RETURN_IF_ERROR(backends::demo::register_demo_backend(registry));
+  }
+  GLASSBOX_ASSIGN_OR_RETURN(aot::BackendDetails * backend,
+                            registry.lookup(backends::demo::kDemoBackendName));
+  auto* demo = dynamic_cast<backends::demo::DemoBackend*>(backend);
+  if (demo == nullptr) {
+    return Status(Error::kInternal, std::string("backend '") + backends::demo::kDemoBackendName +
+                                        "' is registered but is not the demo backend");
+  }
+  return demo;
+}
+
+StatusOr<etrecord::Recipe> recipe_for(const LowerOptions& options) {
+  etrecord::Recipe recipe;
+  recipe.generate_etrecord = !options.etrecord.empty();
+  if (options.backend == "portable") {
+    if (options.ids_given) {
+      return Status(Error::kInvalidArgument, "--ids applies to --backend demo only");
+    }
+    return recipe;
+  }
+  GLASSBOX_ASSIGN_OR_RETURN(backends::demo::DemoBackend * backend, demo_backend());
+  recipe.partitioners.push_back(backends::demo::make_demo_partitioner(*backend));
+  recipe.compile_specs.push_back(
+      aot::CompileSpec::from_string(backends::demo::kIdentifiersSpecKey, options.ids));
+  return recipe;
+}
+
+Status lower(const LowerOptions& options, std::ostream& out) {
+  // --model is checked by CLI11; "demo" is the only model built in today.
+  GLASSBOX_ASSIGN_OR_RETURN(aot::Graph model, backends::demo::build_conv_relu_tan_model());
+  std::set<DebugHandle> source_handles;
+  for (const aot::Node& node : model.nodes) source_handles.insert(node.debug_handle);
+  const std::size_t num_nodes = model.nodes.size();
+
+  GLASSBOX_ASSIGN_OR_RETURN(etrecord::Recipe recipe, recipe_for(options));
+  GLASSBOX_ASSIGN_OR_RETURN(etrecord::ExecutorchProgramManager program,
+                            etrecord::export_model(std::move(model), recipe));
+  GLASSBOX_RETURN_IF_ERROR(program.save(options.output));
+  if (recipe.generate_etrecord) {
+    GLASSBOX_ASSIGN_OR_RETURN(etrecord::ETRecord record, program.get_etrecord());
+    GLASSBOX_RETURN_IF_ERROR(record.save(options.etrecord));
+  }
+
+  const std::string method(aot::kForwardMethod);
+  const std::size_t instructions = program.instruction_id_to_num_outs_map().at(method).size();
+  const std::size_t delegates = program.delegate_map().at(method).size();
+  std::set<DebugHandle> covered;
+  for (const auto& [id, handles] : program.debug_handle_map().at(method)) {
+    covered.insert(handles.begin(), handles.end());
+  }
+  out << "model:        " << options.model << " (" << num_nodes << " operators)\n"
+      << "backend:      " << options.backend;
+  if (options.backend != "portable") out << " (identifiers: " << options.ids << ")";
+  out << "\nprogram:      " << options.output << " (" << program.buffer().size()
+      << " bytes, fingerprint " << program.fingerprint() << ")\n"
+      << "instructions: " << instructions << " (" << instructions - delegates
+      << " kernel calls, " << delegates << " delegate calls)\n"
+      << "delegates:    " << delegates << "\n"
+      << "handles:      " << covered.size() << " of " << source_handles.size()
+      << " source operators covered by the debug handle map\n";
+  if (recipe.generate_etrecord) out << "etrecord:     " << options.etrecord << "\n";
+  out.flush();
+  if (!out) return Status(Error::kAccessFailed, "cannot write the output");
+  return Status();
+}
+
+}  // namespace
+
+void add_lower_commands(CLI::App& app, CommandContext& context) {
+  auto options = std::make_shared<LowerOptions>();
+  CLI::App* command = app.add_subcommand(
+      "lower", "Lower a built-in model with a backend and emit a program (.gbx) and, "
+               "with --etrecord, its ETRecord");
+  command->add_option("--model", options->model, "the built-in model")
+      ->check(CLI::IsMember({"demo"}))
+      ->capture_default_str();
+  command->add_option("--backend", options->backend,
+                      "demo (the demo delegate) or portable (no delegation)")
+      ->check(CLI::IsMember({"demo", "portable"}))
+      ->capture_default_str();
+  command->add_option("-o,--output", options->output, "the program file to write")->required();
+  command->add_option("--etrecord", options->etrecord, "also write the ETRecord here");
+  command->add_option("--ids", options->ids,
+                      "how the demo backend names delegate debug identifiers")
+      ->check(CLI::IsMember({"generated", "int", "string"}))
+      ->capture_default_str();
+  command->callback([options, command, &context] {
+    options->ids_given = command->count("--ids") > 0;
+    context.status = lower(*options, *context.out);
+  });
+}
+
+}  // namespace glassbox::cli

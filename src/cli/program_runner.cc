@@ -1,0 +1,152 @@
+#include "src/cli/program_runner.h"
+
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <random>
+
+#include "backends/demo/runtime/demo_runtime.h"
+#include "glassbox/etdump/data_sink.h"
+#include "glassbox/etdump/etdump_gen.h"
+#include "glassbox/etdump/etdump_reader.h"
+#include "glassbox/runtime/method.h"
+#include "glassbox/runtime/program.h"
+
+namespace glassbox::cli {
+namespace {
+
+Status write_file(const std::string& path, Span<const std::uint8_t> bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
+  out.close();
+  if (!out) return Status(Error::kAccessFailed, "cannot write " + path);
+  return Status();
+}
+
+Status fill_inputs(const RunOptions& options, runtime::Method& method) {
+  std::mt19937 rng(options.seed);
+  std::uniform_real_distribution<float> uniform(-1.f, 1.f);
+  for (std::size_t i = 0; i < method.num_inputs(); ++i) {
+    const runtime::Tensor& t = method.input(i);
+    std::vector<float> data(static_cast<std::size_t>(t.numel()));
+    if (i == 0 && !options.input_path.empty()) {
+      GLASSBOX_ASSIGN_OR_RETURN(std::vector<std::uint8_t> bytes,
+                                etdump::read_file_bytes(options.input_path));
+      if (bytes.size() != t.nbytes) {
+        return Status(Error::kInvalidArgument,
+                      options.input_path + ": " + std::to_string(bytes.size()) +
+                          " bytes, but input 0 takes " +
+                          std::to_string(t.nbytes) + " (float32)");
+      }
+      std::memcpy(data.data(), bytes.data(), bytes.size());
+    } else {
+      for (float& v : data) v = uniform(rng);
+    }
+    if (method.set_input(i, data.data(), data.size() * sizeof(float)) !=
+        Error::kOk) {
+      return Status(Error::kInternal, "cannot set input " + std::to_string(i));
+    }
+  }
+  return Status();
+}
+
+}  // namespace
+
+Status register_runtime_backends() {
+  const Error e = backends::demo::register_demo_backend_runtime();
+  if (e != Error::kOk) {
+    return Status(e, "cannot register the demo backend's runtime half");
+  }
+  return Status();
+}
+
+StatusOr<RunSummary> run_program(const RunOptions& options) {
+  GLASSBOX_RETURN_IF_ERROR(register_runtime_backends());
+  if (options.delegate_profiling == "realtime" ||
+      options.delegate_profiling == "posttime") {
+    const backends::demo::ProfilingMode mode =
+        options.delegate_profiling == "realtime"
+            ? backends::demo::ProfilingMode::kRealTime
+            : backends::demo::ProfilingMode::kPostTime;
+    backends::demo::demo_backend_runtime().set_profiling_mode_override(&mode);
+  } else {
+    backends::demo::demo_backend_runtime().set_profiling_mode_override(nullptr);
+  }
+
+  // std::vector's storage is malloc-aligned, as the verifier requires.
+  GLASSBOX_ASSIGN_OR_RETURN(std::vector<std::uint8_t> bytes,
+                            etdump::read_file_bytes(options.program_path));
+  runtime::Diagnostics diagnostics;
+  Result<runtime::Program> program = runtime::Program::load(bytes, &diagnostics);
+  if (!program.ok()) {
+    return Status(program.error(), options.program_path + ": " + diagnostics.message);
+  }
+
+  etdump::ETDumpGenOptions gen_options;
+  gen_options.clock = options.use_tsc ? Clock::tsc() : Clock::steady();
+  etdump::ETDumpGen gen(gen_options);
+  gen.set_program_fingerprint(program->fingerprint());
+  gen.set_debug_level(options.debug_level);
+  gen.set_profiling_level(options.profiling_level);
+  std::optional<etdump::FileDataSink> sink;
+  if (!options.debug_data_path.empty()) {
+    Result<etdump::FileDataSink> created =
+        etdump::FileDataSink::create(options.debug_data_path.c_str());
+    if (!created.ok()) {
+      return Status(created.error(), "cannot create " + options.debug_data_path);
+    }
+    sink.emplace(std::move(*created));
+    gen.set_data_sink(&*sink);
+  }
+
+  runtime::MemoryAllocator method_memory, temp_memory;
+  Result<runtime::Method> method = runtime::Method::load(
+      *program, "forward", &method_memory, &temp_memory, &gen, &diagnostics);
+  if (!method.ok()) {
+    return Status(method.error(), options.program_path + ": " + diagnostics.message);
+  }
+  GLASSBOX_RETURN_IF_ERROR(fill_inputs(options, *method));
+
+  const int total = options.warmup + options.iterations;
+  auto last_report = std::chrono::steady_clock::now();
+  double traced_seconds = 0;
+  for (int run = 0; run < total; ++run) {
+    // Warm-up runs are not recorded.
+    method->set_event_tracer(run < options.warmup ? nullptr : &gen);
+    const auto start = std::chrono::steady_clock::now();
+    if (method->execute(&diagnostics) != Error::kOk) {
+      return Status(Error::kInternal, options.program_path + ": " + diagnostics.message);
+    }
+    const auto end = std::chrono::steady_clock::now();
+    if (run >= options.warmup) {
+      traced_seconds += std::chrono::duration<double>(end - start).count();
+    }
+    if (options.progress && end - last_report > std::chrono::seconds(1)) {
+      options.progress(run + 1, total);
+      last_report = end;
+    }
+  }
+
+  Result<Span<const std::uint8_t>> dump = gen.get_etdump_data();
+  if (!dump.ok()) return Status(dump.error_info());
+  GLASSBOX_RETURN_IF_ERROR(write_file(options.etdump_path, *dump));
+  if (sink.has_value() && sink->close() != Error::kOk) {
+    return Status(Error::kAccessFailed, "cannot write " + options.debug_data_path);
+  }
+
+  RunSummary summary;
+  summary.events = gen.num_events();
+  summary.dropped = gen.dropped_events();
+  summary.mean_execute_ms =
+      options.iterations > 0 ? 1e3 * traced_seconds / options.iterations : 0;
+  summary.fingerprint = program->fingerprint();
+  for (std::size_t o = 0; o < method->num_outputs(); ++o) {
+    const runtime::Tensor& t = method->output(o);
+    const float* data = t.float_data();
+    summary.outputs.emplace_back(data, data + t.numel());
+  }
+  return summary;
+}
+
+}  // namespace glassbox::cli

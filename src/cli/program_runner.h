@@ -1,0 +1,50 @@
+#pragma once
+// Loads a .gbx program, runs it with ETDumpGen recording, and writes the
+// ETDump (and debug data): the work behind `glassbox run` and `glassbox
+// demo`.
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "glassbox/core/status.h"
+#include "glassbox/runtime/event_tracer.h"
+
+namespace glassbox::cli {
+
+struct RunOptions {
+  std::string program_path;
+  std::string etdump_path;
+  std::string debug_data_path;  // "" for none
+  int iterations = 1;
+  int warmup = 0;
+  runtime::DebugLevel debug_level = runtime::DebugLevel::kNoLogging;
+  runtime::ProfilingLevel profiling_level = runtime::ProfilingLevel::kAllEvents;
+  bool use_tsc = false;
+  // "" keeps the delegates' compile specs; "realtime" or "posttime" forces
+  // the demo backend's logging mode.
+  std::string delegate_profiling;
+  // Input 0 as raw little-endian float32 bytes; when empty, inputs are
+  // uniform random in [-1, 1) from `seed`.
+  std::string input_path;
+  std::uint32_t seed = 0;
+  // Called once a second during long runs with (done, total).
+  std::function<void(int, int)> progress;
+};
+
+struct RunSummary {
+  std::uint64_t events = 0;
+  std::uint64_t dropped = 0;
+  double mean_execute_ms = 0;  // wall time per execute, traced runs only
+  std::string fingerprint;
+  std::vector<std::vector<float>> outputs;  // of the last run
+};
+
+/// Registers every runtime backend this build has (idempotent).
+Status register_runtime_backends();
+
+StatusOr<RunSummary> run_program(const RunOptions& options);
+
+}  // namespace glassbox::cli

@@ -1,0 +1,108 @@
+// `glassbox run PROGRAM.gbx --etdump OUT.etdp [...]`.
+
+#include <iostream>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "src/cli/commands.h"
+#include "src/cli/program_runner.h"
+
+namespace glassbox::cli {
+namespace {
+
+struct RunCommandOptions {
+  RunOptions run;
+  std::string debug_level = "none";
+  std::string profiling_level = "all";
+  std::string clock = "steady";
+};
+
+Status run(RunCommandOptions options, std::ostream& out) {
+  static const std::map<std::string, runtime::DebugLevel> kDebugLevels = {
+      {"none", runtime::DebugLevel::kNoLogging},
+      {"outputs", runtime::DebugLevel::kProgramOutputs},
+      {"intermediates", runtime::DebugLevel::kIntermediateOutputs}};
+  options.run.debug_level = kDebugLevels.at(options.debug_level);
+  options.run.profiling_level = options.profiling_level == "method"
+                                    ? runtime::ProfilingLevel::kMethodOnly
+                                    : runtime::ProfilingLevel::kAllEvents;
+  options.run.use_tsc = options.clock == "tsc";
+  if (options.run.debug_level != runtime::DebugLevel::kNoLogging &&
+      options.run.debug_data_path.empty()) {
+    options.run.debug_data_path = options.run.etdump_path + ".bin";
+  }
+  options.run.progress = [](int done, int total) {
+    std::cerr << "\rglassbox run: " << done << "/" << total << " executions"
+              << std::flush;
+  };
+  GLASSBOX_ASSIGN_OR_RETURN(RunSummary summary, run_program(options.run));
+  if (options.run.iterations + options.run.warmup > 1) std::cerr << "\r";
+  out << "ran " << options.run.program_path << " " << options.run.iterations
+      << " time(s)";
+  if (options.run.warmup > 0) out << " after " << options.run.warmup << " warm-up run(s)";
+  out << ": " << summary.mean_execute_ms << " ms per execute (traced)\n"
+      << "  ETDump: " << options.run.etdump_path << " (" << summary.events
+      << " events, " << summary.dropped << " dropped)\n";
+  if (!options.run.debug_data_path.empty()) {
+    out << "  debug data: " << options.run.debug_data_path << "\n";
+  }
+  out << "  program fingerprint: " << summary.fingerprint << "\n";
+  return Status();
+}
+
+}  // namespace
+
+void add_run_commands(CLI::App& app, CommandContext& context) {
+  auto options = std::make_shared<RunCommandOptions>();
+  CLI::App* command = app.add_subcommand(
+      "run", "Run a program (.gbx) and record an ETDump of every execution");
+  command->add_option("program", options->run.program_path, "the program (.gbx)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  command->add_option("--etdump", options->run.etdump_path,
+                      "where to write the ETDump (.etdp)")
+      ->required();
+  command->add_option("--iterations", options->run.iterations,
+                      "recorded executions (one event block each)")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  command->add_option("--warmup", options->run.warmup,
+                      "executions before recording starts")
+      ->check(CLI::Range(0, 1000000))
+      ->capture_default_str();
+  command->add_option("--debug-data", options->run.debug_data_path,
+                      "where logged tensors' bytes go (default with a debug "
+                      "level: ETDUMP.bin)");
+  command->add_option("--debug-level", options->debug_level,
+                      "none, outputs (program outputs) or intermediates "
+                      "(every instruction's and delegate op's outputs)")
+      ->check(CLI::IsMember({"none", "outputs", "intermediates"}))
+      ->capture_default_str();
+  command->add_option("--profiling-level", options->profiling_level,
+                      "method (Method::execute only) or all")
+      ->check(CLI::IsMember({"method", "all"}))
+      ->capture_default_str();
+  command->add_option("--clock", options->clock,
+                      "steady (ticks are ns) or tsc (cycle counter; the "
+                      "ratio is stored in the dump)")
+      ->check(CLI::IsMember({"steady", "tsc"}))
+      ->capture_default_str();
+  command->add_option("--delegate-profiling", options->run.delegate_profiling,
+                      "force the demo delegate's logging mode: realtime or "
+                      "posttime (default: its compile spec)")
+      ->check(CLI::IsMember({"realtime", "posttime"}));
+  auto* input = command->add_option(
+      "--input", options->run.input_path,
+      "input 0 as raw little-endian float32 bytes");
+  input->check(CLI::ExistingFile);
+  command->add_option("--seed", options->run.seed,
+                      "seed for random inputs in [-1, 1) (when no --input)")
+      ->excludes(input)
+      ->capture_default_str();
+  command->callback([options, &context] {
+    context.status = run(*options, *context.out);
+  });
+}
+
+}  // namespace glassbox::cli

@@ -1,0 +1,201 @@
+// Building, checking and writing an ETRecord. Reading is etrecord_load.cc.
+
+#include "glassbox/etrecord/etrecord.h"
+
+#include <cstring>
+#include <fstream>
+#include <set>
+
+#include "glassbox/aot/graph_json.h"
+#include "src/etrecord/map_json.h"
+#include "src/etrecord/zip_archive.h"
+#include "src/etrecord/entry_names.h"
+
+namespace glassbox::etrecord {
+namespace {
+
+Status invalid(const std::string& message) {
+  return Status(Error::kInvalidArgument, message);
+}
+
+std::string where(std::string_view map, const std::string& method, InstructionId id) {
+  return std::string(map) + ": method '" + method + "' instruction " + std::to_string(id.value);
+}
+
+Status check_handles(std::string_view map, const std::string& method, InstructionId id,
+                     const std::vector<DebugHandle>& handles, const std::set<DebugHandle>& known) {
+  for (DebugHandle h : handles) {
+    if (!known.contains(h)) {
+      return invalid(where(map, method, id) + ": debug handle " + std::to_string(h.value) +
+                     " is not a node of the edge graph");
+    }
+  }
+  return Status();
+}
+
+Status validate_method(const ETRecord& record, const std::string& method, const aot::Graph& graph) {
+  std::set<DebugHandle> known;
+  for (const aot::Node& node : graph.nodes) known.insert(node.debug_handle);
+  const auto num_outs = record.instruction_id_to_num_outs_map.find(method);
+  if (num_outs == record.instruction_id_to_num_outs_map.end()) {
+    return invalid("instruction_id_to_num_outs_map: no entry for method '" + method + "'");
+  }
+  // Every instruction is listed, so the ids must be exactly 0..n-1.
+  std::int32_t expected = 0;
+  for (const auto& [id, n] : num_outs->second) {
+    if (id.value != expected++ || n < 0) {
+      return invalid(where("instruction_id_to_num_outs_map", method, id) +
+                     ": ids must run 0, 1, 2, ... with non-negative counts");
+    }
+  }
+  auto plausible = [&](std::string_view map, InstructionId id) {
+    if (num_outs->second.contains(id)) return Status();
+    return invalid(where(map, method, id) + ": no such instruction (the program has " +
+                   std::to_string(num_outs->second.size()) + ")");
+  };
+  if (auto it = record.debug_handle_map.find(method); it != record.debug_handle_map.end()) {
+    for (const auto& [id, handles] : it->second) {
+      GLASSBOX_RETURN_IF_ERROR(plausible("debug_handle_map", id));
+      if (handles.empty() || !std::is_sorted(handles.begin(), handles.end()) ||
+          std::adjacent_find(handles.begin(), handles.end()) != handles.end()) {
+        return invalid(where("debug_handle_map", method, id) +
+                       ": handles must be a non-empty sorted set");
+      }
+      GLASSBOX_RETURN_IF_ERROR(check_handles("debug_handle_map", method, id, handles, known));
+    }
+  }
+  if (auto it = record.delegate_map.find(method); it != record.delegate_map.end()) {
+    for (const auto& [id, entry] : it->second) {
+      GLASSBOX_RETURN_IF_ERROR(plausible("delegate_map", id));
+      if (entry.backend.empty()) return invalid(where("delegate_map", method, id) + ": no backend name");
+      if (!entry.delegate_map) continue;
+      Status valid = aot::validate_debug_handle_map(*entry.delegate_map);
+      if (!valid.ok()) return invalid(where("delegate_map", method, id) + ": " + valid.message());
+      for (const auto& [key, handles] : *entry.delegate_map) {
+        GLASSBOX_RETURN_IF_ERROR(check_handles("delegate_map", method, id, handles, known));
+      }
+    }
+  }
+  return Status();
+}
+
+Status validate_tensors(const std::vector<ReferenceTensor>& tensors, std::string_view kind) {
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    std::int64_t numel = 1;
+    for (std::int64_t s : tensors[i].sizes) {
+      if (s < 0 || (s > 0 && numel > (std::int64_t{1} << 40) / s)) numel = -1;
+      if (numel < 0) break;
+      numel *= s;
+    }
+    if (numel < 0 || static_cast<std::uint64_t>(numel) != tensors[i].data.size()) {
+      return invalid("reference " + std::string(kind) + " " + std::to_string(i) +
+                     ": data does not match its sizes");
+    }
+  }
+  return Status();
+}
+
+template <typename Map>
+Status methods_have_graphs(const aot::PerMethod<Map>& maps, const ETRecord& record,
+                           std::string_view name) {
+  for (const auto& [method, map] : maps) {
+    if (!record.edge_graphs.contains(method)) {
+      return invalid(std::string(name) + ": method '" + method + "' has no edge graph");
+    }
+  }
+  return Status();
+}
+
+void append_tensor_entries(const std::vector<ReferenceTensor>& tensors, std::string_view kind,
+                           internal::ZipEntries* entries) {
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    const std::string stem = internal::reference_stem(kind, i);
+    std::vector<std::uint8_t> bytes(tensors[i].data.size() * sizeof(float));
+    if (!bytes.empty()) std::memcpy(bytes.data(), tensors[i].data.data(), bytes.size());
+    (*entries)[stem + ".bin"] = std::move(bytes);
+    const std::string meta = internal::tensor_meta_entry(tensors[i].sizes);
+    (*entries)[stem + ".json"] = std::vector<std::uint8_t>(meta.begin(), meta.end());
+  }
+}
+
+std::vector<std::uint8_t> bytes_of(std::string_view text) {
+  return std::vector<std::uint8_t>(text.begin(), text.end());
+}
+
+}  // namespace
+
+Status ETRecord::validate() const {
+  if (version != kETRecordVersion) {
+    return invalid("ETRecord version " + std::to_string(version) + " is not " +
+                   std::to_string(kETRecordVersion));
+  }
+  if (fingerprint.size() != aot::kFingerprintLength ||
+      fingerprint.find_first_not_of("0123456789abcdef") != std::string::npos) {
+    return invalid("fingerprint \"" + fingerprint + "\" is not " +
+                   std::to_string(aot::kFingerprintLength) + " lowercase hex digits");
+  }
+  if (edge_graphs.empty()) return invalid("the ETRecord has no edge graph");
+  GLASSBOX_RETURN_IF_ERROR(methods_have_graphs(debug_handle_map, *this, "debug_handle_map"));
+  GLASSBOX_RETURN_IF_ERROR(methods_have_graphs(delegate_map, *this, "delegate_map"));
+  GLASSBOX_RETURN_IF_ERROR(methods_have_graphs(instruction_id_to_num_outs_map, *this,
+                                               "instruction_id_to_num_outs_map"));
+  for (const auto& [method, graph] : edge_graphs) {
+    if (method.empty() || method.find('/') != std::string::npos) {
+      return invalid("method name '" + method + "' is empty or contains '/'");
+    }
+    GLASSBOX_RETURN_IF_ERROR(validate_method(*this, method, graph));
+  }
+  GLASSBOX_RETURN_IF_ERROR(validate_tensors(reference_inputs, "input"));
+  return validate_tensors(reference_outputs, "output");
+}
+
+StatusOr<std::vector<std::uint8_t>> ETRecord::to_bytes() const {
+  GLASSBOX_RETURN_IF_ERROR(validate());
+  internal::ZipEntries entries;
+  entries[std::string(kMarkerEntry)] = bytes_of(std::to_string(version));
+  entries[std::string(internal::kFingerprintEntry)] = bytes_of(fingerprint);
+  for (const auto& [method, graph] : edge_graphs) {
+    GLASSBOX_ASSIGN_OR_RETURN(std::string json, aot::graph_to_json(graph, {.indent = 1}));
+    entries[internal::edge_graph_entry(method)] = bytes_of(json);
+  }
+  entries[std::string(internal::kDebugHandleMapEntry)] =
+      bytes_of(internal::debug_handle_map_entry(debug_handle_map));
+  entries[std::string(internal::kDelegateMapEntry)] =
+      bytes_of(internal::delegate_map_entry(delegate_map));
+  entries[std::string(internal::kNumOutsMapEntry)] =
+      bytes_of(internal::num_outs_map_entry(instruction_id_to_num_outs_map));
+  append_tensor_entries(reference_inputs, internal::kInputs, &entries);
+  append_tensor_entries(reference_outputs, internal::kOutputs, &entries);
+  return internal::write_zip(entries);
+}
+
+Status ETRecord::save(const std::string& path) const {
+  GLASSBOX_ASSIGN_OR_RETURN(std::vector<std::uint8_t> bytes, to_bytes());
+  std::ofstream file(path, std::ios::binary | std::ios::trunc);
+  file.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  file.close();
+  if (!file) return Status(Error::kAccessFailed, path + ": cannot write the ETRecord");
+  return Status();
+}
+
+StatusOr<ETRecord> make_etrecord(const aot::Graph& edge_graph, const aot::EmitResult& program) {
+  ETRecord record;
+  record.fingerprint = program.fingerprint;
+  aot::Graph graph = edge_graph;
+  // The record needs the graph's structure, not a second copy of the weights.
+  for (aot::Value& value : graph.values) value.data.clear();
+  record.edge_graphs[std::string(aot::kForwardMethod)] = std::move(graph);
+  record.debug_handle_map = program.debug_handle_map;
+  record.delegate_map = program.delegate_map;
+  record.instruction_id_to_num_outs_map = program.instruction_id_to_num_outs_map;
+  GLASSBOX_RETURN_IF_ERROR(record.validate());
+  return record;
+}
+
+Status generate_etrecord(const std::string& path, const aot::Graph& edge_graph,
+                         const aot::EmitResult& program) {
+  GLASSBOX_ASSIGN_OR_RETURN(ETRecord record, make_etrecord(edge_graph, program));
+  return record.save(path);
+}
+
+}  // namespace glassbox::etrecord

@@ -1,0 +1,69 @@
+#include "glassbox/etrecord/program_manager.h"
+
+#include <fstream>
+
+#include "glassbox/aot/to_backend.h"
+
+namespace glassbox::etrecord {
+
+EdgeProgramManager::EdgeProgramManager(aot::Graph graph, bool generate_etrecord)
+    : graph_(std::move(graph)), edge_graph_(graph_), generate_etrecord_(generate_etrecord) {}
+
+StatusOr<EdgeProgramManager> to_edge(aot::Graph graph, EdgeOptions options) {
+  GLASSBOX_RETURN_IF_ERROR(aot::verify(graph));
+  return EdgeProgramManager(std::move(graph), options.generate_etrecord);
+}
+
+StatusOr<EdgeProgramManager> EdgeProgramManager::to_backend(
+    const aot::Partitioner& partitioner, std::span<const aot::CompileSpec> compile_specs) const {
+  EdgeProgramManager next = *this;
+  GLASSBOX_ASSIGN_OR_RETURN(next.graph_, aot::to_backend(graph_, partitioner, compile_specs));
+  return next;
+}
+
+StatusOr<ExecutorchProgramManager> EdgeProgramManager::to_executorch() const {
+  GLASSBOX_ASSIGN_OR_RETURN(aot::EmitResult emitted,
+                            aot::emit(graph_, {.edge_graph = &edge_graph_}));
+  std::optional<ETRecord> record;
+  if (generate_etrecord_) {
+    GLASSBOX_ASSIGN_OR_RETURN(record, make_etrecord(edge_graph_, emitted));
+  }
+  return ExecutorchProgramManager(std::move(emitted), std::move(record));
+}
+
+StatusOr<ETRecord> ExecutorchProgramManager::get_etrecord() const {
+  if (!etrecord_) {
+    return Status(Error::kInvalidState, "ETRecord was not generated; pass generate_etrecord=true");
+  }
+  return *etrecord_;
+}
+
+Status ExecutorchProgramManager::save(const std::string& path) const {
+  std::ofstream file(path, std::ios::binary | std::ios::trunc);
+  file.write(reinterpret_cast<const char*>(buffer().data()),
+             static_cast<std::streamsize>(buffer().size()));
+  file.close();
+  if (!file) return Status(Error::kAccessFailed, path + ": cannot write the program");
+  return Status();
+}
+
+StatusOr<EdgeProgramManager> to_edge_transform_and_lower(
+    aot::Graph graph, std::span<const aot::Partitioner> partitioners, const LowerOptions& options) {
+  GLASSBOX_ASSIGN_OR_RETURN(EdgeProgramManager manager,
+                            to_edge(std::move(graph), {.generate_etrecord = options.generate_etrecord}));
+  for (const aot::Partitioner& partitioner : partitioners) {
+    GLASSBOX_ASSIGN_OR_RETURN(manager, manager.to_backend(partitioner, options.compile_specs));
+  }
+  return manager;
+}
+
+StatusOr<ExecutorchProgramManager> export_model(aot::Graph graph, const Recipe& recipe) {
+  GLASSBOX_ASSIGN_OR_RETURN(
+      EdgeProgramManager manager,
+      to_edge_transform_and_lower(std::move(graph), recipe.partitioners,
+                                  {.compile_specs = recipe.compile_specs,
+                                   .generate_etrecord = recipe.generate_etrecord}));
+  return manager.to_executorch();
+}
+
+}  // namespace glassbox::etrecord

@@ -1,0 +1,94 @@
+#include "glassbox/etrecord/program_manager.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "glassbox/aot/to_backend.h"
+#include "src/etrecord/test_records.h"
+
+namespace glassbox::etrecord {
+namespace {
+
+using testing::export_demo;
+using testing::HasError;
+using testing::IsOk;
+using testing::value_of;
+
+const std::string kForward(aot::kForwardMethod);
+
+aot::Graph demo_model() { return value_of(backends::demo::build_conv_relu_tan_model()); }
+
+TEST(ProgramManagerTest, ToEdgeToBackendToExecutorch) {
+  backends::demo::DemoBackend backend;
+  const aot::Partitioner partitioner = backends::demo::make_demo_partitioner(backend);
+  const aot::Graph model = demo_model();
+  const EdgeProgramManager edge = value_of(to_edge(model, {.generate_etrecord = true}));
+  const EdgeProgramManager lowered = value_of(edge.to_backend(partitioner));
+  // The snapshot is a value: lowering changed the graph, not the snapshot.
+  EXPECT_EQ(lowered.edge_graph(), model);
+  EXPECT_EQ(lowered.graph().nodes.size(), 1u);
+  EXPECT_EQ(edge.graph(), model);
+
+  const ExecutorchProgramManager program = value_of(lowered.to_executorch());
+  EXPECT_EQ(value_of(aot::fingerprint_of(program.buffer())), program.fingerprint());
+  const ETRecord record = value_of(program.get_etrecord());
+  EXPECT_EQ(record.fingerprint, program.fingerprint());
+  EXPECT_EQ(record.debug_handle_map, program.debug_handle_map());
+  EXPECT_EQ(record.delegate_map, program.delegate_map());
+  EXPECT_EQ(record.instruction_id_to_num_outs_map, program.instruction_id_to_num_outs_map());
+  EXPECT_EQ(record.edge_graphs.at(kForward).nodes, model.nodes);
+}
+
+TEST(ProgramManagerTest, AllEntryPointsAgree) {
+  backends::demo::DemoBackend backend;
+  const std::vector<aot::Partitioner> partitioners{backends::demo::make_demo_partitioner(backend)};
+  const EdgeProgramManager edge = value_of(
+      to_edge_transform_and_lower(demo_model(), partitioners,
+                                  {.compile_specs = {aot::CompileSpec::from_string(
+                                       backends::demo::kIdentifiersSpecKey, "generated")},
+                                   .generate_etrecord = true}));
+  const ExecutorchProgramManager a = value_of(edge.to_executorch());
+  const ExecutorchProgramManager b = export_demo();
+  EXPECT_EQ(a.buffer(), b.buffer());
+  EXPECT_EQ(value_of(a.get_etrecord()), value_of(b.get_etrecord()));
+}
+
+TEST(ProgramManagerTest, GetEtrecordWhenNotGeneratedIsAClearError) {
+  const ExecutorchProgramManager program = export_demo("generated", /*generate_etrecord=*/false);
+  EXPECT_TRUE(HasError(program.get_etrecord(), Error::kInvalidState,
+                       {"ETRecord was not generated; pass generate_etrecord=true"}));
+}
+
+TEST(ProgramManagerTest, PortableRecipeLowersNothing) {
+  const aot::Graph model = demo_model();
+  const ExecutorchProgramManager program =
+      value_of(export_model(model, Recipe{.generate_etrecord = true}));
+  EXPECT_EQ(program.instruction_id_to_num_outs_map().at(kForward).size(), model.nodes.size());
+  EXPECT_TRUE(program.delegate_map().at(kForward).empty());
+  EXPECT_TRUE(IsOk(program.get_etrecord()));
+}
+
+TEST(ProgramManagerTest, SaveWritesTheBuffer) {
+  const ExecutorchProgramManager program = export_demo();
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "glassbox_program_manager_test.gbx").string();
+  ASSERT_TRUE(IsOk(program.save(path)));
+  std::ifstream file(path, std::ios::binary);
+  const std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(file)),
+                                        std::istreambuf_iterator<char>());
+  EXPECT_EQ(bytes, program.buffer());
+  std::filesystem::remove(path);
+  EXPECT_TRUE(HasError(program.save("/nonexistent-dir/p.gbx"), Error::kAccessFailed));
+}
+
+TEST(ProgramManagerTest, InvalidGraphIsRejectedByToEdge) {
+  aot::Graph graph = demo_model();
+  graph.nodes[1].inputs[0] = aot::ValueId(999);
+  EXPECT_TRUE(HasError(to_edge(graph), Error::kInvalidArgument));
+}
+
+}  // namespace
+}  // namespace glassbox::etrecord

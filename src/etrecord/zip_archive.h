@@ -1,0 +1,33 @@
+#pragma once
+// A small, exception-free wrapper over libzip for whole archives held in
+// memory: the ETRecord writes all entries at once and reads all of them at
+// once, so nothing else is needed.
+
+#include <cstdint>
+#include <map>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "glassbox/core/status.h"
+
+namespace glassbox::etrecord::internal {
+
+// Entry name -> bytes; std::map so archives are written in name order.
+using ZipEntries = std::map<std::string, std::vector<std::uint8_t>, std::less<>>;
+
+// Limits that keep a hostile archive from exhausting memory.
+inline constexpr std::size_t kMaxZipEntries = 4096;
+inline constexpr std::uint64_t kMaxEntryBytes = std::uint64_t{1} << 30;
+
+// A deflated archive with a fixed timestamp on every entry, so the same
+// entries always give the same bytes.
+StatusOr<std::vector<std::uint8_t>> write_zip(const ZipEntries& entries);
+
+// Every entry of `archive` (checked against its CRC). Errors are
+// kCorruptData prefixed with `source` (a file name for messages): not a zip,
+// truncated, too many or too large entries, duplicate names.
+StatusOr<ZipEntries> read_zip(std::span<const std::uint8_t> archive, std::string_view source);
+
+}  // namespace glassbox::etrecord::internal
