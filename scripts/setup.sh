@@ -8,6 +8,7 @@ packages=(
   flatbuffers-compiler libflatbuffers-dev
   nlohmann-json3-dev libcli11-dev libfmt-dev
   libzip-dev zipcmp zipmerge ziptool
+  libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
   libgtest-dev libgmock-dev libbenchmark-dev
 )
 
