@@ -73,6 +73,11 @@ void Arena::clear() {
 
 // ---- RecordStore -----------------------------------------------------------
 
+RecordStore::~RecordStore() {
+  // Heap chunks are owned here; a caller's buffer is not.
+  if (fixed_ == nullptr) clear();
+}
+
 void RecordStore::init_fixed(Record* base, std::uint64_t capacity) {
   fixed_ = base;
   capacity_ = capacity;

@@ -108,6 +108,11 @@ class RecordStore {
   static constexpr unsigned kChunkShift = 12;  // 4096 records, 128 KiB
   static constexpr std::uint64_t kChunkSize = std::uint64_t{1} << kChunkShift;
 
+  RecordStore() = default;
+  RecordStore(const RecordStore&) = delete;
+  RecordStore& operator=(const RecordStore&) = delete;
+  ~RecordStore();
+
   void init_fixed(Record* base, std::uint64_t capacity);
   void init_heap(std::uint64_t max_records);
 
