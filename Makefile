@@ -36,9 +36,10 @@ test-asan: setup build/asan/build.ninja
 	ctest --test-dir build/asan --output-on-failure -j $(JOBS)
 	@bash scripts/fuzz_smoke.sh build/asan 10
 
-bench: setup build/bench/build.ninja
+bench: setup build/bench/build.ninja build/bench-notrace/build.ninja
 	cmake --build build/bench -j $(JOBS)
-	@bash scripts/run_benchmarks.sh build/bench
+	cmake --build build/bench-notrace -j $(JOBS) --target whole_model_benchmark
+	@bash scripts/run_benchmarks.sh build/bench build/bench-notrace
 
 fuzz: setup build/asan/build.ninja
 	cmake --build build/asan -j $(JOBS)

@@ -38,6 +38,7 @@ def machine():
 def main():
     results_dir, doc = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
     rows, floors, context = [], {}, None
+    whole = {}  # (model, mode) -> ms per execute
     for path in sorted(results_dir.glob("*.json")):
         data = json.loads(path.read_text())
         context = context or data.get("context", {})
@@ -51,6 +52,16 @@ def main():
                 ns = 1e9 / b["items_per_second"]  # per item (event)
             if name.startswith("BM_TwoClockReads"):
                 floors[label] = ns
+            if name.startswith("BM_WholeModel_"):
+                # BM_WholeModel_<model>_<mode>; the tracing-off build labels
+                # its runs, which all behave as "compiled out".
+                _, _, model, mode = name.split("_", 3)
+                if label == "tracing compiled out":
+                    if mode != "NullTracer":
+                        continue
+                    mode = "CompiledOut"
+                whole[(model, mode)] = b["real_time"] * {"ns": 1e-6, "us": 1e-3, "ms": 1, "s": 1e3}[b["time_unit"]]
+                continue
             rows.append((name, label, ns))
     lines = [
         BEGIN,
@@ -64,6 +75,22 @@ def main():
         floor = floors.get(label)
         ratio = f"{ns / floor:.2f}x" if floor and label else "-"
         lines.append(f"| {name} | {label or '-'} | {ns:.2f} | {ratio} |")
+    if whole:
+        lines += [
+            "",
+            "Whole-model cost of tracing (ms per `Method::execute`, and the ratio to the",
+            "same build with no tracer):",
+            "",
+            "| model | tracing compiled out | compiled in, no tracer | ETDumpGen, method only | ETDumpGen, all events |",
+            "|---|---:|---:|---:|---:|",
+        ]
+        for model in sorted({m for m, _ in whole}):
+            base = whole.get((model, "NullTracer"))
+            cells = []
+            for mode in ("CompiledOut", "NullTracer", "MethodOnly", "AllEvents"):
+                v = whole.get((model, mode))
+                cells.append("-" if v is None else f"{v:.3f} ({v / base:.3f}x)" if base else f"{v:.3f}")
+            lines.append(f"| {model} | " + " | ".join(cells) + " |")
     lines.append(END)
     text = doc.read_text() if doc.exists() else f"# Benchmarks\n\n{BEGIN}\n{END}\n"
     head, _, rest = text.partition(BEGIN)
