@@ -133,6 +133,9 @@ ValueId GraphBuilder::relu6(ValueId x, Loc loc) {
 }
 ValueId GraphBuilder::sigmoid(ValueId x, Loc loc) { return op(op::kSigmoid, {x}, {}, loc); }
 ValueId GraphBuilder::hardswish(ValueId x, Loc loc) { return op(op::kHardswish, {x}, {}, loc); }
+ValueId GraphBuilder::hardsigmoid(ValueId x, double alpha, double beta, Loc loc) {
+  return op(op::kHardsigmoid, {x}, {{"alpha", alpha}, {"beta", beta}}, loc);
+}
 ValueId GraphBuilder::tan(ValueId x, Loc loc) { return op(op::kTan, {x}, {}, loc); }
 ValueId GraphBuilder::sin(ValueId x, Loc loc) { return op(op::kSin, {x}, {}, loc); }
 ValueId GraphBuilder::cos(ValueId x, Loc loc) { return op(op::kCos, {x}, {}, loc); }
@@ -150,10 +153,14 @@ ValueId GraphBuilder::linear(ValueId x, ValueId weight, std::optional<ValueId> b
 ValueId GraphBuilder::matmul(ValueId a, ValueId b, Loc loc) { return op(op::kMatmul, {a, b}, {}, loc); }
 
 namespace {
+// Defaults are left out, so graphs built before these options existed
+// serialise (and fingerprint) exactly as they did.
 AttributeMap pool_attributes(const Pool2dOptions& o) {
-  return {{"kernel", pair(o.kernel)},
-          {"stride", pair(o.stride.value_or(o.kernel))},
-          {"padding", pair(o.padding)}};
+  AttributeMap attrs = {{"kernel", pair(o.kernel)},
+                        {"stride", pair(o.stride.value_or(o.kernel))},
+                        {"padding", pair(o.padding)}};
+  if (o.ceil_mode) attrs["ceil_mode"] = std::int64_t{1};
+  return attrs;
 }
 }  // namespace
 
@@ -161,7 +168,9 @@ ValueId GraphBuilder::max_pool2d(ValueId x, const Pool2dOptions& options, Loc lo
   return op(op::kMaxPool2d, {x}, pool_attributes(options), loc);
 }
 ValueId GraphBuilder::avg_pool2d(ValueId x, const Pool2dOptions& options, Loc loc) {
-  return op(op::kAvgPool2d, {x}, pool_attributes(options), loc);
+  AttributeMap attrs = pool_attributes(options);
+  if (!options.count_include_pad) attrs["count_include_pad"] = std::int64_t{0};
+  return op(op::kAvgPool2d, {x}, std::move(attrs), loc);
 }
 ValueId GraphBuilder::global_avg_pool2d(ValueId x, Loc loc) {
   return op(op::kGlobalAvgPool2d, {x}, {}, loc);
@@ -181,6 +190,10 @@ ValueId GraphBuilder::concat(std::vector<ValueId> xs, std::int64_t axis, Loc loc
 }
 ValueId GraphBuilder::softmax(ValueId x, std::int64_t axis, Loc loc) {
   return op(op::kSoftmax, {x}, {{"axis", axis}}, loc);
+}
+
+ValueId GraphBuilder::transpose(ValueId x, std::vector<std::int64_t> perm, Loc loc) {
+  return op(op::kTranspose, {x}, {{"perm", std::move(perm)}}, loc);
 }
 
 void GraphBuilder::output(ValueId value) {

@@ -245,3 +245,33 @@ TEST(DebugHandlesTest, AssignReplacesExistingHandles) {
 
 }  // namespace
 }  // namespace glassbox::aot
+
+namespace glassbox::aot {
+namespace {
+
+using testing::HasError;
+using testing::IsOk;
+
+TEST(GraphBuilderTest, WritesHardsigmoidTransposeAndPoolOptions) {
+  GraphBuilder b;
+  ValueId x = b.input("x", ScalarType::kFloat, {1, 2, 4, 4});
+  ValueId h = b.hardsigmoid(x, 1.0 / 6, 0.5);
+  ValueId p = b.avg_pool2d(h, {.kernel = {3, 3}, .stride = {{2, 2}}, .padding = {1, 1},
+                               .ceil_mode = true, .count_include_pad = false});
+  b.output(b.transpose(p, {0, 2, 3, 1}));
+  StatusOr<Graph> graph = b.build();
+  ASSERT_TRUE(graph.ok()) << graph.message();
+  const Node& pool = graph->nodes[1];
+  EXPECT_EQ(std::get<int64_t>(pool.attributes.at("ceil_mode")), 1);
+  EXPECT_EQ(std::get<int64_t>(pool.attributes.at("count_include_pad")), 0);
+  EXPECT_EQ(graph->nodes[0].op, op::kHardsigmoid);
+  EXPECT_EQ(graph->find_value(graph->outputs[0])->shape, (std::vector<int64_t>{1, 3, 3, 2}));
+  // Defaults are not written, so older graphs keep their attributes.
+  GraphBuilder plain;
+  ValueId y = plain.input("y", ScalarType::kFloat, {1, 1, 4, 4});
+  plain.output(plain.max_pool2d(y, {}));
+  EXPECT_FALSE(plain.build()->nodes[0].attributes.contains("ceil_mode"));
+}
+
+}  // namespace
+}  // namespace glassbox::aot

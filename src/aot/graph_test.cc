@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "glassbox/aot/graph_builder.h"
 #include "glassbox/aot/ops.h"
 #include "test_util.h"
@@ -199,6 +201,91 @@ TEST(InferOutputTypeTest, FlattenRangeAndGroupedConv) {
   StatusOr<TensorType> conv = infer_output_type(op::kConv2d, conv_in, attrs);
   ASSERT_TRUE(IsOk(conv));
   EXPECT_EQ(conv->shape, (std::vector<int64_t>{1, 6, 3, 3}));
+}
+
+}  // namespace
+}  // namespace glassbox::aot
+
+namespace glassbox::aot {
+namespace {
+
+using testing::HasError;
+using testing::IsOk;
+
+// ONNX-driven op extensions: transpose, hardsigmoid, optional clamp bounds,
+// per-side pool/conv padding, ceil_mode and count_include_pad.
+TEST(InferOutputTypeTest, TransposePermutesDims) {
+  const std::vector<TensorType> x{{ScalarType::kFloat, {2, 3, 4}}};
+  StatusOr<TensorType> out =
+      infer_output_type(op::kTranspose, x, {{"perm", std::vector<int64_t>{2, 0, 1}}});
+  ASSERT_TRUE(IsOk(out));
+  EXPECT_EQ(out->shape, (std::vector<int64_t>{4, 2, 3}));
+  EXPECT_TRUE(HasError(infer_output_type(op::kTranspose, x, {{"perm", std::vector<int64_t>{0, 0, 1}}}),
+                       Error::kInvalidArgument, {"not a permutation"}));
+  EXPECT_TRUE(HasError(infer_output_type(op::kTranspose, x, {{"perm", std::vector<int64_t>{1, 0}}}),
+                       Error::kInvalidArgument, {"does not match rank 3"}));
+}
+
+TEST(InferOutputTypeTest, HardsigmoidNeedsFiniteAlphaAndBeta) {
+  const std::vector<TensorType> x{{ScalarType::kFloat, {2, 3}}};
+  EXPECT_TRUE(IsOk(infer_output_type(op::kHardsigmoid, x, {{"alpha", 0.2}, {"beta", 0.5}})));
+  EXPECT_TRUE(HasError(infer_output_type(op::kHardsigmoid, x, {{"alpha", 0.2}}),
+                       Error::kInvalidArgument, {"'beta'"}));
+  EXPECT_TRUE(HasError(
+      infer_output_type(op::kHardsigmoid, x,
+                        {{"alpha", std::numeric_limits<double>::infinity()}, {"beta", 0.5}}),
+      Error::kInvalidArgument, {"finite"}));
+}
+
+TEST(InferOutputTypeTest, ClampBoundsAreOptional) {
+  const std::vector<TensorType> x{{ScalarType::kFloat, {2}}};
+  EXPECT_TRUE(IsOk(infer_output_type(op::kClamp, x, {})));
+  EXPECT_TRUE(IsOk(infer_output_type(op::kClamp, x, {{"min", 0.0}})));
+  EXPECT_TRUE(IsOk(infer_output_type(op::kClamp, x, {{"max", 0.0}})));
+}
+
+TEST(InferOutputTypeTest, PoolTakesPerSidePaddingAndCeilMode) {
+  const std::vector<TensorType> image{{ScalarType::kFloat, {1, 1, 5, 5}}};
+  AttributeMap attrs = {{"kernel", std::vector<int64_t>{2, 2}},
+                        {"stride", std::vector<int64_t>{2, 2}},
+                        {"padding", std::vector<int64_t>{0, 0, 1, 1}}};
+  // (5 + 0 + 1 - 2) / 2 + 1 = 3 both ways.
+  ASSERT_TRUE(IsOk(infer_output_type(op::kMaxPool2d, image, attrs)));
+  EXPECT_EQ(infer_output_type(op::kMaxPool2d, image, attrs)->shape,
+            (std::vector<int64_t>{1, 1, 3, 3}));
+  attrs["padding"] = std::vector<int64_t>{0, 0, 0, 0};
+  attrs["ceil_mode"] = int64_t{1};
+  // ceil((5 - 2) / 2) + 1 = 3; the last window starts at 4 < 5, so it stays.
+  EXPECT_EQ(infer_output_type(op::kMaxPool2d, image, attrs)->shape,
+            (std::vector<int64_t>{1, 1, 3, 3}));
+  attrs["count_include_pad"] = int64_t{0};
+  EXPECT_TRUE(IsOk(infer_output_type(op::kAvgPool2d, image, attrs)));
+  EXPECT_TRUE(HasError(infer_output_type(op::kMaxPool2d, image, attrs), Error::kInvalidArgument,
+                       {"no attribute 'count_include_pad'"}));
+  attrs.erase("count_include_pad");
+  attrs["dilation"] = std::vector<int64_t>{2, 2};
+  EXPECT_TRUE(IsOk(infer_output_type(op::kMaxPool2d, image, attrs)));
+  EXPECT_TRUE(HasError(infer_output_type(op::kAvgPool2d, image, attrs), Error::kInvalidArgument,
+                       {"no attribute 'dilation'"}));
+  attrs.erase("dilation");
+  attrs["padding"] = std::vector<int64_t>{2, 0, 0, 0};
+  EXPECT_TRUE(HasError(infer_output_type(op::kMaxPool2d, image, attrs), Error::kInvalidArgument,
+                       {"not smaller than the window"}));
+  attrs["padding"] = std::vector<int64_t>{1, 1, 1};
+  EXPECT_TRUE(HasError(infer_output_type(op::kMaxPool2d, image, attrs), Error::kInvalidArgument,
+                       {"2 or 4 entries"}));
+}
+
+TEST(InferOutputTypeTest, ConvTakesPerSidePadding) {
+  const std::vector<TensorType> in{{ScalarType::kFloat, {1, 1, 5, 5}},
+                                   {ScalarType::kFloat, {2, 1, 3, 3}}};
+  const AttributeMap attrs = {{"stride", std::vector<int64_t>{1, 1}},
+                              {"padding", std::vector<int64_t>{1, 0, 0, 1}},
+                              {"dilation", std::vector<int64_t>{1, 1}},
+                              {"groups", int64_t{1}}};
+  StatusOr<TensorType> out = infer_output_type(op::kConv2d, in, attrs);
+  ASSERT_TRUE(IsOk(out));
+  EXPECT_EQ(out->shape, (std::vector<int64_t>{1, 2, 4, 4}));
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
+#include <limits>
 
 namespace glassbox::aot {
 namespace {
@@ -95,16 +97,48 @@ Status expect_shape(const TensorType& t, const Shape& shape, std::string_view wh
   return Status();
 }
 
-// Output size of a sliding window (conv, pool), rounding down.
+// Output size of a sliding window (conv, pool), rounding down, or up in
+// ceil mode, where a last window starting in the end padding is dropped
+// (PyTorch's rule, which the runtime's pooling kernels follow).
 StatusOr<std::int64_t> window_out(std::int64_t in, std::int64_t kernel, std::int64_t stride,
-                                  std::int64_t pad, std::int64_t dilation) {
+                                  std::int64_t pad_begin, std::int64_t pad_end,
+                                  std::int64_t dilation, bool ceil_mode) {
   const std::int64_t span = dilation * (kernel - 1) + 1;
-  const std::int64_t padded = in + 2 * pad;
+  const std::int64_t padded = in + pad_begin + pad_end;
   if (padded < span) {
     return invalid("window " + std::to_string(span) + " larger than padded input " +
                    std::to_string(padded));
   }
-  return (padded - span) / stride + 1;
+  std::int64_t out = (padded - span + (ceil_mode ? stride - 1 : 0)) / stride + 1;
+  if (ceil_mode && (out - 1) * stride >= in + pad_begin) --out;
+  return out;
+}
+
+// "padding": [h, w] (both sides alike) or [top, left, bottom, right].
+struct Padding {
+  std::array<std::int64_t, 2> begin{0, 0};
+  std::array<std::int64_t, 2> end{0, 0};
+  bool per_side = false;  // Given with 4 entries.
+};
+
+StatusOr<Padding> padding_attr(const AttributeMap& attrs) {
+  GLASSBOX_ASSIGN_OR_RETURN(Shape v, ints_attr(attrs, "padding"));
+  if (v.size() != 2 && v.size() != 4) {
+    return invalid("attribute 'padding' must have 2 or 4 entries, got " + shape_string(v));
+  }
+  for (std::int64_t p : v) {
+    if (p < 0) return invalid("attribute 'padding' must be >= 0, got " + shape_string(v));
+  }
+  if (v.size() == 2) return Padding{{v[0], v[1]}, {v[0], v[1]}, false};
+  return Padding{{v[0], v[1]}, {v[2], v[3]}, true};
+}
+
+// An optional 0/1 int attribute.
+StatusOr<bool> flag_attr(const AttributeMap& attrs, std::string_view name, bool fallback) {
+  if (!attrs.contains(name)) return fallback;
+  GLASSBOX_ASSIGN_OR_RETURN(std::int64_t v, int_attr(attrs, name));
+  if (v != 0 && v != 1) return invalid("attribute '" + std::string(name) + "' must be 0 or 1");
+  return v == 1;
 }
 
 StatusOr<TensorType> infer_conv2d(std::span<const TensorType> in, const AttributeMap& attrs) {
@@ -113,7 +147,7 @@ StatusOr<TensorType> infer_conv2d(std::span<const TensorType> in, const Attribut
   GLASSBOX_RETURN_IF_ERROR(expect_rank(x, 4, "conv2d input"));
   GLASSBOX_RETURN_IF_ERROR(expect_rank(w, 4, "conv2d weight"));
   GLASSBOX_ASSIGN_OR_RETURN(auto stride, pair_attr(attrs, "stride", 1));
-  GLASSBOX_ASSIGN_OR_RETURN(auto padding, pair_attr(attrs, "padding", 0));
+  GLASSBOX_ASSIGN_OR_RETURN(Padding padding, padding_attr(attrs));
   GLASSBOX_ASSIGN_OR_RETURN(auto dilation, pair_attr(attrs, "dilation", 1));
   GLASSBOX_ASSIGN_OR_RETURN(std::int64_t groups, int_attr(attrs, "groups"));
   if (groups < 1) return invalid("conv2d groups must be >= 1");
@@ -133,24 +167,65 @@ StatusOr<TensorType> infer_conv2d(std::span<const TensorType> in, const Attribut
   Shape out{x.shape[0], out_channels, 0, 0};
   for (std::size_t i = 0; i < 2; ++i) {
     GLASSBOX_ASSIGN_OR_RETURN(out[2 + i], window_out(x.shape[2 + i], w.shape[2 + i], stride[i],
-                                                     padding[i], dilation[i]));
+                                                     padding.begin[i], padding.end[i],
+                                                     dilation[i], false));
   }
   return TensorType{x.dtype, out};
 }
 
-StatusOr<TensorType> infer_pool2d(std::span<const TensorType> in, const AttributeMap& attrs) {
+StatusOr<TensorType> infer_pool2d(std::string_view op_name, std::span<const TensorType> in,
+                                  const AttributeMap& attrs) {
+  const bool avg = op_name == op::kAvgPool2d;
   GLASSBOX_RETURN_IF_ERROR(expect_rank(in[0], 4, "pool input"));
   GLASSBOX_ASSIGN_OR_RETURN(auto kernel, pair_attr(attrs, "kernel", 1));
   GLASSBOX_ASSIGN_OR_RETURN(auto stride, pair_attr(attrs, "stride", 1));
-  GLASSBOX_ASSIGN_OR_RETURN(auto padding, pair_attr(attrs, "padding", 0));
+  GLASSBOX_ASSIGN_OR_RETURN(Padding padding, padding_attr(attrs));
+  GLASSBOX_ASSIGN_OR_RETURN(bool ceil_mode, flag_attr(attrs, "ceil_mode", false));
+  std::array<std::int64_t, 2> dilation{1, 1};
+  if (attrs.contains("dilation")) {
+    if (avg) return invalid("avg_pool2d has no attribute 'dilation'");
+    GLASSBOX_ASSIGN_OR_RETURN(dilation, pair_attr(attrs, "dilation", 1));
+  }
+  if (attrs.contains("count_include_pad")) {
+    if (!avg) return invalid("max_pool2d has no attribute 'count_include_pad'");
+    GLASSBOX_RETURN_IF_ERROR(flag_attr(attrs, "count_include_pad", true));
+  }
   Shape out = in[0].shape;
   for (std::size_t i = 0; i < 2; ++i) {
-    // PyTorch's rule: padding at most half the kernel, so no window is all pad.
-    if (2 * padding[i] > kernel[i]) return invalid("pool padding larger than half the kernel");
-    GLASSBOX_ASSIGN_OR_RETURN(out[2 + i],
-                              window_out(out[2 + i], kernel[i], stride[i], padding[i], 1));
+    const std::int64_t span = dilation[i] * (kernel[i] - 1) + 1;
+    if (!padding.per_side && 2 * padding.begin[i] > kernel[i]) {
+      // PyTorch's rule: padding at most half the kernel, so no window is all pad.
+      return invalid("pool padding larger than half the kernel");
+    }
+    if (padding.begin[i] >= span || padding.end[i] >= span) {
+      // Per-side padding (ONNX pads) only needs every window to touch the input.
+      return invalid("pool padding " + std::to_string(std::max(padding.begin[i], padding.end[i])) +
+                     " not smaller than the window " + std::to_string(span));
+    }
+    GLASSBOX_ASSIGN_OR_RETURN(out[2 + i], window_out(out[2 + i], kernel[i], stride[i],
+                                                     padding.begin[i], padding.end[i],
+                                                     dilation[i], ceil_mode));
   }
   return TensorType{in[0].dtype, out};
+}
+
+StatusOr<TensorType> infer_transpose(const TensorType& x, const AttributeMap& attrs) {
+  GLASSBOX_ASSIGN_OR_RETURN(Shape perm, ints_attr(attrs, "perm"));
+  if (perm.size() != x.shape.size()) {
+    return invalid("transpose perm " + shape_string(perm) + " does not match rank " +
+                   std::to_string(x.shape.size()));
+  }
+  std::vector<bool> seen(perm.size(), false);
+  Shape out(perm.size());
+  for (std::size_t i = 0; i < perm.size(); ++i) {
+    const auto p = perm[i];
+    if (p < 0 || p >= static_cast<std::int64_t>(perm.size()) || seen[static_cast<std::size_t>(p)]) {
+      return invalid("transpose perm " + shape_string(perm) + " is not a permutation");
+    }
+    seen[static_cast<std::size_t>(p)] = true;
+    out[i] = x.shape[static_cast<std::size_t>(p)];
+  }
+  return TensorType{x.dtype, out};
 }
 
 StatusOr<TensorType> infer_linear(std::span<const TensorType> in) {
@@ -265,7 +340,7 @@ struct Arity {
 
 constexpr std::size_t kVariadic = static_cast<std::size_t>(-1);
 
-constexpr std::array<Arity, 22> kArities = {{
+constexpr std::array<Arity, 24> kArities = {{
     {op::kConv2d, 2, 3},     {op::kRelu, 1, 1},       {op::kClamp, 1, 1},
     {op::kSigmoid, 1, 1},    {op::kHardswish, 1, 1},  {op::kTan, 1, 1},
     {op::kSin, 1, 1},        {op::kCos, 1, 1},        {op::kAdd, 2, 2},
@@ -273,7 +348,7 @@ constexpr std::array<Arity, 22> kArities = {{
     {op::kLinear, 2, 3},     {op::kMatmul, 2, 2},     {op::kMaxPool2d, 1, 1},
     {op::kAvgPool2d, 1, 1},  {op::kGlobalAvgPool2d, 1, 1}, {op::kBatchNorm, 5, 5},
     {op::kFlatten, 1, 1},    {op::kReshape, 1, 1},    {op::kConcat, 1, kVariadic},
-    {op::kSoftmax, 1, 1},
+    {op::kSoftmax, 1, 1},    {op::kHardsigmoid, 1, 1}, {op::kTranspose, 1, 1},
 }};
 
 const Arity* find_arity(std::string_view name) {
@@ -314,7 +389,10 @@ StatusOr<TensorType> infer_output_type(std::string_view op_name,
   }
 
   if (op_name == op::kConv2d) return infer_conv2d(in, attrs);
-  if (op_name == op::kMaxPool2d || op_name == op::kAvgPool2d) return infer_pool2d(in, attrs);
+  if (op_name == op::kMaxPool2d || op_name == op::kAvgPool2d) {
+    return infer_pool2d(op_name, in, attrs);
+  }
+  if (op_name == op::kTranspose) return infer_transpose(in[0], attrs);
   if (op_name == op::kLinear) return infer_linear(in);
   if (op_name == op::kMatmul) return infer_matmul(in);
   if (op_name == op::kBatchNorm) return infer_batch_norm(in, attrs);
@@ -331,9 +409,24 @@ StatusOr<TensorType> infer_output_type(std::string_view op_name,
     return in[0];
   }
   if (op_name == op::kClamp) {
-    GLASSBOX_ASSIGN_OR_RETURN(double min, float_attr(attrs, "min"));
-    GLASSBOX_ASSIGN_OR_RETURN(double max, float_attr(attrs, "max"));
+    // Either bound may be absent (unbounded on that side, as ONNX Clip).
+    double min = -std::numeric_limits<double>::infinity();
+    double max = std::numeric_limits<double>::infinity();
+    if (attrs.contains("min")) {
+      GLASSBOX_ASSIGN_OR_RETURN(min, float_attr(attrs, "min"));
+    }
+    if (attrs.contains("max")) {
+      GLASSBOX_ASSIGN_OR_RETURN(max, float_attr(attrs, "max"));
+    }
     if (!(min <= max)) return invalid("clamp min must be <= max");
+    return in[0];
+  }
+  if (op_name == op::kHardsigmoid) {
+    GLASSBOX_ASSIGN_OR_RETURN(double alpha, float_attr(attrs, "alpha"));
+    GLASSBOX_ASSIGN_OR_RETURN(double beta, float_attr(attrs, "beta"));
+    if (!std::isfinite(alpha) || !std::isfinite(beta)) {
+      return invalid("hardsigmoid alpha and beta must be finite");
+    }
     return in[0];
   }
   if (op_name == op::kAdd || op_name == op::kSub || op_name == op::kMul || op_name == op::kDiv) {

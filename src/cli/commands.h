@@ -28,6 +28,9 @@ void add_lower_commands(CLI::App& app, CommandContext& context);
 /// `glassbox etrecord show` (etrecord_command.cc).
 void add_etrecord_commands(CLI::App& app, CommandContext& context);
 
+/// `glassbox inspect` (inspect_command.cc).
+void add_inspect_commands(CLI::App& app, CommandContext& context);
+
 /// `glassbox run` (run_command.cc).
 void add_run_commands(CLI::App& app, CommandContext& context);
 

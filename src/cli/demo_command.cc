@@ -1,37 +1,94 @@
-// `glassbox demo`: the main job. Until the runtime executor exists it
-// records a synthetic delegated run (src/cli/synthetic_run.h).
+// `glassbox demo`: the main job, end to end on the seed's demo model.
+// Build it, lower it to the demo delegate with an ETRecord, run it with
+// ETDumpGen, then join the ETDump with the ETRecord in the Inspector and
+// print the per-operator table (delegate events mapped back to the source
+// operators and their module paths).
 
+#include <fstream>
 #include <memory>
 #include <string>
+#include <filesystem>
 
+#include "backends/demo/aot/demo_backend.h"
+#include "backends/demo/aot/demo_model.h"
+#include "glassbox/etdump/etdump_reader.h"
+#include "glassbox/etrecord/program_manager.h"
+#include "glassbox/inspector/formats.h"
 #include "src/cli/commands.h"
-#include "src/cli/synthetic_run.h"
+#include "src/cli/program_runner.h"
 
 namespace glassbox::cli {
 namespace {
 
 struct DemoOptions {
   std::string out_dir = "glassbox-demo";
-  int iterations = 3;
+  int iterations = 5;
+  std::string ids = "generated";
+  std::string log_mode = "realtime";
   std::string clock = "steady";
-  bool string_ids = false;
-  bool no_intermediates = false;
 };
 
+Status write_text(const std::string& path, const std::string& text) {
+  std::ofstream file(path, std::ios::trunc);
+  file << text;
+  file.close();
+  if (!file) return Status(Error::kAccessFailed, "cannot write " + path);
+  return Status();
+}
+
 Status demo(const DemoOptions& options, std::ostream& out) {
-  SyntheticRunOptions run;
+  std::error_code ec;
+  std::filesystem::create_directories(options.out_dir, ec);
+  if (ec) return Status(Error::kAccessFailed, "cannot create " + options.out_dir);
+  const std::string program_path = options.out_dir + "/demo.gbx";
+  const std::string etrecord_path = options.out_dir + "/demo.etrecord";
+  const std::string etdump_path = options.out_dir + "/demo.etdp";
+  const std::string trace_path = options.out_dir + "/demo.trace.json";
+
+  // 1. Ahead of time: the model, lowered to the demo delegate.
+  GLASSBOX_ASSIGN_OR_RETURN(aot::Graph model, backends::demo::build_conv_relu_tan_model());
+  static backends::demo::DemoBackend backend;
+  etrecord::Recipe recipe;
+  recipe.generate_etrecord = true;
+  recipe.partitioners.push_back(backends::demo::make_demo_partitioner(backend));
+  recipe.compile_specs.push_back(
+      aot::CompileSpec::from_string(backends::demo::kIdentifiersSpecKey, options.ids));
+  recipe.compile_specs.push_back(aot::CompileSpec::from_string("profiling", options.log_mode));
+  GLASSBOX_ASSIGN_OR_RETURN(etrecord::ExecutorchProgramManager program,
+                            etrecord::export_model(std::move(model), recipe));
+  GLASSBOX_RETURN_IF_ERROR(program.save(program_path));
+  GLASSBOX_ASSIGN_OR_RETURN(etrecord::ETRecord record, program.get_etrecord());
+  GLASSBOX_RETURN_IF_ERROR(record.save(etrecord_path));
+
+  // 2. Run time: the program under ETDumpGen.
+  RunOptions run;
+  run.program_path = program_path;
+  run.etdump_path = etdump_path;
   run.iterations = options.iterations;
+  run.warmup = 1;
   run.use_tsc = options.clock == "tsc";
-  run.string_ids = options.string_ids;
-  run.log_intermediates = !options.no_intermediates;
-  GLASSBOX_ASSIGN_OR_RETURN(SyntheticRunFiles files,
-                            record_synthetic_run(run, options.out_dir));
-  out << "recorded " << files.events << " events of a synthetic delegated run ("
-      << options.iterations << " executions)\n"
-      << "  ETDump:     " << files.etdump_path << "\n"
-      << "  debug data: " << files.debug_data_path << "\n"
-      << "decode it with: glassbox etdump show " << files.etdump_path
-      << " --debug-data " << files.debug_data_path << "\n";
+  GLASSBOX_ASSIGN_OR_RETURN(RunSummary summary, run_program(run));
+
+  // 3. After the run: the Inspector joins the two.
+  GLASSBOX_ASSIGN_OR_RETURN(etdump::ETDumpFile dump, etdump::load_etdump_file(etdump_path));
+  GLASSBOX_ASSIGN_OR_RETURN(inspector::Inspector inspector,
+                            inspector::Inspector::create(dump, &record));
+  GLASSBOX_RETURN_IF_ERROR(write_text(trace_path, inspector::to_chrome_trace(inspector)));
+
+  out << "Lowered the seed's ConvReLUTanModel to the demo delegate (identifiers: "
+      << options.ids << ", " << options.log_mode << " logging) and ran it "
+      << options.iterations << " times (" << summary.mean_execute_ms << " ms per execute).\n\n"
+      << inspector::render(inspector, inspector::View::kOps, inspector::Format::kTable)
+      << "\nFiles in " << options.out_dir << "/:\n"
+      << "  demo.gbx         the program (fingerprint " << program.fingerprint() << ")\n"
+      << "  demo.etrecord    the ETRecord (edge graph, debug handle and delegate maps)\n"
+      << "  demo.etdp        the ETDump (" << summary.events << " events, " << summary.dropped
+      << " dropped)\n"
+      << "  demo.trace.json  a Chrome trace: open it in https://ui.perfetto.dev\n"
+      << "More views: glassbox inspect --etdump " << etdump_path << " --etrecord "
+      << etrecord_path << " --view events|modules|reconcile\n";
+  out.flush();
+  if (!out) return Status(Error::kAccessFailed, "cannot write the output");
   return Status();
 }
 
@@ -41,24 +98,31 @@ void add_demo_commands(CLI::App& app, CommandContext& context) {
   auto options = std::make_shared<DemoOptions>();
   CLI::App* command = app.add_subcommand(
       "demo",
-      "Record a synthetic delegated run (a fused conv+relu and tan as "
-      "sin/cos/div, real-time and post-time delegate events, a worker "
-      "thread, intermediate tensors) into DIR/demo.etdp and DIR/demo.bin");
-  command->add_option("--out", options->out_dir, "output directory")
+      "The main job on the seed's demo model: lower it to the demo delegate "
+      "with an ETRecord, run it under ETDumpGen, and print per-operator time "
+      "inside the delegate mapped back to the model's operators. Writes "
+      "demo.gbx, demo.etrecord, demo.etdp and demo.trace.json into DIR");
+  command->add_option("--out", options->out_dir, "output directory (DIR)")
       ->capture_default_str();
   command->add_option("--iterations", options->iterations,
-                      "executions to record (one event block each)")
+                      "recorded executions (one event block each)")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
+  command->add_option("--ids", options->ids,
+                      "delegate debug identifiers: generated (0, 1, ...), int "
+                      "(manual, 100, 101, ...) or string")
+      ->check(CLI::IsMember({"generated", "int", "string"}))
+      ->capture_default_str();
+  command->add_option("--log-mode", options->log_mode,
+                      "realtime (start/end around each op) or posttime "
+                      "(timestamps logged after the loop)")
+      ->check(CLI::IsMember({"realtime", "posttime"}))
+      ->capture_default_str();
   command->add_option("--clock", options->clock,
-                      "steady (ticks are ns) or tsc (cycle counter, "
-                      "calibrated; the ratio is stored in the dump)")
+                      "steady (ticks are ns) or tsc (cycle counter; the ratio "
+                      "is stored in the dump)")
       ->check(CLI::IsMember({"steady", "tsc"}))
       ->capture_default_str();
-  command->add_flag("--string-ids", options->string_ids,
-                    "log with string delegate identifiers instead of ints");
-  command->add_flag("--no-intermediates", options->no_intermediates,
-                    "do not log intermediate tensors");
   command->callback([options, &context] {
     context.status = demo(*options, *context.out);
   });

@@ -1,5 +1,5 @@
-// `glassbox lower --model demo --backend demo|portable -o prog.gbx
-//                 [--etrecord prog.etrecord] [--ids generated|int|string]`
+// `glassbox lower [MODEL.onnx | --model demo] --backend demo|portable
+//                 -o prog.gbx [--etrecord prog.etrecord] [--ids ...]`
 
 #include <memory>
 #include <set>
@@ -7,6 +7,7 @@
 
 #include "backends/demo/aot/demo_backend.h"
 #include "backends/demo/aot/demo_model.h"
+#include "frontends/onnx/importer.h"
 #include "glassbox/etrecord/program_manager.h"
 #include "src/cli/commands.h"
 
@@ -14,6 +15,7 @@ namespace glassbox::cli {
 namespace {
 
 struct LowerOptions {
+  std::string model_file;  // an .onnx model; empty for the built-in model
   std::string model = "demo";
   std::string backend = "demo";
   std::string output;
@@ -57,7 +59,12 @@ StatusOr<etrecord::Recipe> recipe_for(const LowerOptions& options) {
 
 Status lower(const LowerOptions& options, std::ostream& out) {
   // --model is checked by CLI11; "demo" is the only model built in today.
-  GLASSBOX_ASSIGN_OR_RETURN(aot::Graph model, backends::demo::build_conv_relu_tan_model());
+  aot::Graph model;
+  if (!options.model_file.empty()) {
+    GLASSBOX_ASSIGN_OR_RETURN(model, frontends::onnx::import_onnx(options.model_file));
+  } else {
+    GLASSBOX_ASSIGN_OR_RETURN(model, backends::demo::build_conv_relu_tan_model());
+  }
   std::set<DebugHandle> source_handles;
   for (const aot::Node& node : model.nodes) source_handles.insert(node.debug_handle);
   const std::size_t num_nodes = model.nodes.size();
@@ -78,7 +85,8 @@ Status lower(const LowerOptions& options, std::ostream& out) {
   for (const auto& [id, handles] : program.debug_handle_map().at(method)) {
     covered.insert(handles.begin(), handles.end());
   }
-  out << "model:        " << options.model << " (" << num_nodes << " operators)\n"
+  out << "model:        " << (options.model_file.empty() ? options.model : options.model_file)
+      << " (" << num_nodes << " operators)\n"
       << "backend:      " << options.backend;
   if (options.backend != "portable") out << " (identifiers: " << options.ids << ")";
   out << "\nprogram:      " << options.output << " (" << program.buffer().size()
@@ -99,9 +107,12 @@ Status lower(const LowerOptions& options, std::ostream& out) {
 void add_lower_commands(CLI::App& app, CommandContext& context) {
   auto options = std::make_shared<LowerOptions>();
   CLI::App* command = app.add_subcommand(
-      "lower", "Lower a built-in model with a backend and emit a program (.gbx) and, "
-               "with --etrecord, its ETRecord");
-  command->add_option("--model", options->model, "the built-in model")
+      "lower", "Lower an ONNX model or a built-in model with a backend and emit a "
+               "program (.gbx) and, with --etrecord, its ETRecord");
+  command->add_option("model_file", options->model_file,
+                      "an ONNX model (.onnx); without it, --model picks a built-in one")
+      ->check(CLI::ExistingFile);
+  command->add_option("--model", options->model, "the built-in model (when no MODEL.onnx)")
       ->check(CLI::IsMember({"demo"}))
       ->capture_default_str();
   command->add_option("--backend", options->backend,

@@ -1,6 +1,8 @@
 #include "src/cli/program_runner.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <random>
@@ -9,6 +11,7 @@
 #include "glassbox/etdump/data_sink.h"
 #include "glassbox/etdump/etdump_gen.h"
 #include "glassbox/etdump/etdump_reader.h"
+#include "glassbox/npy/npy.h"
 #include "glassbox/runtime/method.h"
 #include "glassbox/runtime/program.h"
 
@@ -24,13 +27,55 @@ Status write_file(const std::string& path, Span<const std::uint8_t> bytes) {
   return Status();
 }
 
+std::string shape_text(const std::vector<std::int64_t>& shape) {
+  std::string text = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    text += (i ? ", " : "") + std::to_string(shape[i]);
+  }
+  return text + "]";
+}
+
+// Compares output 0 with the reference; Error::kMismatch above tolerance.
+Status check_expected(const RunOptions& options, RunSummary* summary) {
+  GLASSBOX_ASSIGN_OR_RETURN(npy::Array expected, npy::read_file(options.expect_path));
+  if (expected.shape != summary->output_shapes.at(0)) {
+    return Status(Error::kMismatch,
+                  options.expect_path + ": shape " + shape_text(expected.shape) +
+                      " differs from output 0's " + shape_text(summary->output_shapes[0]));
+  }
+  double worst = 0;
+  const std::vector<float>& actual = summary->outputs[0];
+  for (std::size_t i = 0; i < actual.size(); ++i) {
+    const double error = std::abs(double(actual[i]) - double(expected.data[i]));
+    // NaN compares false: count it as the worst possible error.
+    if (!(error <= worst)) worst = std::isnan(error) ? INFINITY : error;
+  }
+  summary->max_abs_error = worst;
+  if (worst > options.tolerance) {
+    return Status(Error::kMismatch, "output 0 differs from " + options.expect_path +
+                                        ": max abs error " + std::to_string(worst) +
+                                        " > tolerance " + std::to_string(options.tolerance));
+  }
+  return Status();
+}
+
 Status fill_inputs(const RunOptions& options, runtime::Method& method) {
   std::mt19937 rng(options.seed);
   std::uniform_real_distribution<float> uniform(-1.f, 1.f);
   for (std::size_t i = 0; i < method.num_inputs(); ++i) {
     const runtime::Tensor& t = method.input(i);
     std::vector<float> data(static_cast<std::size_t>(t.numel()));
-    if (i == 0 && !options.input_path.empty()) {
+    if (i == 0 && options.input_path.ends_with(".npy")) {
+      GLASSBOX_ASSIGN_OR_RETURN(npy::Array array, npy::read_file(options.input_path));
+      if (!std::equal(array.shape.begin(), array.shape.end(), t.sizes.begin(),
+                      t.sizes.end())) {
+        return Status(Error::kInvalidArgument,
+                      options.input_path + ": shape " + shape_text(array.shape) +
+                          " does not match input 0's " +
+                          shape_text({t.sizes.begin(), t.sizes.end()}));
+      }
+      data = std::move(array.data);
+    } else if (i == 0 && !options.input_path.empty()) {
       GLASSBOX_ASSIGN_OR_RETURN(std::vector<std::uint8_t> bytes,
                                 etdump::read_file_bytes(options.input_path));
       if (bytes.size() != t.nbytes) {
@@ -145,6 +190,14 @@ StatusOr<RunSummary> run_program(const RunOptions& options) {
     const runtime::Tensor& t = method->output(o);
     const float* data = t.float_data();
     summary.outputs.emplace_back(data, data + t.numel());
+    summary.output_shapes.emplace_back(t.sizes.begin(), t.sizes.end());
+  }
+  if (!options.output_path.empty() && !summary.outputs.empty()) {
+    GLASSBOX_RETURN_IF_ERROR(npy::write_file(
+        options.output_path, npy::Array{summary.output_shapes[0], summary.outputs[0]}));
+  }
+  if (!options.expect_path.empty() && !summary.outputs.empty()) {
+    GLASSBOX_RETURN_IF_ERROR(check_expected(options, &summary));
   }
   return summary;
 }

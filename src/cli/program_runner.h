@@ -26,9 +26,16 @@ struct RunOptions {
   // "" keeps the delegates' compile specs; "realtime" or "posttime" forces
   // the demo backend's logging mode.
   std::string delegate_profiling;
-  // Input 0 as raw little-endian float32 bytes; when empty, inputs are
-  // uniform random in [-1, 1) from `seed`.
+  // Input 0 as a NumPy .npy file (float32/float64/int64, shape checked) or
+  // raw little-endian float32 bytes; when empty, inputs are uniform random
+  // in [-1, 1) from `seed`.
   std::string input_path;
+  // Reference output 0 (.npy): the run fails when the max abs error
+  // exceeds `tolerance`.
+  std::string expect_path;
+  double tolerance = 1e-4;
+  // Where to write output 0 (.npy).
+  std::string output_path;
   std::uint32_t seed = 0;
   // Called once a second during long runs with (done, total).
   std::function<void(int, int)> progress;
@@ -40,6 +47,8 @@ struct RunSummary {
   double mean_execute_ms = 0;  // wall time per execute, traced runs only
   std::string fingerprint;
   std::vector<std::vector<float>> outputs;  // of the last run
+  std::vector<std::vector<std::int64_t>> output_shapes;
+  double max_abs_error = -1;  // against --expect; -1 when not compared
 };
 
 /// Registers every runtime backend this build has (idempotent).

@@ -49,6 +49,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out,
   add_run_commands(app, context);
   add_etdump_commands(app, context);
   add_etrecord_commands(app, context);
+  add_inspect_commands(app, context);
 
   try {
     app.parse(argc, argv);

@@ -48,6 +48,11 @@ Status run(RunCommandOptions options, std::ostream& out) {
     out << "  debug data: " << options.run.debug_data_path << "\n";
   }
   out << "  program fingerprint: " << summary.fingerprint << "\n";
+  if (!options.run.output_path.empty()) out << "  output 0: " << options.run.output_path << "\n";
+  if (summary.max_abs_error >= 0) {
+    out << "  output 0 matches " << options.run.expect_path << ": max abs error "
+        << summary.max_abs_error << " (tolerance " << options.run.tolerance << ")\n";
+  }
   return Status();
 }
 
@@ -94,12 +99,22 @@ void add_run_commands(CLI::App& app, CommandContext& context) {
       ->check(CLI::IsMember({"realtime", "posttime"}));
   auto* input = command->add_option(
       "--input", options->run.input_path,
-      "input 0 as raw little-endian float32 bytes");
+      "input 0: a NumPy .npy file, or raw little-endian float32 bytes");
   input->check(CLI::ExistingFile);
   command->add_option("--seed", options->run.seed,
                       "seed for random inputs in [-1, 1) (when no --input)")
       ->excludes(input)
       ->capture_default_str();
+  command->add_option("--expect", options->run.expect_path,
+                      "reference output 0 (.npy); fails (exit 1) when the max abs "
+                      "error exceeds --tolerance")
+      ->check(CLI::ExistingFile);
+  command->add_option("--tolerance", options->run.tolerance,
+                      "max abs error allowed against --expect")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  command->add_option("-o,--output", options->run.output_path,
+                      "write output 0 of the last execution as .npy");
   command->callback([options, &context] {
     context.status = run(*options, *context.out);
   });

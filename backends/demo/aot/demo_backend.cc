@@ -190,6 +190,13 @@ StatusOr<aot::PreprocessResult> DemoBackend::preprocess(
 aot::Partitioner make_demo_partitioner(DemoBackend& backend) {
   auto constant_params = [](const aot::Graph& graph, const Node& node) {
     if (node.op != aot::op::kConv2d) return true;
+    // The demo format stores symmetric padding only ([h, w]); a 4-entry
+    // (possibly asymmetric) ONNX padding stays on the portable kernels.
+    const auto padding = node.attributes.find("padding");
+    if (padding != node.attributes.end()) {
+      const auto* pads = std::get_if<std::vector<std::int64_t>>(&padding->second);
+      if (pads == nullptr || pads->size() != 2) return false;
+    }
     for (std::size_t i = 1; i < node.inputs.size(); ++i) {
       const aot::Value* v = graph.find_value(node.inputs[i]);
       if (v == nullptr || v->kind != aot::ValueKind::kConstant || v->data.empty()) return false;

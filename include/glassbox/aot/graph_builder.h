@@ -44,6 +44,11 @@ struct Pool2dOptions {
   std::array<std::int64_t, 2> kernel{2, 2};
   std::optional<std::array<std::int64_t, 2>> stride = std::nullopt;
   std::array<std::int64_t, 2> padding{0, 0};
+  /// Round output sizes up (written as "ceil_mode" only when true).
+  bool ceil_mode = false;
+  /// avg_pool2d only: count padding in the divisor (written as
+  /// "count_include_pad" only when false).
+  bool count_include_pad = true;
 };
 
 class GraphBuilder {
@@ -82,6 +87,9 @@ class GraphBuilder {
   ValueId relu6(ValueId x, Loc loc = Loc::current());
   ValueId sigmoid(ValueId x, Loc loc = Loc::current());
   ValueId hardswish(ValueId x, Loc loc = Loc::current());
+  /// max(0, min(1, alpha * x + beta)); ONNX's defaults are 0.2 and 0.5,
+  /// PyTorch's Hardsigmoid is alpha 1/6, beta 0.5.
+  ValueId hardsigmoid(ValueId x, double alpha, double beta, Loc loc = Loc::current());
   ValueId tan(ValueId x, Loc loc = Loc::current());
   ValueId sin(ValueId x, Loc loc = Loc::current());
   ValueId cos(ValueId x, Loc loc = Loc::current());
@@ -103,6 +111,8 @@ class GraphBuilder {
   ValueId reshape(ValueId x, std::vector<std::int64_t> shape, Loc loc = Loc::current());
   ValueId concat(std::vector<ValueId> xs, std::int64_t axis, Loc loc = Loc::current());
   ValueId softmax(ValueId x, std::int64_t axis, Loc loc = Loc::current());
+  /// Output dim i is input dim perm[i].
+  ValueId transpose(ValueId x, std::vector<std::int64_t> perm, Loc loc = Loc::current());
 
   /// Any op of ops.h by name, for importers and tests.
   ValueId op(std::string_view op_name, std::vector<ValueId> inputs,

@@ -6,19 +6,21 @@
 ///
 /// | op                 | inputs                          | attributes                                   |
 /// |--------------------|---------------------------------|----------------------------------------------|
-/// | conv2d             | x[N,C,H,W], w[O,C/g,kH,kW], b[O]? | stride, padding, dilation (int[2]), groups |
+/// | conv2d             | x[N,C,H,W], w[O,C/g,kH,kW], b[O]? | stride, dilation (int[2]), padding (int[2], or int[4] top,left,bottom,right), groups |
 /// | relu sigmoid hardswish tan sin cos | x               | -                                            |
-/// | clamp              | x                               | min, max (float, min <= max)                 |
+/// | clamp              | x                               | min?, max? (float, min <= max; absent = unbounded) |
+/// | hardsigmoid        | x                               | alpha, beta (float): max(0, min(1, alpha*x+beta)) |
 /// | add sub mul div    | a, b (broadcast, numpy rules)   | -                                            |
 /// | linear             | x[...,in], w[out,in], b[out]?   | -                                            |
 /// | matmul             | a[...,m,k], b[...,k,n]          | - (batch dims broadcast)                     |
-/// | max_pool2d avg_pool2d | x[N,C,H,W]                   | kernel, stride, padding (int[2]); rounds down; avg counts padding (PyTorch default)|
+/// | max_pool2d avg_pool2d | x[N,C,H,W]                   | kernel, stride (int[2]), padding (int[2] with PyTorch's "at most half the kernel", or int[4] top,left,bottom,right, each smaller than the window); optional ceil_mode (0/1, default 0: round down); max only: optional dilation (int[2]); avg only: optional count_include_pad (0/1, default 1 as PyTorch; ONNX's default is 0) |
 /// | global_avg_pool2d  | x[N,C,H,W] -> [N,C,1,1]         | -                                            |
 /// | batch_norm         | x[N,C,...], mean, var, weight, bias (all [C]) | eps (float)                    |
 /// | flatten            | x                               | start_dim, end_dim (int, may be negative)    |
 /// | reshape            | x                               | shape (int list, at most one -1)             |
 /// | concat             | x0, x1, ... (at least one)      | axis (int, may be negative)                  |
 /// | softmax            | x                               | axis (int, may be negative)                  |
+/// | transpose          | x                               | perm (int list, a permutation of the dims)   |
 ///
 /// `delegate_call` is not in this table: its output types are whatever the
 /// lowered subgraph produced, so they are declared, not inferred.
@@ -55,6 +57,8 @@ inline constexpr std::string_view kFlatten = "flatten";
 inline constexpr std::string_view kReshape = "reshape";
 inline constexpr std::string_view kConcat = "concat";
 inline constexpr std::string_view kSoftmax = "softmax";
+inline constexpr std::string_view kHardsigmoid = "hardsigmoid";
+inline constexpr std::string_view kTranspose = "transpose";
 inline constexpr std::string_view kDelegateCall = "delegate_call";
 }  // namespace op
 

@@ -1,0 +1,99 @@
+#include "frontends/onnx/graph_writer.h"
+
+#include "frontends/onnx/module_path.h"
+
+namespace glassbox::frontends::onnx {
+
+using aot::ValueId;
+
+std::string GraphWriter::unique(std::set<std::string, std::less<>>& used, const std::string& base) {
+  std::string name = base;
+  for (int i = 1; used.contains(name); ++i) name = base + "_" + std::to_string(i);
+  used.insert(name);
+  return name;
+}
+
+ValueId GraphWriter::add_value(const std::string& name, aot::TensorType type, aot::ValueKind kind,
+                               std::vector<float> data) {
+  aot::Value v;
+  v.id = ValueId(static_cast<std::int32_t>(graph_.values.size()));
+  v.name = unique(value_names_, name);
+  v.dtype = type.dtype;
+  v.shape = std::move(type.shape);
+  v.kind = kind;
+  v.data = std::move(data);
+  graph_.values.push_back(std::move(v));
+  return graph_.values.back().id;
+}
+
+ValueId GraphWriter::add_input(const std::string& name, std::vector<std::int64_t> shape) {
+  ValueId id = add_value(name, {ScalarType::kFloat, std::move(shape)}, aot::ValueKind::kInput, {});
+  graph_.inputs.push_back(id);
+  return id;
+}
+
+ValueId GraphWriter::add_constant(const std::string& name, std::vector<std::int64_t> shape,
+                                  std::vector<float> data) {
+  return add_value(name, {ScalarType::kFloat, std::move(shape)}, aot::ValueKind::kConstant,
+                   std::move(data));
+}
+
+void GraphWriter::begin_source(std::string name, std::string op_type) {
+  source_frames_ = module_hierarchy_of(name);
+  source_name_ = std::move(name);
+  source_op_ = std::move(op_type);
+  source_handle_ = DebugHandle();  // Taken on the first IR node.
+  source_first_value_ = graph_.values.size();
+}
+
+bool GraphWriter::made_by_current_source(ValueId id) const {
+  // Value ids are dense indices here: values are only ever appended.
+  return id.value >= 0 && static_cast<std::size_t>(id.value) >= source_first_value_ &&
+         static_cast<std::size_t>(id.value) < graph_.values.size() &&
+         graph_.values[static_cast<std::size_t>(id.value)].kind == aot::ValueKind::kNodeOutput;
+}
+
+StatusOr<ValueId> GraphWriter::add_node(std::string_view op, std::vector<ValueId> inputs,
+                                        aot::AttributeMap attributes, std::string_view step,
+                                        const std::string& value_name) {
+  std::vector<aot::TensorType> types;
+  for (ValueId id : inputs) types.push_back(type_of(id));
+  GLASSBOX_ASSIGN_OR_RETURN(aot::TensorType out, aot::infer_output_type(op, types, attributes));
+  if (!source_handle_.is_set()) source_handle_ = DebugHandle(++handles_used_);
+  aot::Node node;
+  node.name = unique(node_names_, step.empty() ? source_name_
+                                               : source_name_ + "/" + std::string(step));
+  node.op = std::string(op);
+  node.inputs = std::move(inputs);
+  node.attributes = std::move(attributes);
+  node.debug_handle = source_handle_;
+  node.module_hierarchy = source_frames_;
+  // ONNX has no source lines: the model file and the ONNX op type say
+  // where the node came from.
+  node.source_location = aot::SourceLocation{source_file_, 0, source_op_};
+  node.outputs.push_back(add_value(value_name, std::move(out), aot::ValueKind::kNodeOutput, {}));
+  graph_.nodes.push_back(std::move(node));
+  return graph_.nodes.back().outputs[0];
+}
+
+aot::TensorType GraphWriter::type_of(ValueId id) const {
+  const aot::Value* v = graph_.find_value(id);
+  return v == nullptr ? aot::TensorType{} : aot::TensorType{v->dtype, v->shape};
+}
+
+aot::ValueKind GraphWriter::kind_of(ValueId id) const { return graph_.find_value(id)->kind; }
+
+void GraphWriter::rename_value(ValueId id, const std::string& name) {
+  aot::Value* v = graph_.find_value(id);
+  if (v == nullptr || v->name == name || value_names_.contains(name)) return;
+  value_names_.erase(v->name);
+  value_names_.insert(name);
+  v->name = name;
+}
+
+StatusOr<aot::Graph> GraphWriter::finish() && {
+  GLASSBOX_RETURN_IF_ERROR(aot::verify(graph_));
+  return std::move(graph_);
+}
+
+}  // namespace glassbox::frontends::onnx

@@ -1,0 +1,111 @@
+#include "frontends/onnx/import_context.h"
+
+#include <onnx/onnx_pb.h>
+
+namespace glassbox::frontends::onnx {
+
+using aot::ValueId;
+
+const Operand* ImportContext::lookup(const std::string& name) const {
+  auto it = symbols_.find(name);
+  return it == symbols_.end() ? nullptr : &it->second;
+}
+
+void ImportContext::begin_node(const ::onnx::NodeProto& node, int index) {
+  node_ = &node;
+  label_ = source_ + ": " + describe_node(node, index);
+  const std::string name =
+      node.name().empty() ? node.op_type() + "_" + std::to_string(index) : node.name();
+  writer_->begin_source(name, node.op_type());
+  value_prefix_ = node.output_size() > 0 && !node.output(0).empty() ? node.output(0) : name;
+}
+
+std::size_t ImportContext::num_inputs() const {
+  return static_cast<std::size_t>(node_->input_size());
+}
+
+bool ImportContext::has_input(std::size_t i) const {
+  return i < num_inputs() && !node_->input(static_cast<int>(i)).empty();
+}
+
+bool ImportContext::has_output(std::size_t i) const {
+  return static_cast<int>(i) < node_->output_size() && !node_->output(static_cast<int>(i)).empty();
+}
+
+StatusOr<const Operand*> ImportContext::input(std::size_t i) const {
+  if (!has_input(i)) return invalid("input " + std::to_string(i) + " is missing");
+  const std::string& name = node_->input(static_cast<int>(i));
+  const Operand* operand = lookup(name);
+  // Unreachable for a topologically sorted model (checked before import).
+  if (operand == nullptr) return invalid("input '" + name + "' is not defined before use");
+  return operand;
+}
+
+bool ImportContext::is_host(std::size_t i) const {
+  StatusOr<const Operand*> operand = input(i);
+  return operand.ok() && std::holds_alternative<HostTensor>(**operand);
+}
+
+StatusOr<const HostTensor*> ImportContext::host_input(std::size_t i, const std::string& what) const {
+  GLASSBOX_ASSIGN_OR_RETURN(const Operand* operand, input(i));
+  if (const auto* host = std::get_if<HostTensor>(operand)) return host;
+  return unsupported(what + " (input '" + node_->input(static_cast<int>(i)) +
+                     "') must be a constant known at import, but it is computed at run time");
+}
+
+StatusOr<ValueId> ImportContext::value_input(std::size_t i) {
+  GLASSBOX_ASSIGN_OR_RETURN(const Operand* operand, input(i));
+  if (const auto* id = std::get_if<ValueId>(operand)) return *id;
+  const HostTensor& host = std::get<HostTensor>(*operand);
+  const std::string& name = node_->input(static_cast<int>(i));
+  if (!host.is_float) {
+    return unsupported("input '" + name +
+                       "' is an integer tensor; only float32 tensors reach the kernels");
+  }
+  auto it = materialized_.find(name);
+  if (it != materialized_.end()) return it->second;
+  const ValueId id = writer_->add_constant(name, host.shape, host.floats);
+  materialized_.emplace(name, id);
+  return id;
+}
+
+StatusOr<std::vector<std::int64_t>> ImportContext::input_shape(std::size_t i) const {
+  GLASSBOX_ASSIGN_OR_RETURN(const Operand* operand, input(i));
+  if (const auto* id = std::get_if<ValueId>(operand)) return writer_->type_of(*id).shape;
+  return std::get<HostTensor>(*operand).shape;
+}
+
+ValueId ImportContext::add_constant(const std::string& suffix, std::vector<std::int64_t> shape,
+                                    std::vector<float> data) {
+  return writer_->add_constant(value_prefix_ + "/" + suffix, std::move(shape), std::move(data));
+}
+
+StatusOr<ValueId> ImportContext::emit(std::string_view op, std::vector<ValueId> inputs,
+                                      aot::AttributeMap attributes, std::string_view step) {
+  const std::string value_name =
+      step.empty() ? value_prefix_ : value_prefix_ + "/" + std::string(step);
+  StatusOr<ValueId> out = writer_->add_node(op, std::move(inputs), std::move(attributes), step,
+                                            value_name);
+  if (!out.ok()) return invalid(out.message());
+  return out;
+}
+
+void ImportContext::set_output(std::size_t i, Operand operand) {
+  if (!has_output(i)) return;  // An optional output nobody reads.
+  const std::string& name = node_->output(static_cast<int>(i));
+  if (const auto* id = std::get_if<ValueId>(&operand);
+      id != nullptr && writer_->made_by_current_source(*id)) {
+    writer_->rename_value(*id, name);
+  }
+  symbols_[name] = std::move(operand);
+}
+
+Status ImportContext::invalid(const std::string& message) const {
+  return Status(Error::kInvalidArgument, label_ + ": " + message);
+}
+
+Status ImportContext::unsupported(const std::string& message) const {
+  return Status(Error::kNotSupported, label_ + ": " + message);
+}
+
+}  // namespace glassbox::frontends::onnx

@@ -1,0 +1,94 @@
+#pragma once
+// The state of one import: ONNX tensor names bound to graph values or host
+// tensors, and the node being converted. Converters (converters.h) read
+// their inputs and attributes through it, emit IR nodes with its
+// provenance, and bind their outputs.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "frontends/onnx/attributes.h"
+#include "frontends/onnx/graph_writer.h"
+#include "frontends/onnx/tensor_proto.h"
+
+namespace onnx {
+class NodeProto;
+}
+
+namespace glassbox::frontends::onnx {
+
+/// What an ONNX tensor name stands for: a value computed at run time, or a
+/// tensor known at import (initializer, Constant, folded arithmetic).
+using Operand = std::variant<aot::ValueId, HostTensor>;
+
+class ImportContext {
+ public:
+  /// `writer` must outlive the context. `source` names the model in errors.
+  ImportContext(GraphWriter* writer, std::string source, std::int64_t opset)
+      : writer_(writer), source_(std::move(source)), opset_(opset) {}
+
+  /// Binds ONNX tensor `name` (graph inputs and initializers).
+  void define(const std::string& name, Operand operand) { symbols_[name] = std::move(operand); }
+  /// The operand bound to `name`, or null.
+  const Operand* lookup(const std::string& name) const;
+
+  /// Starts converting `node` (the index-th node of the graph); it must
+  /// outlive the conversion.
+  void begin_node(const ::onnx::NodeProto& node, int index);
+  const ::onnx::NodeProto& node() const { return *node_; }
+  /// "<model>: node '<name>' (<op_type>)", the prefix of node errors.
+  const std::string& label() const { return label_; }
+  NodeAttributes attributes() const { return NodeAttributes(*node_, label_); }
+  std::int64_t opset() const { return opset_; }
+
+  /// Number of input slots (optional ones may be empty).
+  std::size_t num_inputs() const;
+  /// Whether input `i` exists and is not the empty name.
+  bool has_input(std::size_t i) const;
+  bool has_output(std::size_t i) const;
+  /// Input `i`'s operand; an error if it is absent or undefined.
+  StatusOr<const Operand*> input(std::size_t i) const;
+  /// Whether input `i` is known at import.
+  bool is_host(std::size_t i) const;
+  /// Input `i` as a host tensor; an error saying that `what` must be a
+  /// constant when it is computed at run time.
+  StatusOr<const HostTensor*> host_input(std::size_t i, const std::string& what) const;
+  /// Input `i` as a graph value; a float host tensor becomes a constant
+  /// (once per name), an integer one is an error (the kernels are float).
+  StatusOr<aot::ValueId> value_input(std::size_t i);
+  /// The static shape of input `i`, whichever kind it is.
+  StatusOr<std::vector<std::int64_t>> input_shape(std::size_t i) const;
+
+  /// A float constant owned by this node, named "<node>/<suffix>".
+  aot::ValueId add_constant(const std::string& suffix, std::vector<std::int64_t> shape,
+                            std::vector<float> data);
+  /// An IR node for this ONNX node (GraphWriter::add_node); a type error is
+  /// reported against this node.
+  StatusOr<aot::ValueId> emit(std::string_view op, std::vector<aot::ValueId> inputs,
+                              aot::AttributeMap attributes = {}, std::string_view step = {});
+  /// Binds output `i` of the node. A graph value made by this node takes
+  /// the ONNX output's name.
+  void set_output(std::size_t i, Operand operand);
+
+  /// kInvalidArgument / kNotSupported errors prefixed with label().
+  Status invalid(const std::string& message) const;
+  Status unsupported(const std::string& message) const;
+
+  GraphWriter& writer() { return *writer_; }
+  const std::string& source() const { return source_; }
+
+ private:
+  GraphWriter* writer_;
+  std::string source_;
+  std::int64_t opset_;
+  std::map<std::string, Operand, std::less<>> symbols_;
+  std::map<std::string, aot::ValueId, std::less<>> materialized_;
+  const ::onnx::NodeProto* node_ = nullptr;
+  std::string label_;
+  std::string value_prefix_;  // Names this node's helper values.
+};
+
+}  // namespace glassbox::frontends::onnx

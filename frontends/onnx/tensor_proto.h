@@ -1,0 +1,49 @@
+#pragma once
+// Host-side tensors: initializers, Constant nodes and everything folded
+// from them, decoded from onnx::TensorProto.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "glassbox/core/status.h"
+
+namespace onnx {
+class TensorProto;
+}
+
+namespace glassbox::frontends::onnx {
+
+/// Float data (float32/float64/float16 decoded to float) or integer data
+/// (int64/int32/int16/int8/uint8/bool decoded to int64). Shape arithmetic
+/// needs exact int64, the graph needs float32; nothing else is kept.
+struct HostTensor {
+  bool is_float = true;
+  std::vector<std::int64_t> shape;
+  std::vector<float> floats;       ///< When is_float.
+  std::vector<std::int64_t> ints;  ///< When !is_float.
+
+  std::int64_t numel() const;
+  /// Element i as a double, whatever the kind.
+  double as_double(std::size_t i) const;
+  /// Element i as an int64 (floats truncated).
+  std::int64_t as_int(std::size_t i) const;
+
+  static HostTensor of_floats(std::vector<std::int64_t> shape, std::vector<float> data);
+  static HostTensor of_ints(std::vector<std::int64_t> shape, std::vector<std::int64_t> data);
+};
+
+/// Decodes `proto`. `what` names it in errors ("initializer 'fc.weight'").
+/// Rejects external data, strings, complex and segments with
+/// kNotSupported; inconsistent sizes with kCorruptData.
+StatusOr<HostTensor> decode_tensor(const ::onnx::TensorProto& proto, const std::string& what);
+
+/// ONNX's name for a TensorProto::DataType value ("FLOAT", "INT64", ...).
+std::string data_type_name(int data_type);
+
+/// Whether the importer decodes `data_type` as float (FLOAT, DOUBLE,
+/// FLOAT16) or int (INT*, UINT8, BOOL); others are unsupported.
+bool is_float_type(int data_type);
+bool is_int_type(int data_type);
+
+}  // namespace glassbox::frontends::onnx

@@ -1,0 +1,54 @@
+#pragma once
+/// @file
+/// Renders the views (views.h) as text. Every format is deterministic: the
+/// same input gives the same bytes. The shapes are documented, and kept
+/// stable, in docs/inspector.md.
+///
+/// | format | what                                                          |
+/// |--------|---------------------------------------------------------------|
+/// | table  | aligned columns for a terminal, one time unit chosen per table |
+/// | csv    | RFC 4180, times in ns with 1 decimal, lists joined with ";"   |
+/// | tsv    | as csv, tab-separated, tabs/newlines in fields become spaces  |
+/// | json   | {"format": "glassbox-inspector", "version": 1, ...}           |
+/// | chrome | Chrome Trace Event JSON (Perfetto UI, chrome://tracing)       |
+///
+/// chrome is a timeline of every occurrence and ignores the view.
+
+#include <string>
+#include <string_view>
+
+#include "glassbox/core/status.h"
+#include "glassbox/inspector/inspector.h"
+
+namespace glassbox::inspector {
+
+enum class View : std::uint8_t { kEvents, kOps, kModules, kReconcile };
+enum class Format : std::uint8_t { kTable, kCsv, kTsv, kJson, kChrome };
+
+/// "events", "ops", "modules", "reconcile".
+std::string_view to_string(View view);
+/// "table", "csv", "tsv", "json", "chrome".
+std::string_view to_string(Format format);
+/// Inverses of to_string; kInvalidArgument names the accepted values.
+StatusOr<View> parse_view(std::string_view text);
+StatusOr<Format> parse_format(std::string_view text);
+
+/// `view` of `inspector` in `format`.
+std::string render(const Inspector& inspector, View view, Format format);
+
+/// Per-op deltas (compare_ops) in `format` (chrome is not offered:
+/// kInvalidArgument).
+StatusOr<std::string> render_comparison(const Inspector& baseline,
+                                        const Inspector& current, Format format);
+
+/// The Chrome Trace Event JSON of every occurrence: "X" complete events
+/// with microsecond ts/dur (3 decimals: ns precision) relative to the first
+/// event, one track (tid) per (run, logging thread); events of the thread
+/// that ran the method share its track, so measured delegate events nest
+/// under their DELEGATE_CALL in time, while worker threads get tracks of
+/// their own (overlap on one track is out of spec for Perfetto); "M"
+/// process_name / thread_name / thread_sort_index metadata; displayTimeUnit
+/// "ns". Events are sorted by track, start, then longest first.
+std::string to_chrome_trace(const Inspector& inspector);
+
+}  // namespace glassbox::inspector

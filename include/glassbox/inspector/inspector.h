@@ -1,0 +1,248 @@
+#pragma once
+/// @file
+/// The Inspector: joins an ETDump (what happened at run time) with an
+/// optional ETRecord (what the program was made from) into event groups with
+/// timing statistics, each resolved to the source operators it came from.
+///
+///   ETDumpFile --.                          .-> events view  (views.h)
+///                +--> Inspector::create --> +-> ops / modules / reconcile
+///   ETRecord ----'      (group, resolve,    '-> formats (formats.h):
+///                        check)                 table csv tsv json chrome
+///
+///   GLASSBOX_ASSIGN_OR_RETURN(etdump::ETDumpFile dump,
+///                             etdump::load_etdump_file("run.etdp"));
+///   GLASSBOX_ASSIGN_OR_RETURN(etrecord::ETRecord record,
+///                             etrecord::ETRecord::load("m.etrecord"));
+///   GLASSBOX_ASSIGN_OR_RETURN(inspector::Inspector insp,
+///                             inspector::Inspector::create(dump, &record));
+///   for (const inspector::OpRow& row : inspector::ops_view(insp)) ...
+///
+/// Grouping. Events are grouped by (event block name, instruction id,
+/// delegate debug identifier (int or string, never converted into each
+/// other), event name) across runs. A run is one `RunData`; runs named
+/// "Execute" are the executions, and `skip_first_runs` drops the first N of
+/// them (warm-up). Other blocks ("Default": Method::init, load_method) are
+/// kept as they are.
+///
+/// Repeated events. When one group occurs several times in one run (a loop,
+/// or several worker threads logging the same identifier), the run's sample
+/// is the SUM of those durations (work time, which for concurrent threads
+/// can exceed wall time), and `occurrences` counts every event. Nothing is
+/// collapsed to the last occurrence as ExecuTorch does.
+///
+/// Resolution. Delegate events resolve through the ETRecord's delegate map:
+/// instruction id -> delegate entry, identifier -> debug handles by EXACT key
+/// (int to int, string to string; ExecuTorch's substring fallback is not
+/// reproduced). Other events with an instruction id resolve through the
+/// debug handle map. Handles then name edge-graph nodes.
+///
+/// Time. Durations are nanoseconds, converted with the dump's tick ratio.
+/// Files written by ExecuTorch carry none: nanoseconds are assumed and a
+/// diagnostic says so. `InspectorOptions::time_unit` overrides either.
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "glassbox/aot/debug_handle_map.h"
+#include "glassbox/aot/graph.h"
+#include "glassbox/core/ids.h"
+#include "glassbox/core/status.h"
+#include "glassbox/etdump/etdump_model.h"
+#include "glassbox/etrecord/etrecord.h"
+
+namespace glassbox::inspector {
+
+/// What the raw timestamps of a dump are, when the caller says so.
+enum class TimeUnit : std::uint8_t {
+  kNanoseconds,
+  kMicroseconds,
+  kMilliseconds,
+  /// Raw ticks, not converted: every "_ns" value is then a tick count and
+  /// `TimeInfo::unit` says "ticks".
+  kTicks,
+};
+
+/// "ns", "us", "ms" or "ticks".
+std::string_view to_string(TimeUnit unit);
+/// The inverse of to_string; kInvalidArgument for anything else.
+StatusOr<TimeUnit> parse_time_unit(std::string_view text);
+
+struct InspectorOptions {
+  /// Overrides the dump's tick ratio (or the nanoseconds assumed for files
+  /// without one).
+  std::optional<TimeUnit> time_unit;
+  /// Executions ("Execute" runs) to ignore at the start: warm-up.
+  std::uint32_t skip_first_runs = 0;
+  /// Downgrades a fingerprint mismatch between ETDump and ETRecord from an
+  /// error (create() fails) to an error-severity diagnostic.
+  bool allow_fingerprint_mismatch = false;
+};
+
+enum class Severity : std::uint8_t { kInfo, kWarning, kError };
+/// "info", "warning" or "error".
+std::string_view to_string(Severity severity);
+
+/// One check's result, in plain words.
+struct Diagnostic {
+  Severity severity = Severity::kInfo;
+  std::string message;
+  friend bool operator==(const Diagnostic&, const Diagnostic&) = default;
+};
+
+/// Where the time unit came from.
+enum class TimeUnitSource : std::uint8_t {
+  kDump,                ///< The dump's tick ratio (Glassbox-written files).
+  kAssumedNanoseconds,  ///< No ratio in the file (ExecuTorch): ns assumed.
+  kOverride,            ///< InspectorOptions::time_unit.
+};
+/// "dump", "assumed" or "override".
+std::string_view to_string(TimeUnitSource source);
+
+struct TimeInfo {
+  TimeUnitSource source = TimeUnitSource::kDump;
+  /// Nanoseconds per raw tick as applied (1 for kTicks).
+  double ns_per_tick = 1.0;
+  /// "ns", or "ticks" when TimeUnit::kTicks was asked for.
+  std::string unit = "ns";
+};
+
+/// Timing statistics over samples (one sample per run). Empty samples give
+/// all zeros. Percentiles interpolate linearly between the two nearest
+/// ranks; stddev is the population standard deviation.
+struct PerfStats {
+  std::uint64_t count = 0;  ///< Samples (runs in which the group occurred).
+  double total = 0;         ///< Sum of the samples.
+  double min = 0;
+  double max = 0;
+  double mean = 0;
+  double p10 = 0;
+  double p50 = 0;
+  double p90 = 0;
+  double stddev = 0;
+
+  /// The statistics of `samples` (copied and sorted inside).
+  static PerfStats of(std::span<const double> samples);
+};
+
+/// One source operator (edge-graph node) an event resolved to.
+struct SourceOp {
+  DebugHandle handle;
+  std::string name;  ///< Node name, e.g. "conv2d_1".
+  std::string type;  ///< Op type, e.g. "conv2d".
+  std::vector<aot::ModuleFrame> module_hierarchy;  ///< Root first.
+  aot::SourceLocation source_location;
+
+  /// The innermost module's dotted path, "" when the op has no module.
+  std::string module_path() const {
+    return module_hierarchy.empty() ? std::string() : module_hierarchy.back().path;
+  }
+};
+
+/// What kind of event a group holds.
+enum class EventRole : std::uint8_t {
+  kFramework,         ///< Method::execute, Method::init, ... (no instruction)
+  kOperator,          ///< OPERATOR_CALL or a kernel's own event
+  kDelegateCall,      ///< DELEGATE_CALL: the whole delegate, seen from outside
+  kDelegateInternal,  ///< logged by a delegate with its debug identifier
+};
+/// "framework", "operator", "delegate_call" or "delegate".
+std::string_view to_string(EventRole role);
+
+/// Identifier an event carried: absent, int, or string.
+using Identifier = std::optional<aot::DelegateDebugIdentifier>;
+
+/// "" when absent, "7" for an int, "tan.sin" for a string (unquoted).
+std::string identifier_text(const Identifier& id);
+
+/// All occurrences of one (block, instruction, identifier, name) across the
+/// runs used, with their statistics and what they resolved to.
+struct EventGroup {
+  std::string block;  ///< The run name, e.g. "Execute".
+  /// The event's name, or the identifier's text for delegate events without
+  /// a name (as ExecuTorch displays them).
+  std::string name;
+  InstructionId instruction;
+  Identifier identifier;
+  EventRole role = EventRole::kFramework;
+
+  /// Resolution (empty without an ETRecord).
+  bool delegated = false;    ///< A delegate's internal event.
+  std::string backend;       ///< For delegate events and DELEGATE_CALL.
+  std::vector<DebugHandle> debug_handles;  ///< Sorted, unique.
+  std::vector<SourceOp> source_ops;        ///< In handle order.
+  /// False for a delegate event whose identifier is not in its map.
+  bool resolved = true;
+
+  /// One sample per run in which the group occurred: the sum of its
+  /// durations in that run (ns unless TimeInfo says ticks).
+  std::vector<double> samples;
+  /// The runs (indices into Inspector::runs()) the samples belong to.
+  std::vector<std::uint32_t> sample_runs;
+  std::uint64_t occurrences = 0;  ///< Events over all runs used.
+  PerfStats stats;
+};
+
+/// One run of the dump.
+struct RunInfo {
+  std::string name;
+  bool used = true;  ///< False for skipped warm-up runs.
+};
+
+/// One event occurrence, for timelines (chrome) and nesting.
+struct Occurrence {
+  std::uint32_t group = 0;  ///< Index into Inspector::groups().
+  std::uint32_t run = 0;    ///< Index into Inspector::runs().
+  std::int32_t thread = 0;  ///< Logging thread index, 0 when unknown.
+  double start = 0;         ///< ns (or ticks), as in the dump's clock.
+  double end = 0;
+};
+
+class Inspector {
+ public:
+  /// Groups, resolves and checks. `etrecord` may be null (names then come
+  /// from the events alone); it is copied from as needed and need not
+  /// outlive the call. `debug_data` (the debug-data file's bytes) is kept
+  /// for value inspection; it may be empty.
+  ///
+  /// Errors: kMismatch when the ETDump and ETRecord fingerprints differ and
+  /// `allow_fingerprint_mismatch` is off; kInvalidArgument when
+  /// skip_first_runs leaves no execution to analyse.
+  static StatusOr<Inspector> create(const etdump::ETDumpFile& dump,
+                                    const etrecord::ETRecord* etrecord = nullptr,
+                                    std::span<const std::uint8_t> debug_data = {},
+                                    const InspectorOptions& options = {});
+
+  const std::vector<EventGroup>& groups() const { return groups_; }
+  const std::vector<RunInfo>& runs() const { return runs_; }
+  /// Every profile event of the runs used, in file order.
+  const std::vector<Occurrence>& occurrences() const { return occurrences_; }
+  const std::vector<Diagnostic>& diagnostics() const { return diagnostics_; }
+  const TimeInfo& time() const { return time_; }
+  bool has_etrecord() const { return has_etrecord_; }
+  const std::vector<std::uint8_t>& debug_data() const { return debug_data_; }
+
+  /// The delegate map's coverage: identifiers in the ETRecord's maps, and
+  /// how many of them were logged (both 0 without an ETRecord).
+  std::size_t mapped_identifiers() const { return mapped_identifiers_; }
+  std::size_t logged_identifiers() const { return logged_identifiers_; }
+
+ private:
+  friend class InspectorBuilder;
+  Inspector() = default;
+
+  std::vector<EventGroup> groups_;
+  std::vector<RunInfo> runs_;
+  std::vector<Occurrence> occurrences_;
+  std::vector<Diagnostic> diagnostics_;
+  TimeInfo time_;
+  bool has_etrecord_ = false;
+  std::vector<std::uint8_t> debug_data_;
+  std::size_t mapped_identifiers_ = 0;
+  std::size_t logged_identifiers_ = 0;
+};
+
+}  // namespace glassbox::inspector

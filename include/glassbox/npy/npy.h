@@ -1,0 +1,54 @@
+#pragma once
+/// @file
+/// NumPy `.npy` files (format versions 1.0, 2.0 and 3.0): the way PyTorch
+/// users already store inputs and reference outputs.
+///
+///   StatusOr<npy::Array> x = npy::read_file("input.npy");   // float32 data
+///   Status s = npy::write_file("out.npy", {{1, 1000}, logits});
+///
+/// Reading verifies everything before trusting it: the magic, the version,
+/// the header length, the header dict (keys 'descr', 'fortran_order',
+/// 'shape' and nothing else), the dtype, and that the payload holds exactly
+/// the shape's elements. float32 is read as is; float64, int64 and int32
+/// are converted to float32 (PyTorch reference outputs are sometimes
+/// float64). Only C order: fortran_order True is an error, not a transpose.
+/// Writing always produces version 1.0, little-endian float32 ('<f4').
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "glassbox/core/status.h"
+
+namespace glassbox::npy {
+
+/// A C-order float32 array.
+struct Array {
+  std::vector<std::int64_t> shape;  ///< Empty for a 0-d array.
+  std::vector<float> data;          ///< Row-major, shape's product elements.
+
+  /// The product of `shape` (1 for a 0-d array).
+  std::int64_t numel() const;
+
+  friend bool operator==(const Array&, const Array&) = default;
+};
+
+/// Parses `bytes` (a whole .npy file). `source` names it in errors (e.g.
+/// the path). Errors: kCorruptData for a malformed or truncated file,
+/// kNotSupported for a valid file we do not read (fortran_order, big-endian
+/// or an unsupported dtype), kVersionMismatch for an unknown version.
+StatusOr<Array> parse(std::span<const std::uint8_t> bytes,
+                      const std::string& source = "<memory>");
+
+/// Reads and parses the file at `path` (kAccessFailed if unreadable).
+StatusOr<Array> read_file(const std::string& path);
+
+/// The bytes of a version 1.0 '<f4' C-order .npy file holding `array`.
+/// kInvalidArgument if data.size() does not match the shape.
+StatusOr<std::vector<std::uint8_t>> serialize(const Array& array);
+
+/// Writes `array` to `path` (kAccessFailed if it cannot).
+Status write_file(const std::string& path, const Array& array);
+
+}  // namespace glassbox::npy

@@ -1,0 +1,175 @@
+// `glassbox inspect` end to end: programs lowered and run with the real
+// `glassbox lower` / `glassbox run`, then inspected in every format.
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "src/cli/commands.h"
+#include "src/cli/run_cli.h"
+
+namespace glassbox::cli {
+
+namespace {
+
+// Runs `glassbox inspect ARGS` through add_inspect_commands, capturing the
+// output and the command's status.
+struct Outcome {
+  int exit_code = 0;
+  Status status;
+  std::string out;
+};
+
+Outcome inspect(std::vector<std::string> args) {
+  CLI::App app("test", "glassbox");
+  app.require_subcommand(1);
+  std::ostringstream out;
+  CommandContext context;
+  context.out = &out;
+  add_inspect_commands(app, context);
+  args.insert(args.begin(), "inspect");
+  std::vector<const char*> argv = {"glassbox"};
+  for (const std::string& a : args) argv.push_back(a.c_str());
+  Outcome outcome;
+  try {
+    app.parse(static_cast<int>(argv.size()), argv.data());
+  } catch (const CLI::ParseError&) {
+    outcome.exit_code = kExitUsage;
+    return outcome;
+  }
+  outcome.status = context.status;
+  outcome.exit_code = context.status.ok() ? 0 : 1;
+  outcome.out = out.str();
+  return outcome;
+}
+
+int glassbox(std::vector<std::string> args) {
+  std::vector<const char*> argv = {"glassbox"};
+  for (const std::string& a : args) argv.push_back(a.c_str());
+  std::ostringstream out, err;
+  const int code = run_cli(static_cast<int>(argv.size()), argv.data(), out, err);
+  EXPECT_EQ(code, 0) << err.str();
+  return code;
+}
+
+class InspectCliTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("glassbox_inspect_cli_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir_);
+    for (const char* ids : {"string", "int"}) {
+      const std::string stem = (dir_ / ids).string();
+      glassbox({"lower", "--model", "demo", "--backend", "demo", "-o", stem + ".gbx",
+                "--etrecord", stem + ".etrecord", "--ids", ids});
+      glassbox({"run", stem + ".gbx", "--etdump", stem + ".etdp", "--iterations", "3"});
+    }
+  }
+  static void TearDownTestSuite() { std::filesystem::remove_all(dir_); }
+  static std::string path(const std::string& name) { return (dir_ / name).string(); }
+  static std::filesystem::path dir_;
+};
+std::filesystem::path InspectCliTest::dir_;
+
+TEST_F(InspectCliTest, OpsTableByDefault) {
+  const Outcome o = inspect({"--etdump", path("string.etdp"), "--etrecord", path("string.etrecord")});
+  ASSERT_TRUE(o.status.ok()) << o.status.message();
+  EXPECT_NE(o.out.find("ops view"), std::string::npos);
+  EXPECT_NE(o.out.find("conv2d+relu"), std::string::npos);
+  EXPECT_NE(o.out.find("tan.sin,tan.cos,tan.div"), std::string::npos);
+  EXPECT_NE(o.out.find("5 of 5 identifiers logged"), std::string::npos);
+}
+
+TEST_F(InspectCliTest, OpsJsonHasTheDocumentedKeys) {
+  const Outcome o = inspect({"--etdump", path("int.etdp"), "--etrecord", path("int.etrecord"),
+                             "--format", "json", "--skip-first", "1"});
+  ASSERT_TRUE(o.status.ok()) << o.status.message();
+  const nlohmann::json doc = nlohmann::json::parse(o.out);
+  EXPECT_EQ(doc["format"], "glassbox-inspector");
+  EXPECT_EQ(doc["runs"]["skipped"], 1);
+  ASSERT_EQ(doc["rows"].size(), 3u);
+  for (const char* key : {"op_names", "op_types", "debug_handles", "module_hierarchy", "delegated",
+                          "backend", "delegate_debug_identifiers", "count", "mean_ns", "p50_ns",
+                          "p90_ns", "min_ns", "max_ns"}) {
+    EXPECT_TRUE(doc["rows"][0].contains(key)) << key;
+  }
+  EXPECT_EQ(doc["rows"][0]["count"], 2);
+  EXPECT_TRUE(doc["rows"][0]["delegate_debug_identifiers"][0].is_number_integer());
+}
+
+TEST_F(InspectCliTest, EveryViewAndFormat) {
+  for (const char* view : {"events", "ops", "modules", "reconcile"}) {
+    for (const char* format : {"table", "csv", "tsv", "json"}) {
+      const Outcome o = inspect({"--etdump", path("string.etdp"), "--etrecord",
+                                 path("string.etrecord"), "--view", view, "--format", format});
+      EXPECT_TRUE(o.status.ok()) << view << " " << format << ": " << o.status.message();
+      EXPECT_FALSE(o.out.empty()) << view << " " << format;
+    }
+  }
+}
+
+TEST_F(InspectCliTest, ChromeTraceToAFile) {
+  const std::string trace = path("trace.json");
+  const Outcome o = inspect({"--etdump", path("string.etdp"), "--etrecord", path("string.etrecord"),
+                             "--format", "chrome", "-o", trace});
+  ASSERT_TRUE(o.status.ok()) << o.status.message();
+  EXPECT_TRUE(o.out.empty());
+  std::ifstream in(trace);
+  const nlohmann::json doc = nlohmann::json::parse(in);
+  EXPECT_EQ(doc["displayTimeUnit"], "ns");
+  int complete = 0, names = 0;
+  for (const auto& e : doc["traceEvents"]) {
+    complete += e["ph"] == "X";
+    names += e["ph"] == "M" && e["name"] == "thread_name";
+  }
+  EXPECT_EQ(complete, 3 * 7 + 1);  // 7 events per execute, plus Method::init
+  EXPECT_EQ(names, 4);             // Default + 3 executions
+}
+
+TEST_F(InspectCliTest, FingerprintMismatchFailsUnlessAllowed) {
+  const Outcome refused =
+      inspect({"--etdump", path("string.etdp"), "--etrecord", path("int.etrecord")});
+  EXPECT_EQ(refused.status.error(), Error::kMismatch);
+  EXPECT_NE(refused.status.message().find("fingerprint mismatch"), std::string::npos);
+  const Outcome allowed = inspect({"--etdump", path("string.etdp"), "--etrecord",
+                                   path("int.etrecord"), "--allow-fingerprint-mismatch"});
+  EXPECT_TRUE(allowed.status.ok());
+  EXPECT_NE(allowed.out.find("error: fingerprint mismatch"), std::string::npos);
+}
+
+TEST_F(InspectCliTest, BaselineGivesPerOpDeltas) {
+  const Outcome o = inspect({"--etdump", path("string.etdp"), "--etrecord", path("string.etrecord"),
+                             "--baseline", path("string.etdp"), "--format", "csv"});
+  ASSERT_TRUE(o.status.ok()) << o.status.message();
+  EXPECT_EQ(o.out.rfind("label,debug_handles,in_baseline,in_current", 0), 0u);
+  EXPECT_NE(o.out.find("tan,5,true,true"), std::string::npos);
+}
+
+TEST_F(InspectCliTest, ExecuTorchFileAloneAssumesNanoseconds) {
+  const Outcome o = inspect({"--etdump", std::string(GLASSBOX_ETDUMP_FIXTURE_DIR) +
+                                             "/executorch_style.etdp", "--view", "events"});
+  ASSERT_TRUE(o.status.ok()) << o.status.message();
+  EXPECT_NE(o.out.find("ASSUMED nanoseconds"), std::string::npos);
+  const Outcome overridden = inspect({"--etdump", std::string(GLASSBOX_ETDUMP_FIXTURE_DIR) +
+                                                      "/executorch_style.etdp",
+                                      "--view", "events", "--time-unit", "us"});
+  EXPECT_NE(overridden.out.find("unit given by --time-unit"), std::string::npos);
+}
+
+TEST_F(InspectCliTest, BadInputIsOneClearError) {
+  const Outcome missing = inspect({"--etdump", path("nope.etdp")});
+  EXPECT_EQ(missing.status.error(), Error::kAccessFailed);
+  EXPECT_EQ(inspect({"--etdump", path("int.etdp"), "--format", "xml"}).exit_code, kExitUsage);
+  EXPECT_EQ(inspect({"--etdump", path("int.etdp"), "--time-unit", "s"}).exit_code, kExitUsage);
+  const Outcome skip_all = inspect({"--etdump", path("int.etdp"), "--skip-first", "3"});
+  EXPECT_EQ(skip_all.status.error(), Error::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace glassbox::cli

@@ -1,0 +1,134 @@
+// `glassbox inspect --etdump F [--etrecord R] [--debug-data D]
+//   [--view events|ops|modules|reconcile] [--format table|csv|tsv|json|chrome]
+//   [--baseline B] [--skip-first N] [--time-unit ns|us|ms|ticks]
+//   [--allow-fingerprint-mismatch] [-o FILE]`
+// The work is in the inspector library; this file only reads files, builds
+// the Inspector and writes the rendering.
+
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "glassbox/etdump/etdump_reader.h"
+#include "glassbox/etrecord/etrecord.h"
+#include "glassbox/inspector/formats.h"
+#include "glassbox/inspector/inspector.h"
+#include "src/cli/commands.h"
+
+namespace glassbox::cli {
+namespace {
+
+struct InspectOptions {
+  std::string etdump;
+  std::string etrecord;
+  std::string debug_data;
+  std::string view = "ops";
+  std::string format = "table";
+  std::string baseline;
+  std::uint32_t skip_first = 0;
+  std::string time_unit;
+  bool allow_fingerprint_mismatch = false;
+  std::string output;
+};
+
+StatusOr<inspector::Inspector> inspect_file(const std::string& path,
+                                            const etrecord::ETRecord* record,
+                                            std::span<const std::uint8_t> debug_data,
+                                            const inspector::InspectorOptions& options) {
+  GLASSBOX_ASSIGN_OR_RETURN(etdump::ETDumpFile dump, etdump::load_etdump_file(path));
+  StatusOr<inspector::Inspector> result =
+      inspector::Inspector::create(dump, record, debug_data, options);
+  if (!result.ok()) return result.status().with_context(path);
+  return result;
+}
+
+Status write_output(const std::string& text, const std::string& path, std::ostream& out) {
+  if (path.empty() || path == "-") {
+    out << text;
+    out.flush();
+    if (!out) return Status(Error::kAccessFailed, "cannot write the output");
+    return Status();
+  }
+  std::ofstream file(path, std::ios::binary | std::ios::trunc);
+  file << text;
+  file.close();
+  if (!file) return Status(Error::kAccessFailed, "cannot write " + path);
+  return Status();
+}
+
+Status inspect(const InspectOptions& options, std::ostream& out) {
+  GLASSBOX_ASSIGN_OR_RETURN(inspector::View view, inspector::parse_view(options.view));
+  GLASSBOX_ASSIGN_OR_RETURN(inspector::Format format, inspector::parse_format(options.format));
+  inspector::InspectorOptions inspector_options;
+  inspector_options.skip_first_runs = options.skip_first;
+  inspector_options.allow_fingerprint_mismatch = options.allow_fingerprint_mismatch;
+  if (!options.time_unit.empty()) {
+    GLASSBOX_ASSIGN_OR_RETURN(inspector_options.time_unit,
+                              inspector::parse_time_unit(options.time_unit));
+  }
+
+  std::optional<etrecord::ETRecord> record;
+  if (!options.etrecord.empty()) {
+    GLASSBOX_ASSIGN_OR_RETURN(record, etrecord::ETRecord::load(options.etrecord));
+  }
+  std::vector<std::uint8_t> debug_data;
+  if (!options.debug_data.empty()) {
+    GLASSBOX_ASSIGN_OR_RETURN(debug_data, etdump::read_file_bytes(options.debug_data));
+  }
+  const etrecord::ETRecord* record_ptr = record.has_value() ? &*record : nullptr;
+  GLASSBOX_ASSIGN_OR_RETURN(
+      inspector::Inspector current,
+      inspect_file(options.etdump, record_ptr, debug_data, inspector_options));
+
+  std::string text;
+  if (!options.baseline.empty()) {
+    // The baseline is a warm-up-free run of the same program: same ETRecord
+    // and options, but no debug data (values are not compared).
+    GLASSBOX_ASSIGN_OR_RETURN(inspector::Inspector baseline,
+                              inspect_file(options.baseline, record_ptr, {}, inspector_options));
+    GLASSBOX_ASSIGN_OR_RETURN(text, inspector::render_comparison(baseline, current, format));
+  } else {
+    text = inspector::render(current, view, format);
+  }
+  return write_output(text, options.output, out);
+}
+
+}  // namespace
+
+void add_inspect_commands(CLI::App& app, CommandContext& context) {
+  auto options = std::make_shared<InspectOptions>();
+  CLI::App* command = app.add_subcommand(
+      "inspect",
+      "Join an ETDump with its ETRecord: per-event, per-operator, per-module and "
+      "reconciliation views as a table, CSV, TSV, JSON or a Chrome trace "
+      "(formats in docs/inspector.md)");
+  command->add_option("--etdump", options->etdump, "the ETDump file (.etdp), ours or ExecuTorch's")
+      ->required();
+  command->add_option("--etrecord", options->etrecord,
+                      "the program's ETRecord: names events after source operators");
+  command->add_option("--debug-data", options->debug_data,
+                      "the debug-data file tensor offsets point into");
+  command->add_option("--view", options->view, "events, ops, modules or reconcile")
+      ->check(CLI::IsMember({"events", "ops", "modules", "reconcile"}))
+      ->capture_default_str();
+  command->add_option("--format", options->format, "table, csv, tsv, json or chrome")
+      ->check(CLI::IsMember({"table", "csv", "tsv", "json", "chrome"}))
+      ->capture_default_str();
+  command->add_option("--baseline", options->baseline,
+                      "an earlier ETDump: print per-op deltas against it instead of a view");
+  command->add_option("--skip-first", options->skip_first,
+                      "ignore the first N executions (warm-up)")
+      ->capture_default_str();
+  command->add_option("--time-unit", options->time_unit,
+                      "what the dump's raw timestamps are (overrides its tick ratio; "
+                      "ExecuTorch-written files have none and default to ns)")
+      ->check(CLI::IsMember({"ns", "us", "ms", "ticks"}));
+  command->add_flag("--allow-fingerprint-mismatch", options->allow_fingerprint_mismatch,
+                    "join an ETDump and an ETRecord of different programs anyway");
+  command->add_option("-o,--output", options->output, "write here instead of stdout");
+  command->callback([options, &context] { context.status = inspect(*options, *context.out); });
+}
+
+}  // namespace glassbox::cli

@@ -1,0 +1,43 @@
+#pragma once
+// Private: the steps of Inspector::create, one file each (inspector.cc
+// orchestrates and checks; group.cc groups; resolve.cc joins the ETRecord).
+
+#include <string_view>
+
+#include "glassbox/inspector/inspector.h"
+
+namespace glassbox::inspector {
+
+/// The block whose runs are executions (skip_first_runs, ops, reconcile).
+inline constexpr std::string_view kExecuteBlock = "Execute";
+/// Framework events ExecuTorch logs at instruction 0; never resolved.
+inline constexpr std::string_view kMethodExecute = "Method::execute";
+
+class InspectorBuilder {
+ public:
+  /// Fills runs_, groups_ (unresolved) and occurrences_ from `dump`, using
+  /// inspector.time_ to convert. Adds diagnostics for bad durations.
+  static void group(const etdump::ETDumpFile& dump, std::uint32_t skip_first_runs,
+                    Inspector& inspector);
+  /// Resolves groups_ through `record` and adds the coverage diagnostics.
+  static void resolve(const etrecord::ETRecord& record, Inspector& inspector);
+  /// Computes each group's stats from its samples.
+  static void finish(Inspector& inspector);
+
+  static Inspector make() { return Inspector(); }
+  static std::vector<EventGroup>& groups(Inspector& i) { return i.groups_; }
+  static std::vector<RunInfo>& runs(Inspector& i) { return i.runs_; }
+  static std::vector<Occurrence>& occurrences(Inspector& i) { return i.occurrences_; }
+  static std::vector<Diagnostic>& diagnostics(Inspector& i) { return i.diagnostics_; }
+  static TimeInfo& time(Inspector& i) { return i.time_; }
+  static void set_has_etrecord(Inspector& i, bool v) { i.has_etrecord_ = v; }
+  static void set_debug_data(Inspector& i, std::vector<std::uint8_t> d) {
+    i.debug_data_ = std::move(d);
+  }
+  static void set_coverage(Inspector& i, std::size_t mapped, std::size_t logged) {
+    i.mapped_identifiers_ = mapped;
+    i.logged_identifiers_ = logged;
+  }
+};
+
+}  // namespace glassbox::inspector

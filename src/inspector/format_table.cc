@@ -1,0 +1,82 @@
+// The terminal table: a header saying what is shown and in which unit, the
+// aligned rows, a note on fused rows, then every diagnostic.
+
+#include "src/inspector/format_internal.h"
+#include "src/inspector/text.h"
+
+namespace glassbox::inspector {
+namespace {
+
+// Text columns wider than this are cut, so a table of long names stays
+// about 110 columns wide; csv and json keep every character.
+constexpr std::size_t kMaxCellWidth = 26;
+
+std::string time_note(const Inspector& inspector, const TimeScale& scale) {
+  std::string source;
+  switch (inspector.time().source) {
+    case TimeUnitSource::kDump: source = "tick ratio from the dump"; break;
+    case TimeUnitSource::kAssumedNanoseconds: source = "ASSUMED nanoseconds: the dump has no tick ratio"; break;
+    case TimeUnitSource::kOverride: source = "unit given by --time-unit"; break;
+  }
+  return "times in " + scale.unit + " (" + source + ")";
+}
+
+}  // namespace
+
+std::string runs_note(const Inspector& inspector) {
+  std::size_t executions = 0, skipped = 0;
+  for (const RunInfo& run : inspector.runs()) {
+    if (run.name != "Execute") continue;
+    ++executions;
+    skipped += !run.used;
+  }
+  return std::to_string(executions - skipped) + " of " + std::to_string(executions) +
+         " executions used (" + std::to_string(skipped) + " skipped)";
+}
+
+std::string diagnostics_text(const Inspector& inspector) {
+  std::string out;
+  for (const Diagnostic& d : inspector.diagnostics()) {
+    out += std::string(to_string(d.severity)) + ": " + d.message + "\n";
+  }
+  return out;
+}
+
+std::string table_text(const Inspector& inspector, const std::string& title, const Sheet& sheet,
+                       const TimeScale& scale, const std::string& footnote) {
+  std::string out = title + ": " + runs_note(inspector) + "; " + time_note(inspector, scale) + "\n\n";
+  out += aligned(sheet, kMaxCellWidth);
+  if (sheet.rows.empty()) out += "(no rows)\n";
+  if (!footnote.empty()) out += "\n" + footnote + "\n";
+  const std::string diagnostics = diagnostics_text(inspector);
+  if (!diagnostics.empty()) out += "\n" + diagnostics;
+  return out;
+}
+
+std::string render_table(const Inspector& inspector, View view) {
+  TimeScale scale;
+  const Sheet sheet = make_sheet(inspector, view, SheetMode::kHuman, &scale);
+  std::string footnote;
+  switch (view) {
+    case View::kEvents:
+      footnote = "n = runs the event occurred in; a run's value is the sum of its occurrences.";
+      break;
+    case View::kOps:
+      footnote =
+          "a+b rows are fused: the ops share that time, which is never split between them.\n"
+          "Decomposed ops are summed back into their source op; n = runs.";
+      break;
+    case View::kModules:
+      footnote =
+          "total = sum of the mean times of ops rows with an op inside, each row once;\n"
+          "shared = the part from fused rows that reach outside the module.";
+      break;
+    case View::kReconcile:
+      footnote = "gaps are computed run by run: time inside the whole that no event accounts for.";
+      break;
+  }
+  return table_text(inspector, "glassbox inspect, " + std::string(to_string(view)) + " view",
+                    sheet, scale, footnote);
+}
+
+}  // namespace glassbox::inspector

@@ -1,0 +1,144 @@
+// Grouping: every profile event of the runs used goes to the group of its
+// (block, instruction, identifier, name), and each run contributes one
+// sample per group, the sum of that group's durations in the run (see
+// inspector.h, "Repeated events").
+
+#include <array>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "src/inspector/builder.h"
+
+namespace glassbox::inspector {
+namespace {
+
+// Framework events: ExecuTorch logs them at instruction 0, so the name, not
+// the instruction id, tells them apart there.
+constexpr std::array<std::string_view, 3> kFrameworkNames = {
+    "Method::init", "Program::load_method", "Method::execute"};
+
+enum class IdKind : std::uint8_t { kNone, kInt, kString };
+
+// Views into the dump's strings, which outlive the grouping: no string is
+// copied per event, only once per new group.
+struct Key {
+  std::string_view block;
+  std::int32_t instruction = -1;
+  IdKind id_kind = IdKind::kNone;
+  std::int64_t id_int = 0;
+  std::string_view id_str;
+  std::string_view name;
+  bool operator==(const Key&) const = default;
+};
+
+struct KeyHash {
+  std::size_t operator()(const Key& k) const {
+    const std::hash<std::string_view> h;
+    std::size_t seed = h(k.name);
+    auto mix = [&seed](std::size_t v) { seed ^= v + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2); };
+    mix(h(k.block));
+    mix(std::hash<std::int64_t>()(k.instruction));
+    mix(static_cast<std::size_t>(k.id_kind));
+    mix(std::hash<std::int64_t>()(k.id_int));
+    mix(h(k.id_str));
+    return seed;
+  }
+};
+
+Key key_of(std::string_view block, const etdump::ProfileEvent& e) {
+  Key key;
+  key.block = block;
+  key.instruction = e.instruction_id.value;
+  // An int id wins when a (malformed) event carries both.
+  if (e.delegate_debug_id_int.is_set()) {
+    key.id_kind = IdKind::kInt;
+    key.id_int = e.delegate_debug_id_int.value;
+  } else if (e.delegate_debug_id_str.has_value() && !e.delegate_debug_id_str->empty()) {
+    key.id_kind = IdKind::kString;
+    key.id_str = *e.delegate_debug_id_str;
+  }
+  if (e.name.has_value()) key.name = *e.name;
+  return key;
+}
+
+EventGroup make_group(const Key& key) {
+  EventGroup group;
+  group.block = std::string(key.block);
+  group.instruction = InstructionId(key.instruction);
+  if (key.id_kind == IdKind::kInt) group.identifier = aot::DelegateDebugIdentifier(key.id_int);
+  if (key.id_kind == IdKind::kString) {
+    group.identifier = aot::DelegateDebugIdentifier(std::string(key.id_str));
+  }
+  group.name = key.name.empty() ? identifier_text(group.identifier) : std::string(key.name);
+  bool framework = false;
+  for (std::string_view n : kFrameworkNames) framework |= key.name == n;
+  if (group.identifier.has_value()) {
+    group.role = EventRole::kDelegateInternal;
+  } else if (key.name == "DELEGATE_CALL") {
+    group.role = EventRole::kDelegateCall;
+  } else if (framework || key.instruction < 0) {
+    group.role = EventRole::kFramework;
+  } else {
+    group.role = EventRole::kOperator;
+  }
+  return group;
+}
+
+}  // namespace
+
+void InspectorBuilder::group(const etdump::ETDumpFile& dump, std::uint32_t skip_first_runs,
+                             Inspector& inspector) {
+  const double ns_per_tick = inspector.time_.ns_per_tick;
+  std::unordered_map<Key, std::uint32_t, KeyHash> index;
+  std::uint64_t reversed = 0;
+  std::uint32_t executions = 0;
+  std::size_t total_events = 0;
+  for (const etdump::RunData& run : dump.runs) total_events += run.events.size();
+  inspector.occurrences_.reserve(total_events);
+
+  for (std::size_t r = 0; r < dump.runs.size(); ++r) {
+    const etdump::RunData& run = dump.runs[r];
+    RunInfo info{run.name, true};
+    if (run.name == kExecuteBlock) info.used = executions++ >= skip_first_runs;
+    inspector.runs_.push_back(info);
+    if (!info.used) continue;
+    const auto run_index = static_cast<std::uint32_t>(r);
+    for (const etdump::Event& event : run.events) {
+      const etdump::ProfileEvent* e = event.profile();
+      if (e == nullptr) continue;  // Values and allocations carry no time.
+      const Key key = key_of(run.name, *e);
+      auto [it, inserted] = index.try_emplace(key, static_cast<std::uint32_t>(inspector.groups_.size()));
+      if (inserted) inspector.groups_.push_back(make_group(key));
+      EventGroup& group = inspector.groups_[it->second];
+
+      // A clock read out of order (or a bad post-time log) gives end <
+      // start; count it as zero and say so rather than wrap around.
+      double duration = 0;
+      if (e->end_time >= e->start_time) {
+        duration = static_cast<double>(e->end_time - e->start_time) * ns_per_tick;
+      } else {
+        ++reversed;
+      }
+      if (group.sample_runs.empty() || group.sample_runs.back() != run_index) {
+        group.sample_runs.push_back(run_index);
+        group.samples.push_back(duration);
+      } else {
+        group.samples.back() += duration;
+      }
+      ++group.occurrences;
+      const double start = static_cast<double>(e->start_time) * ns_per_tick;
+      inspector.occurrences_.push_back(
+          {it->second, run_index, e->thread_index.value_or(0), start, start + duration});
+    }
+  }
+  if (reversed > 0) {
+    inspector.diagnostics_.push_back(
+        {Severity::kWarning, std::to_string(reversed) +
+                                 " profile events end before they start; their duration is "
+                                 "counted as 0"});
+  }
+}
+
+}  // namespace glassbox::inspector

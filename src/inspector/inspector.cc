@@ -1,0 +1,153 @@
+// Inspector::create: time unit, fingerprint and counter checks, then the
+// grouping (group.cc) and the join with the ETRecord (resolve.cc).
+
+#include <string>
+
+#include "glassbox/inspector/inspector.h"
+#include "src/inspector/builder.h"
+
+namespace glassbox::inspector {
+namespace {
+
+void add(Inspector& inspector, Severity severity, std::string message) {
+  InspectorBuilder::diagnostics(inspector).push_back({severity, std::move(message)});
+}
+
+TimeInfo time_info(const etdump::ETDumpFile& dump, const InspectorOptions& options) {
+  TimeInfo time;
+  if (options.time_unit.has_value()) {
+    time.source = TimeUnitSource::kOverride;
+    switch (*options.time_unit) {
+      case TimeUnit::kNanoseconds: time.ns_per_tick = 1; break;
+      case TimeUnit::kMicroseconds: time.ns_per_tick = 1e3; break;
+      case TimeUnit::kMilliseconds: time.ns_per_tick = 1e6; break;
+      case TimeUnit::kTicks:
+        time.ns_per_tick = 1;
+        time.unit = "ticks";
+        break;
+    }
+  } else if (dump.tick_ratio.has_value()) {
+    time.source = TimeUnitSource::kDump;
+    time.ns_per_tick = dump.tick_ratio->ns_per_tick();
+  } else {
+    time.source = TimeUnitSource::kAssumedNanoseconds;
+  }
+  return time;
+}
+
+std::string ratio_text(const TickRatio& ratio) {
+  return std::to_string(ratio.numerator) + "/" + std::to_string(ratio.denominator);
+}
+
+void check_time(const etdump::ETDumpFile& dump, const InspectorOptions& options,
+                Inspector& inspector) {
+  if (options.time_unit.has_value()) {
+    add(inspector, Severity::kInfo,
+        "time unit overridden: raw timestamps read as " +
+            std::string(to_string(*options.time_unit)) +
+            (dump.tick_ratio.has_value()
+                 ? " (the dump's own tick ratio, " + ratio_text(*dump.tick_ratio) +
+                       " ns per tick, is ignored)"
+                 : std::string()));
+  } else if (!dump.tick_ratio.has_value()) {
+    add(inspector, Severity::kWarning,
+        "the ETDump records no tick ratio (written by ExecuTorch?): timestamps are assumed "
+        "to be nanoseconds; use --time-unit if they are not");
+  }
+}
+
+Status check_fingerprint(const etdump::ETDumpFile& dump, const etrecord::ETRecord& record,
+                         const InspectorOptions& options, Inspector& inspector) {
+  if (!dump.program_fingerprint.has_value()) {
+    add(inspector, Severity::kInfo,
+        "the ETDump records no program fingerprint (written by ExecuTorch?): cannot check "
+        "that it belongs to the ETRecord's program");
+    return Status();
+  }
+  if (*dump.program_fingerprint == record.fingerprint) return Status();
+  const std::string message = "fingerprint mismatch: the ETDump was recorded from program " +
+                              *dump.program_fingerprint + " but the ETRecord describes program " +
+                              record.fingerprint;
+  if (!options.allow_fingerprint_mismatch) {
+    return Status(Error::kMismatch,
+                  message + "; pass the matching ETRecord, or --allow-fingerprint-mismatch to "
+                            "join them anyway");
+  }
+  add(inspector, Severity::kError,
+      message + " (joined anyway: --allow-fingerprint-mismatch); names may be wrong");
+  return Status();
+}
+
+void check_counters(const etdump::ETDumpFile& dump, Inspector& inspector) {
+  std::uint64_t dropped = 0, rejected = 0, tensors = 0;
+  for (const etdump::RunData& run : dump.runs) {
+    dropped += run.dropped_events.value_or(0);
+    rejected += run.rejected_events.value_or(0);
+    tensors += run.tensor_data_dropped.value_or(0);
+  }
+  // The file-level counter covers events dropped outside any block too.
+  if (dump.dropped_events.has_value()) dropped = std::max(dropped, *dump.dropped_events);
+  if (dropped > 0) {
+    add(inspector, Severity::kWarning,
+        std::to_string(dropped) +
+            " events were dropped because the tracer's buffer was full: statistics are "
+            "incomplete; give ETDumpGen a bigger buffer");
+  }
+  if (rejected > 0) {
+    add(inspector, Severity::kWarning,
+        std::to_string(rejected) +
+            " events were rejected by the tracer as invalid calls (a delegate event with both "
+            "or neither of a name and an int id?)");
+  }
+  if (tensors > 0) {
+    add(inspector, Severity::kInfo,
+        std::to_string(tensors) + " logged tensors have no data (no data sink, or it was full)");
+  }
+}
+
+}  // namespace
+
+StatusOr<Inspector> Inspector::create(const etdump::ETDumpFile& dump,
+                                      const etrecord::ETRecord* etrecord,
+                                      std::span<const std::uint8_t> debug_data,
+                                      const InspectorOptions& options) {
+  Inspector inspector = InspectorBuilder::make();
+  InspectorBuilder::time(inspector) = time_info(dump, options);
+  check_time(dump, options, inspector);
+  if (etrecord != nullptr) {
+    GLASSBOX_RETURN_IF_ERROR(check_fingerprint(dump, *etrecord, options, inspector));
+  }
+  check_counters(dump, inspector);
+
+  std::uint32_t executions = 0;
+  for (const etdump::RunData& run : dump.runs) executions += run.name == kExecuteBlock;
+  if (options.skip_first_runs > 0 && options.skip_first_runs >= executions) {
+    return Status(Error::kInvalidArgument,
+                  "cannot skip the first " + std::to_string(options.skip_first_runs) +
+                      " runs: the ETDump has " + std::to_string(executions) +
+                      " executions (\"Execute\" runs)");
+  }
+  if (executions == 0) {
+    add(inspector, Severity::kWarning,
+        "the ETDump has no \"Execute\" run: nothing was executed while tracing");
+  }
+
+  InspectorBuilder::group(dump, options.skip_first_runs, inspector);
+  if (etrecord != nullptr) {
+    InspectorBuilder::set_has_etrecord(inspector, true);
+    InspectorBuilder::resolve(*etrecord, inspector);
+  } else {
+    add(inspector, Severity::kInfo,
+        "no ETRecord: events are named from the ETDump alone, without source operators");
+  }
+  InspectorBuilder::finish(inspector);
+  InspectorBuilder::set_debug_data(inspector,
+                                   std::vector<std::uint8_t>(debug_data.begin(), debug_data.end()));
+  return inspector;
+}
+
+void InspectorBuilder::finish(Inspector& inspector) {
+  for (EventGroup& group : inspector.groups_) group.stats = PerfStats::of(group.samples);
+}
+
+}  // namespace glassbox::inspector

@@ -1,0 +1,134 @@
+#include "src/inspector/text.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace glassbox::inspector {
+
+std::string fixed(double value, int decimals) {
+  // Round first, so a tiny negative (a gap of -0.01) prints as 0.0 and not
+  // as "-0.0", which would make goldens depend on noise.
+  const double scale = std::pow(10.0, decimals);
+  double rounded = std::round(value * scale) / scale;
+  if (rounded == 0) rounded = 0;
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, rounded);
+  return buffer;
+}
+
+std::string join(const std::vector<std::string>& items, std::string_view separator) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) out += separator;
+    out += items[i];
+  }
+  return out;
+}
+
+TimeScale machine_scale(const Inspector& inspector) {
+  return TimeScale{inspector.time().unit, 1, 1};
+}
+
+TimeScale human_scale(const Inspector& inspector, double largest_ns) {
+  if (inspector.time().unit != "ns") return TimeScale{inspector.time().unit, 1, 0};
+  if (largest_ns >= 1e6) return TimeScale{"ms", 1e6, 3};
+  if (largest_ns >= 1e3) return TimeScale{"us", 1e3, 3};
+  return TimeScale{"ns", 1, 0};
+}
+
+std::string delimited(const Sheet& sheet, char separator) {
+  auto cell = [separator](const std::string& text) {
+    if (separator == '\t') {
+      std::string clean = text;
+      std::replace_if(clean.begin(), clean.end(),
+                      [](char c) { return c == '\t' || c == '\n' || c == '\r'; }, ' ');
+      return clean;
+    }
+    if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+    std::string quoted = "\"";
+    for (char c : text) {
+      if (c == '"') quoted += '"';
+      quoted += c;
+    }
+    return quoted + "\"";
+  };
+  std::string out;
+  auto line = [&](const std::vector<std::string>& cells) {
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+      if (i > 0) out += separator;
+      out += cell(cells[i]);
+    }
+    out += '\n';
+  };
+  line(sheet.columns);
+  for (const auto& row : sheet.rows) line(row);
+  return out;
+}
+
+std::string aligned(const Sheet& sheet, std::size_t max_width) {
+  auto cut = [max_width](const std::string& s) {
+    return s.size() <= max_width ? s : s.substr(0, max_width - 3) + "...";
+  };
+  std::vector<std::size_t> width(sheet.columns.size(), 0);
+  for (std::size_t c = 0; c < width.size(); ++c) width[c] = cut(sheet.columns[c]).size();
+  for (const auto& row : sheet.rows) {
+    for (std::size_t c = 0; c < width.size(); ++c) width[c] = std::max(width[c], cut(row[c]).size());
+  }
+  std::string out;
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string text;
+    for (std::size_t c = 0; c < width.size(); ++c) {
+      const std::string v = cut(cells[c]);
+      const std::string pad(width[c] - v.size(), ' ');
+      if (c > 0) text += "  ";
+      text += sheet.numeric[c] ? pad + v : v + pad;
+    }
+    while (!text.empty() && text.back() == ' ') text.pop_back();
+    out += text + '\n';
+  };
+  line(sheet.columns);
+  std::size_t total = 0;
+  for (std::size_t c = 0; c < width.size(); ++c) total += width[c] + (c > 0 ? 2 : 0);
+  out += std::string(total, '-') + '\n';
+  for (const auto& row : sheet.rows) line(row);
+  return out;
+}
+
+std::string json_string(std::string_view text) {
+  std::string out = "\"";
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    switch (c) {
+      case '"': out += "\\\""; continue;
+      case '\\': out += "\\\\"; continue;
+      case '\n': out += "\\n"; continue;
+      case '\r': out += "\\r"; continue;
+      case '\t': out += "\\t"; continue;
+      default: break;
+    }
+    if (c < 0x20) {
+      char buffer[8];
+      std::snprintf(buffer, sizeof buffer, "\\u%04x", c);
+      out += buffer;
+    } else if (c < 0x80) {
+      out += static_cast<char>(c);
+    } else {
+      // Copy a well-formed UTF-8 sequence; replace anything else.
+      const std::size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 ? 2 : 0;
+      bool ok = len > 0 && c < 0xF5 && i + len <= text.size();
+      for (std::size_t k = 1; ok && k < len; ++k) {
+        ok = (static_cast<unsigned char>(text[i + k]) & 0xC0) == 0x80;
+      }
+      if (ok) {
+        out.append(text.substr(i, len));
+        i += len - 1;
+      } else {
+        out += "\\ufffd";
+      }
+    }
+  }
+  return out + "\"";
+}
+
+}  // namespace glassbox::inspector

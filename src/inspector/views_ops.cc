@@ -1,0 +1,144 @@
+// The ops view (see views.h): choose the finest events per instruction,
+// merge those that share debug handles, sum per run.
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <set>
+
+#include "glassbox/inspector/views.h"
+#include "src/inspector/builder.h"
+
+namespace glassbox::inspector {
+namespace {
+
+// The groups whose time the ops view attributes: per instruction of the
+// Execute block, a delegate's internal events if it logged any (else its
+// DELEGATE_CALL), and for a kernel call its OPERATOR_CALL (ExecuTorch also
+// logs the kernel's own event inside it; counting both would double).
+std::vector<std::size_t> attribution_units(const std::vector<EventGroup>& groups) {
+  struct PerInstruction {
+    std::vector<std::size_t> internal, calls, operator_call, operators;
+  };
+  std::map<std::int32_t, PerInstruction> by_instruction;
+  std::vector<std::size_t> units;
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    const EventGroup& g = groups[i];
+    if (g.block != kExecuteBlock || g.role == EventRole::kFramework) continue;
+    PerInstruction& p = by_instruction[g.instruction.value];
+    switch (g.role) {
+      case EventRole::kDelegateInternal: p.internal.push_back(i); break;
+      case EventRole::kDelegateCall: p.calls.push_back(i); break;
+      case EventRole::kOperator:
+        (g.name == "OPERATOR_CALL" ? p.operator_call : p.operators).push_back(i);
+        break;
+      case EventRole::kFramework: break;
+    }
+  }
+  for (auto& [instr, p] : by_instruction) {
+    const auto& chosen = !p.internal.empty() ? p.internal : p.calls;
+    units.insert(units.end(), chosen.begin(), chosen.end());
+    const auto& ops = !p.operator_call.empty() ? p.operator_call : p.operators;
+    units.insert(units.end(), ops.begin(), ops.end());
+  }
+  std::sort(units.begin(), units.end());  // First-appearance order.
+  return units;
+}
+
+// Union-find over units: two units with a common debug handle are one row.
+struct Components {
+  std::vector<std::size_t> parent;
+  explicit Components(std::size_t n) : parent(n) { std::iota(parent.begin(), parent.end(), 0); }
+  std::size_t find(std::size_t x) {
+    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    return x;
+  }
+  void unite(std::size_t a, std::size_t b) {
+    a = find(a);
+    b = find(b);
+    if (a != b) parent[std::max(a, b)] = std::min(a, b);
+  }
+};
+
+std::string location_text(const aot::SourceLocation& loc) {
+  if (loc.file.empty()) return {};
+  return loc.line == 0 ? loc.file : loc.file + ":" + std::to_string(loc.line);
+}
+
+template <typename T>
+void add_unique(std::vector<T>& list, const T& value) {
+  if (std::find(list.begin(), list.end(), value) == list.end()) list.push_back(value);
+}
+
+OpRow build_row(const std::vector<EventGroup>& groups, const std::vector<std::size_t>& members) {
+  OpRow row;
+  std::set<DebugHandle> handles;
+  std::map<std::uint32_t, double> per_run;
+  std::set<std::uint32_t> seen_handles;
+  std::vector<const SourceOp*> ops;
+  std::vector<std::string> backends;
+  for (std::size_t m : members) {
+    const EventGroup& g = groups[m];
+    handles.insert(g.debug_handles.begin(), g.debug_handles.end());
+    for (const SourceOp& op : g.source_ops) {
+      if (seen_handles.insert(op.handle.value).second) ops.push_back(&op);
+    }
+    row.delegated |= g.delegated || g.role == EventRole::kDelegateCall;
+    if (!g.backend.empty()) add_unique(backends, g.backend);
+    if (g.identifier.has_value()) add_unique(row.delegate_debug_identifiers, *g.identifier);
+    add_unique(row.instructions, g.instruction.value);
+    row.occurrences += g.occurrences;
+    for (std::size_t s = 0; s < g.samples.size(); ++s) per_run[g.sample_runs[s]] += g.samples[s];
+  }
+  std::sort(ops.begin(), ops.end(),
+            [](const SourceOp* a, const SourceOp* b) { return a->handle < b->handle; });
+  for (const SourceOp* op : ops) {
+    row.op_names.push_back(op->name);
+    row.op_types.push_back(op->type);
+    row.module_hierarchy.push_back(op->module_path());
+    row.source_locations.push_back(location_text(op->source_location));
+  }
+  for (const std::string& b : backends) row.backend += (row.backend.empty() ? "" : ",") + b;
+  row.debug_handles.assign(handles.begin(), handles.end());
+  std::sort(row.instructions.begin(), row.instructions.end());
+  row.mapped = !row.debug_handles.empty();
+  row.shared = row.op_names.size() > 1;
+  if (!row.op_names.empty()) {
+    for (std::size_t i = 0; i < row.op_names.size(); ++i) {
+      row.label += (i > 0 ? "+" : "") + row.op_names[i];
+    }
+  } else {
+    row.label = groups[members.front()].name;
+  }
+  for (const auto& [run, value] : per_run) {
+    row.sample_runs.push_back(run);
+    row.samples.push_back(value);
+  }
+  row.stats = PerfStats::of(row.samples);
+  return row;
+}
+
+}  // namespace
+
+std::vector<OpRow> ops_view(const Inspector& inspector) {
+  const std::vector<EventGroup>& groups = inspector.groups();
+  const std::vector<std::size_t> units = attribution_units(groups);
+  Components components(units.size());
+  std::map<std::uint32_t, std::size_t> first_unit_of_handle;
+  for (std::size_t u = 0; u < units.size(); ++u) {
+    for (DebugHandle h : groups[units[u]].debug_handles) {
+      auto [it, inserted] = first_unit_of_handle.try_emplace(h.value, u);
+      if (!inserted) components.unite(it->second, u);
+    }
+  }
+  std::map<std::size_t, std::vector<std::size_t>> members;  // root -> groups
+  for (std::size_t u = 0; u < units.size(); ++u) members[components.find(u)].push_back(units[u]);
+
+  std::vector<OpRow> rows;
+  for (const auto& [root, group_indices] : members) rows.push_back(build_row(groups, group_indices));
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const OpRow& a, const OpRow& b) { return a.stats.mean > b.stats.mean; });
+  return rows;
+}
+
+}  // namespace glassbox::inspector

@@ -1,0 +1,138 @@
+#include "glassbox/inspector/views.h"
+
+#include <gtest/gtest.h>
+
+#include "src/inspector/test_inputs.h"
+#include "src/inspector/test_util.h"
+
+namespace glassbox::inspector {
+namespace {
+
+using testing::demo_dump;
+using testing::demo_record;
+using testing::DumpBuilder;
+using testing::Ids;
+using testing::value_of;
+
+const OpRow* find_row(const std::vector<OpRow>& rows, const std::string& label) {
+  for (const OpRow& r : rows) {
+    if (r.label == label) return &r;
+  }
+  return nullptr;
+}
+
+TEST(OpsViewTest, FusedGroupIsOneRowAndDecompositionIsSummedBack) {
+  const etrecord::ETRecord record = demo_record(Ids::kString);
+  const Inspector insp = value_of(Inspector::create(demo_dump(Ids::kString, 3), &record));
+  const std::vector<OpRow> rows = ops_view(insp);
+  ASSERT_EQ(rows.size(), 3u);
+  // Sorted by mean: conv2 (2020), conv1 (1010), tan (600).
+  EXPECT_EQ(rows[0].label, "conv2d_1+relu_1");
+  EXPECT_EQ(rows[1].label, "conv2d+relu");
+  EXPECT_TRUE(rows[1].shared);
+  EXPECT_EQ(rows[1].op_types, (std::vector<std::string>{"conv2d", "relu"}));
+  EXPECT_EQ(rows[1].module_hierarchy,
+            (std::vector<std::string>{"conv_layer.conv1", "conv_layer.relu1"}));
+  EXPECT_DOUBLE_EQ(rows[1].stats.mean, 1010);
+
+  const OpRow* tan = find_row(rows, "tan");
+  ASSERT_NE(tan, nullptr);
+  EXPECT_FALSE(tan->shared);
+  EXPECT_DOUBLE_EQ(tan->stats.mean, 600);  // sin 300 + cos 200 + div 100
+  EXPECT_EQ(tan->stats.count, 3u);
+  EXPECT_EQ(tan->occurrences, 9u);
+  EXPECT_EQ(tan->delegate_debug_identifiers.size(), 3u);
+  EXPECT_TRUE(tan->delegated);
+  EXPECT_EQ(tan->backend, "DemoBackend");
+}
+
+TEST(OpsViewTest, OverlappingHandlesAreNeverSplit) {
+  // {0: [1, 2], 1: [2, 3]}: the two identifiers share op 2, so one row.
+  etrecord::ETRecord record = demo_record(Ids::kInt);
+  aot::DebugHandleMap map;
+  map[aot::DelegateDebugIdentifier(std::int64_t{0})] = {DebugHandle(1), DebugHandle(2)};
+  map[aot::DelegateDebugIdentifier(std::int64_t{1})] = {DebugHandle(2), DebugHandle(3)};
+  record.delegate_map["forward"][InstructionId(0)].delegate_map = map;
+  DumpBuilder b;
+  b.file().program_fingerprint = testing::kFingerprint;
+  b.run("Execute").int_event(0, 0, 0, 10).int_event(1, 0, 10, 30).op("DELEGATE_CALL", 0, 0, 40);
+  const std::vector<OpRow> rows = ops_view(value_of(Inspector::create(b.build(), &record)));
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].label, "conv2d+relu+conv2d_1");
+  EXPECT_DOUBLE_EQ(rows[0].stats.mean, 30);
+}
+
+TEST(OpsViewTest, DelegateWithoutInnerEventsIsOneOpaqueRow) {
+  const etrecord::ETRecord record = demo_record(Ids::kInt);
+  DumpBuilder b;
+  b.file().program_fingerprint = testing::kFingerprint;
+  b.run("Execute").op("DELEGATE_CALL", 0, 0, 400).op("Method::execute", -1, 0, 410);
+  const std::vector<OpRow> rows = ops_view(value_of(Inspector::create(b.build(), &record)));
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].op_names.size(), 5u);
+  EXPECT_TRUE(rows[0].shared);
+  EXPECT_TRUE(rows[0].delegated);
+}
+
+TEST(OpsViewTest, OperatorCallIsNotCountedTwiceWithTheKernelEvent) {
+  // ExecuTorch logs native_call_add.out inside OPERATOR_CALL.
+  DumpBuilder b;
+  b.run("Execute").op("native_call_add.out", 0, 5, 90).op("OPERATOR_CALL", 0, 0, 100);
+  const std::vector<OpRow> rows = ops_view(value_of(Inspector::create(b.build())));
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].label, "OPERATOR_CALL");
+  EXPECT_DOUBLE_EQ(rows[0].stats.mean, 100);
+}
+
+TEST(OpsViewTest, WorksWithoutAnETRecord) {
+  const std::vector<OpRow> rows = ops_view(value_of(Inspector::create(demo_dump(Ids::kString))));
+  ASSERT_EQ(rows.size(), 5u);  // nothing to merge by
+  EXPECT_EQ(rows[0].label, "conv_relu_2");
+  EXPECT_FALSE(rows[0].mapped);
+}
+
+TEST(ModulesViewTest, TotalsOverTheTreeWithoutDoubleCounting) {
+  const etrecord::ETRecord record = demo_record(Ids::kInt);
+  const Inspector insp = value_of(Inspector::create(demo_dump(Ids::kInt, 3), &record));
+  const std::vector<ModuleRow> rows = modules_view(insp);
+  ASSERT_EQ(rows.size(), 6u);
+  EXPECT_EQ(rows[0].path, "");
+  EXPECT_DOUBLE_EQ(rows[0].total_mean, 1010 + 2020 + 600);  // not + DELEGATE_CALL
+  EXPECT_EQ(rows[1].path, "conv_layer");
+  EXPECT_DOUBLE_EQ(rows[1].total_mean, 1010 + 2020);
+  EXPECT_DOUBLE_EQ(rows[1].shared_mean, 0);
+  EXPECT_EQ(rows[2].path, "conv_layer.conv2");  // the bigger child first
+  EXPECT_DOUBLE_EQ(rows[2].total_mean, 2020);
+  EXPECT_DOUBLE_EQ(rows[2].shared_mean, 2020);  // fused with relu2
+  EXPECT_EQ(rows[2].depth, 2u);
+}
+
+TEST(ReconcileViewTest, DelegateGapAndFrameworkGap) {
+  const etrecord::ETRecord record = demo_record(Ids::kInt);
+  const Inspector insp = value_of(Inspector::create(demo_dump(Ids::kInt, 3), &record));
+  const std::vector<ReconcileRow> rows = reconcile_view(insp);
+  ASSERT_EQ(rows.size(), 6u);
+  EXPECT_EQ(rows[0].kind, ReconcileKind::kDelegateCall);
+  EXPECT_EQ(rows[1].kind, ReconcileKind::kInnerEvents);
+  EXPECT_DOUBLE_EQ(rows[1].stats.mean, 3630);
+  EXPECT_EQ(rows[2].kind, ReconcileKind::kDelegateGap);
+  EXPECT_DOUBLE_EQ(rows[2].stats.mean, 50);
+  EXPECT_DOUBLE_EQ(rows[0].stats.mean, 3680);
+  EXPECT_EQ(rows[5].kind, ReconcileKind::kFrameworkGap);
+  EXPECT_DOUBLE_EQ(rows[5].stats.mean, 25 + 50);  // around the call + inside it
+}
+
+TEST(CompareTest, PerOpDeltas) {
+  const etrecord::ETRecord record = demo_record(Ids::kInt);
+  const Inspector base = value_of(Inspector::create(demo_dump(Ids::kInt, 1), &record));
+  const Inspector current = value_of(Inspector::create(demo_dump(Ids::kInt, 3), &record));
+  const std::vector<DeltaRow> rows = compare_ops(base, current);
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0].label, "conv2d_1+relu_1");
+  EXPECT_DOUBLE_EQ(rows[0].delta, 20);
+  EXPECT_DOUBLE_EQ(rows[0].delta_percent, 1);
+  EXPECT_DOUBLE_EQ(rows[2].delta, 0);
+}
+
+}  // namespace
+}  // namespace glassbox::inspector

@@ -1,0 +1,137 @@
+#include "glassbox/npy/npy.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <string>
+
+namespace glassbox::npy {
+namespace {
+
+using Bytes = std::vector<std::uint8_t>;
+
+// A file as numpy would write it: `header` is the dict text; `payload`
+// follows the padded header.
+Bytes make_file(const std::string& dict, const Bytes& payload, std::uint8_t major = 1) {
+  Bytes out = {0x93, 'N', 'U', 'M', 'P', 'Y', major, 0};
+  std::string header = dict + "\n";
+  const std::uint32_t n = static_cast<std::uint32_t>(header.size());
+  out.push_back(static_cast<std::uint8_t>(n & 0xff));
+  out.push_back(static_cast<std::uint8_t>(n >> 8));
+  if (major >= 2) {
+    out.push_back(0);
+    out.push_back(0);
+  }
+  out.insert(out.end(), header.begin(), header.end());
+  out.insert(out.end(), payload.begin(), payload.end());
+  return out;
+}
+
+template <typename T>
+Bytes bytes_of(std::initializer_list<T> values) {
+  Bytes out(values.size() * sizeof(T));
+  std::memcpy(out.data(), std::data(values), out.size());
+  return out;
+}
+
+TEST(NpyTest, RoundTripsFloat32) {
+  const Array a{{2, 3}, {1, 2, 3, 4, 5, 6}};
+  StatusOr<Bytes> bytes = serialize(a);
+  ASSERT_TRUE(bytes.ok()) << bytes.message();
+  // numpy aligns the data to 64 bytes.
+  EXPECT_EQ((bytes->size() - a.data.size() * sizeof(float)) % 64, 0u);
+  StatusOr<Array> back = parse(*bytes);
+  ASSERT_TRUE(back.ok()) << back.message();
+  EXPECT_EQ(*back, a);
+}
+
+TEST(NpyTest, RoundTripsScalarsAndVectors) {
+  for (const Array& a : {Array{{}, {7}}, Array{{3}, {1, 2, 3}}, Array{{0, 4}, {}}}) {
+    StatusOr<Array> back = parse(*serialize(a));
+    ASSERT_TRUE(back.ok()) << back.message();
+    EXPECT_EQ(*back, a);
+  }
+  const Bytes vector = *serialize(Array{{3}, {1, 2, 3}});
+  const std::string text(vector.begin(), vector.end());
+  EXPECT_NE(text.find("'shape': (3,)"), std::string::npos);  // Python's 1-tuple.
+}
+
+TEST(NpyTest, ReadsWhatNumpyWrites) {
+  // Header bytes of np.save(np.arange(6, dtype=np.float64).reshape(2, 3)).
+  const Bytes f8 = make_file("{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }          ",
+                             bytes_of<double>({0, 1, 2, 3, 4, 5}));
+  StatusOr<Array> a = parse(f8);
+  ASSERT_TRUE(a.ok()) << a.message();
+  EXPECT_EQ(a->shape, (std::vector<std::int64_t>{2, 3}));
+  EXPECT_EQ(a->data, (std::vector<float>{0, 1, 2, 3, 4, 5}));
+
+  const Bytes i8 = make_file("{'descr': '<i8', 'fortran_order': False, 'shape': (2,), }",
+                             bytes_of<std::int64_t>({-3, 9}));
+  EXPECT_EQ(parse(i8)->data, (std::vector<float>{-3, 9}));
+  const Bytes v2 = make_file("{\"descr\": \"<f4\", \"fortran_order\": False, \"shape\": ()}",
+                             bytes_of<float>({2.5f}), 2);
+  EXPECT_EQ(parse(v2)->data, (std::vector<float>{2.5f}));
+}
+
+struct BadCase {
+  const char* name;
+  Bytes bytes;
+  Error error;
+  const char* fragment;
+};
+
+TEST(NpyTest, RejectsBadFilesClearly) {
+  const Bytes one = bytes_of<float>({1});
+  const std::vector<BadCase> cases = {
+      {"empty", {}, Error::kCorruptData, "magic"},
+      {"not npy", Bytes{'P', 'K', 3, 4, 0, 0, 0, 0, 0, 0}, Error::kCorruptData, "magic"},
+      {"version", make_file("{}", {}, 9), Error::kVersionMismatch, "version 9.0"},
+      {"fortran", make_file("{'descr': '<f4', 'fortran_order': True, 'shape': (1,), }", one),
+       Error::kNotSupported, "fortran_order"},
+      {"big endian", make_file("{'descr': '>f4', 'fortran_order': False, 'shape': (1,), }", one),
+       Error::kNotSupported, "big-endian"},
+      {"dtype", make_file("{'descr': '<c8', 'fortran_order': False, 'shape': (1,), }", one),
+       Error::kNotSupported, "'<c8' is not supported"},
+      {"short payload", make_file("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", one),
+       Error::kCorruptData, "payload is 4 bytes"},
+      {"missing key", make_file("{'descr': '<f4', 'shape': (1,), }", one), Error::kCorruptData,
+       "exactly the keys"},
+      {"bad shape", make_file("{'descr': '<f4', 'fortran_order': False, 'shape': (-1,), }", one),
+       Error::kCorruptData, "non-negative integer"},
+      {"overflow", make_file("{'descr': '<f4', 'fortran_order': False, 'shape': "
+                             "(4294967296, 4294967296, 4294967296), }", one),
+       Error::kCorruptData, "overflows"},
+      {"garbage", make_file("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), } x", one),
+       Error::kCorruptData, "trailing"},
+  };
+  for (const BadCase& c : cases) {
+    StatusOr<Array> a = parse(c.bytes, "case.npy");
+    ASSERT_FALSE(a.ok()) << c.name;
+    EXPECT_EQ(a.error(), c.error) << c.name << ": " << a.message();
+    EXPECT_NE(a.message().find(c.fragment), std::string::npos) << c.name << ": " << a.message();
+    EXPECT_NE(a.message().find("case.npy"), std::string::npos) << c.name;
+  }
+  // Every truncation of a valid file is an error, never a crash.
+  const Bytes good = *serialize(Array{{2, 2}, {1, 2, 3, 4}});
+  for (std::size_t n = 0; n < good.size(); ++n) {
+    EXPECT_FALSE(parse(std::span(good.data(), n)).ok()) << n;
+  }
+}
+
+TEST(NpyTest, WritesAndReadsFiles) {
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "glassbox_npy_test.npy").string();
+  const Array a{{1, 2}, {0.5f, -1.5f}};
+  ASSERT_TRUE(write_file(path, a).ok());
+  StatusOr<Array> back = read_file(path);
+  ASSERT_TRUE(back.ok()) << back.message();
+  EXPECT_EQ(*back, a);
+  std::remove(path.c_str());
+  EXPECT_EQ(read_file(path).error(), Error::kAccessFailed);
+  EXPECT_EQ(serialize(Array{{3}, {1}}).error(), Error::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace glassbox::npy

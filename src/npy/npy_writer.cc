@@ -1,0 +1,68 @@
+// Writes version 1.0 files, which every numpy reads; the header is padded
+// with spaces to a 64-byte boundary and ends in '\n', as numpy writes it.
+
+#include <cstring>
+#include <fstream>
+
+#include "glassbox/npy/npy.h"
+#include "src/npy/npy_format.h"
+
+namespace glassbox::npy {
+
+StatusOr<std::vector<std::uint8_t>> serialize(const Array& array) {
+  std::int64_t numel = 1;
+  for (std::int64_t d : array.shape) {
+    if (d < 0) return Status(Error::kInvalidArgument, "npy: negative dimension in the shape");
+    numel *= d;
+  }
+  if (static_cast<std::int64_t>(array.data.size()) != numel) {
+    return Status(Error::kInvalidArgument,
+                  "npy: " + std::to_string(array.data.size()) + " elements for a shape of " +
+                      std::to_string(numel));
+  }
+  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (";
+  for (std::size_t i = 0; i < array.shape.size(); ++i) {
+    header += std::to_string(array.shape[i]);
+    // A 1-tuple needs its trailing comma in Python syntax.
+    if (i + 1 < array.shape.size() || array.shape.size() == 1) header += ",";
+    if (i + 1 < array.shape.size()) header += " ";
+  }
+  header += "), }";
+  constexpr std::size_t kLengthSize = 2;
+  const std::size_t unpadded = internal::kPreambleSize + kLengthSize + header.size() + 1;
+  const std::size_t padding = (internal::kHeaderAlignment - unpadded % internal::kHeaderAlignment) %
+                              internal::kHeaderAlignment;
+  header.append(padding, ' ');
+  header += '\n';
+  if (header.size() > 0xffff) {
+    return Status(Error::kInvalidArgument, "npy: shape too long for a version 1.0 header");
+  }
+
+  // Sized once and filled in place (GCC 12 misreads incremental inserts
+  // here as overflows).
+  const std::size_t header_start = internal::kPreambleSize + kLengthSize;
+  const std::size_t data_start = header_start + header.size();
+  std::vector<std::uint8_t> out(data_start + array.data.size() * sizeof(float));
+  std::memcpy(out.data(), internal::kMagic.data(), internal::kMagicSize);
+  out[internal::kMagicSize] = 1;  // Version 1.0.
+  out[internal::kMagicSize + 1] = 0;
+  const auto length = static_cast<std::uint16_t>(header.size());
+  out[internal::kPreambleSize] = static_cast<std::uint8_t>(length & 0xff);
+  out[internal::kPreambleSize + 1] = static_cast<std::uint8_t>(length >> 8);
+  std::memcpy(out.data() + header_start, header.data(), header.size());
+  if (!array.data.empty()) {
+    std::memcpy(out.data() + data_start, array.data.data(), array.data.size() * sizeof(float));
+  }
+  return out;
+}
+
+Status write_file(const std::string& path, const Array& array) {
+  GLASSBOX_ASSIGN_OR_RETURN(std::vector<std::uint8_t> bytes, serialize(array));
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  out.close();
+  if (!out) return Status(Error::kAccessFailed, "cannot write " + path);
+  return Status();
+}
+
+}  // namespace glassbox::npy
