@@ -26,6 +26,24 @@ std::vector<std::string> id_texts(const std::vector<aot::DelegateDebugIdentifier
   return out;
 }
 
+// "a.b.c,a.b.d" -> "a.b.{c,d}": a fused row's modules usually share a
+// parent, and a terminal column has little room.
+std::string compact_paths(const std::vector<std::string>& paths) {
+  if (paths.empty()) return "-";
+  if (paths.size() == 1) return paths[0];
+  std::size_t prefix = paths[0].rfind('.');
+  for (const std::string& path : paths) {
+    while (prefix != std::string::npos &&
+           (path.size() <= prefix || path.compare(0, prefix + 1, paths[0], 0, prefix + 1) != 0)) {
+      prefix = prefix == 0 ? std::string::npos : paths[0].rfind('.', prefix - 1);
+    }
+  }
+  if (prefix == std::string::npos) return join(paths, ",");
+  std::vector<std::string> rest;
+  for (const std::string& path : paths) rest.push_back(path.substr(prefix + 1));
+  return paths[0].substr(0, prefix + 1) + "{" + join(rest, ",") + "}";
+}
+
 std::vector<std::string> unique(const std::vector<std::string>& items) {
   std::vector<std::string> out;
   for (const std::string& s : items) {
@@ -166,7 +184,7 @@ Sheet ops_sheet(const Inspector& inspector, SheetMode mode, TimeScale* scale) {
   for (const OpRow& r : rows) {
     std::vector<std::string> cells = {
         r.label + (r.mapped ? "" : " (unmapped)"),
-        unique(r.module_hierarchy).empty() ? "-" : join(unique(r.module_hierarchy), ","),
+        compact_paths(unique(r.module_hierarchy)),
         r.backend.empty() ? "-" : r.backend,
         r.delegate_debug_identifiers.empty() ? "-" : join(id_texts(r.delegate_debug_identifiers), ",")};
     add_human_stats(cells, r.stats, *scale);
