@@ -47,11 +47,8 @@ def main():
                 continue
             name = b["run_name"]
             label = b.get("label", "")
-            ns = b["real_time"] * {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}[b["time_unit"]]
-            if "items_per_second" in b:
-                ns = 1e9 / b["items_per_second"]  # per item (event)
-            if name.startswith("BM_TwoClockReads"):
-                floors[label] = ns
+            scale = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}[b["time_unit"]]
+            ns = b["real_time"] * scale
             if name.startswith("BM_WholeModel_"):
                 # BM_WholeModel_<model>_<mode>; the tracing-off build labels
                 # its runs, which all behave as "compiled out".
@@ -60,21 +57,41 @@ def main():
                     if mode != "NullTracer":
                         continue
                     mode = "CompiledOut"
-                whole[(model, mode)] = b["real_time"] * {"ns": 1e-6, "us": 1e-3, "ms": 1, "s": 1e3}[b["time_unit"]]
+                whole[(model, mode)] = ns / 1e6
                 continue
-            rows.append((name, label, ns))
+            if name.startswith("BM_TwoClockReads"):
+                floors[label] = ns
+            counters = {k: v for k, v in b.items()
+                        if k in ("GFLOP", "bytes_per_event")}
+            if "items_per_second" in b:
+                per_item = 1e9 / b["items_per_second"]
+                rows.append((name, label, per_item, ns, counters))
+            elif path.name.startswith("etdump_benchmark"):
+                rows.append((name, label, ns, None, counters))  # one call = one event
+            else:
+                rows.append((name, label, None, ns, counters))
     lines = [
         BEGIN,
         f"Machine: {machine()}. Date: {context.get('date', '?')}. "
         f"Median of 3 repetitions; per event (or per call for the hooks).",
         "",
-        "| benchmark | clock | ns per event | ratio to two clock reads |",
-        "|---|---|---:|---:|",
+        "| benchmark | clock | ns per event | ratio to two clock reads | time per iteration | counters |",
+        "|---|---|---:|---:|---:|---|",
     ]
-    for name, label, ns in rows:
+    def human(ns):
+        for unit, f in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
+            if ns >= f:
+                return f"{ns / f:.2f} {unit}"
+        return f"{ns:.2f} ns"
+    for name, label, per_event, total, counters in rows:
         floor = floors.get(label)
-        ratio = f"{ns / floor:.2f}x" if floor and label else "-"
-        lines.append(f"| {name} | {label or '-'} | {ns:.2f} | {ratio} |")
+        ratio = f"{per_event / floor:.2f}x" if per_event is not None and floor and label else "-"
+        event = f"{per_event:.2f}" if per_event is not None else "-"
+        names = {"GFLOP": "GFLOP/s"}
+        extra = ", ".join(f"{names.get(k, k)}={v:.3g}"
+                          for k, v in sorted(counters.items())) or "-"
+        lines.append(f"| {name} | {label or '-'} | {event} | {ratio} | "
+                     f"{human(total) if total is not None else '-'} | {extra} |")
     if whole:
         lines += [
             "",
