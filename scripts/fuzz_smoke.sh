@@ -40,6 +40,14 @@ while IFS= read -r f; do
   n=$((n + 1))
 done < <(find "$build_dir" -name '*.etdp' -type f)
 
+# Real programs and ETRecords as seeds for their readers' fuzzers.
+if [[ -x "$build_dir/tools/glassbox/glassbox" ]]; then
+  for ids in int string; do
+    "$build_dir/tools/glassbox/glassbox" lower --model demo --backend demo --ids "$ids" \
+      -o "$seeds/demo_$ids.gbx" --etrecord "$seeds/demo_$ids.etrecord" >/dev/null
+  done
+fi
+
 failed=0
 for fuzzer in "${fuzzers[@]}"; do
   name=$(basename "$fuzzer")
