@@ -9,6 +9,7 @@ packages=(
   nlohmann-json3-dev libcli11-dev libfmt-dev
   libzip-dev zipcmp zipmerge ziptool
   libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
+  libxnnpack-dev libpthreadpool-dev libcpuinfo-dev
   libgtest-dev libgmock-dev libbenchmark-dev
 )
 

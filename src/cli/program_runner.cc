@@ -14,6 +14,7 @@
 #include "glassbox/npy/npy.h"
 #include "glassbox/runtime/method.h"
 #include "glassbox/runtime/program.h"
+#include "src/cli/backend_support.h"
 
 namespace glassbox::cli {
 namespace {
@@ -118,6 +119,8 @@ StatusOr<RunSummary> run_program(const RunOptions& options) {
   } else {
     backends::demo::demo_backend_runtime().set_profiling_mode_override(nullptr);
   }
+  GLASSBOX_RETURN_IF_ERROR(
+      configure_xnnpack_runtime(options.delegate_profiling, options.threads));
 
   // std::vector's storage is malloc-aligned, as the verifier requires.
   GLASSBOX_ASSIGN_OR_RETURN(std::vector<std::uint8_t> bytes,

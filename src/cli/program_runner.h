@@ -26,6 +26,8 @@ struct RunOptions {
   // "" keeps the delegates' compile specs; "realtime" or "posttime" forces
   // the demo backend's logging mode.
   std::string delegate_profiling;
+  // Threads for XNNPACK delegates; 0 keeps the program's compile spec.
+  std::uint32_t threads = 0;
   // Input 0 as a NumPy .npy file (float32/float64/int64, shape checked) or
   // raw little-endian float32 bytes; when empty, inputs are uniform random
   // in [-1, 1) from `seed`.

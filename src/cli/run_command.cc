@@ -94,8 +94,8 @@ void add_run_commands(CLI::App& app, CommandContext& context) {
       ->check(CLI::IsMember({"steady", "tsc"}))
       ->capture_default_str();
   command->add_option("--delegate-profiling", options->run.delegate_profiling,
-                      "force the demo delegate's logging mode: realtime or "
-                      "posttime (default: its compile spec)")
+                      "force the delegates' logging mode: realtime or "
+                      "posttime (default: their compile specs)")
       ->check(CLI::IsMember({"realtime", "posttime"}));
   auto* input = command->add_option(
       "--input", options->run.input_path,
@@ -104,6 +104,11 @@ void add_run_commands(CLI::App& app, CommandContext& context) {
   command->add_option("--seed", options->run.seed,
                       "seed for random inputs in [-1, 1) (when no --input)")
       ->excludes(input)
+      ->capture_default_str();
+  command->add_option("--threads", options->run.threads,
+                      "threads for XNNPACK delegates (0: the program's compile "
+                      "spec, default 1)")
+      ->check(CLI::Range(0, 64))
       ->capture_default_str();
   command->add_option("--expect", options->run.expect_path,
                       "reference output 0 (.npy); fails (exit 1) when the max abs "

@@ -1,0 +1,35 @@
+#include "backends/xnnpack/aot/batch_norm_folding.h"
+
+#include <cmath>
+#include <string>
+
+namespace glassbox::backends::xnnpack {
+
+Status fold_batch_norm(const BatchNormConstants& bn, ConvWeights* conv) {
+  const auto channels = static_cast<std::size_t>(conv->out_channels);
+  if (channels == 0 || conv->bias.size() != channels || conv->weight.size() % channels != 0 ||
+      bn.mean.size() != channels || bn.var.size() != channels ||
+      bn.gamma.size() != channels || bn.beta.size() != channels) {
+    return Status(Error::kInvalidArgument,
+                  "batch norm folding: parameter sizes do not match " +
+                      std::to_string(channels) + " output channels");
+  }
+  const std::size_t block = conv->weight.size() / channels;
+  for (std::size_t o = 0; o < channels; ++o) {
+    const double denominator = double(bn.var[o]) + bn.eps;
+    if (!(denominator > 0)) {
+      return Status(Error::kInvalidArgument,
+                    "batch norm folding: var + eps <= 0 for channel " + std::to_string(o));
+    }
+    const double scale = double(bn.gamma[o]) / std::sqrt(denominator);
+    for (std::size_t i = 0; i < block; ++i) {
+      float& w = conv->weight[o * block + i];
+      w = static_cast<float>(double(w) * scale);
+    }
+    conv->bias[o] =
+        static_cast<float>((double(conv->bias[o]) - bn.mean[o]) * scale + bn.beta[o]);
+  }
+  return Status();
+}
+
+}  // namespace glassbox::backends::xnnpack

@@ -1,0 +1,39 @@
+#pragma once
+/// @file
+/// Folds an eval-mode batch norm into the convolution before it:
+///
+///   bn(conv(x)) = scale * (W x + b - mean) + beta,  scale = gamma / sqrt(var + eps)
+///              = (scale * W) x + (scale * (b - mean) + beta)
+///
+/// so the XNNPACK convolution computes both with new weights and bias.
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "glassbox/core/status.h"
+
+namespace glassbox::backends::xnnpack {
+
+/// A convolution's parameters in the graph's OIHW order.
+struct ConvWeights {
+  std::int64_t out_channels = 0;
+  std::vector<float> weight;  ///< out_channels blocks of equal size.
+  std::vector<float> bias;    ///< out_channels values (zeros if none).
+};
+
+/// The batch norm's per-channel constants, each out_channels long; views,
+/// only read during the call.
+struct BatchNormConstants {
+  std::span<const float> mean;
+  std::span<const float> var;
+  std::span<const float> gamma;
+  std::span<const float> beta;
+  double eps = 1e-5;
+};
+
+/// Rewrites `conv` in place (computing in double, then rounding once).
+/// kInvalidArgument when sizes disagree or var + eps <= 0.
+Status fold_batch_norm(const BatchNormConstants& bn, ConvWeights* conv);
+
+}  // namespace glassbox::backends::xnnpack

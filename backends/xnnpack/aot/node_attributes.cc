@@ -1,0 +1,58 @@
+#include "backends/xnnpack/aot/node_attributes.h"
+
+#include <limits>
+#include <vector>
+
+#include "glassbox/aot/ops.h"
+
+namespace glassbox::backends::xnnpack {
+
+std::array<std::int64_t, 4> padding_tlbr(const aot::Node& node) {
+  auto it = node.attributes.find("padding");
+  if (it == node.attributes.end()) return {0, 0, 0, 0};
+  const auto* v = std::get_if<std::vector<std::int64_t>>(&it->second);
+  if (v == nullptr) return {0, 0, 0, 0};
+  if (v->size() == 2) return {(*v)[0], (*v)[1], (*v)[0], (*v)[1]};
+  if (v->size() == 4) return {(*v)[0], (*v)[1], (*v)[2], (*v)[3]};
+  return {0, 0, 0, 0};
+}
+
+std::array<std::int64_t, 2> int_pair(const aot::Node& node, std::string_view name,
+                                     std::array<std::int64_t, 2> fallback) {
+  auto it = node.attributes.find(name);
+  if (it == node.attributes.end()) return fallback;
+  const auto* v = std::get_if<std::vector<std::int64_t>>(&it->second);
+  if (v == nullptr || v->size() != 2) return fallback;
+  return {(*v)[0], (*v)[1]};
+}
+
+std::int64_t int_attr(const aot::Node& node, std::string_view name, std::int64_t fallback) {
+  auto it = node.attributes.find(name);
+  if (it == node.attributes.end()) return fallback;
+  const auto* v = std::get_if<std::int64_t>(&it->second);
+  return v == nullptr ? fallback : *v;
+}
+
+std::optional<double> float_attr(const aot::Node& node, std::string_view name) {
+  auto it = node.attributes.find(name);
+  if (it == node.attributes.end()) return std::nullopt;
+  if (const auto* v = std::get_if<double>(&it->second)) return *v;
+  if (const auto* i = std::get_if<std::int64_t>(&it->second)) return static_cast<double>(*i);
+  return std::nullopt;
+}
+
+std::optional<ActivationRange> activation_range(const aot::Node& node) {
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  if (node.op == aot::op::kRelu) return ActivationRange{0.f, kInf};
+  if (node.op != aot::op::kClamp) return std::nullopt;
+  const std::optional<double> lo = float_attr(node, "min");
+  const std::optional<double> hi = float_attr(node, "max");
+  return ActivationRange{lo ? static_cast<float>(*lo) : -kInf, hi ? static_cast<float>(*hi) : kInf};
+}
+
+bool is_constant_with_data(const aot::Graph& graph, aot::ValueId id) {
+  const aot::Value* v = graph.find_value(id);
+  return v != nullptr && v->kind == aot::ValueKind::kConstant && !v->data.empty();
+}
+
+}  // namespace glassbox::backends::xnnpack

@@ -1,0 +1,43 @@
+#pragma once
+/// @file
+/// Typed reads of graph node attributes (src/aot/ops.cc names), shared by
+/// the XNNPACK partitioner and lowering. The graph is verified before
+/// either runs, so a missing attribute means "use the op's default".
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "glassbox/aot/graph.h"
+
+namespace glassbox::backends::xnnpack {
+
+/// "padding" as top, left, bottom, right ([h, w] means both sides alike);
+/// zeros when absent.
+std::array<std::int64_t, 4> padding_tlbr(const aot::Node& node);
+
+/// An int[2] attribute, or `fallback` when absent or malformed.
+std::array<std::int64_t, 2> int_pair(const aot::Node& node, std::string_view name,
+                                     std::array<std::int64_t, 2> fallback);
+
+/// An int attribute, or `fallback`.
+std::int64_t int_attr(const aot::Node& node, std::string_view name, std::int64_t fallback);
+
+/// A float attribute, or nullopt.
+std::optional<double> float_attr(const aot::Node& node, std::string_view name);
+
+/// The output range of an activation XNNPACK can fuse as output_min/max.
+struct ActivationRange {
+  float min;
+  float max;
+};
+
+/// relu -> [0, inf); clamp -> [min, max] (absent bounds unbounded);
+/// nullopt for any other op.
+std::optional<ActivationRange> activation_range(const aot::Node& node);
+
+/// Whether `id` names a constant with data in `graph`.
+bool is_constant_with_data(const aot::Graph& graph, aot::ValueId id);
+
+}  // namespace glassbox::backends::xnnpack

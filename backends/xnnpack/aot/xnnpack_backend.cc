@@ -1,0 +1,450 @@
+#include "backends/xnnpack/aot/xnnpack_backend.h"
+
+#include <algorithm>
+#include <charconv>
+#include <limits>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "backends/xnnpack/aot/batch_norm_folding.h"
+#include "backends/xnnpack/aot/node_attributes.h"
+#include "backends/xnnpack/aot/xnnpack_partitioner.h"
+#include "backends/xnnpack/aot/xnnpack_program.h"
+#include "glassbox/aot/delegate_mapping_builder.h"
+#include "glassbox/aot/ops.h"
+
+namespace glassbox::backends::xnnpack {
+namespace {
+
+using aot::Node;
+using aot::ValueId;
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+Status check_specs(std::span<const aot::CompileSpec> specs, bool* string_ids) {
+  *string_ids = false;
+  for (const aot::CompileSpec& spec : specs) {
+    const std::string value = spec.value_as_string();
+    if (spec.key == kIdentifiersSpecKey) {
+      if (value == "string") {
+        *string_ids = true;
+      } else if (value != "generated" && value != "int") {
+        return Status(Error::kInvalidArgument,
+                      "compile spec \"identifiers\" must be \"generated\", \"int\" or "
+                      "\"string\", got \"" + value + "\"");
+      }
+    } else if (spec.key == kThreadsSpecKey) {
+      int threads = 0;
+      const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), threads);
+      if (ec != std::errc() || end != value.data() + value.size() || threads < 1 ||
+          threads > kMaxThreads) {
+        return Status(Error::kInvalidArgument,
+                      "compile spec \"threads\" must be an integer in [1, " +
+                          std::to_string(kMaxThreads) + "], got \"" + value + "\"");
+      }
+    } else if (spec.key == kProfilingSpecKey && value != "realtime" && value != "posttime") {
+      return Status(Error::kInvalidArgument,
+                    "compile spec \"profiling\" must be \"realtime\" or \"posttime\", got \"" +
+                        value + "\"");
+    }
+  }
+  return Status();
+}
+
+std::uint32_t u32(std::int64_t v) { return static_cast<std::uint32_t>(v); }
+
+// Both layouts order the bytes alike when the permutation only moves
+// size-1 dimensions: C == 1 or H * W == 1.
+bool layouts_alias(const std::vector<std::int64_t>& dims) {
+  return dims.size() == 4 && (dims[1] == 1 || dims[2] * dims[3] == 1);
+}
+
+// One preprocess call: walks the subgraph once, emitting operators and
+// map entries.
+class Lowering {
+ public:
+  Lowering(const aot::Graph& graph, bool string_ids)
+      : graph_(graph), string_ids_(string_ids), builder_(!string_ids) {}
+
+  StatusOr<aot::PreprocessResult> run() {
+    for (std::size_t i = 0; i < graph_.inputs.size(); ++i) {
+      const aot::Value* v = graph_.find_value(graph_.inputs[i]);
+      program_.inputs.push_back({v->shape, XnnLayout::kLogical});
+      slot_of(XnnLayout::kLogical)[v->id.value] = static_cast<std::uint32_t>(i);
+    }
+    for (std::size_t n = 0; n < graph_.nodes.size(); ++n) {
+      for (ValueId in : graph_.nodes[n].inputs) users_[in.value].push_back(n);
+    }
+    for (ValueId out : graph_.outputs) ++output_uses_[out.value];
+    absorbed_.assign(graph_.nodes.size(), false);
+
+    for (std::size_t n = 0; n < graph_.nodes.size(); ++n) {
+      if (absorbed_[n]) continue;
+      const Node& node = graph_.nodes[n];
+      if (!xnnpack_supports(graph_, node) && node.op != aot::op::kBatchNorm) {
+        return Status(Error::kNotSupported, "XNNPACK backend cannot lower node '" + node.name +
+                                                "' (op '" + node.op + "')");
+      }
+      GLASSBOX_RETURN_IF_ERROR(lower(node));
+    }
+    for (ValueId out : graph_.outputs) {
+      auto producer = producers_.find(out.value);
+      if (producer == producers_.end()) {
+        return Status(Error::kNotSupported, "XNNPACK backend: output '" + value(out).name +
+                                                "' is not computed by the delegate");
+      }
+      GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t slot,
+                                slot_for(out, XnnLayout::kLogical, producer->second));
+      program_.outputs.push_back(slot);
+    }
+    return aot::PreprocessResult{encode_xnn_program(program_), builder_.get_delegate_mapping()};
+  }
+
+ private:
+  using Sources = std::vector<const Node*>;
+
+  std::unordered_map<std::int32_t, std::uint32_t>& slot_of(XnnLayout layout) {
+    return layout == XnnLayout::kNhwc ? nhwc_slots_ : logical_slots_;
+  }
+
+  const aot::Value& value(ValueId id) const { return *graph_.find_value(id); }
+
+  // The node that is the only use of `id`, if any (a graph output is a use
+  // that cannot be fused away).
+  const Node* sole_user(ValueId id) const {
+    if (output_uses_.contains(id.value)) return nullptr;
+    auto it = users_.find(id.value);
+    if (it == users_.end() || it->second.size() != 1) return nullptr;
+    return &graph_.nodes[it->second[0]];
+  }
+
+  void absorb(const Node& node) {
+    absorbed_[static_cast<std::size_t>(&node - graph_.nodes.data())] = true;
+  }
+
+  // Follows relu / clamp users of `*out`, narrowing [*min, *max].
+  void absorb_activations(ValueId* out, Sources* sources, float* min, float* max) {
+    while (const Node* user = sole_user(*out)) {
+      const std::optional<ActivationRange> range = activation_range(*user);
+      if (!range || !xnnpack_supports(graph_, *user)) return;
+      absorb(*user);
+      sources->push_back(user);
+      *min = std::max(*min, range->min);
+      *max = std::min(*max, range->max);
+      *out = user->outputs[0];
+    }
+  }
+
+  XnnLayout current_layout(ValueId id) const {
+    return nhwc_slots_.contains(id.value) ? XnnLayout::kNhwc : XnnLayout::kLogical;
+  }
+
+  // The slot holding `id` in `layout`, converting (an operator mapped to
+  // `needed_by`) when only the other layout exists.
+  StatusOr<std::uint32_t> slot_for(ValueId id, XnnLayout layout, const Sources& needed_by) {
+    auto& wanted = slot_of(layout);
+    if (auto it = wanted.find(id.value); it != wanted.end()) return it->second;
+    const XnnLayout other_layout =
+        layout == XnnLayout::kNhwc ? XnnLayout::kLogical : XnnLayout::kNhwc;
+    auto& other = slot_of(other_layout);
+    auto it = other.find(id.value);
+    const aot::Value& v = value(id);
+    if (it == other.end()) {
+      return Status(Error::kNotSupported, "XNNPACK backend: node '" + needed_by[0]->name +
+                                              "' reads '" + v.name +
+                                              "', which is not computed in the delegate");
+    }
+    if (layouts_alias(v.shape)) return wanted[id.value] = it->second;
+    XnnOp op;
+    op.kind = layout == XnnLayout::kNhwc ? XnnOpKind::kNchwToNhwc : XnnOpKind::kNhwcToNchw;
+    op.operands = {it->second};
+    op.output = {v.shape, layout};
+    const std::string name = v.name.empty() ? "v" + std::to_string(id.value) : v.name;
+    GLASSBOX_RETURN_IF_ERROR(
+        emit(std::move(op), needed_by,
+             name + (layout == XnnLayout::kNhwc ? ".to_nhwc" : ".to_nchw")));
+    return wanted[id.value] = last_slot();
+  }
+
+  std::uint32_t last_slot() const {
+    return static_cast<std::uint32_t>(program_.inputs.size() + program_.ops.size() - 1);
+  }
+
+  Status emit(XnnOp op, const Sources& sources, std::string string_id = {}) {
+    std::optional<aot::DelegateDebugIdentifier> identifier;
+    if (string_ids_) {
+      if (string_id.empty()) {
+        for (const Node* n : sources) string_id += (string_id.empty() ? "" : "+") + n->name;
+      }
+      identifier = std::move(string_id);
+    }
+    GLASSBOX_ASSIGN_OR_RETURN(op.identifier,
+                              builder_.insert_delegate_mapping_entry(sources, identifier));
+    program_.ops.push_back(std::move(op));
+    return Status();
+  }
+
+  // Emits an operator computing graph value `out`.
+  Status emit_value(XnnOp op, const Sources& sources, ValueId out, XnnLayout layout) {
+    op.output = {value(out).shape, layout};
+    GLASSBOX_RETURN_IF_ERROR(emit(std::move(op), sources));
+    slot_of(layout)[out.value] = last_slot();
+    producers_[out.value] = sources;
+    return Status();
+  }
+
+  Status lower(const Node& node) {
+    const std::string_view op = node.op;
+    if (op == aot::op::kConv2d) return lower_conv(node);
+    if (op == aot::op::kLinear || op == aot::op::kMatmul) return lower_fully_connected(node);
+    if (op == aot::op::kMaxPool2d || op == aot::op::kAvgPool2d) return lower_pool(node);
+    if (op == aot::op::kGlobalAvgPool2d) {
+      Sources sources{&node};
+      XnnOp x;
+      x.kind = XnnOpKind::kGlobalAveragePooling;
+      GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t in,
+                                slot_for(node.inputs[0], XnnLayout::kNhwc, sources));
+      x.operands = {in};
+      x.floats = {-kInf, kInf};
+      // [N, C, 1, 1]: the same bytes in both layouts.
+      return emit_value(std::move(x), sources, node.outputs[0], XnnLayout::kLogical);
+    }
+    if (op == aot::op::kAdd || op == aot::op::kSub || op == aot::op::kMul ||
+        op == aot::op::kDiv) {
+      return lower_binary(node);
+    }
+    if (op == aot::op::kRelu || op == aot::op::kClamp || op == aot::op::kHardswish ||
+        op == aot::op::kSigmoid) {
+      return lower_unary(node);
+    }
+    if (op == aot::op::kSoftmax || op == aot::op::kFlatten || op == aot::op::kReshape) {
+      Sources sources{&node};
+      XnnOp x;
+      x.kind = op == aot::op::kSoftmax ? XnnOpKind::kSoftmax : XnnOpKind::kCopy;
+      GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t in,
+                                slot_for(node.inputs[0], XnnLayout::kLogical, sources));
+      x.operands = {in};
+      return emit_value(std::move(x), sources, node.outputs[0], XnnLayout::kLogical);
+    }
+    if (op == aot::op::kConcat) return lower_concat(node);
+    if (op == aot::op::kBatchNorm) {
+      return Status(Error::kNotSupported,
+                    "XNNPACK backend: batch_norm '" + node.name +
+                        "' is not directly after a convolution in the same partition");
+    }
+    return Status(Error::kNotSupported, "XNNPACK backend cannot lower node '" + node.name +
+                                            "' (op '" + node.op + "')");
+  }
+
+  Status lower_conv(const Node& conv) {
+    Sources sources{&conv};
+    const aot::Value& x = value(conv.inputs[0]);
+    const aot::Value& w = value(conv.inputs[1]);
+    ConvWeights weights{w.shape[0], w.data, {}};
+    if (conv.inputs.size() == 3) {
+      weights.bias = value(conv.inputs[2]).data;
+    } else {
+      weights.bias.assign(static_cast<std::size_t>(w.shape[0]), 0.f);
+    }
+    ValueId out = conv.outputs[0];
+    if (const Node* bn = sole_user(out); bn != nullptr && bn->op == aot::op::kBatchNorm) {
+      const BatchNormConstants constants{value(bn->inputs[1]).data, value(bn->inputs[2]).data,
+                                         value(bn->inputs[3]).data, value(bn->inputs[4]).data,
+                                         float_attr(*bn, "eps").value_or(1e-5)};
+      GLASSBOX_RETURN_IF_ERROR(fold_batch_norm(constants, &weights));
+      absorb(*bn);
+      sources.push_back(bn);
+      out = bn->outputs[0];
+    }
+    float min = -kInf, max = kInf;
+    absorb_activations(&out, &sources, &min, &max);
+
+    const std::int64_t groups = int_attr(conv, "groups", 1);
+    const std::int64_t oc = w.shape[0], gic = w.shape[1], kh = w.shape[2], kw = w.shape[3];
+    const auto pad = padding_tlbr(conv);  // top, left, bottom, right
+    const auto stride = int_pair(conv, "stride", {1, 1});
+    const auto dilation = int_pair(conv, "dilation", {1, 1});
+    XnnOp op;
+    op.kind = XnnOpKind::kConvolution;
+    GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t in, slot_for(x.id, XnnLayout::kNhwc, sources));
+    op.operands = {in};
+    op.ints = {u32(pad[0]), u32(pad[3]), u32(pad[2]), u32(pad[1]), u32(kh), u32(kw),
+               u32(stride[0]), u32(stride[1]), u32(dilation[0]), u32(dilation[1]),
+               u32(groups), u32(gic), u32(oc / groups)};
+    op.floats.reserve(2 + weights.weight.size() + weights.bias.size());
+    op.floats = {min, max};
+    // OIHW -> XNNPACK's [G][GOC][KH][KW][GIC]: groups are already the
+    // outermost block of O in PyTorch's layout, so only I moves inward.
+    for (std::int64_t o = 0; o < oc; ++o) {
+      for (std::int64_t y = 0; y < kh; ++y) {
+        for (std::int64_t z = 0; z < kw; ++z) {
+          for (std::int64_t i = 0; i < gic; ++i) {
+            op.floats.push_back(
+                weights.weight[static_cast<std::size_t>(((o * gic + i) * kh + y) * kw + z)]);
+          }
+        }
+      }
+    }
+    op.floats.insert(op.floats.end(), weights.bias.begin(), weights.bias.end());
+    return emit_value(std::move(op), sources, out, XnnLayout::kNhwc);
+  }
+
+  Status lower_fully_connected(const Node& node) {
+    Sources sources{&node};
+    const aot::Value& w = value(node.inputs[1]);
+    std::int64_t ic = 0, oc = 0;
+    std::vector<float> kernel;
+    if (node.op == aot::op::kLinear) {
+      oc = w.shape[0];
+      ic = w.shape[1];
+      kernel = w.data;
+    } else {
+      // matmul by a constant [K, N] is fully connected with weights [N, K].
+      ic = w.shape[0];
+      oc = w.shape[1];
+      kernel.resize(w.data.size());
+      for (std::int64_t k = 0; k < ic; ++k) {
+        for (std::int64_t n = 0; n < oc; ++n) {
+          kernel[static_cast<std::size_t>(n * ic + k)] = w.data[static_cast<std::size_t>(k * oc + n)];
+        }
+      }
+    }
+    std::vector<float> bias(static_cast<std::size_t>(oc), 0.f);
+    if (node.inputs.size() == 3) bias = value(node.inputs[2]).data;
+    ValueId out = node.outputs[0];
+    float min = -kInf, max = kInf;
+    absorb_activations(&out, &sources, &min, &max);
+    XnnOp op;
+    op.kind = XnnOpKind::kFullyConnected;
+    GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t in,
+                              slot_for(node.inputs[0], XnnLayout::kLogical, sources));
+    op.operands = {in};
+    op.ints = {u32(ic), u32(oc)};
+    op.floats = {min, max};
+    op.floats.insert(op.floats.end(), kernel.begin(), kernel.end());
+    op.floats.insert(op.floats.end(), bias.begin(), bias.end());
+    return emit_value(std::move(op), sources, out, XnnLayout::kLogical);
+  }
+
+  Status lower_pool(const Node& node) {
+    Sources sources{&node};
+    const bool max_pool = node.op == aot::op::kMaxPool2d;
+    const auto pad = padding_tlbr(node);
+    const auto kernel = int_pair(node, "kernel", {1, 1});
+    const auto stride = int_pair(node, "stride", kernel);
+    XnnOp op;
+    op.kind = max_pool ? XnnOpKind::kMaxPooling : XnnOpKind::kAveragePooling;
+    GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t in,
+                              slot_for(node.inputs[0], XnnLayout::kNhwc, sources));
+    op.operands = {in};
+    op.ints = {u32(pad[0]),    u32(pad[3]),    u32(pad[2]),    u32(pad[1]),
+               u32(kernel[0]), u32(kernel[1]), u32(stride[0]), u32(stride[1])};
+    if (max_pool) {
+      const auto dilation = int_pair(node, "dilation", {1, 1});
+      op.ints.push_back(u32(dilation[0]));
+      op.ints.push_back(u32(dilation[1]));
+    }
+    op.floats = {-kInf, kInf};
+    return emit_value(std::move(op), sources, node.outputs[0], XnnLayout::kNhwc);
+  }
+
+  Status lower_binary(const Node& node) {
+    Sources sources{&node};
+    const ValueId a = node.inputs[0], b = node.inputs[1];
+    // NHWC only when both operands are 4-D (numpy broadcasting aligns from
+    // the right, so a lower-rank operand needs the logical order).
+    const bool nhwc = value(a).shape.size() == 4 && value(b).shape.size() == 4 &&
+                      (current_layout(a) == XnnLayout::kNhwc ||
+                       current_layout(b) == XnnLayout::kNhwc);
+    const XnnLayout layout = nhwc ? XnnLayout::kNhwc : XnnLayout::kLogical;
+    ValueId out = node.outputs[0];
+    float min = -kInf, max = kInf;
+    absorb_activations(&out, &sources, &min, &max);
+    XnnOp op;
+    const std::string_view name = node.op;
+    op.kind = name == aot::op::kAdd   ? XnnOpKind::kAdd
+              : name == aot::op::kSub ? XnnOpKind::kSubtract
+              : name == aot::op::kMul ? XnnOpKind::kMultiply
+                                      : XnnOpKind::kDivide;
+    GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t sa, slot_for(a, layout, sources));
+    GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t sb, slot_for(b, layout, sources));
+    op.operands = {sa, sb};
+    op.floats = {min, max};
+    return emit_value(std::move(op), sources, out, layout);
+  }
+
+  Status lower_unary(const Node& node) {
+    Sources sources{&node};
+    // Elementwise: any byte order will do, so keep the input's.
+    const XnnLayout layout = current_layout(node.inputs[0]);
+    XnnOp op;
+    ValueId out = node.outputs[0];
+    if (const std::optional<ActivationRange> range = activation_range(node)) {
+      op.kind = XnnOpKind::kClamp;
+      float min = range->min, max = range->max;
+      absorb_activations(&out, &sources, &min, &max);
+      op.floats = {min, max};
+    } else {
+      op.kind = node.op == aot::op::kHardswish ? XnnOpKind::kHardswish : XnnOpKind::kSigmoid;
+    }
+    GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t in, slot_for(node.inputs[0], layout, sources));
+    op.operands = {in};
+    return emit_value(std::move(op), sources, out, layout);
+  }
+
+  Status lower_concat(const Node& node) {
+    Sources sources{&node};
+    const std::size_t rank = value(node.outputs[0]).shape.size();
+    std::int64_t axis = int_attr(node, "axis", 0);
+    if (axis < 0) axis += static_cast<std::int64_t>(rank);
+    bool nhwc = rank == 4;
+    bool any_nhwc = false;
+    for (ValueId in : node.inputs) any_nhwc |= current_layout(in) == XnnLayout::kNhwc;
+    nhwc = nhwc && any_nhwc;
+    const XnnLayout layout = nhwc ? XnnLayout::kNhwc : XnnLayout::kLogical;
+    XnnOp op;
+    op.kind = XnnOpKind::kConcatenate;
+    for (ValueId in : node.inputs) {
+      GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t slot, slot_for(in, layout, sources));
+      op.operands.push_back(slot);
+    }
+    // Logical N, C, H, W sit at NHWC byte positions 0, 3, 1, 2.
+    static constexpr std::int64_t kNhwcPosition[4] = {0, 3, 1, 2};
+    op.ints = {u32(nhwc ? kNhwcPosition[axis] : axis)};
+    return emit_value(std::move(op), sources, node.outputs[0], layout);
+  }
+
+  const aot::Graph& graph_;
+  bool string_ids_;
+  aot::DelegateMappingBuilder builder_;
+  XnnProgram program_;
+  std::unordered_map<std::int32_t, std::uint32_t> logical_slots_;  // value -> slot
+  std::unordered_map<std::int32_t, std::uint32_t> nhwc_slots_;
+  std::unordered_map<std::int32_t, std::vector<std::size_t>> users_;  // value -> nodes
+  std::unordered_map<std::int32_t, int> output_uses_;
+  std::unordered_map<std::int32_t, Sources> producers_;  // value -> sources of its op
+  std::vector<bool> absorbed_;
+};
+
+}  // namespace
+
+StatusOr<aot::PreprocessResult> XnnpackBackend::preprocess(
+    const aot::Graph& subgraph, std::span<const aot::CompileSpec> compile_specs) {
+  bool string_ids = false;
+  GLASSBOX_RETURN_IF_ERROR(check_specs(compile_specs, &string_ids));
+  return Lowering(subgraph, string_ids).run();
+}
+
+aot::Partitioner make_xnnpack_partitioner(XnnpackBackend& backend) {
+  return aot::Partitioner(backend, xnnpack_supported_ops(),
+                          [](const aot::Graph& graph, const aot::Node& node) {
+                            return xnnpack_supports(graph, node);
+                          });
+}
+
+Status register_xnnpack_backend(aot::BackendRegistry& registry) {
+  return registry.register_backend(std::make_unique<XnnpackBackend>());
+}
+
+}  // namespace glassbox::backends::xnnpack

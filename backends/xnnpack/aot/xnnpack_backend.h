@@ -1,0 +1,65 @@
+#pragma once
+/// @file
+/// The XNNPACK delegate's AOT half: lowers a partition into XNNPACK
+/// operators (processed bytes in xnnpack_format.h) and a debug handle map
+/// tying each operator's identifier to every source node it absorbed.
+///
+///   XnnpackBackend backend;
+///   etrecord::Recipe recipe;
+///   recipe.partitioners.push_back(make_xnnpack_partitioner(backend));
+///   recipe.compile_specs.push_back(CompileSpec::from_string("identifiers", "string"));
+///   export_model(graph, recipe);
+///
+/// Transformations the map describes:
+/// - batch_norm after conv2d is folded into the convolution's weights;
+/// - a relu / clamp after conv2d (or its batch_norm), linear, matmul, add,
+///   sub, mul or div becomes the operator's output_min / output_max;
+/// so "conv2d_3 -> batch_norm_3 -> relu_3" is ONE convolution_nhwc_f32
+/// whose identifier maps to all three handles. Layout conversions
+/// (xnnpack_format.h) are operators of their own, mapped to the source
+/// nodes of the operator that needed them (the consumer, or for a delegate
+/// output the producer).
+///
+/// Compile specs:
+/// - "identifiers": "generated" (default) or "int": 0, 1, 2, ...;
+///   "string": the absorbed node names joined by '+'
+///   ("conv2d_3+batch_norm_3+relu_3"), and "<value>.to_nhwc" /
+///   "<value>.to_nchw" for layout conversions.
+/// - "threads" (a positive integer) and "profiling" ("realtime" or
+///   "posttime") are for the runtime half; preprocess checks their syntax
+///   so a typo fails at export, not on the device.
+
+#include <span>
+#include <string>
+
+#include "backends/xnnpack/aot/xnnpack_format.h"
+#include "glassbox/aot/backend_details.h"
+#include "glassbox/aot/partitioner.h"
+
+namespace glassbox::backends::xnnpack {
+
+inline constexpr char kIdentifiersSpecKey[] = "identifiers";
+inline constexpr char kThreadsSpecKey[] = "threads";
+inline constexpr char kProfilingSpecKey[] = "profiling";
+/// The largest "threads" value either half accepts.
+inline constexpr int kMaxThreads = 64;
+
+class XnnpackBackend final : public aot::BackendDetails {
+ public:
+  std::string name() const override { return kXnnpackBackendName; }
+
+  /// Errors: a node the partitioner would not take (kNotSupported, naming
+  /// it), a batch_norm without its convolution in the same partition
+  /// (kNotSupported), a bad compile spec (kInvalidArgument).
+  StatusOr<aot::PreprocessResult> preprocess(
+      const aot::Graph& subgraph, std::span<const aot::CompileSpec> compile_specs) override;
+};
+
+/// A partitioner for `backend` (which must outlive it) with the rules of
+/// xnnpack_partitioner.h.
+aot::Partitioner make_xnnpack_partitioner(XnnpackBackend& backend);
+
+/// Registers an XnnpackBackend under kXnnpackBackendName.
+Status register_xnnpack_backend(aot::BackendRegistry& registry);
+
+}  // namespace glassbox::backends::xnnpack

@@ -1,0 +1,98 @@
+// The AOT half: which nodes the partitioner takes, what one fused
+// operator's identifier maps to, identifier naming, compile-spec checks.
+
+#include "backends/xnnpack/aot/xnnpack_backend.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <set>
+
+#include "backends/xnnpack/aot/xnnpack_partitioner.h"
+#include "glassbox/aot/graph_builder.h"
+
+namespace glassbox::backends::xnnpack {
+namespace {
+
+using aot::GraphBuilder;
+using aot::ValueId;
+
+std::vector<float> filled(std::size_t n, float v) { return std::vector<float>(n, v); }
+
+// x -> conv -> bn -> relu -> output: one convolution for three nodes.
+aot::Graph conv_bn_relu() {
+  GraphBuilder b;
+  ValueId x = b.input("x", ScalarType::kFloat, {1, 2, 5, 5});
+  ValueId y = b.conv2d(x, b.constant("w", {3, 2, 3, 3}, filled(54, 0.1f)), std::nullopt,
+                       {.padding = {1, 1}});
+  y = b.batch_norm(y, b.constant("m", {3}, filled(3, 0.f)), b.constant("v", {3}, filled(3, 1.f)),
+                   b.constant("g", {3}, filled(3, 1.f)), b.constant("b", {3}, filled(3, 0.f)));
+  b.output(b.relu(y));
+  return std::move(b.build()).value();
+}
+
+TEST(XnnpackBackendTest, FusedOperatorMapsToEverySourceNode) {
+  const aot::Graph graph = conv_bn_relu();
+  XnnpackBackend backend;
+  StatusOr<aot::PreprocessResult> result = backend.preprocess(graph, {});
+  ASSERT_TRUE(result.ok()) << result.message();
+  ASSERT_TRUE(result->debug_handle_map.has_value());
+  const aot::DebugHandleMap& map = *result->debug_handle_map;
+  // to_nhwc (input), conv+bn+relu, to_nchw (output): generated ids 0, 1, 2.
+  ASSERT_EQ(map.size(), 3u);
+  const std::vector<DebugHandle> all = {graph.nodes[0].debug_handle, graph.nodes[1].debug_handle,
+                                        graph.nodes[2].debug_handle};
+  EXPECT_EQ(map.at(std::int64_t{1}), all);
+  EXPECT_EQ(map.at(std::int64_t{0}), all)
+      << "the input conversion is charged to the fused operator that needed it";
+  EXPECT_EQ(map.at(std::int64_t{2}), all) << "the output conversion, to the fused producer";
+}
+
+TEST(XnnpackBackendTest, StringIdentifiersJoinNodeNames) {
+  const aot::Graph graph = conv_bn_relu();
+  XnnpackBackend backend;
+  const aot::CompileSpec spec = aot::CompileSpec::from_string(kIdentifiersSpecKey, "string");
+  StatusOr<aot::PreprocessResult> result = backend.preprocess(graph, {&spec, 1});
+  ASSERT_TRUE(result.ok()) << result.message();
+  std::set<std::string> names;
+  for (const auto& [id, handles] : *result->debug_handle_map) names.insert(std::get<std::string>(id));
+  const std::string fused =
+      graph.nodes[0].name + "+" + graph.nodes[1].name + "+" + graph.nodes[2].name;
+  EXPECT_TRUE(names.contains(fused)) << fused;
+  EXPECT_TRUE(names.contains("x.to_nhwc"));
+}
+
+TEST(XnnpackBackendTest, BadCompileSpecsFailAtExport) {
+  const aot::Graph graph = conv_bn_relu();
+  XnnpackBackend backend;
+  for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
+           {"identifiers", "names"}, {"threads", "0"}, {"threads", "two"}, {"profiling", "often"}}) {
+    const aot::CompileSpec spec = aot::CompileSpec::from_string(key, value);
+    EXPECT_EQ(backend.preprocess(graph, {&spec, 1}).error(), Error::kInvalidArgument)
+        << key << "=" << value;
+  }
+}
+
+TEST(XnnpackPartitionerTest, LeavesUnsupportedNodesOnPortable) {
+  GraphBuilder b;
+  ValueId x = b.input("x", ScalarType::kFloat, {1, 2, 6, 6});
+  const ValueId t = b.tan(x);                                       // no XNNPACK op
+  const ValueId p = b.avg_pool2d(x, {.kernel = {3, 3}, .padding = {1, 1}});  // counts padding
+  const ValueId s = b.softmax(x, 1);                                // not the last axis
+  const ValueId a = b.add(x, b.constant("c", {1, 2, 6, 6}, filled(72, 1.f)));  // constant operand
+  const ValueId bn = b.batch_norm(x, b.constant("m", {2}, filled(2, 0.f)),
+                                  b.constant("v", {2}, filled(2, 1.f)),
+                                  b.constant("g", {2}, filled(2, 1.f)),
+                                  b.constant("bb", {2}, filled(2, 0.f)));  // no conv before
+  const ValueId r = b.relu(x);                                      // taken
+  for (ValueId v : {t, p, s, a, bn, r}) b.output(v);
+  const aot::Graph graph = std::move(b.build()).value();
+  std::vector<std::string> taken;
+  for (const aot::Node& node : graph.nodes) {
+    if (xnnpack_supports(graph, node)) taken.push_back(node.op);
+  }
+  EXPECT_EQ(taken, std::vector<std::string>{"relu"});
+}
+
+}  // namespace
+}  // namespace glassbox::backends::xnnpack

@@ -1,0 +1,45 @@
+#pragma once
+/// @file
+/// Host-side model of the XNNPACK backend's processed bytes
+/// (xnnpack_format.h) and its encoder. The AOT half fills an XnnProgram and
+/// encodes it; the runtime half parses the bytes itself (device code).
+
+#include <cstdint>
+#include <vector>
+
+#include "backends/xnnpack/aot/xnnpack_format.h"
+#include "glassbox/aot/debug_handle_map.h"
+
+namespace glassbox::backends::xnnpack {
+
+/// One slot's logical shape and byte order.
+struct XnnTensorDesc {
+  std::vector<std::int64_t> dims;  ///< Logical (NCHW for 4-D).
+  XnnLayout layout = XnnLayout::kLogical;
+  friend bool operator==(const XnnTensorDesc&, const XnnTensorDesc&) = default;
+};
+
+/// One operator. Its params are `ints` (u32 each) followed by `floats`,
+/// exactly as the format lists them for `kind`.
+struct XnnOp {
+  XnnOpKind kind = XnnOpKind::kCopy;
+  aot::DelegateDebugIdentifier identifier;
+  std::vector<std::uint32_t> operands;  ///< Slots read.
+  XnnTensorDesc output;                 ///< The slot written.
+  std::vector<std::uint32_t> ints;
+  std::vector<float> floats;
+  friend bool operator==(const XnnOp&, const XnnOp&) = default;
+};
+
+struct XnnProgram {
+  std::vector<XnnTensorDesc> inputs;
+  std::vector<XnnOp> ops;
+  std::vector<std::uint32_t> outputs;  ///< Slots, one per delegate output.
+  friend bool operator==(const XnnProgram&, const XnnProgram&) = default;
+};
+
+/// The processed bytes for `program` (no validation: the lowering builds
+/// consistent programs, and the runtime validates everything it reads).
+std::vector<std::uint8_t> encode_xnn_program(const XnnProgram& program);
+
+}  // namespace glassbox::backends::xnnpack

@@ -1,0 +1,15 @@
+#pragma once
+/// @file
+/// NCHW <-> NHWC copies for the delegate's layout-conversion operators
+/// (XNNPACK 2022's operator API has no transpose operator).
+
+#include <cstdint>
+
+namespace glassbox::backends::xnnpack {
+
+/// out[n][h][w][c] = in[n][c][h][w]; `hw` = H * W. Buffers must not overlap.
+void nchw_to_nhwc(const float* in, float* out, std::int64_t n, std::int64_t c, std::int64_t hw);
+/// out[n][c][h][w] = in[n][h][w][c].
+void nhwc_to_nchw(const float* in, float* out, std::int64_t n, std::int64_t c, std::int64_t hw);
+
+}  // namespace glassbox::backends::xnnpack

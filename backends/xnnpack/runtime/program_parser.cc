@@ -1,0 +1,423 @@
+#include "backends/xnnpack/runtime/program_parser.h"
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+namespace glassbox::backends::xnnpack {
+namespace {
+
+static_assert(std::endian::native == std::endian::little,
+              "the format is little-endian and read with memcpy");
+
+// Bounds-checked reader over the blob.
+class Reader {
+ public:
+  explicit Reader(Span<const std::uint8_t> bytes) : bytes_(bytes) {}
+  bool read(void* out, std::size_t n) {
+    if (n > bytes_.size() - pos_) return false;
+    std::memcpy(out, bytes_.data() + pos_, n);
+    pos_ += n;
+    return true;
+  }
+  template <typename T>
+  bool read(T* out) {
+    return read(out, sizeof(T));
+  }
+  const std::uint8_t* take(std::size_t n) {
+    if (n > bytes_.size() - pos_) return nullptr;
+    const std::uint8_t* p = bytes_.data() + pos_;
+    pos_ += n;
+    return p;
+  }
+  std::size_t remaining() const { return bytes_.size() - pos_; }
+
+ private:
+  Span<const std::uint8_t> bytes_;
+  std::size_t pos_ = 0;
+};
+
+ErrorInfo bad(const char* what) { return make_error(Error::kCorruptData, what); }
+constexpr ErrorInfo kOk{Error::kOk, ""};
+
+bool read_desc(Reader& in, SlotDesc* d) {
+  std::uint8_t layout = 0;
+  if (!in.read(&d->rank) || !in.read(&layout) || d->rank == 0 || d->rank > kXnnMaxRank ||
+      layout > static_cast<std::uint8_t>(XnnLayout::kNhwc)) {
+    return false;
+  }
+  d->layout = static_cast<XnnLayout>(layout);
+  if (d->layout == XnnLayout::kNhwc && d->rank != 4) return false;
+  d->numel = 1;
+  for (std::uint8_t i = 0; i < d->rank; ++i) {
+    if (!in.read(&d->dims[i]) || d->dims[i] <= 0 || d->dims[i] > kMaxSlotElements) return false;
+    d->numel *= d->dims[i];
+    if (d->numel > kMaxSlotElements) return false;
+  }
+  return true;
+}
+
+// Whether `d`'s bytes are in `layout` order: the same layout, or a 4-D
+// tensor whose permutation only moves size-1 dimensions.
+bool readable_as(const SlotDesc& d, XnnLayout layout) {
+  return d.layout == layout ||
+         (d.rank == 4 && (d.dims[1] == 1 || d.dims[2] * d.dims[3] == 1));
+}
+
+bool same_dims(const SlotDesc& a, const std::int64_t* dims, std::size_t rank) {
+  if (a.rank != rank) return false;
+  for (std::size_t i = 0; i < rank; ++i) {
+    if (a.dims[i] != dims[i]) return false;
+  }
+  return true;
+}
+
+// How many u32 params and f32 values (besides weights) each kind has.
+struct ParamShape {
+  std::uint32_t ints;
+  bool has_range;  // f32 output_min, output_max
+};
+
+ParamShape param_shape(XnnOpKind kind) {
+  switch (kind) {
+    case XnnOpKind::kConvolution: return {13, true};
+    case XnnOpKind::kFullyConnected: return {2, true};
+    case XnnOpKind::kMaxPooling: return {10, true};
+    case XnnOpKind::kAveragePooling: return {8, true};
+    case XnnOpKind::kGlobalAveragePooling:
+    case XnnOpKind::kAdd:
+    case XnnOpKind::kSubtract:
+    case XnnOpKind::kMultiply:
+    case XnnOpKind::kDivide:
+    case XnnOpKind::kClamp: return {0, true};
+    case XnnOpKind::kConcatenate: return {1, false};
+    case XnnOpKind::kHardswish:
+    case XnnOpKind::kSigmoid:
+    case XnnOpKind::kSoftmax:
+    case XnnOpKind::kCopy:
+    case XnnOpKind::kNchwToNhwc:
+    case XnnOpKind::kNhwcToNchw: return {0, false};
+  }
+  return {0, false};
+}
+
+std::uint32_t operand_count(XnnOpKind kind) {
+  switch (kind) {
+    case XnnOpKind::kAdd:
+    case XnnOpKind::kSubtract:
+    case XnnOpKind::kMultiply:
+    case XnnOpKind::kDivide: return 2;
+    case XnnOpKind::kConcatenate: return 0;  // one or more
+    default: return 1;
+  }
+}
+
+// Output extent of a sliding window; 0 when the window does not fit.
+std::int64_t window_out(std::int64_t in, std::uint32_t pad_a, std::uint32_t pad_b,
+                        std::uint32_t kernel, std::uint32_t stride, std::uint32_t dilation) {
+  const std::int64_t span = std::int64_t{dilation} * (kernel - 1) + 1;
+  const std::int64_t padded = in + pad_a + pad_b;
+  if (padded < span) return 0;
+  return (padded - span) / stride + 1;
+}
+
+// Checks `op`'s params against its input slots and computes the output
+// dims it implies into `dims`.
+ErrorInfo expected_output(const ParsedOp& op, const SlotDesc* slots, const SlotDesc& out,
+                          std::int64_t* dims, std::size_t* rank) {
+  const SlotDesc& x = slots[op.operands[0]];
+  const std::uint32_t* p = op.ints;
+  for (std::uint32_t i = 0; i < op.num_ints; ++i) {
+    if (p[i] > kMaxParam) return bad("xnnpack program: operator parameter out of range");
+  }
+  *rank = x.rank;
+  for (std::size_t i = 0; i < x.rank; ++i) dims[i] = x.dims[i];
+  switch (op.kind) {
+    case XnnOpKind::kConvolution: {
+      // pads t r b l, kernel h w, stride h w, dilation h w, groups, gic, goc
+      for (int i = 4; i < 13; ++i) {
+        if (p[i] == 0) return bad("xnnpack program: zero convolution parameter");
+      }
+      if (x.rank != 4 || !readable_as(x, XnnLayout::kNhwc) ||
+          x.dims[1] != std::int64_t{p[10]} * p[11]) {
+        return bad("xnnpack program: convolution input does not match its parameters");
+      }
+      dims[1] = std::int64_t{p[10]} * p[12];
+      dims[2] = window_out(x.dims[2], p[0], p[2], p[4], p[6], p[8]);
+      dims[3] = window_out(x.dims[3], p[3], p[1], p[5], p[7], p[9]);
+      if (!readable_as(out, XnnLayout::kNhwc)) return bad("xnnpack program: convolution output not NHWC");
+      return kOk;
+    }
+    case XnnOpKind::kFullyConnected:
+      if (p[0] == 0 || p[1] == 0 || !readable_as(x, XnnLayout::kLogical) ||
+          x.dims[x.rank - 1] != p[0] || !readable_as(out, XnnLayout::kLogical)) {
+        return bad("xnnpack program: fully connected input does not match its parameters");
+      }
+      dims[x.rank - 1] = p[1];
+      return kOk;
+    case XnnOpKind::kMaxPooling:
+    case XnnOpKind::kAveragePooling: {
+      const bool max_pool = op.kind == XnnOpKind::kMaxPooling;
+      for (std::uint32_t i = 4; i < op.num_ints; ++i) {
+        if (p[i] == 0) return bad("xnnpack program: zero pooling parameter");
+      }
+      if (x.rank != 4 || !readable_as(x, XnnLayout::kNhwc) || !readable_as(out, XnnLayout::kNhwc)) {
+        return bad("xnnpack program: pooling input or output not 4-D NHWC");
+      }
+      dims[2] = window_out(x.dims[2], p[0], p[2], p[4], p[6], max_pool ? p[8] : 1);
+      dims[3] = window_out(x.dims[3], p[3], p[1], p[5], p[7], max_pool ? p[9] : 1);
+      return kOk;
+    }
+    case XnnOpKind::kGlobalAveragePooling:
+      if (x.rank != 4 || !readable_as(x, XnnLayout::kNhwc)) {
+        return bad("xnnpack program: global average pooling input not 4-D NHWC");
+      }
+      dims[2] = dims[3] = 1;
+      return kOk;
+    case XnnOpKind::kAdd:
+    case XnnOpKind::kSubtract:
+    case XnnOpKind::kMultiply:
+    case XnnOpKind::kDivide: {
+      const SlotDesc& y = slots[op.operands[1]];
+      if (!readable_as(x, out.layout) || !readable_as(y, out.layout) ||
+          (out.layout == XnnLayout::kNhwc && (x.rank != 4 || y.rank != 4))) {
+        return bad("xnnpack program: binary operands not in the output's layout");
+      }
+      *rank = x.rank > y.rank ? x.rank : y.rank;
+      for (std::size_t i = 0; i < *rank; ++i) {
+        // numpy broadcasting, aligned from the right
+        const std::int64_t a = i < x.rank ? x.dims[x.rank - 1 - i] : 1;
+        const std::int64_t b = i < y.rank ? y.dims[y.rank - 1 - i] : 1;
+        if (a != b && a != 1 && b != 1) return bad("xnnpack program: binary shapes do not broadcast");
+        dims[*rank - 1 - i] = a == 1 ? b : a;
+      }
+      return kOk;
+    }
+    case XnnOpKind::kClamp:
+    case XnnOpKind::kHardswish:
+    case XnnOpKind::kSigmoid:
+    case XnnOpKind::kSoftmax:
+      if (!readable_as(x, out.layout)) return bad("xnnpack program: unary operand in another layout");
+      return kOk;
+    case XnnOpKind::kCopy:
+      if (!readable_as(x, XnnLayout::kLogical) || !readable_as(out, XnnLayout::kLogical) ||
+          out.numel != x.numel) {
+        return bad("xnnpack program: copy (reshape) changes the element count or layout");
+      }
+      *rank = out.rank;
+      for (std::size_t i = 0; i < out.rank; ++i) dims[i] = out.dims[i];
+      return kOk;
+    case XnnOpKind::kNchwToNhwc:
+    case XnnOpKind::kNhwcToNchw: {
+      const bool to_nhwc = op.kind == XnnOpKind::kNchwToNhwc;
+      if (x.rank != 4 || x.layout != (to_nhwc ? XnnLayout::kLogical : XnnLayout::kNhwc) ||
+          out.layout != (to_nhwc ? XnnLayout::kNhwc : XnnLayout::kLogical)) {
+        return bad("xnnpack program: layout conversion between wrong layouts");
+      }
+      return kOk;
+    }
+    case XnnOpKind::kConcatenate: {
+      const std::uint32_t axis = p[0];
+      if (axis >= out.rank) return bad("xnnpack program: concatenation axis out of range");
+      std::int64_t total = 0;
+      for (std::uint32_t i = 0; i < op.num_operands; ++i) {
+        const SlotDesc& s = slots[op.operands[i]];
+        if (s.rank != out.rank || !readable_as(s, out.layout)) {
+          return bad("xnnpack program: concatenation operand rank or layout mismatch");
+        }
+        for (std::size_t d = 0; d < out.rank; ++d) {
+          if (d != axis && s.physical(d) != out.physical(d)) {
+            return bad("xnnpack program: concatenation operands differ off the axis");
+          }
+        }
+        total += s.physical(axis);
+      }
+      if (total != out.physical(axis)) return bad("xnnpack program: concatenation size mismatch");
+      *rank = out.rank;
+      for (std::size_t i = 0; i < out.rank; ++i) dims[i] = out.dims[i];
+      return kOk;
+    }
+  }
+  return bad("xnnpack program: unknown operator kind");
+}
+
+ErrorInfo read_identifier(Reader& in, runtime::MemoryAllocator* memory, ParsedOp* op) {
+  std::uint8_t tag = 0;
+  if (!in.read(&tag)) return bad("xnnpack program: truncated operator identifier");
+  if (tag == static_cast<std::uint8_t>(XnnIdentifierTag::kInt)) {
+    std::int64_t id = 0;
+    if (!in.read(&id) || id < 0 || id > std::numeric_limits<std::int32_t>::max()) {
+      return bad("xnnpack program: int identifier missing or out of range");
+    }
+    op->int_id = DelegateDebugIntId(static_cast<std::int32_t>(id));
+    return kOk;
+  }
+  if (tag != static_cast<std::uint8_t>(XnnIdentifierTag::kString)) {
+    return bad("xnnpack program: unknown identifier tag");
+  }
+  std::uint32_t length = 0;
+  const std::uint8_t* text = nullptr;
+  if (!in.read(&length) || length == 0 || length > kXnnMaxIdentifierBytes ||
+      (text = in.take(length)) == nullptr) {
+    return bad("xnnpack program: string identifier missing, too long or truncated");
+  }
+  if (std::memchr(text, 0, length) != nullptr) return bad("xnnpack program: NUL in identifier");
+  auto* name = static_cast<char*>(memory->allocate(length + 1, 1));
+  if (name == nullptr) return make_error(Error::kMemoryAllocationFailed, "xnnpack: out of memory");
+  std::memcpy(name, text, length);
+  name[length] = '\0';
+  op->name = name;
+  return kOk;
+}
+
+ErrorInfo read_params(Reader& in, ParsedOp* op) {
+  std::uint32_t size = 0;
+  if (!in.read(&size) || size > in.remaining()) return bad("xnnpack program: truncated params");
+  const ParamShape shape = param_shape(op->kind);
+  const std::uint64_t fixed = 4ull * shape.ints + (shape.has_range ? 8u : 0u);
+  if (size < fixed) return bad("xnnpack program: params too short for the operator");
+  op->num_ints = shape.ints;
+  for (std::uint32_t i = 0; i < shape.ints; ++i) (void)in.read(&op->ints[i]);
+  if (shape.has_range) {
+    (void)in.read(&op->output_min);
+    (void)in.read(&op->output_max);
+    // NaN fails the comparison too.
+    if (!(op->output_min <= op->output_max)) return bad("xnnpack program: bad output range");
+  }
+  std::uint64_t weights = 0, bias = 0;
+  if (op->kind == XnnOpKind::kConvolution) {
+    const std::uint32_t* p = op->ints;
+    bias = std::uint64_t{p[10]} * p[12];
+    weights = bias * p[4] * p[5] * p[11];
+  } else if (op->kind == XnnOpKind::kFullyConnected) {
+    bias = op->ints[1];
+    weights = std::uint64_t{op->ints[0]} * op->ints[1];
+  }
+  // The u32 params are capped at 2^24 before this product can matter; the
+  // division keeps the check itself from overflowing.
+  if (op->ints[0] > kMaxParam || op->ints[1] > kMaxParam ||
+      (op->kind == XnnOpKind::kConvolution &&
+       (op->ints[4] > kMaxParam || op->ints[5] > kMaxParam || op->ints[10] > kMaxParam ||
+        op->ints[11] > kMaxParam || op->ints[12] > kMaxParam))) {
+    return bad("xnnpack program: operator parameter out of range");
+  }
+  if (weights > (size - fixed) / 4 || bias > (size - fixed) / 4 ||
+      fixed + 4 * (weights + bias) != size) {
+    return bad("xnnpack program: params size does not match the operator's weights");
+  }
+  op->weight_count = static_cast<std::size_t>(weights);
+  op->bias_count = static_cast<std::size_t>(bias);
+  op->kernel = in.take(static_cast<std::size_t>(4 * weights));
+  op->bias = in.take(static_cast<std::size_t>(4 * bias));
+  return kOk;
+}
+
+ErrorInfo read_op(Reader& in, runtime::MemoryAllocator* memory, ParsedProgram* program,
+                  std::uint32_t index) {
+  ParsedOp* op = &program->ops[index];
+  const std::uint32_t defined = program->num_inputs + index;
+  std::uint8_t kind = 0;
+  if (!in.read(&kind) || kind == 0 || kind > kXnnMaxOpKind) {
+    return bad("xnnpack program: unknown operator kind");
+  }
+  op->kind = static_cast<XnnOpKind>(kind);
+  const ErrorInfo id = read_identifier(in, memory, op);
+  if (id.code != Error::kOk) return id;
+  std::uint8_t count = 0;
+  const std::uint32_t expected = operand_count(op->kind);
+  if (!in.read(&count) || count == 0 || count > kMaxOperands ||
+      (expected != 0 && count != expected)) {
+    return bad("xnnpack program: wrong operand count for the operator");
+  }
+  auto* operands = memory->allocate_array<std::uint32_t>(count);
+  if (operands == nullptr) return make_error(Error::kMemoryAllocationFailed, "xnnpack: out of memory");
+  for (std::uint8_t i = 0; i < count; ++i) {
+    if (!in.read(&operands[i]) || operands[i] >= defined) {
+      return bad("xnnpack program: operand slot not yet defined");
+    }
+  }
+  op->num_operands = count;
+  op->operands = operands;
+  SlotDesc& out = program->slots[defined];
+  if (!read_desc(in, &out)) return bad("xnnpack program: bad output tensor descriptor");
+  const ErrorInfo params = read_params(in, op);
+  if (params.code != Error::kOk) return params;
+  std::int64_t dims[kXnnMaxRank] = {};
+  std::size_t rank = 0;
+  const ErrorInfo shape = expected_output(*op, program->slots, out, dims, &rank);
+  if (shape.code != Error::kOk) return shape;
+  if (!same_dims(out, dims, rank)) {
+    return bad("xnnpack program: output descriptor differs from the operator's output shape");
+  }
+  program->total_elements += out.numel;
+  if (program->total_elements > kMaxTotalElements) {
+    return bad("xnnpack program: tensors exceed the size limit");
+  }
+  return kOk;
+}
+
+}  // namespace
+
+std::int64_t SlotDesc::physical(std::size_t i) const {
+  if (layout != XnnLayout::kNhwc) return dims[i];
+  static constexpr std::size_t kLogicalOf[4] = {0, 2, 3, 1};  // N H W C
+  return dims[kLogicalOf[i]];
+}
+
+Result<ParsedProgram*> parse_xnn_program(Span<const std::uint8_t> blob,
+                                         runtime::MemoryAllocator* memory) {
+  Reader in(blob);
+  char magic[4];
+  std::uint16_t major = 0, minor = 0;
+  std::uint32_t flags = 0;
+  if (!in.read(magic, 4) || std::memcmp(magic, kXnnMagic, 4) != 0) {
+    return bad("xnnpack program: bad magic (not an XnnpackBackend blob)");
+  }
+  if (!in.read(&major) || !in.read(&minor) || major != kXnnFormatMajor ||
+      minor > kXnnFormatMinor) {
+    return make_error(Error::kVersionMismatch, "xnnpack program: unsupported format version");
+  }
+  auto* program = memory->allocate_array<ParsedProgram>(1);
+  if (program == nullptr) return make_error(Error::kMemoryAllocationFailed, "xnnpack: out of memory");
+  // Each op takes at least kind + tag + i64 id + count + slot + 1-D desc
+  // + params size: a bound that keeps a corrupt count from allocating.
+  constexpr std::size_t kMinOpBytes = 1 + 1 + 8 + 1 + 4 + 2 + 8 + 4;
+  constexpr std::size_t kMinDescBytes = 2 + 8;
+  if (!in.read(&program->num_inputs) || !in.read(&program->num_outputs) ||
+      !in.read(&program->num_ops) || !in.read(&flags) || flags != 0 ||
+      program->num_inputs == 0 || program->num_outputs == 0 || program->num_ops == 0 ||
+      program->num_ops > kMaxOps || program->num_ops > in.remaining() / kMinOpBytes ||
+      program->num_inputs > in.remaining() / kMinDescBytes ||
+      program->num_outputs > in.remaining() / 4) {
+    return bad("xnnpack program: bad header counts or flags");
+  }
+  program->slots = memory->allocate_array<SlotDesc>(program->num_slots());
+  program->ops = memory->allocate_array<ParsedOp>(program->num_ops);
+  program->outputs = memory->allocate_array<std::uint32_t>(program->num_outputs);
+  if (program->slots == nullptr || program->ops == nullptr || program->outputs == nullptr) {
+    return make_error(Error::kMemoryAllocationFailed, "xnnpack: out of memory");
+  }
+  for (std::uint32_t i = 0; i < program->num_inputs; ++i) {
+    SlotDesc& d = program->slots[i];
+    if (!read_desc(in, &d) || d.layout != XnnLayout::kLogical) {
+      return bad("xnnpack program: bad input tensor descriptor");
+    }
+    program->total_elements += d.numel;
+  }
+  for (std::uint32_t i = 0; i < program->num_ops; ++i) {
+    const ErrorInfo e = read_op(in, memory, program, i);
+    if (e.code != Error::kOk) return e;
+  }
+  for (std::uint32_t i = 0; i < program->num_outputs; ++i) {
+    std::uint32_t& slot = program->outputs[i];
+    if (!in.read(&slot) || slot >= program->num_slots() ||
+        !readable_as(program->slots[slot], XnnLayout::kLogical)) {
+      return bad("xnnpack program: bad output slot");
+    }
+  }
+  if (in.remaining() != 0) return bad("xnnpack program: trailing bytes");
+  return program;
+}
+
+}  // namespace glassbox::backends::xnnpack

@@ -1,0 +1,85 @@
+#pragma once
+/// @file
+/// Parses and fully validates the XNNPACK backend's processed bytes
+/// (backends/xnnpack/aot/xnnpack_format.h) before any XNNPACK call sees
+/// them. Device code: no exceptions, memory from the caller's allocator.
+///
+/// Validation goes beyond framing: every operator's output descriptor must
+/// equal the shape its kind, params and inputs imply (so buffers sized from
+/// the descriptors are exactly what XNNPACK writes), weights must be as
+/// long as the params say, layouts must match what the kind reads, and
+/// sizes are capped (kMaxSlotElements, kMaxTotalElements) so a corrupt blob
+/// cannot make init reserve gigabytes.
+
+#include <cstddef>
+#include <cstdint>
+
+#include "backends/xnnpack/aot/xnnpack_format.h"
+#include "glassbox/core/ids.h"
+#include "glassbox/core/result.h"
+#include "glassbox/core/span.h"
+#include "glassbox/runtime/memory_allocator.h"
+
+namespace glassbox::backends::xnnpack {
+
+/// Elements one slot may hold (1 GiB of float).
+inline constexpr std::int64_t kMaxSlotElements = std::int64_t{1} << 28;
+/// Elements all slots together may hold.
+inline constexpr std::int64_t kMaxTotalElements = std::int64_t{1} << 28;
+/// Operators one delegate may hold.
+inline constexpr std::uint32_t kMaxOps = 1u << 16;
+/// Operands one operator (a concatenation) may read.
+inline constexpr std::uint32_t kMaxOperands = 64;
+/// Largest u32 operator parameter (kernel sizes, strides, channels...).
+inline constexpr std::uint32_t kMaxParam = 1u << 24;
+
+/// A slot's shape: logical dims and byte order.
+struct SlotDesc {
+  std::uint8_t rank = 0;
+  XnnLayout layout = XnnLayout::kLogical;
+  std::int64_t dims[kXnnMaxRank] = {};
+  std::int64_t numel = 0;
+  /// The dims in byte order (NHWC for kNhwc).
+  std::int64_t physical(std::size_t i) const;
+};
+
+/// One operator, validated. Params are copied out of the blob; the kernel
+/// and bias stay views into it (unaligned: copy before use).
+struct ParsedOp {
+  XnnOpKind kind = XnnOpKind::kCopy;
+  /// Exactly one is set: a string identifier (NUL-terminated, allocator
+  /// memory) or an int one.
+  const char* name = nullptr;
+  DelegateDebugIntId int_id = kUnsetDelegateDebugIntId;
+  std::uint32_t num_operands = 0;
+  const std::uint32_t* operands = nullptr;
+  std::uint32_t ints[13] = {};
+  std::uint32_t num_ints = 0;
+  float output_min = 0;
+  float output_max = 0;
+  const std::uint8_t* kernel = nullptr;  ///< f32, weight_count of them.
+  const std::uint8_t* bias = nullptr;    ///< f32, bias_count of them.
+  std::size_t weight_count = 0;
+  std::size_t bias_count = 0;
+};
+
+/// A validated program. Slot i < num_inputs is input i; op i writes slot
+/// num_inputs + i.
+struct ParsedProgram {
+  std::uint32_t num_inputs = 0;
+  std::uint32_t num_outputs = 0;
+  std::uint32_t num_ops = 0;
+  SlotDesc* slots = nullptr;
+  ParsedOp* ops = nullptr;
+  std::uint32_t* outputs = nullptr;
+  std::int64_t total_elements = 0;  ///< Sum of every slot's numel.
+  std::uint32_t num_slots() const { return num_inputs + num_ops; }
+};
+
+/// Parses `blob` (which must outlive the result: kernels are views into
+/// it) into memory from `memory`. Errors: kCorruptData (with a static
+/// message naming the problem), kVersionMismatch, kMemoryAllocationFailed.
+Result<ParsedProgram*> parse_xnn_program(Span<const std::uint8_t> blob,
+                                         runtime::MemoryAllocator* memory);
+
+}  // namespace glassbox::backends::xnnpack

@@ -1,0 +1,271 @@
+#include "backends/xnnpack/runtime/xnn_operators.h"
+
+#include <xnnpack.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "backends/xnnpack/runtime/layout_transpose.h"
+
+namespace glassbox::backends::xnnpack {
+namespace {
+
+ErrorInfo from_status(xnn_status status, const char* what_failed) {
+  switch (status) {
+    case xnn_status_success: return ErrorInfo{Error::kOk, ""};
+    case xnn_status_out_of_memory:
+      return make_error(Error::kMemoryAllocationFailed, "xnnpack: out of memory creating an operator");
+    case xnn_status_unsupported_parameter:
+    case xnn_status_unsupported_hardware:
+      return make_error(Error::kNotSupported, what_failed);
+    case xnn_status_uninitialized:
+    case xnn_status_invalid_parameter:
+    case xnn_status_invalid_state:
+      break;
+  }
+  return make_error(Error::kInvalidArgument, what_failed);
+}
+
+// The blob's kernel and bias are unaligned views; XNNPACK reads them as
+// float arrays while packing, so they are copied to aligned heap memory
+// for the duration of the create call only.
+class AlignedCopy {
+ public:
+  AlignedCopy(const std::uint8_t* bytes, std::size_t count)
+      : data_(count == 0 ? nullptr : static_cast<float*>(std::malloc(count * sizeof(float)))) {
+    if (data_ != nullptr) std::memcpy(data_, bytes, count * sizeof(float));
+  }
+  ~AlignedCopy() { std::free(data_); }
+  AlignedCopy(const AlignedCopy&) = delete;
+  AlignedCopy& operator=(const AlignedCopy&) = delete;
+  const float* get() const { return data_; }
+
+ private:
+  float* data_;
+};
+
+std::size_t product(const SlotDesc& d, std::size_t from, std::size_t to) {
+  std::size_t n = 1;
+  for (std::size_t i = from; i < to; ++i) n *= static_cast<std::size_t>(d.physical(i));
+  return n;
+}
+
+// NC operators see [batch, channels] with the last byte-order dim as
+// channels, so threads split the batch.
+void as_nc(const SlotDesc& d, std::size_t* batch, std::size_t* channels) {
+  *channels = static_cast<std::size_t>(d.physical(d.rank - 1));
+  *batch = static_cast<std::size_t>(d.numel) / *channels;
+}
+
+xnn_status create_and_setup(const ParsedProgram& program, const ParsedOp& op,
+                            const float* const* in, float* out, const SlotDesc& out_desc,
+                            pthreadpool_t pool, xnn_operator_t* ops, const char** what) {
+  const SlotDesc& x = program.slots[op.operands[0]];
+  const std::uint32_t* p = op.ints;
+  const float lo = op.output_min, hi = op.output_max;
+  xnn_status s = xnn_status_success;
+  std::size_t batch = 0, channels = 0;
+  switch (op.kind) {
+    case XnnOpKind::kConvolution: {
+      *what = "xnnpack: convolution parameters rejected by XNNPACK";
+      const AlignedCopy kernel(op.kernel, op.weight_count), bias(op.bias, op.bias_count);
+      if (kernel.get() == nullptr || bias.get() == nullptr) return xnn_status_out_of_memory;
+      const std::size_t in_channels = std::size_t{p[10]} * p[11];
+      const std::size_t out_channels = std::size_t{p[10]} * p[12];
+      s = xnn_create_convolution2d_nhwc_f32(p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8],
+                                            p[9], p[10], p[11], p[12], in_channels, out_channels,
+                                            kernel.get(), bias.get(), lo, hi, 0, &ops[0]);
+      if (s != xnn_status_success) return s;
+      return xnn_setup_convolution2d_nhwc_f32(
+          ops[0], static_cast<std::size_t>(x.dims[0]), static_cast<std::size_t>(x.dims[2]),
+          static_cast<std::size_t>(x.dims[3]), in[0], out, pool);
+    }
+    case XnnOpKind::kFullyConnected: {
+      *what = "xnnpack: fully connected parameters rejected by XNNPACK";
+      const AlignedCopy kernel(op.kernel, op.weight_count), bias(op.bias, op.bias_count);
+      if (kernel.get() == nullptr || bias.get() == nullptr) return xnn_status_out_of_memory;
+      s = xnn_create_fully_connected_nc_f32(p[0], p[1], p[0], p[1], kernel.get(), bias.get(), lo,
+                                            hi, 0, &ops[0]);
+      if (s != xnn_status_success) return s;
+      return xnn_setup_fully_connected_nc_f32(ops[0], static_cast<std::size_t>(x.numel) / p[0],
+                                              in[0], out, pool);
+    }
+    case XnnOpKind::kMaxPooling:
+    case XnnOpKind::kAveragePooling: {
+      *what = "xnnpack: pooling parameters rejected by XNNPACK";
+      const auto c = static_cast<std::size_t>(x.dims[1]);
+      if (op.kind == XnnOpKind::kMaxPooling) {
+        s = xnn_create_max_pooling2d_nhwc_f32(p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8],
+                                              p[9], c, c, c, lo, hi, 0, &ops[0]);
+        if (s != xnn_status_success) return s;
+        return xnn_setup_max_pooling2d_nhwc_f32(
+            ops[0], static_cast<std::size_t>(x.dims[0]), static_cast<std::size_t>(x.dims[2]),
+            static_cast<std::size_t>(x.dims[3]), in[0], out, pool);
+      }
+      s = xnn_create_average_pooling2d_nhwc_f32(p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], c,
+                                                c, c, lo, hi, 0, &ops[0]);
+      if (s != xnn_status_success) return s;
+      return xnn_setup_average_pooling2d_nhwc_f32(
+          ops[0], static_cast<std::size_t>(x.dims[0]), static_cast<std::size_t>(x.dims[2]),
+          static_cast<std::size_t>(x.dims[3]), in[0], out, pool);
+    }
+    case XnnOpKind::kGlobalAveragePooling: {
+      *what = "xnnpack: global average pooling rejected by XNNPACK";
+      const auto c = static_cast<std::size_t>(x.dims[1]);
+      s = xnn_create_global_average_pooling_nwc_f32(c, c, c, lo, hi, 0, &ops[0]);
+      if (s != xnn_status_success) return s;
+      return xnn_setup_global_average_pooling_nwc_f32(
+          ops[0], static_cast<std::size_t>(x.dims[0]),
+          static_cast<std::size_t>(x.dims[2] * x.dims[3]), in[0], out, pool);
+    }
+    case XnnOpKind::kAdd:
+    case XnnOpKind::kSubtract:
+    case XnnOpKind::kMultiply:
+    case XnnOpKind::kDivide: {
+      *what = "xnnpack: binary operator rejected by XNNPACK";
+      const SlotDesc& y = program.slots[op.operands[1]];
+      // Shapes in byte order: both operands are in the output's layout.
+      std::size_t xs[kXnnMaxRank], ys[kXnnMaxRank];
+      SlotDesc xv = x, yv = y;
+      xv.layout = yv.layout = out_desc.layout;
+      for (std::size_t i = 0; i < x.rank; ++i) xs[i] = static_cast<std::size_t>(xv.physical(i));
+      for (std::size_t i = 0; i < y.rank; ++i) ys[i] = static_cast<std::size_t>(yv.physical(i));
+      switch (op.kind) {
+        case XnnOpKind::kAdd: s = xnn_create_add_nd_f32(lo, hi, 0, &ops[0]); break;
+        case XnnOpKind::kSubtract: s = xnn_create_subtract_nd_f32(lo, hi, 0, &ops[0]); break;
+        case XnnOpKind::kMultiply: s = xnn_create_multiply_nd_f32(lo, hi, 0, &ops[0]); break;
+        default: s = xnn_create_divide_nd_f32(lo, hi, 0, &ops[0]); break;
+      }
+      if (s != xnn_status_success) return s;
+      switch (op.kind) {
+        case XnnOpKind::kAdd:
+          return xnn_setup_add_nd_f32(ops[0], x.rank, xs, y.rank, ys, in[0], in[1], out, pool);
+        case XnnOpKind::kSubtract:
+          return xnn_setup_subtract_nd_f32(ops[0], x.rank, xs, y.rank, ys, in[0], in[1], out, pool);
+        case XnnOpKind::kMultiply:
+          return xnn_setup_multiply_nd_f32(ops[0], x.rank, xs, y.rank, ys, in[0], in[1], out, pool);
+        default:
+          return xnn_setup_divide_nd_f32(ops[0], x.rank, xs, y.rank, ys, in[0], in[1], out, pool);
+      }
+    }
+    case XnnOpKind::kClamp:
+    case XnnOpKind::kHardswish:
+    case XnnOpKind::kSigmoid:
+    case XnnOpKind::kSoftmax:
+      *what = "xnnpack: elementwise operator rejected by XNNPACK";
+      as_nc(x, &batch, &channels);
+      if (op.kind == XnnOpKind::kClamp) {
+        s = xnn_create_clamp_nc_f32(channels, channels, channels, lo, hi, 0, &ops[0]);
+        if (s != xnn_status_success) return s;
+        return xnn_setup_clamp_nc_f32(ops[0], batch, in[0], out, pool);
+      }
+      if (op.kind == XnnOpKind::kHardswish) {
+        s = xnn_create_hardswish_nc_f32(channels, channels, channels, 0, &ops[0]);
+        if (s != xnn_status_success) return s;
+        return xnn_setup_hardswish_nc_f32(ops[0], batch, in[0], out, pool);
+      }
+      if (op.kind == XnnOpKind::kSigmoid) {
+        s = xnn_create_sigmoid_nc_f32(channels, channels, channels, 0, &ops[0]);
+        if (s != xnn_status_success) return s;
+        return xnn_setup_sigmoid_nc_f32(ops[0], batch, in[0], out, pool);
+      }
+      s = xnn_create_softmax_nc_f32(channels, channels, channels, 0, &ops[0]);
+      if (s != xnn_status_success) return s;
+      return xnn_setup_softmax_nc_f32(ops[0], batch, in[0], out, pool);
+    case XnnOpKind::kCopy:
+      *what = "xnnpack: copy rejected by XNNPACK";
+      as_nc(x, &batch, &channels);
+      s = xnn_create_copy_nc_x32(channels, channels, channels, 0, &ops[0]);
+      if (s != xnn_status_success) return s;
+      return xnn_setup_copy_nc_x32(ops[0], batch, in[0], out, pool);
+    case XnnOpKind::kConcatenate: {
+      // One strided copy per input, into its column block of the output.
+      *what = "xnnpack: concatenation rejected by XNNPACK";
+      const std::size_t axis = p[0];
+      const std::size_t outer = product(out_desc, 0, axis);
+      const std::size_t out_inner = product(out_desc, axis, out_desc.rank);
+      std::size_t offset = 0;
+      for (std::uint32_t i = 0; i < op.num_operands; ++i) {
+        SlotDesc s_desc = program.slots[op.operands[i]];
+        s_desc.layout = out_desc.layout;
+        const std::size_t inner = product(s_desc, axis, s_desc.rank);
+        s = xnn_create_copy_nc_x32(inner, inner, out_inner, 0, &ops[i]);
+        if (s != xnn_status_success) return s;
+        s = xnn_setup_copy_nc_x32(ops[i], outer, in[i], out + offset, pool);
+        if (s != xnn_status_success) return s;
+        offset += inner;
+      }
+      return xnn_status_success;
+    }
+    case XnnOpKind::kNchwToNhwc:
+    case XnnOpKind::kNhwcToNchw:
+      break;
+  }
+  return xnn_status_success;
+}
+
+}  // namespace
+
+ErrorInfo compile_operator(const ParsedProgram& program, std::uint32_t index,
+                           float* const* buffers, pthreadpool* pool,
+                           runtime::MemoryAllocator* memory, CompiledOp* out) {
+  const ParsedOp& op = program.ops[index];
+  const std::uint32_t out_slot = program.num_inputs + index;
+  const SlotDesc& out_desc = program.slots[out_slot];
+  *out = CompiledOp{};
+  if (op.kind == XnnOpKind::kNchwToNhwc || op.kind == XnnOpKind::kNhwcToNchw) {
+    const SlotDesc& x = program.slots[op.operands[0]];
+    out->input = buffers[op.operands[0]];
+    out->output = buffers[out_slot];
+    out->n = x.dims[0];
+    out->c = x.dims[1];
+    out->hw = x.dims[2] * x.dims[3];
+    out->to_nhwc = op.kind == XnnOpKind::kNchwToNhwc;
+    return ErrorInfo{Error::kOk, ""};
+  }
+  const std::uint32_t count = op.kind == XnnOpKind::kConcatenate ? op.num_operands : 1;
+  auto** ops = memory->allocate_array<xnn_operator_t>(count);
+  auto** inputs = memory->allocate_array<const float*>(op.num_operands);
+  if (ops == nullptr || inputs == nullptr) {
+    return make_error(Error::kMemoryAllocationFailed, "xnnpack: out of memory");
+  }
+  for (std::uint32_t i = 0; i < op.num_operands; ++i) inputs[i] = buffers[op.operands[i]];
+  const char* what = "xnnpack: operator rejected by XNNPACK";
+  const xnn_status s =
+      create_and_setup(program, op, inputs, buffers[out_slot], out_desc, pool, ops, &what);
+  out->operators = ops;
+  out->num_operators = count;
+  if (s != xnn_status_success) {
+    delete_compiled(out);
+    return from_status(s, what);
+  }
+  return ErrorInfo{Error::kOk, ""};
+}
+
+Error run_compiled(const CompiledOp& op, pthreadpool* pool) {
+  if (op.num_operators == 0) {
+    if (op.input == nullptr || op.output == nullptr) return Error::kInternal;
+    if (op.to_nhwc) {
+      nchw_to_nhwc(op.input, op.output, op.n, op.c, op.hw);
+    } else {
+      nhwc_to_nchw(op.input, op.output, op.n, op.c, op.hw);
+    }
+    return Error::kOk;
+  }
+  for (std::uint32_t i = 0; i < op.num_operators; ++i) {
+    if (xnn_run_operator(op.operators[i], pool) != xnn_status_success) return Error::kInternal;
+  }
+  return Error::kOk;
+}
+
+void delete_compiled(CompiledOp* op) {
+  for (std::uint32_t i = 0; i < op->num_operators; ++i) {
+    if (op->operators[i] != nullptr) {
+      (void)xnn_delete_operator(op->operators[i]);
+      op->operators[i] = nullptr;
+    }
+  }
+  op->num_operators = 0;
+}
+
+}  // namespace glassbox::backends::xnnpack

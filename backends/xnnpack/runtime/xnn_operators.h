@@ -1,0 +1,48 @@
+#pragma once
+/// @file
+/// Turns one validated operator (program_parser.h) into XNNPACK operator
+/// API objects, created and set up once at init: weights are packed by
+/// xnn_create_* then, and xnn_setup_* binds the slot buffers and thread
+/// pool, so running is one xnn_run_operator per XNNPACK operator.
+
+#include <cstdint>
+
+#include "backends/xnnpack/runtime/program_parser.h"
+#include "glassbox/core/result.h"
+#include "glassbox/runtime/memory_allocator.h"
+
+struct xnn_operator;
+struct pthreadpool;
+
+namespace glassbox::backends::xnnpack {
+
+/// A delegate operator ready to run.
+struct CompiledOp {
+  /// XNNPACK operators run in order: one, or one copy per input of a
+  /// concatenation, or none for a layout conversion (our own loop).
+  xnn_operator** operators = nullptr;
+  std::uint32_t num_operators = 0;
+  /// Layout conversions only.
+  const float* input = nullptr;
+  float* output = nullptr;
+  std::int64_t n = 0, c = 0, hw = 0;
+  bool to_nhwc = false;
+};
+
+/// Creates and sets up `op` (op index `index` of `program`) reading and
+/// writing `buffers` (one per slot, each with XNN_EXTRA_BYTES of slack;
+/// they must outlive `out`). `pool` may be null (single thread). On error
+/// nothing is left to delete. Errors: kNotSupported / kInvalidArgument /
+/// kMemoryAllocationFailed with XNNPACK's reason.
+ErrorInfo compile_operator(const ParsedProgram& program, std::uint32_t index,
+                           float* const* buffers, pthreadpool* pool,
+                           runtime::MemoryAllocator* memory, CompiledOp* out);
+
+/// Runs a compiled operator on `pool` (the one it was set up with; may be
+/// null). kInternal if XNNPACK fails.
+Error run_compiled(const CompiledOp& op, pthreadpool* pool);
+
+/// Deletes `op`'s XNNPACK operators (idempotent).
+void delete_compiled(CompiledOp* op);
+
+}  // namespace glassbox::backends::xnnpack

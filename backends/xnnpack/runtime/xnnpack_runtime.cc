@@ -1,0 +1,250 @@
+#include "backends/xnnpack/runtime/xnnpack_runtime.h"
+
+#include <pthreadpool.h>
+#include <xnnpack.h>
+
+#include <cstring>
+
+#include "backends/xnnpack/aot/xnnpack_format.h"
+#include "backends/xnnpack/runtime/layout_transpose.h"
+#include "backends/xnnpack/runtime/program_parser.h"
+#include "backends/xnnpack/runtime/xnn_operators.h"
+#include "glassbox/runtime/delegate_hooks.h"
+
+namespace glassbox::backends::xnnpack {
+namespace {
+
+using runtime::EventTracer;
+using runtime::Tensor;
+
+constexpr std::size_t kBufferAlignment = 64;
+constexpr std::uint32_t kMaxThreadCount = 64;
+
+struct XnnDelegate {
+  const ParsedProgram* program = nullptr;
+  float** buffers = nullptr;  // one per slot
+  CompiledOp* ops = nullptr;
+  std::uint32_t num_compiled = 0;
+  pthreadpool_t pool = nullptr;
+  ProfilingMode mode = ProfilingMode::kRealTime;
+};
+
+bool spec_is(const runtime::CompileSpecView& spec, const char* text) {
+  const std::size_t n = std::strlen(text);
+  return spec.value.size() == n && std::memcmp(spec.value.data(), text, n) == 0;
+}
+
+Result<ProfilingMode> mode_from_specs(Span<const runtime::CompileSpecView> specs) {
+  for (const runtime::CompileSpecView& spec : specs) {
+    if (std::strcmp(spec.key, "profiling") != 0) continue;
+    if (spec_is(spec, "realtime")) return ProfilingMode::kRealTime;
+    if (spec_is(spec, "posttime")) return ProfilingMode::kPostTime;
+    return make_error(Error::kInvalidArgument,
+                      "xnnpack: compile spec 'profiling' must be realtime or posttime");
+  }
+  return ProfilingMode::kRealTime;
+}
+
+Result<std::uint32_t> threads_from_specs(Span<const runtime::CompileSpecView> specs) {
+  for (const runtime::CompileSpecView& spec : specs) {
+    if (std::strcmp(spec.key, "threads") != 0) continue;
+    std::uint32_t threads = 0;
+    bool ok = spec.value.size() > 0 && spec.value.size() <= 2;
+    for (std::uint8_t ch : spec.value) {
+      ok = ok && ch >= '0' && ch <= '9';
+      threads = threads * 10 + static_cast<std::uint32_t>(ch - '0');
+    }
+    if (!ok || threads == 0 || threads > kMaxThreadCount) {
+      return make_error(Error::kInvalidArgument,
+                        "xnnpack: compile spec 'threads' must be an integer in [1, 64]");
+    }
+    return threads;
+  }
+  return 1u;
+}
+
+void release(XnnDelegate* d) {
+  for (std::uint32_t i = 0; i < d->num_compiled; ++i) delete_compiled(&d->ops[i]);
+  d->num_compiled = 0;
+  if (d->pool != nullptr) {
+    pthreadpool_destroy(d->pool);
+    d->pool = nullptr;
+  }
+}
+
+TensorView view_of(const SlotDesc& desc, const float* data) {
+  return TensorView{ScalarType::kFloat, Span<const std::int64_t>(desc.dims, desc.rank), {}, data};
+}
+
+// Logs op `i`'s output, in logical (NCHW) order so it compares with the
+// portable kernels' intermediate outputs.
+void log_output(EventTracer* tracer, runtime::BackendExecutionContext& context,
+                const XnnDelegate& d, std::uint32_t i) {
+  if (tracer == nullptr || tracer->debug_level() < runtime::DebugLevel::kIntermediateOutputs) return;
+  const ParsedOp& op = d.program->ops[i];
+  const std::uint32_t slot = d.program->num_inputs + i;
+  const SlotDesc& desc = d.program->slots[slot];
+  const float* data = d.buffers[slot];
+  const bool aliases = desc.dims[1] == 1 || desc.dims[2] * desc.dims[3] == 1;
+  if (desc.layout == XnnLayout::kNhwc && !aliases) {
+    auto* logical = static_cast<float*>(
+        context.allocate(static_cast<std::size_t>(desc.numel) * sizeof(float), kBufferAlignment));
+    if (logical == nullptr) return;  // scratch exhausted: skip the debug copy
+    nhwc_to_nchw(data, logical, desc.dims[0], desc.dims[1], desc.dims[2] * desc.dims[3]);
+    data = logical;
+  }
+  (void)runtime::event_tracer_log_output_delegate(tracer, op.name, op.int_id,
+                                                  view_of(desc, data));
+}
+
+}  // namespace
+
+bool XnnpackBackendRuntime::is_available() const {
+  return xnn_initialize(nullptr) == xnn_status_success;
+}
+
+Result<runtime::DelegateHandle*> XnnpackBackendRuntime::init(
+    runtime::BackendInitContext& context, Span<const std::uint8_t> processed,
+    Span<const runtime::CompileSpecView> specs) {
+  if (xnn_initialize(nullptr) != xnn_status_success) {
+    return make_error(Error::kNotSupported, "xnnpack: xnn_initialize failed on this CPU");
+  }
+  runtime::MemoryAllocator* memory = context.allocator();
+  Result<ProfilingMode> mode = mode_from_specs(specs);
+  if (!mode.ok()) return mode.error_info();
+  Result<std::uint32_t> threads = threads_from_specs(specs);
+  if (!threads.ok()) return threads.error_info();
+  Result<ParsedProgram*> program = parse_xnn_program(processed, memory);
+  if (!program.ok()) return program.error_info();
+
+  auto* d = memory->allocate_array<XnnDelegate>(1);
+  const std::uint32_t num_slots = (*program)->num_slots();
+  if (d == nullptr) return make_error(Error::kMemoryAllocationFailed, "xnnpack: out of memory");
+  d->program = *program;
+  d->mode = has_mode_override_ ? mode_override_ : *mode;
+  d->buffers = memory->allocate_array<float*>(num_slots);
+  d->ops = memory->allocate_array<CompiledOp>((*program)->num_ops);
+  if (d->buffers == nullptr || d->ops == nullptr) {
+    return make_error(Error::kMemoryAllocationFailed, "xnnpack: out of memory");
+  }
+  for (std::uint32_t s = 0; s < num_slots; ++s) {
+    // XNNPACK may read (never use) up to XNN_EXTRA_BYTES past an input.
+    const std::size_t bytes =
+        static_cast<std::size_t>(d->program->slots[s].numel) * sizeof(float) + XNN_EXTRA_BYTES;
+    d->buffers[s] = static_cast<float*>(memory->allocate(bytes, kBufferAlignment));
+    if (d->buffers[s] == nullptr) {
+      return make_error(Error::kMemoryAllocationFailed, "xnnpack: out of memory for tensors");
+    }
+  }
+  const std::uint32_t thread_count = threads_override_ != 0 ? threads_override_ : *threads;
+  if (thread_count > 1) {
+    d->pool = pthreadpool_create(thread_count);
+    if (d->pool == nullptr) {
+      return make_error(Error::kMemoryAllocationFailed, "xnnpack: cannot create the thread pool");
+    }
+  }
+  for (std::uint32_t i = 0; i < d->program->num_ops; ++i) {
+    const ErrorInfo e = compile_operator(*d->program, i, d->buffers, d->pool, memory, &d->ops[i]);
+    if (e.code != Error::kOk) {
+      release(d);
+      return e;
+    }
+    d->num_compiled = i + 1;
+  }
+  return static_cast<runtime::DelegateHandle*>(d);
+}
+
+Error XnnpackBackendRuntime::execute(runtime::BackendExecutionContext& context,
+                                     runtime::DelegateHandle* handle,
+                                     Span<Tensor* const> inputs, Span<Tensor* const> outputs) {
+  auto* d = static_cast<XnnDelegate*>(handle);
+  const ParsedProgram& program = *d->program;
+  if (inputs.size() != program.num_inputs || outputs.size() != program.num_outputs) {
+    return Error::kInvalidArgument;
+  }
+  for (std::uint32_t i = 0; i < program.num_inputs; ++i) {
+    const Tensor& t = *inputs[i];
+    const SlotDesc& desc = program.slots[i];
+    if (t.dtype != ScalarType::kFloat || t.sizes.size() != desc.rank ||
+        t.nbytes != static_cast<std::size_t>(desc.numel) * sizeof(float) || t.data == nullptr) {
+      return Error::kInvalidArgument;
+    }
+    for (std::size_t k = 0; k < desc.rank; ++k) {
+      if (t.sizes[k] != desc.dims[k]) return Error::kInvalidArgument;
+    }
+    std::memcpy(d->buffers[i], t.data, t.nbytes);
+  }
+  EventTracer* tracer = context.event_tracer();
+  const bool post_time = d->mode == ProfilingMode::kPostTime;
+  Ticks* times = nullptr;
+  if (post_time && tracer != nullptr) {
+    times = static_cast<Ticks*>(context.allocate(2 * program.num_ops * sizeof(Ticks)));
+    if (times == nullptr) return Error::kMemoryAllocationFailed;
+  }
+  for (std::uint32_t i = 0; i < program.num_ops; ++i) {
+    const ParsedOp& op = program.ops[i];
+    const char* type = xnn_op_type_name(op.kind);
+    Error e = Error::kOk;
+    if (times != nullptr) {
+      times[2 * i] = tracer->clock().now();
+      e = run_compiled(d->ops[i], d->pool);
+      times[2 * i + 1] = tracer->clock().now();
+    } else if (post_time) {
+      e = run_compiled(d->ops[i], d->pool);  // no tracer: nothing to time
+    } else {
+      const runtime::EventTracerEntry entry =
+          runtime::event_tracer_start_profiling_delegate(tracer, op.name, op.int_id);
+      e = run_compiled(d->ops[i], d->pool);
+      (void)runtime::event_tracer_end_profiling_delegate(tracer, entry, type, std::strlen(type));
+    }
+    if (e != Error::kOk) return e;
+    log_output(tracer, context, *d, i);
+  }
+  if (times != nullptr) {
+    for (std::uint32_t i = 0; i < program.num_ops; ++i) {
+      const ParsedOp& op = program.ops[i];
+      const char* type = xnn_op_type_name(op.kind);
+      (void)runtime::event_tracer_log_profiling_delegate(tracer, op.name, op.int_id, times[2 * i],
+                                                         times[2 * i + 1], type, std::strlen(type));
+    }
+  }
+  for (std::uint32_t i = 0; i < program.num_outputs; ++i) {
+    const std::uint32_t slot = program.outputs[i];
+    const SlotDesc& desc = program.slots[slot];
+    Tensor& out = *outputs[i];
+    const std::size_t bytes = static_cast<std::size_t>(desc.numel) * sizeof(float);
+    if (out.dtype != ScalarType::kFloat || out.nbytes != bytes || out.sizes.size() != desc.rank ||
+        out.data == nullptr) {
+      return Error::kInvalidArgument;  // the planned output does not match
+    }
+    std::memcpy(out.data, d->buffers[slot], bytes);
+  }
+  return Error::kOk;
+}
+
+void XnnpackBackendRuntime::destroy(runtime::DelegateHandle* handle) {
+  if (handle != nullptr) release(static_cast<XnnDelegate*>(handle));
+}
+
+void XnnpackBackendRuntime::set_profiling_mode_override(const ProfilingMode* mode) {
+  has_mode_override_ = mode != nullptr;
+  if (mode != nullptr) mode_override_ = *mode;
+}
+
+void XnnpackBackendRuntime::set_threads_override(std::uint32_t threads) {
+  threads_override_ = threads > kMaxThreadCount ? kMaxThreadCount : threads;
+}
+
+XnnpackBackendRuntime& xnnpack_backend_runtime() {
+  static XnnpackBackendRuntime backend;
+  return backend;
+}
+
+Error register_xnnpack_backend_runtime() {
+  if (runtime::find_backend(kXnnpackBackendName) == &xnnpack_backend_runtime()) {
+    return Error::kOk;
+  }
+  return runtime::register_backend(kXnnpackBackendName, &xnnpack_backend_runtime());
+}
+
+}  // namespace glassbox::backends::xnnpack

@@ -1,0 +1,67 @@
+#pragma once
+/// @file
+/// The XNNPACK delegate's runtime half. At init it parses and validates
+/// the processed bytes (program_parser.h), allocates one buffer per slot
+/// from the method's allocator, creates a pthreadpool and every XNNPACK
+/// operator once (weights packed once) and sets them up on those buffers.
+/// Each execute copies the inputs in, runs the operators in order, and
+/// copies the outputs out.
+///
+/// Per-operator profiling (XNNPACK 2022 has no profiling API, so the timing
+/// is ours, around each xnn_run_operator): every operator is logged as a
+/// delegate event under the identifier the AOT half recorded, with the
+/// operator type ("convolution_nhwc_f32", ...) as metadata, either
+/// - real time: event_tracer_start/end_profiling_delegate around it, or
+/// - post time: clock timestamps kept while running, all events logged with
+///   event_tracer_log_profiling_delegate after the loop (nothing but a
+///   clock read between operators).
+/// The mode is the compile spec "profiling" ("realtime", the default, or
+/// "posttime") unless set_profiling_mode_override says otherwise. Each
+/// operator's output is logged with event_tracer_log_output_delegate (the
+/// hook records only at DebugLevel::kIntermediateOutputs); NHWC outputs
+/// are converted to NCHW for that, so they compare with the portable run.
+///
+/// Threads: compile spec "threads" (default 1), unless
+/// set_threads_override says otherwise; 1 runs on the calling thread.
+
+#include <cstdint>
+
+#include "glassbox/runtime/backend.h"
+
+namespace glassbox::backends::xnnpack {
+
+enum class ProfilingMode : std::uint8_t { kRealTime, kPostTime };
+
+class XnnpackBackendRuntime final : public runtime::BackendInterface {
+ public:
+  /// False when XNNPACK cannot initialise on this CPU.
+  bool is_available() const override;
+  Result<runtime::DelegateHandle*> init(runtime::BackendInitContext& context,
+                                        Span<const std::uint8_t> processed,
+                                        Span<const runtime::CompileSpecView> specs) override;
+  Error execute(runtime::BackendExecutionContext& context, runtime::DelegateHandle* handle,
+                Span<runtime::Tensor* const> inputs,
+                Span<runtime::Tensor* const> outputs) override;
+  /// Deletes the XNNPACK operators and the thread pool.
+  void destroy(runtime::DelegateHandle* handle) override;
+
+  /// Forces a profiling mode for delegates initialised from now on, or
+  /// clears the override (nullptr; `mode` is copied).
+  void set_profiling_mode_override(const ProfilingMode* mode);
+  /// Forces a thread count (1..64) for delegates initialised from now on;
+  /// 0 clears the override.
+  void set_threads_override(std::uint32_t threads);
+
+ private:
+  bool has_mode_override_ = false;
+  ProfilingMode mode_override_ = ProfilingMode::kRealTime;
+  std::uint32_t threads_override_ = 0;
+};
+
+/// The process-wide instance, registered by register_xnnpack_backend_runtime.
+XnnpackBackendRuntime& xnnpack_backend_runtime();
+
+/// Registers the runtime half under kXnnpackBackendName (idempotent).
+Error register_xnnpack_backend_runtime();
+
+}  // namespace glassbox::backends::xnnpack

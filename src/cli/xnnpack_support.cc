@@ -1,0 +1,46 @@
+#include "backends/xnnpack/aot/xnnpack_backend.h"
+#include "backends/xnnpack/runtime/xnnpack_runtime.h"
+#include "src/cli/backend_support.h"
+
+namespace glassbox::cli {
+
+bool xnnpack_available() { return true; }
+
+Status add_xnnpack_to_recipe(const std::string& identifiers, etrecord::Recipe* recipe) {
+  // The registry owns the backend; a second `lower` in one process (tests)
+  // finds it there.
+  aot::BackendRegistry& registry = aot::global_backend_registry();
+  if (!registry.lookup(backends::xnnpack::kXnnpackBackendName).ok()) {
+    GLASSBOX_RETURN_IF_ERROR(backends::xnnpack::register_xnnpack_backend(registry));
+  }
+  GLASSBOX_ASSIGN_OR_RETURN(aot::BackendDetails * details,
+                            registry.lookup(backends::xnnpack::kXnnpackBackendName));
+  auto* xnn = dynamic_cast<backends::xnnpack::XnnpackBackend*>(details);
+  if (xnn == nullptr) {
+    return Status(Error::kInternal,
+                  "'XnnpackBackend' is registered but is not the XNNPACK backend");
+  }
+  recipe->partitioners.push_back(backends::xnnpack::make_xnnpack_partitioner(*xnn));
+  recipe->compile_specs.push_back(
+      aot::CompileSpec::from_string(backends::xnnpack::kIdentifiersSpecKey, identifiers));
+  return Status();
+}
+
+Status configure_xnnpack_runtime(const std::string& profiling, std::uint32_t threads) {
+  const Error e = backends::xnnpack::register_xnnpack_backend_runtime();
+  if (e != Error::kOk) {
+    return Status(e, "cannot register the XNNPACK backend's runtime half");
+  }
+  auto& runtime = backends::xnnpack::xnnpack_backend_runtime();
+  if (profiling == "realtime" || profiling == "posttime") {
+    const auto mode = profiling == "realtime" ? backends::xnnpack::ProfilingMode::kRealTime
+                                              : backends::xnnpack::ProfilingMode::kPostTime;
+    runtime.set_profiling_mode_override(&mode);
+  } else {
+    runtime.set_profiling_mode_override(nullptr);
+  }
+  runtime.set_threads_override(threads);
+  return Status();
+}
+
+}  // namespace glassbox::cli

@@ -1,0 +1,17 @@
+// Built instead of xnnpack_support.cc when XNNPACK's packages are missing.
+
+#include "src/cli/backend_support.h"
+
+namespace glassbox::cli {
+
+bool xnnpack_available() { return false; }
+
+Status add_xnnpack_to_recipe(const std::string&, etrecord::Recipe*) {
+  return Status(Error::kNotSupported,
+                "this glassbox was built without the XNNPACK backend (install "
+                "libxnnpack-dev libpthreadpool-dev libcpuinfo-dev and rebuild)");
+}
+
+Status configure_xnnpack_runtime(const std::string&, std::uint32_t) { return Status(); }
+
+}  // namespace glassbox::cli
