@@ -5,7 +5,7 @@
 JOBS ?= 2
 GLASSBOX := build/default/tools/glassbox/glassbox
 
-.PHONY: all setup build demo test test-asan test-notrace bench fuzz clean
+.PHONY: all setup build demo test test-asan test-notrace bench fuzz models onnx-testdata clean
 
 all: build
 
@@ -44,6 +44,17 @@ bench: setup build/bench/build.ninja build/bench-notrace/build.ninja
 fuzz: setup build/asan/build.ninja
 	cmake --build build/asan -j $(JOBS)
 	@bash scripts/fuzz_smoke.sh build/asan 120
+
+# The torchvision model zoo as ONNX, with reference inputs and outputs, in
+# ~/.cache/glassbox/models (PyTorch from Debian: about 600 MB, so only here).
+models: build
+	@bash scripts/install_torch.sh
+	/usr/bin/python3 scripts/export_torchvision.py
+
+# Regenerates testdata/onnx (python3-onnx and python3-numpy from Debian).
+onnx-testdata: setup
+	@dpkg-query -W python3-onnx >/dev/null 2>&1 || apt-get install -y -q --no-install-recommends python3-onnx
+	/usr/bin/python3 scripts/make_onnx_testdata.py
 
 clean:
 	rm -rf build
