@@ -42,9 +42,14 @@ std::map<ValueId, PlannedValue> lifetimes(const Graph& graph) {
     }
     for (ValueId o : node.outputs) out[o] = PlannedValue{0, 0, k, k};
   }
-  for (ValueId o : graph.outputs) {
-    auto it = out.find(o);
-    if (it != out.end()) it->second.last_step = steps;
+  // Graph inputs live to the end too: a caller sets them once and may
+  // execute many times (glassbox run --iterations), so no intermediate may
+  // reuse their bytes. Outputs must survive until they are read.
+  for (const auto& ids : {graph.inputs, graph.outputs}) {
+    for (ValueId id : ids) {
+      auto it = out.find(id);
+      if (it != out.end()) it->second.last_step = steps;
+    }
   }
   return out;
 }
@@ -123,8 +128,10 @@ Status check_memory_plan(const Graph& graph, const MemoryPlan& plan) {
       for (ValueId o : graph.nodes[k].outputs) born = born || o == id;
     }
     if (!born) return false;
-    for (ValueId o : graph.outputs) {
-      if (o == id) return true;
+    for (const auto& ids : {graph.inputs, graph.outputs}) {
+      for (ValueId o : ids) {
+        if (o == id) return true;
+      }
     }
     for (std::size_t k = step; k < steps; ++k) {
       for (ValueId in : graph.nodes[k].inputs) {

@@ -1,7 +1,9 @@
 // `glassbox inspect --etdump F [--etrecord R] [--debug-data D]
 //   [--view events|ops|modules|reconcile] [--format table|csv|tsv|json|chrome]
 //   [--baseline B] [--skip-first N] [--time-unit ns|us|ms|ticks]
-//   [--allow-fingerprint-mismatch] [-o FILE]`
+//   [--allow-fingerprint-mismatch] [-o FILE]
+//   [--numeric [--comparators LIST|all] [--threshold T]
+//              [--threshold-metric M] [--execution N]]`
 // The work is in the inspector library; this file only reads files, builds
 // the Inspector and writes the rendering.
 
@@ -15,6 +17,7 @@
 #include "glassbox/etrecord/etrecord.h"
 #include "glassbox/inspector/formats.h"
 #include "glassbox/inspector/inspector.h"
+#include "glassbox/inspector/numeric.h"
 #include "src/cli/commands.h"
 
 namespace glassbox::cli {
@@ -31,6 +34,12 @@ struct InspectOptions {
   std::string time_unit;
   bool allow_fingerprint_mismatch = false;
   std::string output;
+  // Numeric debugging (issue 8).
+  bool numeric = false;
+  std::string comparators = "all";
+  std::optional<double> threshold;
+  std::string threshold_metric = "max_abs";
+  std::uint32_t execution = 0;
 };
 
 StatusOr<inspector::Inspector> inspect_file(const std::string& path,
@@ -58,6 +67,33 @@ Status write_output(const std::string& text, const std::string& path, std::ostre
   return Status();
 }
 
+// `--numeric`: the comparison with the ETRecord's references instead of a
+// timing view.
+StatusOr<std::string> numeric_text(const InspectOptions& options, inspector::Format format,
+                                   const etrecord::ETRecord* record,
+                                   std::span<const std::uint8_t> debug_data) {
+  if (record == nullptr) {
+    return Status(Error::kInvalidArgument,
+                  "--numeric needs --etrecord (an ETRecord lowered with --reference-inputs or "
+                  "--reference-seed)");
+  }
+  if (!options.baseline.empty()) {
+    return Status(Error::kInvalidArgument, "--numeric and --baseline cannot be combined");
+  }
+  inspector::NumericOptions numeric;
+  GLASSBOX_ASSIGN_OR_RETURN(numeric.comparators, inspector::parse_comparators(options.comparators));
+  GLASSBOX_ASSIGN_OR_RETURN(numeric.threshold_metric,
+                            inspector::parse_comparator(options.threshold_metric));
+  numeric.threshold = options.threshold;
+  numeric.execution = options.execution;
+  numeric.allow_fingerprint_mismatch = options.allow_fingerprint_mismatch;
+  GLASSBOX_ASSIGN_OR_RETURN(etdump::ETDumpFile dump, etdump::load_etdump_file(options.etdump));
+  StatusOr<inspector::NumericReport> report =
+      inspector::compare_numerics(dump, *record, debug_data, numeric);
+  if (!report.ok()) return report.status().with_context(options.etdump);
+  return inspector::render_numeric(*report, format);
+}
+
 Status inspect(const InspectOptions& options, std::ostream& out) {
   GLASSBOX_ASSIGN_OR_RETURN(inspector::View view, inspector::parse_view(options.view));
   GLASSBOX_ASSIGN_OR_RETURN(inspector::Format format, inspector::parse_format(options.format));
@@ -78,6 +114,11 @@ Status inspect(const InspectOptions& options, std::ostream& out) {
     GLASSBOX_ASSIGN_OR_RETURN(debug_data, etdump::read_file_bytes(options.debug_data));
   }
   const etrecord::ETRecord* record_ptr = record.has_value() ? &*record : nullptr;
+  if (options.numeric) {
+    GLASSBOX_ASSIGN_OR_RETURN(std::string text,
+                              numeric_text(options, format, record_ptr, debug_data));
+    return write_output(text, options.output, out);
+  }
   GLASSBOX_ASSIGN_OR_RETURN(
       inspector::Inspector current,
       inspect_file(options.etdump, record_ptr, debug_data, inspector_options));
@@ -128,6 +169,22 @@ void add_inspect_commands(CLI::App& app, CommandContext& context) {
   command->add_flag("--allow-fingerprint-mismatch", options->allow_fingerprint_mismatch,
                     "join an ETDump and an ETRecord of different programs anyway");
   command->add_option("-o,--output", options->output, "write here instead of stdout");
+  command->add_flag("--numeric", options->numeric,
+                    "numeric debugging: compare the run's logged values (--debug-data) with the "
+                    "ETRecord's reference outputs and mark the first operator that goes wrong");
+  command->add_option("--comparators", options->comparators,
+                      "with --numeric: max_abs,l1,mse,snr,cosine (comma-separated) or all")
+      ->capture_default_str();
+  command->add_option("--threshold", options->threshold,
+                      "with --numeric: a row fails when the threshold metric is worse than this "
+                      "(defaults: max_abs 1e-3, l1 1e-4, mse 1e-6, snr 40 dB, cosine 0.9999)");
+  command->add_option("--threshold-metric", options->threshold_metric,
+                      "with --numeric: the comparator the threshold applies to")
+      ->check(CLI::IsMember({"max_abs", "l1", "mse", "snr", "cosine"}))
+      ->capture_default_str();
+  command->add_option("--execution", options->execution,
+                      "with --numeric: which execution (0-based \"Execute\" run) to compare")
+      ->capture_default_str();
   command->callback([options, &context] { context.status = inspect(*options, *context.out); });
 }
 

@@ -1,14 +1,21 @@
-// `glassbox lower [MODEL.onnx | --model demo] --backend demo|portable
-//                 -o prog.gbx [--etrecord prog.etrecord] [--ids ...]`
+// `glassbox lower [MODEL.onnx | --model demo] --backend demo|xnnpack|portable
+//                 -o prog.gbx [--etrecord prog.etrecord] [--ids ...]
+//                 [--reference-inputs X.npy... | --reference-seed S]
+//                 [--demo-perturb KIND]`
 
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 
 #include "backends/demo/aot/demo_backend.h"
 #include "backends/demo/aot/demo_model.h"
 #include "frontends/onnx/importer.h"
+#include "backends/demo/runtime/demo_runtime.h"
 #include "glassbox/etrecord/program_manager.h"
+#include "glassbox/etrecord/reference_runner.h"
+#include "glassbox/npy/npy.h"
+#include "src/cli/backend_support.h"
 #include "src/cli/commands.h"
 
 namespace glassbox::cli {
@@ -22,7 +29,25 @@ struct LowerOptions {
   std::string etrecord;
   std::string ids = "generated";
   bool ids_given = false;
+  // Numeric debugging (issue 8): one .npy per model input, or a seed.
+  std::vector<std::string> reference_inputs;
+  std::optional<std::uint32_t> reference_seed;
+  // The demo backend's deliberate fault ("" = none): an op kind to perturb.
+  std::string demo_perturb;
 };
+
+StatusOr<std::vector<etrecord::ReferenceTensor>> reference_inputs(const LowerOptions& options,
+                                                                  const aot::Graph& model) {
+  if (options.reference_seed.has_value()) {
+    return etrecord::seeded_reference_inputs(model, *options.reference_seed);
+  }
+  std::vector<etrecord::ReferenceTensor> inputs;
+  for (const std::string& path : options.reference_inputs) {
+    GLASSBOX_ASSIGN_OR_RETURN(npy::Array array, npy::read_file(path));
+    inputs.push_back({std::move(array.shape), std::move(array.data)});
+  }
+  return inputs;
+}
 
 // The demo backend from the process-wide registry, registered on first use
 // (a second `lower` in one process, as in tests, finds it there).
@@ -45,16 +70,34 @@ StatusOr<etrecord::Recipe> recipe_for(const LowerOptions& options) {
   etrecord::Recipe recipe;
   recipe.generate_etrecord = !options.etrecord.empty();
   if (options.backend == "portable") {
-    if (options.ids_given) {
-      return Status(Error::kInvalidArgument, "--ids applies to --backend demo only");
+    if (options.ids_given || !options.demo_perturb.empty()) {
+      return Status(Error::kInvalidArgument,
+                    "--ids and --demo-perturb apply to --backend demo or xnnpack only");
     }
+    return recipe;
+  }
+  if (options.backend == "xnnpack") {
+    if (!options.demo_perturb.empty()) {
+      return Status(Error::kInvalidArgument, "--demo-perturb applies to --backend demo only");
+    }
+    GLASSBOX_RETURN_IF_ERROR(add_xnnpack_to_recipe(options.ids, &recipe));
     return recipe;
   }
   GLASSBOX_ASSIGN_OR_RETURN(backends::demo::DemoBackend * backend, demo_backend());
   recipe.partitioners.push_back(backends::demo::make_demo_partitioner(*backend));
   recipe.compile_specs.push_back(
       aot::CompileSpec::from_string(backends::demo::kIdentifiersSpecKey, options.ids));
+  if (!options.demo_perturb.empty()) {
+    recipe.compile_specs.push_back(
+        aot::CompileSpec::from_string(backends::demo::kPerturbSpecKey, options.demo_perturb));
+  }
   return recipe;
+}
+
+std::string join_paths(const std::vector<std::string>& paths) {
+  std::string text;
+  for (const std::string& p : paths) text += (text.empty() ? "" : ", ") + p;
+  return text;
 }
 
 Status lower(const LowerOptions& options, std::ostream& out) {
@@ -68,13 +111,30 @@ Status lower(const LowerOptions& options, std::ostream& out) {
   std::set<DebugHandle> source_handles;
   for (const aot::Node& node : model.nodes) source_handles.insert(node.debug_handle);
   const std::size_t num_nodes = model.nodes.size();
+  const bool with_reference = options.reference_seed.has_value() || !options.reference_inputs.empty();
+  if (with_reference && options.etrecord.empty()) {
+    return Status(Error::kInvalidArgument,
+                  "--reference-inputs and --reference-seed are stored in the ETRecord: give "
+                  "--etrecord too");
+  }
+  // The reference runs the graph with its weights; the ETRecord's copy has
+  // none, so keep the model as it is before export consumes it.
+  std::optional<aot::Graph> edge;
+  if (with_reference) edge = model;
 
   GLASSBOX_ASSIGN_OR_RETURN(etrecord::Recipe recipe, recipe_for(options));
   GLASSBOX_ASSIGN_OR_RETURN(etrecord::ExecutorchProgramManager program,
                             etrecord::export_model(std::move(model), recipe));
   GLASSBOX_RETURN_IF_ERROR(program.save(options.output));
+  std::size_t reference_ops = 0;
   if (recipe.generate_etrecord) {
     GLASSBOX_ASSIGN_OR_RETURN(etrecord::ETRecord record, program.get_etrecord());
+    if (edge.has_value()) {
+      GLASSBOX_ASSIGN_OR_RETURN(std::vector<etrecord::ReferenceTensor> inputs,
+                                reference_inputs(options, *edge));
+      GLASSBOX_RETURN_IF_ERROR(etrecord::attach_reference(*edge, std::move(inputs), &record));
+      reference_ops = record.reference_op_outputs.size();
+    }
     GLASSBOX_RETURN_IF_ERROR(record.save(options.etrecord));
   }
 
@@ -97,6 +157,16 @@ Status lower(const LowerOptions& options, std::ostream& out) {
       << "handles:      " << covered.size() << " of " << source_handles.size()
       << " source operators covered by the debug handle map\n";
   if (recipe.generate_etrecord) out << "etrecord:     " << options.etrecord << "\n";
+  if (edge.has_value()) {
+    out << "reference:    "
+        << (options.reference_seed ? "seed " + std::to_string(*options.reference_seed)
+                                   : join_paths(options.reference_inputs))
+        << " (outputs of " << reference_ops << " source operators, portable kernels)\n";
+  }
+  if (!options.demo_perturb.empty()) {
+    out << "fault:        the demo backend perturbs every '" << options.demo_perturb
+        << "' op (deliberately wrong, for numeric debugging)\n";
+  }
   out.flush();
   if (!out) return Status(Error::kAccessFailed, "cannot write the output");
   return Status();
@@ -116,15 +186,29 @@ void add_lower_commands(CLI::App& app, CommandContext& context) {
       ->check(CLI::IsMember({"demo"}))
       ->capture_default_str();
   command->add_option("--backend", options->backend,
-                      "demo (the demo delegate) or portable (no delegation)")
-      ->check(CLI::IsMember({"demo", "portable"}))
+                      "demo (the seed's demo delegate), xnnpack (the XNNPACK "
+                      "delegate) or portable (no delegation)")
+      ->check(CLI::IsMember({"demo", "xnnpack", "portable"}))
       ->capture_default_str();
   command->add_option("-o,--output", options->output, "the program file to write")->required();
   command->add_option("--etrecord", options->etrecord, "also write the ETRecord here");
   command->add_option("--ids", options->ids,
-                      "how the demo backend names delegate debug identifiers")
+                      "how the delegate names its debug identifiers")
       ->check(CLI::IsMember({"generated", "int", "string"}))
       ->capture_default_str();
+  auto* inputs = command->add_option(
+      "--reference-inputs", options->reference_inputs,
+      "numeric debugging: one .npy per model input; the ETRecord stores them and every source "
+      "operator's output on them (portable kernels)");
+  command
+      ->add_option("--reference-seed", options->reference_seed,
+                   "numeric debugging: as --reference-inputs, with inputs uniform in [-1, 1) "
+                   "from this seed (what `glassbox run --seed S` feeds)")
+      ->excludes(inputs);
+  command->add_option("--demo-perturb", options->demo_perturb,
+                      "a deliberate fault for testing numeric debugging: the demo backend adds "
+                      "0.05 to every output of this op kind")
+      ->check(CLI::IsMember({"conv_relu", "conv", "relu", "sin", "cos", "div"}));
   command->callback([options, command, &context] {
     options->ids_given = command->count("--ids") > 0;
     context.status = lower(*options, *context.out);

@@ -3,12 +3,15 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <climits>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <random>
 
 #include "backends/demo/runtime/demo_runtime.h"
 #include "glassbox/etdump/data_sink.h"
+#include "glassbox/etdump/delegate_output_filter.h"
 #include "glassbox/etdump/etdump_gen.h"
 #include "glassbox/etdump/etdump_reader.h"
 #include "glassbox/npy/npy.h"
@@ -131,12 +134,37 @@ StatusOr<RunSummary> run_program(const RunOptions& options) {
     return Status(program.error(), options.program_path + ": " + diagnostics.message);
   }
 
+  // Declared before the tracer, which keeps a pointer to it.
+  etdump::IdentifierFilter filter;
+  for (const std::string& pattern : options.capture_names) {
+    if (filter.add_name_pattern(pattern.c_str()) != Error::kOk) {
+      return Status(Error::kInvalidArgument, "--capture-names: bad pattern '" + pattern + "'");
+    }
+  }
+  if (!options.capture_id_range.empty()) {
+    const auto colon = options.capture_id_range.find(':');
+    char* end_a = nullptr;
+    char* end_b = nullptr;
+    const std::string a = options.capture_id_range.substr(0, colon);
+    const std::string b = colon == std::string::npos ? "" : options.capture_id_range.substr(colon + 1);
+    const long begin = std::strtol(a.c_str(), &end_a, 10);
+    const long end = std::strtol(b.c_str(), &end_b, 10);
+    if (colon == std::string::npos || a.empty() || b.empty() || *end_a != '\0' ||
+        *end_b != '\0' || begin < 0 || end > INT32_MAX ||
+        filter.set_int_range(DelegateDebugIntId(static_cast<std::int32_t>(begin)),
+                             DelegateDebugIntId(static_cast<std::int32_t>(end))) != Error::kOk) {
+      return Status(Error::kInvalidArgument,
+                    "--capture-ids: want BEGIN:END with 0 <= BEGIN < END, got '" +
+                        options.capture_id_range + "'");
+    }
+  }
   etdump::ETDumpGenOptions gen_options;
   gen_options.clock = options.use_tsc ? Clock::tsc() : Clock::steady();
   etdump::ETDumpGen gen(gen_options);
   gen.set_program_fingerprint(program->fingerprint());
   gen.set_debug_level(options.debug_level);
   gen.set_profiling_level(options.profiling_level);
+  gen.set_delegate_output_filter(&filter);
   std::optional<etdump::FileDataSink> sink;
   if (!options.debug_data_path.empty()) {
     Result<etdump::FileDataSink> created =

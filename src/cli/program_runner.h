@@ -26,6 +26,11 @@ struct RunOptions {
   // "" keeps the delegates' compile specs; "realtime" or "posttime" forces
   // the demo backend's logging mode.
   std::string delegate_profiling;
+  // Which delegate intermediate outputs are captured (debug level
+  // intermediates): int ids in "BEGIN:END", string ids matching '*'
+  // patterns. Empty keeps everything.
+  std::string capture_id_range;
+  std::vector<std::string> capture_names;
   // Threads for XNNPACK delegates; 0 keeps the program's compile spec.
   std::uint32_t threads = 0;
   // Input 0 as a NumPy .npy file (float32/float64/int64, shape checked) or

@@ -105,6 +105,12 @@ void add_run_commands(CLI::App& app, CommandContext& context) {
                       "seed for random inputs in [-1, 1) (when no --input)")
       ->excludes(input)
       ->capture_default_str();
+  command->add_option("--capture-ids", options->run.capture_id_range,
+                      "with --debug-level intermediates: keep only int delegate "
+                      "outputs with ids in [BEGIN, END), given as BEGIN:END");
+  command->add_option("--capture-names", options->run.capture_names,
+                      "with --debug-level intermediates: keep only string "
+                      "delegate outputs matching these patterns ('*' wildcard)");
   command->add_option("--threads", options->run.threads,
                       "threads for XNNPACK delegates (0: the program's compile "
                       "spec, default 1)")

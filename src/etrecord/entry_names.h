@@ -2,6 +2,7 @@
 // The archive's entry names, spelled once for the writer and the reader.
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -16,6 +17,7 @@ inline constexpr std::string_view kEdgeGraphSuffix = "/edge_graph.json";
 inline constexpr std::string_view kReferencePrefix = "reference/";
 inline constexpr std::string_view kInputs = "inputs";
 inline constexpr std::string_view kOutputs = "outputs";
+inline constexpr std::string_view kOpsPrefix = "reference/ops/";
 
 inline std::string edge_graph_entry(std::string_view method) {
   return std::string(kMethodsPrefix) + std::string(method) + std::string(kEdgeGraphSuffix);
@@ -24,6 +26,11 @@ inline std::string edge_graph_entry(std::string_view method) {
 // "reference/inputs/3" (+ ".bin" / ".json").
 inline std::string reference_stem(std::string_view kind, std::size_t index) {
   return std::string(kReferencePrefix) + std::string(kind) + "/" + std::to_string(index);
+}
+
+// "reference/ops/5/0" (+ ".bin" / ".json"): output 0 of debug handle 5.
+inline std::string op_output_stem(std::uint32_t handle, std::size_t index) {
+  return std::string(kOpsPrefix) + std::to_string(handle) + "/" + std::to_string(index);
 }
 
 }  // namespace glassbox::etrecord::internal

@@ -106,16 +106,44 @@ Status methods_have_graphs(const aot::PerMethod<Map>& maps, const ETRecord& reco
   return Status();
 }
 
+void append_tensor_entry(const ReferenceTensor& tensor, const std::string& stem,
+                         internal::ZipEntries* entries) {
+  std::vector<std::uint8_t> bytes(tensor.data.size() * sizeof(float));
+  if (!bytes.empty()) std::memcpy(bytes.data(), tensor.data.data(), bytes.size());
+  (*entries)[stem + ".bin"] = std::move(bytes);
+  const std::string meta = internal::tensor_meta_entry(tensor.sizes);
+  (*entries)[stem + ".json"] = std::vector<std::uint8_t>(meta.begin(), meta.end());
+}
+
 void append_tensor_entries(const std::vector<ReferenceTensor>& tensors, std::string_view kind,
                            internal::ZipEntries* entries) {
   for (std::size_t i = 0; i < tensors.size(); ++i) {
-    const std::string stem = internal::reference_stem(kind, i);
-    std::vector<std::uint8_t> bytes(tensors[i].data.size() * sizeof(float));
-    if (!bytes.empty()) std::memcpy(bytes.data(), tensors[i].data.data(), bytes.size());
-    (*entries)[stem + ".bin"] = std::move(bytes);
-    const std::string meta = internal::tensor_meta_entry(tensors[i].sizes);
-    (*entries)[stem + ".json"] = std::vector<std::uint8_t>(meta.begin(), meta.end());
+    append_tensor_entry(tensors[i], internal::reference_stem(kind, i), entries);
   }
+}
+
+Status validate_op_outputs(const ETRecord& record) {
+  if (record.reference_op_outputs.empty()) return Status();
+  if (record.reference_inputs.empty()) {
+    return invalid("reference op outputs are present without the reference inputs they were "
+                   "computed from");
+  }
+  auto forward = record.edge_graphs.find(aot::kForwardMethod);
+  if (forward == record.edge_graphs.end()) {
+    return invalid("reference op outputs need a \"forward\" edge graph");
+  }
+  std::set<DebugHandle> known;
+  for (const aot::Node& node : forward->second.nodes) known.insert(node.debug_handle);
+  for (const auto& [handle, tensors] : record.reference_op_outputs) {
+    const std::string what = "reference op outputs of debug handle " + std::to_string(handle.value);
+    if (!handle.is_set() || !known.contains(handle)) {
+      return invalid(what + ": not a node of the edge graph");
+    }
+    if (tensors.empty()) return invalid(what + ": no tensor");
+    Status valid = validate_tensors(tensors, "op output");
+    if (!valid.ok()) return invalid(what + ": " + valid.message());
+  }
+  return Status();
 }
 
 std::vector<std::uint8_t> bytes_of(std::string_view text) {
@@ -146,7 +174,8 @@ Status ETRecord::validate() const {
     GLASSBOX_RETURN_IF_ERROR(validate_method(*this, method, graph));
   }
   GLASSBOX_RETURN_IF_ERROR(validate_tensors(reference_inputs, "input"));
-  return validate_tensors(reference_outputs, "output");
+  GLASSBOX_RETURN_IF_ERROR(validate_tensors(reference_outputs, "output"));
+  return validate_op_outputs(*this);
 }
 
 StatusOr<std::vector<std::uint8_t>> ETRecord::to_bytes() const {
@@ -166,6 +195,11 @@ StatusOr<std::vector<std::uint8_t>> ETRecord::to_bytes() const {
       bytes_of(internal::num_outs_map_entry(instruction_id_to_num_outs_map));
   append_tensor_entries(reference_inputs, internal::kInputs, &entries);
   append_tensor_entries(reference_outputs, internal::kOutputs, &entries);
+  for (const auto& [handle, tensors] : reference_op_outputs) {
+    for (std::size_t k = 0; k < tensors.size(); ++k) {
+      append_tensor_entry(tensors[k], internal::op_output_stem(handle.value, k), &entries);
+    }
+  }
   return internal::write_zip(entries);
 }
 

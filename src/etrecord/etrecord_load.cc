@@ -3,7 +3,10 @@
 
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <iterator>
+#include <map>
+#include <set>
 
 #include "glassbox/aot/graph_json.h"
 #include "glassbox/etrecord/etrecord.h"
@@ -41,6 +44,7 @@ class Reader {
                               parse(internal::kNumOutsMapEntry, &internal::parse_num_outs_map_entry));
     GLASSBOX_ASSIGN_OR_RETURN(record.reference_inputs, read_tensors(internal::kInputs));
     GLASSBOX_ASSIGN_OR_RETURN(record.reference_outputs, read_tensors(internal::kOutputs));
+    GLASSBOX_ASSIGN_OR_RETURN(record.reference_op_outputs, read_op_outputs());
     GLASSBOX_RETURN_IF_ERROR(check_no_stray_references());
     Status valid = record.validate();
     if (!valid.ok()) return corrupt("inconsistent contents: " + valid.message());
@@ -111,10 +115,13 @@ class Reader {
     return parsed;
   }
 
-  StatusOr<std::vector<ReferenceTensor>> read_tensors(std::string_view kind) {
+  // Reads stem_of(i) + ".bin" / ".json" for i = 0, 1, ... until both are
+  // absent.
+  StatusOr<std::vector<ReferenceTensor>> read_numbered(
+      const std::function<std::string(std::size_t)>& stem_of) {
     std::vector<ReferenceTensor> tensors;
     for (std::size_t i = 0;; ++i) {
-      const std::string stem = internal::reference_stem(kind, i);
+      const std::string stem = stem_of(i);
       const bool has_bin = entries_.contains(stem + ".bin");
       const bool has_json = entries_.contains(stem + ".json");
       if (!has_bin && !has_json) break;
@@ -131,6 +138,37 @@ class Reader {
       seen_references_ += 2;
     }
     return tensors;
+  }
+
+  StatusOr<std::vector<ReferenceTensor>> read_tensors(std::string_view kind) {
+    return read_numbered([kind](std::size_t i) { return internal::reference_stem(kind, i); });
+  }
+
+  // "reference/ops/<handle>/<k>.*": the handles are whatever entries name
+  // (canonical decimal only); each handle's outputs are numbered from 0.
+  StatusOr<std::map<DebugHandle, std::vector<ReferenceTensor>>> read_op_outputs() {
+    std::set<std::uint32_t> handles;
+    for (const auto& [name, bytes] : entries_) {
+      if (!name.starts_with(internal::kOpsPrefix)) continue;
+      const std::string rest = name.substr(internal::kOpsPrefix.size());
+      const std::size_t slash = rest.find('/');
+      const std::string digits = rest.substr(0, slash);
+      const bool canonical = !digits.empty() && digits.size() < 10 &&
+                             digits.find_first_not_of("0123456789") == std::string::npos &&
+                             (digits == "0" || digits[0] != '0');
+      if (slash == std::string::npos || !canonical) {
+        return corrupt("unexpected entry '" + name + "'");
+      }
+      handles.insert(static_cast<std::uint32_t>(std::stoul(digits)));
+    }
+    std::map<DebugHandle, std::vector<ReferenceTensor>> outputs;
+    for (std::uint32_t h : handles) {
+      GLASSBOX_ASSIGN_OR_RETURN(
+          std::vector<ReferenceTensor> tensors,
+          read_numbered([h](std::size_t k) { return internal::op_output_stem(h, k); }));
+      outputs[DebugHandle(h)] = std::move(tensors);
+    }
+    return outputs;
   }
 
   // A reference entry the loops above did not take (a gap in the numbering,

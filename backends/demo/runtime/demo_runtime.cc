@@ -52,6 +52,7 @@ struct DemoState {
   Op* ops;
   std::uint32_t* output_slots;
   ProfilingMode mode;
+  std::uint8_t perturb;  // 0 = none, else the DemoOpKind (which start at 1)
 };
 
 const char* label_of(DemoOpKind kind) {
@@ -113,6 +114,34 @@ Result<ProfilingMode> mode_from_specs(Span<const runtime::CompileSpecView> specs
                       "compile spec 'profiling' must be realtime or posttime");
   }
   return ProfilingMode::kRealTime;
+}
+
+// 0 for "none", the DemoOpKind value for an op kind's label (kinds start
+// at 1), -1 when unknown.
+int perturb_code(const char* text, std::size_t n) {
+  if (n == 4 && std::memcmp(text, "none", 4) == 0) return 0;
+  for (std::uint8_t k = 1; k <= static_cast<std::uint8_t>(DemoOpKind::kDiv); ++k) {
+    const char* label = label_of(static_cast<DemoOpKind>(k));
+    if (label != nullptr && std::strlen(label) == n && std::memcmp(label, text, n) == 0) {
+      return k;
+    }
+  }
+  return -1;
+}
+
+Result<std::uint8_t> perturb_from_specs(Span<const runtime::CompileSpecView> specs) {
+  for (const runtime::CompileSpecView& spec : specs) {
+    if (std::strcmp(spec.key, kPerturbSpecKey) != 0) continue;
+    const int code = perturb_code(reinterpret_cast<const char*>(spec.value.data()),
+                                  spec.value.size());
+    if (code < 0) {
+      return make_error(Error::kInvalidArgument,
+                        "compile spec 'perturb' must be none, conv_relu, conv, relu, sin, "
+                        "cos or div");
+    }
+    return static_cast<std::uint8_t>(code);
+  }
+  return std::uint8_t{0};
 }
 
 // Reads one op; `slots_defined` is how many slots exist before it.
@@ -284,6 +313,9 @@ Result<runtime::DelegateHandle*> DemoBackendRuntime::init(
   Result<ProfilingMode> mode = mode_from_specs(specs);
   if (!mode.ok()) return mode.error_info();
   program->mode = has_override_ ? override_ : *mode;
+  Result<std::uint8_t> perturb = perturb_from_specs(specs);
+  if (!perturb.ok()) return perturb.error_info();
+  program->perturb = has_perturbation_override_ ? perturbation_override_ : *perturb;
   program->ops = memory->allocate_array<Op>(program->num_ops);
   program->output_slots = memory->allocate_array<std::uint32_t>(program->num_outputs);
   if ((program->ops == nullptr && program->num_ops > 0) || program->output_slots == nullptr) {
@@ -360,6 +392,10 @@ Error DemoBackendRuntime::execute(runtime::BackendExecutionContext& context,
       end_event(tracer, op, entry);
     }
     if (e != Error::kOk) return e;
+    if (program->perturb == static_cast<std::uint8_t>(op.kind)) {
+      const std::int64_t n = shapes[slot].numel();
+      for (std::int64_t k = 0; k < n; ++k) out[k] += kPerturbation;
+    }
     slots[slot] = out;
     const TensorView view{ScalarType::kFloat,
                           Span<const std::int64_t>(shapes[slot].dims, shapes[slot].rank),
@@ -387,6 +423,18 @@ Error DemoBackendRuntime::execute(runtime::BackendExecutionContext& context,
 void DemoBackendRuntime::set_profiling_mode_override(const ProfilingMode* mode) {
   has_override_ = mode != nullptr;
   if (mode != nullptr) override_ = *mode;
+}
+
+Error DemoBackendRuntime::set_perturbation_override(const char* kind) {
+  if (kind == nullptr) {
+    has_perturbation_override_ = false;
+    return Error::kOk;
+  }
+  const int code = perturb_code(kind, std::strlen(kind));
+  if (code < 0) return Error::kInvalidArgument;
+  has_perturbation_override_ = true;
+  perturbation_override_ = static_cast<std::uint8_t>(code);
+  return Error::kOk;
 }
 
 DemoBackendRuntime& demo_backend_runtime() {

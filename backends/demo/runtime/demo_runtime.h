@@ -16,6 +16,14 @@
 /// "posttime"), unless `set_profiling_mode_override` says otherwise (a run
 /// option). At DebugLevel::kIntermediateOutputs each op's output is logged
 /// too.
+///
+/// Deliberate fault, for numeric debugging tests (issue 8): compile spec
+/// "perturb" (kPerturbSpecKey) naming an op kind ("conv_relu", "conv",
+/// "relu", "sin", "cos" or "div"; "none" for none), or
+/// `set_perturbation_override`, makes every op of that kind add
+/// kPerturbation to each element of its output, after computing it and
+/// before logging it, so the wrong value flows on exactly as a buggy kernel's
+/// would.
 
 #include <cstdint>
 
@@ -24,6 +32,12 @@
 namespace glassbox::backends::demo {
 
 enum class ProfilingMode : std::uint8_t { kRealTime, kPostTime };
+
+/// The compile spec that names the op kind to perturb.
+inline constexpr char kPerturbSpecKey[] = "perturb";
+/// What a perturbed op adds to each element of its output: far above
+/// float rounding, so a comparison with the reference cannot miss it.
+inline constexpr float kPerturbation = 0.05f;
 
 class DemoBackendRuntime final : public runtime::BackendInterface {
  public:
@@ -40,9 +54,19 @@ class DemoBackendRuntime final : public runtime::BackendInterface {
   /// clears the override (nullptr).
   void set_profiling_mode_override(const ProfilingMode* mode);
 
+  /// Forces the perturbed op kind (as the "perturb" spec spells it, "none"
+  /// for none) for delegates initialised from now on; nullptr clears the
+  /// override. Error::kInvalidArgument (and no change) for an unknown kind.
+  /// `kind` is only read during the call.
+  Error set_perturbation_override(const char* kind);
+
  private:
   bool has_override_ = false;
   ProfilingMode override_ = ProfilingMode::kRealTime;
+  bool has_perturbation_override_ = false;
+  // 0 = none, else the DemoOpKind value (a byte, so this header does not
+  // need the AOT format header).
+  std::uint8_t perturbation_override_ = 0;
 };
 
 /// The process-wide instance, registered by `register_demo_backend_runtime`.

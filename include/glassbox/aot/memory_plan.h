@@ -4,14 +4,15 @@
 /// value (graph inputs and node outputs) at a fixed byte offset in it.
 ///
 ///   step:      0        1        2        end
-///   x (in)   [=====]                            x dies after node 0 reads it
+///   x (in)   [=====][======][=====][====]     graph inputs live to the end
 ///   a = n0(x)[=====][======]                    a dies after node 1
 ///   b = n1(a)        [======][======]           b is read by node 2
 ///   y = n2(b)                 [=====][====]     graph outputs live to the end
 ///
 /// Node k runs at step k. A value is live from its producer's step (graph
-/// inputs: step 0) through the step of its last reader; graph outputs stay
-/// live through the end (step N for N nodes). Two values may share bytes only
+/// inputs: step 0) through the step of its last reader; graph inputs and
+/// outputs stay live through the end (step N for N nodes), so inputs set
+/// once survive any number of executions. Two values may share bytes only
 /// if their live ranges do not intersect, so a node's output never aliases
 /// its own inputs. Placement is greedy first fit in production order: each
 /// value takes the lowest 64-byte-aligned offset that is free for its whole

@@ -26,6 +26,7 @@
 /// | instruction_id_to_num_outs_map.json     | {"forward": {"<instr>": n}}               |
 /// | reference/{inputs,outputs}/<i>.bin      | raw little-endian float32 elements        |
 /// | reference/{inputs,outputs}/<i>.json     | {"dtype": "FLOAT", "sizes": [...]}        |
+/// | reference/ops/<handle>/<k>.{bin,json}   | output k of source op <handle>, as above  |
 ///
 /// The three maps use ExecuTorch's JSON shapes; JSON keys are strings, so
 /// each delegate entry also says its identifiers' "key_type" ("int" keys are
@@ -36,6 +37,7 @@
 /// refusing it outright.
 
 #include <cstdint>
+#include <map>
 #include <span>
 #include <string>
 #include <string_view>
@@ -73,13 +75,20 @@ struct ETRecord {
   /// and the outputs it should give.
   std::vector<ReferenceTensor> reference_inputs;
   std::vector<ReferenceTensor> reference_outputs;
+  /// Optional, for numeric debugging (issue 8): per source operator of the
+  /// "forward" edge graph (keyed by its debug handle), every output it gave
+  /// on `reference_inputs`, in output order. Computed ahead of time by
+  /// running the edge graph on the portable kernels (reference_runner.h).
+  std::map<DebugHandle, std::vector<ReferenceTensor>> reference_op_outputs;
 
   /// Checks the record is consistent: known version, a 16-digit lowercase
   /// hex fingerprint, at least one edge graph, maps only for methods with an
   /// edge graph, every mapped instruction id listed in
   /// instruction_id_to_num_outs_map (which lists every instruction), every
   /// debug handle one of the edge graph's, valid delegate maps, reference
-  /// tensors whose data matches their sizes. Errors: kInvalidArgument.
+  /// tensors whose data matches their sizes, reference op outputs keyed by
+  /// handles of the "forward" edge graph, each with at least one tensor, and
+  /// only alongside reference inputs. Errors: kInvalidArgument.
   Status validate() const;
 
   /// The archive's bytes (validated first). Same record, same bytes.
