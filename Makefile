@@ -40,6 +40,7 @@ bench: setup build/bench/build.ninja build/bench-notrace/build.ninja
 	cmake --build build/bench -j $(JOBS)
 	cmake --build build/bench-notrace -j $(JOBS) --target whole_model_benchmark
 	@bash scripts/run_benchmarks.sh build/bench build/bench-notrace
+	@bash scripts/bench_zoo.sh build/bench/tools/glassbox/glassbox
 
 fuzz: setup build/asan/build.ninja
 	cmake --build build/asan -j $(JOBS)
