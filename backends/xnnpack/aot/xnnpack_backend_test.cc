@@ -84,8 +84,9 @@ TEST(XnnpackPartitionerTest, LeavesUnsupportedNodesOnPortable) {
                                   b.constant("v", {2}, filled(2, 1.f)),
                                   b.constant("g", {2}, filled(2, 1.f)),
                                   b.constant("bb", {2}, filled(2, 0.f)));  // no conv before
+  const ValueId one = b.avg_pool2d(x, {.kernel = {1, 1}});  // XNNPACK refuses 1x1 (alexnet)
   const ValueId r = b.relu(x);                                      // taken
-  for (ValueId v : {t, p, s, a, bn, r}) b.output(v);
+  for (ValueId v : {t, p, s, a, bn, one, r}) b.output(v);
   const aot::Graph graph = std::move(b.build()).value();
   std::vector<std::string> taken;
   for (const aot::Node& node : graph.nodes) {

@@ -65,6 +65,10 @@ bool batch_norm_ok(const Graph& graph, const Node& node) {
 
 bool pool_ok(const Node& node, bool average) {
   if (int_attr(node, "ceil_mode", 0) != 0) return false;
+  // XNNPACK refuses a 1x1 pooling window (found on alexnet, whose adaptive
+  // pool exports as a 1x1 AveragePool): leave it on the portable kernels.
+  const auto kernel = int_pair(node, "kernel", {1, 1});
+  if (kernel[0] * kernel[1] < 2) return false;
   if (!average) return true;
   const auto pad = padding_tlbr(node);
   const bool padded = pad[0] != 0 || pad[1] != 0 || pad[2] != 0 || pad[3] != 0;
