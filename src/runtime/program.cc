@@ -20,10 +20,20 @@ ErrorInfo corrupt(Diagnostics* d, const char* what) {
   return make_error(Error::kCorruptData, "program failed verification");
 }
 
+// FlatBuffers' verifier checks a vector's 4-byte length prefix, not that
+// 8-byte elements are 8-byte aligned; the runtime reads [long] vectors in
+// place (as int64 spans), so a misaligned one is corrupt.
+bool aligned_longs(const flatbuffers::Vector<std::int64_t>* v) {
+  // An empty vector is never read (and builders need not align it).
+  return v == nullptr || v->size() == 0 ||
+         reinterpret_cast<std::uintptr_t>(v->data()) % alignof(std::int64_t) == 0;
+}
+
 // Byte size of a tensor, or -1 when its dtype or sizes are invalid.
 std::int64_t tensor_bytes(const gbx::Tensor& t) {
   const std::size_t element = element_size(static_cast<ScalarType>(t.scalar_type()));
-  if (element == 0 || t.sizes() == nullptr || t.sizes()->size() > kMaxRank) {
+  if (element == 0 || t.sizes() == nullptr || t.sizes()->size() > kMaxRank ||
+      !aligned_longs(t.sizes())) {
     return -1;
   }
   std::int64_t bytes = static_cast<std::int64_t>(element);
@@ -61,15 +71,23 @@ ErrorInfo check_values(const gbx::Program& program, const gbx::Method& method,
     }
     if (t->constant_index() >= 0) {
       const auto index = static_cast<std::size_t>(t->constant_index());
+      // Constants are read in place by the kernels, so they must be as
+      // aligned as the schema asks (force_align: 16).
       if (index >= num_constants ||
           program.constants()->Get(static_cast<flatbuffers::uoffset_t>(index))
                   ->data() == nullptr ||
+          reinterpret_cast<std::uintptr_t>(
+              program.constants()
+                  ->Get(static_cast<flatbuffers::uoffset_t>(index))
+                  ->data()
+                  ->data()) % 16 != 0 ||
           static_cast<std::int64_t>(
               program.constants()
                   ->Get(static_cast<flatbuffers::uoffset_t>(index))
                   ->data()
                   ->size()) != bytes) {
-        report(d, "method %zu value %zu: constant %d is missing or not %lld bytes",
+        report(d, "method %zu value %zu: constant %d is missing, misaligned or "
+                  "not %lld bytes",
                m, v, t->constant_index(), static_cast<long long>(bytes));
         return make_error(Error::kCorruptData, "program failed verification");
       }
@@ -115,6 +133,15 @@ ErrorInfo check_instructions(const gbx::Method& method, std::size_t m,
         report(d, "method %zu instruction %zu: kernel call with a missing op "
                   "or a value index out of range", m, i);
         return make_error(Error::kCorruptData, "program failed verification");
+      }
+      if (call->attributes() != nullptr) {
+        for (const gbx::Attribute* attribute : *call->attributes()) {
+          if (attribute->name() == nullptr || !aligned_longs(attribute->ints())) {
+            report(d, "method %zu instruction %zu: an attribute has no name or "
+                      "a misaligned int list", m, i);
+            return make_error(Error::kCorruptData, "program failed verification");
+          }
+        }
       }
       if (find_kernel(call->op()->c_str()) == nullptr) {
         report(d, "method %zu instruction %zu: no kernel for op '%s'", m, i,

@@ -200,12 +200,16 @@ ErrorInfo read_op(Reader& in, runtime::MemoryAllocator* memory,
   op->conv.dilation_w = p[5];
   op->conv.groups = p[6];
   op->weight_shape = {w[0], w[1], w[2], w[3]};
+  // Multiplied step by step with a cap, so a corrupt shape can neither
+  // overflow nor make us reserve gigabytes; then checked against the bytes
+  // actually present.
+  std::int64_t count = 1;
   for (std::int64_t d : w) {
-    if (d <= 0 || d > kMaxWeights) return bad("demo program: bad weight shape");
+    if (d <= 0 || d > kMaxWeights || count > kMaxWeights / d) {
+      return bad("demo program: bad weight shape");
+    }
+    count *= d;
   }
-  const std::int64_t count = w[0] * w[1] * w[2] * w[3];
-  // Checked against the bytes actually present before allocating, so a
-  // corrupt shape cannot make us reserve gigabytes.
   if (count > kMaxWeights ||
       static_cast<std::size_t>(count) > in.remaining() / sizeof(float)) {
     return bad("demo program: conv weight larger than the blob");
