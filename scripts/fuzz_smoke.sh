@@ -49,6 +49,8 @@ if [[ -x "$build_dir/tools/glassbox/glassbox" ]]; then
 fi
 
 failed=0
+passed_count=0
+failed_count=0
 for fuzzer in "${fuzzers[@]}"; do
   name=$(basename "$fuzzer")
   corpus="$work/corpus_$name"
@@ -59,8 +61,10 @@ for fuzzer in "${fuzzers[@]}"; do
        -print_final_stats=1 "$corpus" "$seeds" >"$log" 2>&1; then
     runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')
     echo "$name: ok ($runs runs in ${seconds}s)"
+    passed_count=$((passed_count + 1))
   else
     failed=1
+    failed_count=$((failed_count + 1))
     echo "$name: FAILED (log follows)"
     tail -n 40 "$log" | sed 's/^/  /'
     for a in "$artifacts"*; do
@@ -68,4 +72,5 @@ for fuzzer in "${fuzzers[@]}"; do
     done
   fi
 done
+echo "fuzz: $passed_count passed, $failed_count failed"
 exit $failed
