@@ -34,6 +34,8 @@ struct LowerOptions {
   std::optional<std::uint32_t> reference_seed;
   // The demo backend's deliberate fault ("" = none): an op kind to perturb.
   std::string demo_perturb;
+  // The XNNPACK backend's deliberate fault: an operator identifier.
+  std::string xnnpack_perturb;
 };
 
 StatusOr<std::vector<etrecord::ReferenceTensor>> reference_inputs(const LowerOptions& options,
@@ -81,7 +83,13 @@ StatusOr<etrecord::Recipe> recipe_for(const LowerOptions& options) {
       return Status(Error::kInvalidArgument, "--demo-perturb applies to --backend demo only");
     }
     GLASSBOX_RETURN_IF_ERROR(add_xnnpack_to_recipe(options.ids, &recipe));
+    if (!options.xnnpack_perturb.empty()) {
+      recipe.compile_specs.push_back(aot::CompileSpec::from_string("perturb", options.xnnpack_perturb));
+    }
     return recipe;
+  }
+  if (!options.xnnpack_perturb.empty()) {
+    return Status(Error::kInvalidArgument, "--xnnpack-perturb applies to --backend xnnpack only");
   }
   GLASSBOX_ASSIGN_OR_RETURN(backends::demo::DemoBackend * backend, demo_backend());
   recipe.partitioners.push_back(backends::demo::make_demo_partitioner(*backend));
@@ -209,6 +217,9 @@ void add_lower_commands(CLI::App& app, CommandContext& context) {
                       "a deliberate fault for testing numeric debugging: the demo backend adds "
                       "0.05 to every output of this op kind")
       ->check(CLI::IsMember({"conv_relu", "conv", "relu", "sin", "cos", "div"}));
+  command->add_option("--xnnpack-perturb", options->xnnpack_perturb,
+                      "a deliberate fault for testing numeric debugging: the XNNPACK backend "
+                      "adds 0.05 to every output of the operator with this identifier");
   command->callback([options, command, &context] {
     options->ids_given = command->count("--ids") > 0;
     context.status = lower(*options, *context.out);

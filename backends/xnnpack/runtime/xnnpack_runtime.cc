@@ -3,6 +3,7 @@
 #include <pthreadpool.h>
 #include <xnnpack.h>
 
+#include <cstdio>
 #include <cstring>
 
 #include "backends/xnnpack/aot/xnnpack_format.h"
@@ -27,7 +28,11 @@ struct XnnDelegate {
   std::uint32_t num_compiled = 0;
   pthreadpool_t pool = nullptr;
   ProfilingMode mode = ProfilingMode::kRealTime;
+  // A deliberate fault for numeric debugging (compile spec "perturb"): the
+  // operator whose output gets kPerturbation added, or -1.
+  std::int64_t perturbed_op = -1;
 };
+
 
 bool spec_is(const runtime::CompileSpecView& spec, const char* text) {
   const std::size_t n = std::strlen(text);
@@ -61,6 +66,32 @@ Result<std::uint32_t> threads_from_specs(Span<const runtime::CompileSpecView> sp
     return threads;
   }
   return 1u;
+}
+
+// What a "perturb" fault adds to every element: far above float rounding,
+// so `glassbox inspect --numeric` must point at that operator.
+constexpr float kPerturbation = 0.05f;
+
+// The op named by compile spec "perturb" (its identifier: decimal int or
+// string), -1 without the spec; an unknown identifier is an error.
+Result<std::int64_t> perturbed_op_from_specs(Span<const runtime::CompileSpecView> specs,
+                                             const ParsedProgram& program) {
+  for (const runtime::CompileSpecView& spec : specs) {
+    if (std::strcmp(spec.key, "perturb") != 0) continue;
+    for (std::uint32_t i = 0; i < program.num_ops; ++i) {
+      const ParsedOp& op = program.ops[i];
+      char id[16];
+      const char* text = op.name;
+      if (text == nullptr) {
+        std::snprintf(id, sizeof(id), "%d", op.int_id.value);
+        text = id;
+      }
+      if (spec_is(spec, text)) return std::int64_t{i};
+    }
+    return make_error(Error::kInvalidArgument,
+                      "xnnpack: compile spec 'perturb' names no operator identifier");
+  }
+  return std::int64_t{-1};
 }
 
 void release(XnnDelegate* d) {
@@ -117,9 +148,13 @@ Result<runtime::DelegateHandle*> XnnpackBackendRuntime::init(
   Result<ParsedProgram*> program = parse_xnn_program(processed, memory);
   if (!program.ok()) return program.error_info();
 
+  Result<std::int64_t> perturbed = perturbed_op_from_specs(specs, **program);
+  if (!perturbed.ok()) return perturbed.error_info();
+
   auto* d = memory->allocate_array<XnnDelegate>(1);
   const std::uint32_t num_slots = (*program)->num_slots();
   if (d == nullptr) return make_error(Error::kMemoryAllocationFailed, "xnnpack: out of memory");
+  d->perturbed_op = *perturbed;
   d->program = *program;
   d->mode = has_mode_override_ ? mode_override_ : *mode;
   d->buffers = memory->allocate_array<float*>(num_slots);
@@ -198,6 +233,12 @@ Error XnnpackBackendRuntime::execute(runtime::BackendExecutionContext& context,
       (void)runtime::event_tracer_end_profiling_delegate(tracer, entry, type, std::strlen(type));
     }
     if (e != Error::kOk) return e;
+    if (static_cast<std::int64_t>(i) == d->perturbed_op) {
+      float* out = d->buffers[program.num_inputs + i];
+      for (std::int64_t k = 0; k < program.slots[program.num_inputs + i].numel; ++k) {
+        out[k] += kPerturbation;
+      }
+    }
     log_output(tracer, context, *d, i);
   }
   if (times != nullptr) {
