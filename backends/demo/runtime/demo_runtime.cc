@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "backends/demo/aot/demo_format.h"
+#include "glassbox/core/byte_reader.h"
 #include "glassbox/runtime/delegate_hooks.h"
 #include "glassbox/runtime/kernels/conv.h"
 #include "glassbox/runtime/kernels/elementwise.h"
@@ -67,33 +68,6 @@ const char* label_of(DemoOpKind kind) {
   return nullptr;
 }
 
-// Bounds-checked little-endian reader over the processed bytes.
-class Reader {
- public:
-  explicit Reader(Span<const std::uint8_t> bytes) : bytes_(bytes) {}
-  bool read(void* out, std::size_t n) {
-    if (n > bytes_.size() - pos_) return false;
-    std::memcpy(out, bytes_.data() + pos_, n);
-    pos_ += n;
-    return true;
-  }
-  template <typename T>
-  bool read(T* out) {
-    return read(out, sizeof(T));
-  }
-  const std::uint8_t* take(std::size_t n) {
-    if (n > bytes_.size() - pos_) return nullptr;
-    const std::uint8_t* p = bytes_.data() + pos_;
-    pos_ += n;
-    return p;
-  }
-  bool at_end() const { return pos_ == bytes_.size(); }
-  std::size_t remaining() const { return bytes_.size() - pos_; }
-
- private:
-  Span<const std::uint8_t> bytes_;
-  std::size_t pos_ = 0;
-};
 
 ErrorInfo bad(const char* what) {
   return make_error(Error::kCorruptData, what);
@@ -145,7 +119,7 @@ Result<std::uint8_t> perturb_from_specs(Span<const runtime::CompileSpecView> spe
 }
 
 // Reads one op; `slots_defined` is how many slots exist before it.
-ErrorInfo read_op(Reader& in, runtime::MemoryAllocator* memory,
+ErrorInfo read_op(ByteReader& in, runtime::MemoryAllocator* memory,
                   std::uint32_t slots_defined, Op* op) {
   std::uint8_t kind = 0, tag = 0;
   if (!in.read(&kind) || label_of(static_cast<DemoOpKind>(kind)) == nullptr) {
@@ -297,7 +271,7 @@ Result<runtime::DelegateHandle*> DemoBackendRuntime::init(
     runtime::BackendInitContext& context, Span<const std::uint8_t> processed,
     Span<const runtime::CompileSpecView> specs) {
   runtime::MemoryAllocator* memory = context.allocator();
-  Reader in(processed);
+  ByteReader in(processed);
   char magic[4];
   std::uint32_t version = 0;
   auto* program = memory->allocate_array<DemoState>(1);

@@ -1,47 +1,18 @@
 #include "backends/xnnpack/runtime/program_parser.h"
 
-#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
 
+#include "glassbox/core/byte_reader.h"
+
 namespace glassbox::backends::xnnpack {
 namespace {
-
-static_assert(std::endian::native == std::endian::little,
-              "the format is little-endian and read with memcpy");
-
-// Bounds-checked reader over the blob.
-class Reader {
- public:
-  explicit Reader(Span<const std::uint8_t> bytes) : bytes_(bytes) {}
-  bool read(void* out, std::size_t n) {
-    if (n > bytes_.size() - pos_) return false;
-    std::memcpy(out, bytes_.data() + pos_, n);
-    pos_ += n;
-    return true;
-  }
-  template <typename T>
-  bool read(T* out) {
-    return read(out, sizeof(T));
-  }
-  const std::uint8_t* take(std::size_t n) {
-    if (n > bytes_.size() - pos_) return nullptr;
-    const std::uint8_t* p = bytes_.data() + pos_;
-    pos_ += n;
-    return p;
-  }
-  std::size_t remaining() const { return bytes_.size() - pos_; }
-
- private:
-  Span<const std::uint8_t> bytes_;
-  std::size_t pos_ = 0;
-};
 
 ErrorInfo bad(const char* what) { return make_error(Error::kCorruptData, what); }
 constexpr ErrorInfo kOk{Error::kOk, ""};
 
-bool read_desc(Reader& in, SlotDesc* d) {
+bool read_desc(ByteReader& in, SlotDesc* d) {
   std::uint8_t layout = 0;
   if (!in.read(&d->rank) || !in.read(&layout) || d->rank == 0 || d->rank > kXnnMaxRank ||
       layout > static_cast<std::uint8_t>(XnnLayout::kNhwc)) {
@@ -242,7 +213,7 @@ ErrorInfo expected_output(const ParsedOp& op, const SlotDesc* slots, const SlotD
   return bad("xnnpack program: unknown operator kind");
 }
 
-ErrorInfo read_identifier(Reader& in, runtime::MemoryAllocator* memory, ParsedOp* op) {
+ErrorInfo read_identifier(ByteReader& in, runtime::MemoryAllocator* memory, ParsedOp* op) {
   std::uint8_t tag = 0;
   if (!in.read(&tag)) return bad("xnnpack program: truncated operator identifier");
   if (tag == static_cast<std::uint8_t>(XnnIdentifierTag::kInt)) {
@@ -271,7 +242,7 @@ ErrorInfo read_identifier(Reader& in, runtime::MemoryAllocator* memory, ParsedOp
   return kOk;
 }
 
-ErrorInfo read_params(Reader& in, ParsedOp* op) {
+ErrorInfo read_params(ByteReader& in, ParsedOp* op) {
   std::uint32_t size = 0;
   if (!in.read(&size) || size > in.remaining()) return bad("xnnpack program: truncated params");
   const ParamShape shape = param_shape(op->kind);
@@ -313,7 +284,7 @@ ErrorInfo read_params(Reader& in, ParsedOp* op) {
   return kOk;
 }
 
-ErrorInfo read_op(Reader& in, runtime::MemoryAllocator* memory, ParsedProgram* program,
+ErrorInfo read_op(ByteReader& in, runtime::MemoryAllocator* memory, ParsedProgram* program,
                   std::uint32_t index) {
   ParsedOp* op = &program->ops[index];
   const std::uint32_t defined = program->num_inputs + index;
@@ -367,7 +338,7 @@ std::int64_t SlotDesc::physical(std::size_t i) const {
 
 Result<ParsedProgram*> parse_xnn_program(Span<const std::uint8_t> blob,
                                          runtime::MemoryAllocator* memory) {
-  Reader in(blob);
+  ByteReader in(blob);
   char magic[4];
   std::uint16_t major = 0, minor = 0;
   std::uint32_t flags = 0;
