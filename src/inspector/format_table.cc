@@ -8,8 +8,8 @@ namespace glassbox::inspector {
 namespace {
 
 // Text columns wider than this are cut, so a table of long names stays
-// about 110 columns wide; csv and json keep every character.
-constexpr std::size_t kMaxCellWidth = 26;
+// near 100 columns wide; csv and json keep every character.
+constexpr std::size_t kMaxCellWidth = 24;
 
 std::string time_note(const Inspector& inspector, const TimeScale& scale) {
   std::string source;
