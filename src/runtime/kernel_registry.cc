@@ -31,9 +31,23 @@ const gbx::Attribute* find_attribute(const void* attributes,
 constexpr ErrorInfo kWrongKind{Error::kInvalidArgument,
                                "attribute has another kind"};
 
+// Op names that also instantiate the shared elementwise prepare/run
+// templates (a template argument needs an object with a name).
+constexpr char kOpAdd[] = "add";
+constexpr char kOpSub[] = "sub";
+constexpr char kOpMul[] = "mul";
+constexpr char kOpDiv[] = "div";
+constexpr char kOpRelu[] = "relu";
+constexpr char kOpSigmoid[] = "sigmoid";
+constexpr char kOpHardswish[] = "hardswish";
+constexpr char kOpTan[] = "tan";
+constexpr char kOpSin[] = "sin";
+constexpr char kOpCos[] = "cos";
+
 // Sorted by op name (checked below) for the binary search in find_kernel.
 constexpr std::array kKernels = {
-    Kernel{"add", portable::prepare_add, portable::run_add},
+    Kernel{kOpAdd, portable::prepare_binary_op<kOpAdd>,
+           portable::run_binary_op<kernels::BinaryOp::kAdd>},
     Kernel{"avg_pool2d", portable::prepare_avg_pool2d,
            portable::run_avg_pool2d},
     Kernel{"batch_norm", portable::prepare_batch_norm,
@@ -41,26 +55,35 @@ constexpr std::array kKernels = {
     Kernel{"clamp", portable::prepare_clamp, portable::run_clamp},
     Kernel{"concat", portable::prepare_concat, portable::run_concat},
     Kernel{"conv2d", portable::prepare_conv2d, portable::run_conv2d},
-    Kernel{"cos", portable::prepare_cos, portable::run_cos},
-    Kernel{"div", portable::prepare_div, portable::run_div},
+    Kernel{kOpCos, portable::prepare_unary_op<kOpCos>,
+           portable::run_unary_op<kernels::cos>},
+    Kernel{kOpDiv, portable::prepare_binary_op<kOpDiv>,
+           portable::run_binary_op<kernels::BinaryOp::kDiv>},
     Kernel{"flatten", portable::prepare_flatten, portable::run_flatten},
     Kernel{"global_avg_pool2d", portable::prepare_global_avg_pool2d,
            portable::run_global_avg_pool2d},
     Kernel{"hardsigmoid", portable::prepare_hardsigmoid,
            portable::run_hardsigmoid},
-    Kernel{"hardswish", portable::prepare_hardswish, portable::run_hardswish},
+    Kernel{kOpHardswish, portable::prepare_unary_op<kOpHardswish>,
+           portable::run_unary_op<kernels::hardswish>},
     Kernel{"linear", portable::prepare_linear, portable::run_linear},
     Kernel{"matmul", portable::prepare_matmul, portable::run_matmul},
     Kernel{"max_pool2d", portable::prepare_max_pool2d,
            portable::run_max_pool2d},
-    Kernel{"mul", portable::prepare_mul, portable::run_mul},
-    Kernel{"relu", portable::prepare_relu, portable::run_relu},
+    Kernel{kOpMul, portable::prepare_binary_op<kOpMul>,
+           portable::run_binary_op<kernels::BinaryOp::kMul>},
+    Kernel{kOpRelu, portable::prepare_unary_op<kOpRelu>,
+           portable::run_unary_op<kernels::relu>},
     Kernel{"reshape", portable::prepare_reshape, portable::run_reshape},
-    Kernel{"sigmoid", portable::prepare_sigmoid, portable::run_sigmoid},
-    Kernel{"sin", portable::prepare_sin, portable::run_sin},
+    Kernel{kOpSigmoid, portable::prepare_unary_op<kOpSigmoid>,
+           portable::run_unary_op<kernels::sigmoid>},
+    Kernel{kOpSin, portable::prepare_unary_op<kOpSin>,
+           portable::run_unary_op<kernels::sin>},
     Kernel{"softmax", portable::prepare_softmax, portable::run_softmax},
-    Kernel{"sub", portable::prepare_sub, portable::run_sub},
-    Kernel{"tan", portable::prepare_tan, portable::run_tan},
+    Kernel{kOpSub, portable::prepare_binary_op<kOpSub>,
+           portable::run_binary_op<kernels::BinaryOp::kSub>},
+    Kernel{kOpTan, portable::prepare_unary_op<kOpTan>,
+           portable::run_unary_op<kernels::tan>},
     Kernel{"transpose", portable::prepare_transpose, portable::run_transpose},
 };
 

@@ -12,6 +12,7 @@
 #include "glassbox/core/span.h"
 #include "glassbox/runtime/diagnostics.h"
 #include "glassbox/runtime/kernel_registry.h"
+#include "glassbox/runtime/kernels/elementwise.h"
 #include "glassbox/runtime/kernels/shape.h"
 #include "glassbox/runtime/tensor.h"
 
@@ -31,12 +32,36 @@ RunFn run_conv2d, run_max_pool2d, run_avg_pool2d, run_global_avg_pool2d;
 PrepareFn prepare_linear, prepare_matmul;
 RunFn run_linear, run_matmul;
 
-// portable_ops_elementwise.cc
-PrepareFn prepare_relu, prepare_clamp, prepare_sigmoid, prepare_hardswish,
-    prepare_hardsigmoid, prepare_tan, prepare_sin, prepare_cos, prepare_add,
-    prepare_sub, prepare_mul, prepare_div;
-RunFn run_relu, run_clamp, run_sigmoid, run_hardswish, run_hardsigmoid, run_tan,
-    run_sin, run_cos, run_add, run_sub, run_mul, run_div;
+// portable_ops_elementwise.cc: ops with attributes have their own pair; the
+// plain one-input ops and the broadcasting binary ops share one checker
+// each and are instances of the templates below (see kernel_registry.cc).
+PrepareFn prepare_clamp, prepare_hardsigmoid;
+RunFn run_clamp, run_hardsigmoid;
+
+using UnaryKernel = Error (*)(const float*, float*, std::int64_t);
+Result<std::size_t> prepare_unary(const char* op, const KernelArgs& args,
+                                  Diagnostics* d);
+Error run_unary(UnaryKernel kernel, const KernelArgs& args);
+Result<std::size_t> prepare_binary(const char* op, const KernelArgs& args,
+                                   Diagnostics* d);
+Error run_binary(kernels::BinaryOp op, const KernelArgs& args);
+
+template <const char* kOp>
+Result<std::size_t> prepare_unary_op(const KernelArgs& args, Diagnostics* d) {
+  return prepare_unary(kOp, args, d);
+}
+template <UnaryKernel kKernel>
+Error run_unary_op(const KernelArgs& args, Span<std::uint8_t>) {
+  return run_unary(kKernel, args);
+}
+template <const char* kOp>
+Result<std::size_t> prepare_binary_op(const KernelArgs& args, Diagnostics* d) {
+  return prepare_binary(kOp, args, d);
+}
+template <kernels::BinaryOp kOp>
+Error run_binary_op(const KernelArgs& args, Span<std::uint8_t>) {
+  return run_binary(kOp, args);
+}
 
 // portable_ops_normalization.cc
 PrepareFn prepare_batch_norm, prepare_softmax;

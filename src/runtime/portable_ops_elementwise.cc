@@ -8,12 +8,12 @@
 #include "src/runtime/portable_ops.h"
 
 namespace glassbox::runtime::portable {
-namespace {
 
 using kernels::BinaryOp;
-using UnaryKernel = Error (*)(const float*, float*, std::int64_t);
 
+namespace {
 constexpr float kInf = std::numeric_limits<float>::infinity();
+}  // namespace
 
 // One input, one output of the same shape; in place is fine.
 Result<std::size_t> prepare_unary(const char* op, const KernelArgs& args,
@@ -30,6 +30,8 @@ Error run_unary(UnaryKernel kernel, const KernelArgs& args) {
   const Tensor& x = *args.inputs[0];
   return kernel(x.float_data(), args.outputs[0]->float_data(), x.numel());
 }
+
+namespace {
 
 struct ClampBounds {
   float min = -kInf;
@@ -69,6 +71,8 @@ bool hardsigmoid_params(const KernelArgs& args, HardSigmoidParams* p,
   return true;
 }
 
+}  // namespace
+
 Result<std::size_t> prepare_binary(const char* op, const KernelArgs& args,
                                    Diagnostics* d) {
   if (!check_signature(op, args, 2, 2, d)) return kRejected;
@@ -92,50 +96,6 @@ Error run_binary(BinaryOp op, const KernelArgs& args) {
   const Tensor& b = *args.inputs[1];
   return kernels::binary(op, a.float_data(), a.sizes, b.float_data(), b.sizes,
                          args.outputs[0]->float_data());
-}
-
-}  // namespace
-
-Result<std::size_t> prepare_relu(const KernelArgs& args, Diagnostics* d) {
-  return prepare_unary("relu", args, d);
-}
-Error run_relu(const KernelArgs& args, Span<std::uint8_t>) {
-  return run_unary(kernels::relu, args);
-}
-
-Result<std::size_t> prepare_sigmoid(const KernelArgs& args, Diagnostics* d) {
-  return prepare_unary("sigmoid", args, d);
-}
-Error run_sigmoid(const KernelArgs& args, Span<std::uint8_t>) {
-  return run_unary(kernels::sigmoid, args);
-}
-
-Result<std::size_t> prepare_hardswish(const KernelArgs& args, Diagnostics* d) {
-  return prepare_unary("hardswish", args, d);
-}
-Error run_hardswish(const KernelArgs& args, Span<std::uint8_t>) {
-  return run_unary(kernels::hardswish, args);
-}
-
-Result<std::size_t> prepare_tan(const KernelArgs& args, Diagnostics* d) {
-  return prepare_unary("tan", args, d);
-}
-Error run_tan(const KernelArgs& args, Span<std::uint8_t>) {
-  return run_unary(kernels::tan, args);
-}
-
-Result<std::size_t> prepare_sin(const KernelArgs& args, Diagnostics* d) {
-  return prepare_unary("sin", args, d);
-}
-Error run_sin(const KernelArgs& args, Span<std::uint8_t>) {
-  return run_unary(kernels::sin, args);
-}
-
-Result<std::size_t> prepare_cos(const KernelArgs& args, Diagnostics* d) {
-  return prepare_unary("cos", args, d);
-}
-Error run_cos(const KernelArgs& args, Span<std::uint8_t>) {
-  return run_unary(kernels::cos, args);
 }
 
 Result<std::size_t> prepare_clamp(const KernelArgs& args, Diagnostics* d) {
@@ -165,34 +125,6 @@ Error run_hardsigmoid(const KernelArgs& args, Span<std::uint8_t>) {
   const Tensor& x = *args.inputs[0];
   return kernels::hardsigmoid(x.float_data(), args.outputs[0]->float_data(),
                               x.numel(), p.alpha, p.beta);
-}
-
-Result<std::size_t> prepare_add(const KernelArgs& args, Diagnostics* d) {
-  return prepare_binary("add", args, d);
-}
-Error run_add(const KernelArgs& args, Span<std::uint8_t>) {
-  return run_binary(BinaryOp::kAdd, args);
-}
-
-Result<std::size_t> prepare_sub(const KernelArgs& args, Diagnostics* d) {
-  return prepare_binary("sub", args, d);
-}
-Error run_sub(const KernelArgs& args, Span<std::uint8_t>) {
-  return run_binary(BinaryOp::kSub, args);
-}
-
-Result<std::size_t> prepare_mul(const KernelArgs& args, Diagnostics* d) {
-  return prepare_binary("mul", args, d);
-}
-Error run_mul(const KernelArgs& args, Span<std::uint8_t>) {
-  return run_binary(BinaryOp::kMul, args);
-}
-
-Result<std::size_t> prepare_div(const KernelArgs& args, Diagnostics* d) {
-  return prepare_binary("div", args, d);
-}
-Error run_div(const KernelArgs& args, Span<std::uint8_t>) {
-  return run_binary(BinaryOp::kDiv, args);
 }
 
 }  // namespace glassbox::runtime::portable
