@@ -13,19 +13,11 @@
 #include "glassbox/aot/delegate_mapping_builder.h"
 #include "glassbox/aot/graph.h"
 #include "glassbox/core/status.h"
+#include "src/testing/status_matchers.h"
 
 namespace glassbox::aot::testing {
 
-inline ::testing::AssertionResult IsOk(const Status& status) {
-  if (status.ok()) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure()
-         << to_string(status.error()) << ": " << status.message();
-}
-
-template <typename T>
-::testing::AssertionResult IsOk(const StatusOr<T>& result) {
-  return IsOk(result.status());
-}
+using ::glassbox::testing::IsOk;
 
 // The status failed with `code` and its message contains every fragment.
 template <typename S>

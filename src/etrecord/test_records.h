@@ -9,17 +9,11 @@
 #include "backends/demo/aot/demo_backend.h"
 #include "backends/demo/aot/demo_model.h"
 #include "glassbox/etrecord/program_manager.h"
+#include "src/testing/status_matchers.h"
 
 namespace glassbox::etrecord::testing {
 
-inline ::testing::AssertionResult IsOk(const Status& status) {
-  if (status.ok()) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << to_string(status.error()) << ": " << status.message();
-}
-template <typename T>
-::testing::AssertionResult IsOk(const StatusOr<T>& result) {
-  return IsOk(result.status());
-}
+using ::glassbox::testing::IsOk;
 
 // Failed with `code` and a message containing every fragment.
 template <typename S>

@@ -7,17 +7,11 @@
 #include <string>
 
 #include "glassbox/core/status.h"
+#include "src/testing/status_matchers.h"
 
 namespace glassbox::inspector::testing {
 
-inline ::testing::AssertionResult IsOk(const Status& status) {
-  if (status.ok()) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << to_string(status.error()) << ": " << status.message();
-}
-template <typename T>
-::testing::AssertionResult IsOk(const StatusOr<T>& result) {
-  return IsOk(result.status());
-}
+using ::glassbox::testing::IsOk;
 
 template <typename T>
 T value_of(StatusOr<T> result) {

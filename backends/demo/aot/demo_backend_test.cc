@@ -9,9 +9,12 @@
 #include "glassbox/aot/graph_builder.h"
 #include "glassbox/aot/ops.h"
 #include "glassbox/aot/to_backend.h"
+#include "src/testing/status_matchers.h"
 
 namespace glassbox::backends::demo {
 namespace {
+
+using ::glassbox::testing::IsOk;
 
 using aot::DebugHandleMap;
 using aot::DelegateDebugIdentifier;
@@ -19,15 +22,6 @@ using aot::Graph;
 
 // The demo model's handles: conv1, relu1, conv2, relu2, tan.
 constexpr DebugHandle kConv1(1), kRelu1(2), kConv2(3), kRelu2(4), kTan(5);
-
-::testing::AssertionResult IsOk(const Status& status) {
-  if (status.ok()) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << status.message();
-}
-template <typename T>
-::testing::AssertionResult IsOk(const StatusOr<T>& result) {
-  return IsOk(result.status());
-}
 
 Graph model() {
   StatusOr<Graph> graph = build_conv_relu_tan_model();
