@@ -18,8 +18,8 @@ namespace glassbox::cli {
 
 namespace {
 
-// Runs `glassbox inspect ARGS` through add_inspect_commands, capturing the
-// output and the command's status.
+// Runs `glassbox inspect ARGS` through the CLI's command tree, with the
+// command's Status and the exit code run_cli would give.
 struct Outcome {
   int exit_code = 0;
   Status status;
@@ -27,25 +27,16 @@ struct Outcome {
 };
 
 Outcome inspect(std::vector<std::string> args) {
-  CLI::App app("test", "glassbox");
-  app.require_subcommand(1);
-  std::ostringstream out;
-  CommandContext context;
-  context.out = &out;
-  add_inspect_commands(app, context);
   args.insert(args.begin(), "inspect");
-  std::vector<const char*> argv = {"glassbox"};
-  for (const std::string& a : args) argv.push_back(a.c_str());
+  const CommandLineOutcome result = run_command_line(args);
   Outcome outcome;
-  try {
-    app.parse(static_cast<int>(argv.size()), argv.data());
-  } catch (const CLI::ParseError&) {
+  if (!result.parsed) {
     outcome.exit_code = kExitUsage;
     return outcome;
   }
-  outcome.status = context.status;
-  outcome.exit_code = context.status.ok() ? 0 : 1;
-  outcome.out = out.str();
+  outcome.status = result.status;
+  outcome.exit_code = result.status.ok() ? 0 : 1;
+  outcome.out = result.out;
   return outcome;
 }
 

@@ -1,5 +1,5 @@
-// `glassbox lower` and `glassbox etrecord show`, driven through their
-// registration functions on a bare CLI::App (the way run_cli wires them).
+// `glassbox lower` and `glassbox etrecord show`, driven through the CLI's
+// command tree (run_command_line) so the tests see each command's Status.
 
 #include <gtest/gtest.h>
 
@@ -15,40 +15,16 @@
 #include "glassbox/aot/emitter.h"
 #include "glassbox/etrecord/etrecord.h"
 #include "nlohmann/json.hpp"
-#include "src/cli/commands.h"
+#include "src/cli/run_cli.h"
 
 namespace glassbox::cli {
 namespace {
 
 using Json = nlohmann::json;
 
-struct Outcome {
-  bool parsed = true;  // false: CLI11 rejected the command line.
-  Status status;
-  std::string out;
-};
+using Outcome = CommandLineOutcome;
 
-Outcome run(std::vector<std::string> args) {
-  CLI::App app("test", "glassbox");
-  app.require_subcommand(1);
-  std::ostringstream out;
-  CommandContext context;
-  context.out = &out;
-  add_lower_commands(app, context);
-  add_etrecord_commands(app, context);
-  args.insert(args.begin(), "glassbox");
-  std::vector<const char*> argv;
-  for (const std::string& a : args) argv.push_back(a.c_str());
-  Outcome outcome;
-  try {
-    app.parse(static_cast<int>(argv.size()), argv.data());
-  } catch (const CLI::ParseError&) {
-    outcome.parsed = false;
-  }
-  outcome.status = context.status;
-  outcome.out = out.str();
-  return outcome;
-}
+Outcome run(const std::vector<std::string>& args) { return run_command_line(args); }
 
 class LowerEtrecordCliTest : public ::testing::Test {
  protected:

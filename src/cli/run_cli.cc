@@ -2,6 +2,7 @@
 
 #include <exception>
 #include <iostream>
+#include <sstream>
 #include <string>
 
 #include "glassbox/config.h"
@@ -30,26 +31,30 @@ int exit_code_for(const Status& status) {
   return status.error() == Error::kInvalidArgument ? kExitUsage : kExitBadInput;
 }
 
-}  // namespace
-
-int run_cli(int argc, const char* const* argv, std::ostream& out,
-            std::ostream& err) {
-  CLI::App app(
-      "Glassbox: delegate profiling tools for ExecuTorch-style "
-      "runtimes",
-      "glassbox");
+// The whole command tree; `context` collects the chosen command's result.
+void add_all_commands(CLI::App& app, CommandContext& context) {
   app.set_version_flag("--version", version_text());
   app.footer(kFooter);
   app.require_subcommand(1);
-
-  CommandContext context;
-  context.out = &out;
   add_demo_commands(app, context);
   add_lower_commands(app, context);
   add_run_commands(app, context);
   add_etdump_commands(app, context);
   add_etrecord_commands(app, context);
   add_inspect_commands(app, context);
+}
+
+constexpr const char* kDescription =
+    "Glassbox: delegate profiling tools for ExecuTorch-style runtimes";
+
+}  // namespace
+
+int run_cli(int argc, const char* const* argv, std::ostream& out,
+            std::ostream& err) {
+  CLI::App app(kDescription, "glassbox");
+  CommandContext context;
+  context.out = &out;
+  add_all_commands(app, context);
 
   try {
     app.parse(argc, argv);
@@ -68,6 +73,26 @@ int run_cli(int argc, const char* const* argv, std::ostream& out,
     return exit_code_for(context.status);
   }
   return kExitOk;
+}
+
+CommandLineOutcome run_command_line(const std::vector<std::string>& args) {
+  CLI::App app(kDescription, "glassbox");
+  std::ostringstream out;
+  CommandContext context;
+  context.out = &out;
+  add_all_commands(app, context);
+  std::vector<const char*> argv = {"glassbox"};
+  for (const std::string& a : args) argv.push_back(a.c_str());
+  CommandLineOutcome outcome;
+  try {
+    app.parse(static_cast<int>(argv.size()), argv.data());
+  } catch (const CLI::ParseError&) {
+    outcome.parsed = false;
+    return outcome;
+  }
+  outcome.status = context.status;
+  outcome.out = out.str();
+  return outcome;
 }
 
 int run_cli(int argc, char** argv) {
