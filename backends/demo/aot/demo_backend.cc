@@ -31,18 +31,6 @@ StatusOr<IdentifierMode> identifier_mode(std::span<const aot::CompileSpec> specs
   return IdentifierMode::kGenerated;
 }
 
-std::string_view kind_name(DemoOpKind kind) {
-  switch (kind) {
-    case DemoOpKind::kConvRelu: return "conv_relu";
-    case DemoOpKind::kConv: return "conv";
-    case DemoOpKind::kRelu: return "relu";
-    case DemoOpKind::kSin: return "sin";
-    case DemoOpKind::kCos: return "cos";
-    case DemoOpKind::kDiv: return "div";
-  }
-  return "";
-}
-
 // One preprocess call: walks the subgraph once, emitting ops and map entries.
 class Lowering {
  public:
@@ -154,7 +142,7 @@ class Lowering {
       identifier = next_int_++;
     } else if (mode_ == IdentifierMode::kString) {
       const int n = ++kind_counts_[kind];
-      identifier = string_id.empty() ? std::string(kind_name(kind)) + "_" + std::to_string(n) : string_id;
+      identifier = string_id.empty() ? std::string(demo_op_kind_name(kind)) + "_" + std::to_string(n) : string_id;
     }
     GLASSBOX_ASSIGN_OR_RETURN(DelegateDebugIdentifier id,
                               builder_.insert_delegate_mapping_entry(sources, std::move(identifier)));

@@ -2,7 +2,7 @@
 /// @file
 /// The demo backend's processed-bytes format, version 1. Shared by the AOT
 /// half (which writes it) and the runtime half (which executes it), so this
-/// header holds constants only and is safe for device code.
+/// header holds only constants and constexpr code, safe for device code.
 ///
 /// All integers and floats are little-endian. "Slots" are the values the
 /// program reads and writes: slots [0, input_count) are the delegate call's
@@ -54,6 +54,21 @@ enum class DemoOpKind : std::uint8_t {
   kCos = 5,
   kDiv = 6,
 };
+
+/// The op kind's name ("conv_relu", "sin", ...), used by both halves (AOT:
+/// string identifiers; runtime: event metadata), or null for a byte that is
+/// not a DemoOpKind.
+constexpr const char* demo_op_kind_name(DemoOpKind kind) {
+  switch (kind) {
+    case DemoOpKind::kConvRelu: return "conv_relu";
+    case DemoOpKind::kConv: return "conv";
+    case DemoOpKind::kRelu: return "relu";
+    case DemoOpKind::kSin: return "sin";
+    case DemoOpKind::kCos: return "cos";
+    case DemoOpKind::kDiv: return "div";
+  }
+  return nullptr;
+}
 
 enum class DemoIdentifierTag : std::uint8_t { kInt = 0, kString = 1 };
 

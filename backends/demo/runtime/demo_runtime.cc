@@ -56,19 +56,6 @@ struct DemoState {
   std::uint8_t perturb;  // 0 = none, else the DemoOpKind (which start at 1)
 };
 
-const char* label_of(DemoOpKind kind) {
-  switch (kind) {
-    case DemoOpKind::kConvRelu: return "conv_relu";
-    case DemoOpKind::kConv: return "conv";
-    case DemoOpKind::kRelu: return "relu";
-    case DemoOpKind::kSin: return "sin";
-    case DemoOpKind::kCos: return "cos";
-    case DemoOpKind::kDiv: return "div";
-  }
-  return nullptr;
-}
-
-
 ErrorInfo bad(const char* what) {
   return make_error(Error::kCorruptData, what);
 }
@@ -95,7 +82,7 @@ Result<ProfilingMode> mode_from_specs(Span<const runtime::CompileSpecView> specs
 int perturb_code(const char* text, std::size_t n) {
   if (n == 4 && std::memcmp(text, "none", 4) == 0) return 0;
   for (std::uint8_t k = 1; k <= static_cast<std::uint8_t>(DemoOpKind::kDiv); ++k) {
-    const char* label = label_of(static_cast<DemoOpKind>(k));
+    const char* label = demo_op_kind_name(static_cast<DemoOpKind>(k));
     if (label != nullptr && std::strlen(label) == n && std::memcmp(label, text, n) == 0) {
       return k;
     }
@@ -122,11 +109,11 @@ Result<std::uint8_t> perturb_from_specs(Span<const runtime::CompileSpecView> spe
 ErrorInfo read_op(ByteReader& in, runtime::MemoryAllocator* memory,
                   std::uint32_t slots_defined, Op* op) {
   std::uint8_t kind = 0, tag = 0;
-  if (!in.read(&kind) || label_of(static_cast<DemoOpKind>(kind)) == nullptr) {
+  if (!in.read(&kind) || demo_op_kind_name(static_cast<DemoOpKind>(kind)) == nullptr) {
     return bad("demo program: unknown op kind");
   }
   op->kind = static_cast<DemoOpKind>(kind);
-  op->label = label_of(op->kind);
+  op->label = demo_op_kind_name(op->kind);
   if (!in.read(&tag)) return bad("demo program: truncated op identifier");
   if (tag == static_cast<std::uint8_t>(DemoIdentifierTag::kInt)) {
     std::int64_t id = 0;
