@@ -13,7 +13,7 @@ OUT_DIR defaults to testdata/onnx. Every file is deterministic (fixed seed):
   so the importer's module paths can be checked. tiny_cnn.input.npy is a
   fixed input and tiny_cnn.expected.npy the output computed here with plain
   numpy loops (an implementation independent of Glassbox's kernels).
-- unsupported_op.onnx: uses Erf, which Glassbox does not import.
+- unsupported_op.onnx: uses Hardmax, which Glassbox does not import.
 - dynamic_batch.onnx: its input has a symbolic batch dimension.
 """
 
@@ -91,7 +91,7 @@ def tiny_cnn(out_dir):
 
 
 def unsupported_op(out_dir):
-    nodes = [helper.make_node("Erf", ["x"], ["y"], name="/act/Erf")]
+    nodes = [helper.make_node("Hardmax", ["x"], ["y"], name="/act/Hardmax")]
     graph = helper.make_graph(
         nodes, "unsupported_op",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])],

@@ -7,7 +7,7 @@
 namespace glassbox::frontends::onnx {
 
 struct Exclusion {
-  /// A case directory name, or a prefix ending in '*'.
+  /// A case directory name; each '*' matches any run of characters.
   std::string_view name;
   std::string_view reason;
 };

@@ -264,6 +264,7 @@ Status convert_shape(ImportContext& c) {
 }
 
 Status convert_gather(ImportContext& c) {
+  if (!c.is_host(0) || !c.is_host(1)) return convert_runtime_gather(c);
   GLASSBOX_ASSIGN_OR_RETURN(const HostTensor* data, c.host_input(0, "Gather's data"));
   GLASSBOX_ASSIGN_OR_RETURN(const HostTensor* indices, c.host_input(1, "Gather's indices"));
   GLASSBOX_ASSIGN_OR_RETURN(std::int64_t axis, c.attributes().get_int("axis", 0));
@@ -274,6 +275,7 @@ Status convert_gather(ImportContext& c) {
 
 // Slice-10+ (starts/ends/axes/steps as inputs) on a host tensor.
 Status convert_slice(ImportContext& c) {
+  if (!c.is_host(0)) return convert_runtime_slice(c);
   GLASSBOX_ASSIGN_OR_RETURN(const HostTensor* data, c.host_input(0, "Slice's data"));
   GLASSBOX_ASSIGN_OR_RETURN(const HostTensor* starts, c.host_input(1, "Slice's starts"));
   GLASSBOX_ASSIGN_OR_RETURN(const HostTensor* ends, c.host_input(2, "Slice's ends"));

@@ -13,19 +13,12 @@ namespace {
 
 using aot::ValueId;
 
-Status unary(ImportContext& c, std::string_view op, aot::AttributeMap attributes = {}) {
-  GLASSBOX_ASSIGN_OR_RETURN(ValueId x, c.value_input(0));
-  GLASSBOX_ASSIGN_OR_RETURN(ValueId y, c.emit(op, {x}, std::move(attributes)));
-  c.set_output(0, y);
-  return Status();
-}
-
-Status convert_relu(ImportContext& c) { return unary(c, aot::op::kRelu); }
-Status convert_sigmoid(ImportContext& c) { return unary(c, aot::op::kSigmoid); }
-Status convert_hardswish(ImportContext& c) { return unary(c, aot::op::kHardswish); }
-Status convert_tan(ImportContext& c) { return unary(c, aot::op::kTan); }
-Status convert_sin(ImportContext& c) { return unary(c, aot::op::kSin); }
-Status convert_cos(ImportContext& c) { return unary(c, aot::op::kCos); }
+Status convert_relu(ImportContext& c) { return emit_unary(c, aot::op::kRelu); }
+Status convert_sigmoid(ImportContext& c) { return emit_unary(c, aot::op::kSigmoid); }
+Status convert_hardswish(ImportContext& c) { return emit_unary(c, aot::op::kHardswish); }
+Status convert_tan(ImportContext& c) { return emit_unary(c, aot::op::kTan); }
+Status convert_sin(ImportContext& c) { return emit_unary(c, aot::op::kSin); }
+Status convert_cos(ImportContext& c) { return emit_unary(c, aot::op::kCos); }
 
 Status convert_hardsigmoid(ImportContext& c) {
   constexpr float kDefaultAlpha = 0.2f;  // ONNX's defaults.
@@ -33,7 +26,7 @@ Status convert_hardsigmoid(ImportContext& c) {
   const NodeAttributes attrs = c.attributes();
   GLASSBOX_ASSIGN_OR_RETURN(float alpha, attrs.get_float("alpha", kDefaultAlpha));
   GLASSBOX_ASSIGN_OR_RETURN(float beta, attrs.get_float("beta", kDefaultBeta));
-  return unary(c, aot::op::kHardsigmoid,
+  return emit_unary(c, aot::op::kHardsigmoid,
                {{"alpha", static_cast<double>(alpha)}, {"beta", static_cast<double>(beta)}});
 }
 
@@ -63,7 +56,7 @@ Status convert_clip(ImportContext& c) {
   // An infinite bound is no bound; the graph's JSON cannot hold infinity.
   if (min && *min > -std::numeric_limits<double>::infinity()) attrs["min"] = *min;
   if (max && *max < std::numeric_limits<double>::infinity()) attrs["max"] = *max;
-  return unary(c, aot::op::kClamp, std::move(attrs));
+  return emit_unary(c, aot::op::kClamp, std::move(attrs));
 }
 
 Status binary(ImportContext& c, std::string_view op) {

@@ -213,36 +213,6 @@ Status convert_constant(ImportContext& c) {
   return Status();
 }
 
-Status convert_cast(ImportContext& c) {
-  GLASSBOX_ASSIGN_OR_RETURN(std::int64_t to_attr, c.attributes().get_int("to", 0));
-  const int to = static_cast<int>(to_attr);
-  if (!is_float_type(to) && !is_int_type(to)) {
-    return c.unsupported("cast to " + data_type_name(to) + " is not supported");
-  }
-  GLASSBOX_ASSIGN_OR_RETURN(const Operand* operand, c.input(0));
-  if (const auto* host = std::get_if<HostTensor>(operand)) {
-    HostTensor out;
-    out.shape = host->shape;
-    out.is_float = is_float_type(to);
-    for (std::size_t i = 0; i < static_cast<std::size_t>(host->numel()); ++i) {
-      if (out.is_float) {
-        out.floats.push_back(static_cast<float>(host->as_double(i)));
-      } else {
-        const std::int64_t v = host->as_int(i);
-        out.ints.push_back(to == ::onnx::TensorProto::BOOL ? v != 0 : v);
-      }
-    }
-    c.set_output(0, std::move(out));
-    return Status();
-  }
-  if (to != ::onnx::TensorProto::FLOAT) {
-    return c.unsupported("a run-time tensor can only be cast to FLOAT (the kernels are float32), not " +
-                         data_type_name(to));
-  }
-  c.set_output(0, *operand);  // Already float32.
-  return Status();
-}
-
 Status convert_identity(ImportContext& c) {
   GLASSBOX_ASSIGN_OR_RETURN(const Operand* operand, c.input(0));
   c.set_output(0, *operand);
@@ -250,13 +220,22 @@ Status convert_identity(ImportContext& c) {
 }
 
 // Inference-mode Dropout is the identity.
+// At inference Dropout is the identity and its mask keeps every element.
 Status convert_dropout(ImportContext& c) {
-  if (c.has_output(1)) return c.unsupported("the mask output (training) is not supported");
   if (c.has_input(2)) {
     GLASSBOX_ASSIGN_OR_RETURN(const HostTensor* training, c.host_input(2, "training_mode"));
     if (training->numel() != 1 || training->as_int(0) != 0) {
       return c.unsupported("training_mode true is not supported");
     }
+  }
+  if (c.has_output(1)) {
+    GLASSBOX_ASSIGN_OR_RETURN(Shape shape, c.input_shape(0));
+    std::int64_t numel = 1;
+    for (std::int64_t d : shape) numel *= d;
+    HostTensor mask = HostTensor::of_ints(shape, std::vector<std::int64_t>(
+                                                     static_cast<std::size_t>(numel), 1));
+    mask.is_bool = true;
+    c.set_output(1, std::move(mask));
   }
   return convert_identity(c);
 }
@@ -264,7 +243,6 @@ Status convert_dropout(ImportContext& c) {
 }  // namespace
 
 void add_shape_converters(ConverterTable* table) {
-  table->emplace("Cast", convert_cast);
   table->emplace("Concat", convert_concat);
   table->emplace("Constant", convert_constant);
   table->emplace("Dropout", convert_dropout);

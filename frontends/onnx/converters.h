@@ -22,5 +22,16 @@ void add_elementwise_converters(ConverterTable* table);  // convert_elementwise.
 void add_nn_converters(ConverterTable* table);           // convert_nn.cc
 void add_shape_converters(ConverterTable* table);        // convert_shape.cc
 void add_folding_converters(ConverterTable* table);      // constant_folding.cc
+void add_math_converters(ConverterTable* table);         // convert_math.cc
+void add_reduce_converters(ConverterTable* table);       // convert_reduce.cc
+void add_data_converters(ConverterTable* table);         // convert_data.cc
+
+/// Emits IR op `op` on input 0 as output 0 (convert_math.cc).
+Status emit_unary(ImportContext& context, std::string_view op, aot::AttributeMap attributes = {});
+
+/// Gather and Slice on run-time tensors (their folding converters hand
+/// these what is not known at import).
+Status convert_runtime_gather(ImportContext& context);
+Status convert_runtime_slice(ImportContext& context);
 
 }  // namespace glassbox::frontends::onnx

@@ -26,8 +26,9 @@ ValueId GraphWriter::add_value(const std::string& name, aot::TensorType type, ao
   return graph_.values.back().id;
 }
 
-ValueId GraphWriter::add_input(const std::string& name, std::vector<std::int64_t> shape) {
-  ValueId id = add_value(name, {ScalarType::kFloat, std::move(shape)}, aot::ValueKind::kInput, {});
+ValueId GraphWriter::add_input(const std::string& name, std::vector<std::int64_t> shape,
+                               ScalarType dtype) {
+  ValueId id = add_value(name, {dtype, std::move(shape)}, aot::ValueKind::kInput, {});
   graph_.inputs.push_back(id);
   return id;
 }
@@ -36,6 +37,14 @@ ValueId GraphWriter::add_constant(const std::string& name, std::vector<std::int6
                                   std::vector<float> data) {
   return add_value(name, {ScalarType::kFloat, std::move(shape)}, aot::ValueKind::kConstant,
                    std::move(data));
+}
+
+ValueId GraphWriter::add_constant(const std::string& name, const HostTensor& tensor) {
+  if (tensor.is_float) return add_constant(name, tensor.shape, tensor.floats);
+  const ValueId id =
+      add_value(name, {tensor.dtype(), tensor.shape}, aot::ValueKind::kConstant, {});
+  graph_.values.back().int_data = tensor.ints;
+  return id;
 }
 
 void GraphWriter::begin_source(std::string name, std::string op_type) {
@@ -92,6 +101,14 @@ void GraphWriter::rename_value(ValueId id, const std::string& name) {
 }
 
 StatusOr<aot::Graph> GraphWriter::finish() && {
+  std::set<std::int32_t> used;
+  for (const aot::Node& node : graph_.nodes) {
+    for (ValueId id : node.inputs) used.insert(id.value);
+  }
+  for (ValueId id : graph_.outputs) used.insert(id.value);
+  std::erase_if(graph_.values, [&](const aot::Value& v) {
+    return v.kind == aot::ValueKind::kConstant && !used.contains(v.id.value);
+  });
   GLASSBOX_RETURN_IF_ERROR(aot::verify(graph_));
   return std::move(graph_);
 }

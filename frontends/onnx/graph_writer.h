@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "glassbox/aot/graph.h"
+#include "frontends/onnx/tensor_proto.h"
 #include "glassbox/aot/ops.h"
 
 namespace glassbox::frontends::onnx {
@@ -19,10 +20,15 @@ class GraphWriter {
   /// `source_file` goes into every node's source location.
   explicit GraphWriter(std::string source_file) : source_file_(std::move(source_file)) {}
 
-  aot::ValueId add_input(const std::string& name, std::vector<std::int64_t> shape);
+  aot::ValueId add_input(const std::string& name, std::vector<std::int64_t> shape,
+                         ScalarType dtype = ScalarType::kFloat);
   /// A float constant named `name` (made unique if taken).
   aot::ValueId add_constant(const std::string& name, std::vector<std::int64_t> shape,
                             std::vector<float> data);
+  /// A constant of any dtype from a host tensor.
+  aot::ValueId add_constant(const std::string& name, const HostTensor& tensor);
+  /// The value `id` (it must exist).
+  const aot::Value& value(aot::ValueId id) const { return *graph_.find_value(id); }
 
   /// Later add_node calls convert ONNX node `name` of type `op_type`.
   void begin_source(std::string name, std::string op_type);
@@ -44,7 +50,8 @@ class GraphWriter {
   void rename_value(aot::ValueId id, const std::string& name);
   void add_output(aot::ValueId id) { graph_.outputs.push_back(id); }
 
-  /// The graph, checked by aot::verify.
+  /// The graph without the constants no node reads (folding leaves some
+  /// behind), checked by aot::verify.
   StatusOr<aot::Graph> finish() &&;
 
  private:

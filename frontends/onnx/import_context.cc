@@ -2,6 +2,8 @@
 
 #include <onnx/onnx_pb.h>
 
+#include "frontends/onnx/kernel_folding.h"
+
 namespace glassbox::frontends::onnx {
 
 using aot::ValueId;
@@ -58,13 +60,9 @@ StatusOr<ValueId> ImportContext::value_input(std::size_t i) {
   if (const auto* id = std::get_if<ValueId>(operand)) return *id;
   const HostTensor& host = std::get<HostTensor>(*operand);
   const std::string& name = node_->input(static_cast<int>(i));
-  if (!host.is_float) {
-    return unsupported("input '" + name +
-                       "' is an integer tensor; only float32 tensors reach the kernels");
-  }
   auto it = materialized_.find(name);
   if (it != materialized_.end()) return it->second;
-  const ValueId id = writer_->add_constant(name, host.shape, host.floats);
+  const ValueId id = writer_->add_constant(name, host);
   materialized_.emplace(name, id);
   return id;
 }
@@ -84,6 +82,23 @@ StatusOr<ValueId> ImportContext::emit(std::string_view op, std::vector<ValueId> 
                                       aot::AttributeMap attributes, std::string_view step) {
   const std::string value_name =
       step.empty() ? value_prefix_ : value_prefix_ + "/" + std::string(step);
+  // All inputs known at import: compute the value now, with the kernels.
+  std::vector<const aot::Value*> constants;
+  for (ValueId id : inputs) {
+    const aot::Value& v = writer_->value(id);
+    if (v.kind != aot::ValueKind::kConstant) break;
+    constants.push_back(&v);
+  }
+  if (!inputs.empty() && constants.size() == inputs.size()) {
+    std::vector<aot::TensorType> types;
+    for (const aot::Value* v : constants) types.push_back({v->dtype, v->shape});
+    StatusOr<aot::TensorType> type = aot::infer_output_type(op, types, attributes);
+    if (!type.ok()) return invalid(type.message());
+    StatusOr<HostTensor> folded = evaluate_with_kernels(op, constants, attributes, *type);
+    if (!folded.ok()) return invalid(folded.message());
+    ++folded_nodes_;
+    return writer_->add_constant(value_name, *folded);
+  }
   StatusOr<ValueId> out = writer_->add_node(op, std::move(inputs), std::move(attributes), step,
                                             value_name);
   if (!out.ok()) return invalid(out.message());
@@ -93,9 +108,15 @@ StatusOr<ValueId> ImportContext::emit(std::string_view op, std::vector<ValueId> 
 void ImportContext::set_output(std::size_t i, Operand operand) {
   if (!has_output(i)) return;  // An optional output nobody reads.
   const std::string& name = node_->output(static_cast<int>(i));
-  if (const auto* id = std::get_if<ValueId>(&operand);
-      id != nullptr && writer_->made_by_current_source(*id)) {
-    writer_->rename_value(*id, name);
+  if (const auto* id = std::get_if<ValueId>(&operand); id != nullptr) {
+    // A folded value stays known at import, for the shape arithmetic after it.
+    const aot::Value& v = writer_->value(*id);
+    if (v.kind == aot::ValueKind::kConstant && (!v.data.empty() || !v.int_data.empty() ||
+                                                v.numel() == 0)) {
+      symbols_[name] = host_tensor_of(v);
+      return;
+    }
+    if (writer_->made_by_current_source(*id)) writer_->rename_value(*id, name);
   }
   symbols_[name] = std::move(operand);
 }

@@ -56,8 +56,8 @@ class ImportContext {
   /// Input `i` as a host tensor; an error saying that `what` must be a
   /// constant when it is computed at run time.
   StatusOr<const HostTensor*> host_input(std::size_t i, const std::string& what) const;
-  /// Input `i` as a graph value; a float host tensor becomes a constant
-  /// (once per name), an integer one is an error (the kernels are float).
+  /// Input `i` as a graph value; a host tensor becomes a constant (once per
+  /// name) of its dtype (FLOAT, LONG or BOOL).
   StatusOr<aot::ValueId> value_input(std::size_t i);
   /// The static shape of input `i`, whichever kind it is.
   StatusOr<std::vector<std::int64_t>> input_shape(std::size_t i) const;
@@ -66,7 +66,10 @@ class ImportContext {
   aot::ValueId add_constant(const std::string& suffix, std::vector<std::int64_t> shape,
                             std::vector<float> data);
   /// An IR node for this ONNX node (GraphWriter::add_node); a type error is
-  /// reported against this node.
+  /// reported against this node. When every input is a constant the node
+  /// is not added: it is evaluated on the portable kernels now
+  /// (kernel_folding.h) and the result is a new constant, which
+  /// set_output binds as a host tensor.
   StatusOr<aot::ValueId> emit(std::string_view op, std::vector<aot::ValueId> inputs,
                               aot::AttributeMap attributes = {}, std::string_view step = {});
   /// Binds output `i` of the node. A graph value made by this node takes
@@ -78,6 +81,8 @@ class ImportContext {
   Status unsupported(const std::string& message) const;
 
   GraphWriter& writer() { return *writer_; }
+  /// IR nodes evaluated at import instead of emitted.
+  std::size_t folded_nodes() const { return folded_nodes_; }
   const std::string& source() const { return source_; }
 
  private:
@@ -89,6 +94,7 @@ class ImportContext {
   const ::onnx::NodeProto* node_ = nullptr;
   std::string label_;
   std::string value_prefix_;  // Names this node's helper values.
+  std::size_t folded_nodes_ = 0;
 };
 
 }  // namespace glassbox::frontends::onnx

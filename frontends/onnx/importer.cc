@@ -39,7 +39,11 @@ Status define_inputs(const ::onnx::GraphProto& graph, const ImportOptions& optio
     if (context->lookup(input.name()) != nullptr) continue;
     GLASSBOX_ASSIGN_OR_RETURN(std::vector<std::int64_t> shape,
                               static_input_shape(input, options, source));
-    context->define(input.name(), writer->add_input(input.name(), std::move(shape)));
+    const int type = input.type().tensor_type().elem_type();
+    const ScalarType dtype = type == ::onnx::TensorProto::INT64  ? ScalarType::kLong
+                             : type == ::onnx::TensorProto::BOOL ? ScalarType::kBool
+                                                                 : ScalarType::kFloat;
+    context->define(input.name(), writer->add_input(input.name(), std::move(shape), dtype));
   }
   for (const auto& [name, shape] : options.input_shapes) {
     if (!names.contains(name)) {
@@ -87,11 +91,7 @@ Status bind_outputs(const ::onnx::GraphProto& graph, GraphWriter* writer, Import
     }
     ValueId id;
     if (const auto* host = std::get_if<HostTensor>(operand)) {
-      if (!host->is_float) {
-        return Status(Error::kNotSupported, source + ": graph output '" + output.name() +
-                                                "' is an integer constant; outputs must be float32");
-      }
-      id = writer->add_constant(output.name() + "/constant", host->shape, host->floats);
+      id = writer->add_constant(output.name() + "/constant", *host);
     } else {
       id = std::get<ValueId>(*operand);
     }
@@ -118,6 +118,9 @@ const ConverterTable& converters() {
     add_nn_converters(&t);
     add_shape_converters(&t);
     add_folding_converters(&t);
+    add_math_converters(&t);
+    add_reduce_converters(&t);
+    add_data_converters(&t);
     return t;
   }();
   return table;
@@ -156,6 +159,7 @@ StatusOr<aot::Graph> import_onnx_from_memory(std::span<const std::uint8_t> bytes
   GLASSBOX_RETURN_IF_ERROR(define_inputs(graph, options, &writer, &context, source));
   GLASSBOX_RETURN_IF_ERROR(convert_nodes(graph, &context));
   GLASSBOX_RETURN_IF_ERROR(bind_outputs(graph, &writer, &context, source));
+  if (options.stats != nullptr) options.stats->folded_nodes = context.folded_nodes();
   StatusOr<aot::Graph> result = std::move(writer).finish();
   if (!result.ok()) return result.status().with_context(source + ": the imported graph is invalid");
   return result;

@@ -1,6 +1,6 @@
 #pragma once
 /// @file
-/// The ONNX importer: an `.onnx` model (opset 11 to 17, static shapes) to
+/// The ONNX importer: an `.onnx` model (opset 11 to 18, static shapes) to
 /// the graph IR, ready for `etrecord::export_model` like any built graph.
 ///
 ///   StatusOr<aot::Graph> graph = frontends::onnx::import_onnx("resnet18.onnx");
@@ -40,12 +40,21 @@ namespace glassbox::frontends::onnx {
 
 /// The ONNX default-domain opsets the importer reads.
 inline constexpr std::int64_t kMinOpset = 11;
-inline constexpr std::int64_t kMaxOpset = 17;
+inline constexpr std::int64_t kMaxOpset = 18;
+
+/// What an import did, for the user.
+struct ImportStats {
+  /// IR nodes whose inputs were all known at import, evaluated then on the
+  /// portable kernels instead of emitted.
+  std::size_t folded_nodes = 0;
+};
 
 struct ImportOptions {
   /// Static shapes for graph inputs by name, replacing the model's (which
   /// may then have symbolic or unknown dims). The rank must match.
   std::map<std::string, std::vector<std::int64_t>, std::less<>> input_shapes;
+  /// When set, filled in by a successful import.
+  ImportStats* stats = nullptr;
 };
 
 /// Reads and imports the model at `path`.

@@ -68,10 +68,11 @@ StatusOr<std::vector<std::int64_t>> static_input_shape(const ::onnx::ValueInfoPr
     return Status(Error::kNotSupported, label + " is not a tensor");
   }
   const ::onnx::TypeProto::Tensor& tensor = input.type().tensor_type();
-  if (tensor.elem_type() != ::onnx::TensorProto::FLOAT) {
-    return Status(Error::kNotSupported, label + " has element type " +
-                                            data_type_name(tensor.elem_type()) +
-                                            "; only FLOAT (float32) inputs are supported");
+  const int type = tensor.elem_type();
+  if (type != ::onnx::TensorProto::FLOAT && type != ::onnx::TensorProto::INT64 &&
+      type != ::onnx::TensorProto::BOOL) {
+    return Status(Error::kNotSupported, label + " has element type " + data_type_name(type) +
+                                            "; inputs must be FLOAT, INT64 or BOOL");
   }
   auto override_it = options.input_shapes.find(input.name());
   if (override_it != options.input_shapes.end()) {

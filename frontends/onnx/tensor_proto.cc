@@ -111,6 +111,7 @@ StatusOr<HostTensor> decode_tensor(const TensorProto& proto, const std::string& 
   }
   HostTensor t;
   t.is_float = is_float_type(type);
+  t.is_bool = type == TensorProto::BOOL;
   std::size_t numel = 1;
   for (std::int64_t d : proto.dims()) {
     if (d < 0) return corrupt(what, "negative dimension " + std::to_string(d));
@@ -136,6 +137,9 @@ StatusOr<HostTensor> decode_tensor(const TensorProto& proto, const std::string& 
       case TensorProto::INT16: unpack_raw<std::int16_t>(raw, numel, &t.ints); break;
       case TensorProto::INT8: unpack_raw<std::int8_t>(raw, numel, &t.ints); break;
       default: unpack_raw<std::uint8_t>(raw, numel, &t.ints); break;  // UINT8, BOOL
+    }
+    if (t.is_bool) {
+      for (std::int64_t& b : t.ints) b = b != 0 ? 1 : 0;
     }
     return t;
   }

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "glassbox/core/scalar_type.h"
 #include "glassbox/core/status.h"
 
 namespace onnx {
@@ -16,12 +17,20 @@ namespace glassbox::frontends::onnx {
 
 /// Float data (float32/float64/float16 decoded to float) or integer data
 /// (int64/int32/int16/int8/uint8/bool decoded to int64). Shape arithmetic
-/// needs exact int64, the graph needs float32; nothing else is kept.
+/// needs exact int64; at run time tensors are FLOAT, LONG or BOOL.
 struct HostTensor {
   bool is_float = true;
   std::vector<std::int64_t> shape;
   std::vector<float> floats;       ///< When is_float.
   std::vector<std::int64_t> ints;  ///< When !is_float.
+  /// An integer tensor that holds ONNX BOOL values (0 or 1); at run time
+  /// it is a BOOL tensor, other integers are LONG.
+  bool is_bool = false;
+
+  /// The runtime dtype this tensor becomes: FLOAT, BOOL or LONG.
+  ScalarType dtype() const {
+    return is_float ? ScalarType::kFloat : is_bool ? ScalarType::kBool : ScalarType::kLong;
+  }
 
   std::int64_t numel() const;
   /// Element i as a double, whatever the kind.

@@ -21,11 +21,12 @@ class ModelWriter {
   }
 
   /// A float input; a negative dim becomes the symbolic dim "batch".
-  ModelWriter& input(const std::string& name, const std::vector<std::int64_t>& shape) {
+  ModelWriter& input(const std::string& name, const std::vector<std::int64_t>& shape,
+                     int elem_type = ::onnx::TensorProto::FLOAT) {
     auto* v = model_.mutable_graph()->add_input();
     v->set_name(name);
     auto* t = v->mutable_type()->mutable_tensor_type();
-    t->set_elem_type(::onnx::TensorProto::FLOAT);
+    t->set_elem_type(elem_type);
     for (std::int64_t d : shape) {
       auto* dim = t->mutable_shape()->add_dim();
       if (d < 0) {
@@ -36,10 +37,10 @@ class ModelWriter {
     }
     return *this;
   }
-  ModelWriter& output(const std::string& name) {
+  ModelWriter& output(const std::string& name, int elem_type = ::onnx::TensorProto::FLOAT) {
     auto* v = model_.mutable_graph()->add_output();
     v->set_name(name);
-    v->mutable_type()->mutable_tensor_type()->set_elem_type(::onnx::TensorProto::FLOAT);
+    v->mutable_type()->mutable_tensor_type()->set_elem_type(elem_type);
     return *this;
   }
   ModelWriter& floats(const std::string& name, const std::vector<std::int64_t>& shape,
@@ -77,6 +78,18 @@ class ModelWriter {
     a->set_name(name);
     a->set_type(::onnx::AttributeProto::INTS);
     for (std::int64_t x : v) a->add_ints(x);
+  }
+  static void set_string(::onnx::NodeProto* n, const std::string& name, const std::string& v) {
+    auto* a = n->add_attribute();
+    a->set_name(name);
+    a->set_type(::onnx::AttributeProto::STRING);
+    a->set_s(v);
+  }
+  static void set_float(::onnx::NodeProto* n, const std::string& name, float v) {
+    auto* a = n->add_attribute();
+    a->set_name(name);
+    a->set_type(::onnx::AttributeProto::FLOAT);
+    a->set_f(v);
   }
   static void set_int(::onnx::NodeProto* n, const std::string& name, std::int64_t v) {
     auto* a = n->add_attribute();

@@ -54,6 +54,39 @@ class ProgramWriter {
   }
 
  private:
+  // A constant's elements in its own dtype, as the runtime reads them.
+  static StatusOr<std::vector<std::uint8_t>> constant_bytes(const Value& value) {
+    const bool is_float = value.dtype == ScalarType::kFloat;
+    const std::size_t count = is_float ? value.data.size() : value.int_data.size();
+    if (static_cast<std::int64_t>(count) != value.numel()) {
+      return invalid("constant '" + value.name +
+                     "' has no data recorded (was the graph loaded from JSON without "
+                     "constant data?)");
+    }
+    std::vector<std::uint8_t> bytes(count * element_size(value.dtype));
+    if (bytes.empty()) return bytes;
+    if (is_float) {
+      std::memcpy(bytes.data(), value.data.data(), bytes.size());
+      return bytes;
+    }
+    for (std::size_t i = 0; i < count; ++i) {
+      const std::int64_t v = value.int_data[i];
+      switch (value.dtype) {
+        case ScalarType::kLong: std::memcpy(&bytes[i * 8], &v, 8); break;
+        case ScalarType::kInt: {
+          const auto narrow = static_cast<std::int32_t>(v);
+          std::memcpy(&bytes[i * 4], &narrow, 4);
+          break;
+        }
+        case ScalarType::kBool: bytes[i] = v != 0 ? 1 : 0; break;
+        default:
+          return invalid("constant '" + value.name + "' has unsupported dtype " +
+                         std::string(to_string(value.dtype)));
+      }
+    }
+    return bytes;
+  }
+
   StatusOr<Offset<gbx::Tensor>> write_value(const Value& value) {
     const std::vector<std::int64_t>& sizes = value.shape;
     const auto dtype = static_cast<executorch_flatbuffer::ScalarType>(value.dtype);
@@ -61,14 +94,7 @@ class ProgramWriter {
       return gbx::CreateTensorDirect(fbb_, value.name.c_str(), dtype, &sizes, -1,
                                      plan_.values.at(value.id).offset);
     }
-    if (value.dtype != ScalarType::kFloat ||
-        static_cast<std::int64_t>(value.data.size()) != value.numel()) {
-      return invalid("constant '" + value.name +
-                     "' must be FLOAT with its data recorded (was the graph loaded "
-                     "from JSON without constant data?)");
-    }
-    std::vector<std::uint8_t> bytes(value.data.size() * sizeof(float));
-    if (!bytes.empty()) std::memcpy(bytes.data(), value.data.data(), bytes.size());
+    GLASSBOX_ASSIGN_OR_RETURN(std::vector<std::uint8_t> bytes, constant_bytes(value));
     const auto constant_index = static_cast<std::int32_t>(constants_.size());
     constants_.push_back(gbx::CreateBufferDirect(fbb_, &bytes));
     return gbx::CreateTensorDirect(fbb_, value.name.c_str(), dtype, &sizes, constant_index, -1);

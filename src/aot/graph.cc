@@ -79,12 +79,26 @@ Status verify_values(const Graph& graph, std::unordered_map<std::int32_t, const 
       if (d < 0) return invalid(label + ": negative dimension");
     }
     if (v.kind == ValueKind::kConstant) {
-      if (v.dtype != ScalarType::kFloat) return invalid(label + ": constants must be FLOAT");
-      if (!v.data.empty() && static_cast<std::int64_t>(v.data.size()) != v.numel()) {
-        return invalid(label + ": has " + std::to_string(v.data.size()) +
+      const bool is_float = v.dtype == ScalarType::kFloat;
+      if (!is_float && v.dtype != ScalarType::kLong && v.dtype != ScalarType::kInt &&
+          v.dtype != ScalarType::kBool) {
+        return invalid(label + ": constants must be FLOAT, LONG, INT or BOOL");
+      }
+      if (is_float ? !v.int_data.empty() : !v.data.empty()) {
+        return invalid(label + ": carries data of another dtype than its " +
+                       std::string(to_string(v.dtype)));
+      }
+      const std::size_t count = is_float ? v.data.size() : v.int_data.size();
+      if (count != 0 && static_cast<std::int64_t>(count) != v.numel()) {
+        return invalid(label + ": has " + std::to_string(count) +
                        " elements of data, shape needs " + std::to_string(v.numel()));
       }
-    } else if (!v.data.empty()) {
+      if (v.dtype == ScalarType::kBool) {
+        for (std::int64_t b : v.int_data) {
+          if (b != 0 && b != 1) return invalid(label + ": bool data must be 0 or 1");
+        }
+      }
+    } else if (!v.data.empty() || !v.int_data.empty()) {
       return invalid(label + ": only constants may carry data");
     }
   }

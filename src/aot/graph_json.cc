@@ -155,6 +155,13 @@ StatusOr<Value> parse_value(const Json& j, const std::string& path) {
   value.dtype = *dtype_it;
   GLASSBOX_ASSIGN_OR_RETURN(const Json* shape, field(j, "shape", path));
   GLASSBOX_ASSIGN_OR_RETURN(value.shape, int_list(*shape, path + ".shape"));
+  if (auto data = j.find("int_data"); data != j.end()) {
+    if (!data->is_array()) return corrupt(path + ".int_data", "expected an array of integers");
+    for (std::size_t i = 0; i < data->size(); ++i) {
+      GLASSBOX_ASSIGN_OR_RETURN(std::int64_t v, as_int((*data)[i], at(path + ".int_data", i)));
+      value.int_data.push_back(v);
+    }
+  }
   if (auto data = j.find("data"); data != j.end()) {
     if (!data->is_array()) return corrupt(path + ".data", "expected an array of numbers");
     for (std::size_t i = 0; i < data->size(); ++i) {
@@ -285,6 +292,10 @@ StatusOr<std::string> graph_to_json(const Graph& graph, const GraphJsonOptions& 
         }
       }
       v["data"] = value.data;
+    }
+    if (options.include_constant_data && value.kind == ValueKind::kConstant &&
+        !value.int_data.empty()) {
+      v["int_data"] = value.int_data;
     }
     values.push_back(std::move(v));
   }

@@ -290,3 +290,126 @@ TEST(InferOutputTypeTest, ConvTakesPerSidePadding) {
 
 }  // namespace
 }  // namespace glassbox::aot
+
+namespace glassbox::aot {
+namespace {
+
+using testing::HasError;
+using testing::IsOk;
+
+const TensorType kFloat23{ScalarType::kFloat, {2, 3}};
+const TensorType kLong23{ScalarType::kLong, {2, 3}};
+const TensorType kBool23{ScalarType::kBool, {2, 3}};
+
+TEST(OpTypesTest, ComparisonsGiveBoolAndTakeOneNumericDtype) {
+  StatusOr<TensorType> eq = infer_output_type(op::kEqual, std::vector{kLong23, kLong23}, {});
+  ASSERT_TRUE(IsOk(eq));
+  EXPECT_EQ(eq->dtype, ScalarType::kBool);
+  EXPECT_TRUE(HasError(infer_output_type(op::kLess, std::vector{kFloat23, kLong23}, {}),
+                       Error::kInvalidArgument, {"less input 1 has dtype LONG, expected FLOAT"}));
+  EXPECT_TRUE(HasError(infer_output_type(op::kGreater, std::vector{kBool23, kBool23}, {}),
+                       Error::kInvalidArgument, {"greater input 0 has dtype BOOL"}));
+}
+
+TEST(OpTypesTest, WhereNeedsABoolConditionAndBroadcasts) {
+  const TensorType row{ScalarType::kFloat, {1, 3}};
+  StatusOr<TensorType> w = infer_output_type(op::kWhere, std::vector{kBool23, row, kFloat23}, {});
+  ASSERT_TRUE(IsOk(w));
+  EXPECT_EQ(w->shape, (std::vector<std::int64_t>{2, 3}));
+  EXPECT_EQ(w->dtype, ScalarType::kFloat);
+  EXPECT_TRUE(HasError(infer_output_type(op::kWhere, std::vector{kFloat23, kFloat23, kFloat23}, {}),
+                       Error::kInvalidArgument, {"where input 0 has dtype FLOAT, expected BOOL"}));
+}
+
+TEST(OpTypesTest, GatherTakesInt64IndicesAndKeepsTheDataDtype) {
+  const TensorType table{ScalarType::kFloat, {10, 4}};
+  const TensorType ids{ScalarType::kLong, {1, 3}};
+  StatusOr<TensorType> g = infer_output_type(op::kGather, std::vector{table, ids}, {{"axis", int64_t{0}}});
+  ASSERT_TRUE(IsOk(g));
+  EXPECT_EQ(g->shape, (std::vector<std::int64_t>{1, 3, 4}));
+  EXPECT_TRUE(HasError(infer_output_type(op::kGather, std::vector{table, table}, {{"axis", int64_t{0}}}),
+                       Error::kInvalidArgument, {"gather input 1 has dtype FLOAT, expected LONG"}));
+}
+
+TEST(OpTypesTest, CastTakesItsDtypeFromTheAttribute) {
+  StatusOr<TensorType> c =
+      infer_output_type(op::kCast, std::vector{kFloat23}, {{"dtype", int64_t{4}}});
+  ASSERT_TRUE(IsOk(c));
+  EXPECT_EQ(c->dtype, ScalarType::kLong);
+  EXPECT_TRUE(HasError(infer_output_type(op::kCast, std::vector{kFloat23}, {{"dtype", int64_t{5}}}),
+                       Error::kInvalidArgument, {"cast to dtype 5 is not supported"}));
+}
+
+TEST(OpTypesTest, SliceMustReadInsideItsInput) {
+  const TensorType x{ScalarType::kFloat, {4, 6}};
+  AttributeMap attrs{{"starts", std::vector<int64_t>{0, 5}},
+                     {"steps", std::vector<int64_t>{1, -2}},
+                     {"shape", std::vector<int64_t>{4, 3}}};
+  StatusOr<TensorType> s = infer_output_type(op::kSlice, std::vector{x}, attrs);
+  ASSERT_TRUE(IsOk(s));
+  EXPECT_EQ(s->shape, (std::vector<std::int64_t>{4, 3}));
+  attrs["shape"] = std::vector<int64_t>{4, 4};  // 5, 3, 1, -1: reads before the start
+  EXPECT_TRUE(HasError(infer_output_type(op::kSlice, std::vector{x}, attrs), Error::kInvalidArgument,
+                       {"slice along dim 1 reads outside [4, 6]"}));
+}
+
+TEST(OpTypesTest, ReductionsAndArgmaxShapes) {
+  const TensorType x{ScalarType::kFloat, {2, 3, 4}};
+  StatusOr<TensorType> r = infer_output_type(
+      op::kReduceMean, std::vector{x},
+      {{"axes", std::vector<int64_t>{-1, 1}}, {"keepdims", int64_t{0}}});
+  ASSERT_TRUE(IsOk(r));
+  EXPECT_EQ(r->shape, (std::vector<std::int64_t>{2}));
+  StatusOr<TensorType> a = infer_output_type(
+      op::kArgmax, std::vector{x}, {{"axis", int64_t{1}}, {"keepdims", int64_t{1}}});
+  ASSERT_TRUE(IsOk(a));
+  EXPECT_EQ(a->dtype, ScalarType::kLong);
+  EXPECT_EQ(a->shape, (std::vector<std::int64_t>{2, 1, 4}));
+  EXPECT_TRUE(HasError(infer_output_type(op::kReduceSum, std::vector{x},
+                                         {{"axes", std::vector<int64_t>{0, 0}}}),
+                       Error::kInvalidArgument, {"reduce axis 0 listed twice"}));
+}
+
+TEST(OpTypesTest, NormalizationParameterShapes) {
+  const TensorType x{ScalarType::kFloat, {1, 4, 8}};
+  const TensorType scale{ScalarType::kFloat, {8}};
+  EXPECT_TRUE(IsOk(infer_output_type(op::kLayerNorm, std::vector{x, scale},
+                                     {{"axis", int64_t{-1}}, {"eps", 1e-5}})));
+  EXPECT_TRUE(HasError(infer_output_type(op::kLayerNorm, std::vector{x, scale},
+                                         {{"axis", int64_t{1}}, {"eps", 1e-5}}),
+                       Error::kInvalidArgument, {"layer_norm scale must have shape [4, 8]"}));
+  const TensorType groups{ScalarType::kFloat, {2}};
+  EXPECT_TRUE(IsOk(infer_output_type(op::kGroupNorm, std::vector{x, groups, groups},
+                                     {{"num_groups", int64_t{2}}, {"eps", 1e-5}})));
+  EXPECT_TRUE(HasError(infer_output_type(op::kGroupNorm, std::vector{x, groups, groups},
+                                         {{"num_groups", int64_t{3}}, {"eps", 1e-5}}),
+                       Error::kInvalidArgument, {"not divisible by num_groups 3"}));
+}
+
+TEST(OpTypesTest, ConvTransposeAndResizeShapes) {
+  const TensorType x{ScalarType::kFloat, {1, 4, 5, 5}};
+  const TensorType w{ScalarType::kFloat, {4, 2, 3, 3}};
+  StatusOr<TensorType> ct = infer_output_type(
+      op::kConvTranspose2d, std::vector{x, w},
+      {{"stride", std::vector<int64_t>{2, 2}}, {"dilation", std::vector<int64_t>{1, 1}},
+       {"output_padding", std::vector<int64_t>{1, 1}}, {"padding", std::vector<int64_t>{1, 1, 1, 1}},
+       {"groups", int64_t{1}}});
+  ASSERT_TRUE(IsOk(ct));
+  EXPECT_EQ(ct->shape, (std::vector<std::int64_t>{1, 2, 10, 10}));  // 2*4 + 1 + 3 - 2
+  StatusOr<TensorType> rs = infer_output_type(
+      op::kResize, std::vector{x},
+      {{"sizes", std::vector<int64_t>{1, 4, 10, 15}}, {"mode", std::string("linear")},
+       {"coordinate_transformation_mode", std::string("half_pixel")},
+       {"nearest_mode", std::string("floor")}});
+  ASSERT_TRUE(IsOk(rs));
+  EXPECT_EQ(rs->shape, (std::vector<std::int64_t>{1, 4, 10, 15}));
+  EXPECT_TRUE(HasError(infer_output_type(op::kResize, std::vector{x},
+                                         {{"sizes", std::vector<int64_t>{1, 4, 10, 15}},
+                                          {"mode", std::string("cubic")},
+                                          {"coordinate_transformation_mode", std::string("half_pixel")},
+                                          {"nearest_mode", std::string("floor")}}),
+                       Error::kInvalidArgument, {"'mode' has unsupported value \"cubic\""}));
+}
+
+}  // namespace
+}  // namespace glassbox::aot

@@ -5,10 +5,10 @@
 #include <cmath>
 #include <limits>
 
-namespace glassbox::aot {
-namespace {
+#include "src/aot/ops_internal.h"
 
-using Shape = std::vector<std::int64_t>;
+namespace glassbox::aot {
+namespace ops_internal {
 
 Status invalid(std::string message) {
   return Status(Error::kInvalidArgument, std::move(message));
@@ -23,8 +23,6 @@ std::string shape_string(const Shape& shape) {
   return s + "]";
 }
 
-// Attribute readers: a missing or mistyped attribute is an error, because
-// the builder always writes every attribute and a parsed graph must too.
 StatusOr<std::int64_t> int_attr(const AttributeMap& attrs, std::string_view name) {
   auto it = attrs.find(name);
   if (it == attrs.end()) return invalid("missing int attribute '" + std::string(name) + "'");
@@ -46,7 +44,6 @@ StatusOr<Shape> ints_attr(const AttributeMap& attrs, std::string_view name) {
   return invalid("attribute '" + std::string(name) + "' is not an int list");
 }
 
-// An int[2] attribute whose entries are all >= `min`.
 StatusOr<std::array<std::int64_t, 2>> pair_attr(const AttributeMap& attrs, std::string_view name,
                                                 std::int64_t min) {
   GLASSBOX_ASSIGN_OR_RETURN(Shape v, ints_attr(attrs, name));
@@ -57,7 +54,6 @@ StatusOr<std::array<std::int64_t, 2>> pair_attr(const AttributeMap& attrs, std::
   return std::array<std::int64_t, 2>{v[0], v[1]};
 }
 
-// Normalises a possibly negative axis into [0, rank).
 StatusOr<std::size_t> axis_in(std::int64_t axis, std::size_t rank, std::string_view what) {
   const auto r = static_cast<std::int64_t>(rank);
   if (axis < -r || axis >= r) {
@@ -97,9 +93,7 @@ Status expect_shape(const TensorType& t, const Shape& shape, std::string_view wh
   return Status();
 }
 
-// Output size of a sliding window (conv, pool), rounding down, or up in
-// ceil mode, where a last window starting in the end padding is dropped
-// (PyTorch's rule, which the runtime's pooling kernels follow).
+// PyTorch's rule for ceil mode, which the runtime's pooling kernels follow.
 StatusOr<std::int64_t> window_out(std::int64_t in, std::int64_t kernel, std::int64_t stride,
                                   std::int64_t pad_begin, std::int64_t pad_end,
                                   std::int64_t dilation, bool ceil_mode) {
@@ -114,13 +108,6 @@ StatusOr<std::int64_t> window_out(std::int64_t in, std::int64_t kernel, std::int
   return out;
 }
 
-// "padding": [h, w] (both sides alike) or [top, left, bottom, right].
-struct Padding {
-  std::array<std::int64_t, 2> begin{0, 0};
-  std::array<std::int64_t, 2> end{0, 0};
-  bool per_side = false;  // Given with 4 entries.
-};
-
 StatusOr<Padding> padding_attr(const AttributeMap& attrs) {
   GLASSBOX_ASSIGN_OR_RETURN(Shape v, ints_attr(attrs, "padding"));
   if (v.size() != 2 && v.size() != 4) {
@@ -133,13 +120,41 @@ StatusOr<Padding> padding_attr(const AttributeMap& attrs) {
   return Padding{{v[0], v[1]}, {v[2], v[3]}, true};
 }
 
-// An optional 0/1 int attribute.
 StatusOr<bool> flag_attr(const AttributeMap& attrs, std::string_view name, bool fallback) {
   if (!attrs.contains(name)) return fallback;
   GLASSBOX_ASSIGN_OR_RETURN(std::int64_t v, int_attr(attrs, name));
   if (v != 0 && v != 1) return invalid("attribute '" + std::string(name) + "' must be 0 or 1");
   return v == 1;
 }
+
+StatusOr<std::string> string_attr(const AttributeMap& attrs, std::string_view name) {
+  auto it = attrs.find(name);
+  if (it == attrs.end()) return invalid("missing string attribute '" + std::string(name) + "'");
+  if (const auto* v = std::get_if<std::string>(&it->second)) return *v;
+  return invalid("attribute '" + std::string(name) + "' is not a string");
+}
+
+StatusOr<std::int64_t> int_attr_or(const AttributeMap& attrs, std::string_view name,
+                                   std::int64_t fallback) {
+  if (!attrs.contains(name)) return fallback;
+  return int_attr(attrs, name);
+}
+
+StatusOr<std::int64_t> checked_numel(const Shape& shape) {
+  std::int64_t n = 1;
+  for (std::int64_t d : shape) {
+    if (d < 0 || __builtin_mul_overflow(n, d, &n) || n > (std::int64_t{1} << 62)) {
+      return invalid("shape " + shape_string(shape) + " is negative or too large");
+    }
+  }
+  return n;
+}
+
+}  // namespace ops_internal
+
+namespace {
+
+using namespace ops_internal;  // NOLINT: this file's own helpers
 
 StatusOr<TensorType> infer_conv2d(std::span<const TensorType> in, const AttributeMap& attrs) {
   const TensorType& x = in[0];
@@ -332,62 +347,155 @@ StatusOr<TensorType> infer_concat(std::span<const TensorType> in, const Attribut
   return TensorType{in[0].dtype, out};
 }
 
-struct Arity {
+// What an op takes and gives: its input count and a dtype rule, checked
+// before its shape inference runs.
+enum class Dtypes : std::uint8_t {
+  kFloat,         // every input float; the output float
+  kAnySame,       // every input of one dtype; the output too
+  kNumeric,       // as kAnySame, float or int64 (or int32)
+  kCompare,       // two inputs of one numeric dtype; the output bool
+  kBool,          // every input bool; the output bool
+  kWhere,         // bool condition, then two inputs of one dtype (the output's)
+  kIndexed,       // data of any dtype, then int64 indices (scatter: updates like data)
+  kCast,          // any input; the output dtype from the attribute
+  kFloatToIndex,  // float input; int64 output (argmax/argmin)
+};
+
+struct OpInfo {
   std::string_view op;
   std::size_t min_inputs;
   std::size_t max_inputs;
+  Dtypes dtypes;
 };
 
 constexpr std::size_t kVariadic = static_cast<std::size_t>(-1);
 
-constexpr std::array<Arity, 24> kArities = {{
-    {op::kConv2d, 2, 3},     {op::kRelu, 1, 1},       {op::kClamp, 1, 1},
-    {op::kSigmoid, 1, 1},    {op::kHardswish, 1, 1},  {op::kTan, 1, 1},
-    {op::kSin, 1, 1},        {op::kCos, 1, 1},        {op::kAdd, 2, 2},
-    {op::kSub, 2, 2},        {op::kMul, 2, 2},        {op::kDiv, 2, 2},
-    {op::kLinear, 2, 3},     {op::kMatmul, 2, 2},     {op::kMaxPool2d, 1, 1},
-    {op::kAvgPool2d, 1, 1},  {op::kGlobalAvgPool2d, 1, 1}, {op::kBatchNorm, 5, 5},
-    {op::kFlatten, 1, 1},    {op::kReshape, 1, 1},    {op::kConcat, 1, kVariadic},
-    {op::kSoftmax, 1, 1},    {op::kHardsigmoid, 1, 1}, {op::kTranspose, 1, 1},
-}};
+// The ops of the first table of ops.h come first (see infer_output_type).
+constexpr std::size_t kOriginalOps = 24;
 
-const Arity* find_arity(std::string_view name) {
-  for (const Arity& a : kArities) {
-    if (a.op == name) return &a;
+constexpr OpInfo kOps[] = {
+    {op::kConv2d, 2, 3, Dtypes::kFloat},       {op::kRelu, 1, 1, Dtypes::kFloat},
+    {op::kClamp, 1, 1, Dtypes::kFloat},        {op::kSigmoid, 1, 1, Dtypes::kFloat},
+    {op::kHardswish, 1, 1, Dtypes::kFloat},    {op::kTan, 1, 1, Dtypes::kFloat},
+    {op::kSin, 1, 1, Dtypes::kFloat},          {op::kCos, 1, 1, Dtypes::kFloat},
+    {op::kAdd, 2, 2, Dtypes::kNumeric},        {op::kSub, 2, 2, Dtypes::kNumeric},
+    {op::kMul, 2, 2, Dtypes::kNumeric},        {op::kDiv, 2, 2, Dtypes::kNumeric},
+    {op::kLinear, 2, 3, Dtypes::kFloat},       {op::kMatmul, 2, 2, Dtypes::kFloat},
+    {op::kMaxPool2d, 1, 1, Dtypes::kFloat},    {op::kAvgPool2d, 1, 1, Dtypes::kFloat},
+    {op::kGlobalAvgPool2d, 1, 1, Dtypes::kFloat}, {op::kBatchNorm, 5, 5, Dtypes::kFloat},
+    {op::kFlatten, 1, 1, Dtypes::kAnySame},    {op::kReshape, 1, 1, Dtypes::kAnySame},
+    {op::kConcat, 1, kVariadic, Dtypes::kFloat}, {op::kSoftmax, 1, 1, Dtypes::kFloat},
+    {op::kHardsigmoid, 1, 1, Dtypes::kFloat},  {op::kTranspose, 1, 1, Dtypes::kFloat},
+    // Elementwise, ONNX coverage.
+    {op::kErf, 1, 1, Dtypes::kFloat},          {op::kTanh, 1, 1, Dtypes::kFloat},
+    {op::kExp, 1, 1, Dtypes::kFloat},          {op::kLog, 1, 1, Dtypes::kFloat},
+    {op::kNeg, 1, 1, Dtypes::kFloat},          {op::kAbs, 1, 1, Dtypes::kFloat},
+    {op::kSqrt, 1, 1, Dtypes::kFloat},         {op::kReciprocal, 1, 1, Dtypes::kFloat},
+    {op::kSign, 1, 1, Dtypes::kFloat},         {op::kFloor, 1, 1, Dtypes::kFloat},
+    {op::kCeil, 1, 1, Dtypes::kFloat},         {op::kRound, 1, 1, Dtypes::kFloat},
+    {op::kSoftplus, 1, 1, Dtypes::kFloat},     {op::kSoftsign, 1, 1, Dtypes::kFloat},
+    {op::kGelu, 1, 1, Dtypes::kFloat},         {op::kLeakyRelu, 1, 1, Dtypes::kFloat},
+    {op::kElu, 1, 1, Dtypes::kFloat},          {op::kSelu, 1, 1, Dtypes::kFloat},
+    {op::kLogicalNot, 1, 1, Dtypes::kBool},    {op::kMin, 2, 2, Dtypes::kNumeric},
+    {op::kMax, 2, 2, Dtypes::kNumeric},        {op::kMod, 2, 2, Dtypes::kNumeric},
+    {op::kPow, 2, 2, Dtypes::kFloat},          {op::kPrelu, 2, 2, Dtypes::kFloat},
+    {op::kEqual, 2, 2, Dtypes::kCompare},      {op::kLess, 2, 2, Dtypes::kCompare},
+    {op::kGreater, 2, 2, Dtypes::kCompare},    {op::kLessEqual, 2, 2, Dtypes::kCompare},
+    {op::kGreaterEqual, 2, 2, Dtypes::kCompare}, {op::kLogicalAnd, 2, 2, Dtypes::kBool},
+    {op::kLogicalOr, 2, 2, Dtypes::kBool},     {op::kLogicalXor, 2, 2, Dtypes::kBool},
+    {op::kWhere, 3, 3, Dtypes::kWhere},        {op::kCast, 1, 1, Dtypes::kCast},
+    // Normalization and reductions.
+    {op::kLayerNorm, 2, 3, Dtypes::kFloat},    {op::kInstanceNorm, 3, 3, Dtypes::kFloat},
+    {op::kGroupNorm, 3, 3, Dtypes::kFloat},    {op::kReduceMean, 1, 1, Dtypes::kFloat},
+    {op::kReduceSum, 1, 1, Dtypes::kFloat},    {op::kReduceMax, 1, 1, Dtypes::kFloat},
+    {op::kReduceMin, 1, 1, Dtypes::kFloat},    {op::kReduceProd, 1, 1, Dtypes::kFloat},
+    {op::kReduceL1, 1, 1, Dtypes::kFloat},     {op::kReduceL2, 1, 1, Dtypes::kFloat},
+    {op::kReduceSumSquare, 1, 1, Dtypes::kFloat}, {op::kReduceLogSumExp, 1, 1, Dtypes::kFloat},
+    {op::kArgmax, 1, 1, Dtypes::kFloatToIndex}, {op::kArgmin, 1, 1, Dtypes::kFloatToIndex},
+    // Data movement.
+    {op::kPad, 1, 1, Dtypes::kAnySame},        {op::kExpand, 1, 1, Dtypes::kAnySame},
+    {op::kTile, 1, 1, Dtypes::kAnySame},       {op::kSlice, 1, 1, Dtypes::kAnySame},
+    {op::kGather, 2, 2, Dtypes::kIndexed},     {op::kGatherElements, 2, 2, Dtypes::kIndexed},
+    {op::kScatterNd, 3, 3, Dtypes::kIndexed},  {op::kResize, 1, 1, Dtypes::kFloat},
+    {op::kDepthToSpace, 1, 1, Dtypes::kAnySame}, {op::kSpaceToDepth, 1, 1, Dtypes::kAnySame},
+    {op::kConvTranspose2d, 2, 3, Dtypes::kFloat},
+};
+
+const OpInfo* find_op(std::string_view name) {
+  for (const OpInfo& info : kOps) {
+    if (info.op == name) return &info;
   }
   return nullptr;
 }
 
-}  // namespace
+bool is_numeric(ScalarType t) {
+  return t == ScalarType::kFloat || t == ScalarType::kLong || t == ScalarType::kInt;
+}
 
-bool is_known_op(std::string_view name) { return find_arity(name) != nullptr; }
+Status dtype_error(std::string_view op, std::size_t index, ScalarType got, std::string_view want) {
+  return invalid(std::string(op) + " input " + std::to_string(index) + " has dtype " +
+                 std::string(to_string(got)) + ", expected " + std::string(want));
+}
 
-StatusOr<TensorType> infer_output_type(std::string_view op_name,
-                                       std::span<const TensorType> in,
-                                       const AttributeMap& attrs) {
-  const Arity* arity = find_arity(op_name);
-  if (arity == nullptr) return invalid("unknown op '" + std::string(op_name) + "'");
-  if (in.size() < arity->min_inputs || in.size() > arity->max_inputs) {
-    return invalid(std::string(op_name) + " takes " + std::to_string(arity->min_inputs) +
-                   (arity->max_inputs == arity->min_inputs
-                        ? ""
-                        : arity->max_inputs == kVariadic ? " or more"
-                                                         : " to " + std::to_string(arity->max_inputs)) +
-                   " inputs, got " + std::to_string(in.size()));
-  }
-  for (std::size_t i = 1; i < in.size(); ++i) {
-    if (in[i].dtype != in[0].dtype) {
-      return invalid(std::string(op_name) + " input " + std::to_string(i) + " has dtype " +
-                     std::string(to_string(in[i].dtype)) + ", input 0 has " +
-                     std::string(to_string(in[0].dtype)));
+// Checks `in` against the op's dtype rule; returns the output dtype.
+StatusOr<ScalarType> check_dtypes(const OpInfo& info, std::span<const TensorType> in,
+                                  const AttributeMap& attrs) {
+  const std::string_view op = info.op;
+  auto all_same_from = [&](std::size_t first) -> Status {
+    for (std::size_t i = first + 1; i < in.size(); ++i) {
+      if (in[i].dtype != in[first].dtype) {
+        return dtype_error(op, i, in[i].dtype, to_string(in[first].dtype));
+      }
     }
-  }
-  for (const TensorType& t : in) {
-    for (std::int64_t d : t.shape) {
-      if (d < 0) return invalid("negative dimension in " + shape_string(t.shape));
+    return Status();
+  };
+  switch (info.dtypes) {
+    case Dtypes::kFloat:
+      for (std::size_t i = 0; i < in.size(); ++i) {
+        if (in[i].dtype != ScalarType::kFloat) return dtype_error(op, i, in[i].dtype, "FLOAT");
+      }
+      return ScalarType::kFloat;
+    case Dtypes::kAnySame:
+      GLASSBOX_RETURN_IF_ERROR(all_same_from(0));
+      return in[0].dtype;
+    case Dtypes::kNumeric:
+    case Dtypes::kCompare:
+      if (!is_numeric(in[0].dtype)) return dtype_error(op, 0, in[0].dtype, "FLOAT, LONG or INT");
+      GLASSBOX_RETURN_IF_ERROR(all_same_from(0));
+      return info.dtypes == Dtypes::kCompare ? ScalarType::kBool : in[0].dtype;
+    case Dtypes::kBool:
+      for (std::size_t i = 0; i < in.size(); ++i) {
+        if (in[i].dtype != ScalarType::kBool) return dtype_error(op, i, in[i].dtype, "BOOL");
+      }
+      return ScalarType::kBool;
+    case Dtypes::kWhere:
+      if (in[0].dtype != ScalarType::kBool) return dtype_error(op, 0, in[0].dtype, "BOOL");
+      GLASSBOX_RETURN_IF_ERROR(all_same_from(1));
+      return in[1].dtype;
+    case Dtypes::kIndexed:
+      if (in[1].dtype != ScalarType::kLong) return dtype_error(op, 1, in[1].dtype, "LONG");
+      if (in.size() == 3 && in[2].dtype != in[0].dtype) {
+        return dtype_error(op, 2, in[2].dtype, to_string(in[0].dtype));
+      }
+      return in[0].dtype;
+    case Dtypes::kCast: {
+      GLASSBOX_ASSIGN_OR_RETURN(std::int64_t to, int_attr(attrs, "dtype"));
+      const auto target = static_cast<ScalarType>(to);
+      if (to < 0 || to > 127 || element_size(target) == 0 ||
+          !(is_numeric(target) || target == ScalarType::kBool)) {
+        return invalid("cast to dtype " + std::to_string(to) + " is not supported");
+      }
+      return target;
     }
+    case Dtypes::kFloatToIndex:
+      if (in[0].dtype != ScalarType::kFloat) return dtype_error(op, 0, in[0].dtype, "FLOAT");
+      return ScalarType::kLong;
   }
+  return invalid("unknown dtype rule");
+}
 
+StatusOr<TensorType> infer_original(std::string_view op_name, std::span<const TensorType> in,
+                                    const AttributeMap& attrs) {
   if (op_name == op::kConv2d) return infer_conv2d(in, attrs);
   if (op_name == op::kMaxPool2d || op_name == op::kAvgPool2d) {
     return infer_pool2d(op_name, in, attrs);
@@ -429,11 +537,64 @@ StatusOr<TensorType> infer_output_type(std::string_view op_name,
     }
     return in[0];
   }
-  if (op_name == op::kAdd || op_name == op::kSub || op_name == op::kMul || op_name == op::kDiv) {
-    GLASSBOX_ASSIGN_OR_RETURN(Shape out, broadcast(in[0].shape, in[1].shape));
-    return TensorType{in[0].dtype, out};
+  return in[0];  // relu, sigmoid, hardswish, tan, sin, cos
+}
+
+}  // namespace
+
+bool is_known_op(std::string_view name) { return find_op(name) != nullptr; }
+
+StatusOr<TensorType> infer_output_type(std::string_view op_name,
+                                       std::span<const TensorType> in,
+                                       const AttributeMap& attrs) {
+  const OpInfo* info = find_op(op_name);
+  if (info == nullptr) return invalid("unknown op '" + std::string(op_name) + "'");
+  if (in.size() < info->min_inputs || in.size() > info->max_inputs) {
+    return invalid(std::string(op_name) + " takes " + std::to_string(info->min_inputs) +
+                   (info->max_inputs == info->min_inputs
+                        ? ""
+                        : info->max_inputs == kVariadic ? " or more"
+                                                        : " to " + std::to_string(info->max_inputs)) +
+                   " inputs, got " + std::to_string(in.size()));
   }
-  return in[0];  // Elementwise unary ops.
+  for (const TensorType& t : in) {
+    for (std::int64_t d : t.shape) {
+      if (d < 0) return invalid("negative dimension in " + shape_string(t.shape));
+    }
+  }
+  GLASSBOX_ASSIGN_OR_RETURN(ScalarType out_dtype, check_dtypes(*info, in, attrs));
+  StatusOr<TensorType> out = [&]() -> StatusOr<TensorType> {
+    switch (info->dtypes) {
+      case Dtypes::kNumeric:
+      case Dtypes::kCompare:
+      case Dtypes::kBool:
+        if (in.size() == 2) return infer_broadcast(op_name, in, attrs, out_dtype);
+        break;
+      case Dtypes::kWhere:
+        return infer_broadcast(op_name, in, attrs, out_dtype);
+      case Dtypes::kCast:
+        return infer_cast(in, attrs);
+      default:
+        break;
+    }
+    if (&*info < &kOps[kOriginalOps]) return infer_original(op_name, in, attrs);
+    if (info->dtypes == Dtypes::kFloatToIndex || op_name.starts_with("reduce_")) {
+      return infer_reduce(op_name, in, attrs);
+    }
+    if (op_name == op::kLayerNorm || op_name == op::kInstanceNorm || op_name == op::kGroupNorm) {
+      return infer_normalization(op_name, in, attrs);
+    }
+    if (op_name == op::kConvTranspose2d) return infer_conv_transpose2d(in, attrs);
+    if (op_name == op::kResize) return infer_data_movement(op_name, in, attrs);
+    if (info->dtypes == Dtypes::kFloat || info->dtypes == Dtypes::kBool) {
+      return infer_unary_extended(op_name, in, attrs);
+    }
+    return infer_data_movement(op_name, in, attrs);
+  }();
+  if (!out.ok()) return out;
+  out->dtype = out_dtype;
+  GLASSBOX_RETURN_IF_ERROR(checked_numel(out->shape));
+  return out;
 }
 
 }  // namespace glassbox::aot

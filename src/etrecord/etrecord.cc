@@ -217,7 +217,10 @@ StatusOr<ETRecord> make_etrecord(const aot::Graph& edge_graph, const aot::EmitRe
   record.fingerprint = program.fingerprint;
   aot::Graph graph = edge_graph;
   // The record needs the graph's structure, not a second copy of the weights.
-  for (aot::Value& value : graph.values) value.data.clear();
+  for (aot::Value& value : graph.values) {
+    value.data.clear();
+    value.int_data.clear();
+  }
   record.edge_graphs[std::string(aot::kForwardMethod)] = std::move(graph);
   record.debug_handle_map = program.debug_handle_map;
   record.delegate_map = program.delegate_map;

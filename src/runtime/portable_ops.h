@@ -13,6 +13,8 @@
 #include "glassbox/runtime/diagnostics.h"
 #include "glassbox/runtime/kernel_registry.h"
 #include "glassbox/runtime/kernels/elementwise.h"
+#include "glassbox/runtime/kernels/elementwise_ext.h"
+#include "glassbox/runtime/kernels/reduce.h"
 #include "glassbox/runtime/kernels/shape.h"
 #include "glassbox/runtime/tensor.h"
 
@@ -33,8 +35,8 @@ PrepareFn prepare_linear, prepare_matmul;
 RunFn run_linear, run_matmul;
 
 // portable_ops_elementwise.cc: ops with attributes have their own pair; the
-// plain one-input ops and the broadcasting binary ops share one checker
-// each and are instances of the templates below (see kernel_registry.cc).
+// plain one-input float ops share one checker and are instances of the
+// templates below (see kernel_registry.cc).
 PrepareFn prepare_clamp, prepare_hardsigmoid;
 RunFn run_clamp, run_hardsigmoid;
 
@@ -42,9 +44,6 @@ using UnaryKernel = Error (*)(const float*, float*, std::int64_t);
 Result<std::size_t> prepare_unary(const char* op, const KernelArgs& args,
                                   Diagnostics* d);
 Error run_unary(UnaryKernel kernel, const KernelArgs& args);
-Result<std::size_t> prepare_binary(const char* op, const KernelArgs& args,
-                                   Diagnostics* d);
-Error run_binary(kernels::BinaryOp op, const KernelArgs& args);
 
 template <const char* kOp>
 Result<std::size_t> prepare_unary_op(const KernelArgs& args, Diagnostics* d) {
@@ -54,18 +53,93 @@ template <UnaryKernel kKernel>
 Error run_unary_op(const KernelArgs& args, Span<std::uint8_t>) {
   return run_unary(kKernel, args);
 }
+
+// portable_ops_math.cc
+PrepareFn prepare_gelu, prepare_logical_not, prepare_where, prepare_cast;
+RunFn run_gelu, run_logical_not, run_where, run_cast;
+
+/// leaky_relu, elu and selu (alpha, and gamma for selu), by op name.
+Result<std::size_t> prepare_activation(const char* op, const KernelArgs& args,
+                                       Diagnostics* d);
+Error run_activation(const char* op, const KernelArgs& args);
 template <const char* kOp>
-Result<std::size_t> prepare_binary_op(const KernelArgs& args, Diagnostics* d) {
-  return prepare_binary(kOp, args, d);
+Result<std::size_t> prepare_activation_op(const KernelArgs& args, Diagnostics* d) {
+  return prepare_activation(kOp, args, d);
 }
-template <kernels::BinaryOp kOp>
-Error run_binary_op(const KernelArgs& args, Span<std::uint8_t>) {
-  return run_binary(kOp, args);
+template <const char* kOp>
+Error run_activation_op(const KernelArgs& args, Span<std::uint8_t>) {
+  return run_activation(kOp, args);
+}
+
+/// Which dtypes a broadcasting two-input op takes and gives.
+enum class Operands : std::uint8_t {
+  kArithmetic,  ///< float or int64, the output alike
+  kFloat,       ///< float only
+  kCompare,     ///< float or int64; the output bool
+  kLogical,     ///< bool; the output bool
+};
+struct BroadcastOp {
+  const char* name;
+  kernels::ElementwiseOp op;  ///< kMod reads attribute fmod (1: kFmod).
+  Operands operands;
+};
+Result<std::size_t> prepare_broadcast(const BroadcastOp& op, const KernelArgs& args,
+                                      Diagnostics* d);
+Error run_broadcast(const BroadcastOp& op, const KernelArgs& args);
+template <const BroadcastOp& kOp>
+Result<std::size_t> prepare_broadcast_op(const KernelArgs& args, Diagnostics* d) {
+  return prepare_broadcast(kOp, args, d);
+}
+template <const BroadcastOp& kOp>
+Error run_broadcast_op(const KernelArgs& args, Span<std::uint8_t>) {
+  return run_broadcast(kOp, args);
 }
 
 // portable_ops_normalization.cc
 PrepareFn prepare_batch_norm, prepare_softmax;
 RunFn run_batch_norm, run_softmax;
+
+// portable_ops_reduce.cc: reduce_* by op name and kernel op; argmax/argmin;
+// layer_norm; instance_norm and group_norm by op name.
+Result<std::size_t> prepare_reduce(const char* op, const KernelArgs& args, Diagnostics* d);
+Error run_reduce(kernels::ReduceOp op, const char* name, const KernelArgs& args);
+template <const char* kOp>
+Result<std::size_t> prepare_reduce_op(const KernelArgs& args, Diagnostics* d) {
+  return prepare_reduce(kOp, args, d);
+}
+template <const char* kOp, kernels::ReduceOp kReduce>
+Error run_reduce_op(const KernelArgs& args, Span<std::uint8_t>) {
+  return run_reduce(kReduce, kOp, args);
+}
+Result<std::size_t> prepare_arg_reduce(const char* op, const KernelArgs& args, Diagnostics* d);
+Error run_arg_reduce(bool is_max, const char* name, const KernelArgs& args);
+template <const char* kOp>
+Result<std::size_t> prepare_arg_reduce_op(const KernelArgs& args, Diagnostics* d) {
+  return prepare_arg_reduce(kOp, args, d);
+}
+template <const char* kOp, bool kIsMax>
+Error run_arg_reduce_op(const KernelArgs& args, Span<std::uint8_t>) {
+  return run_arg_reduce(kIsMax, kOp, args);
+}
+PrepareFn prepare_layer_norm;
+RunFn run_layer_norm;
+Result<std::size_t> prepare_channel_norm(const char* op, const KernelArgs& args, Diagnostics* d);
+Error run_channel_norm(const char* op, const KernelArgs& args);
+template <const char* kOp>
+Result<std::size_t> prepare_channel_norm_op(const KernelArgs& args, Diagnostics* d) {
+  return prepare_channel_norm(kOp, args, d);
+}
+template <const char* kOp>
+Error run_channel_norm_op(const KernelArgs& args, Span<std::uint8_t>) {
+  return run_channel_norm(kOp, args);
+}
+
+// portable_ops_data.cc
+PrepareFn prepare_pad, prepare_expand, prepare_tile, prepare_slice, prepare_gather,
+    prepare_gather_elements, prepare_scatter_nd, prepare_resize, prepare_depth_to_space,
+    prepare_space_to_depth, prepare_conv_transpose2d;
+RunFn run_pad, run_expand, run_tile, run_slice, run_gather, run_gather_elements,
+    run_scatter_nd, run_resize, run_depth_to_space, run_space_to_depth, run_conv_transpose2d;
 
 // portable_ops_shape.cc
 PrepareFn prepare_flatten, prepare_reshape, prepare_concat, prepare_transpose;
@@ -90,6 +164,17 @@ ShapeText shape_text(Span<const std::int64_t> shape);
 bool check_signature(const char* op, const KernelArgs& args,
                      std::size_t min_inputs, std::size_t max_inputs,
                      Diagnostics* d);
+
+/// check_signature for ops that move or compare tensors of other dtypes:
+/// each tensor is FLOAT, LONG, INT or BOOL with bytes for its elements.
+/// The op checks which dtype goes where (check_dtype).
+bool check_typed_signature(const char* op, const KernelArgs& args,
+                           std::size_t min_inputs, std::size_t max_inputs,
+                           Diagnostics* d);
+
+/// `t` (named `what`: "input 1", "output") has dtype `expected`.
+bool check_dtype(const char* op, const Tensor& t, const char* what,
+                 ScalarType expected, Diagnostics* d);
 
 /// The output's sizes equal `expected`.
 bool check_output_shape(const char* op, const KernelArgs& args,
@@ -122,6 +207,11 @@ bool read_float(const char* op, const KernelArgs& args, const char* name,
                 double fallback, float* value, Diagnostics* d);
 bool read_ints(const char* op, const KernelArgs& args, const char* name,
                Span<const std::int64_t>* value, Diagnostics* d);
+/// A string attribute that must be one of `choices` (the first is the
+/// default when absent); `*index` is its position.
+bool read_choice(const char* op, const KernelArgs& args, const char* name,
+                 Span<const char* const> choices, std::size_t* index,
+                 Diagnostics* d);
 /// An int[2] ({h, w}) attribute, {fallback, fallback} when absent, each
 /// entry in [min, INT32_MAX].
 bool read_pair(const char* op, const KernelArgs& args, const char* name,

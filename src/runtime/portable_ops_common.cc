@@ -26,15 +26,21 @@ bool same_sizes(Span<const std::int64_t> a, Span<const std::int64_t> b) {
 }
 
 // Validates one tensor of the call; `role` is "input" or "output".
+// `float_only`: the op's kernels read float32 whatever else it takes.
 bool check_tensor(const char* op, const Tensor* t, const char* role,
-                  std::size_t index, Diagnostics* d) {
+                  std::size_t index, bool float_only, Diagnostics* d) {
   if (t == nullptr) {
     report(d, "%s: %s %zu is missing", op, role, index);
     return false;
   }
-  if (t->dtype != ScalarType::kFloat) {
-    report(d, "%s: %s %zu has dtype %s, only FLOAT is supported", op, role,
-           index, to_string(t->dtype).data());
+  const bool supported = t->dtype == ScalarType::kFloat ||
+                         (!float_only && (t->dtype == ScalarType::kLong ||
+                                          t->dtype == ScalarType::kInt ||
+                                          t->dtype == ScalarType::kBool));
+  if (!supported) {
+    report(d, "%s: %s %zu has dtype %s, only %s supported", op, role, index,
+           to_string(t->dtype).data(),
+           float_only ? "FLOAT is" : "FLOAT, LONG, INT and BOOL are");
     return false;
   }
   // Kernels index with int64 and size buffers in bytes: the element count
@@ -48,7 +54,8 @@ bool check_tensor(const char* op, const Tensor* t, const char* role,
     }
   }
   std::int64_t bytes = 0;
-  if (__builtin_mul_overflow(numel, std::int64_t{sizeof(float)}, &bytes) ||
+  const auto item = static_cast<std::int64_t>(element_size(t->dtype));
+  if (__builtin_mul_overflow(numel, item, &bytes) ||
       t->nbytes < static_cast<std::size_t>(bytes) ||
       (numel > 0 && t->data == nullptr)) {
     report(d, "%s: %s %zu %s has no data for its %lld elements", op, role,
@@ -85,9 +92,10 @@ ShapeText shape_text(Span<const std::int64_t> shape) {
   return out;
 }
 
-bool check_signature(const char* op, const KernelArgs& args,
-                     std::size_t min_inputs, std::size_t max_inputs,
-                     Diagnostics* d) {
+namespace {
+
+bool check_call(const char* op, const KernelArgs& args, std::size_t min_inputs,
+                std::size_t max_inputs, bool float_only, Diagnostics* d) {
   const std::size_t n = args.inputs.size();
   if (n < min_inputs || n > max_inputs) {
     const char* plural = min_inputs == 1 ? "" : "s";
@@ -107,8 +115,31 @@ bool check_signature(const char* op, const KernelArgs& args,
     return false;
   }
   for (std::size_t i = 0; i < n; ++i)
-    if (!check_tensor(op, args.inputs[i], "input", i, d)) return false;
-  return check_tensor(op, args.outputs[0], "output", 0, d);
+    if (!check_tensor(op, args.inputs[i], "input", i, float_only, d))
+      return false;
+  return check_tensor(op, args.outputs[0], "output", 0, float_only, d);
+}
+
+}  // namespace
+
+bool check_signature(const char* op, const KernelArgs& args,
+                     std::size_t min_inputs, std::size_t max_inputs,
+                     Diagnostics* d) {
+  return check_call(op, args, min_inputs, max_inputs, true, d);
+}
+
+bool check_typed_signature(const char* op, const KernelArgs& args,
+                           std::size_t min_inputs, std::size_t max_inputs,
+                           Diagnostics* d) {
+  return check_call(op, args, min_inputs, max_inputs, false, d);
+}
+
+bool check_dtype(const char* op, const Tensor& t, const char* what,
+                 ScalarType expected, Diagnostics* d) {
+  if (t.dtype == expected) return true;
+  report(d, "%s: %s has dtype %s, expected %s", op, what,
+         to_string(t.dtype).data(), to_string(expected).data());
+  return false;
 }
 
 bool check_output_shape(const char* op, const KernelArgs& args,
@@ -144,12 +175,12 @@ bool check_no_overlap(const char* op, const KernelArgs& args, InPlace in_place,
   const Tensor& out = *args.outputs[0];
   const auto out_begin = reinterpret_cast<std::uintptr_t>(out.data);
   const std::uintptr_t out_end =
-      out_begin + static_cast<std::uintptr_t>(out.numel()) * sizeof(float);
+      out_begin + static_cast<std::uintptr_t>(out.numel()) * element_size(out.dtype);
   for (std::size_t i = 0; i < args.inputs.size(); ++i) {
     const Tensor& in = *args.inputs[i];
     const auto in_begin = reinterpret_cast<std::uintptr_t>(in.data);
     const std::uintptr_t in_end =
-        in_begin + static_cast<std::uintptr_t>(in.numel()) * sizeof(float);
+        in_begin + static_cast<std::uintptr_t>(in.numel()) * element_size(in.dtype);
     if (in_begin >= out_end || out_begin >= in_end) continue;  // Disjoint.
     if (in.data == out.data &&
         (in_place == InPlace::kAlways ||
@@ -203,6 +234,24 @@ bool read_ints(const char* op, const KernelArgs& args, const char* name,
   }
   *value = *r;
   return true;
+}
+
+bool read_choice(const char* op, const KernelArgs& args, const char* name,
+                 Span<const char* const> choices, std::size_t* index,
+                 Diagnostics* d) {
+  Result<const char*> r = attributes_of(args).get_string(name, choices[0]);
+  if (!r.ok()) {
+    report(d, "%s: attribute '%s' must be a string", op, name);
+    return false;
+  }
+  for (std::size_t i = 0; i < choices.size(); ++i) {
+    if (std::strcmp(*r, choices[i]) == 0) {
+      *index = i;
+      return true;
+    }
+  }
+  report(d, "%s: attribute '%s' has unsupported value \"%.40s\"", op, name, *r);
+  return false;
 }
 
 bool read_pair(const char* op, const KernelArgs& args, const char* name,

@@ -1,5 +1,6 @@
-// Unary relu, clamp, sigmoid, hardswish, hardsigmoid, tan, sin, cos and
-// broadcasting add, sub, mul, div.
+// Unary relu, clamp, sigmoid, hardswish, hardsigmoid, tan, sin, cos, and
+// the checker and runner every plain float unary op shares. (The
+// broadcasting ops are in portable_ops_math.cc.)
 
 #include <cmath>
 #include <limits>
@@ -8,8 +9,6 @@
 #include "src/runtime/portable_ops.h"
 
 namespace glassbox::runtime::portable {
-
-using kernels::BinaryOp;
 
 namespace {
 constexpr float kInf = std::numeric_limits<float>::infinity();
@@ -72,31 +71,6 @@ bool hardsigmoid_params(const KernelArgs& args, HardSigmoidParams* p,
 }
 
 }  // namespace
-
-Result<std::size_t> prepare_binary(const char* op, const KernelArgs& args,
-                                   Diagnostics* d) {
-  if (!check_signature(op, args, 2, 2, d)) return kRejected;
-  const Span<const std::int64_t> a = args.inputs[0]->sizes;
-  const Span<const std::int64_t> b = args.inputs[1]->sizes;
-  Result<kernels::Dims> out = kernels::broadcast_shapes(a, b);
-  if (!out.ok()) {
-    report(d, "%s: shapes %s and %s do not broadcast (%s)", op,
-           shape_text(a).text, shape_text(b).text, out.message());
-    return kRejected;
-  }
-  if (!check_output_shape(op, args, out->span(), d) ||
-      !check_no_overlap(op, args, InPlace::kSameShape, d)) {
-    return kRejected;
-  }
-  return std::size_t{0};
-}
-
-Error run_binary(BinaryOp op, const KernelArgs& args) {
-  const Tensor& a = *args.inputs[0];
-  const Tensor& b = *args.inputs[1];
-  return kernels::binary(op, a.float_data(), a.sizes, b.float_data(), b.sizes,
-                         args.outputs[0]->float_data());
-}
 
 Result<std::size_t> prepare_clamp(const KernelArgs& args, Diagnostics* d) {
   ClampBounds b;

@@ -1,5 +1,6 @@
 // flatten, reshape, concat, transpose.
 
+#include <cstring>
 #include <new>
 
 #include "glassbox/runtime/kernels/shape_ops.h"
@@ -17,12 +18,23 @@ constexpr const char* kReshape = "reshape";
 constexpr const char* kConcat = "concat";
 constexpr const char* kTranspose = "transpose";
 
-// Flatten and reshape keep contiguous data in order: the output is a copy,
-// or nothing at all when the planner gave both the same buffer.
+// Flatten and reshape keep contiguous data in order, in any dtype: the
+// output is a copy, or nothing at all when the planner gave both the same
+// buffer.
 Error run_copy(const KernelArgs& args) {
   const Tensor& x = *args.inputs[0];
   const Tensor& y = *args.outputs[0];
-  return kernels::reshape(x.float_data(), x.sizes, y.sizes, y.float_data());
+  if (Error e = kernels::check_reshape(x.sizes, y.sizes); e != Error::kOk) return e;
+  const std::size_t bytes =
+      static_cast<std::size_t>(x.numel()) * element_size(x.dtype);
+  if (bytes != 0 && x.data != y.data) std::memmove(y.data, x.data, bytes);
+  return Error::kOk;
+}
+
+// Flatten and reshape take any dtype and keep it.
+bool check_same_dtype(const char* op, const KernelArgs& args, Diagnostics* d) {
+  return check_typed_signature(op, args, 1, 1, d) &&
+         check_dtype(op, *args.outputs[0], "output", args.inputs[0]->dtype, d);
 }
 
 bool check_rank_limit(const char* op, const KernelArgs& args, Diagnostics* d) {
@@ -109,7 +121,7 @@ bool transpose_perm(const KernelArgs& args, Dims* perm, Diagnostics* d) {
 Result<std::size_t> prepare_flatten(const KernelArgs& args, Diagnostics* d) {
   std::int64_t start = 0;
   std::int64_t end = -1;
-  if (!check_signature(kFlatten, args, 1, 1, d) ||
+  if (!check_same_dtype(kFlatten, args, d) ||
       !check_rank_limit(kFlatten, args, d) ||
       !read_int(kFlatten, args, "start_dim", 0, &start, d) ||
       !read_int(kFlatten, args, "end_dim", -1, &end, d)) {
@@ -138,7 +150,7 @@ Error run_flatten(const KernelArgs& args, Span<std::uint8_t>) {
 
 Result<std::size_t> prepare_reshape(const KernelArgs& args, Diagnostics* d) {
   Dims target;
-  if (!check_signature(kReshape, args, 1, 1, d) ||
+  if (!check_same_dtype(kReshape, args, d) ||
       !check_rank_limit(kReshape, args, d) ||
       !reshape_target(args, &target, d) ||
       !check_output_shape(kReshape, args, target.span(), d) ||

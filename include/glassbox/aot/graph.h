@@ -41,7 +41,7 @@ inline constexpr ValueId kInvalidValueId = ValueId::unset();
 /// Where a value comes from.
 enum class ValueKind : std::uint8_t {
   kInput,       ///< A graph input, listed in `Graph::inputs`.
-  kConstant,    ///< A weight or other constant tensor (float data).
+  kConstant,    ///< A weight or other constant tensor.
   kNodeOutput,  ///< Produced by exactly one node.
 };
 
@@ -55,9 +55,13 @@ struct Value {
   ScalarType dtype = ScalarType::kFloat;
   std::vector<std::int64_t> shape;
   ValueKind kind = ValueKind::kNodeOutput;
-  /// Constants only: the elements, row-major. Empty when the data was not
-  /// recorded (e.g. a graph loaded from JSON written without constant data).
+  /// Float constants only: the elements, row-major. Empty when the data was
+  /// not recorded (e.g. a graph loaded from JSON written without constant
+  /// data).
   std::vector<float> data;
+  /// Integer and bool constants (LONG, INT, BOOL) only: the elements as
+  /// int64, row-major (bools are 0 or 1); empty when not recorded.
+  std::vector<std::int64_t> int_data;
 
   /// Number of elements (1 for a 0-d value).
   std::int64_t numel() const;

@@ -1,8 +1,9 @@
 #pragma once
 /// @file
 /// The operator set of the graph IR: names, attributes and type inference.
-/// Layout is NCHW. Every op has exactly one output; all tensor inputs of an
-/// op share one dtype, which is also the output's.
+/// Layout is NCHW. Every op has exactly one output. Each op states the
+/// dtypes it takes and gives (float is float32, int64 is ScalarType::kLong,
+/// bool is ScalarType::kBool, one byte 0 or 1).
 ///
 /// | op                 | inputs                          | attributes                                   |
 /// |--------------------|---------------------------------|----------------------------------------------|
@@ -21,6 +22,44 @@
 /// | concat             | x0, x1, ... (at least one)      | axis (int, may be negative)                  |
 /// | softmax            | x                               | axis (int, may be negative)                  |
 /// | transpose          | x                               | perm (int list, a permutation of the dims)   |
+///
+/// Operators added for transformers and modern CNNs (ONNX semantics, see
+/// docs/operators.md for each one's ONNX source):
+///
+/// | op                 | inputs (dtypes)                 | attributes                                   |
+/// |--------------------|---------------------------------|----------------------------------------------|
+/// | erf tanh exp log neg abs sqrt reciprocal sign floor ceil round softplus softsign | x (float) | - |
+/// | gelu               | x (float)                       | approximate (string "none" or "tanh")        |
+/// | leaky_relu elu     | x (float)                       | alpha (float)                                |
+/// | selu               | x (float)                       | alpha, gamma (float)                         |
+/// | logical_not        | x (bool)                        | -                                            |
+/// | add sub mul div min max | a, b (float or int64, broadcast) | -                                     |
+/// | mod                | a, b (float or int64, broadcast) | fmod (0: floor modulo, 1: C fmod)           |
+/// | pow prelu          | a, b (float, broadcast)         | -                                            |
+/// | equal less greater less_equal greater_equal | a, b (float or int64) -> bool | -                  |
+/// | logical_and logical_or logical_xor | a, b (bool) -> bool | -                                     |
+/// | where              | cond (bool), x, y (same dtype)  | - (three-way broadcast)                      |
+/// | cast               | x (float, int64, int32, bool)   | dtype (int: a ScalarType number)             |
+/// | layer_norm         | x, scale, bias? (float)         | axis (int), eps (float); scale/bias have x's shape from axis on |
+/// | instance_norm      | x[N,C,...], scale[C], bias[C]   | eps (float)                                  |
+/// | group_norm         | x[N,C,...], scale, bias ([G] or [C]) | num_groups (int), eps (float)           |
+/// | reduce_mean reduce_sum reduce_max reduce_min reduce_prod reduce_l1 reduce_l2 reduce_sum_square reduce_log_sum_exp | x (float) | axes (ints, may be negative; empty = none), keepdims (0/1) |
+/// | argmax argmin      | x (float) -> int64              | axis, keepdims, select_last_index (int)      |
+/// | pad                | x (any)                         | pads (int[2*rank]: begins then ends, may be negative), mode ("constant", "reflect", "edge"), value (float) |
+/// | expand             | x (any)                         | shape (ints: the output shape, a broadcast of x's) |
+/// | tile               | x (any)                         | repeats (ints, >= 0, one per dim)            |
+/// | slice              | x (any)                         | starts, steps, shape (ints, one per dim: first index, stride (non-zero, may be negative), output size; every index read lies inside x; ONNX's clamping is the importer's job) |
+/// | gather             | data (any), indices (int64)     | axis (int)                                   |
+/// | gather_elements    | data (any), indices (int64)     | axis (int)                                   |
+/// | scatter_nd         | data, indices (int64), updates  | reduction ("none", "add", "mul")             |
+/// | resize             | x[N,C,H,W] (float)              | sizes (int[4]), mode ("nearest", "linear"), coordinate_transformation_mode, nearest_mode (strings); optional scale_h, scale_w (float: the scales the coordinates use, default output/input) |
+/// | depth_to_space     | x[N,C,H,W] (any)                | blocksize (int), mode ("DCR" or "CRD")       |
+/// | space_to_depth     | x[N,C,H,W] (any)                | blocksize (int)                              |
+/// | conv_transpose2d   | x[N,C,H,W], w[C,O/g,kH,kW], b[O]? | stride, dilation, output_padding (int[2]), padding (int[4]), groups |
+///
+/// Of the first table, flatten and reshape take any dtype (and keep it) and
+/// add, sub, mul, div take float or int64; every other op there is float
+/// only.
 ///
 /// `delegate_call` is not in this table: its output types are whatever the
 /// lowered subgraph produced, so they are declared, not inferred.
@@ -59,6 +98,65 @@ inline constexpr std::string_view kConcat = "concat";
 inline constexpr std::string_view kSoftmax = "softmax";
 inline constexpr std::string_view kHardsigmoid = "hardsigmoid";
 inline constexpr std::string_view kTranspose = "transpose";
+inline constexpr std::string_view kErf = "erf";
+inline constexpr std::string_view kTanh = "tanh";
+inline constexpr std::string_view kExp = "exp";
+inline constexpr std::string_view kLog = "log";
+inline constexpr std::string_view kNeg = "neg";
+inline constexpr std::string_view kAbs = "abs";
+inline constexpr std::string_view kSqrt = "sqrt";
+inline constexpr std::string_view kReciprocal = "reciprocal";
+inline constexpr std::string_view kSign = "sign";
+inline constexpr std::string_view kFloor = "floor";
+inline constexpr std::string_view kCeil = "ceil";
+inline constexpr std::string_view kRound = "round";
+inline constexpr std::string_view kSoftplus = "softplus";
+inline constexpr std::string_view kSoftsign = "softsign";
+inline constexpr std::string_view kGelu = "gelu";
+inline constexpr std::string_view kLeakyRelu = "leaky_relu";
+inline constexpr std::string_view kElu = "elu";
+inline constexpr std::string_view kSelu = "selu";
+inline constexpr std::string_view kLogicalNot = "logical_not";
+inline constexpr std::string_view kMin = "min";
+inline constexpr std::string_view kMax = "max";
+inline constexpr std::string_view kMod = "mod";
+inline constexpr std::string_view kPow = "pow";
+inline constexpr std::string_view kPrelu = "prelu";
+inline constexpr std::string_view kEqual = "equal";
+inline constexpr std::string_view kLess = "less";
+inline constexpr std::string_view kGreater = "greater";
+inline constexpr std::string_view kLessEqual = "less_equal";
+inline constexpr std::string_view kGreaterEqual = "greater_equal";
+inline constexpr std::string_view kLogicalAnd = "logical_and";
+inline constexpr std::string_view kLogicalOr = "logical_or";
+inline constexpr std::string_view kLogicalXor = "logical_xor";
+inline constexpr std::string_view kWhere = "where";
+inline constexpr std::string_view kCast = "cast";
+inline constexpr std::string_view kLayerNorm = "layer_norm";
+inline constexpr std::string_view kInstanceNorm = "instance_norm";
+inline constexpr std::string_view kGroupNorm = "group_norm";
+inline constexpr std::string_view kReduceMean = "reduce_mean";
+inline constexpr std::string_view kReduceSum = "reduce_sum";
+inline constexpr std::string_view kReduceMax = "reduce_max";
+inline constexpr std::string_view kReduceMin = "reduce_min";
+inline constexpr std::string_view kReduceProd = "reduce_prod";
+inline constexpr std::string_view kReduceL1 = "reduce_l1";
+inline constexpr std::string_view kReduceL2 = "reduce_l2";
+inline constexpr std::string_view kReduceSumSquare = "reduce_sum_square";
+inline constexpr std::string_view kReduceLogSumExp = "reduce_log_sum_exp";
+inline constexpr std::string_view kArgmax = "argmax";
+inline constexpr std::string_view kArgmin = "argmin";
+inline constexpr std::string_view kPad = "pad";
+inline constexpr std::string_view kExpand = "expand";
+inline constexpr std::string_view kTile = "tile";
+inline constexpr std::string_view kSlice = "slice";
+inline constexpr std::string_view kGather = "gather";
+inline constexpr std::string_view kGatherElements = "gather_elements";
+inline constexpr std::string_view kScatterNd = "scatter_nd";
+inline constexpr std::string_view kResize = "resize";
+inline constexpr std::string_view kDepthToSpace = "depth_to_space";
+inline constexpr std::string_view kSpaceToDepth = "space_to_depth";
+inline constexpr std::string_view kConvTranspose2d = "conv_transpose2d";
 inline constexpr std::string_view kDelegateCall = "delegate_call";
 }  // namespace op
 

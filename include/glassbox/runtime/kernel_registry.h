@@ -26,6 +26,9 @@ class KernelAttributes {
   Result<double> get_float(const char* name, double fallback) const;
   /// Empty when absent.
   Result<Span<const std::int64_t>> get_ints(const char* name) const;
+  /// The string's characters (valid while the program lives), `fallback`
+  /// when absent.
+  Result<const char*> get_string(const char* name, const char* fallback) const;
 
  private:
   const void* attributes_;  // a flatbuffers vector of gbx::Attribute, or null

@@ -1,0 +1,506 @@
+// Data movement: Pad, Expand, Tile, Split, Slice and Gather on run-time
+// tensors (constant_folding.cc folds them on host tensors), GatherElements,
+// ScatterND, Resize, DepthToSpace, SpaceToDepth, ConvTranspose and Einsum
+// (decomposed into transpose, reshape and matmul).
+
+#include <onnx/onnx_pb.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <limits>
+
+#include "frontends/onnx/constant_folding.h"
+#include "frontends/onnx/converters.h"
+
+namespace glassbox::frontends::onnx {
+namespace {
+
+using aot::ValueId;
+using Shape = std::vector<std::int64_t>;
+
+StatusOr<Shape> int_list_input(ImportContext& c, std::size_t i, const std::string& what) {
+  GLASSBOX_ASSIGN_OR_RETURN(const HostTensor* t, c.host_input(i, what));
+  if (t->is_float) return c.invalid(what + " must be integers");
+  return t->ints;
+}
+
+Status convert_pad(ImportContext& c) {
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId x, c.value_input(0));
+  const std::size_t rank = c.writer().type_of(x).shape.size();
+  const NodeAttributes attrs = c.attributes();
+  GLASSBOX_ASSIGN_OR_RETURN(std::string mode, attrs.get_string("mode", "constant"));
+  Shape pads;
+  if (c.has_input(1)) {
+    GLASSBOX_ASSIGN_OR_RETURN(pads, int_list_input(c, 1, "Pad's pads"));
+  } else {
+    GLASSBOX_ASSIGN_OR_RETURN(std::optional<Shape> p, attrs.get_ints("pads"));
+    if (p) pads = *p;
+  }
+  double value = 0;
+  if (c.has_input(2)) {
+    GLASSBOX_ASSIGN_OR_RETURN(const HostTensor* v, c.host_input(2, "Pad's constant_value"));
+    if (v->numel() != 1) return c.invalid("constant_value must be a scalar");
+    value = v->as_double(0);
+  } else {
+    GLASSBOX_ASSIGN_OR_RETURN(float v, attrs.get_float("value", 0.0f));
+    value = v;
+  }
+  // Opset 18: pads may cover only the listed axes.
+  if (c.has_input(3)) {
+    GLASSBOX_ASSIGN_OR_RETURN(Shape axes, int_list_input(c, 3, "Pad's axes"));
+    if (pads.size() != 2 * axes.size()) return c.invalid("pads must have 2 entries per axis");
+    Shape full(2 * rank, 0);
+    for (std::size_t i = 0; i < axes.size(); ++i) {
+      GLASSBOX_ASSIGN_OR_RETURN(std::size_t a, normalize_axis(axes[i], rank));
+      full[a] = pads[i];
+      full[rank + a] = pads[axes.size() + i];
+    }
+    pads = std::move(full);
+  }
+  if (mode == "wrap") return c.unsupported("Pad mode 'wrap' is not supported");
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId y, c.emit(aot::op::kPad, {x},
+                                              {{"pads", pads}, {"mode", mode}, {"value", value}}));
+  c.set_output(0, y);
+  return Status();
+}
+
+Status convert_expand(ImportContext& c) {
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId x, c.value_input(0));
+  GLASSBOX_ASSIGN_OR_RETURN(Shape target, int_list_input(c, 1, "Expand's shape"));
+  const Shape in = c.writer().type_of(x).shape;
+  // ONNX Expand broadcasts both ways: a 1 in the target keeps the input's dim.
+  Shape out(std::max(in.size(), target.size()));
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const std::int64_t a = i < in.size() ? in[in.size() - 1 - i] : 1;
+    const std::int64_t b = i < target.size() ? target[target.size() - 1 - i] : 1;
+    if (a != b && a != 1 && b != 1) return c.invalid("shape does not broadcast with the input");
+    out[out.size() - 1 - i] = a == 1 ? b : a;
+  }
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId y, c.emit(aot::op::kExpand, {x}, {{"shape", out}}));
+  c.set_output(0, y);
+  return Status();
+}
+
+Status convert_tile(ImportContext& c) {
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId x, c.value_input(0));
+  GLASSBOX_ASSIGN_OR_RETURN(Shape repeats, int_list_input(c, 1, "Tile's repeats"));
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId y, c.emit(aot::op::kTile, {x}, {{"repeats", repeats}}));
+  c.set_output(0, y);
+  return Status();
+}
+
+// One IR slice: [start, start + count * step) along `axis`, the rest whole.
+StatusOr<ValueId> emit_slice(ImportContext& c, ValueId x, const Shape& starts, const Shape& steps,
+                             const Shape& shape, std::string_view step_name) {
+  return c.emit(aot::op::kSlice, {x}, {{"starts", starts}, {"steps", steps}, {"shape", shape}},
+                step_name);
+}
+
+Status convert_split(ImportContext& c) {
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId x, c.value_input(0));
+  const Shape in = c.writer().type_of(x).shape;
+  const NodeAttributes attrs = c.attributes();
+  GLASSBOX_ASSIGN_OR_RETURN(std::int64_t axis_attr, attrs.get_int("axis", 0));
+  StatusOr<std::size_t> axis_or = normalize_axis(axis_attr, in.size());
+  if (!axis_or.ok()) return c.invalid(axis_or.message());
+  const std::size_t axis = *axis_or;
+  const auto outputs = static_cast<std::int64_t>(c.node().output_size());
+  Shape sizes;
+  if (c.has_input(1)) {
+    GLASSBOX_ASSIGN_OR_RETURN(sizes, int_list_input(c, 1, "Split's split"));
+  } else {
+    GLASSBOX_ASSIGN_OR_RETURN(std::optional<Shape> s, attrs.get_ints("split"));
+    if (s) sizes = *s;
+  }
+  if (sizes.empty()) {
+    // Equal parts; with num_outputs (opset 18) the last may be smaller.
+    const std::int64_t part = (in[axis] + outputs - 1) / std::max<std::int64_t>(outputs, 1);
+    for (std::int64_t i = 0, left = in[axis]; i < outputs; ++i, left -= part) {
+      sizes.push_back(std::min(part, std::max<std::int64_t>(left, 0)));
+    }
+  }
+  if (static_cast<std::int64_t>(sizes.size()) != outputs) {
+    return c.invalid("split sizes do not match the number of outputs");
+  }
+  std::int64_t offset = 0;
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] < 0 || offset + sizes[i] > in[axis]) return c.invalid("split sizes exceed the axis");
+    Shape starts(in.size(), 0), steps(in.size(), 1), shape = in;
+    starts[axis] = offset;
+    shape[axis] = sizes[i];
+    if (sizes[i] == 0) starts[axis] = 0;
+    offset += sizes[i];
+    GLASSBOX_ASSIGN_OR_RETURN(ValueId part, emit_slice(c, x, starts, steps, shape,
+                                                       "part" + std::to_string(i)));
+    c.set_output(i, part);
+  }
+  if (offset != in[axis]) return c.invalid("split sizes do not add up to the axis");
+  return Status();
+}
+
+Status convert_gather_elements(ImportContext& c) {
+  GLASSBOX_ASSIGN_OR_RETURN(std::int64_t axis, c.attributes().get_int("axis", 0));
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId data, c.value_input(0));
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId indices, c.value_input(1));
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId y, c.emit(aot::op::kGatherElements, {data, indices},
+                                              {{"axis", axis}}));
+  c.set_output(0, y);
+  return Status();
+}
+
+Status convert_scatter_nd(ImportContext& c) {
+  GLASSBOX_ASSIGN_OR_RETURN(std::string reduction, c.attributes().get_string("reduction", "none"));
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId data, c.value_input(0));
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId indices, c.value_input(1));
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId updates, c.value_input(2));
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId y, c.emit(aot::op::kScatterNd, {data, indices, updates},
+                                              {{"reduction", reduction}}));
+  c.set_output(0, y);
+  return Status();
+}
+
+// Resize-11+ (roi, scales, sizes as inputs) on NCHW images, H and W only.
+Status convert_resize(ImportContext& c) {
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId x, c.value_input(0));
+  const Shape in = c.writer().type_of(x).shape;
+  if (in.size() != 4) return c.unsupported("only 4-D (NCHW) Resize is supported");
+  const NodeAttributes attrs = c.attributes();
+  GLASSBOX_ASSIGN_OR_RETURN(std::string mode, attrs.get_string("mode", "nearest"));
+  GLASSBOX_ASSIGN_OR_RETURN(std::string transform,
+                            attrs.get_string("coordinate_transformation_mode", "half_pixel"));
+  GLASSBOX_ASSIGN_OR_RETURN(std::string nearest, attrs.get_string("nearest_mode", "round_prefer_floor"));
+  GLASSBOX_ASSIGN_OR_RETURN(std::int64_t antialias, attrs.get_int("antialias", 0));
+  if (antialias != 0) return c.unsupported("antialias is not supported");
+  if (attrs.has("axes")) return c.unsupported("the axes attribute is not supported");
+  Shape sizes;
+  std::optional<std::pair<double, double>> scale_hw;
+  if (c.has_input(3)) {
+    GLASSBOX_ASSIGN_OR_RETURN(sizes, int_list_input(c, 3, "Resize's sizes"));
+  } else if (c.has_input(2)) {
+    GLASSBOX_ASSIGN_OR_RETURN(const HostTensor* scales, c.host_input(2, "Resize's scales"));
+    if (scales->numel() != 4) return c.invalid("scales must have 4 entries");
+    for (std::size_t i = 0; i < 4; ++i) {
+      sizes.push_back(static_cast<std::int64_t>(std::floor(static_cast<double>(in[i]) *
+                                                           scales->as_double(i))));
+    }
+    if (scales->as_double(0) != 1.0 || scales->as_double(1) != 1.0) {
+      return c.unsupported("only H and W may be scaled");
+    }
+    // The coordinates follow the scales given, not output / input.
+    scale_hw = {scales->as_double(2), scales->as_double(3)};
+  } else {
+    return c.invalid("Resize needs scales or sizes");
+  }
+  if (mode == "cubic") return c.unsupported("cubic Resize is not supported");
+  aot::AttributeMap attributes{{"sizes", sizes},
+                               {"mode", mode},
+                               {"coordinate_transformation_mode", transform},
+                               {"nearest_mode", nearest}};
+  if (scale_hw) {
+    attributes["scale_h"] = scale_hw->first;
+    attributes["scale_w"] = scale_hw->second;
+  }
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId y, c.emit(aot::op::kResize, {x}, std::move(attributes)));
+  c.set_output(0, y);
+  return Status();
+}
+
+Status convert_depth_to_space(ImportContext& c) {
+  const NodeAttributes attrs = c.attributes();
+  GLASSBOX_ASSIGN_OR_RETURN(std::int64_t block, attrs.get_int("blocksize", 0));
+  GLASSBOX_ASSIGN_OR_RETURN(std::string mode, attrs.get_string("mode", "DCR"));
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId x, c.value_input(0));
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId y, c.emit(aot::op::kDepthToSpace, {x},
+                                              {{"blocksize", block}, {"mode", mode}}));
+  c.set_output(0, y);
+  return Status();
+}
+
+Status convert_space_to_depth(ImportContext& c) {
+  GLASSBOX_ASSIGN_OR_RETURN(std::int64_t block, c.attributes().get_int("blocksize", 0));
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId x, c.value_input(0));
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId y, c.emit(aot::op::kSpaceToDepth, {x}, {{"blocksize", block}}));
+  c.set_output(0, y);
+  return Status();
+}
+
+Status convert_conv_transpose(ImportContext& c) {
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId x, c.value_input(0));
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId w, c.value_input(1));
+  Shape in = c.writer().type_of(x).shape;
+  Shape ws = c.writer().type_of(w).shape;
+  // 1-D is 2-D with a width of 1 (and every per-axis attribute extended).
+  const bool one_d = in.size() == 3 && ws.size() == 3;
+  if (one_d) {
+    in.push_back(1);
+    ws.push_back(1);
+    GLASSBOX_ASSIGN_OR_RETURN(x, c.emit(aot::op::kReshape, {x}, {{"shape", in}}, "to_2d"));
+    GLASSBOX_ASSIGN_OR_RETURN(w, c.emit(aot::op::kReshape, {w}, {{"shape", ws}}, "weight_2d"));
+  }
+  if (in.size() != 4 || ws.size() != 4) {
+    return c.unsupported("only 1-D and 2-D ConvTranspose are supported");
+  }
+  const NodeAttributes attrs = c.attributes();
+  auto pair = [&](const std::string& name, std::int64_t fallback) -> StatusOr<Shape> {
+    GLASSBOX_ASSIGN_OR_RETURN(std::optional<Shape> v, attrs.get_ints(name));
+    if (!v) return Shape{fallback, fallback};
+    if (one_d && v->size() == 1) v->push_back(fallback);
+    if (v->size() != 2) return c.invalid(name + " must have one entry per spatial axis");
+    return *v;
+  };
+  GLASSBOX_ASSIGN_OR_RETURN(Shape stride, pair("strides", 1));
+  GLASSBOX_ASSIGN_OR_RETURN(Shape dilation, pair("dilations", 1));
+  GLASSBOX_ASSIGN_OR_RETURN(Shape output_padding, pair("output_padding", 0));
+  GLASSBOX_ASSIGN_OR_RETURN(std::int64_t groups, attrs.get_int("group", 1));
+  GLASSBOX_ASSIGN_OR_RETURN(std::optional<Shape> pads_attr, attrs.get_ints("pads"));
+  GLASSBOX_ASSIGN_OR_RETURN(std::string auto_pad, attrs.get_string("auto_pad", "NOTSET"));
+  GLASSBOX_ASSIGN_OR_RETURN(std::optional<Shape> output_shape, attrs.get_ints("output_shape"));
+  Shape pads = pads_attr ? *pads_attr : Shape{0, 0, 0, 0};
+  if (one_d && pads.size() == 2) pads = {pads[0], 0, pads[1], 0};
+  if (pads.size() != 4) return c.invalid("pads must have 2 entries per spatial axis");
+  if (output_shape || (auto_pad != "NOTSET" && auto_pad != "VALID")) {
+    // Pads that give the requested size: total = full - wanted, split as ONNX says.
+    Shape wanted = output_shape ? *output_shape : Shape{in[2] * stride[0], in[3] * stride[1]};
+    if (wanted.size() == 4) wanted = {wanted[2], wanted[3]};
+    if (one_d && wanted.size() == 1) wanted.push_back(1);
+    if (wanted.size() != 2) return c.invalid("output_shape must give H and W");
+    for (std::size_t i = 0; i < 2; ++i) {
+      const std::int64_t full = stride[i] * (in[2 + i] - 1) + output_padding[i] +
+                                ((ws[2 + i] - 1) * dilation[i] + 1);
+      const std::int64_t total = full - wanted[i];
+      if (total < 0) {
+        // A larger output than the kernel's reach: extra rows at the end.
+        output_padding[i] -= total;
+        pads[i] = pads[2 + i] = 0;
+        continue;
+      }
+      const std::int64_t small = total / 2;
+      const bool upper = auto_pad == "SAME_UPPER";  // ONNX: NOTSET splits as SAME_LOWER
+      pads[i] = upper ? small : total - small;
+      pads[2 + i] = upper ? total - small : small;
+    }
+  }
+  std::vector<ValueId> inputs{x, w};
+  if (c.has_input(2)) {
+    GLASSBOX_ASSIGN_OR_RETURN(ValueId b, c.value_input(2));
+    inputs.push_back(b);
+  }
+  GLASSBOX_ASSIGN_OR_RETURN(
+      ValueId y, c.emit(aot::op::kConvTranspose2d, std::move(inputs),
+                        {{"stride", stride}, {"dilation", dilation},
+                         {"output_padding", output_padding}, {"padding", pads},
+                         {"groups", groups}},
+                        one_d ? "conv_2d" : ""));
+  if (one_d) {
+    Shape out = c.writer().type_of(y).shape;
+    out.pop_back();
+    GLASSBOX_ASSIGN_OR_RETURN(y, c.emit(aot::op::kReshape, {y}, {{"shape", out}}));
+  }
+  c.set_output(0, y);
+  return Status();
+}
+
+// ---- Einsum: one or two operands, no repeated letter within an operand,
+// every letter of an input either in the output or in both inputs (what
+// attention exporters write: "bhqd,bhkd->bhqk", "bij,bjk->bik", ...).
+
+struct Term {
+  std::string letters;
+};
+
+StatusOr<std::vector<std::string>> parse_einsum(ImportContext& c, const std::string& equation,
+                                                std::string* output) {
+  std::string eq;
+  for (char ch : equation) {
+    if (ch != ' ') eq += ch;
+  }
+  const std::size_t arrow = eq.find("->");
+  if (arrow == std::string::npos) return c.unsupported("Einsum without '->' is not supported");
+  *output = eq.substr(arrow + 2);
+  std::vector<std::string> terms;
+  std::string lhs = eq.substr(0, arrow);
+  for (std::size_t start = 0;;) {
+    const std::size_t comma = lhs.find(',', start);
+    terms.push_back(lhs.substr(start, comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  auto valid = [](const std::string& t) {
+    for (std::size_t i = 0; i < t.size(); ++i) {
+      if (!std::isalpha(static_cast<unsigned char>(t[i])) || t.find(t[i], i + 1) != std::string::npos) {
+        return false;
+      }
+    }
+    return true;
+  };
+  if (terms.empty() || terms.size() > 2 || !valid(*output)) {
+    return c.unsupported("Einsum '" + equation + "' is not supported (one or two operands)");
+  }
+  for (const std::string& t : terms) {
+    if (!valid(t)) {
+      return c.unsupported("Einsum '" + equation +
+                           "' is not supported (ellipsis or a repeated letter in an operand)");
+    }
+  }
+  return terms;
+}
+
+// Transposes `x` (letters `from`) to the letter order `to` (same letters).
+StatusOr<ValueId> permute(ImportContext& c, ValueId x, const std::string& from,
+                          const std::string& to, const std::string& step) {
+  if (from == to) return x;
+  Shape perm;
+  for (char ch : to) perm.push_back(static_cast<std::int64_t>(from.find(ch)));
+  return c.emit(aot::op::kTranspose, {x}, {{"perm", perm}}, step);
+}
+
+Status convert_einsum(ImportContext& c) {
+  GLASSBOX_ASSIGN_OR_RETURN(std::string equation, c.attributes().get_string("equation", ""));
+  std::string out;
+  GLASSBOX_ASSIGN_OR_RETURN(std::vector<std::string> terms, parse_einsum(c, equation, &out));
+  if (terms.size() != c.num_inputs()) return c.invalid("equation and inputs differ in count");
+  if (terms.size() == 1) {
+    if (terms[0].size() != out.size() ||
+        !std::is_permutation(terms[0].begin(), terms[0].end(), out.begin())) {
+      return c.unsupported("single-operand Einsum must be a transpose");
+    }
+    GLASSBOX_ASSIGN_OR_RETURN(ValueId x, c.value_input(0));
+    GLASSBOX_ASSIGN_OR_RETURN(ValueId y, permute(c, x, terms[0], out, ""));
+    if (y == x) {
+      GLASSBOX_ASSIGN_OR_RETURN(y, c.emit(aot::op::kReshape, {x},
+                                          {{"shape", c.writer().type_of(x).shape}}));
+    }
+    c.set_output(0, y);
+    return Status();
+  }
+  const std::string& ta = terms[0];
+  const std::string& tb = terms[1];
+  std::string batch, free_a, free_b, contract;
+  for (char ch : ta) {
+    const bool in_b = tb.find(ch) != std::string::npos;
+    const bool in_out = out.find(ch) != std::string::npos;
+    if (in_b && in_out) batch += ch;
+    else if (in_b) contract += ch;
+    else if (in_out) free_a += ch;
+    else return c.unsupported("Einsum '" + equation + "' sums a letter of one operand");
+  }
+  for (char ch : tb) {
+    const bool in_a = ta.find(ch) != std::string::npos;
+    const bool in_out = out.find(ch) != std::string::npos;
+    if (!in_a && in_out) free_b += ch;
+    else if (!in_a) return c.unsupported("Einsum '" + equation + "' sums a letter of one operand");
+  }
+  for (char ch : out) {
+    if (ta.find(ch) == std::string::npos && tb.find(ch) == std::string::npos) {
+      return c.invalid("output letter '" + std::string(1, ch) + "' is in no operand");
+    }
+  }
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId a, c.value_input(0));
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId b, c.value_input(1));
+  const Shape sa = c.writer().type_of(a).shape;
+  const Shape sb = c.writer().type_of(b).shape;
+  if (sa.size() != ta.size() || sb.size() != tb.size()) return c.invalid("operand ranks do not match the equation");
+  auto dim = [&](char ch) {
+    const std::size_t i = ta.find(ch);
+    return i != std::string::npos ? sa[i] : sb[tb.find(ch)];
+  };
+  auto product = [&](const std::string& letters) {
+    std::int64_t p = 1;
+    for (char ch : letters) p *= dim(ch);
+    return p;
+  };
+  for (char ch : batch + contract) {
+    if (sa[ta.find(ch)] != sb[tb.find(ch)]) return c.invalid("operand sizes disagree on a shared letter");
+  }
+  // a -> [batch, free_a, contract] -> [B, M, K]; b -> [batch, contract, free_b] -> [B, K, N].
+  GLASSBOX_ASSIGN_OR_RETURN(a, permute(c, a, ta, batch + free_a + contract, "a_order"));
+  GLASSBOX_ASSIGN_OR_RETURN(b, permute(c, b, tb, batch + contract + free_b, "b_order"));
+  const std::int64_t B = product(batch), M = product(free_a), K = product(contract),
+                     N = product(free_b);
+  GLASSBOX_ASSIGN_OR_RETURN(a, c.emit(aot::op::kReshape, {a}, {{"shape", Shape{B, M, K}}}, "a_3d"));
+  GLASSBOX_ASSIGN_OR_RETURN(b, c.emit(aot::op::kReshape, {b}, {{"shape", Shape{B, K, N}}}, "b_3d"));
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId y, c.emit(aot::op::kMatmul, {a, b}, {}, "matmul"));
+  const std::string natural = batch + free_a + free_b;
+  Shape natural_shape;
+  for (char ch : natural) natural_shape.push_back(dim(ch));
+  const bool needs_permute = natural != out;
+  GLASSBOX_ASSIGN_OR_RETURN(y, c.emit(aot::op::kReshape, {y}, {{"shape", natural_shape}},
+                                      needs_permute ? "unflatten" : ""));
+  if (needs_permute) {
+    GLASSBOX_ASSIGN_OR_RETURN(y, permute(c, y, natural, out, ""));
+  }
+  c.set_output(0, y);
+  return Status();
+}
+
+}  // namespace
+
+Status convert_runtime_gather(ImportContext& c) {
+  GLASSBOX_ASSIGN_OR_RETURN(std::int64_t axis, c.attributes().get_int("axis", 0));
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId data, c.value_input(0));
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId indices, c.value_input(1));
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId y, c.emit(aot::op::kGather, {data, indices}, {{"axis", axis}}));
+  c.set_output(0, y);
+  return Status();
+}
+
+Status convert_runtime_slice(ImportContext& c) {
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId x, c.value_input(0));
+  const Shape in = c.writer().type_of(x).shape;
+  GLASSBOX_ASSIGN_OR_RETURN(Shape starts_in, int_list_input(c, 1, "Slice's starts"));
+  GLASSBOX_ASSIGN_OR_RETURN(Shape ends_in, int_list_input(c, 2, "Slice's ends"));
+  const std::size_t n = starts_in.size();
+  if (ends_in.size() != n) return c.invalid("starts and ends differ in length");
+  Shape axes(n), steps_in(n, 1);
+  for (std::size_t i = 0; i < n; ++i) axes[i] = static_cast<std::int64_t>(i);
+  if (c.has_input(3)) {
+    GLASSBOX_ASSIGN_OR_RETURN(axes, int_list_input(c, 3, "Slice's axes"));
+    if (axes.size() != n) return c.invalid("axes differ in length");
+  }
+  if (c.has_input(4)) {
+    GLASSBOX_ASSIGN_OR_RETURN(steps_in, int_list_input(c, 4, "Slice's steps"));
+    if (steps_in.size() != n) return c.invalid("steps differ in length");
+  }
+  Shape starts(in.size(), 0), steps(in.size(), 1), shape = in;
+  for (std::size_t i = 0; i < n; ++i) {
+    StatusOr<std::size_t> axis = normalize_axis(axes[i], in.size());
+    if (!axis.ok()) return c.invalid(axis.message());
+    const std::int64_t dim = in[*axis];
+    const std::int64_t step = steps_in[i];
+    if (step == 0) return c.invalid("Slice step is 0");
+    // ONNX's clamping: negative counts from the end, then into range.
+    auto clamp_index = [&](std::int64_t v) {
+      if (v < 0) v = v < -dim ? -1 : v + dim;
+      return step > 0 ? std::clamp<std::int64_t>(v, 0, dim)
+                      : std::clamp<std::int64_t>(v, -1, dim - 1);
+    };
+    const std::int64_t start = clamp_index(starts_in[i]);
+    const std::int64_t end = clamp_index(ends_in[i]);
+    const std::int64_t count =
+        step > 0 ? std::max<std::int64_t>(0, (end - start + step - 1) / step)
+                 : std::max<std::int64_t>(0, (start - end + (-step) - 1) / (-step));
+    starts[*axis] = count > 0 ? start : 0;
+    steps[*axis] = step;
+    shape[*axis] = count;
+  }
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId y, emit_slice(c, x, starts, steps, shape, ""));
+  c.set_output(0, y);
+  return Status();
+}
+
+void add_data_converters(ConverterTable* table) {
+  table->emplace("ConvTranspose", convert_conv_transpose);
+  table->emplace("DepthToSpace", convert_depth_to_space);
+  table->emplace("Einsum", convert_einsum);
+  table->emplace("Expand", convert_expand);
+  table->emplace("GatherElements", convert_gather_elements);
+  table->emplace("Pad", convert_pad);
+  table->emplace("Resize", convert_resize);
+  table->emplace("ScatterND", convert_scatter_nd);
+  table->emplace("SpaceToDepth", convert_space_to_depth);
+  table->emplace("Split", convert_split);
+  table->emplace("Tile", convert_tile);
+}
+
+}  // namespace glassbox::frontends::onnx

@@ -1,0 +1,291 @@
+// The operators added for transformers and modern CNNs, through the whole
+// path: ONNX import (with folding on the kernels), emission, the runtime's
+// portable kernels. Each model is small and its expected output computed
+// here by a direct loop.
+
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <set>
+
+#include "frontends/onnx/importer.h"
+#include "frontends/onnx/test_models.h"
+#include "glassbox/etrecord/program_manager.h"
+#include "glassbox/runtime/method.h"
+#include "glassbox/runtime/program.h"
+
+namespace glassbox::frontends::onnx {
+namespace {
+
+using testing::ModelWriter;
+using Shape = std::vector<std::int64_t>;
+
+// One run's first output, whatever its dtype, as doubles.
+struct Output {
+  ScalarType dtype = ScalarType::kFloat;
+  Shape shape;
+  std::vector<double> values;
+};
+
+// An input of the run: raw bytes in the input's dtype.
+template <typename T>
+std::vector<std::uint8_t> bytes_of(const std::vector<T>& v) {
+  std::vector<std::uint8_t> out(v.size() * sizeof(T));
+  if (!out.empty()) std::memcpy(out.data(), v.data(), out.size());
+  return out;
+}
+
+StatusOr<Output> run(const aot::Graph& graph, const std::vector<std::vector<std::uint8_t>>& inputs) {
+  auto program = etrecord::export_model(graph, {});
+  if (!program.ok()) return program.status();
+  runtime::Diagnostics diag;
+  auto loaded = runtime::Program::load(program->buffer(), &diag);
+  if (!loaded.ok()) return Status(Error::kInternal, diag.message);
+  runtime::MemoryAllocator method_memory, temp_memory;
+  auto method = runtime::Method::load(*loaded, "forward", &method_memory, &temp_memory, nullptr, &diag);
+  if (!method.ok()) return Status(Error::kInternal, diag.message);
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    if (method->set_input(i, inputs[i].data(), inputs[i].size()) != Error::kOk) {
+      return Status(Error::kInternal, "set_input " + std::to_string(i));
+    }
+  }
+  if (method->execute(&diag) != Error::kOk) return Status(Error::kInternal, diag.message);
+  const runtime::Tensor& t = method->output(0);
+  Output out;
+  out.dtype = t.dtype;
+  out.shape.assign(t.sizes.begin(), t.sizes.end());
+  for (std::int64_t i = 0; i < t.numel(); ++i) {
+    switch (t.dtype) {
+      case ScalarType::kLong: out.values.push_back(static_cast<double>(static_cast<const std::int64_t*>(t.data)[i])); break;
+      case ScalarType::kBool: out.values.push_back(static_cast<const std::uint8_t*>(t.data)[i]); break;
+      default: out.values.push_back(t.float_data()[i]); break;
+    }
+  }
+  return out;
+}
+
+std::vector<float> random_floats(std::size_t n, std::uint32_t seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> v(n);
+  for (float& x : v) x = dist(gen);
+  return v;
+}
+
+std::vector<std::string> ops_of(const aot::Graph& graph) {
+  std::vector<std::string> ops;
+  for (const aot::Node& n : graph.nodes) ops.push_back(n.op);
+  return ops;
+}
+
+// PyTorch's Expand export: ConstantOfShape, Equal, Where and Mul on the
+// target shape, all constants, then Expand of a weight: everything folds on
+// the kernels and only the run-time Add remains.
+TEST(ImporterOpsTest, FoldsConstantSubgraphsOnTheKernels) {
+  ModelWriter m(14);
+  m.input("x", {2, 3}).output("y");
+  m.floats("token", {1, 3}, {1, 2, 3});
+  m.ints("target", {2}, {2, -1});
+  m.ints("rank", {1}, {2});
+  m.ints("minus_one", {}, {-1});
+  m.floats("one", {}, {1.0f});
+  m.node("ConstantOfShape", "/cos", {"rank"}, {"zeros"});  // float zeros by default
+  m.node("Add", "/plus", {"zeros", "one"}, {"ones"});
+  auto* cast = m.node("Cast", "/cast", {"ones"}, {"ones_i"});
+  ModelWriter::set_int(cast, "to", ::onnx::TensorProto::INT64);
+  m.node("Equal", "/eq", {"target", "minus_one"}, {"is_free"});
+  m.node("Where", "/where", {"is_free", "ones_i", "target"}, {"shape"});
+  m.node("Expand", "/expand", {"token", "shape"}, {"tokens"});
+  m.node("Add", "/add", {"x", "tokens"}, {"y"});
+  ImportStats stats;
+  ImportOptions options;
+  options.stats = &stats;
+  StatusOr<aot::Graph> graph = import_onnx_from_memory(m.bytes(), options, "fold.onnx");
+  ASSERT_TRUE(graph.ok()) << graph.message();
+  EXPECT_EQ(ops_of(*graph), (std::vector<std::string>{"add"}));
+  // Cast, Equal, Where, Expand: four IR nodes evaluated at import (Add of
+  // two host tensors is shape arithmetic, folded before any IR node).
+  EXPECT_EQ(stats.folded_nodes, 4u);
+  const std::vector<float> x = random_floats(6, 1);
+  StatusOr<Output> out = run(*graph, {bytes_of(x)});
+  ASSERT_TRUE(out.ok()) << out.message();
+  for (std::size_t i = 0; i < 6; ++i) EXPECT_EQ(out->values[i], double(x[i] + float(1 + i % 3)));
+}
+
+// BERT's embedding lookup: int64 ids from the caller index a float table.
+TEST(ImporterOpsTest, GathersWithInt64IdsAtRunTime) {
+  ModelWriter m(14);
+  m.input("ids", {1, 3}, ::onnx::TensorProto::INT64).output("emb");
+  const std::vector<float> table = random_floats(10 * 4, 2);
+  m.floats("table", {10, 4}, table);
+  m.node("Gather", "/embeddings/Gather", {"table", "ids"}, {"emb"});
+  StatusOr<aot::Graph> graph = import_onnx_from_memory(m.bytes());
+  ASSERT_TRUE(graph.ok()) << graph.message();
+  const std::vector<std::int64_t> ids{7, 0, -1};  // -1: the last row, as ONNX says
+  StatusOr<Output> out = run(*graph, {bytes_of(ids)});
+  ASSERT_TRUE(out.ok()) << out.message();
+  EXPECT_EQ(out->shape, (Shape{1, 3, 4}));
+  const std::int64_t rows[] = {7, 0, 9};
+  for (std::size_t i = 0; i < 3; ++i) {
+    for (std::size_t j = 0; j < 4; ++j) {
+      EXPECT_EQ(out->values[i * 4 + j], table[static_cast<std::size_t>(rows[i]) * 4 + j]);
+    }
+  }
+  // An id out of range fails the run with the kernel's error, not a crash.
+  const std::vector<std::int64_t> bad{10, 0, 0};
+  EXPECT_FALSE(run(*graph, {bytes_of(bad)}).ok());
+}
+
+// An attention mask at run time: Equal gives bool, Where selects, Not and
+// Cast move between bool, int64 and float.
+TEST(ImporterOpsTest, BoolAndInt64TensorsTravelThroughTheRuntime) {
+  ModelWriter m(14);
+  m.input("x", {2, 4}).output("y");
+  m.floats("zero", {}, {0.0f});
+  m.floats("big", {}, {-1e4f});
+  m.node("Equal", "/eq", {"x", "zero"}, {"is_zero"});
+  m.node("Not", "/not", {"is_zero"}, {"keep"});
+  auto* to_long = m.node("Cast", "/to_long", {"keep"}, {"keep_i"});
+  ModelWriter::set_int(to_long, "to", ::onnx::TensorProto::INT64);
+  auto* to_float = m.node("Cast", "/to_float", {"keep_i"}, {"keep_f"});
+  ModelWriter::set_int(to_float, "to", ::onnx::TensorProto::FLOAT);
+  m.node("Where", "/where", {"is_zero", "big", "keep_f"}, {"y"});
+  StatusOr<aot::Graph> graph = import_onnx_from_memory(m.bytes());
+  ASSERT_TRUE(graph.ok()) << graph.message();
+  EXPECT_EQ(ops_of(*graph), (std::vector<std::string>{"equal", "logical_not", "cast", "cast",
+                                                      "where"}));
+  const std::vector<float> x{0, 1, -2, 0, 3, 0, 0, 5};
+  StatusOr<Output> out = run(*graph, {bytes_of(x)});
+  ASSERT_TRUE(out.ok()) << out.message();
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    EXPECT_EQ(out->values[i], x[i] == 0 ? -1e4 : 1.0) << i;
+  }
+}
+
+// The attention exporters' einsum, decomposed into transpose/reshape/matmul.
+TEST(ImporterOpsTest, EinsumOfAttentionMatchesADirectLoop) {
+  const std::int64_t B = 2, H = 3, Q = 4, K = 5, D = 6;
+  ModelWriter m(14);
+  m.input("q", {B, H, Q, D}).input("k", {B, K, H, D}).output("s");
+  auto* e = m.node("Einsum", "/attn/Einsum", {"q", "k"}, {"s"});
+  ModelWriter::set_string(e, "equation", "bhqd,bkhd->bhqk");
+  StatusOr<aot::Graph> graph = import_onnx_from_memory(m.bytes());
+  ASSERT_TRUE(graph.ok()) << graph.message();
+  const std::vector<float> q = random_floats(static_cast<std::size_t>(B * H * Q * D), 3);
+  const std::vector<float> k = random_floats(static_cast<std::size_t>(B * K * H * D), 4);
+  StatusOr<Output> out = run(*graph, {bytes_of(q), bytes_of(k)});
+  ASSERT_TRUE(out.ok()) << out.message();
+  ASSERT_EQ(out->shape, (Shape{B, H, Q, K}));
+  for (std::int64_t b = 0; b < B; ++b)
+    for (std::int64_t h = 0; h < H; ++h)
+      for (std::int64_t i = 0; i < Q; ++i)
+        for (std::int64_t j = 0; j < K; ++j) {
+          double sum = 0;
+          for (std::int64_t d = 0; d < D; ++d) {
+            sum += double(q[static_cast<std::size_t>(((b * H + h) * Q + i) * D + d)]) *
+                   double(k[static_cast<std::size_t>(((b * K + j) * H + h) * D + d)]);
+          }
+          EXPECT_NEAR(out->values[static_cast<std::size_t>(((b * H + h) * Q + i) * K + j)], sum,
+                      1e-5);
+        }
+}
+
+TEST(ImporterOpsTest, EinsumThatSumsOneOperandIsRefusedByName) {
+  ModelWriter m(14);
+  m.input("a", {2, 3}).input("b", {3, 4}).output("c");
+  auto* e = m.node("Einsum", "/e", {"a", "b"}, {"c"});
+  ModelWriter::set_string(e, "equation", "ij,jk->i");
+  StatusOr<aot::Graph> graph = import_onnx_from_memory(m.bytes(), {}, "sum.onnx");
+  ASSERT_FALSE(graph.ok());
+  EXPECT_EQ(graph.error(), Error::kNotSupported);
+  EXPECT_NE(graph.message().find("node '/e' (Einsum)"), std::string::npos) << graph.message();
+  EXPECT_NE(graph.message().find("sums a letter of one operand"), std::string::npos);
+}
+
+// PyTorch below opset 17 writes LayerNorm as seven ops: each stays a source
+// op of its own (its own debug handle) under the LayerNorm's module path.
+TEST(ImporterOpsTest, DecomposedLayerNormKeepsOneHandlePerSourceOp) {
+  ModelWriter m(14);
+  m.input("x", {1, 3, 8}).output("y");
+  m.ints("last", {1}, {-1});
+  m.floats("two", {}, {2.0f});
+  m.floats("eps", {}, {1e-5f});
+  auto* mean = m.node("ReduceMean", "/encoder/ln/ReduceMean", {"x"}, {"mu"});
+  ModelWriter::set_ints(mean, "axes", {-1});
+  m.node("Sub", "/encoder/ln/Sub", {"x", "mu"}, {"d"});
+  m.node("Pow", "/encoder/ln/Pow", {"d", "two"}, {"d2"});
+  auto* var = m.node("ReduceMean", "/encoder/ln/ReduceMean_1", {"d2"}, {"var"});
+  ModelWriter::set_ints(var, "axes", {-1});
+  m.node("Add", "/encoder/ln/Add", {"var", "eps"}, {"ve"});
+  m.node("Sqrt", "/encoder/ln/Sqrt", {"ve"}, {"sd"});
+  m.node("Div", "/encoder/ln/Div", {"d", "sd"}, {"y"});
+  StatusOr<aot::Graph> graph = import_onnx_from_memory(m.bytes());
+  ASSERT_TRUE(graph.ok()) << graph.message();
+  ASSERT_EQ(graph->nodes.size(), 7u);
+  std::set<std::uint32_t> handles;
+  for (const aot::Node& n : graph->nodes) {
+    handles.insert(n.debug_handle.value);
+    ASSERT_EQ(n.module_hierarchy.size(), 2u) << n.name;
+    EXPECT_EQ(n.module_hierarchy.back().path, "encoder.ln");
+  }
+  EXPECT_EQ(handles.size(), 7u);
+  const std::vector<float> x = random_floats(24, 5);
+  StatusOr<Output> out = run(*graph, {bytes_of(x)});
+  ASSERT_TRUE(out.ok()) << out.message();
+  for (std::size_t row = 0; row < 3; ++row) {
+    double mu = 0, var2 = 0;
+    for (std::size_t j = 0; j < 8; ++j) mu += x[row * 8 + j] / 8.0;
+    for (std::size_t j = 0; j < 8; ++j) var2 += (x[row * 8 + j] - mu) * (x[row * 8 + j] - mu) / 8.0;
+    for (std::size_t j = 0; j < 8; ++j) {
+      EXPECT_NEAR(out->values[row * 8 + j], (x[row * 8 + j] - mu) / std::sqrt(var2 + 1e-5), 1e-4);
+    }
+  }
+}
+
+// Split becomes one slice per output; each output keeps its ONNX name.
+TEST(ImporterOpsTest, SplitGivesOneSlicePerOutput) {
+  ModelWriter m(13);
+  m.input("x", {2, 6}).output("c");
+  m.ints("sizes", {3}, {1, 2, 3});
+  auto* split = m.node("Split", "/qkv/Split", {"x", "sizes"}, {"a", "b", "c"});
+  ModelWriter::set_int(split, "axis", 1);
+  StatusOr<aot::Graph> graph = import_onnx_from_memory(m.bytes());
+  ASSERT_TRUE(graph.ok()) << graph.message();
+  const std::vector<float> x = random_floats(12, 6);
+  StatusOr<Output> out = run(*graph, {bytes_of(x)});
+  ASSERT_TRUE(out.ok()) << out.message();
+  ASSERT_EQ(out->shape, (Shape{2, 3}));
+  for (std::size_t r = 0; r < 2; ++r) {
+    for (std::size_t j = 0; j < 3; ++j) EXPECT_EQ(out->values[r * 3 + j], x[r * 6 + 3 + j]);
+  }
+}
+
+// Opset 17's LayerNormalization is one IR op.
+TEST(ImporterOpsTest, LayerNormalizationIsOneOp) {
+  ModelWriter m(17);
+  m.input("x", {2, 5}).output("y");
+  m.floats("g", {5}, {1, 2, 3, 4, 5});
+  m.floats("b", {5}, {0, 0, 0, 0, 1});
+  m.node("LayerNormalization", "/ln/LayerNormalization", {"x", "g", "b"}, {"y"});
+  StatusOr<aot::Graph> graph = import_onnx_from_memory(m.bytes());
+  ASSERT_TRUE(graph.ok()) << graph.message();
+  EXPECT_EQ(ops_of(*graph), (std::vector<std::string>{"layer_norm"}));
+  const std::vector<float> x = random_floats(10, 7);
+  StatusOr<Output> out = run(*graph, {bytes_of(x)});
+  ASSERT_TRUE(out.ok()) << out.message();
+  for (std::size_t r = 0; r < 2; ++r) {
+    double mu = 0, v = 0;
+    for (std::size_t j = 0; j < 5; ++j) mu += x[r * 5 + j] / 5.0;
+    for (std::size_t j = 0; j < 5; ++j) v += (x[r * 5 + j] - mu) * (x[r * 5 + j] - mu) / 5.0;
+    for (std::size_t j = 0; j < 5; ++j) {
+      const double want = (x[r * 5 + j] - mu) / std::sqrt(v + 1e-5) * double(j + 1) + (j == 4);
+      EXPECT_NEAR(out->values[r * 5 + j], want, 1e-4);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace glassbox::frontends::onnx

@@ -1,0 +1,77 @@
+#pragma once
+// Helpers shared by the type-inference files of the op set (ops.cc for the
+// table and the original ops, ops_extended.cc for the ONNX-coverage ops).
+// Errors are kInvalidArgument without a node name; callers add it.
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "glassbox/aot/ops.h"
+
+namespace glassbox::aot::ops_internal {
+
+using Shape = std::vector<std::int64_t>;
+
+Status invalid(std::string message);
+std::string shape_string(const Shape& shape);
+
+// Attribute readers: a missing or mistyped attribute is an error, because
+// the builder always writes every attribute and a parsed graph must too.
+StatusOr<std::int64_t> int_attr(const AttributeMap& attrs, std::string_view name);
+StatusOr<double> float_attr(const AttributeMap& attrs, std::string_view name);
+StatusOr<Shape> ints_attr(const AttributeMap& attrs, std::string_view name);
+StatusOr<std::string> string_attr(const AttributeMap& attrs, std::string_view name);
+/// An optional int attribute, `fallback` when absent.
+StatusOr<std::int64_t> int_attr_or(const AttributeMap& attrs, std::string_view name,
+                                   std::int64_t fallback);
+/// An optional 0/1 int attribute.
+StatusOr<bool> flag_attr(const AttributeMap& attrs, std::string_view name, bool fallback);
+/// An int[2] attribute whose entries are all >= `min`.
+StatusOr<std::array<std::int64_t, 2>> pair_attr(const AttributeMap& attrs, std::string_view name,
+                                                std::int64_t min);
+
+/// Normalises a possibly negative axis into [0, rank).
+StatusOr<std::size_t> axis_in(std::int64_t axis, std::size_t rank, std::string_view what);
+/// NumPy broadcasting of two shapes.
+StatusOr<Shape> broadcast(const Shape& a, const Shape& b);
+/// Product of the dims, an error past 2^62 elements.
+StatusOr<std::int64_t> checked_numel(const Shape& shape);
+
+Status expect_rank(const TensorType& t, std::size_t rank, std::string_view what);
+Status expect_shape(const TensorType& t, const Shape& shape, std::string_view what);
+
+// Output size of a sliding window (conv, pool), rounding down, or up in
+// ceil mode, where a last window starting in the end padding is dropped.
+StatusOr<std::int64_t> window_out(std::int64_t in, std::int64_t kernel, std::int64_t stride,
+                                  std::int64_t pad_begin, std::int64_t pad_end,
+                                  std::int64_t dilation, bool ceil_mode);
+
+// "padding": [h, w] (both sides alike) or [top, left, bottom, right].
+struct Padding {
+  std::array<std::int64_t, 2> begin{0, 0};
+  std::array<std::int64_t, 2> end{0, 0};
+  bool per_side = false;  // Given with 4 entries.
+};
+StatusOr<Padding> padding_attr(const AttributeMap& attrs);
+
+// The inference functions of ops_extended.cc, by family. Inputs' count and
+// dtypes were checked against the op table before these run.
+StatusOr<TensorType> infer_unary_extended(std::string_view op, std::span<const TensorType> in,
+                                          const AttributeMap& attrs);
+StatusOr<TensorType> infer_broadcast(std::string_view op, std::span<const TensorType> in,
+                                     const AttributeMap& attrs, ScalarType out_dtype);
+StatusOr<TensorType> infer_cast(std::span<const TensorType> in, const AttributeMap& attrs);
+StatusOr<TensorType> infer_normalization(std::string_view op, std::span<const TensorType> in,
+                                         const AttributeMap& attrs);
+StatusOr<TensorType> infer_reduce(std::string_view op, std::span<const TensorType> in,
+                                  const AttributeMap& attrs);
+StatusOr<TensorType> infer_data_movement(std::string_view op, std::span<const TensorType> in,
+                                         const AttributeMap& attrs);
+StatusOr<TensorType> infer_conv_transpose2d(std::span<const TensorType> in,
+                                            const AttributeMap& attrs);
+
+}  // namespace glassbox::aot::ops_internal
