@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  cmake ninja-build g++ clang libclang-rt-14-dev
+  cmake ninja-build g++ clang libclang-rt-14-dev clang-format
   flatbuffers-compiler libflatbuffers-dev
   nlohmann-json3-dev libcli11-dev libfmt-dev
   libzip-dev zipcmp zipmerge ziptool

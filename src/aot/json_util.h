@@ -10,14 +10,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "glassbox/aot/debug_handle_map.h"
+#include "glassbox/aot/internal/debug_handle_map_json.h"
 #include "glassbox/core/status.h"
 
 namespace glassbox::aot::internal {
 
-// ordered_json keeps keys in insertion order, so the writer decides the
-// order (version first, then values, ...) and output is stable.
-using Json = nlohmann::ordered_json;
+// Json (nlohmann::ordered_json) and the debug handle map's codec come from
+// debug_handle_map_json.h.
 
 inline Status corrupt(const std::string& path, const std::string& problem) {
   return Status(Error::kCorruptData, path + ": " + problem);
@@ -34,9 +33,5 @@ StatusOr<Json> parse_json(std::string_view text, const std::string& what);
 StatusOr<const Json*> field(const Json& object, const char* key, const std::string& path);
 StatusOr<std::int64_t> as_int(const Json& j, const std::string& path);
 StatusOr<std::string> as_string(const Json& j, const std::string& path);
-
-// The debug handle map inside a larger document; `map` must be valid.
-Json debug_handle_map_to_json_value(const DebugHandleMap& map);
-StatusOr<DebugHandleMap> debug_handle_map_from_json_value(const Json& j, const std::string& path);
 
 }  // namespace glassbox::aot::internal

@@ -17,32 +17,8 @@
 
 namespace glassbox::aot::testing {
 
+using ::glassbox::testing::HasError;
 using ::glassbox::testing::IsOk;
-
-// The status failed with `code` and its message contains every fragment.
-template <typename S>
-::testing::AssertionResult HasError(const S& result, Error code,
-                                    std::initializer_list<std::string_view> fragments = {}) {
-  const Status status = [&] {
-    if constexpr (std::is_same_v<S, Status>) {
-      return result;
-    } else {
-      return result.status();
-    }
-  }();
-  if (status.ok()) return ::testing::AssertionFailure() << "expected an error, got OK";
-  if (status.error() != code) {
-    return ::testing::AssertionFailure() << "expected " << to_string(code) << ", got "
-                                         << to_string(status.error()) << ": " << status.message();
-  }
-  for (std::string_view fragment : fragments) {
-    if (status.message().find(fragment) == std::string::npos) {
-      return ::testing::AssertionFailure() << "message \"" << status.message()
-                                           << "\" lacks \"" << fragment << "\"";
-    }
-  }
-  return ::testing::AssertionSuccess();
-}
 
 // The node named `name` (fails the test if absent).
 inline const Node& node_named(const Graph& graph, std::string_view name) {

@@ -1,7 +1,9 @@
 #pragma once
-// The delegates this build of the CLI knows, behind one interface, so that
-// optional backends (XNNPACK needs its Debian packages) compile in or out
-// in one place (CMake picks xnnpack_support.cc or xnnpack_support_stub.cc).
+// The AOT half of the delegates this build of the CLI knows, behind one
+// interface, so that optional backends (XNNPACK needs its Debian packages)
+// compile in or out in one place (CMake picks xnnpack_support.cc or
+// xnnpack_support_stub.cc). The runtime half is the runner's
+// (src/runner/runtime_support.h).
 
 #include <cstdint>
 #include <string>
@@ -17,10 +19,5 @@ bool xnnpack_available();
 /// Adds the XNNPACK partitioner and its identifier compile spec to
 /// `recipe`; Error::kNotSupported when the backend is not built in.
 Status add_xnnpack_to_recipe(const std::string& identifiers, etrecord::Recipe* recipe);
-
-/// Registers XNNPACK's runtime half and applies run options: `profiling`
-/// "realtime" | "posttime" | "" (the program's compile spec) and `threads`
-/// (0: the program's compile spec). A no-op when not built in.
-Status configure_xnnpack_runtime(const std::string& profiling, std::uint32_t threads);
 
 }  // namespace glassbox::cli

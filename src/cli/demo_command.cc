@@ -14,11 +14,15 @@
 #include "glassbox/etdump/etdump_reader.h"
 #include "glassbox/etrecord/program_manager.h"
 #include "glassbox/inspector/formats.h"
+#include "glassbox/runner/program_runner.h"
 #include "src/cli/commands.h"
-#include "src/cli/program_runner.h"
 
 namespace glassbox::cli {
 namespace {
+
+using runner::RunOptions;
+using runner::RunSummary;
+using runner::run_program;
 
 struct DemoOptions {
   std::string out_dir = "glassbox-demo";

@@ -4,12 +4,14 @@
 #include <string>
 
 #include "glassbox/etdump/etdump_reader.h"
+#include "glassbox/etdump/etdump_render.h"
+#include "glassbox/io/file.h"
 #include "src/cli/commands.h"
-#include "src/cli/etdump_json.h"
-#include "src/cli/etdump_text.h"
 
 namespace glassbox::cli {
 namespace {
+
+using etdump::DebugData;
 
 struct ShowOptions {
   std::string file;
@@ -25,7 +27,7 @@ Status show(const ShowOptions& options, std::ostream& out) {
   const DebugData* debug = nullptr;
   if (!options.debug_data.empty()) {
     GLASSBOX_ASSIGN_OR_RETURN(debug_bytes,
-                              etdump::read_file_bytes(options.debug_data));
+                              io::read_file(options.debug_data));
     debug_data = DebugData{options.debug_data, debug_bytes};
     debug = &debug_data;
   }

@@ -66,7 +66,7 @@ Json to_json(const etrecord::ETRecord& record) {
     const auto* handles = method_map(record.debug_handle_map, method);
     const auto* delegates = method_map(record.delegate_map, method);
     const auto* num_outs = method_map(record.instruction_id_to_num_outs_map, method);
-    m["debug_handle_map"] = parsed(etrecord::debug_handle_map_to_json(handles ? *handles : aot::InstructionDebugHandles{}));
+    m["debug_handle_map"] = parsed(etrecord::instruction_debug_handles_to_json(handles ? *handles : aot::InstructionDebugHandles{}));
     m["delegate_map"] = parsed(etrecord::delegate_map_to_json(delegates ? *delegates : aot::InstructionDelegateMap{}));
     m["instruction_id_to_num_outs_map"] =
         parsed(etrecord::num_outs_map_to_json(num_outs ? *num_outs : aot::InstructionNumOuts{}));

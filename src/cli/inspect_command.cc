@@ -14,6 +14,7 @@
 #include <string>
 
 #include "glassbox/etdump/etdump_reader.h"
+#include "glassbox/io/file.h"
 #include "glassbox/etrecord/etrecord.h"
 #include "glassbox/inspector/formats.h"
 #include "glassbox/inspector/inspector.h"
@@ -111,7 +112,7 @@ Status inspect(const InspectOptions& options, std::ostream& out) {
   }
   std::vector<std::uint8_t> debug_data;
   if (!options.debug_data.empty()) {
-    GLASSBOX_ASSIGN_OR_RETURN(debug_data, etdump::read_file_bytes(options.debug_data));
+    GLASSBOX_ASSIGN_OR_RETURN(debug_data, io::read_file(options.debug_data));
   }
   const etrecord::ETRecord* record_ptr = record.has_value() ? &*record : nullptr;
   if (options.numeric) {

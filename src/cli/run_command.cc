@@ -5,11 +5,15 @@
 #include <memory>
 #include <string>
 
+#include "glassbox/runner/program_runner.h"
 #include "src/cli/commands.h"
-#include "src/cli/program_runner.h"
 
 namespace glassbox::cli {
 namespace {
+
+using runner::RunOptions;
+using runner::RunSummary;
+using runner::run_program;
 
 struct RunCommandOptions {
   RunOptions run;

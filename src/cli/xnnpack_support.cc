@@ -1,5 +1,4 @@
 #include "backends/xnnpack/aot/xnnpack_backend.h"
-#include "backends/xnnpack/runtime/xnnpack_runtime.h"
 #include "src/cli/backend_support.h"
 
 namespace glassbox::cli {
@@ -23,23 +22,6 @@ Status add_xnnpack_to_recipe(const std::string& identifiers, etrecord::Recipe* r
   recipe->partitioners.push_back(backends::xnnpack::make_xnnpack_partitioner(*xnn));
   recipe->compile_specs.push_back(
       aot::CompileSpec::from_string(backends::xnnpack::kIdentifiersSpecKey, identifiers));
-  return Status();
-}
-
-Status configure_xnnpack_runtime(const std::string& profiling, std::uint32_t threads) {
-  const Error e = backends::xnnpack::register_xnnpack_backend_runtime();
-  if (e != Error::kOk) {
-    return Status(e, "cannot register the XNNPACK backend's runtime half");
-  }
-  auto& runtime = backends::xnnpack::xnnpack_backend_runtime();
-  if (profiling == "realtime" || profiling == "posttime") {
-    const auto mode = profiling == "realtime" ? backends::xnnpack::ProfilingMode::kRealTime
-                                              : backends::xnnpack::ProfilingMode::kPostTime;
-    runtime.set_profiling_mode_override(&mode);
-  } else {
-    runtime.set_profiling_mode_override(nullptr);
-  }
-  runtime.set_threads_override(threads);
   return Status();
 }
 

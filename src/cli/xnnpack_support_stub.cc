@@ -12,6 +12,4 @@ Status add_xnnpack_to_recipe(const std::string&, etrecord::Recipe*) {
                 "libxnnpack-dev libpthreadpool-dev libcpuinfo-dev and rebuild)");
 }
 
-Status configure_xnnpack_runtime(const std::string&, std::uint32_t) { return Status(); }
-
 }  // namespace glassbox::cli

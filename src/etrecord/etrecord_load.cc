@@ -2,7 +2,6 @@
 // error names the source and, when one entry is at fault, the entry.
 
 #include <cstring>
-#include <fstream>
 #include <functional>
 #include <iterator>
 #include <map>
@@ -10,6 +9,7 @@
 
 #include "glassbox/aot/graph_json.h"
 #include "glassbox/etrecord/etrecord.h"
+#include "glassbox/io/file.h"
 #include "src/etrecord/entry_names.h"
 #include "src/etrecord/map_json.h"
 #include "src/etrecord/zip_archive.h"
@@ -204,11 +204,7 @@ StatusOr<ETRecord> ETRecord::load_from_memory(std::span<const std::uint8_t> byte
 }
 
 StatusOr<ETRecord> ETRecord::load(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return Status(Error::kAccessFailed, path + ": cannot open the ETRecord");
-  std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(file)),
-                                  std::istreambuf_iterator<char>());
-  if (file.bad()) return Status(Error::kAccessFailed, path + ": cannot read the ETRecord");
+  GLASSBOX_ASSIGN_OR_RETURN(std::vector<std::uint8_t> bytes, io::read_file(path));
   return load_from_memory(bytes, path);
 }
 

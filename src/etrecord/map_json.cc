@@ -9,6 +9,8 @@ namespace internal {
 namespace {
 
 constexpr std::uint64_t kMaxInt32 = std::numeric_limits<std::int32_t>::max();
+// A delegate entry holds its debug handle map under ExecuTorch's name.
+constexpr std::string_view kEntriesMember = "delegate_map";
 
 Status corrupt(const std::string& path, const std::string& problem) {
   return Status(Error::kCorruptData, path + ": " + problem);
@@ -35,40 +37,15 @@ StatusOr<std::uint64_t> as_count(const Json& j, const std::string& path, std::ui
   return v;
 }
 
-// A key written by std::to_string of a value in [0, max]: digits only, no
-// sign, no leading zero, so each number has exactly one spelling.
+// An instruction id key: canonical decimal in [0, max].
 StatusOr<std::uint64_t> key_as_int(const std::string& key, const std::string& path,
                                    std::uint64_t max) {
-  const bool canonical = !key.empty() && key.size() <= 10 &&
-                         key.find_first_not_of("0123456789") == std::string::npos &&
-                         (key == "0" || key[0] != '0');
-  if (!canonical || std::stoull(key) > max) {
+  const std::optional<std::uint64_t> value = aot::internal::parse_canonical_key(key, max);
+  if (!value.has_value()) {
     return corrupt(path, "key \"" + key + "\" is not an integer in [0, " +
                              std::to_string(max) + "]");
   }
-  return std::stoull(key);
-}
-
-StatusOr<std::vector<DebugHandle>> handles_from(const Json& j, const std::string& path) {
-  if (!j.is_array() || j.empty()) return corrupt(path, "expected a non-empty list of debug handles");
-  std::vector<DebugHandle> out;
-  for (std::size_t i = 0; i < j.size(); ++i) {
-    const std::string at = path + "[" + std::to_string(i) + "]";
-    GLASSBOX_ASSIGN_OR_RETURN(std::uint64_t h,
-                              as_count(j[i], at, std::numeric_limits<std::uint32_t>::max()));
-    if (h == 0) return corrupt(at, "debug handle 0 means none and cannot be mapped");
-    if (!out.empty() && out.back().value >= h) {
-      return corrupt(path, "debug handles must be sorted and unique");
-    }
-    out.emplace_back(static_cast<std::uint32_t>(h));
-  }
-  return out;
-}
-
-Json handles_value(const std::vector<DebugHandle>& handles) {
-  Json list = Json::array();
-  for (DebugHandle h : handles) list.push_back(h.value);
-  return list;
+  return *value;
 }
 
 // Walks {"<method>": {"<instr>": value}} calling `read(value, path)`.
@@ -92,43 +69,18 @@ StatusOr<aot::PerMethod<Map>> per_method(std::string_view text, Read read) {
   return out;
 }
 
-StatusOr<aot::DebugHandleMap> delegate_debug_map_from(const Json& j, const Json* key_type,
-                                                      const std::string& path) {
-  if (key_type == nullptr || !key_type->is_string() ||
-      (*key_type != "int" && *key_type != "string")) {
-    return corrupt(child(path, "key_type"), "expected \"int\" or \"string\"");
-  }
-  if (!j.is_object()) return corrupt(child(path, "delegate_map"), "expected an object or null");
-  const bool int_keys = *key_type == "int";
-  aot::DebugHandleMap map;
-  for (const auto& [key, value] : j.items()) {
-    const std::string at = child(child(path, "delegate_map"), "\"" + key + "\"");
-    aot::DelegateDebugIdentifier id = key;
-    if (int_keys) {
-      GLASSBOX_ASSIGN_OR_RETURN(std::uint64_t n, key_as_int(key, at, kMaxInt32));
-      id = static_cast<std::int64_t>(n);
-    }
-    GLASSBOX_ASSIGN_OR_RETURN(map[id], handles_from(value, at));
-  }
-  Status valid = aot::validate_debug_handle_map(map);
-  if (!valid.ok()) return corrupt(child(path, "delegate_map"), valid.message());
-  return map;
-}
-
 StatusOr<aot::DelegateMapEntry> delegate_entry_from(const Json& j, const std::string& path) {
   if (!j.is_object()) return corrupt(path, "expected {\"name\", \"delegate_map\"}");
   auto name = j.find("name");
   if (name == j.end() || !name->is_string() || name->get<std::string>().empty()) {
     return corrupt(child(path, "name"), "expected the backend's name");
   }
-  auto map = j.find("delegate_map");
-  if (map == j.end()) return corrupt(child(path, "delegate_map"), "missing");
+  auto map = j.find(kEntriesMember);
+  if (map == j.end()) return corrupt(child(path, kEntriesMember), "missing");
   aot::DelegateMapEntry entry{name->get<std::string>(), std::nullopt};
   if (!map->is_null()) {
-    auto key_type = j.find("key_type");
-    GLASSBOX_ASSIGN_OR_RETURN(
-        entry.delegate_map,
-        delegate_debug_map_from(*map, key_type == j.end() ? nullptr : &*key_type, path));
+    GLASSBOX_ASSIGN_OR_RETURN(entry.delegate_map,
+                              aot::internal::read_debug_handle_map(j, kEntriesMember, path));
   }
   return entry;
 }
@@ -148,7 +100,9 @@ std::string dump(const Json& j) {
 
 Json debug_handles_value(const aot::InstructionDebugHandles& map) {
   Json j = Json::object();
-  for (const auto& [id, handles] : map) j[std::to_string(id.value)] = handles_value(handles);
+  for (const auto& [id, handles] : map) {
+    j[std::to_string(id.value)] = aot::internal::debug_handles_to_json(handles);
+  }
   return j;
 }
 
@@ -158,17 +112,9 @@ Json delegates_value(const aot::InstructionDelegateMap& map) {
     Json e = Json::object();
     e["name"] = entry.backend;
     if (entry.delegate_map) {
-      e["key_type"] = std::string(aot::to_string(aot::key_kind(*entry.delegate_map)));
-      Json m = Json::object();
-      for (const auto& [key, handles] : *entry.delegate_map) {
-        const std::string name = std::holds_alternative<std::int64_t>(key)
-                                     ? std::to_string(std::get<std::int64_t>(key))
-                                     : std::get<std::string>(key);
-        m[name] = handles_value(handles);
-      }
-      e["delegate_map"] = std::move(m);
+      aot::internal::write_debug_handle_map(*entry.delegate_map, kEntriesMember, &e);
     } else {
-      e["delegate_map"] = nullptr;
+      e[std::string(kEntriesMember)] = nullptr;
     }
     j[std::to_string(id.value)] = std::move(e);
   }
@@ -193,7 +139,7 @@ std::string num_outs_map_entry(const aot::PerMethod<aot::InstructionNumOuts>& ma
 
 StatusOr<aot::PerMethod<aot::InstructionDebugHandles>> parse_debug_handle_map_entry(
     std::string_view text) {
-  return per_method<aot::InstructionDebugHandles>(text, &handles_from);
+  return per_method<aot::InstructionDebugHandles>(text, &aot::internal::debug_handles_from_json);
 }
 
 StatusOr<aot::PerMethod<aot::InstructionDelegateMap>> parse_delegate_map_entry(
@@ -237,7 +183,7 @@ StatusOr<std::vector<std::int64_t>> parse_tensor_meta_entry(std::string_view tex
 
 }  // namespace internal
 
-std::string debug_handle_map_to_json(const aot::InstructionDebugHandles& map) {
+std::string instruction_debug_handles_to_json(const aot::InstructionDebugHandles& map) {
   return internal::dump(internal::debug_handles_value(map));
 }
 std::string delegate_map_to_json(const aot::InstructionDelegateMap& map) {

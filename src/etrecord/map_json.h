@@ -11,11 +11,12 @@
 #include <nlohmann/json.hpp>
 
 #include "glassbox/aot/emitter.h"
+#include "glassbox/aot/internal/debug_handle_map_json.h"
 #include "glassbox/core/status.h"
 
 namespace glassbox::etrecord::internal {
 
-using Json = nlohmann::ordered_json;
+using aot::internal::Json;
 
 // Value of one method (the object under the method name).
 Json debug_handles_value(const aot::InstructionDebugHandles& map);

@@ -182,7 +182,7 @@ StatusOr<ReferenceRun> run_reference(const aot::Graph& edge_graph,
 
 StatusOr<std::vector<ReferenceTensor>> seeded_reference_inputs(const aot::Graph& graph,
                                                                std::uint32_t seed) {
-  // Same generator, distribution and order as the CLI's run (program_runner.cc).
+  // Same generator, distribution and order as the runner (src/runner/program_runner.cc).
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> uniform(-1.f, 1.f);
   std::vector<ReferenceTensor> inputs;

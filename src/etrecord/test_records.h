@@ -13,31 +13,8 @@
 
 namespace glassbox::etrecord::testing {
 
+using ::glassbox::testing::HasError;
 using ::glassbox::testing::IsOk;
-
-// Failed with `code` and a message containing every fragment.
-template <typename S>
-::testing::AssertionResult HasError(const S& result, Error code,
-                                    std::initializer_list<std::string_view> fragments = {}) {
-  Status status;
-  if constexpr (std::is_same_v<S, Status>) {
-    status = result;
-  } else {
-    status = result.status();
-  }
-  if (status.ok()) return ::testing::AssertionFailure() << "expected an error, got OK";
-  if (status.error() != code) {
-    return ::testing::AssertionFailure() << "expected " << to_string(code) << ", got "
-                                         << to_string(status.error()) << ": " << status.message();
-  }
-  for (std::string_view fragment : fragments) {
-    if (status.message().find(fragment) == std::string::npos) {
-      return ::testing::AssertionFailure()
-             << "message \"" << status.message() << "\" lacks \"" << fragment << "\"";
-    }
-  }
-  return ::testing::AssertionSuccess();
-}
 
 template <typename T>
 T value_of(StatusOr<T> result) {

@@ -1,6 +1,7 @@
 #pragma once
 // Private: the steps of Inspector::create, one file each (inspector.cc
-// orchestrates and checks; group.cc groups; resolve.cc joins the ETRecord).
+// orchestrates and checks; group.cc groups; resolve.cc joins the ETRecord
+// through record_index.h, as numeric.cc does).
 
 #include <string_view>
 
@@ -8,7 +9,8 @@
 
 namespace glassbox::inspector {
 
-/// The block whose runs are executions (skip_first_runs, ops, reconcile).
+/// The block whose runs are executions (skip_first_runs, ops, reconcile,
+/// numeric).
 inline constexpr std::string_view kExecuteBlock = "Execute";
 /// Framework events ExecuTorch logs at instruction 0; never resolved.
 inline constexpr std::string_view kMethodExecute = "Method::execute";

@@ -5,6 +5,7 @@
 
 #include "glassbox/inspector/inspector.h"
 #include "src/inspector/builder.h"
+#include "src/inspector/record_index.h"
 
 namespace glassbox::inspector {
 namespace {
@@ -56,26 +57,19 @@ void check_time(const etdump::ETDumpFile& dump, const InspectorOptions& options,
   }
 }
 
-Status check_fingerprint(const etdump::ETDumpFile& dump, const etrecord::ETRecord& record,
-                         const InspectorOptions& options, Inspector& inspector) {
+Status check_same_program(const etdump::ETDumpFile& dump, const etrecord::ETRecord& record,
+                          const InspectorOptions& options, Inspector& inspector) {
   if (!dump.program_fingerprint.has_value()) {
     add(inspector, Severity::kInfo,
         "the ETDump records no program fingerprint (written by ExecuTorch?): cannot check "
         "that it belongs to the ETRecord's program");
     return Status();
   }
-  if (*dump.program_fingerprint == record.fingerprint) return Status();
-  const std::string message = "fingerprint mismatch: the ETDump was recorded from program " +
-                              *dump.program_fingerprint + " but the ETRecord describes program " +
-                              record.fingerprint;
-  if (!options.allow_fingerprint_mismatch) {
-    return Status(Error::kMismatch,
-                  message + "; pass the matching ETRecord, or --allow-fingerprint-mismatch to "
-                            "join them anyway");
-  }
-  add(inspector, Severity::kError,
-      message + " (joined anyway: --allow-fingerprint-mismatch); names may be wrong");
-  return Status();
+  return check_fingerprint(
+      dump, record, options.allow_fingerprint_mismatch,
+      "; pass the matching ETRecord, or --allow-fingerprint-mismatch to join them anyway",
+      " (joined anyway: --allow-fingerprint-mismatch); names may be wrong",
+      &InspectorBuilder::diagnostics(inspector));
 }
 
 void check_counters(const etdump::ETDumpFile& dump, Inspector& inspector) {
@@ -115,7 +109,7 @@ StatusOr<Inspector> Inspector::create(const etdump::ETDumpFile& dump,
   InspectorBuilder::time(inspector) = time_info(dump, options);
   check_time(dump, options, inspector);
   if (etrecord != nullptr) {
-    GLASSBOX_RETURN_IF_ERROR(check_fingerprint(dump, *etrecord, options, inspector));
+    GLASSBOX_RETURN_IF_ERROR(check_same_program(dump, *etrecord, options, inspector));
   }
   check_counters(dump, inspector);
 

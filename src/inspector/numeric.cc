@@ -10,11 +10,11 @@
 
 #include "glassbox/etdump/etdump_reader.h"
 #include "glassbox/inspector/numeric.h"
+#include "src/inspector/builder.h"
+#include "src/inspector/record_index.h"
 
 namespace glassbox::inspector {
 namespace {
-
-constexpr std::string_view kExecuteBlock = "Execute";
 
 // One tensor a run logged, with where it came from.
 struct Logged {
@@ -22,11 +22,6 @@ struct Logged {
   const etdump::DebugEvent* event = nullptr;
   const etdump::Tensor* tensor = nullptr;  // null for a non-tensor value
   std::uint32_t index = 0;                 // within its value, or its method output
-};
-
-struct NodeInfo {
-  std::size_t position = 0;  // in the edge graph: source order
-  const aot::Node* node = nullptr;
 };
 
 // What a row is being built from.
@@ -68,25 +63,16 @@ std::vector<Logged> logged_values(const etdump::RunData& run) {
   return out;
 }
 
-class Builder {
+void unmapped(NumericRow* row, std::string note) {
+  row->status = NumericStatus::kUnmapped;
+  row->note = std::move(note);
+}
+
+// Groups the logged values of one execution into units (one row each):
+// classifies each value and finds its debug handles through the index.
+class UnitCollector {
  public:
-  Builder(const etrecord::ETRecord& record, std::span<const std::uint8_t> debug_data,
-          const NumericOptions& options, NumericReport* report)
-      : record_(record), debug_data_(debug_data), options_(options), report_(*report) {
-    const std::string forward(aot::kForwardMethod);
-    if (auto it = record.edge_graphs.find(forward); it != record.edge_graphs.end()) {
-      for (std::size_t i = 0; i < it->second.nodes.size(); ++i) {
-        const aot::Node& node = it->second.nodes[i];
-        if (node.debug_handle.is_set()) nodes_[node.debug_handle.value] = {i, &node};
-      }
-    }
-    if (auto it = record.debug_handle_map.find(forward); it != record.debug_handle_map.end()) {
-      handle_map_ = &it->second;
-    }
-    if (auto it = record.delegate_map.find(forward); it != record.delegate_map.end()) {
-      delegate_map_ = &it->second;
-    }
-  }
+  explicit UnitCollector(const RecordIndex& index) : index_(index) {}
 
   void add(const Logged& value) {
     const etdump::DebugEvent& e = *value.event;
@@ -97,69 +83,58 @@ class Builder {
     if (e.value.output.value_or(false)) {
       row.kind = NumericRowKind::kProgramOutput;
       push(std::move(row), value);
-      return;
+    } else if (const Identifier id = identifier_of(e); id.has_value()) {
+      add_delegate_internal(std::move(row), *id, value);
+    } else {
+      add_call(std::move(row), value);
     }
-    const Identifier id = identifier_of(e);
-    const aot::DelegateMapEntry* entry = delegate_entry(e.instruction_id);
-    if (id.has_value()) {
-      row.kind = NumericRowKind::kDelegateInternal;
-      row.identifiers.push_back(*id);
-      if (entry != nullptr) row.backend = entry->backend;
-      if (entry == nullptr || !entry->delegate_map.has_value()) {
-        unmapped(&row, "no delegate map for this instruction");
-        push(std::move(row), value);
-        return;
-      }
-      auto found = entry->delegate_map->find(*id);  // exact key, exact type
-      if (found == entry->delegate_map->end()) {
-        unmapped(&row, "identifier not in the delegate's debug handle map");
-        push(std::move(row), value);
-        return;
-      }
-      row.debug_handles = found->second;
-      // A decomposition: same instruction, same handles, same output slot.
-      const auto key = std::make_tuple(e.instruction_id.value, row.debug_handles, value.index);
-      if (auto open = decompositions_.find(key); open != decompositions_.end()) {
-        Unit& unit = units_[open->second];
-        unit.row.identifiers.push_back(*id);
-        unit.value = value;
-        return;
-      }
-      decompositions_[key] = units_.size();
-      push(std::move(row), value);
-      return;
-    }
-    row.kind = entry != nullptr ? NumericRowKind::kDelegateCall : NumericRowKind::kOperator;
-    if (entry != nullptr) row.backend = entry->backend;
-    // The k-th value logged at an instruction is its k-th output.
-    row.output_index = outputs_seen_[e.instruction_id.value]++;
-    if (handle_map_ != nullptr) {
-      if (auto it = handle_map_->find(e.instruction_id); it != handle_map_->end()) {
-        row.debug_handles = it->second;
-      }
-    }
-    if (row.debug_handles.empty()) unmapped(&row, "instruction not in the debug handle map");
-    push(std::move(row), value);
   }
 
-  void finish() {
-    for (Unit& unit : units_) {
-      const etrecord::ReferenceTensor* reference = resolve(&unit.row);
-      if (reference != nullptr) compare(&unit, *reference);
-      report_.rows.push_back(std::move(unit.row));
-    }
+  std::vector<Unit>& units() { return units_; }
+  /// How many values each instruction logged (a call's output count).
+  std::uint32_t outputs_seen(InstructionId instruction) const {
+    auto it = outputs_seen_.find(instruction.value);
+    return it == outputs_seen_.end() ? 0 : it->second;
   }
 
  private:
-  const aot::DelegateMapEntry* delegate_entry(InstructionId instruction) const {
-    if (delegate_map_ == nullptr) return nullptr;
-    auto it = delegate_map_->find(instruction);
-    return it == delegate_map_->end() ? nullptr : &it->second;
+  void add_delegate_internal(NumericRow row, const aot::DelegateDebugIdentifier& id,
+                             const Logged& value) {
+    row.kind = NumericRowKind::kDelegateInternal;
+    row.identifiers.push_back(id);
+    const IdentifierMatch match = index_.find_identifier(row.instruction, id);
+    if (match.entry != nullptr) row.backend = match.entry->backend;
+    if (match.result != IdentifierLookup::kFound) {
+      unmapped(&row, match.result == IdentifierLookup::kNotInMap
+                         ? "identifier not in the delegate's debug handle map"
+                         : "no delegate map for this instruction");
+      push(std::move(row), value);
+      return;
+    }
+    row.debug_handles = *match.handles;
+    // A decomposition: same instruction, same handles, same output slot.
+    const auto key = std::make_tuple(row.instruction.value, row.debug_handles, value.index);
+    if (auto open = decompositions_.find(key); open != decompositions_.end()) {
+      Unit& unit = units_[open->second];
+      unit.row.identifiers.push_back(id);
+      unit.value = value;
+      return;
+    }
+    decompositions_[key] = units_.size();
+    push(std::move(row), value);
   }
 
-  static void unmapped(NumericRow* row, std::string note) {
-    row->status = NumericStatus::kUnmapped;
-    row->note = std::move(note);
+  void add_call(NumericRow row, const Logged& value) {
+    const aot::DelegateMapEntry* entry = index_.delegate_entry(row.instruction);
+    row.kind = entry != nullptr ? NumericRowKind::kDelegateCall : NumericRowKind::kOperator;
+    if (entry != nullptr) row.backend = entry->backend;
+    // The k-th value logged at an instruction is its k-th output.
+    row.output_index = outputs_seen_[row.instruction.value]++;
+    if (const auto* handles = index_.instruction_handles(row.instruction)) {
+      row.debug_handles = *handles;
+    }
+    if (row.debug_handles.empty()) unmapped(&row, "instruction not in the debug handle map");
+    push(std::move(row), value);
   }
 
   void push(NumericRow row, const Logged& value) {
@@ -170,108 +145,98 @@ class Builder {
     units_.push_back({std::move(row), value});
   }
 
-  // Fills the row's source ops (in source order) and returns the reference
-  // to compare with, or null (with the row's status saying why).
-  const etrecord::ReferenceTensor* resolve(NumericRow* row) {
-    if (row->kind == NumericRowKind::kProgramOutput) {
-      row->reference_output = row->output_index;
-      if (row->status != NumericStatus::kCompared) return nullptr;
-      if (row->output_index >= record_.reference_outputs.size()) {
-        return no_reference(row, "the ETRecord has no reference for this program output");
-      }
-      return &record_.reference_outputs[row->output_index];
-    }
-    std::vector<NodeInfo> ops;
-    for (DebugHandle h : row->debug_handles) {
-      if (auto it = nodes_.find(h.value); it != nodes_.end()) ops.push_back(it->second);
-    }
-    std::sort(ops.begin(), ops.end(),
-              [](const NodeInfo& a, const NodeInfo& b) { return a.position < b.position; });
-    for (const NodeInfo& op : ops) {
-      row->op_names.push_back(op.node->name);
-      row->op_types.push_back(op.node->op);
-    }
-    if (row->status != NumericStatus::kCompared) return nullptr;
-    if (ops.empty()) {
-      unmapped(row, "its debug handles name no node of the edge graph");
-      return nullptr;
-    }
-    row->reference_handle = ops.back().node->debug_handle;
-    row->reference_op = ops.back().node->name;
-    row->reference_output = row->output_index;
-    if (row->kind == NumericRowKind::kDelegateCall && outputs_seen_[row->instruction.value] > 1) {
-      // Which op produced which output of a delegate is not recorded.
-      return no_reference(row, "a delegate call with several outputs: the op behind each is unknown");
-    }
-    if (row->kind == NumericRowKind::kDelegateCall) row->reference_output = 0;
-    auto it = record_.reference_op_outputs.find(row->reference_handle);
-    if (it == record_.reference_op_outputs.end() || row->reference_output >= it->second.size()) {
-      return no_reference(row, "the ETRecord has no reference for " + row->reference_op);
-    }
-    return &it->second[row->reference_output];
-  }
-
-  static const etrecord::ReferenceTensor* no_reference(NumericRow* row, std::string note) {
-    row->status = NumericStatus::kNoReference;
-    row->note = std::move(note);
-    return nullptr;
-  }
-
-  void compare(Unit* unit, const etrecord::ReferenceTensor& reference) {
-    NumericRow& row = unit->row;
-    row.runtime_sizes = unit->value.tensor->sizes;
-    row.reference_sizes = reference.sizes;
-    StatusOr<std::vector<double>> values =
-        etdump::read_tensor_values(*unit->value.tensor, debug_data_);
-    if (!values.ok()) {
-      row.status = NumericStatus::kNoData;
-      row.note = values.error() == Error::kNotFound
-                     ? "logged without tensor data (no data sink, or it was full)"
-                     : values.message();
-      return;
-    }
-    if (row.runtime_sizes != row.reference_sizes) {
-      row.status = NumericStatus::kShapeMismatch;
-      row.note = "runtime and reference shapes differ";
-      return;
-    }
-    const Comparison c = compare_values(*values, reference.data);
-    for (Comparator m : options_.comparators) row.metrics.push_back({m, c.value(m)});
-    row.threshold_value = c.value(report_.threshold_metric);
-    row.runtime_nonfinite = c.runtime_nonfinite;
-    row.reference_nonfinite = c.reference_nonfinite;
-    row.nonfinite_mismatches = c.nonfinite_mismatches;
-    row.exceeds = c.nonfinite_mismatches > 0 ||
-                  exceeds_threshold(report_.threshold_metric, row.threshold_value,
-                                    report_.threshold);
-  }
-
-  const etrecord::ETRecord& record_;
-  std::span<const std::uint8_t> debug_data_;
-  const NumericOptions& options_;
-  NumericReport& report_;
-  std::unordered_map<std::uint32_t, NodeInfo> nodes_;
-  const aot::InstructionDebugHandles* handle_map_ = nullptr;
-  const aot::InstructionDelegateMap* delegate_map_ = nullptr;
+  const RecordIndex& index_;
   std::vector<Unit> units_;
   std::map<std::tuple<std::int32_t, std::vector<DebugHandle>, std::uint32_t>, std::size_t>
       decompositions_;
   std::unordered_map<std::int32_t, std::uint32_t> outputs_seen_;
 };
 
-Status check_fingerprint(const etdump::ETDumpFile& dump, const etrecord::ETRecord& record,
-                         const NumericOptions& options, NumericReport* report) {
-  if (!dump.program_fingerprint.has_value() || *dump.program_fingerprint == record.fingerprint) {
-    return Status();
+const etrecord::ReferenceTensor* no_reference(NumericRow* row, std::string note) {
+  row->status = NumericStatus::kNoReference;
+  row->note = std::move(note);
+  return nullptr;
+}
+
+// Fills the row's source ops (in source order) and returns the reference
+// to compare with, or null (with the row's status saying why).
+const etrecord::ReferenceTensor* find_reference(const etrecord::ETRecord& record,
+                                                const RecordIndex& index,
+                                                const UnitCollector& collector,
+                                                NumericRow* row) {
+  if (row->kind == NumericRowKind::kProgramOutput) {
+    row->reference_output = row->output_index;
+    if (row->status != NumericStatus::kCompared) return nullptr;
+    if (row->output_index >= record.reference_outputs.size()) {
+      return no_reference(row, "the ETRecord has no reference for this program output");
+    }
+    return &record.reference_outputs[row->output_index];
   }
-  const std::string message = "fingerprint mismatch: the ETDump was recorded from program " +
-                              *dump.program_fingerprint + " but the ETRecord describes program " +
-                              record.fingerprint;
-  if (!options.allow_fingerprint_mismatch) {
-    return Status(Error::kMismatch, message + "; its reference outputs do not apply");
+  // Of nodes sharing a handle (a decomposed source op), the last computes
+  // the source op's output: it stands for the handle.
+  std::vector<IndexedNode> ops;
+  for (DebugHandle h : row->debug_handles) {
+    if (std::span<const IndexedNode> nodes = index.nodes(h); !nodes.empty()) {
+      ops.push_back(nodes.back());
+    }
   }
-  report->diagnostics.push_back({Severity::kError, message + " (compared anyway)"});
-  return Status();
+  std::sort(ops.begin(), ops.end(),
+            [](const IndexedNode& a, const IndexedNode& b) { return a.position < b.position; });
+  for (const IndexedNode& op : ops) {
+    row->op_names.push_back(op.node->name);
+    row->op_types.push_back(op.node->op);
+  }
+  if (row->status != NumericStatus::kCompared) return nullptr;
+  if (ops.empty()) {
+    unmapped(row, "its debug handles name no node of the edge graph");
+    return nullptr;
+  }
+  row->reference_handle = ops.back().node->debug_handle;
+  row->reference_op = ops.back().node->name;
+  row->reference_output = row->output_index;
+  if (row->kind == NumericRowKind::kDelegateCall) {
+    if (collector.outputs_seen(row->instruction) > 1) {
+      // Which op produced which output of a delegate is not recorded.
+      return no_reference(row,
+                          "a delegate call with several outputs: the op behind each is unknown");
+    }
+    row->reference_output = 0;
+  }
+  auto it = record.reference_op_outputs.find(row->reference_handle);
+  if (it == record.reference_op_outputs.end() || row->reference_output >= it->second.size()) {
+    return no_reference(row, "the ETRecord has no reference for " + row->reference_op);
+  }
+  return &it->second[row->reference_output];
+}
+
+// Compares the unit's logged tensor with `reference` into its row.
+void compare(const etrecord::ReferenceTensor& reference, std::span<const std::uint8_t> debug_data,
+             const NumericOptions& options, const NumericReport& report, Unit* unit) {
+  NumericRow& row = unit->row;
+  row.runtime_sizes = unit->value.tensor->sizes;
+  row.reference_sizes = reference.sizes;
+  StatusOr<std::vector<double>> values =
+      etdump::read_tensor_values(*unit->value.tensor, debug_data);
+  if (!values.ok()) {
+    row.status = NumericStatus::kNoData;
+    row.note = values.error() == Error::kNotFound
+                   ? "logged without tensor data (no data sink, or it was full)"
+                   : values.message();
+    return;
+  }
+  if (row.runtime_sizes != row.reference_sizes) {
+    row.status = NumericStatus::kShapeMismatch;
+    row.note = "runtime and reference shapes differ";
+    return;
+  }
+  const Comparison c = compare_values(*values, reference.data);
+  for (Comparator m : options.comparators) row.metrics.push_back({m, c.value(m)});
+  row.threshold_value = c.value(report.threshold_metric);
+  row.runtime_nonfinite = c.runtime_nonfinite;
+  row.reference_nonfinite = c.reference_nonfinite;
+  row.nonfinite_mismatches = c.nonfinite_mismatches;
+  row.exceeds = c.nonfinite_mismatches > 0 ||
+                exceeds_threshold(report.threshold_metric, row.threshold_value, report.threshold);
 }
 
 void summarize(NumericReport* report) {
@@ -340,7 +305,9 @@ StatusOr<NumericReport> compare_numerics(const etdump::ETDumpFile& dump,
   report.threshold_metric = options.threshold_metric;
   report.threshold = options.threshold.value_or(default_threshold(options.threshold_metric));
   report.execution = options.execution;
-  GLASSBOX_RETURN_IF_ERROR(check_fingerprint(dump, record, options, &report));
+  GLASSBOX_RETURN_IF_ERROR(check_fingerprint(dump, record, options.allow_fingerprint_mismatch,
+                                             "; its reference outputs do not apply",
+                                             " (compared anyway)", &report.diagnostics));
   if (record.reference_op_outputs.empty()) {
     return Status(Error::kInvalidArgument,
                   "the ETRecord holds no reference op outputs: lower the model with "
@@ -363,9 +330,14 @@ StatusOr<NumericReport> compare_numerics(const etdump::ETDumpFile& dump,
                   "execution " + std::to_string(options.execution) +
                       " logged no values: run with --debug-level intermediates and --debug-data");
   }
-  Builder builder(record, debug_data, options, &report);
-  for (const Logged& value : values) builder.add(value);
-  builder.finish();
+  const RecordIndex index(record, &report.diagnostics);
+  UnitCollector collector(index);
+  for (const Logged& value : values) collector.add(value);
+  for (Unit& unit : collector.units()) {
+    const etrecord::ReferenceTensor* reference = find_reference(record, index, collector, &unit.row);
+    if (reference != nullptr) compare(*reference, debug_data, options, report, &unit);
+    report.rows.push_back(std::move(unit.row));
+  }
   summarize(&report);
   return report;
 }

@@ -1,14 +1,15 @@
-// The join with the ETRecord: instruction -> handles for kernel and
-// delegate calls, (instruction, identifier) -> handles for a delegate's own
-// events by exact key only, handles -> edge-graph nodes; then the coverage
-// checks (identifiers logged but unmapped, mapped but never logged).
+// The join with the ETRecord (lookups in record_index.h): instruction ->
+// handles for kernel and delegate calls, (instruction, identifier) ->
+// handles for a delegate's own events by exact key only, handles ->
+// edge-graph nodes; then the coverage checks (identifiers logged but
+// unmapped, mapped but never logged).
 
 #include <map>
 #include <set>
 #include <string>
-#include <unordered_map>
 
 #include "src/inspector/builder.h"
+#include "src/inspector/record_index.h"
 
 namespace glassbox::inspector {
 namespace {
@@ -28,34 +29,6 @@ std::string list_text(const std::vector<std::string>& items) {
   return text;
 }
 
-// The method the dump was recorded from. The ETDump does not say, so use
-// "forward" (the only one the emitter writes), else a sole method.
-const aot::Graph* pick_method(const etrecord::ETRecord& record, std::string* method,
-                              std::vector<Diagnostic>& diagnostics) {
-  if (record.edge_graphs.empty()) return nullptr;
-  auto it = record.edge_graphs.find(aot::kForwardMethod);
-  if (it == record.edge_graphs.end()) {
-    it = record.edge_graphs.begin();
-    if (record.edge_graphs.size() > 1) {
-      diagnostics.push_back({Severity::kWarning, "the ETRecord has no method \"forward\"; using \"" +
-                                                     it->first + "\" of " +
-                                                     std::to_string(record.edge_graphs.size())});
-    }
-  } else if (record.edge_graphs.size() > 1) {
-    diagnostics.push_back({Severity::kInfo, "the ETRecord has " +
-                                                std::to_string(record.edge_graphs.size()) +
-                                                " methods; the ETDump is joined with \"forward\""});
-  }
-  *method = it->first;
-  return &it->second;
-}
-
-template <typename Map>
-const typename Map::mapped_type* find_method(const Map& map, const std::string& method) {
-  auto it = map.find(method);
-  return it == map.end() ? nullptr : &it->second;
-}
-
 std::string identifier_for_message(const aot::DelegateDebugIdentifier& id) {
   return aot::describe(id);
 }
@@ -64,17 +37,7 @@ std::string identifier_for_message(const aot::DelegateDebugIdentifier& id) {
 
 void InspectorBuilder::resolve(const etrecord::ETRecord& record, Inspector& inspector) {
   std::vector<Diagnostic>& diagnostics = inspector.diagnostics_;
-  std::string method;
-  const aot::Graph* graph = pick_method(record, &method, diagnostics);
-  const aot::InstructionDebugHandles* handle_map = find_method(record.debug_handle_map, method);
-  const aot::InstructionDelegateMap* delegate_map = find_method(record.delegate_map, method);
-
-  std::unordered_map<std::uint32_t, std::vector<const aot::Node*>> nodes_by_handle;
-  if (graph != nullptr) {
-    for (const aot::Node& node : graph->nodes) {
-      if (node.debug_handle.is_set()) nodes_by_handle[node.debug_handle.value].push_back(&node);
-    }
-  }
+  const RecordIndex index(record, &diagnostics);
 
   // Per delegate instruction: identifiers logged, and those not in its map.
   std::map<std::int32_t, std::set<aot::DelegateDebugIdentifier>> logged;
@@ -84,48 +47,33 @@ void InspectorBuilder::resolve(const etrecord::ETRecord& record, Inspector& insp
 
   for (EventGroup& group : inspector.groups_) {
     if (group.role == EventRole::kFramework) continue;
-    const aot::DelegateMapEntry* entry = nullptr;
-    if (delegate_map != nullptr) {
-      auto it = delegate_map->find(group.instruction);
-      if (it != delegate_map->end()) entry = &it->second;
-    }
     if (group.role == EventRole::kDelegateInternal) {
       group.delegated = true;
       const std::int32_t instr = group.instruction.value;
-      if (entry == nullptr) {
+      const IdentifierMatch match = index.find_identifier(group.instruction, *group.identifier);
+      if (match.entry != nullptr) group.backend = match.entry->backend;
+      if (match.result != IdentifierLookup::kFound) {
         group.resolved = false;
-        not_a_delegate[instr].push_back(identifier_for_message(*group.identifier));
+        auto& misses = match.result == IdentifierLookup::kNotADelegate ? not_a_delegate
+                       : match.result == IdentifierLookup::kNoMap      ? no_map
+                                                                       : unmapped;
+        misses[instr].push_back(identifier_for_message(*group.identifier));
         continue;
       }
-      group.backend = entry->backend;
-      if (!entry->delegate_map.has_value()) {
-        group.resolved = false;
-        no_map[instr].push_back(identifier_for_message(*group.identifier));
-        continue;
-      }
-      // Exact key, in the identifier's own type: an int event never
-      // matches a string key or a key that merely contains its digits.
-      auto found = entry->delegate_map->find(*group.identifier);
-      if (found == entry->delegate_map->end()) {
-        group.resolved = false;
-        unmapped[instr].push_back(identifier_for_message(*group.identifier));
-        continue;
-      }
-      logged[instr].insert(found->first);
-      group.debug_handles = found->second;
+      logged[instr].insert(*match.key);
+      group.debug_handles = *match.handles;
     } else {
+      const aot::DelegateMapEntry* entry = index.delegate_entry(group.instruction);
       if (group.role == EventRole::kDelegateCall && entry != nullptr) group.backend = entry->backend;
-      if (handle_map != nullptr) {
-        auto it = handle_map->find(group.instruction);
-        if (it != handle_map->end()) group.debug_handles = it->second;
+      if (const auto* handles = index.instruction_handles(group.instruction)) {
+        group.debug_handles = *handles;
       }
     }
     for (DebugHandle handle : group.debug_handles) {
-      auto it = nodes_by_handle.find(handle.value);
-      if (it == nodes_by_handle.end()) continue;
-      for (const aot::Node* node : it->second) {
+      for (const IndexedNode& indexed : index.nodes(handle)) {
+        const aot::Node& node = *indexed.node;
         group.source_ops.push_back(
-            {handle, node->name, node->op, node->module_hierarchy, node->source_location});
+            {handle, node.name, node.op, node.module_hierarchy, node.source_location});
       }
     }
   }
@@ -150,7 +98,7 @@ void InspectorBuilder::resolve(const etrecord::ETRecord& record, Inspector& insp
   }
 
   std::size_t mapped_total = 0, logged_total = 0;
-  if (delegate_map != nullptr) {
+  if (const aot::InstructionDelegateMap* delegate_map = index.delegate_map()) {
     for (const auto& [instr, entry] : *delegate_map) {
       if (!entry.delegate_map.has_value()) continue;
       const std::set<aot::DelegateDebugIdentifier>& seen = logged[instr.value];

@@ -3,12 +3,12 @@
 
 #include <cctype>
 #include <cstring>
-#include <fstream>
 #include <iterator>
 #include <limits>
 #include <map>
 #include <optional>
 
+#include "glassbox/io/file.h"
 #include "glassbox/npy/npy.h"
 #include "src/npy/npy_format.h"
 
@@ -256,11 +256,7 @@ StatusOr<Array> parse(std::span<const std::uint8_t> bytes, const std::string& so
 }
 
 StatusOr<Array> read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status(Error::kAccessFailed, "cannot open " + path);
-  std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)),
-                                  std::istreambuf_iterator<char>());
-  if (in.bad()) return Status(Error::kAccessFailed, "cannot read " + path);
+  GLASSBOX_ASSIGN_OR_RETURN(std::vector<std::uint8_t> bytes, io::read_file(path));
   return parse(bytes, path);
 }
 

@@ -14,7 +14,9 @@
 ///   {"key_type": "string", "entries": {"Fancy Fusion": [11, 12, 15]}}
 ///
 /// Int keys are written in canonical decimal and ordered numerically; an
-/// empty map is written with key_type "int".
+/// empty map is written with key_type "int". The one codec of this shape is
+/// aot/internal/debug_handle_map_json.h: the ETRecord's delegate_map.json
+/// uses it too, with the entries under "delegate_map" (ExecuTorch's name).
 
 #include <cstdint>
 #include <map>

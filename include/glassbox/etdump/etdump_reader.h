@@ -41,10 +41,6 @@ StatusOr<ETDumpFile> parse_etdump(std::span<const std::uint8_t> bytes,
 /// additionally include kAccessFailed when the file cannot be read.
 StatusOr<ETDumpFile> load_etdump_file(const std::string& path);
 
-/// Reads a whole file into memory (for debug-data files). kAccessFailed with
-/// the path in the message when it cannot be read.
-StatusOr<std::vector<std::uint8_t>> read_file_bytes(const std::string& path);
-
 /// Decodes the elements of `tensor` from `debug_data`, the debug-data buffer
 /// or file its `offset` points into, in row-major index order. Elements are
 /// stored little-endian (the device's native order on every platform we

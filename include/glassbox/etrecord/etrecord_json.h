@@ -16,8 +16,14 @@
 
 namespace glassbox::etrecord {
 
-std::string debug_handle_map_to_json(const aot::InstructionDebugHandles& map);
+/// Instruction id -> the debug handles of the operators it runs (the
+/// archive's debug_handle_map). Not aot::debug_handle_map_to_json, which
+/// writes one delegate's identifier -> handles map.
+std::string instruction_debug_handles_to_json(const aot::InstructionDebugHandles& map);
+/// Delegate instruction id -> backend name and its debug handle map, in the
+/// shape of aot/internal/debug_handle_map_json.h under "delegate_map".
 std::string delegate_map_to_json(const aot::InstructionDelegateMap& map);
+/// Instruction id -> number of outputs.
 std::string num_outs_map_to_json(const aot::InstructionNumOuts& map);
 
 }  // namespace glassbox::etrecord

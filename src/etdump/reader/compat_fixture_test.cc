@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "glassbox/etdump/etdump_reader.h"
+#include "glassbox/io/file.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -133,7 +134,7 @@ TEST(EtdumpCompatTest, ReadsExecuTorchStyleFileWithoutSizePrefix) {
 TEST(EtdumpCompatTest, ExtensionsFixtureHasRootOffsetOtherThanEight) {
   // flatc pads before a root table holding 8-byte scalars, so this fixture
   // exercises the "follow the root offset" rule on a file we did not build.
-  auto bytes = read_file_bytes(kFixtures + "/glassbox_extensions.etdp");
+  auto bytes = io::read_file(kFixtures + "/glassbox_extensions.etdp");
   ASSERT_TRUE(bytes.ok()) << bytes.message();
   ASSERT_GE(bytes->size(), 8u);
   EXPECT_NE((*bytes)[4], 8);

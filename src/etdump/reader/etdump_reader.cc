@@ -1,10 +1,6 @@
 #include "glassbox/etdump/etdump_reader.h"
 
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <memory>
-
+#include "glassbox/io/file.h"
 #include "src/etdump/reader/decode.h"
 #include "src/etdump/reader/verified_buffer.h"
 
@@ -20,36 +16,9 @@ StatusOr<ETDumpFile> parse_etdump(std::span<const std::uint8_t> bytes,
   return file;
 }
 
-StatusOr<std::vector<std::uint8_t>> read_file_bytes(const std::string& path) {
-  struct Closer {
-    void operator()(std::FILE* f) const { std::fclose(f); }
-  };
-  std::unique_ptr<std::FILE, Closer> file(std::fopen(path.c_str(), "rb"));
-  if (file == nullptr) {
-    return Status(Error::kAccessFailed,
-                  path + ": cannot open: " + std::strerror(errno));
-  }
-  // Read in chunks rather than trusting a size from seek/tell, which is
-  // meaningless for pipes and devices.
-  std::vector<std::uint8_t> bytes;
-  constexpr std::size_t kChunk = 1 << 16;
-  std::size_t got = 0;
-  do {
-    const std::size_t old_size = bytes.size();
-    bytes.resize(old_size + kChunk);
-    got = std::fread(bytes.data() + old_size, 1, kChunk, file.get());
-    bytes.resize(old_size + got);
-  } while (got == kChunk);
-  if (std::ferror(file.get()) != 0) {
-    return Status(Error::kAccessFailed,
-                  path + ": cannot read: " + std::strerror(errno));
-  }
-  return bytes;
-}
-
 StatusOr<ETDumpFile> load_etdump_file(const std::string& path) {
   GLASSBOX_ASSIGN_OR_RETURN(std::vector<std::uint8_t> bytes,
-                            read_file_bytes(path));
+                            io::read_file(path));
   return parse_etdump(bytes, path);
 }
 

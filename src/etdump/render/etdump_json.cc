@@ -1,18 +1,18 @@
-#include "src/cli/etdump_json.h"
-
 #include <string>
 
-namespace glassbox::cli {
+#include "glassbox/etdump/etdump_render.h"
+#include "src/etdump/render/debug_values.h"
+
+namespace glassbox::etdump {
 namespace {
 
 using Json = nlohmann::ordered_json;
-using etdump::ValueType;
 
 std::string where(std::size_t run, std::size_t event) {
   return "event " + std::to_string(event) + " of run " + std::to_string(run);
 }
 
-StatusOr<Json> tensor_json(const etdump::Tensor& t, const DebugData* debug_data,
+StatusOr<Json> tensor_json(const Tensor& t, const DebugData* debug_data,
                            const std::string& at) {
   Json j;
   j["dtype"] = dtype_name(t);
@@ -24,7 +24,7 @@ StatusOr<Json> tensor_json(const etdump::Tensor& t, const DebugData* debug_data,
   return j;
 }
 
-StatusOr<Json> value_json(const etdump::Value& v, const DebugData* debug_data,
+StatusOr<Json> value_json(const Value& v, const DebugData* debug_data,
                           const std::string& at) {
   Json j;
   switch (v.type) {
@@ -60,7 +60,7 @@ StatusOr<Json> value_json(const etdump::Value& v, const DebugData* debug_data,
     case ValueType::kTensorList: {
       j["type"] = "tensor_list";
       Json tensors = Json::array();
-      for (const etdump::Tensor& tensor : *v.tensor_list) {
+      for (const Tensor& tensor : *v.tensor_list) {
         GLASSBOX_ASSIGN_OR_RETURN(Json t, tensor_json(tensor, debug_data, at));
         tensors.push_back(std::move(t));
       }
@@ -72,8 +72,8 @@ StatusOr<Json> value_json(const etdump::Value& v, const DebugData* debug_data,
   return j;
 }
 
-Json profile_json(const etdump::ETDumpFile& file,
-                  const etdump::ProfileEvent& p) {
+Json profile_json(const ETDumpFile& file,
+                  const ProfileEvent& p) {
   Json j;
   j["kind"] = "profile";
   if (p.name) j["name"] = *p.name;
@@ -94,8 +94,8 @@ Json profile_json(const etdump::ETDumpFile& file,
   return j;
 }
 
-Json allocation_json(const etdump::RunData& run,
-                     const etdump::AllocationEvent& a) {
+Json allocation_json(const RunData& run,
+                     const AllocationEvent& a) {
   Json j;
   j["kind"] = "allocation";
   j["allocator_id"] = a.allocator_id.value;
@@ -105,7 +105,7 @@ Json allocation_json(const etdump::RunData& run,
   return j;
 }
 
-StatusOr<Json> debug_json(const etdump::DebugEvent& d,
+StatusOr<Json> debug_json(const DebugEvent& d,
                           const DebugData* debug_data, const std::string& at) {
   Json j;
   j["kind"] = "debug";
@@ -122,7 +122,7 @@ StatusOr<Json> debug_json(const etdump::DebugEvent& d,
 
 }  // namespace
 
-StatusOr<nlohmann::ordered_json> etdump_to_json(const etdump::ETDumpFile& file,
+StatusOr<nlohmann::ordered_json> etdump_to_json(const ETDumpFile& file,
                                                 const DebugData* debug_data) {
   Json root;
   root["version"] = file.version;
@@ -138,7 +138,7 @@ StatusOr<nlohmann::ordered_json> etdump_to_json(const etdump::ETDumpFile& file,
 
   Json runs = Json::array();
   for (std::size_t r = 0; r < file.runs.size(); ++r) {
-    const etdump::RunData& run = file.runs[r];
+    const RunData& run = file.runs[r];
     Json jr;
     jr["name"] = run.name;
     jr["bundled_input_index"] = run.bundled_input_index;
@@ -150,7 +150,7 @@ StatusOr<nlohmann::ordered_json> etdump_to_json(const etdump::ETDumpFile& file,
     }
     Json events = Json::array();
     for (std::size_t e = 0; e < run.events.size(); ++e) {
-      const etdump::Event& event = run.events[e];
+      const Event& event = run.events[e];
       if (const auto* p = event.profile()) {
         events.push_back(profile_json(file, *p));
       } else if (const auto* a = event.allocation()) {
@@ -168,4 +168,4 @@ StatusOr<nlohmann::ordered_json> etdump_to_json(const etdump::ETDumpFile& file,
   return root;
 }
 
-}  // namespace glassbox::cli
+}  // namespace glassbox::etdump

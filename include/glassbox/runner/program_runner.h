@@ -1,7 +1,12 @@
 #pragma once
-// Loads a .gbx program, runs it with ETDumpGen recording, and writes the
-// ETDump (and debug data): the work behind `glassbox run` and `glassbox
-// demo`.
+/// @file
+/// Loads a .gbx program, runs it with ETDumpGen recording, and writes the
+/// ETDump (and debug data): the work behind `glassbox run` and `glassbox
+/// demo`, and the run step of end-to-end tests. Registers the runtime half
+/// of every backend this build has.
+///
+///   runner::RunOptions run{.program_path = "m.gbx", .etdump_path = "m.etdp"};
+///   GLASSBOX_ASSIGN_OR_RETURN(runner::RunSummary summary, runner::run_program(run));
 
 #include <cstdint>
 #include <functional>
@@ -12,7 +17,7 @@
 #include "glassbox/core/status.h"
 #include "glassbox/runtime/event_tracer.h"
 
-namespace glassbox::cli {
+namespace glassbox::runner {
 
 struct RunOptions {
   std::string program_path;
@@ -63,4 +68,4 @@ Status register_runtime_backends();
 
 StatusOr<RunSummary> run_program(const RunOptions& options);
 
-}  // namespace glassbox::cli
+}  // namespace glassbox::runner

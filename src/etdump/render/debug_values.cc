@@ -1,15 +1,15 @@
-#include "src/cli/debug_values.h"
+#include "src/etdump/render/debug_values.h"
 
 #include "glassbox/etdump/etdump_reader.h"
 
-namespace glassbox::cli {
+namespace glassbox::etdump {
 
 StatusOr<std::optional<std::vector<double>>> tensor_values(
-    const etdump::Tensor& tensor, const DebugData* debug_data,
+    const Tensor& tensor, const DebugData* debug_data,
     const std::string& where) {
   using Values = std::optional<std::vector<double>>;
   if (debug_data == nullptr || tensor.offset == -1) return Values();
-  auto values = etdump::read_tensor_values(tensor, debug_data->bytes);
+  auto values = read_tensor_values(tensor, debug_data->bytes);
   if (!values.ok()) {
     return values.status().with_context(debug_data->name + ": tensor of " +
                                         where);
@@ -17,8 +17,8 @@ StatusOr<std::optional<std::vector<double>>> tensor_values(
   return Values(std::move(values).value());
 }
 
-std::optional<double> duration_ns(const etdump::ETDumpFile& file,
-                                  const etdump::ProfileEvent& event) {
+std::optional<double> duration_ns(const ETDumpFile& file,
+                                  const ProfileEvent& event) {
   if (!file.tick_ratio) return std::nullopt;
   // Subtract as doubles: an event whose end precedes its start (a clock
   // going backwards on another core) shows a negative duration, not 2^64.
@@ -27,15 +27,15 @@ std::optional<double> duration_ns(const etdump::ETDumpFile& file,
   return ticks * file.tick_ratio->ns_per_tick();
 }
 
-const char* time_source_name(etdump::TimeSource source) {
+const char* time_source_name(TimeSource source) {
   switch (source) {
-    case etdump::TimeSource::kUnknown:
+    case TimeSource::kUnknown:
       return "unknown";
-    case etdump::TimeSource::kMeasured:
+    case TimeSource::kMeasured:
       return "measured";
-    case etdump::TimeSource::kDurationOnly:
+    case TimeSource::kDurationOnly:
       return "duration_only";
-    case etdump::TimeSource::kEstimated:
+    case TimeSource::kEstimated:
       return "estimated";
   }
   return "unknown";
@@ -52,11 +52,11 @@ std::string to_hex(const std::vector<std::uint8_t>& bytes) {
   return out;
 }
 
-std::string dtype_name(const etdump::Tensor& tensor) {
+std::string dtype_name(const Tensor& tensor) {
   if (const auto type = tensor.known_scalar_type()) {
     return std::string(to_string(*type));
   }
   return "UNKNOWN(" + std::to_string(tensor.scalar_type) + ")";
 }
 
-}  // namespace glassbox::cli
+}  // namespace glassbox::etdump

@@ -1,12 +1,12 @@
-#include "src/cli/etdump_text.h"
-
 #include <algorithm>
 #include <cmath>
 
 #include "fmt/format.h"
 #include "fmt/ranges.h"
+#include "glassbox/etdump/etdump_render.h"
+#include "src/etdump/render/debug_values.h"
 
-namespace glassbox::cli {
+namespace glassbox::etdump {
 namespace {
 
 // Enough values to recognise a tensor; the JSON output has all of them.
@@ -25,7 +25,7 @@ std::string format_ns(double ns) {
   return fmt::format("{:.4g} s", ns / 1e9);
 }
 
-std::string time_unit_line(const etdump::ETDumpFile& file) {
+std::string time_unit_line(const ETDumpFile& file) {
   if (!file.tick_ratio) {
     return "time unit: none recorded (an ExecuTorch-written file?): times are "
            "raw ticks, nanoseconds with ExecuTorch's default clock";
@@ -48,8 +48,8 @@ std::string label(const std::optional<std::string>& name,
   return fmt::format("{}", fmt::join(parts, " "));
 }
 
-std::string profile_line(const etdump::ETDumpFile& file,
-                         const etdump::ProfileEvent& p) {
+std::string profile_line(const ETDumpFile& file,
+                         const ProfileEvent& p) {
   std::string line = fmt::format(
       "profile     {}  chain {}  instruction {}  start {}  end {}",
       label(p.name, p.delegate_debug_id_int, p.delegate_debug_id_str),
@@ -78,7 +78,7 @@ std::string profile_line(const etdump::ETDumpFile& file,
   return line;
 }
 
-StatusOr<std::string> tensor_text(const etdump::Tensor& t,
+StatusOr<std::string> tensor_text(const Tensor& t,
                                   const DebugData* debug_data,
                                   const std::string& at) {
   std::string text =
@@ -101,10 +101,9 @@ StatusOr<std::string> tensor_text(const etdump::Tensor& t,
   return text;
 }
 
-StatusOr<std::string> value_text(const etdump::Value& v,
+StatusOr<std::string> value_text(const Value& v,
                                  const DebugData* debug_data,
                                  const std::string& at) {
-  using etdump::ValueType;
   std::string text;
   switch (v.type) {
     case ValueType::kNull:
@@ -133,7 +132,7 @@ StatusOr<std::string> value_text(const etdump::Value& v,
     }
     case ValueType::kTensorList: {
       std::vector<std::string> items;
-      for (const etdump::Tensor& tensor : *v.tensor_list) {
+      for (const Tensor& tensor : *v.tensor_list) {
         GLASSBOX_ASSIGN_OR_RETURN(std::string t,
                                   tensor_text(tensor, debug_data, at));
         items.push_back(std::move(t));
@@ -147,7 +146,7 @@ StatusOr<std::string> value_text(const etdump::Value& v,
   return text;
 }
 
-StatusOr<std::string> debug_line(const etdump::DebugEvent& d,
+StatusOr<std::string> debug_line(const DebugEvent& d,
                                  const DebugData* debug_data,
                                  const std::string& at) {
   GLASSBOX_ASSIGN_OR_RETURN(std::string value,
@@ -158,7 +157,7 @@ StatusOr<std::string> debug_line(const etdump::DebugEvent& d,
       d.chain_index, d.instruction_id.value, value);
 }
 
-std::string run_header(std::size_t index, const etdump::RunData& run) {
+std::string run_header(std::size_t index, const RunData& run) {
   std::string header =
       fmt::format("run {} \"{}\": {} event{}", index, run.name,
                   run.events.size(), run.events.size() == 1 ? "" : "s");
@@ -185,7 +184,7 @@ std::string run_header(std::size_t index, const etdump::RunData& run) {
 
 }  // namespace
 
-StatusOr<std::string> etdump_to_text(const etdump::ETDumpFile& file,
+StatusOr<std::string> etdump_to_text(const ETDumpFile& file,
                                      const DebugData* debug_data) {
   std::string out =
       fmt::format("ETDump version {}: {} run{}\n", file.version,
@@ -199,10 +198,10 @@ StatusOr<std::string> etdump_to_text(const etdump::ETDumpFile& file,
     out += fmt::format("dropped events: {}\n", *file.dropped_events);
   }
   for (std::size_t r = 0; r < file.runs.size(); ++r) {
-    const etdump::RunData& run = file.runs[r];
+    const RunData& run = file.runs[r];
     out += "\n" + run_header(r, run) + "\n";
     for (std::size_t e = 0; e < run.events.size(); ++e) {
-      const etdump::Event& event = run.events[e];
+      const Event& event = run.events[e];
       std::string line;
       if (const auto* p = event.profile()) {
         line = profile_line(file, *p);
@@ -220,4 +219,4 @@ StatusOr<std::string> etdump_to_text(const etdump::ETDumpFile& file,
   return out;
 }
 
-}  // namespace glassbox::cli
+}  // namespace glassbox::etdump

@@ -1,4 +1,4 @@
-#include "src/cli/program_runner.h"
+#include "glassbox/runner/program_runner.h"
 
 #include <algorithm>
 #include <chrono>
@@ -13,13 +13,13 @@
 #include "glassbox/etdump/data_sink.h"
 #include "glassbox/etdump/delegate_output_filter.h"
 #include "glassbox/etdump/etdump_gen.h"
-#include "glassbox/etdump/etdump_reader.h"
+#include "glassbox/io/file.h"
 #include "glassbox/npy/npy.h"
 #include "glassbox/runtime/method.h"
 #include "glassbox/runtime/program.h"
-#include "src/cli/backend_support.h"
+#include "src/runner/runtime_support.h"
 
-namespace glassbox::cli {
+namespace glassbox::runner {
 namespace {
 
 Status write_file(const std::string& path, Span<const std::uint8_t> bytes) {
@@ -81,7 +81,7 @@ Status fill_inputs(const RunOptions& options, runtime::Method& method) {
       data = std::move(array.data);
     } else if (i == 0 && !options.input_path.empty()) {
       GLASSBOX_ASSIGN_OR_RETURN(std::vector<std::uint8_t> bytes,
-                                etdump::read_file_bytes(options.input_path));
+                                io::read_file(options.input_path));
       if (bytes.size() != t.nbytes) {
         return Status(Error::kInvalidArgument,
                       options.input_path + ": " + std::to_string(bytes.size()) +
@@ -127,7 +127,7 @@ StatusOr<RunSummary> run_program(const RunOptions& options) {
 
   // std::vector's storage is malloc-aligned, as the verifier requires.
   GLASSBOX_ASSIGN_OR_RETURN(std::vector<std::uint8_t> bytes,
-                            etdump::read_file_bytes(options.program_path));
+                            io::read_file(options.program_path));
   runtime::Diagnostics diagnostics;
   Result<runtime::Program> program = runtime::Program::load(bytes, &diagnostics);
   if (!program.ok()) {
@@ -233,4 +233,4 @@ StatusOr<RunSummary> run_program(const RunOptions& options) {
   return summary;
 }
 
-}  // namespace glassbox::cli
+}  // namespace glassbox::runner

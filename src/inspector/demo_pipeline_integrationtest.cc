@@ -1,6 +1,6 @@
-// The real pipeline end to end: the demo model (backends/demo/aot) lowered
-// with the demo backend through export_model, run by the runtime with
-// ETDumpGen recording (as `glassbox run` does), then inspected.
+// Integration test across layers: the demo model (backends/demo/aot)
+// lowered with the demo backend through export_model, run by the runner
+// with ETDumpGen recording (as `glassbox run` does), then inspected.
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -15,7 +15,7 @@
 #include "glassbox/etrecord/program_manager.h"
 #include "glassbox/inspector/formats.h"
 #include "glassbox/inspector/views.h"
-#include "src/cli/program_runner.h"
+#include "glassbox/runner/program_runner.h"
 #include "src/inspector/test_util.h"
 
 namespace glassbox::inspector {
@@ -52,12 +52,12 @@ TEST_P(DemoPipelineTest, FiveSourceOpsWithFusionAndDecomposition) {
   const std::string program_path = (dir_ / "demo.gbx").string();
   ASSERT_TRUE(testing::IsOk(program.save(program_path)));
 
-  cli::RunOptions run;
+  runner::RunOptions run;
   run.program_path = program_path;
   run.etdump_path = (dir_ / "demo.etdp").string();
   run.iterations = 3;
   run.delegate_profiling = GetParam().profiling;
-  ASSERT_TRUE(testing::IsOk(cli::run_program(run)));
+  ASSERT_TRUE(testing::IsOk(runner::run_program(run)));
 
   const etdump::ETDumpFile dump = value_of(etdump::load_etdump_file(run.etdump_path));
   const Inspector insp = value_of(Inspector::create(dump, &record));

@@ -1,0 +1,69 @@
+#pragma once
+// The one JSON codec of a DebugHandleMap, shared by the aot layer (a
+// standalone map, a delegate call in graph JSON) and the ETRecord
+// (delegate_map.json). Not part of the public API; in include/ only because
+// two layers use it. Readers never throw: every access is type-checked.
+//
+// The shape: two members of an enclosing object,
+//
+//   "key_type": "int" | "string",
+//   "<entries>": {"<identifier>": [handle, ...], ...}
+//
+// where "<entries>" is "entries" for a standalone map and in graph JSON,
+// and "delegate_map" in an ETRecord (ExecuTorch's name for the same object,
+// beside the backend's "name"). JSON keys are strings, so "key_type" says
+// how to read them: "int" keys are canonical decimal (no sign, no leading
+// zero) in [0, INT32_MAX]. Handle lists are non-empty, sorted, unique and
+// never 0.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "glassbox/aot/debug_handle_map.h"
+#include "glassbox/core/ids.h"
+#include "glassbox/core/status.h"
+
+namespace glassbox::aot::internal {
+
+// ordered_json keeps keys in insertion order, so the writer decides the
+// order and output is stable.
+using Json = nlohmann::ordered_json;
+
+/// Writes `map` (must be valid) into `object` as "key_type" and
+/// `entries_member`, in the shape above. `object` must not be null.
+void write_debug_handle_map(const DebugHandleMap& map, std::string_view entries_member,
+                            Json* object);
+
+/// Reads the map written by write_debug_handle_map from `object` and
+/// validates it. Errors are kCorruptData and start with the path of the
+/// offending member below `path` ("forward.0.delegate_map[\"x\"][1]: ...").
+StatusOr<DebugHandleMap> read_debug_handle_map(const Json& object,
+                                               std::string_view entries_member,
+                                               const std::string& path);
+
+/// The member name of the entries in the standalone form.
+inline constexpr std::string_view kStandaloneEntries = "entries";
+
+/// The standalone form, {"key_type": ..., "entries": {...}}, as written by
+/// aot::debug_handle_map_to_json and in graph JSON (a delegate call's map).
+Json debug_handle_map_to_json_value(const DebugHandleMap& map);
+StatusOr<DebugHandleMap> debug_handle_map_from_json_value(const Json& j, const std::string& path);
+
+/// A list of debug handles: [1, 2, ...].
+Json debug_handles_to_json(const std::vector<DebugHandle>& handles);
+
+/// Reads a non-empty, sorted, duplicate-free list of set debug handles.
+/// Errors are kCorruptData starting with `path`.
+StatusOr<std::vector<DebugHandle>> debug_handles_from_json(const Json& list,
+                                                           const std::string& path);
+
+/// `key` as a number when it is canonical decimal (digits only, no sign, no
+/// leading zero, so each number has one spelling) and at most `max`.
+std::optional<std::uint64_t> parse_canonical_key(std::string_view key, std::uint64_t max);
+
+}  // namespace glassbox::aot::internal

@@ -1,0 +1,62 @@
+#include "glassbox/io/file.h"
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "src/testing/status_matchers.h"
+
+namespace glassbox::io {
+namespace {
+
+using ::testing::ElementsAreArray;
+using ::testing::StartsWith;
+
+// Larger than one read chunk (64 KiB), so the chunk loop runs more than once.
+constexpr std::size_t kLargerThanOneChunk = (1 << 16) + 3;
+
+std::string write_temp(const std::string& name, const std::vector<std::uint8_t>& bytes) {
+  const std::string path = ::testing::TempDir() + "/" + name;
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  EXPECT_NE(f, nullptr);
+  EXPECT_EQ(std::fwrite(bytes.data(), 1, bytes.size(), f), bytes.size());
+  std::fclose(f);
+  return path;
+}
+
+TEST(ReadFileTest, ReadsEveryByte) {
+  std::vector<std::uint8_t> bytes(kLargerThanOneChunk);
+  for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<std::uint8_t>(i * 7);
+  const std::string path = write_temp("read_file_test.bin", bytes);
+  StatusOr<std::vector<std::uint8_t>> read = read_file(path);
+  ASSERT_TRUE(testing::IsOk(read));
+  EXPECT_THAT(*read, ElementsAreArray(bytes));
+  std::remove(path.c_str());
+}
+
+TEST(ReadFileTest, ReadsAnEmptyFile) {
+  const std::string path = write_temp("read_file_empty.bin", {});
+  StatusOr<std::vector<std::uint8_t>> read = read_file(path);
+  ASSERT_TRUE(testing::IsOk(read));
+  EXPECT_TRUE(read->empty());
+  std::remove(path.c_str());
+}
+
+TEST(ReadFileTest, MissingFileNamesThePath) {
+  StatusOr<std::vector<std::uint8_t>> read = read_file("/nonexistent/x.bin");
+  ASSERT_FALSE(read.ok());
+  EXPECT_EQ(read.error(), Error::kAccessFailed);
+  EXPECT_THAT(read.message(), StartsWith("/nonexistent/x.bin: cannot open: "));
+}
+
+TEST(ReadFileTest, DirectoryCannotBeRead) {
+  StatusOr<std::vector<std::uint8_t>> read = read_file(::testing::TempDir());
+  ASSERT_FALSE(read.ok());
+  EXPECT_EQ(read.error(), Error::kAccessFailed);
+}
+
+}  // namespace
+}  // namespace glassbox::io
