@@ -220,12 +220,19 @@ Status convert_identity(ImportContext& c) {
 }
 
 // Inference-mode Dropout is the identity.
-// At inference Dropout is the identity and its mask keeps every element.
+// At inference Dropout is the identity and its mask keeps every element;
+// so it is in training mode with a ratio of 0 (torchvision's Swin calls
+// F.dropout without `training`, which exports training_mode true).
 Status convert_dropout(ImportContext& c) {
   if (c.has_input(2)) {
     GLASSBOX_ASSIGN_OR_RETURN(const HostTensor* training, c.host_input(2, "training_mode"));
-    if (training->numel() != 1 || training->as_int(0) != 0) {
-      return c.unsupported("training_mode true is not supported");
+    double ratio = 0.5;  // ONNX's default
+    if (c.has_input(1)) {
+      GLASSBOX_ASSIGN_OR_RETURN(const HostTensor* r, c.host_input(1, "ratio"));
+      if (r->numel() == 1) ratio = r->as_double(0);
+    }
+    if (training->numel() != 1 || (training->as_int(0) != 0 && ratio != 0)) {
+      return c.unsupported("training_mode true with a non-zero ratio is not supported");
     }
   }
   if (c.has_output(1)) {

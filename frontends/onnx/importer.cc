@@ -48,7 +48,7 @@ Status define_inputs(const ::onnx::GraphProto& graph, const ImportOptions& optio
   for (const auto& [name, shape] : options.input_shapes) {
     if (!names.contains(name)) {
       return Status(Error::kInvalidArgument,
-                    source + ": ImportOptions::input_shapes names '" + name +
+                    source + ": an input shape was given for '" + name +
                         "', which is not an input of the model");
     }
   }

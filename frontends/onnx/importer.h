@@ -1,6 +1,6 @@
 #pragma once
 /// @file
-/// The ONNX importer: an `.onnx` model (opset 11 to 18, static shapes) to
+/// The ONNX importer: an `.onnx` model (opset 11 to 20, static shapes) to
 /// the graph IR, ready for `etrecord::export_model` like any built graph.
 ///
 ///   StatusOr<aot::Graph> graph = frontends::onnx::import_onnx("resnet18.onnx");
@@ -40,7 +40,7 @@ namespace glassbox::frontends::onnx {
 
 /// The ONNX default-domain opsets the importer reads.
 inline constexpr std::int64_t kMinOpset = 11;
-inline constexpr std::int64_t kMaxOpset = 18;
+inline constexpr std::int64_t kMaxOpset = 20;
 
 /// What an import did, for the user.
 struct ImportStats {

@@ -287,5 +287,28 @@ TEST(ImporterOpsTest, LayerNormalizationIsOneOp) {
   }
 }
 
+// Opset 20's Gelu, both forms.
+TEST(ImporterOpsTest, GeluOfOpsetTwentyInBothForms) {
+  for (const std::string approximate : {"none", "tanh"}) {
+    ModelWriter m(20);
+    m.input("x", {7}).output("y");
+    auto* g = m.node("Gelu", "/mlp/act/Gelu", {"x"}, {"y"});
+    ModelWriter::set_string(g, "approximate", approximate);
+    StatusOr<aot::Graph> graph = import_onnx_from_memory(m.bytes());
+    ASSERT_TRUE(graph.ok()) << graph.message();
+    const std::vector<float> x{-3, -1, -0.5f, 0, 0.5f, 1, 3};
+    StatusOr<Output> out = run(*graph, {bytes_of(x)});
+    ASSERT_TRUE(out.ok()) << out.message();
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      const double v = x[i];
+      const double want =
+          approximate == "none"
+              ? 0.5 * v * (1 + std::erf(v / std::sqrt(2.0)))
+              : 0.5 * v * (1 + std::tanh(std::sqrt(2 / M_PI) * (v + 0.044715 * v * v * v)));
+      EXPECT_NEAR(out->values[i], want, 1e-6) << approximate << " " << v;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace glassbox::frontends::onnx

@@ -89,7 +89,8 @@ StatusOr<std::vector<std::int64_t>> static_input_shape(const ::onnx::ValueInfoPr
   }
   if (!tensor.has_shape()) {
     return Status(Error::kNotSupported,
-                  label + " has no shape; give one with ImportOptions::input_shapes");
+                  label + " has no shape; pin one with `glassbox lower --input-shape " +
+                      input.name() + "=D0xD1x...` (ImportOptions::input_shapes)");
   }
   std::vector<std::int64_t> shape;
   for (int d = 0; d < tensor.shape().dim_size(); ++d) {
@@ -99,8 +100,9 @@ StatusOr<std::vector<std::int64_t>> static_input_shape(const ::onnx::ValueInfoPr
                                                    : "is unknown";
       return Status(Error::kNotSupported,
                     label + ": dim " + std::to_string(d) + " " + what +
-                        "; only static shapes are supported (give one with "
-                        "ImportOptions::input_shapes, or export without dynamic_axes)");
+                        "; only static shapes are supported: pin it with `glassbox lower "
+                        "--input-shape " + input.name() + "=D0xD1x...` "
+                        "(ImportOptions::input_shapes), or export without dynamic_axes");
     }
     shape.push_back(dim.dim_value());
   }

@@ -1,8 +1,9 @@
 // `glassbox lower [MODEL.onnx | --model demo] --backend demo|xnnpack|portable
 //                 -o prog.gbx [--etrecord prog.etrecord] [--ids ...]
 //                 [--reference-inputs X.npy... | --reference-seed S]
-//                 [--demo-perturb KIND]`
+//                 [--input-shape NAME=D0xD1x...] [--demo-perturb KIND]`
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -36,7 +37,35 @@ struct LowerOptions {
   std::string demo_perturb;
   // The XNNPACK backend's deliberate fault: an operator identifier.
   std::string xnnpack_perturb;
+  // --input-shape NAME=D0xD1x...: static shapes for the ONNX model's inputs.
+  std::vector<std::string> input_shapes;
 };
+
+// "input=1x3x224x224" -> {"input", {1, 3, 224, 224}}.
+Status parse_input_shape(const std::string& text,
+                         std::map<std::string, std::vector<std::int64_t>, std::less<>>* shapes) {
+  const std::size_t eq = text.find('=');
+  const Status bad(Error::kInvalidArgument,
+                   "--input-shape '" + text + "': expected NAME=D0xD1x... (e.g. input=1x3x224x224)");
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size()) return bad;
+  std::vector<std::int64_t> dims;
+  std::size_t start = eq + 1;
+  for (;;) {
+    const std::size_t x = text.find('x', start);
+    const std::string part = text.substr(start, x == std::string::npos ? x : x - start);
+    if (part.empty() || part.size() > 12 ||
+        part.find_first_not_of("0123456789") != std::string::npos) {
+      return bad;
+    }
+    dims.push_back(std::stoll(part));
+    if (x == std::string::npos) break;
+    start = x + 1;
+  }
+  if (!shapes->emplace(text.substr(0, eq), std::move(dims)).second) {
+    return Status(Error::kInvalidArgument, "--input-shape names '" + text.substr(0, eq) + "' twice");
+  }
+  return Status();
+}
 
 StatusOr<std::vector<etrecord::ReferenceTensor>> reference_inputs(const LowerOptions& options,
                                                                   const aot::Graph& model) {
@@ -111,8 +140,16 @@ std::string join_paths(const std::vector<std::string>& paths) {
 Status lower(const LowerOptions& options, std::ostream& out) {
   // --model is checked by CLI11; "demo" is the only model built in today.
   aot::Graph model;
+  frontends::onnx::ImportStats import_stats;
   if (!options.model_file.empty()) {
-    GLASSBOX_ASSIGN_OR_RETURN(model, frontends::onnx::import_onnx(options.model_file));
+    frontends::onnx::ImportOptions import_options;
+    for (const std::string& text : options.input_shapes) {
+      GLASSBOX_RETURN_IF_ERROR(parse_input_shape(text, &import_options.input_shapes));
+    }
+    import_options.stats = &import_stats;
+    GLASSBOX_ASSIGN_OR_RETURN(model, frontends::onnx::import_onnx(options.model_file, import_options));
+  } else if (!options.input_shapes.empty()) {
+    return Status(Error::kInvalidArgument, "--input-shape applies to an ONNX model only");
   } else {
     GLASSBOX_ASSIGN_OR_RETURN(model, backends::demo::build_conv_relu_tan_model());
   }
@@ -154,8 +191,12 @@ Status lower(const LowerOptions& options, std::ostream& out) {
     covered.insert(handles.begin(), handles.end());
   }
   out << "model:        " << (options.model_file.empty() ? options.model : options.model_file)
-      << " (" << num_nodes << " operators)\n"
-      << "backend:      " << options.backend;
+      << " (" << num_nodes << " operators)\n";
+  if (!options.model_file.empty()) {
+    out << "folded:       " << import_stats.folded_nodes
+        << " nodes computed at import on the portable kernels (their inputs were constants)\n";
+  }
+  out << "backend:      " << options.backend;
   if (options.backend != "portable") out << " (identifiers: " << options.ids << ")";
   out << "\nprogram:      " << options.output << " (" << program.buffer().size()
       << " bytes, fingerprint " << program.fingerprint() << ")\n"
@@ -213,6 +254,11 @@ void add_lower_commands(CLI::App& app, CommandContext& context) {
                    "numeric debugging: as --reference-inputs, with inputs uniform in [-1, 1) "
                    "from this seed (what `glassbox run --seed S` feeds)")
       ->excludes(inputs);
+  command
+      ->add_option("--input-shape", options->input_shapes,
+                   "static shape of an ONNX input whose shape is symbolic or unknown, as "
+                   "NAME=D0xD1x... (e.g. input=1x3x224x224); repeat for several inputs")
+      ->type_name("NAME=SHAPE");
   command->add_option("--demo-perturb", options->demo_perturb,
                       "a deliberate fault for testing numeric debugging: the demo backend adds "
                       "0.05 to every output of this op kind")
