@@ -15,6 +15,13 @@ OUT_DIR defaults to testdata/onnx. Every file is deterministic (fixed seed):
   numpy loops (an implementation independent of Glassbox's kernels).
 - unsupported_op.onnx: uses Hardmax, which Glassbox does not import.
 - dynamic_batch.onnx: its input has a symbolic batch dimension.
+- tiny_transformer.onnx: two pre-norm transformer encoder layers (d_model
+  16, 2 heads, MLP 32) written as PyTorch exports them at opset 14: the
+  LayerNorm chain (ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div, Mul,
+  Add), MatMul + Add projections, Reshape/Transpose into heads,
+  activation x activation MatMul, Softmax, the Erf form of GELU, with
+  PyTorch-style node names (/layers.1/self_attn/MatMul). Its input and
+  expected output (numpy in float64) are tiny_transformer.{input,expected}.npy.
 """
 
 import os
@@ -112,6 +119,119 @@ def dynamic_batch(out_dir):
     save(model, os.path.join(out_dir, "dynamic_batch.onnx"))
 
 
+def tiny_transformer(out_dir):
+    gen = np.random.default_rng(20261123)
+    d, heads, hidden, tokens = 16, 2, 32, 8
+    head = d // heads
+    nodes, inits = [], []
+    ref = {}  # numpy values of initializers, by name
+
+    def init(name, value):
+        value = np.asarray(value, dtype=np.float32) if not isinstance(value, np.ndarray) else value
+        inits.append(numpy_helper.from_array(value, name))
+        ref[name] = value
+        return name
+
+    def node(op, inputs, scope, index="", **attrs):
+        name = f"{scope}/{op}{index}"
+        out = f"{name}_output_0"
+        nodes.append(helper.make_node(op, inputs, [out], name=name, **attrs))
+        return out
+
+    init("two", np.float32(2.0))
+    init("one", np.float32(1.0))
+    init("half", np.float32(0.5))
+    init("sqrt2", np.float32(np.sqrt(2.0)))
+    init("eps", np.float32(1e-5))
+    init("scale", np.float32(np.sqrt(head)))
+    init("heads_shape", np.array([1, tokens, heads, head], dtype=np.int64))
+    init("model_shape", np.array([1, tokens, d], dtype=np.int64))
+
+    def layer_norm(x, scope, prefix):
+        g = init(f"{prefix}.weight", gen.uniform(0.5, 1.5, d).astype(np.float32))
+        b = init(f"{prefix}.bias", gen.uniform(-0.1, 0.1, d).astype(np.float32))
+        mean = node("ReduceMean", [x], scope, axes=[-1])
+        diff = node("Sub", [x, mean], scope)
+        sq = node("Pow", [diff, "two"], scope)
+        var = node("ReduceMean", [sq], scope, "_1", axes=[-1])
+        ve = node("Add", [var, "eps"], scope)
+        sd = node("Sqrt", [ve], scope)
+        norm = node("Div", [diff, sd], scope)
+        scaled = node("Mul", [norm, g], scope)
+        return node("Add", [scaled, b], scope, "_1")
+
+    def linear(x, scope, prefix, n_in, n_out, index=""):
+        w = init(f"{prefix}.weight_t", gen.uniform(-0.4, 0.4, (n_in, n_out)).astype(np.float32))
+        b = init(f"{prefix}.bias", gen.uniform(-0.1, 0.1, n_out).astype(np.float32))
+        return node("Add", [node("MatMul", [x, w], scope, index), b], scope, index)
+
+    x = "input"
+    for layer in range(2):
+        s = f"/layers.{layer}"
+        p = f"layers.{layer}"
+        h = layer_norm(x, f"{s}/norm1", f"{p}.norm1")
+        qkv = []
+        for i, which in enumerate("qkv"):
+            t = linear(h, f"{s}/self_attn/{which}_proj", f"{p}.self_attn.{which}_proj", d, d)
+            t = node("Reshape", [t, "heads_shape"], f"{s}/self_attn", f"_{i}")
+            qkv.append(node("Transpose", [t], f"{s}/self_attn", f"_{i}", perm=[0, 2, 1, 3]))
+        kt = node("Transpose", [qkv[1]], f"{s}/self_attn", "_k", perm=[0, 1, 3, 2])
+        scores = node("Div", [node("MatMul", [qkv[0], kt], f"{s}/self_attn"), "scale"],
+                      f"{s}/self_attn")
+        probs = node("Softmax", [scores], f"{s}/self_attn", axis=-1)
+        ctx = node("MatMul", [probs, qkv[2]], f"{s}/self_attn", "_1")
+        ctx = node("Transpose", [ctx], f"{s}/self_attn", "_out", perm=[0, 2, 1, 3])
+        ctx = node("Reshape", [ctx, "model_shape"], f"{s}/self_attn", "_out")
+        attn = linear(ctx, f"{s}/self_attn/out_proj", f"{p}.self_attn.out_proj", d, d)
+        x = node("Add", [x, attn], s)
+        h = layer_norm(x, f"{s}/norm2", f"{p}.norm2")
+        h = linear(h, f"{s}/linear1", f"{p}.linear1", d, hidden)
+        erf = node("Erf", [node("Div", [h, "sqrt2"], f"{s}/activation")], f"{s}/activation")
+        gelu = node("Mul", [node("Mul", [h, node("Add", [erf, "one"], f"{s}/activation")],
+                                 f"{s}/activation"), "half"], f"{s}/activation", "_1")
+        h = linear(gelu, f"{s}/linear2", f"{p}.linear2", hidden, d)
+        x = node("Add", [x, h], s, "_1")
+    nodes.append(helper.make_node("Identity", [x], ["output"], name="/Identity"))
+    graph = helper.make_graph(
+        nodes, "tiny_transformer",
+        [helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, tokens, d])],
+        [helper.make_tensor_value_info("output", TensorProto.FLOAT, [1, tokens, d])],
+        initializer=inits)
+    model = helper.make_model(graph, producer_name="glassbox make_onnx_testdata.py",
+                              opset_imports=[helper.make_opsetid("", 14)])
+    model.ir_version = 7
+    save(model, os.path.join(out_dir, "tiny_transformer.onnx"))
+
+    # The same computation in float64 numpy.
+    def ln(v, prefix):
+        mu = v.mean(-1, keepdims=True)
+        var = ((v - mu) ** 2).mean(-1, keepdims=True)
+        return (v - mu) / np.sqrt(var + 1e-5) * ref[f"{prefix}.weight"] + ref[f"{prefix}.bias"]
+
+    def lin(v, prefix):
+        return v @ ref[f"{prefix}.weight_t"].astype(np.float64) + ref[f"{prefix}.bias"]
+
+    from math import erf as erf_scalar
+    verf = np.vectorize(erf_scalar)
+    inp = gen.uniform(-1, 1, (1, tokens, d)).astype(np.float32)
+    v = inp.astype(np.float64)
+    for layer in range(2):
+        p = f"layers.{layer}"
+        h = ln(v, f"{p}.norm1")
+        q, k, val = (lin(h, f"{p}.self_attn.{w}_proj").reshape(1, tokens, heads, head)
+                     .transpose(0, 2, 1, 3) for w in "qkv")
+        sc = q @ k.transpose(0, 1, 3, 2) / np.sqrt(head)
+        pr = np.exp(sc - sc.max(-1, keepdims=True))
+        pr /= pr.sum(-1, keepdims=True)
+        c = (pr @ val).transpose(0, 2, 1, 3).reshape(1, tokens, d)
+        v = v + lin(c, f"{p}.self_attn.out_proj")
+        h = lin(ln(v, f"{p}.norm2"), f"{p}.linear1")
+        h = 0.5 * h * (1 + verf(h / np.sqrt(2.0)))
+        v = v + lin(h, f"{p}.linear2")
+    np.save(os.path.join(out_dir, "tiny_transformer.input.npy"), inp)
+    np.save(os.path.join(out_dir, "tiny_transformer.expected.npy"), v.astype(np.float32))
+
+
 def main():
     out_dir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
         os.path.dirname(os.path.abspath(__file__)), "..", "testdata", "onnx")
@@ -119,6 +239,7 @@ def main():
     tiny_cnn(out_dir)
     unsupported_op(out_dir)
     dynamic_batch(out_dir)
+    tiny_transformer(out_dir)
     return 0
 
 

@@ -131,6 +131,31 @@ StatusOr<etrecord::Recipe> recipe_for(const LowerOptions& options) {
   return recipe;
 }
 
+// The delegate calls whose debug handle map has identifier `text` (an int
+// in decimal or a string; every delegate with it gets the fault), as
+// "the delegate call(s) at instruction(s) N, M"; an error naming the
+// identifier when no delegate has it (the fault would be lost).
+StatusOr<std::string> perturbed_instruction(const etrecord::ExecutorchProgramManager& program,
+                                            const std::string& text) {
+  std::string instructions;
+  for (const auto& [instruction, entry] : program.delegate_map().at(std::string(aot::kForwardMethod))) {
+    if (!entry.delegate_map.has_value()) continue;
+    for (const auto& [id, handles] : *entry.delegate_map) {
+      if (aot::describe(id) == text || (std::holds_alternative<std::string>(id) &&
+                                        std::get<std::string>(id) == text)) {
+        instructions += (instructions.empty() ? "" : ", ") + std::to_string(instruction.value);
+      }
+    }
+  }
+  if (!instructions.empty()) {
+    return "the delegate call(s) at instruction(s) " + instructions;
+  }
+  return Status(Error::kInvalidArgument,
+                "--xnnpack-perturb " + text +
+                    ": no XNNPACK operator has this identifier (see `glassbox inspect --view ops` "
+                    "or `etrecord show` for the identifiers)");
+}
+
 std::string join_paths(const std::vector<std::string>& paths) {
   std::string text;
   for (const std::string& p : paths) text += (text.empty() ? "" : ", ") + p;
@@ -170,6 +195,12 @@ Status lower(const LowerOptions& options, std::ostream& out) {
   GLASSBOX_ASSIGN_OR_RETURN(etrecord::Recipe recipe, recipe_for(options));
   GLASSBOX_ASSIGN_OR_RETURN(etrecord::ExecutorchProgramManager program,
                             etrecord::export_model(std::move(model), recipe));
+  // Checked before anything is written: a fault that hits nothing is an error.
+  std::string perturbed_in;
+  if (!options.xnnpack_perturb.empty()) {
+    GLASSBOX_ASSIGN_OR_RETURN(perturbed_in,
+                              perturbed_instruction(program, options.xnnpack_perturb));
+  }
   GLASSBOX_RETURN_IF_ERROR(program.save(options.output));
   std::size_t reference_ops = 0;
   if (recipe.generate_etrecord) {
@@ -186,6 +217,7 @@ Status lower(const LowerOptions& options, std::ostream& out) {
   const std::string method(aot::kForwardMethod);
   const std::size_t instructions = program.instruction_id_to_num_outs_map().at(method).size();
   const std::size_t delegates = program.delegate_map().at(method).size();
+
   std::set<DebugHandle> covered;
   for (const auto& [id, handles] : program.debug_handle_map().at(method)) {
     covered.insert(handles.begin(), handles.end());
@@ -211,6 +243,10 @@ Status lower(const LowerOptions& options, std::ostream& out) {
         << (options.reference_seed ? "seed " + std::to_string(*options.reference_seed)
                                    : join_paths(options.reference_inputs))
         << " (outputs of " << reference_ops << " source operators, portable kernels)\n";
+  }
+  if (!options.xnnpack_perturb.empty()) {
+    out << "fault:        XNNPACK operator '" << options.xnnpack_perturb << "' of " << perturbed_in
+        << " adds 0.05 to its output (deliberately wrong, for numeric debugging)\n";
   }
   if (!options.demo_perturb.empty()) {
     out << "fault:        the demo backend perturbs every '" << options.demo_perturb
