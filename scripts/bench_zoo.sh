@@ -26,7 +26,9 @@ ms() {
 
 table="| model | portable | XNNPACK 1 thread, profiling off | XNNPACK 1 thread, profiling on | overhead | XNNPACK 2 threads, profiling on |
 |---|---:|---:|---:|---:|---:|"
-for m in resnet18 mobilenet_v2; do
+for m in resnet18 mobilenet_v2 mobilenet_v3_large resnet50 lraspp_mobilenet_v3_large \
+         vit_b_16 encoder_opset14 encoder_opset17; do
+  [ -f "$models/$m.onnx" ] || continue
   "$glassbox" lower "$models/$m.onnx" --backend portable -o "$work/$m.p.gbx" >/dev/null
   "$glassbox" lower "$models/$m.onnx" --backend xnnpack -o "$work/$m.x.gbx" >/dev/null
   portable=$(ms "$work/$m.p.gbx" "$m" --profiling-level method)

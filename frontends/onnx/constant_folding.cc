@@ -263,6 +263,14 @@ Status convert_shape(ImportContext& c) {
   return Status();
 }
 
+// Size: the element count of any input, known from its static shape.
+Status convert_size(ImportContext& c) {
+  GLASSBOX_ASSIGN_OR_RETURN(Shape shape, c.input_shape(0));
+  GLASSBOX_ASSIGN_OR_RETURN(std::int64_t numel, at_node(c, checked_numel(shape)));
+  c.set_output(0, HostTensor::of_ints({}, {numel}));
+  return Status();
+}
+
 Status convert_gather(ImportContext& c) {
   if (!c.is_host(0) || !c.is_host(1)) return convert_runtime_gather(c);
   GLASSBOX_ASSIGN_OR_RETURN(const HostTensor* data, c.host_input(0, "Gather's data"));
@@ -366,6 +374,7 @@ void add_folding_converters(ConverterTable* table) {
   table->emplace("Gather", convert_gather);
   table->emplace("Range", convert_range);
   table->emplace("Shape", convert_shape);
+  table->emplace("Size", convert_size);
   table->emplace("Slice", convert_slice);
 }
 

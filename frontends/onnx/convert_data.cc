@@ -302,8 +302,10 @@ Status convert_conv_transpose(ImportContext& c) {
 }
 
 // ---- Einsum: one or two operands, no repeated letter within an operand,
-// every letter of an input either in the output or in both inputs (what
-// attention exporters write: "bhqd,bhkd->bhqk", "bij,bjk->bik", ...).
+// no ellipsis; the output explicit or implicit (letters occurring once, in
+// order). One operand: a sum over the dropped letters and a transpose. Two:
+// every letter in the output or in both inputs (what attention exporters
+// write: "bhqd,bhkd->bhqk", "bij,bjk->bik", ...).
 
 struct Term {
   std::string letters;
@@ -316,8 +318,6 @@ StatusOr<std::vector<std::string>> parse_einsum(ImportContext& c, const std::str
     if (ch != ' ') eq += ch;
   }
   const std::size_t arrow = eq.find("->");
-  if (arrow == std::string::npos) return c.unsupported("Einsum without '->' is not supported");
-  *output = eq.substr(arrow + 2);
   std::vector<std::string> terms;
   std::string lhs = eq.substr(0, arrow);
   for (std::size_t start = 0;;) {
@@ -325,6 +325,15 @@ StatusOr<std::vector<std::string>> parse_einsum(ImportContext& c, const std::str
     terms.push_back(lhs.substr(start, comma - start));
     if (comma == std::string::npos) break;
     start = comma + 1;
+  }
+  if (arrow != std::string::npos) {
+    *output = eq.substr(arrow + 2);
+  } else {
+    // Implicit output: the letters that occur once, in alphabetical order.
+    output->clear();
+    for (char ch = 'A'; ch <= 'z'; ++ch) {
+      if (std::count(lhs.begin(), lhs.end(), ch) == 1) *output += ch;
+    }
   }
   auto valid = [](const std::string& t) {
     for (std::size_t i = 0; i < t.size(); ++i) {
@@ -361,13 +370,25 @@ Status convert_einsum(ImportContext& c) {
   GLASSBOX_ASSIGN_OR_RETURN(std::vector<std::string> terms, parse_einsum(c, equation, &out));
   if (terms.size() != c.num_inputs()) return c.invalid("equation and inputs differ in count");
   if (terms.size() == 1) {
-    if (terms[0].size() != out.size() ||
-        !std::is_permutation(terms[0].begin(), terms[0].end(), out.begin())) {
-      return c.unsupported("single-operand Einsum must be a transpose");
-    }
+    // A transpose, after summing the letters the output drops.
     GLASSBOX_ASSIGN_OR_RETURN(ValueId x, c.value_input(0));
-    GLASSBOX_ASSIGN_OR_RETURN(ValueId y, permute(c, x, terms[0], out, ""));
-    if (y == x) {
+    std::string kept;
+    Shape summed;
+    for (std::size_t i = 0; i < terms[0].size(); ++i) {
+      if (out.find(terms[0][i]) == std::string::npos) {
+        summed.push_back(static_cast<std::int64_t>(i));
+      } else {
+        kept += terms[0][i];
+      }
+    }
+    if (kept.size() != out.size()) return c.invalid("an output letter is in no operand");
+    if (!summed.empty()) {
+      GLASSBOX_ASSIGN_OR_RETURN(x, c.emit(aot::op::kReduceSum, {x},
+                                          {{"axes", summed}, {"keepdims", std::int64_t{0}}},
+                                          kept == out ? "" : "sum"));
+    }
+    GLASSBOX_ASSIGN_OR_RETURN(ValueId y, permute(c, x, kept, out, ""));
+    if (y == x && summed.empty()) {
       GLASSBOX_ASSIGN_OR_RETURN(y, c.emit(aot::op::kReshape, {x},
                                           {{"shape", c.writer().type_of(x).shape}}));
     }

@@ -45,7 +45,29 @@ StatusOr<std::optional<double>> clip_bound(ImportContext& c, std::size_t input,
   return std::optional<double>(v);
 }
 
+// Clip whose bounds are computed at run time, or of an int64 tensor (the
+// clamp kernel is float): max(x, min), then min(., max).
+Status convert_clip_runtime(ImportContext& c) {
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId y, c.value_input(0));
+  const bool both = c.has_input(1) && c.has_input(2);
+  if (c.has_input(1)) {
+    GLASSBOX_ASSIGN_OR_RETURN(ValueId lo, c.value_input(1));
+    GLASSBOX_ASSIGN_OR_RETURN(y, c.emit(aot::op::kMax, {y, lo}, {}, both ? "lower" : ""));
+  }
+  if (c.has_input(2)) {
+    GLASSBOX_ASSIGN_OR_RETURN(ValueId hi, c.value_input(2));
+    GLASSBOX_ASSIGN_OR_RETURN(y, c.emit(aot::op::kMin, {y, hi}));
+  }
+  c.set_output(0, y);
+  return Status();
+}
+
 Status convert_clip(ImportContext& c) {
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId x, c.value_input(0));
+  if ((c.has_input(1) && !c.is_host(1)) || (c.has_input(2) && !c.is_host(2)) ||
+      c.writer().type_of(x).dtype != ScalarType::kFloat) {
+    return convert_clip_runtime(c);
+  }
   GLASSBOX_ASSIGN_OR_RETURN(std::optional<double> min, clip_bound(c, 1, "min"));
   GLASSBOX_ASSIGN_OR_RETURN(std::optional<double> max, clip_bound(c, 2, "max"));
   if (min && max && !(*min <= *max)) {

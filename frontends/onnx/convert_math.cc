@@ -17,6 +17,17 @@ Status convert_unary(ImportContext& c) {
   return emit_unary(c, kOp);
 }
 
+// Neg of an int64 tensor (shape arithmetic in ONNX's expanded functions):
+// 0 - x, as the float kernel does not take LONG.
+Status convert_neg(ImportContext& c) {
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId x, c.value_input(0));
+  if (c.writer().type_of(x).dtype != ScalarType::kLong) return emit_unary(c, aot::op::kNeg);
+  const ValueId zero = c.add_constant("zero", HostTensor::of_ints({}, {0}));
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId y, c.emit(aot::op::kSub, {zero, x}));
+  c.set_output(0, y);
+  return Status();
+}
+
 // The two inputs brought to one dtype: an int64 constant next to a float
 // tensor (PyTorch writes `x ** 2` with an int exponent) becomes float.
 StatusOr<std::pair<ValueId, ValueId>> operand_pair(ImportContext& c) {
@@ -120,6 +131,86 @@ Status convert_cast(ImportContext& c) {
   return Status();
 }
 
+// Sum and Mean of one or more inputs (broadcasting).
+Status convert_sum_or_mean(ImportContext& c, bool mean) {
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId acc, c.value_input(0));
+  const std::size_t n = c.num_inputs();
+  for (std::size_t i = 1; i < n; ++i) {
+    GLASSBOX_ASSIGN_OR_RETURN(ValueId next, c.value_input(i));
+    const bool last = i + 1 == n && !mean;
+    GLASSBOX_ASSIGN_OR_RETURN(acc, c.emit(aot::op::kAdd, {acc, next}, {},
+                                          last ? "" : "sum" + std::to_string(i)));
+  }
+  if (mean) {
+    const ValueId count = c.add_constant("count", {}, {static_cast<float>(n)});
+    GLASSBOX_ASSIGN_OR_RETURN(acc, c.emit(aot::op::kDiv, {acc, count}));
+  }
+  c.set_output(0, acc);
+  return Status();
+}
+Status convert_sum(ImportContext& c) { return convert_sum_or_mean(c, false); }
+Status convert_mean(ImportContext& c) { return convert_sum_or_mean(c, true); }
+
+// ThresholdedRelu: x > alpha ? x : 0.
+Status convert_thresholded_relu(ImportContext& c) {
+  GLASSBOX_ASSIGN_OR_RETURN(float alpha, c.attributes().get_float("alpha", 1.0f));
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId x, c.value_input(0));
+  const ValueId threshold = c.add_constant("alpha", {}, {alpha});
+  const ValueId zero = c.add_constant("zero", {}, {0.0f});
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId keep, c.emit(aot::op::kGreater, {x, threshold}, {}, "keep"));
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId y, c.emit(aot::op::kWhere, {keep, x, zero}));
+  c.set_output(0, y);
+  return Status();
+}
+
+// CastLike: Cast to the second input's dtype.
+Status convert_cast_like(ImportContext& c) {
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId x, c.value_input(0));
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId like, c.value_input(1));
+  const ScalarType to = c.writer().type_of(like).dtype;
+  if (c.writer().type_of(x).dtype == to) {
+    c.set_output(0, x);
+    return Status();
+  }
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId y, c.emit(aot::op::kCast, {x},
+                                              {{"dtype", static_cast<std::int64_t>(to)}}));
+  c.set_output(0, y);
+  return Status();
+}
+
+// Trilu: x where the kept triangle's mask (known at import: the shape is
+// static) is true, else 0.
+Status convert_trilu(ImportContext& c) {
+  GLASSBOX_ASSIGN_OR_RETURN(std::int64_t upper, c.attributes().get_int("upper", 1));
+  std::int64_t k = 0;
+  if (c.has_input(1)) {
+    GLASSBOX_ASSIGN_OR_RETURN(const HostTensor* kt, c.host_input(1, "Trilu's k"));
+    if (kt->numel() != 1) return c.invalid("k must be a scalar");
+    k = kt->as_int(0);
+  }
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId x, c.value_input(0));
+  const aot::TensorType type = c.writer().type_of(x);
+  if (type.shape.size() < 2) return c.invalid("Trilu needs rank >= 2");
+  const std::int64_t rows = type.shape[type.shape.size() - 2];
+  const std::int64_t cols = type.shape.back();
+  std::vector<std::int64_t> mask(static_cast<std::size_t>(rows * cols));
+  for (std::int64_t i = 0; i < rows; ++i) {
+    for (std::int64_t j = 0; j < cols; ++j) {
+      mask[static_cast<std::size_t>(i * cols + j)] = upper != 0 ? j - i >= k : j - i <= k;
+    }
+  }
+  HostTensor mask_tensor = HostTensor::of_ints({rows, cols}, std::move(mask));
+  mask_tensor.is_bool = true;
+  const ValueId keep = c.add_constant("mask", mask_tensor);
+  HostTensor zero = type.dtype == ScalarType::kFloat ? HostTensor::of_floats({}, {0.0f})
+                                                     : HostTensor::of_ints({}, {0});
+  zero.is_bool = type.dtype == ScalarType::kBool;
+  const ValueId zero_value = c.add_constant("zero", zero);
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId y, c.emit(aot::op::kWhere, {keep, x, zero_value}));
+  c.set_output(0, y);
+  return Status();
+}
+
 }  // namespace
 
 Status emit_unary(ImportContext& c, std::string_view op, aot::AttributeMap attributes) {
@@ -133,6 +224,7 @@ void add_math_converters(ConverterTable* table) {
   table->emplace("Abs", convert_unary<aot::op::kAbs>);
   table->emplace("And", convert_binary<aot::op::kLogicalAnd>);
   table->emplace("Cast", convert_cast);
+  table->emplace("CastLike", convert_cast_like);
   table->emplace("Ceil", convert_unary<aot::op::kCeil>);
   table->emplace("Elu", convert_elu);
   table->emplace("Equal", convert_binary<aot::op::kEqual>);
@@ -147,9 +239,10 @@ void add_math_converters(ConverterTable* table) {
   table->emplace("LessOrEqual", convert_binary<aot::op::kLessEqual>);
   table->emplace("Log", convert_unary<aot::op::kLog>);
   table->emplace("Max", convert_variadic<aot::op::kMax>);
+  table->emplace("Mean", convert_mean);
   table->emplace("Min", convert_variadic<aot::op::kMin>);
   table->emplace("Mod", convert_mod);
-  table->emplace("Neg", convert_unary<aot::op::kNeg>);
+  table->emplace("Neg", convert_neg);
   table->emplace("Not", convert_unary<aot::op::kLogicalNot>);
   table->emplace("Or", convert_binary<aot::op::kLogicalOr>);
   table->emplace("Pow", convert_binary<aot::op::kPow>);
@@ -161,7 +254,10 @@ void add_math_converters(ConverterTable* table) {
   table->emplace("Softplus", convert_unary<aot::op::kSoftplus>);
   table->emplace("Softsign", convert_unary<aot::op::kSoftsign>);
   table->emplace("Sqrt", convert_unary<aot::op::kSqrt>);
+  table->emplace("Sum", convert_sum);
   table->emplace("Tanh", convert_unary<aot::op::kTanh>);
+  table->emplace("ThresholdedRelu", convert_thresholded_relu);
+  table->emplace("Trilu", convert_trilu);
   table->emplace("Where", convert_where);
   table->emplace("Xor", convert_binary<aot::op::kLogicalXor>);
 }

@@ -86,6 +86,42 @@ Status layer_norm_statistics(ImportContext& c, ValueId x, std::int64_t axis, flo
   return Status();
 }
 
+// ReduceLogSum: log of ReduceSum.
+Status convert_reduce_log_sum(ImportContext& c) {
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId x, c.value_input(0));
+  GLASSBOX_ASSIGN_OR_RETURN(Shape axes, reduce_axes(c, c.writer().type_of(x).shape.size()));
+  GLASSBOX_ASSIGN_OR_RETURN(std::int64_t keepdims, c.attributes().get_int("keepdims", 1));
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId sum, c.emit(aot::op::kReduceSum, {x},
+                                                {{"axes", axes}, {"keepdims", keepdims}}, "sum"));
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId y, c.emit(aot::op::kLog, {sum}));
+  c.set_output(0, y);
+  return Status();
+}
+
+// LogSoftmax (opset 13 semantics: one axis): d - logsumexp(d) with
+// d = x - max(x) over the axis, so that large inputs keep their precision
+// (x - logsumexp(x) cancels). Opsets 11-12 coerce to 2-D at `axis`: the
+// same over every axis from `axis` on.
+Status convert_log_softmax(ImportContext& c) {
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId x, c.value_input(0));
+  const Shape shape = c.writer().type_of(x).shape;
+  const auto rank = static_cast<std::int64_t>(shape.size());
+  GLASSBOX_ASSIGN_OR_RETURN(std::int64_t axis, c.attributes().get_int("axis", c.opset() < 13 ? 1 : -1));
+  if (axis < -rank || axis >= rank) return c.invalid("axis out of range");
+  if (axis < 0) axis += rank;
+  Shape axes;
+  const std::int64_t end = c.opset() < 13 ? rank : axis + 1;
+  for (std::int64_t a = axis; a < end; ++a) axes.push_back(a);
+  const aot::AttributeMap reduce{{"axes", axes}, {"keepdims", std::int64_t{1}}};
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId max, c.emit(aot::op::kReduceMax, {x}, reduce, "max"));
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId shifted, c.emit(aot::op::kSub, {x, max}, {}, "shifted"));
+  GLASSBOX_ASSIGN_OR_RETURN(
+      ValueId lse, c.emit(aot::op::kReduceLogSumExp, {shifted}, reduce, "log_sum_exp"));
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId y, c.emit(aot::op::kSub, {shifted, lse}));
+  c.set_output(0, y);
+  return Status();
+}
+
 Status convert_layer_norm(ImportContext& c) {
   const NodeAttributes attrs = c.attributes();
   GLASSBOX_ASSIGN_OR_RETURN(std::int64_t axis, attrs.get_int("axis", -1));
@@ -132,6 +168,8 @@ void add_reduce_converters(ConverterTable* table) {
   table->emplace("GroupNormalization", convert_group_norm);
   table->emplace("InstanceNormalization", convert_instance_norm);
   table->emplace("LayerNormalization", convert_layer_norm);
+  table->emplace("LogSoftmax", convert_log_softmax);
+  table->emplace("ReduceLogSum", convert_reduce_log_sum);
   table->emplace("ReduceL1", convert_reduce<aot::op::kReduceL1>);
   table->emplace("ReduceL2", convert_reduce<aot::op::kReduceL2>);
   table->emplace("ReduceLogSumExp", convert_reduce<aot::op::kReduceLogSumExp>);

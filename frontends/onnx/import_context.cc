@@ -78,6 +78,10 @@ ValueId ImportContext::add_constant(const std::string& suffix, std::vector<std::
   return writer_->add_constant(value_prefix_ + "/" + suffix, std::move(shape), std::move(data));
 }
 
+ValueId ImportContext::add_constant(const std::string& suffix, const HostTensor& tensor) {
+  return writer_->add_constant(value_prefix_ + "/" + suffix, tensor);
+}
+
 StatusOr<ValueId> ImportContext::emit(std::string_view op, std::vector<ValueId> inputs,
                                       aot::AttributeMap attributes, std::string_view step) {
   const std::string value_name =

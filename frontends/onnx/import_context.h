@@ -65,6 +65,8 @@ class ImportContext {
   /// A float constant owned by this node, named "<node>/<suffix>".
   aot::ValueId add_constant(const std::string& suffix, std::vector<std::int64_t> shape,
                             std::vector<float> data);
+  /// A constant of the host tensor's dtype owned by this node.
+  aot::ValueId add_constant(const std::string& suffix, const HostTensor& tensor);
   /// An IR node for this ONNX node (GraphWriter::add_node); a type error is
   /// reported against this node. When every input is a constant the node
   /// is not added: it is evaluated on the portable kernels now

@@ -40,9 +40,10 @@ Status define_inputs(const ::onnx::GraphProto& graph, const ImportOptions& optio
     GLASSBOX_ASSIGN_OR_RETURN(std::vector<std::int64_t> shape,
                               static_input_shape(input, options, source));
     const int type = input.type().tensor_type().elem_type();
-    const ScalarType dtype = type == ::onnx::TensorProto::INT64  ? ScalarType::kLong
-                             : type == ::onnx::TensorProto::BOOL ? ScalarType::kBool
-                                                                 : ScalarType::kFloat;
+    // The runtime's dtypes, as for initializers (tensor_proto.h).
+    const ScalarType dtype = type == ::onnx::TensorProto::BOOL ? ScalarType::kBool
+                             : is_int_type(type)               ? ScalarType::kLong
+                                                               : ScalarType::kFloat;
     context->define(input.name(), writer->add_input(input.name(), std::move(shape), dtype));
   }
   for (const auto& [name, shape] : options.input_shapes) {

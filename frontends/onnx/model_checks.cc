@@ -69,10 +69,11 @@ StatusOr<std::vector<std::int64_t>> static_input_shape(const ::onnx::ValueInfoPr
   }
   const ::onnx::TypeProto::Tensor& tensor = input.type().tensor_type();
   const int type = tensor.elem_type();
-  if (type != ::onnx::TensorProto::FLOAT && type != ::onnx::TensorProto::INT64 &&
-      type != ::onnx::TensorProto::BOOL) {
-    return Status(Error::kNotSupported, label + " has element type " + data_type_name(type) +
-                                            "; inputs must be FLOAT, INT64 or BOOL");
+  if (!is_float_type(type) && !is_int_type(type)) {
+    return Status(Error::kNotSupported,
+                  label + " has element type " + data_type_name(type) +
+                      "; inputs must be floating point (read as FLOAT), integer (read as "
+                      "INT64) or BOOL");
   }
   auto override_it = options.input_shapes.find(input.name());
   if (override_it != options.input_shapes.end()) {

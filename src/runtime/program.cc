@@ -72,15 +72,16 @@ ErrorInfo check_values(const gbx::Program& program, const gbx::Method& method,
     if (t->constant_index() >= 0) {
       const auto index = static_cast<std::size_t>(t->constant_index());
       // Constants are read in place by the kernels, so they must be as
-      // aligned as the schema asks (force_align: 16).
+      // aligned as the schema asks (force_align: 16); an empty one has no
+      // bytes to align (FlatBuffers may place an empty vector anywhere).
       if (index >= num_constants ||
           program.constants()->Get(static_cast<flatbuffers::uoffset_t>(index))
                   ->data() == nullptr ||
-          reinterpret_cast<std::uintptr_t>(
+          (bytes != 0 && reinterpret_cast<std::uintptr_t>(
               program.constants()
                   ->Get(static_cast<flatbuffers::uoffset_t>(index))
                   ->data()
-                  ->data()) % 16 != 0 ||
+                  ->data()) % 16 != 0) ||
           static_cast<std::int64_t>(
               program.constants()
                   ->Get(static_cast<flatbuffers::uoffset_t>(index))
