@@ -1,5 +1,6 @@
 // Both halves end to end, like backends/demo/demo_end_to_end_test.cc: the
-// demo model, a ResNet-like CNN and a MobileNet-like CNN are lowered to
+// demo model, a ResNet-like CNN, a MobileNet-like CNN and a decoder using
+// every operator of format 1.1 are lowered to
 // XNNPACK, emitted, loaded and run under ETDumpGen, and checked against
 // the same graph on the portable kernels (tolerance 1e-4, see
 // xnnpack_ops_test.cc) and for coverage: every logged identifier is in the
@@ -28,6 +29,7 @@ constexpr double kTolerance = 1e-4;
 StatusOr<aot::Graph> model(const std::string& name) {
   if (name == "demo") return demo::build_conv_relu_tan_model();
   if (name == "resnet_like") return build_resnet_like();
+  if (name == "decoder_like") return build_decoder_like();
   return build_mobile_like();
 }
 
@@ -59,7 +61,7 @@ class XnnpackEndToEndTest
 
 INSTANTIATE_TEST_SUITE_P(
     ModelsIdsModes, XnnpackEndToEndTest,
-    ::testing::Combine(::testing::Values("demo", "resnet_like", "mobile_like"),
+    ::testing::Combine(::testing::Values("demo", "resnet_like", "mobile_like", "decoder_like"),
                        ::testing::Values("generated", "string"),
                        ::testing::Values("realtime", "posttime")),
     [](const auto& param_info) {

@@ -1,6 +1,7 @@
 // Per-operator tests: each case is a tiny graph exported twice, once on
 // the portable kernels and once through the XNNPACK partitioner; both run
-// on the same random inputs and must agree within kTolerance.
+// on the same random inputs and must agree within kTolerance, and the
+// delegate's per-operator events must map to every source op.
 //
 // kTolerance = 1e-4 in max |x - p| / (1 + |p|): XNNPACK reassociates sums
 // (blocked GEMM, other tile sizes than ours), folds batch norm into the
@@ -11,11 +12,15 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <ostream>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "backends/xnnpack/testing/xnnpack_test_runner.h"
 #include "glassbox/aot/graph_builder.h"
+#include "glassbox/etdump/etdump_gen.h"
+#include "glassbox/etdump/etdump_reader.h"
 
 namespace glassbox::backends::xnnpack {
 namespace {
@@ -29,6 +34,9 @@ struct OpCase {
   std::string name;
   std::function<void(GraphBuilder&)> build;
 };
+
+// gtest prints a failing case by its name, not its bytes.
+void PrintTo(const OpCase& c, std::ostream* os) { *os << c.name; }
 
 ValueId weights(GraphBuilder& b, const std::string& name, std::vector<std::int64_t> shape) {
   std::int64_t n = 1;
@@ -58,7 +66,158 @@ ValueId batch_norm(GraphBuilder& b, ValueId x, std::int64_t c) {
                       weights(b, "bn.gamma", {c}), weights(b, "bn.beta", {c}), 1e-3);
 }
 
+using Attrs = aot::AttributeMap;
+using Ints = std::vector<std::int64_t>;
+
+ValueId unary(GraphBuilder& b, std::string_view op, ValueId x, Attrs attrs = {}) {
+  return b.op(op, {x}, std::move(attrs));
+}
+
+// Interpolation attributes of a linear resize to `sizes`.
+Attrs linear_resize(Ints sizes, const char* coordinates) {
+  return {{"sizes", std::move(sizes)},
+          {"mode", std::string("linear")},
+          {"coordinate_transformation_mode", std::string(coordinates)},
+          {"nearest_mode", std::string("floor")}};
+}
+
+Attrs conv_transpose_attrs(Ints stride, Ints padding, Ints output_padding, std::int64_t groups,
+                           Ints dilation = {1, 1}) {
+  return {{"stride", std::move(stride)},
+          {"padding", std::move(padding)},
+          {"output_padding", std::move(output_padding)},
+          {"dilation", std::move(dilation)},
+          {"groups", groups}};
+}
+
+// Format 1.1's operators: elementwise, binary, data movement, deconvolution
+// and means, each in logical order and, where layout matters, after a conv
+// (NHWC inside the delegate).
+std::vector<OpCase> cases_1_1() {
+  return {
+      {"abs", [](GraphBuilder& b) { b.output(unary(b, "abs", image(b))); }},
+      {"neg_nhwc", [](GraphBuilder& b) { b.output(unary(b, "neg", conv(b, image(b), 4, 8))); }},
+      {"floor_ceil",
+       [](GraphBuilder& b) {
+         ValueId x = b.input("x", ScalarType::kFloat, {3, 17});
+         ValueId x2 = b.add(x, b.add(x, x));  // [-3, 3]: several integers crossed
+         b.output(b.add(unary(b, "floor", x2), unary(b, "ceil", x2)));
+       }},
+      {"round_half_even",
+       [](GraphBuilder& b) {
+         ValueId x = b.input("x", ScalarType::kFloat, {3, 17});
+         b.output(unary(b, "round", b.add(x, b.add(x, x))));
+       }},
+      {"sqrt_of_abs", [](GraphBuilder& b) { b.output(unary(b, "sqrt", unary(b, "abs", image(b)))); }},
+      {"pow2_square",
+       [](GraphBuilder& b) {
+         b.output(b.op("pow", {conv(b, image(b), 4, 8), b.constant("two", {}, {2.f})}, {}));
+       }},
+      {"elu_nhwc",
+       [](GraphBuilder& b) {
+         b.output(unary(b, "elu", conv(b, image(b), 4, 8), {{"alpha", 0.7}}));
+       }},
+      {"leaky_relu",
+       [](GraphBuilder& b) { b.output(unary(b, "leaky_relu", image(b), {{"alpha", 0.1}})); }},
+      {"max_broadcast_lower_rank",
+       [](GraphBuilder& b) {
+         ValueId x = b.input("x", ScalarType::kFloat, {2, 3, 4});
+         b.output(b.op("max", {x, b.input("y", ScalarType::kFloat, {4})}, {}));
+       }},
+      {"min_nhwc",
+       [](GraphBuilder& b) {
+         ValueId x = image(b);
+         b.output(b.op("min", {conv(b, x, 4, 4), x}, {}));
+       }},
+      {"prelu_per_channel_nhwc",
+       [](GraphBuilder& b) {
+         b.output(b.op("prelu", {conv(b, image(b), 4, 8), weights(b, "slope", {8, 1, 1})}, {}));
+       }},
+      {"prelu_last_axis",
+       [](GraphBuilder& b) {
+         b.output(b.op("prelu", {b.input("x", ScalarType::kFloat, {3, 5}), weights(b, "s", {5})},
+                       {}));
+       }},
+      {"prelu_scalar_slope",
+       [](GraphBuilder& b) {
+         b.output(b.op("prelu", {conv(b, image(b), 4, 8), weights(b, "s", {1})}, {}));
+       }},
+      {"pad_constant_logical",
+       [](GraphBuilder& b) {
+         b.output(b.op("pad", {b.input("x", ScalarType::kFloat, {2, 3, 5})},
+                       {{"pads", Ints{0, 1, 2, 1, 0, 3}},
+                        {"mode", std::string("constant")},
+                        {"value", 0.5}}));
+       }},
+      {"pad_constant_nhwc_then_conv",
+       [](GraphBuilder& b) {
+         ValueId p = b.op("pad", {conv(b, image(b), 4, 8)},
+                          {{"pads", Ints{0, 1, 2, 0, 0, 2, 1, 3}},
+                           {"mode", std::string("constant")},
+                           {"value", -0.25}});
+         b.output(conv(b, p, 11, 4));  // C: 8 + 1 + 2
+       }},
+      {"depth_to_space_dcr",
+       [](GraphBuilder& b) {
+         b.output(b.op("depth_to_space", {conv(b, image(b), 4, 12)},
+                       {{"blocksize", std::int64_t{2}}, {"mode", std::string("DCR")}}));
+       }},
+      {"resize_half_pixel_up",
+       [](GraphBuilder& b) {
+         b.output(b.op("resize", {conv(b, image(b), 4, 8)},
+                       linear_resize({2, 8, 18, 13}, "half_pixel")));
+       }},
+      {"resize_pytorch_half_pixel_down",
+       [](GraphBuilder& b) {
+         b.output(b.op("resize", {image(b)}, linear_resize({2, 4, 5, 4}, "pytorch_half_pixel")));
+       }},
+      {"resize_align_corners",
+       [](GraphBuilder& b) {
+         b.output(b.op("resize", {image(b)}, linear_resize({2, 4, 16, 7}, "align_corners")));
+       }},
+      {"conv_transpose_stride2_pad_adjust_relu",
+       [](GraphBuilder& b) {
+         ValueId y = b.op("conv_transpose2d",
+                          {image(b), weights(b, "w", {4, 6, 3, 3}), weights(b, "b", {6})},
+                          conv_transpose_attrs({2, 2}, {1, 0, 1, 2}, {1, 0}, 1));
+         b.output(b.relu(y));
+       }},
+      {"conv_transpose_grouped_dilated_no_bias",
+       [](GraphBuilder& b) {
+         b.output(b.op("conv_transpose2d", {conv(b, image(b), 4, 6), weights(b, "w", {6, 2, 2, 3})},
+                       conv_transpose_attrs({1, 2}, {0, 1, 0, 0}, {0, 1}, 3, {2, 1})));
+       }},
+      {"mean_last_axis",
+       [](GraphBuilder& b) {
+         b.output(b.op("reduce_mean", {b.input("x", ScalarType::kFloat, {2, 3, 10})},
+                       {{"axes", Ints{-1}}, {"keepdims", std::int64_t{0}}}));
+       }},
+      {"mean_last_axis_keepdims_nhwc",
+       [](GraphBuilder& b) {
+         b.output(b.op("reduce_mean", {conv(b, image(b), 4, 8)},
+                       {{"axes", Ints{3}}, {"keepdims", std::int64_t{1}}}));
+       }},
+      {"mean_hw",
+       [](GraphBuilder& b) {
+         b.output(b.op("reduce_mean", {conv(b, image(b), 4, 8)},
+                       {{"axes", Ints{2, 3}}, {"keepdims", std::int64_t{0}}}));
+       }},
+      {"mean_hw_keepdims",
+       [](GraphBuilder& b) {
+         b.output(b.op("reduce_mean", {image(b)}, {{"axes", Ints{-1, -2}}, {"keepdims", std::int64_t{1}}}));
+       }},
+  };
+}
+
+std::vector<OpCase> cases_1_0();
+
 std::vector<OpCase> cases() {
+  std::vector<OpCase> all = cases_1_0();
+  for (OpCase& c : cases_1_1()) all.push_back(std::move(c));
+  return all;
+}
+
+std::vector<OpCase> cases_1_0() {
   return {
       {"conv3x3", [](GraphBuilder& b) { b.output(conv(b, image(b), 4, 8)); }},
       {"conv_stride2_dilation2_asymmetric_pad",
@@ -183,12 +342,32 @@ TEST_P(XnnpackOpTest, MatchesPortableKernels) {
   EXPECT_EQ(instructions.size(), 1u);
 
   std::string error;
-  const std::vector<float> x = testing::run_once(delegated->buffer(), nullptr, &error);
+  etdump::ETDumpGen tracer;
+  const std::vector<float> x = testing::run_once(delegated->buffer(), &tracer, &error);
   ASSERT_TRUE(error.empty()) << error;
   const std::vector<float> p = testing::run_once(portable->buffer(), nullptr, &error);
   ASSERT_TRUE(error.empty()) << error;
   ASSERT_EQ(x.size(), p.size());
   EXPECT_LT(testing::max_relative_error(x, p), kTolerance);
+
+  // The operators' events map to every source op (fused ones included).
+  const aot::DebugHandleMap& map =
+      *delegated->delegate_map().at("forward").begin()->second.delegate_map;
+  StatusOr<etdump::ETDumpFile> dump = etdump::parse_etdump(*tracer.get_etdump_data(), "ops");
+  ASSERT_TRUE(dump.ok()) << dump.message();
+  std::set<DebugHandle> covered, source_ops;
+  for (const etdump::Event& e : dump->runs.back().events) {
+    const etdump::ProfileEvent* pe = e.profile();
+    if (pe == nullptr || pe->name.has_value()) continue;  // not a delegate event
+    const aot::DelegateDebugIdentifier id =
+        pe->delegate_debug_id_str ? aot::DelegateDebugIdentifier(*pe->delegate_debug_id_str)
+                                  : aot::DelegateDebugIdentifier(
+                                        std::int64_t{pe->delegate_debug_id_int.value});
+    ASSERT_TRUE(map.contains(id)) << "an event logged with an unmapped identifier";
+    covered.insert(map.at(id).begin(), map.at(id).end());
+  }
+  for (const aot::Node& node : graph->nodes) source_ops.insert(node.debug_handle);
+  EXPECT_EQ(covered, source_ops);
 }
 
 // Threads change the work split, never the result beyond rounding.

@@ -7,7 +7,9 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
+#include "glassbox/aot/graph.h"
 #include "glassbox/core/status.h"
 #include "glassbox/etrecord/program_manager.h"
 
@@ -19,5 +21,10 @@ bool xnnpack_available();
 /// Adds the XNNPACK partitioner and its identifier compile spec to
 /// `recipe`; Error::kNotSupported when the backend is not built in.
 Status add_xnnpack_to_recipe(const std::string& identifiers, etrecord::Recipe* recipe);
+
+/// The XNNPACK partition report of `graph`: per node, in node order, why
+/// the partitioner leaves it on the portable kernels, or empty when it
+/// takes it. Error::kNotSupported when the backend is not built in.
+StatusOr<std::vector<std::string>> xnnpack_partition_reasons(const aot::Graph& graph);
 
 }  // namespace glassbox::cli

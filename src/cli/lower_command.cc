@@ -3,11 +3,13 @@
 //                 [--reference-inputs X.npy... | --reference-seed S]
 //                 [--input-shape NAME=D0xD1x...] [--demo-perturb KIND]`
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "backends/demo/aot/demo_backend.h"
 #include "backends/demo/aot/demo_model.h"
@@ -156,6 +158,51 @@ StatusOr<std::string> perturbed_instruction(const etrecord::ExecutorchProgramMan
                     "or `etrecord show` for the identifiers)");
 }
 
+// "partition:    N ops delegated in D delegates; left on portable:" and
+// one line per op type left ("matmul 24 (activation x activation matmul)"),
+// most frequent first; several reasons for one op type are listed with
+// their counts.
+std::string partition_summary(const std::vector<std::string>& ops,
+                              const std::vector<std::string>& reasons, std::size_t delegates) {
+  std::map<std::string, std::map<std::string, std::size_t>> left;  // op -> reason -> count
+  std::size_t delegated = 0;
+  for (std::size_t n = 0; n < ops.size(); ++n) {
+    if (reasons[n].empty()) {
+      ++delegated;
+    } else {
+      ++left[ops[n]][reasons[n]];
+    }
+  }
+  struct Row {
+    std::size_t count = 0;
+    std::string text;
+  };
+  std::vector<Row> rows;
+  for (const auto& [op, by_reason] : left) {
+    std::vector<std::pair<std::size_t, std::string>> why;
+    Row row;
+    for (const auto& [reason, count] : by_reason) {
+      why.emplace_back(count, reason);
+      row.count += count;
+    }
+    std::stable_sort(why.begin(), why.end(),
+                     [](const auto& a, const auto& b) { return a.first > b.first; });
+    row.text = op + " " + std::to_string(row.count) + " (";
+    for (std::size_t i = 0; i < why.size(); ++i) {
+      row.text += (i == 0 ? "" : "; ") + why[i].second;
+      if (why.size() > 1) row.text += " " + std::to_string(why[i].first);
+    }
+    rows.push_back({row.count, row.text + ")"});
+  }
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const Row& a, const Row& b) { return a.count > b.count; });
+  std::string text = "partition:    " + std::to_string(delegated) + " ops delegated in " +
+                     std::to_string(delegates) + (delegates == 1 ? " delegate" : " delegates") +
+                     "; left on portable:" + (rows.empty() ? " none\n" : "\n");
+  for (const Row& row : rows) text += "              " + row.text + "\n";
+  return text;
+}
+
 std::string join_paths(const std::vector<std::string>& paths) {
   std::string text;
   for (const std::string& p : paths) text += (text.empty() ? "" : ", ") + p;
@@ -191,6 +238,12 @@ Status lower(const LowerOptions& options, std::ostream& out) {
   // none, so keep the model as it is before export consumes it.
   std::optional<aot::Graph> edge;
   if (with_reference) edge = model;
+  // The XNNPACK partition report, on the graph the partitioner will see.
+  std::vector<std::string> node_ops, partition_reasons;
+  if (options.backend == "xnnpack") {
+    GLASSBOX_ASSIGN_OR_RETURN(partition_reasons, xnnpack_partition_reasons(model));
+    for (const aot::Node& node : model.nodes) node_ops.push_back(node.op);
+  }
 
   GLASSBOX_ASSIGN_OR_RETURN(etrecord::Recipe recipe, recipe_for(options));
   GLASSBOX_ASSIGN_OR_RETURN(etrecord::ExecutorchProgramManager program,
@@ -237,6 +290,9 @@ Status lower(const LowerOptions& options, std::ostream& out) {
       << "delegates:    " << delegates << "\n"
       << "handles:      " << covered.size() << " of " << source_handles.size()
       << " source operators covered by the debug handle map\n";
+  if (options.backend == "xnnpack") {
+    out << partition_summary(node_ops, partition_reasons, delegates);
+  }
   if (recipe.generate_etrecord) out << "etrecord:     " << options.etrecord << "\n";
   if (edge.has_value()) {
     out << "reference:    "
@@ -263,7 +319,9 @@ void add_lower_commands(CLI::App& app, CommandContext& context) {
   auto options = std::make_shared<LowerOptions>();
   CLI::App* command = app.add_subcommand(
       "lower", "Lower an ONNX model or a built-in model with a backend and emit a "
-               "program (.gbx) and, with --etrecord, its ETRecord");
+               "program (.gbx) and, with --etrecord, its ETRecord. With --backend xnnpack it "
+               "also prints the partition: how many ops the delegate takes and, per op type "
+               "left on the portable kernels, how many and why");
   command->add_option("model_file", options->model_file,
                       "an ONNX model (.onnx); without it, --model picks a built-in one")
       ->check(CLI::ExistingFile);

@@ -1,4 +1,5 @@
 #include "backends/xnnpack/aot/xnnpack_backend.h"
+#include "backends/xnnpack/aot/xnnpack_partitioner.h"
 #include "src/cli/backend_support.h"
 
 namespace glassbox::cli {
@@ -23,6 +24,10 @@ Status add_xnnpack_to_recipe(const std::string& identifiers, etrecord::Recipe* r
   recipe->compile_specs.push_back(
       aot::CompileSpec::from_string(backends::xnnpack::kIdentifiersSpecKey, identifiers));
   return Status();
+}
+
+StatusOr<std::vector<std::string>> xnnpack_partition_reasons(const aot::Graph& graph) {
+  return backends::xnnpack::xnnpack_partition_report(graph);
 }
 
 }  // namespace glassbox::cli

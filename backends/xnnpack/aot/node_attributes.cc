@@ -33,6 +33,19 @@ std::int64_t int_attr(const aot::Node& node, std::string_view name, std::int64_t
   return v == nullptr ? fallback : *v;
 }
 
+std::vector<std::int64_t> ints_attr(const aot::Node& node, std::string_view name) {
+  auto it = node.attributes.find(name);
+  if (it == node.attributes.end()) return {};
+  const auto* v = std::get_if<std::vector<std::int64_t>>(&it->second);
+  return v == nullptr ? std::vector<std::int64_t>{} : *v;
+}
+
+std::string string_attr(const aot::Node& node, std::string_view name, std::string_view fallback) {
+  auto it = node.attributes.find(name);
+  const auto* v = it == node.attributes.end() ? nullptr : std::get_if<std::string>(&it->second);
+  return std::string(v == nullptr ? fallback : *v);
+}
+
 std::optional<double> float_attr(const aot::Node& node, std::string_view name) {
   auto it = node.attributes.find(name);
   if (it == node.attributes.end()) return std::nullopt;

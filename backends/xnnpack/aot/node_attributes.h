@@ -7,7 +7,9 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "glassbox/aot/graph.h"
 
@@ -23,6 +25,12 @@ std::array<std::int64_t, 2> int_pair(const aot::Node& node, std::string_view nam
 
 /// An int attribute, or `fallback`.
 std::int64_t int_attr(const aot::Node& node, std::string_view name, std::int64_t fallback);
+
+/// An int-list attribute, or empty when absent.
+std::vector<std::int64_t> ints_attr(const aot::Node& node, std::string_view name);
+
+/// A string attribute, or `fallback`.
+std::string string_attr(const aot::Node& node, std::string_view name, std::string_view fallback);
 
 /// A float attribute, or nullopt.
 std::optional<double> float_attr(const aot::Node& node, std::string_view name);

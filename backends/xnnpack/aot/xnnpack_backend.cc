@@ -60,6 +60,35 @@ bool layouts_alias(const std::vector<std::int64_t>& dims) {
   return dims.size() == 4 && (dims[1] == 1 || dims[2] * dims[3] == 1);
 }
 
+// XNNPACK's window params of a (de)convolution `node` with a kh x kw
+// kernel: pad top, right, bottom, left, kernel h, w, stride h, w,
+// dilation h, w.
+std::vector<std::uint32_t> window_params(const Node& node, std::int64_t kh, std::int64_t kw) {
+  const auto pad = padding_tlbr(node);  // top, left, bottom, right
+  const auto stride = int_pair(node, "stride", {1, 1});
+  const auto dilation = int_pair(node, "dilation", {1, 1});
+  return {u32(pad[0]),    u32(pad[3]),    u32(pad[2]),      u32(pad[1]),     u32(kh),
+          u32(kw),        u32(stride[0]), u32(stride[1]),   u32(dilation[0]), u32(dilation[1])};
+}
+
+// The kind of a one-input elementwise node other than relu / clamp (those
+// become kClamp with a range); nullopt for other ops.
+std::optional<XnnOpKind> unary_kind(const Node& node) {
+  static constexpr std::pair<std::string_view, XnnOpKind> kKinds[] = {
+      {aot::op::kHardswish, XnnOpKind::kHardswish}, {aot::op::kSigmoid, XnnOpKind::kSigmoid},
+      {aot::op::kAbs, XnnOpKind::kAbs},             {aot::op::kRound, XnnOpKind::kBankersRounding},
+      {aot::op::kCeil, XnnOpKind::kCeiling},        {aot::op::kFloor, XnnOpKind::kFloor},
+      {aot::op::kNeg, XnnOpKind::kNegate},          {aot::op::kPow, XnnOpKind::kSquare},
+      {aot::op::kSqrt, XnnOpKind::kSquareRoot},     {aot::op::kElu, XnnOpKind::kElu},
+      {aot::op::kLeakyRelu, XnnOpKind::kLeakyRelu}, {aot::op::kRelu, XnnOpKind::kClamp},
+      {aot::op::kClamp, XnnOpKind::kClamp},
+  };
+  for (const auto& [name, kind] : kKinds) {
+    if (node.op == name) return kind;
+  }
+  return std::nullopt;
+}
+
 // One preprocess call: walks the subgraph once, emitting operators and
 // map entries.
 class Lowering {
@@ -82,9 +111,10 @@ class Lowering {
     for (std::size_t n = 0; n < graph_.nodes.size(); ++n) {
       if (absorbed_[n]) continue;
       const Node& node = graph_.nodes[n];
-      if (!xnnpack_supports(graph_, node) && node.op != aot::op::kBatchNorm) {
+      if (const std::string why = xnnpack_rejection(graph_, node);
+          !why.empty() && node.op != aot::op::kBatchNorm) {
         return Status(Error::kNotSupported, "XNNPACK backend cannot lower node '" + node.name +
-                                                "' (op '" + node.op + "')");
+                                                "' (op '" + node.op + "'): " + why);
       }
       GLASSBOX_RETURN_IF_ERROR(lower(node));
     }
@@ -211,12 +241,30 @@ class Lowering {
       return emit_value(std::move(x), sources, node.outputs[0], XnnLayout::kLogical);
     }
     if (op == aot::op::kAdd || op == aot::op::kSub || op == aot::op::kMul ||
-        op == aot::op::kDiv) {
+        op == aot::op::kDiv || op == aot::op::kMin || op == aot::op::kMax) {
       return lower_binary(node);
     }
-    if (op == aot::op::kRelu || op == aot::op::kClamp || op == aot::op::kHardswish ||
-        op == aot::op::kSigmoid) {
-      return lower_unary(node);
+    if (unary_kind(node)) return lower_unary(node);
+    if (op == aot::op::kConvTranspose2d) return lower_conv_transpose(node);
+    if (op == aot::op::kPrelu) return lower_prelu(node);
+    if (op == aot::op::kPad) return lower_pad(node);
+    if (op == aot::op::kReduceMean) return lower_mean(node);
+    if (op == aot::op::kDepthToSpace || op == aot::op::kResize) {
+      Sources sources{&node};
+      XnnOp x;
+      if (op == aot::op::kDepthToSpace) {
+        x.kind = XnnOpKind::kDepthToSpace;
+        x.ints = {u32(int_attr(node, "blocksize", 1))};
+      } else {
+        x.kind = XnnOpKind::kResizeBilinear;
+        x.ints = {string_attr(node, "coordinate_transformation_mode", "") == "align_corners"
+                      ? 1u
+                      : 0u};
+      }
+      GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t in,
+                                slot_for(node.inputs[0], XnnLayout::kNhwc, sources));
+      x.operands = {in};
+      return emit_value(std::move(x), sources, node.outputs[0], XnnLayout::kNhwc);
     }
     if (op == aot::op::kSoftmax || op == aot::op::kFlatten || op == aot::op::kReshape) {
       Sources sources{&node};
@@ -262,16 +310,12 @@ class Lowering {
 
     const std::int64_t groups = int_attr(conv, "groups", 1);
     const std::int64_t oc = w.shape[0], gic = w.shape[1], kh = w.shape[2], kw = w.shape[3];
-    const auto pad = padding_tlbr(conv);  // top, left, bottom, right
-    const auto stride = int_pair(conv, "stride", {1, 1});
-    const auto dilation = int_pair(conv, "dilation", {1, 1});
     XnnOp op;
     op.kind = XnnOpKind::kConvolution;
     GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t in, slot_for(x.id, XnnLayout::kNhwc, sources));
     op.operands = {in};
-    op.ints = {u32(pad[0]), u32(pad[3]), u32(pad[2]), u32(pad[1]), u32(kh), u32(kw),
-               u32(stride[0]), u32(stride[1]), u32(dilation[0]), u32(dilation[1]),
-               u32(groups), u32(gic), u32(oc / groups)};
+    op.ints = window_params(conv, kh, kw);
+    op.ints.insert(op.ints.end(), {u32(groups), u32(gic), u32(oc / groups)});
     op.floats.reserve(2 + weights.weight.size() + weights.bias.size());
     op.floats = {min, max};
     // OIHW -> XNNPACK's [G][GOC][KH][KW][GIC]: groups are already the
@@ -359,18 +403,23 @@ class Lowering {
                        current_layout(b) == XnnLayout::kNhwc);
     const XnnLayout layout = nhwc ? XnnLayout::kNhwc : XnnLayout::kLogical;
     ValueId out = node.outputs[0];
-    float min = -kInf, max = kInf;
-    absorb_activations(&out, &sources, &min, &max);
     XnnOp op;
     const std::string_view name = node.op;
     op.kind = name == aot::op::kAdd   ? XnnOpKind::kAdd
               : name == aot::op::kSub ? XnnOpKind::kSubtract
               : name == aot::op::kMul ? XnnOpKind::kMultiply
-                                      : XnnOpKind::kDivide;
+              : name == aot::op::kDiv ? XnnOpKind::kDivide
+              : name == aot::op::kMax ? XnnOpKind::kMaximum
+                                      : XnnOpKind::kMinimum;
+    // XNNPACK 2022's maximum and minimum have no output range to fuse into.
+    if (op.kind != XnnOpKind::kMaximum && op.kind != XnnOpKind::kMinimum) {
+      float min = -kInf, max = kInf;
+      absorb_activations(&out, &sources, &min, &max);
+      op.floats = {min, max};
+    }
     GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t sa, slot_for(a, layout, sources));
     GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t sb, slot_for(b, layout, sources));
     op.operands = {sa, sb};
-    op.floats = {min, max};
     return emit_value(std::move(op), sources, out, layout);
   }
 
@@ -386,11 +435,113 @@ class Lowering {
       absorb_activations(&out, &sources, &min, &max);
       op.floats = {min, max};
     } else {
-      op.kind = node.op == aot::op::kHardswish ? XnnOpKind::kHardswish : XnnOpKind::kSigmoid;
+      op.kind = *unary_kind(node);
+      if (op.kind == XnnOpKind::kElu || op.kind == XnnOpKind::kLeakyRelu) {
+        const double fallback = op.kind == XnnOpKind::kElu ? 1.0 : 0.01;  // ONNX defaults
+        op.floats = {static_cast<float>(float_attr(node, "alpha").value_or(fallback))};
+      }
     }
     GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t in, slot_for(node.inputs[0], layout, sources));
     op.operands = {in};
     return emit_value(std::move(op), sources, out, layout);
+  }
+
+  Status lower_conv_transpose(const Node& node) {
+    Sources sources{&node};
+    const aot::Value& x = value(node.inputs[0]);
+    const aot::Value& w = value(node.inputs[1]);
+    const std::int64_t groups = int_attr(node, "groups", 1);
+    // ONNX's [C_in = G*GIC][GOC][KH][KW] -> XNNPACK's [G][GOC][KH][KW][GIC].
+    const std::int64_t gic = w.shape[0] / groups, goc = w.shape[1], kh = w.shape[2],
+                       kw = w.shape[3];
+    ValueId out = node.outputs[0];
+    float min = -kInf, max = kInf;
+    absorb_activations(&out, &sources, &min, &max);
+    const auto adjustment = int_pair(node, "output_padding", {0, 0});
+    XnnOp op;
+    op.kind = XnnOpKind::kDeconvolution;
+    GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t in, slot_for(x.id, XnnLayout::kNhwc, sources));
+    op.operands = {in};
+    op.ints = window_params(node, kh, kw);
+    op.ints.insert(op.ints.end(), {u32(groups), u32(gic), u32(goc), u32(adjustment[0]),
+                                   u32(adjustment[1])});
+    op.floats.reserve(2 + w.data.size() + static_cast<std::size_t>(groups * goc));
+    op.floats = {min, max};
+    for (std::int64_t g = 0; g < groups; ++g) {
+      for (std::int64_t o = 0; o < goc; ++o) {
+        for (std::int64_t k = 0; k < kh * kw; ++k) {
+          for (std::int64_t i = 0; i < gic; ++i) {
+            op.floats.push_back(w.data[static_cast<std::size_t>(((g * gic + i) * goc + o) * kh * kw + k)]);
+          }
+        }
+      }
+    }
+    if (node.inputs.size() == 3) {
+      const std::vector<float>& bias = value(node.inputs[2]).data;
+      op.floats.insert(op.floats.end(), bias.begin(), bias.end());
+    } else {
+      op.floats.resize(op.floats.size() + static_cast<std::size_t>(groups * goc), 0.f);
+    }
+    return emit_value(std::move(op), sources, out, XnnLayout::kNhwc);
+  }
+
+  Status lower_prelu(const Node& node) {
+    Sources sources{&node};
+    const aot::Value& x = value(node.inputs[0]);
+    const std::vector<float>& slope = value(node.inputs[1]).data;
+    const PreluSlope kind = *prelu_slope(graph_, node);
+    const XnnLayout layout = kind == PreluSlope::kChannels4d ? XnnLayout::kNhwc
+                             : kind == PreluSlope::kLastAxis ? XnnLayout::kLogical
+                                                             : current_layout(x.id);
+    // XNNPACK's slope runs along the last dim of the bytes.
+    const std::int64_t channels =
+        layout == XnnLayout::kNhwc ? x.shape[1] : x.shape[x.shape.size() - 1];
+    XnnOp op;
+    op.kind = XnnOpKind::kPrelu;
+    GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t in, slot_for(x.id, layout, sources));
+    op.operands = {in};
+    op.ints = {u32(channels)};
+    op.floats = kind == PreluSlope::kScalar
+                    ? std::vector<float>(static_cast<std::size_t>(channels), slope[0])
+                    : slope;
+    return emit_value(std::move(op), sources, node.outputs[0], layout);
+  }
+
+  Status lower_pad(const Node& node) {
+    Sources sources{&node};
+    const aot::Value& x = value(node.inputs[0]);
+    const std::size_t rank = x.shape.size();
+    const XnnLayout layout = current_layout(x.id);
+    const std::vector<std::int64_t> pads = ints_attr(node, "pads");  // begins, then ends
+    // Byte-order position i holds logical dim kLogicalOf[i] in NHWC.
+    static constexpr std::size_t kLogicalOf[4] = {0, 2, 3, 1};
+    XnnOp op;
+    op.kind = XnnOpKind::kConstantPad;
+    op.ints.assign(2 * kXnnPadRank, 0);
+    for (std::size_t i = 0; i < rank; ++i) {
+      const std::size_t d = layout == XnnLayout::kNhwc ? kLogicalOf[i] : i;
+      op.ints[i] = u32(pads[d]);
+      op.ints[kXnnPadRank + i] = u32(pads[rank + d]);
+    }
+    op.floats = {static_cast<float>(float_attr(node, "value").value_or(0.0))};
+    GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t in, slot_for(x.id, layout, sources));
+    op.operands = {in};
+    return emit_value(std::move(op), sources, node.outputs[0], layout);
+  }
+
+  Status lower_mean(const Node& node) {
+    Sources sources{&node};
+    XnnOp op;
+    op.floats = {-kInf, kInf};
+    const bool hw = *mean_axes(graph_, node) == MeanAxes::kHw;
+    // Global average pooling reads NHWC; its [N, C(, 1, 1)] output is the
+    // same bytes in both layouts.
+    op.kind = hw ? XnnOpKind::kGlobalAveragePooling : XnnOpKind::kMeanLastAxis;
+    GLASSBOX_ASSIGN_OR_RETURN(
+        std::uint32_t in,
+        slot_for(node.inputs[0], hw ? XnnLayout::kNhwc : XnnLayout::kLogical, sources));
+    op.operands = {in};
+    return emit_value(std::move(op), sources, node.outputs[0], XnnLayout::kLogical);
   }
 
   Status lower_concat(const Node& node) {

@@ -12,8 +12,9 @@
 ///
 /// Transformations the map describes:
 /// - batch_norm after conv2d is folded into the convolution's weights;
-/// - a relu / clamp after conv2d (or its batch_norm), linear, matmul, add,
-///   sub, mul or div becomes the operator's output_min / output_max;
+/// - a relu / clamp after conv2d (or its batch_norm), conv_transpose2d,
+///   linear, matmul, add, sub, mul or div becomes the operator's
+///   output_min / output_max;
 /// so "conv2d_3 -> batch_norm_3 -> relu_3" is ONE convolution_nhwc_f32
 /// whose identifier maps to all three handles. Layout conversions
 /// (xnnpack_format.h) are operators of their own, mapped to the source

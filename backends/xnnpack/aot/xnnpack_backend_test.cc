@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <random>
 #include <set>
 
@@ -93,6 +94,61 @@ TEST(XnnpackPartitionerTest, LeavesUnsupportedNodesOnPortable) {
     if (xnnpack_supports(graph, node)) taken.push_back(node.op);
   }
   EXPECT_EQ(taken, std::vector<std::string>{"relu"});
+}
+
+// The partition report names, per node, why XNNPACK leaves it.
+TEST(XnnpackPartitionerTest, ReportSaysWhyEachNodeStaysPortable) {
+  GraphBuilder b;
+  const ValueId x = b.input("x", ScalarType::kFloat, {1, 2, 6, 6});
+  const ValueId m = b.input("m", ScalarType::kFloat, {3, 4});
+  const ValueId i = b.input("i", ScalarType::kLong, {3});
+  using Attrs = aot::AttributeMap;
+  using Ints = std::vector<std::int64_t>;
+  const std::vector<std::pair<ValueId, std::string>> expected = {
+      {b.matmul(m, b.reshape(m, {4, 3})), "activation x activation matmul"},
+      {b.op("layer_norm", {m, b.constant("s", {4}, filled(4, 1.f))},
+            Attrs{{"axis", std::int64_t{-1}}, {"eps", 1e-5}}),
+       "op not supported by XNNPACK"},
+      {b.add(i, i), "int64 tensor"},
+      {b.max_pool2d(x, {.kernel = {2, 2}, .ceil_mode = true}), "ceil_mode pooling"},
+      {b.add(m, b.constant("c", {3, 4}, filled(12, 1.f))), "constant operand"},
+      {b.op("resize", {x},
+            Attrs{{"sizes", Ints{1, 2, 12, 12}}, {"mode", std::string("nearest")},
+                  {"coordinate_transformation_mode", std::string("half_pixel")},
+                  {"nearest_mode", std::string("floor")}}),
+       "nearest resize"},
+      {b.op("pad", {x},
+            Attrs{{"pads", Ints{0, 0, 1, 1, 0, 0, 1, 1}}, {"mode", std::string("reflect")},
+                  {"value", 0.0}}),
+       "reflect pad mode"},
+      {b.op("pow", {m, b.constant("three", {1}, {3.f})}, {}), "pow exponent not a constant 2"},
+      {b.op("reduce_mean", {x}, Attrs{{"axes", Ints{1}}, {"keepdims", std::int64_t{1}}}),
+       "mean not over the last axis or H, W"},
+      {b.op("depth_to_space", {b.concat({x, x}, 1)},
+            Attrs{{"blocksize", std::int64_t{2}}, {"mode", std::string("CRD")}}),
+       "CRD depth_to_space"},
+      {b.op("prelu", {x, b.constant("slope", {2, 1, 6}, filled(12, 0.1f))}, {}),
+       "prelu slope not per channel"},
+      {b.op("conv_transpose2d", {x, b.constant("wt", {2, 3, 3, 3}, filled(54, 0.1f))},
+            Attrs{{"stride", Ints{1, 1}}, {"dilation", Ints{2, 2}}, {"padding", Ints{0, 0, 0, 0}},
+                  {"output_padding", Ints{1, 1}}, {"groups", std::int64_t{1}}}),
+       "output_padding >= stride"},
+      {b.relu(x), ""},
+      {b.op("pow", {m, b.constant("two", {}, {2.f})}, {}), ""},
+  };
+  for (const auto& [v, why] : expected) b.output(v);
+  StatusOr<aot::Graph> graph = b.build();
+  ASSERT_TRUE(graph.ok()) << graph.message();
+  const std::vector<std::string> report = xnnpack_partition_report(*graph);
+  ASSERT_EQ(report.size(), graph->nodes.size());
+  std::map<std::string, std::string> by_output;  // output value name -> reason
+  for (std::size_t n = 0; n < graph->nodes.size(); ++n) {
+    by_output[graph->find_value(graph->nodes[n].outputs[0])->name] = report[n];
+  }
+  for (const auto& [v, why] : expected) {
+    const std::string& name = graph->find_value(v)->name;
+    EXPECT_EQ(by_output[name], why) << name;
+  }
 }
 
 }  // namespace

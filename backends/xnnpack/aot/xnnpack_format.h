@@ -1,6 +1,6 @@
 #pragma once
 /// @file
-/// The XNNPACK backend's processed-bytes format, version 1.0. The AOT half
+/// The XNNPACK backend's processed-bytes format, version 1.1. The AOT half
 /// writes it (xnnpack_program.h), the runtime half parses and validates it
 /// (runtime/program_parser.h). Constants only, so device code may include it.
 ///
@@ -37,7 +37,8 @@
 /// NCHW. Inside the delegate, 4-D tensors stay NHWC from the first spatial
 /// operator on; explicit kNchwToNhwc / kNhwcToNchw operators convert at the
 /// delegate's inputs and outputs and wherever a layout-sensitive operator
-/// (flatten, reshape, linear, softmax) needs logical order. Each conversion
+/// (flatten, reshape, linear, softmax, a mean over the last axis, a prelu
+/// whose slope runs along the last axis) needs logical order. Each conversion
 /// is an operator of its own, timed and logged under its own identifier,
 /// which the debug handle map ties to the source operator that needed it,
 /// so its cost is visible and attributed. A 4-D tensor with C == 1 or
@@ -60,7 +61,8 @@
 ///   kAveragePooling  pad_top, pad_right, pad_bottom, pad_left, pool_h,
 ///                    pool_w, stride_h, stride_w; f32 min, max. NHWC;
 ///                    padding is excluded from the divisor (XNNPACK's rule).
-///   kGlobalAveragePooling  f32 min, max. NHWC input, [N, C, 1, 1] output.
+///   kGlobalAveragePooling  f32 min, max. NHWC input, [N, C, 1, 1] output
+///                    (1.1: or [N, C], a mean over H, W without keepdims).
 ///   kAdd kSubtract kMultiply kDivide  f32 min, max. Operands and output in
 ///                    the output's layout; numpy broadcasting.
 ///   kClamp           f32 min, max.
@@ -69,6 +71,36 @@
 ///                    a reshape or flatten (logical layout).
 ///   kConcatenate     axis (over the bytes' order, i.e. already permuted
 ///                    for NHWC).
+///
+/// Added in 1.1 (a 1.0 reader refuses these blobs by their minor version):
+///   kAbs kBankersRounding kCeiling kFloor kNegate kSquare kSquareRoot
+///                    no params; elementwise like kClamp (any layout, the
+///                    output's). kBankersRounding rounds halves to even.
+///   kElu             f32 alpha (finite, > 0): x > 0 ? x : alpha*(e^x - 1).
+///   kLeakyRelu       f32 negative_slope (finite).
+///   kMaximum kMinimum  no params; two operands, like kAdd (no fused range:
+///                    XNNPACK 2022 has none for these).
+///   kPrelu           channels; f32 slope[channels]. channels is the last
+///                    dim in the output's byte order (C for NHWC).
+///   kConstantPad     pre[6], post[6] (byte order; entries past the rank
+///                    0); f32 value. Output in the input's layout.
+///   kDepthToSpace    block_size (>= 2). NHWC in and out; DCR order (ONNX
+///                    mode "DCR", TensorFlow's DepthToSpace).
+///   kResizeBilinear  align_corners (0: half-pixel centres, ONNX
+///                    "half_pixel"; 1: XNN_FLAG_ALIGN_CORNERS). NHWC in and
+///                    out; N and C kept, the output dims give H and W.
+///   kDeconvolution   pad_top, pad_right, pad_bottom, pad_left, kernel_h,
+///                    kernel_w, stride_h, stride_w, dilation_h, dilation_w,
+///                    groups, group_input_channels, group_output_channels,
+///                    adjustment_h, adjustment_w (each < its stride); f32
+///                    min, max; f32 kernel[G*GOC*KH*KW*GIC] in XNNPACK's
+///                    [G][GOC][KH][KW][GIC] order; f32 bias[G*GOC]. Output
+///                    dim = stride*(in-1) + adjustment + dilation*(k-1) + 1
+///                    - pads. NHWC in and out.
+///   kMeanLastAxis    f32 min, max. The mean over the last logical axis
+///                    (global_average_pooling_nwc with one channel);
+///                    logical layout; the output keeps that axis as 1 or
+///                    drops it.
 
 #include <cstdint>
 
@@ -79,7 +111,7 @@ inline constexpr char kXnnpackBackendName[] = "XnnpackBackend";
 
 inline constexpr char kXnnMagic[4] = {'G', 'B', 'X', 'N'};
 inline constexpr std::uint16_t kXnnFormatMajor = 1;
-inline constexpr std::uint16_t kXnnFormatMinor = 0;
+inline constexpr std::uint16_t kXnnFormatMinor = 1;
 /// Bytes before the first input descriptor.
 inline constexpr std::uint32_t kXnnHeaderSize = 24;
 inline constexpr std::uint32_t kXnnMaxRank = 6;  // XNN_MAX_TENSOR_DIMS
@@ -104,8 +136,28 @@ enum class XnnOpKind : std::uint8_t {
   kConcatenate = 15,
   kNchwToNhwc = 16,
   kNhwcToNchw = 17,
+  // 1.1
+  kAbs = 18,
+  kBankersRounding = 19,
+  kCeiling = 20,
+  kFloor = 21,
+  kNegate = 22,
+  kSquare = 23,
+  kSquareRoot = 24,
+  kElu = 25,
+  kLeakyRelu = 26,
+  kMaximum = 27,
+  kMinimum = 28,
+  kPrelu = 29,
+  kConstantPad = 30,
+  kDepthToSpace = 31,
+  kResizeBilinear = 32,
+  kDeconvolution = 33,
+  kMeanLastAxis = 34,
 };
-inline constexpr std::uint8_t kXnnMaxOpKind = 17;
+inline constexpr std::uint8_t kXnnMaxOpKind = 34;
+/// Rank slots of kConstantPad's pre/post lists.
+inline constexpr std::uint32_t kXnnPadRank = kXnnMaxRank;
 
 enum class XnnLayout : std::uint8_t {
   kLogical = 0,  ///< The graph's order (NCHW for 4-D).
@@ -136,6 +188,23 @@ constexpr const char* xnn_op_type_name(XnnOpKind kind) {
     case XnnOpKind::kConcatenate: return "concatenate_x32";
     case XnnOpKind::kNchwToNhwc: return "glassbox_nchw_to_nhwc";
     case XnnOpKind::kNhwcToNchw: return "glassbox_nhwc_to_nchw";
+    case XnnOpKind::kAbs: return "abs_nc_f32";
+    case XnnOpKind::kBankersRounding: return "bankers_rounding_nc_f32";
+    case XnnOpKind::kCeiling: return "ceiling_nc_f32";
+    case XnnOpKind::kFloor: return "floor_nc_f32";
+    case XnnOpKind::kNegate: return "negate_nc_f32";
+    case XnnOpKind::kSquare: return "square_nc_f32";
+    case XnnOpKind::kSquareRoot: return "square_root_nc_f32";
+    case XnnOpKind::kElu: return "elu_nc_f32";
+    case XnnOpKind::kLeakyRelu: return "leaky_relu_nc_f32";
+    case XnnOpKind::kMaximum: return "maximum_nd_f32";
+    case XnnOpKind::kMinimum: return "minimum_nd_f32";
+    case XnnOpKind::kPrelu: return "prelu_nc_f32";
+    case XnnOpKind::kConstantPad: return "constant_pad_nd_x32";
+    case XnnOpKind::kDepthToSpace: return "depth_to_space_nhwc_x32";
+    case XnnOpKind::kResizeBilinear: return "resize_bilinear2d_nhwc_f32";
+    case XnnOpKind::kDeconvolution: return "deconvolution2d_nhwc_f32";
+    case XnnOpKind::kMeanLastAxis: return "global_average_pooling_nwc_f32";
   }
   return nullptr;
 }

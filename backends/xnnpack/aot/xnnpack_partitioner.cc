@@ -1,5 +1,10 @@
 #include "backends/xnnpack/aot/xnnpack_partitioner.h"
 
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <limits>
+
 #include "backends/xnnpack/aot/node_attributes.h"
 #include "backends/xnnpack/aot/xnnpack_format.h"
 #include "glassbox/aot/ops.h"
@@ -11,21 +16,49 @@ using aot::Graph;
 using aot::Node;
 using aot::ValueId;
 
-bool plain_float(const Graph& graph, ValueId id) {
+constexpr char kTaken[] = "";
+constexpr char kNotSupported[] = "op not supported by XNNPACK";
+constexpr char kConstantOperand[] = "constant operand";
+constexpr char kNonConstantWeights[] = "non-constant weights";
+
+std::string dtype_name(ScalarType dtype) {
+  switch (dtype) {
+    case ScalarType::kLong: return "int64";
+    case ScalarType::kInt: return "int32";
+    case ScalarType::kBool: return "bool";
+    default: {
+      std::string name(to_string(dtype));
+      std::transform(name.begin(), name.end(), name.begin(),
+                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      return name;
+    }
+  }
+}
+
+// Why a value the delegate computes with cannot be an XNNPACK tensor.
+std::string value_rejection(const Graph& graph, ValueId id) {
   const aot::Value* v = graph.find_value(id);
-  if (v == nullptr || v->dtype != ScalarType::kFloat || v->shape.empty() ||
-      v->shape.size() > kXnnMaxRank) {
-    return false;
-  }
+  if (v == nullptr) return "unknown value";
+  if (v->dtype != ScalarType::kFloat) return dtype_name(v->dtype) + " tensor";
+  if (v->shape.empty()) return "0-d tensor";
+  if (v->shape.size() > kXnnMaxRank) return "tensor of rank > 6";
   for (std::int64_t d : v->shape) {
-    if (d <= 0 || d > (std::int64_t{1} << 31) - 1) return false;
+    if (d <= 0) return "empty tensor";
+    if (d > std::numeric_limits<std::int32_t>::max()) return "dimension too large";
   }
-  return true;
+  return kTaken;
 }
 
 bool computed(const Graph& graph, ValueId id) {
   const aot::Value* v = graph.find_value(id);
   return v != nullptr && v->kind != aot::ValueKind::kConstant;
+}
+
+// A float constant whose data the lowering can store.
+bool float_constant(const Graph& graph, ValueId id) {
+  const aot::Value* v = graph.find_value(id);
+  return is_constant_with_data(graph, id) && v->dtype == ScalarType::kFloat &&
+         static_cast<std::int64_t>(v->data.size()) == v->numel();
 }
 
 const Node* producer_of(const Graph& graph, ValueId id) {
@@ -46,40 +79,153 @@ int users_of(const Graph& graph, ValueId id) {
   return users;
 }
 
-bool conv_ok(const Graph& graph, const Node& node) {
-  if (!computed(graph, node.inputs[0])) return false;
+// conv2d, conv_transpose2d, linear: a computed input and constant weights.
+std::string weighted_rejection(const Graph& graph, const Node& node) {
+  if (!computed(graph, node.inputs[0])) return kConstantOperand;
   for (std::size_t i = 1; i < node.inputs.size(); ++i) {
-    if (!is_constant_with_data(graph, node.inputs[i])) return false;
+    if (!float_constant(graph, node.inputs[i])) return kNonConstantWeights;
   }
-  return true;
+  if (node.op == aot::op::kConvTranspose2d) {
+    const auto stride = int_pair(node, "stride", {1, 1});
+    const auto adjustment = int_pair(node, "output_padding", {0, 0});
+    if (adjustment[0] >= stride[0] || adjustment[1] >= stride[1]) {
+      return "output_padding >= stride";
+    }
+  }
+  return kTaken;
 }
 
-bool batch_norm_ok(const Graph& graph, const Node& node) {
+std::string batch_norm_rejection(const Graph& graph, const Node& node) {
   for (std::size_t i = 1; i < node.inputs.size(); ++i) {
-    if (!is_constant_with_data(graph, node.inputs[i])) return false;
+    if (!float_constant(graph, node.inputs[i])) return "non-constant batch_norm statistics";
   }
   const Node* conv = producer_of(graph, node.inputs[0]);
-  return conv != nullptr && conv->op == aot::op::kConv2d && conv_ok(graph, *conv) &&
-         users_of(graph, node.inputs[0]) == 1;
+  if (conv == nullptr || conv->op != aot::op::kConv2d ||
+      !weighted_rejection(graph, *conv).empty() || users_of(graph, node.inputs[0]) != 1) {
+    return "batch_norm not after a convolution";
+  }
+  return kTaken;
 }
 
-bool pool_ok(const Node& node, bool average) {
-  if (int_attr(node, "ceil_mode", 0) != 0) return false;
+std::string matmul_rejection(const Graph& graph, const Node& node) {
+  if (!computed(graph, node.inputs[0])) return kConstantOperand;
+  if (computed(graph, node.inputs[1])) return "activation x activation matmul";
+  if (!float_constant(graph, node.inputs[1])) return kNonConstantWeights;
+  if (graph.find_value(node.inputs[1])->shape.size() != 2) return "batched constant matmul";
+  return kTaken;
+}
+
+std::string pool_rejection(const Node& node, bool average) {
+  if (int_attr(node, "ceil_mode", 0) != 0) return "ceil_mode pooling";
   // XNNPACK refuses a 1x1 pooling window (found on alexnet, whose adaptive
   // pool exports as a 1x1 AveragePool): leave it on the portable kernels.
   const auto kernel = int_pair(node, "kernel", {1, 1});
-  if (kernel[0] * kernel[1] < 2) return false;
-  if (!average) return true;
+  if (kernel[0] * kernel[1] < 2) return "1x1 pooling window";
+  if (!average) return kTaken;
   const auto pad = padding_tlbr(node);
   const bool padded = pad[0] != 0 || pad[1] != 0 || pad[2] != 0 || pad[3] != 0;
-  return !padded || int_attr(node, "count_include_pad", 1) == 0;
+  if (padded && int_attr(node, "count_include_pad", 1) != 0) {
+    return "average pooling counting the padding";
+  }
+  return kTaken;
 }
 
-bool softmax_ok(const Graph& graph, const Node& node) {
-  const aot::Value* x = graph.find_value(node.inputs[0]);
-  const auto rank = static_cast<std::int64_t>(x->shape.size());
-  const std::int64_t axis = int_attr(node, "axis", -1);
-  return axis == -1 || axis == rank - 1;
+std::int64_t rank_of(const Graph& graph, ValueId id) {
+  return static_cast<std::int64_t>(graph.find_value(id)->shape.size());
+}
+
+std::string pow_rejection(const Graph& graph, const Node& node) {
+  if (!computed(graph, node.inputs[0])) return kConstantOperand;
+  const ValueId e = node.inputs[1];
+  if (!float_constant(graph, e) || graph.find_value(e)->data.size() != 1 ||
+      graph.find_value(e)->data[0] != 2.0f) {
+    return "pow exponent not a constant 2";
+  }
+  // A [1]-shaped exponent must not broadcast a 0-d base up.
+  if (graph.find_value(node.outputs[0])->shape != graph.find_value(node.inputs[0])->shape) {
+    return "pow exponent broadcasts the base";
+  }
+  return kTaken;
+}
+
+std::string prelu_rejection(const Graph& graph, const Node& node) {
+  if (!computed(graph, node.inputs[0])) return kConstantOperand;
+  if (!float_constant(graph, node.inputs[1])) return "non-constant prelu slope";
+  if (graph.find_value(node.outputs[0])->shape != graph.find_value(node.inputs[0])->shape) {
+    return "prelu slope broadcasts the input";
+  }
+  if (!prelu_slope(graph, node)) return "prelu slope not per channel";
+  return kTaken;
+}
+
+std::string pad_rejection(const Node& node) {
+  const std::string mode = string_attr(node, "mode", "constant");
+  if (mode != "constant") return mode + " pad mode";
+  for (std::int64_t p : ints_attr(node, "pads")) {
+    if (p < 0) return "negative pad (crop)";
+  }
+  return kTaken;
+}
+
+std::string resize_rejection(const Graph& graph, const Node& node) {
+  if (string_attr(node, "mode", "nearest") != "linear") return "nearest resize";
+  const std::string coordinates =
+      string_attr(node, "coordinate_transformation_mode", "half_pixel");
+  const auto& in = graph.find_value(node.inputs[0])->shape;
+  const auto& out = graph.find_value(node.outputs[0])->shape;
+  if (coordinates == "pytorch_half_pixel" && (out[2] == 1 || out[3] == 1)) {
+    return "pytorch_half_pixel resize to size 1";
+  }
+  if (coordinates != "half_pixel" && coordinates != "pytorch_half_pixel" &&
+      coordinates != "align_corners") {
+    return coordinates + " resize coordinates";
+  }
+  // XNNPACK derives the scale from the sizes; an explicit one must agree.
+  for (int i = 0; i < 2; ++i) {
+    const std::optional<double> scale = float_attr(node, i == 0 ? "scale_h" : "scale_w");
+    const double implied = static_cast<double>(out[2 + i]) / static_cast<double>(in[2 + i]);
+    if (scale && std::abs(*scale - implied) > 1e-6 * implied) {
+      return "resize scales other than output/input";
+    }
+  }
+  return kTaken;
+}
+
+std::string op_rejection(const Graph& graph, const Node& node) {
+  const std::string_view op = node.op;
+  if (op == aot::op::kConv2d || op == aot::op::kLinear || op == aot::op::kConvTranspose2d) {
+    return weighted_rejection(graph, node);
+  }
+  if (op == aot::op::kBatchNorm) return batch_norm_rejection(graph, node);
+  if (op == aot::op::kMatmul) return matmul_rejection(graph, node);
+  if (op == aot::op::kPow) return pow_rejection(graph, node);
+  if (op == aot::op::kPrelu) return prelu_rejection(graph, node);
+  // Every other op just needs computed operands: a constant operand would
+  // need storing in the blob, which only weights and slopes are.
+  for (ValueId in : node.inputs) {
+    if (!computed(graph, in)) return kConstantOperand;
+  }
+  if (op == aot::op::kMaxPool2d) return pool_rejection(node, false);
+  if (op == aot::op::kAvgPool2d) return pool_rejection(node, true);
+  if (op == aot::op::kSoftmax) {
+    const std::int64_t axis = int_attr(node, "axis", -1);
+    const std::int64_t rank = rank_of(graph, node.inputs[0]);
+    return axis == -1 || axis == rank - 1 ? kTaken : "softmax not on the last axis";
+  }
+  if (op == aot::op::kReduceMean) {
+    return mean_axes(graph, node) ? kTaken : "mean not over the last axis or H, W";
+  }
+  if (op == aot::op::kElu) {
+    return float_attr(node, "alpha").value_or(1.0) > 0 ? kTaken : "elu alpha <= 0";
+  }
+  if (op == aot::op::kLeakyRelu) return kTaken;
+  if (op == aot::op::kPad) return pad_rejection(node);
+  if (op == aot::op::kDepthToSpace) {
+    if (string_attr(node, "mode", "DCR") != "DCR") return "CRD depth_to_space";
+    return int_attr(node, "blocksize", 1) >= 2 ? kTaken : "depth_to_space blocksize 1";
+  }
+  if (op == aot::op::kResize) return resize_rejection(graph, node);
+  return kTaken;
 }
 
 }  // namespace
@@ -90,36 +236,61 @@ std::set<std::string, std::less<>> xnnpack_supported_ops() {
   for (std::string_view name :
        {kConv2d, kBatchNorm, kLinear, kMatmul, kMaxPool2d, kAvgPool2d, kGlobalAvgPool2d, kAdd,
         kSub, kMul, kDiv, kRelu, kClamp, kHardswish, kSigmoid, kSoftmax, kFlatten, kReshape,
-        kConcat}) {
+        kConcat, kAbs, kNeg, kFloor, kCeil, kRound, kSqrt, kElu, kLeakyRelu, kPow, kMin, kMax,
+        kPrelu, kPad, kDepthToSpace, kResize, kConvTranspose2d, kReduceMean}) {
     ops.emplace(name);
   }
   return ops;
 }
 
-bool xnnpack_supports(const Graph& graph, const Node& node) {
+std::string xnnpack_rejection(const Graph& graph, const Node& node) {
+  if (node.is_delegate_call()) return "already delegated";
+  if (!xnnpack_supported_ops().contains(node.op)) return kNotSupported;
   for (ValueId out : node.outputs) {
-    if (!plain_float(graph, out)) return false;
+    if (std::string why = value_rejection(graph, out); !why.empty()) return why;
   }
   for (ValueId in : node.inputs) {
-    if (!plain_float(graph, in)) return false;
+    if (!computed(graph, in)) continue;  // constants: the op's rule decides
+    if (std::string why = value_rejection(graph, in); !why.empty()) return why;
   }
-  const std::string_view op = node.op;
-  if (op == aot::op::kConv2d || op == aot::op::kLinear) return conv_ok(graph, node);
-  if (op == aot::op::kBatchNorm) return batch_norm_ok(graph, node);
-  if (op == aot::op::kMatmul) {
-    const aot::Value* b = graph.find_value(node.inputs[1]);
-    return computed(graph, node.inputs[0]) && is_constant_with_data(graph, node.inputs[1]) &&
-           b->shape.size() == 2;
+  return op_rejection(graph, node);
+}
+
+bool xnnpack_supports(const Graph& graph, const Node& node) {
+  return xnnpack_rejection(graph, node).empty();
+}
+
+std::vector<std::string> xnnpack_partition_report(const Graph& graph) {
+  std::vector<std::string> reasons;
+  reasons.reserve(graph.nodes.size());
+  for (const Node& node : graph.nodes) reasons.push_back(xnnpack_rejection(graph, node));
+  return reasons;
+}
+
+std::optional<PreluSlope> prelu_slope(const Graph& graph, const Node& node) {
+  const auto& x = graph.find_value(node.inputs[0])->shape;
+  const auto& slope = graph.find_value(node.inputs[1])->shape;
+  if (slope.size() > x.size()) return std::nullopt;
+  // The axes (of x, slope aligned from the right) where the slope varies.
+  std::vector<std::size_t> varying;
+  for (std::size_t i = 0; i < slope.size(); ++i) {
+    if (slope[slope.size() - 1 - i] != 1) varying.push_back(x.size() - 1 - i);
   }
-  if (op == aot::op::kMaxPool2d) return pool_ok(node, false);
-  if (op == aot::op::kAvgPool2d) return pool_ok(node, true);
-  if (op == aot::op::kSoftmax) return computed(graph, node.inputs[0]) && softmax_ok(graph, node);
-  // Everything else just needs computed operands: a constant operand would
-  // need storing in the blob, which only conv/linear weights are.
-  for (ValueId in : node.inputs) {
-    if (!computed(graph, in)) return false;
-  }
-  return xnnpack_supported_ops().contains(op);
+  if (varying.empty()) return PreluSlope::kScalar;
+  if (varying.size() != 1) return std::nullopt;
+  if (varying[0] == x.size() - 1) return PreluSlope::kLastAxis;
+  if (x.size() == 4 && varying[0] == 1) return PreluSlope::kChannels4d;
+  return std::nullopt;
+}
+
+std::optional<MeanAxes> mean_axes(const Graph& graph, const Node& node) {
+  const std::int64_t rank = rank_of(graph, node.inputs[0]);
+  std::vector<std::int64_t> axes = ints_attr(node, "axes");
+  for (std::int64_t& a : axes) a = a < 0 ? a + rank : a;
+  std::sort(axes.begin(), axes.end());
+  if (axes == std::vector<std::int64_t>{rank - 1}) return MeanAxes::kLast;
+  if (rank == 4 && axes == std::vector<std::int64_t>{2, 3}) return MeanAxes::kHw;
+  return std::nullopt;
 }
 
 }  // namespace glassbox::backends::xnnpack

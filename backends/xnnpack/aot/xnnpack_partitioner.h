@@ -1,38 +1,80 @@
 #pragma once
 /// @file
-/// Which graph nodes the XNNPACK backend takes. Everything else stays on
-/// the portable kernels.
+/// Which graph nodes the XNNPACK backend takes, and why it leaves the
+/// others on the portable kernels.
 ///
 /// | op                      | taken when                                          |
 /// |-------------------------|-----------------------------------------------------|
 /// | conv2d                  | weight (and bias) constant; covers depthwise/grouped |
+/// | conv_transpose2d        | weight (and bias) constant; output_padding < stride |
 /// | batch_norm              | it directly follows a taken conv2d that has no other user, constants given (folded in) |
 /// | linear                  | weight (and bias) constant                          |
 /// | matmul                  | b is a constant 2-D matrix (becomes fully connected) |
-/// | max_pool2d              | not ceil_mode                                       |
-/// | avg_pool2d              | not ceil_mode; padding only with count_include_pad=0 (XNNPACK excludes padding) |
+/// | max_pool2d              | not ceil_mode; window larger than 1x1               |
+/// | avg_pool2d              | as max_pool2d; padding only with count_include_pad=0 (XNNPACK excludes padding) |
 /// | global_avg_pool2d       | always                                              |
-/// | add sub mul div         | both operands computed (not constants), rank <= 6   |
-/// | relu clamp hardswish sigmoid | input computed                                 |
+/// | reduce_mean             | over the last axis, or over H, W of a 4-D tensor    |
+/// | add sub mul div min max | both operands computed (not constants)              |
+/// | relu clamp hardswish sigmoid abs neg floor ceil round sqrt | input computed |
+/// | leaky_relu              | input computed                                      |
+/// | elu                     | alpha > 0                                           |
+/// | pow                     | exponent a constant 2 (XNNPACK's square)            |
+/// | prelu                   | slope constant, a scalar or per channel (along C of a 4-D input, or along the last axis) |
+/// | pad                     | mode "constant", no negative pad                    |
+/// | depth_to_space          | mode "DCR", blocksize >= 2                          |
+/// | resize                  | mode "linear" with half_pixel, pytorch_half_pixel (output H, W > 1) or align_corners; no scales other than output/input |
 /// | softmax                 | over the last axis                                  |
 /// | flatten reshape         | input computed                                      |
-/// | concat                  | every input computed, rank <= 6                     |
+/// | concat                  | every input computed                                |
 ///
-/// All values must be float32 with no zero-sized dimension. tan, sin, cos,
-/// hardsigmoid and transpose are never taken (XNNPACK 2022's operator API
-/// has no such operators).
+/// All computed values must be float32 of rank 1..6 with no zero-sized
+/// dimension. XNNPACK 2022's operator API has no transpose, batched or
+/// activation x activation matmul, layer or group norm, erf / gelu, tanh,
+/// exp or log: those, and every op not in the table, stay portable.
 
+#include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "glassbox/aot/graph.h"
 
 namespace glassbox::backends::xnnpack {
 
-/// The ops the table names (the per-node rules are in xnnpack_supports).
+/// The ops the table names (the per-node rules are in xnnpack_rejection).
 std::set<std::string, std::less<>> xnnpack_supported_ops();
+
+/// Why the backend leaves `node` of `graph` on the portable kernels, as a
+/// short phrase ("activation x activation matmul", "int64 tensor",
+/// "op not supported by XNNPACK", ...); empty when it takes the node.
+std::string xnnpack_rejection(const aot::Graph& graph, const aot::Node& node);
 
 /// Whether the backend takes `node` of `graph` (the table's rules).
 bool xnnpack_supports(const aot::Graph& graph, const aot::Node& node);
+
+/// The partition report: for every node of `graph`, in node order, the
+/// reason the partitioner leaves it (xnnpack_rejection), empty for the
+/// nodes it takes. A delegate_call node is "already delegated".
+std::vector<std::string> xnnpack_partition_report(const aot::Graph& graph);
+
+/// Where a taken prelu's slope varies.
+enum class PreluSlope {
+  kScalar,      ///< one value for every element
+  kLastAxis,    ///< along the last logical axis
+  kChannels4d,  ///< along C of a 4-D input (NHWC inside the delegate)
+};
+
+/// The slope shape of a prelu whose slope is constant; nullopt when it
+/// is neither a scalar nor per channel.
+std::optional<PreluSlope> prelu_slope(const aot::Graph& graph, const aot::Node& node);
+
+/// The axes a taken reduce_mean averages.
+enum class MeanAxes {
+  kLast,  ///< the last axis
+  kHw,    ///< H and W of a 4-D tensor (global average pooling)
+};
+
+/// The axes of a reduce_mean XNNPACK can run; nullopt for others.
+std::optional<MeanAxes> mean_axes(const aot::Graph& graph, const aot::Node& node);
 
 }  // namespace glassbox::backends::xnnpack

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <initializer_list>
 #include <limits>
 
 #include "glassbox/core/byte_reader.h"
@@ -47,30 +48,48 @@ bool same_dims(const SlotDesc& a, const std::int64_t* dims, std::size_t rank) {
 // How many u32 params and f32 values (besides weights) each kind has.
 struct ParamShape {
   std::uint32_t ints;
-  bool has_range;  // f32 output_min, output_max
+  bool has_range;   // f32 output_min, output_max
+  bool has_scalar;  // one f32 (alpha, slope, pad value)
 };
 
 ParamShape param_shape(XnnOpKind kind) {
   switch (kind) {
-    case XnnOpKind::kConvolution: return {13, true};
-    case XnnOpKind::kFullyConnected: return {2, true};
-    case XnnOpKind::kMaxPooling: return {10, true};
-    case XnnOpKind::kAveragePooling: return {8, true};
+    case XnnOpKind::kConvolution: return {13, true, false};
+    case XnnOpKind::kDeconvolution: return {15, true, false};
+    case XnnOpKind::kFullyConnected: return {2, true, false};
+    case XnnOpKind::kMaxPooling: return {10, true, false};
+    case XnnOpKind::kAveragePooling: return {8, true, false};
     case XnnOpKind::kGlobalAveragePooling:
+    case XnnOpKind::kMeanLastAxis:
     case XnnOpKind::kAdd:
     case XnnOpKind::kSubtract:
     case XnnOpKind::kMultiply:
     case XnnOpKind::kDivide:
-    case XnnOpKind::kClamp: return {0, true};
-    case XnnOpKind::kConcatenate: return {1, false};
+    case XnnOpKind::kClamp: return {0, true, false};
+    case XnnOpKind::kConcatenate:
+    case XnnOpKind::kPrelu:
+    case XnnOpKind::kDepthToSpace:
+    case XnnOpKind::kResizeBilinear: return {1, false, false};
+    case XnnOpKind::kConstantPad: return {2 * kXnnPadRank, false, true};
+    case XnnOpKind::kElu:
+    case XnnOpKind::kLeakyRelu: return {0, false, true};
     case XnnOpKind::kHardswish:
     case XnnOpKind::kSigmoid:
     case XnnOpKind::kSoftmax:
     case XnnOpKind::kCopy:
     case XnnOpKind::kNchwToNhwc:
-    case XnnOpKind::kNhwcToNchw: return {0, false};
+    case XnnOpKind::kNhwcToNchw:
+    case XnnOpKind::kAbs:
+    case XnnOpKind::kBankersRounding:
+    case XnnOpKind::kCeiling:
+    case XnnOpKind::kFloor:
+    case XnnOpKind::kNegate:
+    case XnnOpKind::kSquare:
+    case XnnOpKind::kSquareRoot:
+    case XnnOpKind::kMaximum:
+    case XnnOpKind::kMinimum: return {0, false, false};
   }
-  return {0, false};
+  return {0, false, false};
 }
 
 std::uint32_t operand_count(XnnOpKind kind) {
@@ -78,7 +97,9 @@ std::uint32_t operand_count(XnnOpKind kind) {
     case XnnOpKind::kAdd:
     case XnnOpKind::kSubtract:
     case XnnOpKind::kMultiply:
-    case XnnOpKind::kDivide: return 2;
+    case XnnOpKind::kDivide:
+    case XnnOpKind::kMaximum:
+    case XnnOpKind::kMinimum: return 2;
     case XnnOpKind::kConcatenate: return 0;  // one or more
     default: return 1;
   }
@@ -145,11 +166,14 @@ ErrorInfo expected_output(const ParsedOp& op, const SlotDesc* slots, const SlotD
         return bad("xnnpack program: global average pooling input not 4-D NHWC");
       }
       dims[2] = dims[3] = 1;
+      if (out.rank == 2) *rank = 2;  // 1.1: [N, C], H and W dropped
       return kOk;
     case XnnOpKind::kAdd:
     case XnnOpKind::kSubtract:
     case XnnOpKind::kMultiply:
-    case XnnOpKind::kDivide: {
+    case XnnOpKind::kDivide:
+    case XnnOpKind::kMaximum:
+    case XnnOpKind::kMinimum: {
       const SlotDesc& y = slots[op.operands[1]];
       if (!readable_as(x, out.layout) || !readable_as(y, out.layout) ||
           (out.layout == XnnLayout::kNhwc && (x.rank != 4 || y.rank != 4))) {
@@ -169,7 +193,92 @@ ErrorInfo expected_output(const ParsedOp& op, const SlotDesc* slots, const SlotD
     case XnnOpKind::kHardswish:
     case XnnOpKind::kSigmoid:
     case XnnOpKind::kSoftmax:
+    case XnnOpKind::kAbs:
+    case XnnOpKind::kBankersRounding:
+    case XnnOpKind::kCeiling:
+    case XnnOpKind::kFloor:
+    case XnnOpKind::kNegate:
+    case XnnOpKind::kSquare:
+    case XnnOpKind::kSquareRoot:
+    case XnnOpKind::kElu:
+    case XnnOpKind::kLeakyRelu:
       if (!readable_as(x, out.layout)) return bad("xnnpack program: unary operand in another layout");
+      return kOk;
+    case XnnOpKind::kPrelu: {
+      SlotDesc xv = x;  // x's dims in the output's byte order
+      xv.layout = out.layout;
+      if (!readable_as(x, out.layout) || p[0] == 0 || xv.physical(x.rank - 1) != p[0]) {
+        return bad("xnnpack program: prelu channels do not match its input");
+      }
+      return kOk;
+    }
+    case XnnOpKind::kConstantPad: {
+      if (!readable_as(x, out.layout) || out.rank != x.rank) {
+        return bad("xnnpack program: pad input not in the output's layout and rank");
+      }
+      SlotDesc xv = x;
+      xv.layout = out.layout;
+      for (std::uint32_t i = 0; i < kXnnPadRank; ++i) {
+        const std::int64_t pre = p[i], post = p[kXnnPadRank + i];
+        if (i >= x.rank ? pre != 0 || post != 0
+                        : xv.physical(i) + pre + post != out.physical(i)) {
+          return bad("xnnpack program: pad amounts do not give the output shape");
+        }
+      }
+      for (std::size_t i = 0; i < out.rank; ++i) dims[i] = out.dims[i];
+      return kOk;
+    }
+    case XnnOpKind::kDepthToSpace: {
+      const std::int64_t b = p[0];
+      if (b < 2 || x.rank != 4 || !readable_as(x, XnnLayout::kNhwc) ||
+          !readable_as(out, XnnLayout::kNhwc) || x.dims[1] % (b * b) != 0) {
+        return bad("xnnpack program: depth_to_space input or block size wrong");
+      }
+      dims[1] = x.dims[1] / (b * b);
+      dims[2] = x.dims[2] * b;
+      dims[3] = x.dims[3] * b;
+      return kOk;
+    }
+    case XnnOpKind::kResizeBilinear:
+      if (p[0] > 1 || x.rank != 4 || out.rank != 4 || !readable_as(x, XnnLayout::kNhwc) ||
+          !readable_as(out, XnnLayout::kNhwc)) {
+        return bad("xnnpack program: resize input, output or flag wrong");
+      }
+      dims[2] = out.dims[2];
+      dims[3] = out.dims[3];
+      return kOk;
+    case XnnOpKind::kDeconvolution: {
+      // as kConvolution, then adjustment h, w
+      for (int i = 4; i < 13; ++i) {
+        if (p[i] == 0) return bad("xnnpack program: zero deconvolution parameter");
+      }
+      if (x.rank != 4 || !readable_as(x, XnnLayout::kNhwc) ||
+          !readable_as(out, XnnLayout::kNhwc) || x.dims[1] != std::int64_t{p[10]} * p[11] ||
+          p[13] >= p[6] || p[14] >= p[7]) {
+        return bad("xnnpack program: deconvolution input does not match its parameters");
+      }
+      dims[1] = std::int64_t{p[10]} * p[12];
+      for (int i = 0; i < 2; ++i) {
+        const std::int64_t full = std::int64_t{p[6 + i]} * (x.dims[2 + i] - 1) + p[13 + i] +
+                                  std::int64_t{p[8 + i]} * (p[4 + i] - 1) + 1;
+        // pads: top + bottom for H, right + left for W
+        const std::int64_t pads = i == 0 ? std::int64_t{p[0]} + p[2] : std::int64_t{p[1]} + p[3];
+        if (full <= pads) return bad("xnnpack program: deconvolution output would be empty");
+        dims[2 + i] = full - pads;
+      }
+      return kOk;
+    }
+    case XnnOpKind::kMeanLastAxis:
+      if (!readable_as(x, XnnLayout::kLogical) || !readable_as(out, XnnLayout::kLogical)) {
+        return bad("xnnpack program: mean operand not in logical order");
+      }
+      if (out.rank == x.rank) {
+        dims[x.rank - 1] = 1;
+      } else if (out.rank + 1 == x.rank) {
+        *rank = out.rank;
+      } else {
+        return bad("xnnpack program: mean output rank wrong");
+      }
       return kOk;
     case XnnOpKind::kCopy:
       if (!readable_as(x, XnnLayout::kLogical) || !readable_as(out, XnnLayout::kLogical) ||
@@ -242,11 +351,22 @@ ErrorInfo read_identifier(ByteReader& in, runtime::MemoryAllocator* memory, Pars
   return kOk;
 }
 
+// a * b * ..., false on u64 overflow.
+bool checked_product(std::initializer_list<std::uint64_t> factors, std::uint64_t* out) {
+  std::uint64_t n = 1;
+  for (std::uint64_t f : factors) {
+    if (__builtin_mul_overflow(n, f, &n)) return false;
+  }
+  *out = n;
+  return true;
+}
+
 ErrorInfo read_params(ByteReader& in, ParsedOp* op) {
   std::uint32_t size = 0;
   if (!in.read(&size) || size > in.remaining()) return bad("xnnpack program: truncated params");
   const ParamShape shape = param_shape(op->kind);
-  const std::uint64_t fixed = 4ull * shape.ints + (shape.has_range ? 8u : 0u);
+  const std::uint64_t fixed =
+      4ull * shape.ints + (shape.has_range ? 8u : 0u) + (shape.has_scalar ? 4u : 0u);
   if (size < fixed) return bad("xnnpack program: params too short for the operator");
   op->num_ints = shape.ints;
   for (std::uint32_t i = 0; i < shape.ints; ++i) (void)in.read(&op->ints[i]);
@@ -256,24 +376,29 @@ ErrorInfo read_params(ByteReader& in, ParsedOp* op) {
     // NaN fails the comparison too.
     if (!(op->output_min <= op->output_max)) return bad("xnnpack program: bad output range");
   }
+  if (shape.has_scalar) {
+    (void)in.read(&op->scalar);
+    if (!std::isfinite(op->scalar) || (op->kind == XnnOpKind::kElu && !(op->scalar > 0))) {
+      return bad("xnnpack program: bad alpha, slope or pad value");
+    }
+  }
+  for (std::uint32_t i = 0; i < shape.ints; ++i) {
+    if (op->ints[i] > kMaxParam) return bad("xnnpack program: operator parameter out of range");
+  }
   std::uint64_t weights = 0, bias = 0;
-  if (op->kind == XnnOpKind::kConvolution) {
-    const std::uint32_t* p = op->ints;
+  const std::uint32_t* p = op->ints;
+  bool fits = true;
+  if (op->kind == XnnOpKind::kConvolution || op->kind == XnnOpKind::kDeconvolution) {
     bias = std::uint64_t{p[10]} * p[12];
-    weights = bias * p[4] * p[5] * p[11];
+    fits = checked_product({bias, p[4], p[5], p[11]}, &weights);
   } else if (op->kind == XnnOpKind::kFullyConnected) {
-    bias = op->ints[1];
-    weights = std::uint64_t{op->ints[0]} * op->ints[1];
+    bias = p[1];
+    weights = std::uint64_t{p[0]} * p[1];
+  } else if (op->kind == XnnOpKind::kPrelu) {
+    weights = p[0];
   }
-  // The u32 params are capped at 2^24 before this product can matter; the
-  // division keeps the check itself from overflowing.
-  if (op->ints[0] > kMaxParam || op->ints[1] > kMaxParam ||
-      (op->kind == XnnOpKind::kConvolution &&
-       (op->ints[4] > kMaxParam || op->ints[5] > kMaxParam || op->ints[10] > kMaxParam ||
-        op->ints[11] > kMaxParam || op->ints[12] > kMaxParam))) {
-    return bad("xnnpack program: operator parameter out of range");
-  }
-  if (weights > (size - fixed) / 4 || bias > (size - fixed) / 4 ||
+  // The division keeps the check itself from overflowing.
+  if (!fits || weights > (size - fixed) / 4 || bias > (size - fixed) / 4 ||
       fixed + 4 * (weights + bias) != size) {
     return bad("xnnpack program: params size does not match the operator's weights");
   }

@@ -32,6 +32,8 @@ inline constexpr std::uint32_t kMaxOps = 1u << 16;
 inline constexpr std::uint32_t kMaxOperands = 64;
 /// Largest u32 operator parameter (kernel sizes, strides, channels...).
 inline constexpr std::uint32_t kMaxParam = 1u << 24;
+/// Most u32 params of any kind (kDeconvolution's).
+inline constexpr std::uint32_t kMaxOpInts = 15;
 
 /// A slot's shape: logical dims and byte order.
 struct SlotDesc {
@@ -53,11 +55,14 @@ struct ParsedOp {
   DelegateDebugIntId int_id = kUnsetDelegateDebugIntId;
   std::uint32_t num_operands = 0;
   const std::uint32_t* operands = nullptr;
-  std::uint32_t ints[13] = {};
+  std::uint32_t ints[kMaxOpInts] = {};
   std::uint32_t num_ints = 0;
   float output_min = 0;
   float output_max = 0;
-  const std::uint8_t* kernel = nullptr;  ///< f32, weight_count of them.
+  /// The one f32 of kElu (alpha), kLeakyRelu (slope), kConstantPad (value).
+  float scalar = 0;
+  /// f32, weight_count of them: convolution kernels, kPrelu's slopes.
+  const std::uint8_t* kernel = nullptr;
   const std::uint8_t* bias = nullptr;    ///< f32, bias_count of them.
   std::size_t weight_count = 0;
   std::size_t bias_count = 0;

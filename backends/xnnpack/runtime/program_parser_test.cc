@@ -7,19 +7,24 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <functional>
+#include <limits>
+#include <string>
 #include <vector>
 
 #include "backends/xnnpack/aot/xnnpack_backend.h"
+#include "backends/xnnpack/aot/xnnpack_program.h"
 #include "backends/xnnpack/runtime/xnnpack_runtime.h"
 #include "backends/xnnpack/testing/xnnpack_test_models.h"
 
 namespace glassbox::backends::xnnpack {
 namespace {
 
-// The processed bytes of the whole MobileNet-like model (every node is
-// one XNNPACK takes, so the graph itself is the partition).
-std::vector<std::uint8_t> good_blob() {
-  StatusOr<aot::Graph> graph = build_mobile_like(1, 8);
+// The processed bytes of a whole model (every node is one XNNPACK takes,
+// so the graph itself is the partition): MobileNet-like (format 1.0's
+// kinds) or decoder-like (1.1's).
+std::vector<std::uint8_t> model_blob(bool decoder) {
+  StatusOr<aot::Graph> graph = decoder ? build_decoder_like(1, 8) : build_mobile_like(1, 8);
   EXPECT_TRUE(graph.ok()) << graph.message();
   XnnpackBackend backend;
   StatusOr<aot::PreprocessResult> result = backend.preprocess(*graph, {});
@@ -44,8 +49,15 @@ Error init_and_destroy(const std::vector<std::uint8_t>& blob) {
   return Error::kOk;
 }
 
-TEST(XnnpackProgramParserTest, AcceptsWhatTheAotHalfWrites) {
-  const std::vector<std::uint8_t> blob = good_blob();
+class XnnpackProgramParserTest : public ::testing::TestWithParam<bool> {};
+
+INSTANTIATE_TEST_SUITE_P(Models, XnnpackProgramParserTest, ::testing::Bool(),
+                         [](const auto& param_info) {
+                           return std::string(param_info.param ? "decoder_like" : "mobile_like");
+                         });
+
+TEST_P(XnnpackProgramParserTest, AcceptsWhatTheAotHalfWrites) {
+  const std::vector<std::uint8_t> blob = model_blob(GetParam());
   runtime::MemoryAllocator memory;
   Result<ParsedProgram*> program =
       parse_xnn_program(Span<const std::uint8_t>(blob.data(), blob.size()), &memory);
@@ -56,8 +68,168 @@ TEST(XnnpackProgramParserTest, AcceptsWhatTheAotHalfWrites) {
   EXPECT_EQ(init_and_destroy(blob), Error::kOk);
 }
 
-TEST(XnnpackProgramParserTest, HeaderErrorsAreNamed) {
-  std::vector<std::uint8_t> blob = good_blob();
+// One operator of each 1.1 kind, hand-built: it parses and inits, and any
+// change to its params count, a param, or its output shape is rejected.
+struct KindCase {
+  const char* name;
+  XnnProgram program;
+};
+
+XnnTensorDesc nhwc(std::vector<std::int64_t> dims) { return {std::move(dims), XnnLayout::kNhwc}; }
+XnnTensorDesc logical(std::vector<std::int64_t> dims) { return {std::move(dims), XnnLayout::kLogical}; }
+
+// A program running one operator of `kind` on `inputs` (converted to NHWC
+// first with `to_nhwc`; an NHWC result is converted back, as delegate
+// outputs are read in logical order).
+XnnProgram one_op(std::vector<XnnTensorDesc> inputs, XnnOpKind kind, XnnTensorDesc out,
+                  std::vector<std::uint32_t> ints = {}, std::vector<float> floats = {},
+                  bool to_nhwc = false) {
+  XnnProgram p;
+  p.inputs = std::move(inputs);
+  const auto num_inputs = static_cast<std::uint32_t>(p.inputs.size());
+  const auto add = [&p](XnnOpKind k, std::vector<std::uint32_t> operands, XnnTensorDesc output) {
+    XnnOp op;
+    op.kind = k;
+    op.identifier = static_cast<std::int64_t>(p.ops.size());
+    op.operands = std::move(operands);
+    op.output = std::move(output);
+    p.ops.push_back(std::move(op));
+    return static_cast<std::uint32_t>(p.inputs.size() + p.ops.size() - 1);
+  };
+  std::vector<std::uint32_t> operands;
+  for (std::uint32_t i = 0; i < num_inputs; ++i) operands.push_back(i);
+  if (to_nhwc) operands[0] = add(XnnOpKind::kNchwToNhwc, {0}, nhwc(p.inputs[0].dims));
+  std::uint32_t slot = add(kind, operands, out);
+  p.ops.back().ints = std::move(ints);
+  p.ops.back().floats = std::move(floats);
+  if (out.layout == XnnLayout::kNhwc) slot = add(XnnOpKind::kNhwcToNchw, {slot}, logical(out.dims));
+  p.outputs = {slot};
+  return p;
+}
+
+// The operator under test: after the input conversion, if any.
+XnnOp& tested(XnnProgram& p) {
+  return p.ops[p.ops[0].kind == XnnOpKind::kNchwToNhwc ? 1 : 0];
+}
+
+std::vector<KindCase> kind_cases() {
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  const std::vector<std::int64_t> x = {1, 4, 3, 5};
+  std::vector<KindCase> cases;
+  for (XnnOpKind k : {XnnOpKind::kAbs, XnnOpKind::kBankersRounding, XnnOpKind::kCeiling,
+                      XnnOpKind::kFloor, XnnOpKind::kNegate, XnnOpKind::kSquare,
+                      XnnOpKind::kSquareRoot}) {
+    cases.push_back({xnn_op_type_name(k), one_op({logical(x)}, k, logical(x))});
+  }
+  cases.push_back({"elu", one_op({logical(x)}, XnnOpKind::kElu, logical(x), {}, {0.5f})});
+  cases.push_back({"leaky_relu", one_op({logical(x)}, XnnOpKind::kLeakyRelu, logical(x), {}, {0.1f})});
+  cases.push_back({"maximum", one_op({logical(x), logical({5})}, XnnOpKind::kMaximum, logical(x))});
+  cases.push_back({"minimum", one_op({logical(x), logical(x)}, XnnOpKind::kMinimum, logical(x))});
+  cases.push_back({"prelu", one_op({logical(x)}, XnnOpKind::kPrelu, logical(x), {5},
+                                   {0.1f, 0.2f, 0.3f, 0.4f, 0.5f})});
+  cases.push_back({"constant_pad",
+                   one_op({logical(x)}, XnnOpKind::kConstantPad, logical({1, 6, 4, 5}),
+                          {0, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0}, {0.5f})});
+  cases.push_back({"depth_to_space", one_op({logical(x)}, XnnOpKind::kDepthToSpace,
+                                            nhwc({1, 1, 6, 10}), {2}, {}, true)});
+  cases.push_back({"resize_bilinear", one_op({logical(x)}, XnnOpKind::kResizeBilinear,
+                                             nhwc({1, 4, 7, 2}), {1}, {}, true)});
+  std::vector<float> deconv = {-kInf, kInf};
+  deconv.resize(2 + 2 * 2 * 3 * 2 * 2 + 4, 0.25f);  // G=2, GOC=2, 3x2 kernel, GIC=2; bias 4
+  // H: stride 2 * (3 - 1) + adjustment 1 + kernel 3 - pads 1 + 1; W: 1 * 4 + 2.
+  cases.push_back({"deconvolution",
+                   one_op({logical(x)}, XnnOpKind::kDeconvolution, nhwc({1, 4, 6, 6}),
+                          {1, 0, 1, 0, 3, 2, 2, 1, 1, 1, 2, 2, 2, 1, 0}, deconv, true)});
+  cases.push_back({"mean_last_axis",
+                   one_op({logical(x)}, XnnOpKind::kMeanLastAxis, logical({1, 4, 3}), {},
+                          {-kInf, kInf})});
+  cases.push_back({"global_average_pooling_2d",
+                   one_op({logical(x)}, XnnOpKind::kGlobalAveragePooling, logical({1, 4}), {},
+                          {-kInf, kInf}, true)});
+  return cases;
+}
+
+// The blob of `program` after `edit` changed the operator under test.
+std::vector<std::uint8_t> edited(XnnProgram program, const std::function<void(XnnOp*)>& edit) {
+  edit(&tested(program));
+  return encode_xnn_program(program);
+}
+
+TEST(XnnpackProgramParserKindsTest, EachNewKindIsCheckedStrictly) {
+  for (const KindCase& c : kind_cases()) {
+    SCOPED_TRACE(c.name);
+    const std::vector<std::uint8_t> blob = encode_xnn_program(c.program);
+    EXPECT_EQ(parse(blob), Error::kOk);
+    EXPECT_EQ(init_and_destroy(blob), Error::kOk);
+    // One u32 of params more or fewer.
+    EXPECT_EQ(parse(edited(c.program, [](XnnOp* op) { op->ints.push_back(0); })),
+              Error::kCorruptData);
+    XnnProgram program = c.program;
+    const XnnOp& under_test = tested(program);
+    if (!under_test.ints.empty() || !under_test.floats.empty()) {
+      EXPECT_EQ(parse(edited(c.program,
+                             [](XnnOp* op) {
+                               if (op->floats.empty()) {
+                                 op->ints.pop_back();
+                               } else {
+                                 op->floats.pop_back();
+                               }
+                             })),
+                Error::kCorruptData);
+    }
+    // An output shape the operator does not produce: one more channel
+    // (and in the conversion back after it, so that the operator's own
+    // check must catch it).
+    XnnProgram bigger = c.program;
+    const auto first = static_cast<std::size_t>(&tested(bigger) - bigger.ops.data());
+    for (std::size_t i = first; i < bigger.ops.size(); ++i) bigger.ops[i].output.dims[1] += 1;
+    EXPECT_EQ(parse(encode_xnn_program(bigger)), Error::kCorruptData);
+    // A parameter far out of range.
+    if (!under_test.ints.empty()) {
+      EXPECT_EQ(parse(edited(c.program, [](XnnOp* op) { op->ints[0] = kMaxParam + 1; })),
+                Error::kCorruptData);
+    }
+  }
+}
+
+TEST(XnnpackProgramParserKindsTest, KindSpecificRulesAreEnforced) {
+  const std::vector<std::int64_t> x = {1, 4, 3, 5};
+  const auto rejected = [](const XnnProgram& p) { return parse(encode_xnn_program(p)); };
+  EXPECT_EQ(rejected(one_op({logical(x)}, XnnOpKind::kElu, logical(x), {}, {0.f})),
+            Error::kCorruptData) << "elu alpha must be > 0";
+  EXPECT_EQ(rejected(one_op({logical(x)}, XnnOpKind::kLeakyRelu, logical(x), {},
+                            {std::numeric_limits<float>::quiet_NaN()})),
+            Error::kCorruptData) << "slope must be finite";
+  EXPECT_EQ(rejected(one_op({logical(x)}, XnnOpKind::kDepthToSpace, nhwc({1, 4, 3, 5}), {1},
+                            {}, true)),
+            Error::kCorruptData) << "block size 1";
+  EXPECT_EQ(rejected(one_op({logical(x)}, XnnOpKind::kDepthToSpace, nhwc({1, 1, 9, 15}), {3},
+                            {}, true)),
+            Error::kCorruptData) << "channels not divisible by block^2";
+  EXPECT_EQ(rejected(one_op({logical(x)}, XnnOpKind::kResizeBilinear, nhwc({1, 4, 7, 2}), {2},
+                            {}, true)),
+            Error::kCorruptData) << "unknown resize flag";
+  EXPECT_EQ(rejected(one_op({logical(x)}, XnnOpKind::kResizeBilinear, logical({1, 4, 7, 2}), {0},
+                            {}, true)),
+            Error::kCorruptData) << "resize output must be NHWC";
+  EXPECT_EQ(rejected(one_op({logical(x)}, XnnOpKind::kResizeBilinear, nhwc({1, 4, 7, 2}), {0})),
+            Error::kCorruptData) << "resize input must be NHWC";
+  EXPECT_EQ(rejected(one_op({logical(x)}, XnnOpKind::kPrelu, logical(x), {4}, {1, 1, 1, 1})),
+            Error::kCorruptData) << "prelu channels are the last byte-order dim";
+  EXPECT_EQ(rejected(one_op({logical(x)}, XnnOpKind::kConstantPad, logical({1, 4, 3, 5}),
+                            {0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0}, {0.f})),
+            Error::kCorruptData) << "pad beyond the rank";
+  EXPECT_EQ(rejected(one_op({logical(x)}, XnnOpKind::kMeanLastAxis, logical({1, 4}), {},
+                            {-1.f, 1.f})),
+            Error::kCorruptData) << "mean drops one axis only";
+  std::vector<float> deconv(2 + 4 * 3 * 3 * 4 + 4, 0.f);
+  EXPECT_EQ(rejected(one_op({logical(x)}, XnnOpKind::kDeconvolution, nhwc({1, 4, 9, 11}),
+                            {0, 0, 0, 0, 3, 3, 2, 2, 1, 1, 1, 4, 4, 2, 0}, deconv, true)),
+            Error::kCorruptData) << "adjustment must be smaller than the stride";
+}
+
+TEST_P(XnnpackProgramParserTest, HeaderErrorsAreNamed) {
+  std::vector<std::uint8_t> blob = model_blob(GetParam());
   std::vector<std::uint8_t> bad_magic = blob;
   bad_magic[0] = 'X';
   EXPECT_EQ(parse(bad_magic), Error::kCorruptData);
@@ -73,16 +245,16 @@ TEST(XnnpackProgramParserTest, HeaderErrorsAreNamed) {
   EXPECT_NE(parse({}), Error::kOk);
 }
 
-TEST(XnnpackProgramParserTest, EveryTruncationIsAnError) {
-  const std::vector<std::uint8_t> blob = good_blob();
+TEST_P(XnnpackProgramParserTest, EveryTruncationIsAnError) {
+  const std::vector<std::uint8_t> blob = model_blob(GetParam());
   for (std::size_t n = 0; n < blob.size(); ++n) {
     const std::vector<std::uint8_t> cut(blob.begin(), blob.begin() + static_cast<std::ptrdiff_t>(n));
     ASSERT_NE(parse(cut), Error::kOk) << "length " << n;
   }
 }
 
-TEST(XnnpackProgramParserTest, BitFlipsNeverCrash) {
-  const std::vector<std::uint8_t> blob = good_blob();
+TEST_P(XnnpackProgramParserTest, BitFlipsNeverCrash) {
+  const std::vector<std::uint8_t> blob = model_blob(GetParam());
   int rejected = 0, accepted = 0;
   // Every byte outside the bulk of the weights, plus a sample inside; a
   // flipped weight only changes a number.
@@ -101,8 +273,8 @@ TEST(XnnpackProgramParserTest, BitFlipsNeverCrash) {
   EXPECT_GT(accepted, 0);
 }
 
-TEST(XnnpackProgramParserTest, BadCompileSpecsAreErrors) {
-  const std::vector<std::uint8_t> blob = good_blob();
+TEST_P(XnnpackProgramParserTest, BadCompileSpecsAreErrors) {
+  const std::vector<std::uint8_t> blob = model_blob(GetParam());
   runtime::MemoryAllocator memory;
   runtime::BackendInitContext context(&memory, nullptr, "forward");
   const std::uint8_t zero_threads[] = {'0'};

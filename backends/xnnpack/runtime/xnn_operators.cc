@@ -57,6 +57,46 @@ void as_nc(const SlotDesc& d, std::size_t* batch, std::size_t* channels) {
   *batch = static_cast<std::size_t>(d.numel) / *channels;
 }
 
+// The [batch, channels] elementwise operators added in format 1.1.
+xnn_status create_and_setup_nc(const ParsedOp& op, std::size_t channels, std::size_t batch,
+                               const float* in, float* out, pthreadpool_t pool,
+                               xnn_operator_t* o) {
+  const std::size_t c = channels;
+  xnn_status s = xnn_status_invalid_parameter;
+  switch (op.kind) {
+    case XnnOpKind::kAbs:
+      s = xnn_create_abs_nc_f32(c, c, c, 0, o);
+      return s != xnn_status_success ? s : xnn_setup_abs_nc_f32(*o, batch, in, out, pool);
+    case XnnOpKind::kBankersRounding:
+      s = xnn_create_bankers_rounding_nc_f32(c, c, c, 0, o);
+      return s != xnn_status_success ? s
+                                     : xnn_setup_bankers_rounding_nc_f32(*o, batch, in, out, pool);
+    case XnnOpKind::kCeiling:
+      s = xnn_create_ceiling_nc_f32(c, c, c, 0, o);
+      return s != xnn_status_success ? s : xnn_setup_ceiling_nc_f32(*o, batch, in, out, pool);
+    case XnnOpKind::kFloor:
+      s = xnn_create_floor_nc_f32(c, c, c, 0, o);
+      return s != xnn_status_success ? s : xnn_setup_floor_nc_f32(*o, batch, in, out, pool);
+    case XnnOpKind::kNegate:
+      s = xnn_create_negate_nc_f32(c, c, c, 0, o);
+      return s != xnn_status_success ? s : xnn_setup_negate_nc_f32(*o, batch, in, out, pool);
+    case XnnOpKind::kSquare:
+      s = xnn_create_square_nc_f32(c, c, c, 0, o);
+      return s != xnn_status_success ? s : xnn_setup_square_nc_f32(*o, batch, in, out, pool);
+    case XnnOpKind::kSquareRoot:
+      s = xnn_create_square_root_nc_f32(c, c, c, 0, o);
+      return s != xnn_status_success ? s : xnn_setup_square_root_nc_f32(*o, batch, in, out, pool);
+    case XnnOpKind::kElu:
+      s = xnn_create_elu_nc_f32(c, c, c, op.scalar, 0, o);
+      return s != xnn_status_success ? s : xnn_setup_elu_nc_f32(*o, batch, in, out, pool);
+    case XnnOpKind::kLeakyRelu:
+      s = xnn_create_leaky_relu_nc_f32(c, c, c, op.scalar, 0, o);
+      return s != xnn_status_success ? s : xnn_setup_leaky_relu_nc_f32(*o, batch, in, out, pool);
+    default:
+      return s;
+  }
+}
+
 xnn_status create_and_setup(const ParsedProgram& program, const ParsedOp& op,
                             const float* const* in, float* out, const SlotDesc& out_desc,
                             pthreadpool_t pool, xnn_operator_t* ops, const char** what) {
@@ -121,7 +161,9 @@ xnn_status create_and_setup(const ParsedProgram& program, const ParsedOp& op,
     case XnnOpKind::kAdd:
     case XnnOpKind::kSubtract:
     case XnnOpKind::kMultiply:
-    case XnnOpKind::kDivide: {
+    case XnnOpKind::kDivide:
+    case XnnOpKind::kMaximum:
+    case XnnOpKind::kMinimum: {
       *what = "xnnpack: binary operator rejected by XNNPACK";
       const SlotDesc& y = program.slots[op.operands[1]];
       // Shapes in byte order: both operands are in the output's layout.
@@ -134,6 +176,8 @@ xnn_status create_and_setup(const ParsedProgram& program, const ParsedOp& op,
         case XnnOpKind::kAdd: s = xnn_create_add_nd_f32(lo, hi, 0, &ops[0]); break;
         case XnnOpKind::kSubtract: s = xnn_create_subtract_nd_f32(lo, hi, 0, &ops[0]); break;
         case XnnOpKind::kMultiply: s = xnn_create_multiply_nd_f32(lo, hi, 0, &ops[0]); break;
+        case XnnOpKind::kMaximum: s = xnn_create_maximum_nd_f32(0, &ops[0]); break;
+        case XnnOpKind::kMinimum: s = xnn_create_minimum_nd_f32(0, &ops[0]); break;
         default: s = xnn_create_divide_nd_f32(lo, hi, 0, &ops[0]); break;
       }
       if (s != xnn_status_success) return s;
@@ -144,6 +188,10 @@ xnn_status create_and_setup(const ParsedProgram& program, const ParsedOp& op,
           return xnn_setup_subtract_nd_f32(ops[0], x.rank, xs, y.rank, ys, in[0], in[1], out, pool);
         case XnnOpKind::kMultiply:
           return xnn_setup_multiply_nd_f32(ops[0], x.rank, xs, y.rank, ys, in[0], in[1], out, pool);
+        case XnnOpKind::kMaximum:
+          return xnn_setup_maximum_nd_f32(ops[0], x.rank, xs, y.rank, ys, in[0], in[1], out, pool);
+        case XnnOpKind::kMinimum:
+          return xnn_setup_minimum_nd_f32(ops[0], x.rank, xs, y.rank, ys, in[0], in[1], out, pool);
         default:
           return xnn_setup_divide_nd_f32(ops[0], x.rank, xs, y.rank, ys, in[0], in[1], out, pool);
       }
@@ -196,6 +244,88 @@ xnn_status create_and_setup(const ParsedProgram& program, const ParsedOp& op,
         offset += inner;
       }
       return xnn_status_success;
+    }
+    case XnnOpKind::kAbs:
+    case XnnOpKind::kBankersRounding:
+    case XnnOpKind::kCeiling:
+    case XnnOpKind::kFloor:
+    case XnnOpKind::kNegate:
+    case XnnOpKind::kSquare:
+    case XnnOpKind::kSquareRoot:
+    case XnnOpKind::kElu:
+    case XnnOpKind::kLeakyRelu:
+      *what = "xnnpack: elementwise operator rejected by XNNPACK";
+      as_nc(x, &batch, &channels);
+      return create_and_setup_nc(op, channels, batch, in[0], out, pool, &ops[0]);
+    case XnnOpKind::kPrelu: {
+      *what = "xnnpack: prelu rejected by XNNPACK";
+      const AlignedCopy slope(op.kernel, op.weight_count);
+      if (slope.get() == nullptr) return xnn_status_out_of_memory;
+      channels = p[0];
+      s = xnn_create_prelu_nc_f32(channels, channels, channels, slope.get(), 0, &ops[0]);
+      if (s != xnn_status_success) return s;
+      return xnn_setup_prelu_nc_f32(ops[0], static_cast<std::size_t>(x.numel) / channels, in[0],
+                                    out, pool);
+    }
+    case XnnOpKind::kConstantPad: {
+      *what = "xnnpack: pad rejected by XNNPACK";
+      std::size_t shape[kXnnPadRank], pre[kXnnPadRank], post[kXnnPadRank];
+      SlotDesc xv = x;
+      xv.layout = out_desc.layout;
+      for (std::size_t i = 0; i < x.rank; ++i) {
+        shape[i] = static_cast<std::size_t>(xv.physical(i));
+        pre[i] = p[i];
+        post[i] = p[kXnnPadRank + i];
+      }
+      // XNNPACK copies the 32-bit pattern at create.
+      s = xnn_create_constant_pad_nd_x32(&op.scalar, 0, &ops[0]);
+      if (s != xnn_status_success) return s;
+      return xnn_setup_constant_pad_nd_x32(ops[0], x.rank, shape, pre, post, in[0], out, pool);
+    }
+    case XnnOpKind::kDepthToSpace: {
+      *what = "xnnpack: depth_to_space rejected by XNNPACK";
+      const auto c_in = static_cast<std::size_t>(x.dims[1]);
+      const auto c_out = static_cast<std::size_t>(out_desc.dims[1]);
+      s = xnn_create_depth_to_space_nhwc_x32(c_out, c_in, c_out, p[0], 0, &ops[0]);
+      if (s != xnn_status_success) return s;
+      return xnn_setup_depth_to_space_nhwc_x32(
+          ops[0], static_cast<std::size_t>(x.dims[0]), static_cast<std::size_t>(x.dims[2]),
+          static_cast<std::size_t>(x.dims[3]), in[0], out, pool);
+    }
+    case XnnOpKind::kResizeBilinear: {
+      *what = "xnnpack: resize rejected by XNNPACK";
+      const auto c = static_cast<std::size_t>(x.dims[1]);
+      s = xnn_create_resize_bilinear2d_nhwc_f32(c, c, c, p[0] != 0 ? XNN_FLAG_ALIGN_CORNERS : 0,
+                                                &ops[0]);
+      if (s != xnn_status_success) return s;
+      return xnn_setup_resize_bilinear2d_nhwc_f32(
+          ops[0], static_cast<std::size_t>(x.dims[0]), static_cast<std::size_t>(x.dims[2]),
+          static_cast<std::size_t>(x.dims[3]), static_cast<std::size_t>(out_desc.dims[2]),
+          static_cast<std::size_t>(out_desc.dims[3]), in[0], out, pool);
+    }
+    case XnnOpKind::kDeconvolution: {
+      *what = "xnnpack: deconvolution parameters rejected by XNNPACK";
+      const AlignedCopy kernel(op.kernel, op.weight_count), bias(op.bias, op.bias_count);
+      if (kernel.get() == nullptr || bias.get() == nullptr) return xnn_status_out_of_memory;
+      const std::size_t in_channels = std::size_t{p[10]} * p[11];
+      const std::size_t out_channels = std::size_t{p[10]} * p[12];
+      s = xnn_create_deconvolution2d_nhwc_f32(p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8],
+                                              p[9], p[10], p[11], p[12], in_channels,
+                                              out_channels, kernel.get(), bias.get(), lo, hi, 0,
+                                              &ops[0]);
+      if (s != xnn_status_success) return s;
+      return xnn_setup_deconvolution2d_nhwc_f32(
+          ops[0], static_cast<std::size_t>(x.dims[0]), static_cast<std::size_t>(x.dims[2]),
+          static_cast<std::size_t>(x.dims[3]), p[13], p[14], in[0], out, pool);
+    }
+    case XnnOpKind::kMeanLastAxis: {
+      // One channel, the axis as the pooled width: [batch][width][1].
+      *what = "xnnpack: mean rejected by XNNPACK";
+      const auto width = static_cast<std::size_t>(x.dims[x.rank - 1]);
+      s = xnn_create_global_average_pooling_nwc_f32(1, 1, 1, lo, hi, 0, &ops[0]);
+      if (s != xnn_status_success) return s;
+      return xnn_setup_global_average_pooling_nwc_f32(
+          ops[0], static_cast<std::size_t>(x.numel) / width, width, in[0], out, pool);
     }
     case XnnOpKind::kNchwToNhwc:
     case XnnOpKind::kNhwcToNchw:

@@ -127,4 +127,45 @@ StatusOr<aot::Graph> build_mobile_like(std::int64_t batch, std::int64_t image_si
   return b.build();
 }
 
+StatusOr<aot::Graph> build_decoder_like(std::int64_t batch, std::int64_t image_size,
+                                        std::uint32_t seed) {
+  GraphBuilder b;
+  Weights w(seed);
+  Net net{b, w};
+  using Attrs = aot::AttributeMap;
+  using Ints = std::vector<std::int64_t>;
+  const std::int64_t s = image_size / 2;
+  ValueId x = b.input("x", ScalarType::kFloat, {batch, 3, image_size, image_size});
+  x = b.op("elu", {net.conv(x, 3, 16, 3, 2, 1, "stem", true)}, Attrs{{"alpha", 1.0}});
+  x = b.op("prelu", {x, b.constant("stem.prelu", {16, 1, 1}, w.uniform(16, 0.3f))}, {});
+  const ValueId d = b.op("depth_to_space", {net.conv(x, 16, 32, 1, 1, 1, "to_space")},
+                         Attrs{{"blocksize", std::int64_t{2}}, {"mode", std::string("DCR")}});
+  const ValueId r = b.op("resize", {x},
+                         Attrs{{"sizes", Ints{batch, 16, 2 * s, 2 * s}},
+                               {"mode", std::string("linear")},
+                               {"coordinate_transformation_mode", std::string("half_pixel")},
+                               {"nearest_mode", std::string("floor")}});
+  const ValueId t = b.relu(b.op(
+      "conv_transpose2d",
+      {x, b.constant("up.weight", {16, 8, 2, 2}, w.uniform(16 * 8 * 4, 0.25f)),
+       b.constant("up.bias", {8}, w.uniform(8, 0.25f))},
+      Attrs{{"stride", Ints{2, 2}}, {"padding", Ints{0, 0, 0, 0}}, {"output_padding", Ints{0, 0}},
+            {"dilation", Ints{1, 1}}, {"groups", std::int64_t{1}}}));
+  ValueId y = b.op("min", {b.op("max", {d, t}, {}), net.conv(r, 16, 8, 1, 1, 1, "mix")}, {});
+  y = b.op("pad", {y},
+           Attrs{{"pads", Ints{0, 0, 1, 1, 0, 0, 1, 1}}, {"mode", std::string("constant")},
+                 {"value", 0.1}});
+  y = b.op("leaky_relu", {y}, Attrs{{"alpha", 0.2}});
+  const auto unary = [&](std::string_view op, ValueId v) { return b.op(op, {v}, {}); };
+  const ValueId u = b.add(b.add(unary("abs", y), unary("neg", y)),
+                          b.add(unary("floor", y), unary("ceil", y)));
+  const ValueId v = b.add(unary("round", y), unary("sqrt", unary("abs", y)));
+  y = b.add(u, b.op("pow", {v, b.constant("two", {}, {2.f})}, {}));
+  const ValueId hw = b.op("reduce_mean", {y}, Attrs{{"axes", Ints{2, 3}}, {"keepdims", std::int64_t{0}}});
+  ValueId last = b.op("reduce_mean", {y}, Attrs{{"axes", Ints{-1}}, {"keepdims", std::int64_t{0}}});
+  last = b.op("reduce_mean", {last}, Attrs{{"axes", Ints{-1}}, {"keepdims", std::int64_t{0}}});
+  b.output(b.add(hw, last));
+  return b.build();
+}
+
 }  // namespace glassbox::backends::xnnpack

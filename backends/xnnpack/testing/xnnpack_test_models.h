@@ -15,6 +15,12 @@
 /// conv+bn+relu6, squeeze-excite (global pool, 1x1 convs, sigmoid, mul
 /// with broadcast), grouped conv, concat, avg_pool, flatten, linear,
 /// softmax.
+///
+/// decoder_like (a segmentation decoder in miniature, every operator of
+/// format 1.1): conv+elu, per-channel prelu, depth_to_space (DCR), linear
+/// resize, conv_transpose+relu, max/min, constant pad, leaky_relu, abs,
+/// neg, floor, ceil, round, sqrt, pow 2, and means over H, W and over the
+/// last axis.
 
 #include <cstdint>
 
@@ -35,5 +41,8 @@ StatusOr<aot::Graph> build_resnet_like(const ResNetLikeOptions& options = {});
 
 StatusOr<aot::Graph> build_mobile_like(std::int64_t batch = 1, std::int64_t image_size = 32,
                                        std::uint32_t seed = 11);
+
+StatusOr<aot::Graph> build_decoder_like(std::int64_t batch = 1, std::int64_t image_size = 16,
+                                        std::uint32_t seed = 13);
 
 }  // namespace glassbox::backends::xnnpack
