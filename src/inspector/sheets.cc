@@ -220,8 +220,19 @@ Sheet modules_sheet(const Inspector& inspector, SheetMode mode, TimeScale* scale
   set_columns(sheet, {{"module", false}, {"type", false}, {"ops", true},
                       {unit_header("total", *scale), true}, {unit_header("shared", *scale), true},
                       {"%", true}});
+  // Rows come in tree order; the indentation says whose child a row is, so
+  // each shows only its path below its parent ("self_attention" under
+  // "encoder.layers.encoder_layer_5"), which keeps deep trees readable in a
+  // narrow column. csv and json keep the full path.
+  std::vector<std::string> parents;
   for (const ModuleRow& r : rows) {
-    const std::string name = r.path.empty() ? "(model)" : r.path;
+    parents.resize(r.depth);
+    std::string name = r.path.empty() ? "(model)" : r.path;
+    if (r.depth > 0 && !parents[r.depth - 1].empty() &&
+        name.starts_with(parents[r.depth - 1] + ".")) {
+      name = name.substr(parents[r.depth - 1].size() + 1);
+    }
+    parents.push_back(r.path);
     sheet.rows.push_back({std::string(2 * r.depth, ' ') + name, r.type.empty() ? "-" : r.type,
                           std::to_string(r.ops), scale->format(r.total_mean),
                           scale->format(r.shared_mean), percent(r)});
