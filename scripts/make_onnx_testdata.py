@@ -15,6 +15,9 @@ OUT_DIR defaults to testdata/onnx. Every file is deterministic (fixed seed):
   numpy loops (an implementation independent of Glassbox's kernels).
 - unsupported_op.onnx: uses Hardmax, which Glassbox does not import.
 - dynamic_batch.onnx: its input has a symbolic batch dimension.
+- tiny_embedding.onnx: an int64 [1, 6] input of token ids through Gather
+  into a [50, 8] table and a mean over the tokens (a BERT-style embedding);
+  tiny_embedding.{input,expected}.npy (the input as int64).
 - tiny_transformer.onnx: two pre-norm transformer encoder layers (d_model
   16, 2 heads, MLP 32) written as PyTorch exports them at opset 14: the
   LayerNorm chain (ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div, Mul,
@@ -232,6 +235,30 @@ def tiny_transformer(out_dir):
     np.save(os.path.join(out_dir, "tiny_transformer.expected.npy"), v.astype(np.float32))
 
 
+def tiny_embedding(out_dir):
+    gen = np.random.default_rng(20261124)
+    table = gen.uniform(-1, 1, (50, 8)).astype(np.float32)
+    nodes = [
+        helper.make_node("Gather", ["embeddings.weight", "input_ids"], ["/embeddings/Gather_output_0"],
+                         name="/embeddings/Gather", axis=0),
+        helper.make_node("ReduceMean", ["/embeddings/Gather_output_0"], ["pooled"],
+                         name="/pool/ReduceMean", axes=[1], keepdims=0),
+    ]
+    graph = helper.make_graph(
+        nodes, "tiny_embedding",
+        [helper.make_tensor_value_info("input_ids", TensorProto.INT64, [1, 6])],
+        [helper.make_tensor_value_info("pooled", TensorProto.FLOAT, [1, 8])],
+        initializer=[numpy_helper.from_array(table, "embeddings.weight")])
+    model = helper.make_model(graph, producer_name="glassbox make_onnx_testdata.py",
+                              opset_imports=[helper.make_opsetid("", OPSET)])
+    model.ir_version = 7
+    save(model, os.path.join(out_dir, "tiny_embedding.onnx"))
+    ids = np.array([[3, 49, 0, 17, 3, 42]], dtype=np.int64)
+    np.save(os.path.join(out_dir, "tiny_embedding.input.npy"), ids)
+    np.save(os.path.join(out_dir, "tiny_embedding.expected.npy"),
+            table.astype(np.float64)[ids[0]].mean(axis=0, keepdims=True).astype(np.float32))
+
+
 def main():
     out_dir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
         os.path.dirname(os.path.abspath(__file__)), "..", "testdata", "onnx")
@@ -240,6 +267,7 @@ def main():
     unsupported_op(out_dir)
     dynamic_batch(out_dir)
     tiny_transformer(out_dir)
+    tiny_embedding(out_dir)
     return 0
 
 

@@ -103,10 +103,12 @@ void add_run_commands(CLI::App& app, CommandContext& context) {
       ->check(CLI::IsMember({"realtime", "posttime"}));
   auto* input = command->add_option(
       "--input", options->run.input_path,
-      "input 0: a NumPy .npy file, or raw little-endian float32 bytes");
+      "input 0: a NumPy .npy file (float32/64 or int32/64; converted to the input's dtype: "
+      "int64 token ids stay exact), or raw little-endian float32 bytes");
   input->check(CLI::ExistingFile);
   command->add_option("--seed", options->run.seed,
-                      "seed for random inputs in [-1, 1) (when no --input)")
+                      "seed for random float inputs in [-1, 1) (when no --input); int64 "
+                      "inputs are 0 and bool inputs true")
       ->excludes(input)
       ->capture_default_str();
   command->add_option("--capture-ids", options->run.capture_id_range,

@@ -244,13 +244,16 @@ StatusOr<Array> parse(std::span<const std::uint8_t> bytes, const std::string& so
   }
   const std::uint8_t* p = bytes.data() + header_start + header_size;
   array.data.resize(numel);
+  const bool integer = dtype.dtype == Dtype::kI8 || dtype.dtype == Dtype::kI4;
+  if (integer) array.int_data.resize(numel);
   for (std::size_t i = 0; i < numel; ++i, p += dtype.size) {
     switch (dtype.dtype) {
       case Dtype::kF4: array.data[i] = load<float>(p); break;
       case Dtype::kF8: array.data[i] = static_cast<float>(load<double>(p)); break;
-      case Dtype::kI8: array.data[i] = static_cast<float>(load<std::int64_t>(p)); break;
-      case Dtype::kI4: array.data[i] = static_cast<float>(load<std::int32_t>(p)); break;
+      case Dtype::kI8: array.int_data[i] = load<std::int64_t>(p); break;
+      case Dtype::kI4: array.int_data[i] = load<std::int32_t>(p); break;
     }
+    if (integer) array.data[i] = static_cast<float>(array.int_data[i]);
   }
   return array;
 }

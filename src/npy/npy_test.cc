@@ -70,6 +70,11 @@ TEST(NpyTest, ReadsWhatNumpyWrites) {
   const Bytes i8 = make_file("{'descr': '<i8', 'fortran_order': False, 'shape': (2,), }",
                              bytes_of<std::int64_t>({-3, 9}));
   EXPECT_EQ(parse(i8)->data, (std::vector<float>{-3, 9}));
+  // Integers keep their exact values beside the float copy (token ids).
+  const Bytes ids = make_file("{'descr': '<i8', 'fortran_order': False, 'shape': (2,), }",
+                              bytes_of<std::int64_t>({16777217, -1}));
+  EXPECT_EQ(parse(ids)->int_data, (std::vector<std::int64_t>{16777217, -1}));
+  EXPECT_TRUE(parse(f8)->int_data.empty());
   const Bytes v2 = make_file("{\"descr\": \"<f4\", \"fortran_order\": False, \"shape\": ()}",
                              bytes_of<float>({2.5f}), 2);
   EXPECT_EQ(parse(v2)->data, (std::vector<float>{2.5f}));

@@ -63,12 +63,33 @@ Status check_expected(const RunOptions& options, RunSummary* summary) {
   return Status();
 }
 
+// An input's bytes in its own dtype from float values (LONG: the exact
+// integers when the .npy had them; BOOL: nonzero is true).
+std::vector<std::uint8_t> input_bytes(const runtime::Tensor& t, const std::vector<float>& data,
+                                      const std::vector<std::int64_t>& ints) {
+  const std::size_t n = data.size();
+  std::vector<std::uint8_t> bytes(n * element_size(t.dtype));
+  for (std::size_t k = 0; k < n; ++k) {
+    switch (t.dtype) {
+      case ScalarType::kLong: {
+        const std::int64_t v = ints.size() == n ? ints[k] : static_cast<std::int64_t>(data[k]);
+        std::memcpy(&bytes[k * 8], &v, 8);
+        break;
+      }
+      case ScalarType::kBool: bytes[k] = (ints.size() == n ? ints[k] != 0 : data[k] != 0) ? 1 : 0; break;
+      default: std::memcpy(&bytes[k * 4], &data[k], 4); break;
+    }
+  }
+  return bytes;
+}
+
 Status fill_inputs(const RunOptions& options, runtime::Method& method) {
   std::mt19937 rng(options.seed);
   std::uniform_real_distribution<float> uniform(-1.f, 1.f);
   for (std::size_t i = 0; i < method.num_inputs(); ++i) {
     const runtime::Tensor& t = method.input(i);
     std::vector<float> data(static_cast<std::size_t>(t.numel()));
+    std::vector<std::int64_t> ints;
     if (i == 0 && options.input_path.ends_with(".npy")) {
       GLASSBOX_ASSIGN_OR_RETURN(npy::Array array, npy::read_file(options.input_path));
       if (!std::equal(array.shape.begin(), array.shape.end(), t.sizes.begin(),
@@ -79,7 +100,13 @@ Status fill_inputs(const RunOptions& options, runtime::Method& method) {
                           shape_text({t.sizes.begin(), t.sizes.end()}));
       }
       data = std::move(array.data);
+      ints = std::move(array.int_data);
     } else if (i == 0 && !options.input_path.empty()) {
+      if (t.dtype != ScalarType::kFloat) {
+        return Status(Error::kInvalidArgument,
+                      options.input_path + ": input 0 is " + std::string(to_string(t.dtype)) +
+                          "; give it as .npy");
+      }
       GLASSBOX_ASSIGN_OR_RETURN(std::vector<std::uint8_t> bytes,
                                 io::read_file(options.input_path));
       if (bytes.size() != t.nbytes) {
@@ -89,11 +116,15 @@ Status fill_inputs(const RunOptions& options, runtime::Method& method) {
                           std::to_string(t.nbytes) + " (float32)");
       }
       std::memcpy(data.data(), bytes.data(), bytes.size());
-    } else {
+    } else if (t.dtype == ScalarType::kFloat) {
       for (float& v : data) v = uniform(rng);
+    } else {
+      // Integer inputs are ids or indices, bool ones masks: 0 is a valid
+      // index into any table, and an all-true mask keeps everything.
+      std::fill(data.begin(), data.end(), t.dtype == ScalarType::kBool ? 1.0f : 0.0f);
     }
-    if (method.set_input(i, data.data(), data.size() * sizeof(float)) !=
-        Error::kOk) {
+    const std::vector<std::uint8_t> bytes = input_bytes(t, data, ints);
+    if (method.set_input(i, bytes.data(), bytes.size()) != Error::kOk) {
       return Status(Error::kInternal, "cannot set input " + std::to_string(i));
     }
   }
@@ -218,9 +249,20 @@ StatusOr<RunSummary> run_program(const RunOptions& options) {
       options.iterations > 0 ? 1e3 * traced_seconds / options.iterations : 0;
   summary.fingerprint = program->fingerprint();
   for (std::size_t o = 0; o < method->num_outputs(); ++o) {
+    // Outputs of every dtype as float values (ids and masks are exact up
+    // to 2^24), for --expect and -o.
     const runtime::Tensor& t = method->output(o);
-    const float* data = t.float_data();
-    summary.outputs.emplace_back(data, data + t.numel());
+    std::vector<float> values(static_cast<std::size_t>(t.numel()));
+    for (std::size_t k = 0; k < values.size(); ++k) {
+      switch (t.dtype) {
+        case ScalarType::kLong:
+          values[k] = static_cast<float>(static_cast<const std::int64_t*>(t.data)[k]);
+          break;
+        case ScalarType::kBool: values[k] = static_cast<const std::uint8_t*>(t.data)[k]; break;
+        default: values[k] = t.float_data()[k]; break;
+      }
+    }
+    summary.outputs.push_back(std::move(values));
     summary.output_shapes.emplace_back(t.sizes.begin(), t.sizes.end());
   }
   if (!options.output_path.empty() && !summary.outputs.empty()) {

@@ -27,6 +27,10 @@ namespace glassbox::npy {
 struct Array {
   std::vector<std::int64_t> shape;  ///< Empty for a 0-d array.
   std::vector<float> data;          ///< Row-major, shape's product elements.
+  /// Integer arrays (i4, i8) as read: the exact values, which `data` holds
+  /// only as float (token ids and indices must not round). Empty otherwise;
+  /// the writer ignores it.
+  std::vector<std::int64_t> int_data = {};
 
   /// The product of `shape` (1 for a 0-d array).
   std::int64_t numel() const;
