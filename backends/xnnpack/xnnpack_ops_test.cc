@@ -256,6 +256,22 @@ std::vector<OpCase> cases_1_0() {
          ValueId x = b.input("x", ScalarType::kFloat, {4, 6});
          b.output(b.matmul(x, weights(b, "w", {6, 5})));
        }},
+      {"matmul_bias_add",
+       [](GraphBuilder& b) {
+         ValueId x = b.input("x", ScalarType::kFloat, {4, 6});
+         b.output(b.add(b.matmul(x, weights(b, "w", {6, 5})), weights(b, "bias", {5})));
+       }},
+      {"matmul_rank3_bias_first_relu",
+       [](GraphBuilder& b) {
+         ValueId x = b.input("x", ScalarType::kFloat, {2, 3, 6});
+         b.output(b.relu(b.add(weights(b, "bias", {1, 1, 5}), b.matmul(x, weights(b, "w", {6, 5})))));
+       }},
+      {"linear_bias_plus_bias_add",
+       [](GraphBuilder& b) {
+         ValueId x = b.input("x", ScalarType::kFloat, {3, 20});
+         ValueId y = b.linear(x, weights(b, "w", {7, 20}), weights(b, "b", {7}));
+         b.output(b.add(y, weights(b, "extra", {1, 7})));
+       }},
       {"max_pool_3x3_s2_p1",
        [](GraphBuilder& b) {
          b.output(b.max_pool2d(image(b), {.kernel = {3, 3},

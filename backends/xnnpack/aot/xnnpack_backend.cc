@@ -357,6 +357,19 @@ class Lowering {
     std::vector<float> bias(static_cast<std::size_t>(oc), 0.f);
     if (node.inputs.size() == 3) bias = value(node.inputs[2]).data;
     ValueId out = node.outputs[0];
+    // A constant bias added to the product: the operator's bias (summed
+    // with the linear's own, in double, rounded once).
+    if (const Node* add = sole_user(out); add != nullptr && xnnpack_supports(graph_, *add)) {
+      if (const std::optional<ValueId> extra = bias_of_add(graph_, *add, out)) {
+        const std::vector<float>& c = value(*extra).data;
+        for (std::size_t i = 0; i < bias.size(); ++i) {
+          bias[i] = static_cast<float>(double(bias[i]) + c[i]);
+        }
+        absorb(*add);
+        sources.push_back(add);
+        out = add->outputs[0];
+      }
+    }
     float min = -kInf, max = kInf;
     absorb_activations(&out, &sources, &min, &max);
     XnnOp op;

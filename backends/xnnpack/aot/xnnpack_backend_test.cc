@@ -49,6 +49,25 @@ TEST(XnnpackBackendTest, FusedOperatorMapsToEverySourceNode) {
   EXPECT_EQ(map.at(std::int64_t{2}), all) << "the output conversion, to the fused producer";
 }
 
+// x -> matmul -> add bias -> relu: one fully connected operator for the
+// three nodes, the bias add's constant becoming its bias.
+TEST(XnnpackBackendTest, BiasAddFusesIntoFullyConnected) {
+  GraphBuilder b;
+  ValueId x = b.input("x", ScalarType::kFloat, {2, 3, 4});
+  ValueId y = b.matmul(x, b.constant("w", {4, 5}, filled(20, 0.1f)));
+  b.output(b.relu(b.add(y, b.constant("bias", {1, 1, 5}, filled(5, 0.5f)))));
+  const aot::Graph graph = std::move(b.build()).value();
+  for (const aot::Node& node : graph.nodes) EXPECT_TRUE(xnnpack_supports(graph, node)) << node.op;
+  XnnpackBackend backend;
+  StatusOr<aot::PreprocessResult> result = backend.preprocess(graph, {});
+  ASSERT_TRUE(result.ok()) << result.message();
+  const aot::DebugHandleMap& map = *result->debug_handle_map;
+  ASSERT_EQ(map.size(), 1u);
+  EXPECT_EQ(map.at(std::int64_t{0}),
+            (std::vector<DebugHandle>{graph.nodes[0].debug_handle, graph.nodes[1].debug_handle,
+                                      graph.nodes[2].debug_handle}));
+}
+
 TEST(XnnpackBackendTest, StringIdentifiersJoinNodeNames) {
   const aot::Graph graph = conv_bn_relu();
   XnnpackBackend backend;

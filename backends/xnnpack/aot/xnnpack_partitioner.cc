@@ -115,6 +115,21 @@ std::string matmul_rejection(const Graph& graph, const Node& node) {
   return kTaken;
 }
 
+// An add of a constant bias to the only use of a taken matmul / linear:
+// the fully connected operator absorbs it.
+bool fused_bias_add(const Graph& graph, const Node& node) {
+  if (node.op != aot::op::kAdd) return false;
+  for (ValueId product : node.inputs) {
+    const Node* producer = producer_of(graph, product);
+    if (producer == nullptr || users_of(graph, product) != 1 ||
+        (producer->op != aot::op::kMatmul && producer->op != aot::op::kLinear)) {
+      continue;
+    }
+    if (xnnpack_supports(graph, *producer) && bias_of_add(graph, node, product)) return true;
+  }
+  return false;
+}
+
 std::string pool_rejection(const Node& node, bool average) {
   if (int_attr(node, "ceil_mode", 0) != 0) return "ceil_mode pooling";
   // XNNPACK refuses a 1x1 pooling window (found on alexnet, whose adaptive
@@ -200,6 +215,7 @@ std::string op_rejection(const Graph& graph, const Node& node) {
   if (op == aot::op::kMatmul) return matmul_rejection(graph, node);
   if (op == aot::op::kPow) return pow_rejection(graph, node);
   if (op == aot::op::kPrelu) return prelu_rejection(graph, node);
+  if (fused_bias_add(graph, node)) return kTaken;
   // Every other op just needs computed operands: a constant operand would
   // need storing in the blob, which only weights and slopes are.
   for (ValueId in : node.inputs) {
@@ -281,6 +297,24 @@ std::optional<PreluSlope> prelu_slope(const Graph& graph, const Node& node) {
   if (varying[0] == x.size() - 1) return PreluSlope::kLastAxis;
   if (x.size() == 4 && varying[0] == 1) return PreluSlope::kChannels4d;
   return std::nullopt;
+}
+
+std::optional<ValueId> bias_of_add(const Graph& graph, const Node& add, ValueId product) {
+  if (add.op != aot::op::kAdd || add.inputs.size() != 2) return std::nullopt;
+  const ValueId bias = add.inputs[0] == product ? add.inputs[1] : add.inputs[0];
+  if ((add.inputs[0] != product && add.inputs[1] != product) || !float_constant(graph, bias)) {
+    return std::nullopt;
+  }
+  const auto& x = graph.find_value(product)->shape;
+  const auto& b = graph.find_value(bias)->shape;
+  if (x.empty() || b.empty() || b.size() > x.size() || b.back() != x.back() ||
+      graph.find_value(add.outputs[0])->shape != x) {
+    return std::nullopt;
+  }
+  for (std::size_t i = 0; i + 1 < b.size(); ++i) {
+    if (b[i] != 1) return std::nullopt;
+  }
+  return bias;
 }
 
 std::optional<MeanAxes> mean_axes(const Graph& graph, const Node& node) {

@@ -10,6 +10,7 @@
 /// | batch_norm              | it directly follows a taken conv2d that has no other user, constants given (folded in) |
 /// | linear                  | weight (and bias) constant                          |
 /// | matmul                  | b is a constant 2-D matrix (becomes fully connected) |
+/// | add of a bias           | a constant [N], [1, N], [1, 1, N]... added to the only use of a taken matmul / linear's [..., N] output (fused as the fully connected operator's bias) |
 /// | max_pool2d              | not ceil_mode; window larger than 1x1               |
 /// | avg_pool2d              | as max_pool2d; padding only with count_include_pad=0 (XNNPACK excludes padding) |
 /// | global_avg_pool2d       | always                                              |
@@ -67,6 +68,13 @@ enum class PreluSlope {
 /// The slope shape of a prelu whose slope is constant; nullopt when it
 /// is neither a scalar nor per channel.
 std::optional<PreluSlope> prelu_slope(const aot::Graph& graph, const aot::Node& node);
+
+/// The constant operand of `add` when it adds a bias over the last axis to
+/// `product` (its other operand, [..., N]): a float constant whose dims
+/// are all 1 but the last, which is N, and which does not broadcast
+/// `product` up; nullopt otherwise.
+std::optional<aot::ValueId> bias_of_add(const aot::Graph& graph, const aot::Node& add,
+                                        aot::ValueId product);
 
 /// The axes a taken reduce_mean averages.
 enum class MeanAxes {
