@@ -114,7 +114,7 @@ void log_output(EventTracer* tracer, runtime::BackendExecutionContext& context,
                 const XnnDelegate& d, std::uint32_t i) {
   if (tracer == nullptr || tracer->debug_level() < runtime::DebugLevel::kIntermediateOutputs) return;
   const ParsedOp& op = d.program->ops[i];
-  const std::uint32_t slot = d.program->num_inputs + i;
+  const std::uint32_t slot = d.program->first_op_slot() + i;
   const SlotDesc& desc = d.program->slots[slot];
   const float* data = d.buffers[slot];
   const bool aliases = desc.dims[1] == 1 || desc.dims[2] * desc.dims[3] == 1;
@@ -171,6 +171,13 @@ Result<runtime::DelegateHandle*> XnnpackBackendRuntime::init(
     if (d->buffers[s] == nullptr) {
       return make_error(Error::kMemoryAllocationFailed, "xnnpack: out of memory for tensors");
     }
+  }
+  // Constants get buffers like every slot (aligned, with the slack), filled
+  // once here, so operators read them like inputs.
+  for (std::uint32_t k = 0; k < d->program->num_constants; ++k) {
+    const std::uint32_t s = d->program->num_inputs + k;
+    std::memcpy(d->buffers[s], d->program->constant_data[k],
+                static_cast<std::size_t>(d->program->slots[s].numel) * sizeof(float));
   }
   const std::uint32_t thread_count = threads_override_ != 0 ? threads_override_ : *threads;
   if (thread_count > 1) {
@@ -235,8 +242,8 @@ Error XnnpackBackendRuntime::execute(runtime::BackendExecutionContext& context,
     }
     if (e != Error::kOk) return e;
     if (static_cast<std::int64_t>(i) == d->perturbed_op) {
-      float* out = d->buffers[program.num_inputs + i];
-      for (std::int64_t k = 0; k < program.slots[program.num_inputs + i].numel; ++k) {
+      float* out = d->buffers[program.first_op_slot() + i];
+      for (std::int64_t k = 0; k < program.slots[program.first_op_slot() + i].numel; ++k) {
         out[k] += kPerturbation;
       }
     }
