@@ -99,20 +99,21 @@ TEST(XnnpackPartitionerTest, LeavesUnsupportedNodesOnPortable) {
   const ValueId t = b.tan(x);                                       // no XNNPACK op
   const ValueId p = b.avg_pool2d(x, {.kernel = {3, 3}, .padding = {1, 1}});  // counts padding
   const ValueId s = b.softmax(x, 1);                                // not the last axis
-  const ValueId a = b.add(x, b.constant("c", {1, 2, 6, 6}, filled(72, 1.f)));  // constant operand
+  const ValueId a = b.add(b.constant("c", {2, 6, 6}, filled(72, 1.f)),
+                          b.constant("d", {1}, filled(1, 1.f)));  // constants only
   const ValueId bn = b.batch_norm(x, b.constant("m", {2}, filled(2, 0.f)),
                                   b.constant("v", {2}, filled(2, 1.f)),
                                   b.constant("g", {2}, filled(2, 1.f)),
                                   b.constant("bb", {2}, filled(2, 0.f)));  // no conv before
   const ValueId one = b.avg_pool2d(x, {.kernel = {1, 1}});  // XNNPACK refuses 1x1 (alexnet)
-  const ValueId r = b.relu(x);                                      // taken
+  const ValueId r = b.relu(b.mul(x, b.constant("k", {2, 1, 1}, filled(2, 2.f))));  // taken
   for (ValueId v : {t, p, s, a, bn, one, r}) b.output(v);
   const aot::Graph graph = std::move(b.build()).value();
   std::vector<std::string> taken;
   for (const aot::Node& node : graph.nodes) {
     if (xnnpack_supports(graph, node)) taken.push_back(node.op);
   }
-  EXPECT_EQ(taken, std::vector<std::string>{"relu"});
+  EXPECT_EQ(taken, (std::vector<std::string>{"mul", "relu"}));
 }
 
 // The partition report names, per node, why XNNPACK leaves it.
@@ -130,7 +131,9 @@ TEST(XnnpackPartitionerTest, ReportSaysWhyEachNodeStaysPortable) {
        "op not supported by XNNPACK"},
       {b.add(i, i), "int64 tensor"},
       {b.max_pool2d(x, {.kernel = {2, 2}, .ceil_mode = true}), "ceil_mode pooling"},
-      {b.add(m, b.constant("c", {3, 4}, filled(12, 1.f))), "constant operand"},
+      {b.add(m, b.constant("c", {3, 4}, filled(12, 1.f))), ""},
+      {b.concat({b.constant("row", {1, 4}, filled(4, 1.f)), m}, 0), ""},
+      {b.mul(b.constant("lhs", {1}, {2.f}), b.constant("rhs", {3, 1}, {1.f, 2.f, 3.f})), "constant operand"},
       {b.op("resize", {x},
             Attrs{{"sizes", Ints{1, 2, 12, 12}}, {"mode", std::string("nearest")},
                   {"coordinate_transformation_mode", std::string("half_pixel")},

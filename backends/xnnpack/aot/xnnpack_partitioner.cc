@@ -115,19 +115,22 @@ std::string matmul_rejection(const Graph& graph, const Node& node) {
   return kTaken;
 }
 
-// An add of a constant bias to the only use of a taken matmul / linear:
-// the fully connected operator absorbs it.
-bool fused_bias_add(const Graph& graph, const Node& node) {
-  if (node.op != aot::op::kAdd) return false;
-  for (ValueId product : node.inputs) {
-    const Node* producer = producer_of(graph, product);
-    if (producer == nullptr || users_of(graph, product) != 1 ||
-        (producer->op != aot::op::kMatmul && producer->op != aot::op::kLinear)) {
+// Binary ops and concat: a computed operand, and constants the blob's
+// constants section can hold (format 1.2).
+std::string constant_operands_rejection(const Graph& graph, const Node& node) {
+  bool any_computed = false;
+  for (ValueId in : node.inputs) {
+    if (computed(graph, in)) {
+      any_computed = true;
       continue;
     }
-    if (xnnpack_supports(graph, *producer) && bias_of_add(graph, node, product)) return true;
+    const aot::Value* v = graph.find_value(in);
+    if (v->dtype != ScalarType::kFloat) return dtype_name(v->dtype) + " constant";
+    if (!float_constant(graph, in)) return "constant without data";
+    if (v->shape.size() > kXnnMaxRank) return "constant of rank > 6";
+    if (v->numel() == 0) return "empty constant";
   }
-  return false;
+  return any_computed ? kTaken : kConstantOperand;
 }
 
 std::string pool_rejection(const Node& node, bool average) {
@@ -215,9 +218,13 @@ std::string op_rejection(const Graph& graph, const Node& node) {
   if (op == aot::op::kMatmul) return matmul_rejection(graph, node);
   if (op == aot::op::kPow) return pow_rejection(graph, node);
   if (op == aot::op::kPrelu) return prelu_rejection(graph, node);
-  if (fused_bias_add(graph, node)) return kTaken;
-  // Every other op just needs computed operands: a constant operand would
-  // need storing in the blob, which only weights and slopes are.
+  if (op == aot::op::kAdd || op == aot::op::kSub || op == aot::op::kMul ||
+      op == aot::op::kDiv || op == aot::op::kMin || op == aot::op::kMax ||
+      op == aot::op::kConcat) {
+    return constant_operands_rejection(graph, node);
+  }
+  // Every other op just needs computed operands: the blob stores only
+  // weights, slopes and the binary ops' and concat's constant operands.
   for (ValueId in : node.inputs) {
     if (!computed(graph, in)) return kConstantOperand;
   }

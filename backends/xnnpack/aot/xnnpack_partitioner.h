@@ -10,12 +10,11 @@
 /// | batch_norm              | it directly follows a taken conv2d that has no other user, constants given (folded in) |
 /// | linear                  | weight (and bias) constant                          |
 /// | matmul                  | b is a constant 2-D matrix (becomes fully connected) |
-/// | add of a bias           | a constant [N], [1, N], [1, 1, N]... added to the only use of a taken matmul / linear's [..., N] output (fused as the fully connected operator's bias) |
 /// | max_pool2d              | not ceil_mode; window larger than 1x1               |
 /// | avg_pool2d              | as max_pool2d; padding only with count_include_pad=0 (XNNPACK excludes padding) |
 /// | global_avg_pool2d       | always                                              |
 /// | reduce_mean             | over the last axis, or over H, W of a 4-D tensor    |
-/// | add sub mul div min max | both operands computed (not constants)              |
+/// | add sub mul div min max | one operand computed; a float constant other one is stored in the blob (format 1.2), or as the bias of a matmul / linear it follows |
 /// | relu clamp hardswish sigmoid abs neg floor ceil round sqrt | input computed |
 /// | leaky_relu              | input computed                                      |
 /// | elu                     | alpha > 0                                           |
@@ -26,7 +25,7 @@
 /// | resize                  | mode "linear" with half_pixel, pytorch_half_pixel (output H, W > 1) or align_corners; no scales other than output/input |
 /// | softmax                 | over the last axis                                  |
 /// | flatten reshape         | input computed                                      |
-/// | concat                  | every input computed                                |
+/// | concat                  | one input computed; float constant others stored in the blob |
 ///
 /// All computed values must be float32 of rank 1..6 with no zero-sized
 /// dimension. XNNPACK 2022's operator API has no transpose, batched or
