@@ -210,7 +210,8 @@ std::vector<OpCase> cases_1_1() {
 }
 
 // Format 1.2: constant operands of the binary ops and concat, in logical
-// order and against NHWC tensors (a [C, 1, 1] constant becomes [1, 1, 1, C]).
+// order and against NHWC tensors (a [C, 1, 1] constant becomes [1, 1, 1, C]),
+// and hardsigmoid (two operators on constant scalars).
 std::vector<OpCase> cases_1_2() {
   return {
       {"add_per_channel_constant_nhwc_relu",
@@ -244,6 +245,16 @@ std::vector<OpCase> cases_1_2() {
          ValueId norm = b.div(d, unary(b, "sqrt", b.add(var, b.constant("eps", {}, {1e-5f}))));
          b.output(b.add(b.mul(norm, weights(b, "gamma", {8})), weights(b, "beta", {8})));
        }},
+      {"hardsigmoid_crossing_both_bounds",
+       [](GraphBuilder& b) { b.output(b.hardsigmoid(b.input("x", ScalarType::kFloat, {4, 33}), 0.8, 0.5)); }},
+      {"hardsigmoid_squeeze_excite_nhwc",
+       [](GraphBuilder& b) {
+         ValueId x = conv(b, image(b), 4, 8);
+         ValueId s = conv(b, b.global_avg_pool2d(x), 8, 8, {}, 1);
+         b.output(b.mul(x, b.hardsigmoid(s, 1.0 / 6.0, 0.5)));
+       }},
+      {"hardsigmoid_then_clamp_nhwc",
+       [](GraphBuilder& b) { b.output(b.clamp(b.hardsigmoid(conv(b, image(b), 4, 8), 0.5, 0.5), 0.2, 0.7)); }},
       {"concat_constant_token",
        [](GraphBuilder& b) {
          ValueId x = b.input("x", ScalarType::kFloat, {1, 4, 6});

@@ -1,6 +1,7 @@
 #include "backends/xnnpack/aot/xnnpack_backend.h"
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
 #include <limits>
 #include <map>
@@ -276,9 +277,27 @@ class Lowering {
   Status emit_value(XnnOp op, const Sources& sources, ValueId out, XnnLayout layout) {
     op.output = {value(out).shape, layout};
     GLASSBOX_RETURN_IF_ERROR(emit(std::move(op), sources));
+    define(out, layout, sources);
+    return Status();
+  }
+
+  // The last operator computed graph value `out` for `sources`.
+  void define(ValueId out, XnnLayout layout, const Sources& sources) {
     slot_of(layout)[out.value] = last_slot();
     producers_[out.value] = sources;
-    return Status();
+  }
+
+  // The slot of a constant scalar, stored once per value and layout.
+  std::uint32_t scalar_slot(float v, XnnLayout layout) {
+    const auto key = std::make_pair(std::bit_cast<std::uint32_t>(v), layout);
+    if (auto it = scalar_slots_.find(key); it != scalar_slots_.end()) return it->second;
+    program_.constants.push_back(
+        {{layout == XnnLayout::kNhwc ? std::vector<std::int64_t>{1, 1, 1, 1}
+                                     : std::vector<std::int64_t>{1},
+          layout},
+         {v}});
+    return scalar_slots_[key] =
+               kConstantTag + static_cast<std::uint32_t>(program_.constants.size() - 1);
   }
 
   Status lower(const Node& node) {
@@ -302,6 +321,7 @@ class Lowering {
       return lower_binary(node);
     }
     if (unary_kind(node)) return lower_unary(node);
+    if (op == aot::op::kHardsigmoid) return lower_hardsigmoid(node);
     if (op == aot::op::kConvTranspose2d) return lower_conv_transpose(node);
     if (op == aot::op::kPrelu) return lower_prelu(node);
     if (op == aot::op::kPad) return lower_pad(node);
@@ -520,6 +540,37 @@ class Lowering {
     return emit_value(std::move(op), sources, out, layout);
   }
 
+  // max(0, min(1, alpha * x + beta)): a multiply by alpha, then an add of
+  // beta whose output range is the clamp (and any relu / clamp after it),
+  // both under one identifier; XNNPACK rounds each step like the portable
+  // kernel does.
+  Status lower_hardsigmoid(const Node& node) {
+    Sources sources{&node};
+    const ValueId x = node.inputs[0];
+    const XnnLayout layout = current_layout(x);
+    ValueId out = node.outputs[0];
+    float min = 0.f, max = 1.f;
+    absorb_activations(&out, &sources, &min, &max);
+    XnnOp scale;
+    scale.kind = XnnOpKind::kMultiply;
+    GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t in, slot_for(x, layout, sources));
+    scale.operands = {
+        in, scalar_slot(static_cast<float>(float_attr(node, "alpha").value_or(0.2)), layout)};
+    scale.output = {value(x).shape, layout};
+    scale.floats = {-kInf, kInf};
+    GLASSBOX_RETURN_IF_ERROR(emit(std::move(scale), sources));
+    XnnOp shift;
+    shift.kind = XnnOpKind::kAdd;
+    shift.identifier = program_.ops.back().identifier;
+    shift.operands = {
+        last_slot(), scalar_slot(static_cast<float>(float_attr(node, "beta").value_or(0.5)), layout)};
+    shift.output = {value(out).shape, layout};
+    shift.floats = {min, max};
+    program_.ops.push_back(std::move(shift));
+    define(out, layout, sources);
+    return Status();
+  }
+
   Status lower_conv_transpose(const Node& node) {
     Sources sources{&node};
     const aot::Value& x = value(node.inputs[0]);
@@ -647,6 +698,7 @@ class Lowering {
   std::unordered_map<std::int32_t, std::uint32_t> logical_slots_;  // value -> slot
   std::unordered_map<std::int32_t, std::uint32_t> nhwc_slots_;
   std::map<std::pair<std::int32_t, XnnLayout>, std::uint32_t> constant_slots_;  // provisional
+  std::map<std::pair<std::uint32_t, XnnLayout>, std::uint32_t> scalar_slots_;    // f32 bits
   std::unordered_map<std::int32_t, std::vector<std::size_t>> users_;  // value -> nodes
   std::unordered_map<std::int32_t, int> output_uses_;
   std::unordered_map<std::int32_t, Sources> producers_;  // value -> sources of its op

@@ -14,6 +14,8 @@
 /// - batch_norm after conv2d is folded into the convolution's weights;
 /// - an add of a constant bias over the last axis after linear or matmul
 ///   (by a constant matrix) becomes the fully connected operator's bias;
+/// - hardsigmoid becomes two operators (multiply by alpha, add beta with
+///   the range [0, 1]) under ONE identifier mapped to it;
 /// - a relu / clamp after conv2d (or its batch_norm), conv_transpose2d,
 ///   linear, matmul (or their bias add), add, sub, mul or div becomes the operator's
 ///   output_min / output_max;

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "backends/xnnpack/aot/xnnpack_partitioner.h"
+#include "backends/xnnpack/runtime/program_parser.h"
 #include "glassbox/aot/graph_builder.h"
 
 namespace glassbox::backends::xnnpack {
@@ -66,6 +67,34 @@ TEST(XnnpackBackendTest, BiasAddFusesIntoFullyConnected) {
   EXPECT_EQ(map.at(std::int64_t{0}),
             (std::vector<DebugHandle>{graph.nodes[0].debug_handle, graph.nodes[1].debug_handle,
                                       graph.nodes[2].debug_handle}));
+}
+
+// hardsigmoid: a multiply by alpha and an add of beta clamped to [0, 1],
+// one identifier for both, mapped to the hardsigmoid alone.
+TEST(XnnpackBackendTest, HardsigmoidIsTwoOperatorsUnderOneIdentifier) {
+  GraphBuilder b;
+  b.output(b.hardsigmoid(b.input("x", ScalarType::kFloat, {2, 5}), 1.0 / 6.0, 0.5));
+  const aot::Graph graph = std::move(b.build()).value();
+  XnnpackBackend backend;
+  StatusOr<aot::PreprocessResult> result = backend.preprocess(graph, {});
+  ASSERT_TRUE(result.ok()) << result.message();
+  const aot::DebugHandleMap& map = *result->debug_handle_map;
+  ASSERT_EQ(map.size(), 1u);
+  EXPECT_EQ(map.at(std::int64_t{0}), std::vector<DebugHandle>{graph.nodes[0].debug_handle});
+  runtime::MemoryAllocator memory;
+  const std::vector<std::uint8_t>& blob = result->processed_bytes;
+  Result<ParsedProgram*> program =
+      parse_xnn_program(Span<const std::uint8_t>(blob.data(), blob.size()), &memory);
+  ASSERT_TRUE(program.ok()) << program.error_info().message;
+  const ParsedProgram& p = **program;
+  ASSERT_EQ(p.num_ops, 2u);
+  EXPECT_EQ(p.num_constants, 2u) << "alpha and beta";
+  EXPECT_EQ(p.ops[0].kind, XnnOpKind::kMultiply);
+  EXPECT_EQ(p.ops[1].kind, XnnOpKind::kAdd);
+  EXPECT_EQ(p.ops[1].output_min, 0.f);
+  EXPECT_EQ(p.ops[1].output_max, 1.f);
+  EXPECT_EQ(p.ops[0].int_id.value, 0);
+  EXPECT_EQ(p.ops[1].int_id.value, 0);
 }
 
 TEST(XnnpackBackendTest, StringIdentifiersJoinNodeNames) {

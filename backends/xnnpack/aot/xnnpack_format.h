@@ -121,6 +121,11 @@
 /// as 4-D (leading 1s added) kNhwc, e.g. a per-channel [C, 1, 1] becomes
 /// logical [1, C, 1, 1] whose bytes are [1, 1, 1, C]. The same constant
 /// read twice in the same layout is stored once.
+///
+/// Identifiers: consecutive operators may share one (1.2; the AOT half
+/// does so for hardsigmoid, a multiply by alpha then an add of beta with
+/// the output range [0, 1]); each is timed and logged under it, and only
+/// the last one's output is logged as the identifier's.
 
 #include <cstdint>
 

@@ -242,6 +242,11 @@ std::string op_rejection(const Graph& graph, const Node& node) {
     return float_attr(node, "alpha").value_or(1.0) > 0 ? kTaken : "elu alpha <= 0";
   }
   if (op == aot::op::kLeakyRelu) return kTaken;
+  if (op == aot::op::kHardsigmoid) {
+    const bool finite = std::isfinite(float_attr(node, "alpha").value_or(0.2)) &&
+                        std::isfinite(float_attr(node, "beta").value_or(0.5));
+    return finite ? kTaken : "hardsigmoid alpha or beta not finite";
+  }
   if (op == aot::op::kPad) return pad_rejection(node);
   if (op == aot::op::kDepthToSpace) {
     if (string_attr(node, "mode", "DCR") != "DCR") return "CRD depth_to_space";
@@ -260,7 +265,7 @@ std::set<std::string, std::less<>> xnnpack_supported_ops() {
        {kConv2d, kBatchNorm, kLinear, kMatmul, kMaxPool2d, kAvgPool2d, kGlobalAvgPool2d, kAdd,
         kSub, kMul, kDiv, kRelu, kClamp, kHardswish, kSigmoid, kSoftmax, kFlatten, kReshape,
         kConcat, kAbs, kNeg, kFloor, kCeil, kRound, kSqrt, kElu, kLeakyRelu, kPow, kMin, kMax,
-        kPrelu, kPad, kDepthToSpace, kResize, kConvTranspose2d, kReduceMean}) {
+        kPrelu, kPad, kDepthToSpace, kResize, kConvTranspose2d, kReduceMean, kHardsigmoid}) {
     ops.emplace(name);
   }
   return ops;

@@ -17,6 +17,7 @@
 /// | add sub mul div min max | one operand computed; a float constant other one is stored in the blob (format 1.2), or as the bias of a matmul / linear it follows |
 /// | relu clamp hardswish sigmoid abs neg floor ceil round sqrt | input computed |
 /// | leaky_relu              | input computed                                      |
+/// | hardsigmoid             | input computed; alpha, beta finite (multiply by alpha, add beta clamped to [0, 1]: two operators, one identifier) |
 /// | elu                     | alpha > 0                                           |
 /// | pow                     | exponent a constant 2 (XNNPACK's square)            |
 /// | prelu                   | slope constant, a scalar or per channel (along C of a 4-D input, or along the last axis) |

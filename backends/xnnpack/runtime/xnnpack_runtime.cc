@@ -31,7 +31,18 @@ struct XnnDelegate {
   // A deliberate fault for numeric debugging (compile spec "perturb"): the
   // operator whose output gets kPerturbation added, or -1.
   std::int64_t perturbed_op = -1;
+  // Per operator: whether it logs its output, i.e. it is the last of a run
+  // of operators sharing one identifier (one source op decomposed, such
+  // as hardsigmoid: the earlier ones hold partial results).
+  bool* logs_output = nullptr;
 };
+
+bool same_identifier(const ParsedOp& a, const ParsedOp& b) {
+  if (a.name != nullptr || b.name != nullptr) {
+    return a.name != nullptr && b.name != nullptr && std::strcmp(a.name, b.name) == 0;
+  }
+  return a.int_id.value == b.int_id.value;
+}
 
 
 bool spec_is(const runtime::CompileSpecView& spec, const char* text) {
@@ -112,7 +123,10 @@ TensorView view_of(const SlotDesc& desc, const float* data) {
 // portable kernels' intermediate outputs.
 void log_output(EventTracer* tracer, runtime::BackendExecutionContext& context,
                 const XnnDelegate& d, std::uint32_t i) {
-  if (tracer == nullptr || tracer->debug_level() < runtime::DebugLevel::kIntermediateOutputs) return;
+  if (tracer == nullptr || tracer->debug_level() < runtime::DebugLevel::kIntermediateOutputs ||
+      !d.logs_output[i]) {
+    return;
+  }
   const ParsedOp& op = d.program->ops[i];
   const std::uint32_t slot = d.program->first_op_slot() + i;
   const SlotDesc& desc = d.program->slots[slot];
@@ -160,8 +174,13 @@ Result<runtime::DelegateHandle*> XnnpackBackendRuntime::init(
   d->mode = has_mode_override_ ? mode_override_ : *mode;
   d->buffers = memory->allocate_array<float*>(num_slots);
   d->ops = memory->allocate_array<CompiledOp>((*program)->num_ops);
-  if (d->buffers == nullptr || d->ops == nullptr) {
+  d->logs_output = memory->allocate_array<bool>((*program)->num_ops);
+  if (d->buffers == nullptr || d->ops == nullptr || d->logs_output == nullptr) {
     return make_error(Error::kMemoryAllocationFailed, "xnnpack: out of memory");
+  }
+  for (std::uint32_t i = 0; i < d->program->num_ops; ++i) {
+    d->logs_output[i] = i + 1 == d->program->num_ops ||
+                        !same_identifier(d->program->ops[i], d->program->ops[i + 1]);
   }
   for (std::uint32_t s = 0; s < num_slots; ++s) {
     // XNNPACK may read (never use) up to XNN_EXTRA_BYTES past an input.
