@@ -209,11 +209,68 @@ std::vector<OpCase> cases_1_1() {
   };
 }
 
+// Format 1.2: constant operands of the binary ops and concat, in logical
+// order and against NHWC tensors (a [C, 1, 1] constant becomes [1, 1, 1, C]),
+// and hardsigmoid (two operators on constant scalars).
+std::vector<OpCase> cases_1_2() {
+  return {
+      {"add_per_channel_constant_nhwc_relu",
+       [](GraphBuilder& b) { b.output(b.relu(b.add(conv(b, image(b), 4, 8), weights(b, "k", {8, 1, 1})))); }},
+      {"mul_full_constant_nhwc",
+       [](GraphBuilder& b) { b.output(b.mul(weights(b, "k", {1, 8, 9, 9}), conv(b, image(b), 4, 8))); }},
+      {"sub_from_scalar_constant",
+       [](GraphBuilder& b) { b.output(b.sub(b.constant("one", {}, {1.f}), image(b))); }},
+      {"div_scalar_constant_nhwc",
+       [](GraphBuilder& b) { b.output(b.div(conv(b, image(b), 4, 8), b.constant("s", {1}, {1.4142135f}))); }},
+      {"max_min_constants_broadcast_both_ways",
+       [](GraphBuilder& b) {
+         ValueId x = b.input("x", ScalarType::kFloat, {2, 1, 5});
+         ValueId y = b.op("max", {x, weights(b, "lo", {3, 1})}, {});
+         b.output(b.op("min", {weights(b, "hi", {5}), y}, {}));
+       }},
+      {"gelu_constants_shared",
+       [](GraphBuilder& b) {
+         // x * 0.5 * (1 + x / sqrt(2)), with the 1 used twice: stored once.
+         ValueId x = b.input("x", ScalarType::kFloat, {3, 7});
+         ValueId one = b.constant("one", {}, {1.f});
+         ValueId t = b.add(b.div(x, b.constant("sqrt2", {}, {1.4142135f})), one);
+         b.output(b.mul(b.mul(x, b.constant("half", {}, {0.5f})), b.add(t, one)));
+       }},
+      {"layer_norm_decomposed",
+       [](GraphBuilder& b) {
+         const Attrs last{{"axes", Ints{-1}}, {"keepdims", std::int64_t{1}}};
+         ValueId x = b.input("x", ScalarType::kFloat, {2, 3, 8});
+         ValueId d = b.sub(x, b.op("reduce_mean", {x}, last));
+         ValueId var = b.op("reduce_mean", {b.op("pow", {d, b.constant("two", {}, {2.f})}, {})}, last);
+         ValueId norm = b.div(d, unary(b, "sqrt", b.add(var, b.constant("eps", {}, {1e-5f}))));
+         b.output(b.add(b.mul(norm, weights(b, "gamma", {8})), weights(b, "beta", {8})));
+       }},
+      {"hardsigmoid_crossing_both_bounds",
+       [](GraphBuilder& b) { b.output(b.hardsigmoid(b.input("x", ScalarType::kFloat, {4, 33}), 0.8, 0.5)); }},
+      {"hardsigmoid_squeeze_excite_nhwc",
+       [](GraphBuilder& b) {
+         ValueId x = conv(b, image(b), 4, 8);
+         ValueId s = conv(b, b.global_avg_pool2d(x), 8, 8, {}, 1);
+         b.output(b.mul(x, b.hardsigmoid(s, 1.0 / 6.0, 0.5)));
+       }},
+      {"hardsigmoid_then_clamp_nhwc",
+       [](GraphBuilder& b) { b.output(b.clamp(b.hardsigmoid(conv(b, image(b), 4, 8), 0.5, 0.5), 0.2, 0.7)); }},
+      {"concat_constant_token",
+       [](GraphBuilder& b) {
+         ValueId x = b.input("x", ScalarType::kFloat, {1, 4, 6});
+         b.output(b.concat({weights(b, "cls", {1, 1, 6}), x}, 1));
+       }},
+      {"concat_constant_nhwc",
+       [](GraphBuilder& b) { b.output(b.concat({conv(b, image(b), 4, 3), weights(b, "k", {2, 2, 9, 9})}, 1)); }},
+  };
+}
+
 std::vector<OpCase> cases_1_0();
 
 std::vector<OpCase> cases() {
   std::vector<OpCase> all = cases_1_0();
   for (OpCase& c : cases_1_1()) all.push_back(std::move(c));
+  for (OpCase& c : cases_1_2()) all.push_back(std::move(c));
   return all;
 }
 
@@ -255,6 +312,22 @@ std::vector<OpCase> cases_1_0() {
        [](GraphBuilder& b) {
          ValueId x = b.input("x", ScalarType::kFloat, {4, 6});
          b.output(b.matmul(x, weights(b, "w", {6, 5})));
+       }},
+      {"matmul_bias_add",
+       [](GraphBuilder& b) {
+         ValueId x = b.input("x", ScalarType::kFloat, {4, 6});
+         b.output(b.add(b.matmul(x, weights(b, "w", {6, 5})), weights(b, "bias", {5})));
+       }},
+      {"matmul_rank3_bias_first_relu",
+       [](GraphBuilder& b) {
+         ValueId x = b.input("x", ScalarType::kFloat, {2, 3, 6});
+         b.output(b.relu(b.add(weights(b, "bias", {1, 1, 5}), b.matmul(x, weights(b, "w", {6, 5})))));
+       }},
+      {"linear_bias_plus_bias_add",
+       [](GraphBuilder& b) {
+         ValueId x = b.input("x", ScalarType::kFloat, {3, 20});
+         ValueId y = b.linear(x, weights(b, "w", {7, 20}), weights(b, "b", {7}));
+         b.output(b.add(y, weights(b, "extra", {1, 7})));
        }},
       {"max_pool_3x3_s2_p1",
        [](GraphBuilder& b) {

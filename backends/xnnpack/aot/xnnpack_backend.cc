@@ -1,8 +1,10 @@
 #include "backends/xnnpack/aot/xnnpack_backend.h"
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
 #include <limits>
+#include <map>
 #include <optional>
 #include <unordered_map>
 #include <vector>
@@ -128,11 +130,67 @@ class Lowering {
                                 slot_for(out, XnnLayout::kLogical, producer->second));
       program_.outputs.push_back(slot);
     }
+    number_slots();
     return aot::PreprocessResult{encode_xnn_program(program_), builder_.get_delegate_mapping()};
   }
 
  private:
   using Sources = std::vector<const Node*>;
+
+  // While lowering, constant k has the provisional slot kConstantTag + k
+  // and operator i the slot num_inputs + i: constants are numbered before
+  // the operators, but only known once all are lowered (number_slots).
+  static constexpr std::uint32_t kConstantTag = 1u << 31;
+
+  void number_slots() {
+    const auto num_inputs = static_cast<std::uint32_t>(program_.inputs.size());
+    const auto num_constants = static_cast<std::uint32_t>(program_.constants.size());
+    const auto final_slot = [&](std::uint32_t* slot) {
+      if (*slot >= kConstantTag) {
+        *slot = num_inputs + (*slot - kConstantTag);
+      } else if (*slot >= num_inputs) {
+        *slot += num_constants;
+      }
+    };
+    for (XnnOp& op : program_.ops) {
+      for (std::uint32_t& slot : op.operands) final_slot(&slot);
+    }
+    for (std::uint32_t& slot : program_.outputs) final_slot(&slot);
+  }
+
+  bool is_constant(ValueId id) const { return value(id).kind == aot::ValueKind::kConstant; }
+
+  // The slot of graph constant `id` read in `layout`: a 0-d constant is
+  // stored as [1]; for NHWC, as 4-D with leading 1s, its data permuted.
+  std::uint32_t constant_slot(ValueId id, XnnLayout layout) {
+    const auto key = std::make_pair(id.value, layout);
+    if (auto it = constant_slots_.find(key); it != constant_slots_.end()) return it->second;
+    const aot::Value& v = value(id);
+    XnnConstant c{{v.shape.empty() ? std::vector<std::int64_t>{1} : v.shape, layout}, v.data};
+    if (layout == XnnLayout::kNhwc) {
+      c.desc.dims.insert(c.desc.dims.begin(), 4 - c.desc.dims.size(), 1);
+      const std::int64_t n = c.desc.dims[0], ch = c.desc.dims[1],
+                         hw = c.desc.dims[2] * c.desc.dims[3];
+      for (std::int64_t b = 0; b < n; ++b) {
+        for (std::int64_t k = 0; k < ch; ++k) {
+          for (std::int64_t i = 0; i < hw; ++i) {
+            c.data[static_cast<std::size_t>((b * hw + i) * ch + k)] =
+                v.data[static_cast<std::size_t>((b * ch + k) * hw + i)];
+          }
+        }
+      }
+    }
+    program_.constants.push_back(std::move(c));
+    return constant_slots_[key] =
+               kConstantTag + static_cast<std::uint32_t>(program_.constants.size() - 1);
+  }
+
+  // The slot of `id` as an operand in `layout`: a constant, or a computed
+  // value (see slot_for).
+  StatusOr<std::uint32_t> operand_slot(ValueId id, XnnLayout layout, const Sources& needed_by) {
+    if (is_constant(id)) return constant_slot(id, layout);
+    return slot_for(id, layout, needed_by);
+  }
 
   std::unordered_map<std::int32_t, std::uint32_t>& slot_of(XnnLayout layout) {
     return layout == XnnLayout::kNhwc ? nhwc_slots_ : logical_slots_;
@@ -219,9 +277,27 @@ class Lowering {
   Status emit_value(XnnOp op, const Sources& sources, ValueId out, XnnLayout layout) {
     op.output = {value(out).shape, layout};
     GLASSBOX_RETURN_IF_ERROR(emit(std::move(op), sources));
+    define(out, layout, sources);
+    return Status();
+  }
+
+  // The last operator computed graph value `out` for `sources`.
+  void define(ValueId out, XnnLayout layout, const Sources& sources) {
     slot_of(layout)[out.value] = last_slot();
     producers_[out.value] = sources;
-    return Status();
+  }
+
+  // The slot of a constant scalar, stored once per value and layout.
+  std::uint32_t scalar_slot(float v, XnnLayout layout) {
+    const auto key = std::make_pair(std::bit_cast<std::uint32_t>(v), layout);
+    if (auto it = scalar_slots_.find(key); it != scalar_slots_.end()) return it->second;
+    program_.constants.push_back(
+        {{layout == XnnLayout::kNhwc ? std::vector<std::int64_t>{1, 1, 1, 1}
+                                     : std::vector<std::int64_t>{1},
+          layout},
+         {v}});
+    return scalar_slots_[key] =
+               kConstantTag + static_cast<std::uint32_t>(program_.constants.size() - 1);
   }
 
   Status lower(const Node& node) {
@@ -245,6 +321,7 @@ class Lowering {
       return lower_binary(node);
     }
     if (unary_kind(node)) return lower_unary(node);
+    if (op == aot::op::kHardsigmoid) return lower_hardsigmoid(node);
     if (op == aot::op::kConvTranspose2d) return lower_conv_transpose(node);
     if (op == aot::op::kPrelu) return lower_prelu(node);
     if (op == aot::op::kPad) return lower_pad(node);
@@ -357,6 +434,19 @@ class Lowering {
     std::vector<float> bias(static_cast<std::size_t>(oc), 0.f);
     if (node.inputs.size() == 3) bias = value(node.inputs[2]).data;
     ValueId out = node.outputs[0];
+    // A constant bias added to the product: the operator's bias (summed
+    // with the linear's own, in double, rounded once).
+    if (const Node* add = sole_user(out); add != nullptr && xnnpack_supports(graph_, *add)) {
+      if (const std::optional<ValueId> extra = bias_of_add(graph_, *add, out)) {
+        const std::vector<float>& c = value(*extra).data;
+        for (std::size_t i = 0; i < bias.size(); ++i) {
+          bias[i] = static_cast<float>(double(bias[i]) + c[i]);
+        }
+        absorb(*add);
+        sources.push_back(add);
+        out = add->outputs[0];
+      }
+    }
     float min = -kInf, max = kInf;
     absorb_activations(&out, &sources, &min, &max);
     XnnOp op;
@@ -397,8 +487,12 @@ class Lowering {
     Sources sources{&node};
     const ValueId a = node.inputs[0], b = node.inputs[1];
     // NHWC only when both operands are 4-D (numpy broadcasting aligns from
-    // the right, so a lower-rank operand needs the logical order).
-    const bool nhwc = value(a).shape.size() == 4 && value(b).shape.size() == 4 &&
+    // the right, so a lower-rank operand needs the logical order); a
+    // constant of lower rank is stored as 4-D (constant_slot).
+    const auto rank4 = [&](ValueId v) {
+      return value(v).shape.size() == 4 || (is_constant(v) && value(v).shape.size() < 4);
+    };
+    const bool nhwc = value(node.outputs[0]).shape.size() == 4 && rank4(a) && rank4(b) &&
                       (current_layout(a) == XnnLayout::kNhwc ||
                        current_layout(b) == XnnLayout::kNhwc);
     const XnnLayout layout = nhwc ? XnnLayout::kNhwc : XnnLayout::kLogical;
@@ -417,8 +511,8 @@ class Lowering {
       absorb_activations(&out, &sources, &min, &max);
       op.floats = {min, max};
     }
-    GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t sa, slot_for(a, layout, sources));
-    GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t sb, slot_for(b, layout, sources));
+    GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t sa, operand_slot(a, layout, sources));
+    GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t sb, operand_slot(b, layout, sources));
     op.operands = {sa, sb};
     return emit_value(std::move(op), sources, out, layout);
   }
@@ -444,6 +538,37 @@ class Lowering {
     GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t in, slot_for(node.inputs[0], layout, sources));
     op.operands = {in};
     return emit_value(std::move(op), sources, out, layout);
+  }
+
+  // max(0, min(1, alpha * x + beta)): a multiply by alpha, then an add of
+  // beta whose output range is the clamp (and any relu / clamp after it),
+  // both under one identifier; XNNPACK rounds each step like the portable
+  // kernel does.
+  Status lower_hardsigmoid(const Node& node) {
+    Sources sources{&node};
+    const ValueId x = node.inputs[0];
+    const XnnLayout layout = current_layout(x);
+    ValueId out = node.outputs[0];
+    float min = 0.f, max = 1.f;
+    absorb_activations(&out, &sources, &min, &max);
+    XnnOp scale;
+    scale.kind = XnnOpKind::kMultiply;
+    GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t in, slot_for(x, layout, sources));
+    scale.operands = {
+        in, scalar_slot(static_cast<float>(float_attr(node, "alpha").value_or(0.2)), layout)};
+    scale.output = {value(x).shape, layout};
+    scale.floats = {-kInf, kInf};
+    GLASSBOX_RETURN_IF_ERROR(emit(std::move(scale), sources));
+    XnnOp shift;
+    shift.kind = XnnOpKind::kAdd;
+    shift.identifier = program_.ops.back().identifier;
+    shift.operands = {
+        last_slot(), scalar_slot(static_cast<float>(float_attr(node, "beta").value_or(0.5)), layout)};
+    shift.output = {value(out).shape, layout};
+    shift.floats = {min, max};
+    program_.ops.push_back(std::move(shift));
+    define(out, layout, sources);
+    return Status();
   }
 
   Status lower_conv_transpose(const Node& node) {
@@ -557,7 +682,7 @@ class Lowering {
     XnnOp op;
     op.kind = XnnOpKind::kConcatenate;
     for (ValueId in : node.inputs) {
-      GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t slot, slot_for(in, layout, sources));
+      GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t slot, operand_slot(in, layout, sources));
       op.operands.push_back(slot);
     }
     // Logical N, C, H, W sit at NHWC byte positions 0, 3, 1, 2.
@@ -572,6 +697,8 @@ class Lowering {
   XnnProgram program_;
   std::unordered_map<std::int32_t, std::uint32_t> logical_slots_;  // value -> slot
   std::unordered_map<std::int32_t, std::uint32_t> nhwc_slots_;
+  std::map<std::pair<std::int32_t, XnnLayout>, std::uint32_t> constant_slots_;  // provisional
+  std::map<std::pair<std::uint32_t, XnnLayout>, std::uint32_t> scalar_slots_;    // f32 bits
   std::unordered_map<std::int32_t, std::vector<std::size_t>> users_;  // value -> nodes
   std::unordered_map<std::int32_t, int> output_uses_;
   std::unordered_map<std::int32_t, Sources> producers_;  // value -> sources of its op

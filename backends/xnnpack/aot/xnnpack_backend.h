@@ -12,11 +12,16 @@
 ///
 /// Transformations the map describes:
 /// - batch_norm after conv2d is folded into the convolution's weights;
+/// - an add of a constant bias over the last axis after linear or matmul
+///   (by a constant matrix) becomes the fully connected operator's bias;
+/// - hardsigmoid becomes two operators (multiply by alpha, add beta with
+///   the range [0, 1]) under ONE identifier mapped to it;
 /// - a relu / clamp after conv2d (or its batch_norm), conv_transpose2d,
-///   linear, matmul, add, sub, mul or div becomes the operator's
+///   linear, matmul (or their bias add), add, sub, mul or div becomes the operator's
 ///   output_min / output_max;
 /// so "conv2d_3 -> batch_norm_3 -> relu_3" is ONE convolution_nhwc_f32
-/// whose identifier maps to all three handles. Layout conversions
+/// whose identifier maps to all three handles, and "matmul_2 -> add_5 ->
+/// relu_5" ONE fully_connected_nc_f32 mapped to all three. Layout conversions
 /// (xnnpack_format.h) are operators of their own, mapped to the source
 /// nodes of the operator that needed them (the consumer, or for a delegate
 /// output the producer).

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "backends/xnnpack/aot/xnnpack_partitioner.h"
+#include "backends/xnnpack/runtime/program_parser.h"
 #include "glassbox/aot/graph_builder.h"
 
 namespace glassbox::backends::xnnpack {
@@ -49,6 +50,53 @@ TEST(XnnpackBackendTest, FusedOperatorMapsToEverySourceNode) {
   EXPECT_EQ(map.at(std::int64_t{2}), all) << "the output conversion, to the fused producer";
 }
 
+// x -> matmul -> add bias -> relu: one fully connected operator for the
+// three nodes, the bias add's constant becoming its bias.
+TEST(XnnpackBackendTest, BiasAddFusesIntoFullyConnected) {
+  GraphBuilder b;
+  ValueId x = b.input("x", ScalarType::kFloat, {2, 3, 4});
+  ValueId y = b.matmul(x, b.constant("w", {4, 5}, filled(20, 0.1f)));
+  b.output(b.relu(b.add(y, b.constant("bias", {1, 1, 5}, filled(5, 0.5f)))));
+  const aot::Graph graph = std::move(b.build()).value();
+  for (const aot::Node& node : graph.nodes) EXPECT_TRUE(xnnpack_supports(graph, node)) << node.op;
+  XnnpackBackend backend;
+  StatusOr<aot::PreprocessResult> result = backend.preprocess(graph, {});
+  ASSERT_TRUE(result.ok()) << result.message();
+  const aot::DebugHandleMap& map = *result->debug_handle_map;
+  ASSERT_EQ(map.size(), 1u);
+  EXPECT_EQ(map.at(std::int64_t{0}),
+            (std::vector<DebugHandle>{graph.nodes[0].debug_handle, graph.nodes[1].debug_handle,
+                                      graph.nodes[2].debug_handle}));
+}
+
+// hardsigmoid: a multiply by alpha and an add of beta clamped to [0, 1],
+// one identifier for both, mapped to the hardsigmoid alone.
+TEST(XnnpackBackendTest, HardsigmoidIsTwoOperatorsUnderOneIdentifier) {
+  GraphBuilder b;
+  b.output(b.hardsigmoid(b.input("x", ScalarType::kFloat, {2, 5}), 1.0 / 6.0, 0.5));
+  const aot::Graph graph = std::move(b.build()).value();
+  XnnpackBackend backend;
+  StatusOr<aot::PreprocessResult> result = backend.preprocess(graph, {});
+  ASSERT_TRUE(result.ok()) << result.message();
+  const aot::DebugHandleMap& map = *result->debug_handle_map;
+  ASSERT_EQ(map.size(), 1u);
+  EXPECT_EQ(map.at(std::int64_t{0}), std::vector<DebugHandle>{graph.nodes[0].debug_handle});
+  runtime::MemoryAllocator memory;
+  const std::vector<std::uint8_t>& blob = result->processed_bytes;
+  Result<ParsedProgram*> program =
+      parse_xnn_program(Span<const std::uint8_t>(blob.data(), blob.size()), &memory);
+  ASSERT_TRUE(program.ok()) << program.error_info().message;
+  const ParsedProgram& p = **program;
+  ASSERT_EQ(p.num_ops, 2u);
+  EXPECT_EQ(p.num_constants, 2u) << "alpha and beta";
+  EXPECT_EQ(p.ops[0].kind, XnnOpKind::kMultiply);
+  EXPECT_EQ(p.ops[1].kind, XnnOpKind::kAdd);
+  EXPECT_EQ(p.ops[1].output_min, 0.f);
+  EXPECT_EQ(p.ops[1].output_max, 1.f);
+  EXPECT_EQ(p.ops[0].int_id.value, 0);
+  EXPECT_EQ(p.ops[1].int_id.value, 0);
+}
+
 TEST(XnnpackBackendTest, StringIdentifiersJoinNodeNames) {
   const aot::Graph graph = conv_bn_relu();
   XnnpackBackend backend;
@@ -80,20 +128,21 @@ TEST(XnnpackPartitionerTest, LeavesUnsupportedNodesOnPortable) {
   const ValueId t = b.tan(x);                                       // no XNNPACK op
   const ValueId p = b.avg_pool2d(x, {.kernel = {3, 3}, .padding = {1, 1}});  // counts padding
   const ValueId s = b.softmax(x, 1);                                // not the last axis
-  const ValueId a = b.add(x, b.constant("c", {1, 2, 6, 6}, filled(72, 1.f)));  // constant operand
+  const ValueId a = b.add(b.constant("c", {2, 6, 6}, filled(72, 1.f)),
+                          b.constant("d", {1}, filled(1, 1.f)));  // constants only
   const ValueId bn = b.batch_norm(x, b.constant("m", {2}, filled(2, 0.f)),
                                   b.constant("v", {2}, filled(2, 1.f)),
                                   b.constant("g", {2}, filled(2, 1.f)),
                                   b.constant("bb", {2}, filled(2, 0.f)));  // no conv before
   const ValueId one = b.avg_pool2d(x, {.kernel = {1, 1}});  // XNNPACK refuses 1x1 (alexnet)
-  const ValueId r = b.relu(x);                                      // taken
+  const ValueId r = b.relu(b.mul(x, b.constant("k", {2, 1, 1}, filled(2, 2.f))));  // taken
   for (ValueId v : {t, p, s, a, bn, one, r}) b.output(v);
   const aot::Graph graph = std::move(b.build()).value();
   std::vector<std::string> taken;
   for (const aot::Node& node : graph.nodes) {
     if (xnnpack_supports(graph, node)) taken.push_back(node.op);
   }
-  EXPECT_EQ(taken, std::vector<std::string>{"relu"});
+  EXPECT_EQ(taken, (std::vector<std::string>{"mul", "relu"}));
 }
 
 // The partition report names, per node, why XNNPACK leaves it.
@@ -111,7 +160,9 @@ TEST(XnnpackPartitionerTest, ReportSaysWhyEachNodeStaysPortable) {
        "op not supported by XNNPACK"},
       {b.add(i, i), "int64 tensor"},
       {b.max_pool2d(x, {.kernel = {2, 2}, .ceil_mode = true}), "ceil_mode pooling"},
-      {b.add(m, b.constant("c", {3, 4}, filled(12, 1.f))), "constant operand"},
+      {b.add(m, b.constant("c", {3, 4}, filled(12, 1.f))), ""},
+      {b.concat({b.constant("row", {1, 4}, filled(4, 1.f)), m}, 0), ""},
+      {b.mul(b.constant("lhs", {1}, {2.f}), b.constant("rhs", {3, 1}, {1.f, 2.f, 3.f})), "constant operand"},
       {b.op("resize", {x},
             Attrs{{"sizes", Ints{1, 2, 12, 12}}, {"mode", std::string("nearest")},
                   {"coordinate_transformation_mode", std::string("half_pixel")},

@@ -1,13 +1,15 @@
 #pragma once
 /// @file
-/// The XNNPACK backend's processed-bytes format, version 1.1. The AOT half
+/// The XNNPACK backend's processed-bytes format, version 1.2. The AOT half
 /// writes it (xnnpack_program.h), the runtime half parses and validates it
 /// (runtime/program_parser.h). Constants only, so device code may include it.
 ///
 /// All integers and floats are little-endian. A "slot" is one tensor the
 /// delegate reads or writes: slots [0, num_inputs) are the delegate call's
-/// inputs in order, and operator i writes slot num_inputs + i (SSA, so an
-/// operator may only read slots defined before it).
+/// inputs in order, slots [num_inputs, num_inputs + num_constants) the
+/// constants (1.2; none before), and operator i writes slot num_inputs +
+/// num_constants + i (SSA, so an operator may only read slots defined
+/// before it; every operator may read a constant slot like an input).
 ///
 ///   offset  size  field
 ///   0       4     magic "GBXN"
@@ -18,6 +20,13 @@
 ///   16      4     u32 num_ops
 ///   20      4     u32 flags (0; reserved)
 ///   24      ...   num_inputs tensor descriptors (the input slots)
+///   ...     4     u32 num_constants (1.2 only; absent in 1.0 and 1.1)
+///   ...           num_constants constants (1.2 only), each:
+///                   tensor descriptor (its dims and byte order; a kNhwc
+///                   constant's data is already permuted)
+///                   0..3 zero bytes, so that the data starts at a
+///                   multiple of 4 from the blob's first byte
+///                   f32 data[numel], in the descriptor's byte order
 ///   ...           num_ops operators, each:
 ///                   u8  kind (XnnOpKind)
 ///                   u8  identifier tag (XnnIdentifierTag), then
@@ -64,7 +73,8 @@
 ///   kGlobalAveragePooling  f32 min, max. NHWC input, [N, C, 1, 1] output
 ///                    (1.1: or [N, C], a mean over H, W without keepdims).
 ///   kAdd kSubtract kMultiply kDivide  f32 min, max. Operands and output in
-///                    the output's layout; numpy broadcasting.
+///                    the output's layout; numpy broadcasting. (1.2: either
+///                    operand may be a constant slot.)
 ///   kClamp           f32 min, max.
 ///   kHardswish kSigmoid kSoftmax kCopy kNchwToNhwc kNhwcToNchw  no params.
 ///                    Softmax is over the last axis of the bytes; kCopy is
@@ -101,6 +111,21 @@
 ///                    (global_average_pooling_nwc with one channel);
 ///                    logical layout; the output keeps that axis as 1 or
 ///                    drops it.
+///
+/// Added in 1.2 (a 1.1 reader refuses these blobs by their minor version):
+/// the constants section. The runtime copies each constant into a buffer
+/// of its own at init (aligned, with XNNPACK's read-past slack), so the
+/// blob need not outlive init for them. The AOT half stores constant
+/// operands of add, subtract, multiply, divide, minimum, maximum and
+/// concatenate there: a 0-d constant as [1]; one read by an NHWC operator
+/// as 4-D (leading 1s added) kNhwc, e.g. a per-channel [C, 1, 1] becomes
+/// logical [1, C, 1, 1] whose bytes are [1, 1, 1, C]. The same constant
+/// read twice in the same layout is stored once.
+///
+/// Identifiers: consecutive operators may share one (1.2; the AOT half
+/// does so for hardsigmoid, a multiply by alpha then an add of beta with
+/// the output range [0, 1]); each is timed and logged under it, and only
+/// the last one's output is logged as the identifier's.
 
 #include <cstdint>
 
@@ -111,7 +136,9 @@ inline constexpr char kXnnpackBackendName[] = "XnnpackBackend";
 
 inline constexpr char kXnnMagic[4] = {'G', 'B', 'X', 'N'};
 inline constexpr std::uint16_t kXnnFormatMajor = 1;
-inline constexpr std::uint16_t kXnnFormatMinor = 1;
+inline constexpr std::uint16_t kXnnFormatMinor = 2;
+/// The first minor version with the constants section.
+inline constexpr std::uint16_t kXnnConstantsMinor = 2;
 /// Bytes before the first input descriptor.
 inline constexpr std::uint32_t kXnnHeaderSize = 24;
 inline constexpr std::uint32_t kXnnMaxRank = 6;  // XNN_MAX_TENSOR_DIMS

@@ -115,6 +115,24 @@ std::string matmul_rejection(const Graph& graph, const Node& node) {
   return kTaken;
 }
 
+// Binary ops and concat: a computed operand, and constants the blob's
+// constants section can hold (format 1.2).
+std::string constant_operands_rejection(const Graph& graph, const Node& node) {
+  bool any_computed = false;
+  for (ValueId in : node.inputs) {
+    if (computed(graph, in)) {
+      any_computed = true;
+      continue;
+    }
+    const aot::Value* v = graph.find_value(in);
+    if (v->dtype != ScalarType::kFloat) return dtype_name(v->dtype) + " constant";
+    if (!float_constant(graph, in)) return "constant without data";
+    if (v->shape.size() > kXnnMaxRank) return "constant of rank > 6";
+    if (v->numel() == 0) return "empty constant";
+  }
+  return any_computed ? kTaken : kConstantOperand;
+}
+
 std::string pool_rejection(const Node& node, bool average) {
   if (int_attr(node, "ceil_mode", 0) != 0) return "ceil_mode pooling";
   // XNNPACK refuses a 1x1 pooling window (found on alexnet, whose adaptive
@@ -200,8 +218,13 @@ std::string op_rejection(const Graph& graph, const Node& node) {
   if (op == aot::op::kMatmul) return matmul_rejection(graph, node);
   if (op == aot::op::kPow) return pow_rejection(graph, node);
   if (op == aot::op::kPrelu) return prelu_rejection(graph, node);
-  // Every other op just needs computed operands: a constant operand would
-  // need storing in the blob, which only weights and slopes are.
+  if (op == aot::op::kAdd || op == aot::op::kSub || op == aot::op::kMul ||
+      op == aot::op::kDiv || op == aot::op::kMin || op == aot::op::kMax ||
+      op == aot::op::kConcat) {
+    return constant_operands_rejection(graph, node);
+  }
+  // Every other op just needs computed operands: the blob stores only
+  // weights, slopes and the binary ops' and concat's constant operands.
   for (ValueId in : node.inputs) {
     if (!computed(graph, in)) return kConstantOperand;
   }
@@ -219,6 +242,11 @@ std::string op_rejection(const Graph& graph, const Node& node) {
     return float_attr(node, "alpha").value_or(1.0) > 0 ? kTaken : "elu alpha <= 0";
   }
   if (op == aot::op::kLeakyRelu) return kTaken;
+  if (op == aot::op::kHardsigmoid) {
+    const bool finite = std::isfinite(float_attr(node, "alpha").value_or(0.2)) &&
+                        std::isfinite(float_attr(node, "beta").value_or(0.5));
+    return finite ? kTaken : "hardsigmoid alpha or beta not finite";
+  }
   if (op == aot::op::kPad) return pad_rejection(node);
   if (op == aot::op::kDepthToSpace) {
     if (string_attr(node, "mode", "DCR") != "DCR") return "CRD depth_to_space";
@@ -237,7 +265,7 @@ std::set<std::string, std::less<>> xnnpack_supported_ops() {
        {kConv2d, kBatchNorm, kLinear, kMatmul, kMaxPool2d, kAvgPool2d, kGlobalAvgPool2d, kAdd,
         kSub, kMul, kDiv, kRelu, kClamp, kHardswish, kSigmoid, kSoftmax, kFlatten, kReshape,
         kConcat, kAbs, kNeg, kFloor, kCeil, kRound, kSqrt, kElu, kLeakyRelu, kPow, kMin, kMax,
-        kPrelu, kPad, kDepthToSpace, kResize, kConvTranspose2d, kReduceMean}) {
+        kPrelu, kPad, kDepthToSpace, kResize, kConvTranspose2d, kReduceMean, kHardsigmoid}) {
     ops.emplace(name);
   }
   return ops;
@@ -281,6 +309,24 @@ std::optional<PreluSlope> prelu_slope(const Graph& graph, const Node& node) {
   if (varying[0] == x.size() - 1) return PreluSlope::kLastAxis;
   if (x.size() == 4 && varying[0] == 1) return PreluSlope::kChannels4d;
   return std::nullopt;
+}
+
+std::optional<ValueId> bias_of_add(const Graph& graph, const Node& add, ValueId product) {
+  if (add.op != aot::op::kAdd || add.inputs.size() != 2) return std::nullopt;
+  const ValueId bias = add.inputs[0] == product ? add.inputs[1] : add.inputs[0];
+  if ((add.inputs[0] != product && add.inputs[1] != product) || !float_constant(graph, bias)) {
+    return std::nullopt;
+  }
+  const auto& x = graph.find_value(product)->shape;
+  const auto& b = graph.find_value(bias)->shape;
+  if (x.empty() || b.empty() || b.size() > x.size() || b.back() != x.back() ||
+      graph.find_value(add.outputs[0])->shape != x) {
+    return std::nullopt;
+  }
+  for (std::size_t i = 0; i + 1 < b.size(); ++i) {
+    if (b[i] != 1) return std::nullopt;
+  }
+  return bias;
 }
 
 std::optional<MeanAxes> mean_axes(const Graph& graph, const Node& node) {

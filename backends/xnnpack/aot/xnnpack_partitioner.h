@@ -14,9 +14,10 @@
 /// | avg_pool2d              | as max_pool2d; padding only with count_include_pad=0 (XNNPACK excludes padding) |
 /// | global_avg_pool2d       | always                                              |
 /// | reduce_mean             | over the last axis, or over H, W of a 4-D tensor    |
-/// | add sub mul div min max | both operands computed (not constants)              |
+/// | add sub mul div min max | one operand computed; a float constant other one is stored in the blob (format 1.2), or as the bias of a matmul / linear it follows |
 /// | relu clamp hardswish sigmoid abs neg floor ceil round sqrt | input computed |
 /// | leaky_relu              | input computed                                      |
+/// | hardsigmoid             | input computed; alpha, beta finite (multiply by alpha, add beta clamped to [0, 1]: two operators, one identifier) |
 /// | elu                     | alpha > 0                                           |
 /// | pow                     | exponent a constant 2 (XNNPACK's square)            |
 /// | prelu                   | slope constant, a scalar or per channel (along C of a 4-D input, or along the last axis) |
@@ -25,7 +26,7 @@
 /// | resize                  | mode "linear" with half_pixel, pytorch_half_pixel (output H, W > 1) or align_corners; no scales other than output/input |
 /// | softmax                 | over the last axis                                  |
 /// | flatten reshape         | input computed                                      |
-/// | concat                  | every input computed                                |
+/// | concat                  | one input computed; float constant others stored in the blob |
 ///
 /// All computed values must be float32 of rank 1..6 with no zero-sized
 /// dimension. XNNPACK 2022's operator API has no transpose, batched or
@@ -67,6 +68,13 @@ enum class PreluSlope {
 /// The slope shape of a prelu whose slope is constant; nullopt when it
 /// is neither a scalar nor per channel.
 std::optional<PreluSlope> prelu_slope(const aot::Graph& graph, const aot::Node& node);
+
+/// The constant operand of `add` when it adds a bias over the last axis to
+/// `product` (its other operand, [..., N]): a float constant whose dims
+/// are all 1 but the last, which is N, and which does not broadcast
+/// `product` up; nullopt otherwise.
+std::optional<aot::ValueId> bias_of_add(const aot::Graph& graph, const aot::Node& add,
+                                        aot::ValueId product);
 
 /// The axes a taken reduce_mean averages.
 enum class MeanAxes {

@@ -27,6 +27,10 @@ class Writer {
     put(static_cast<std::uint8_t>(t.layout));
     for (std::int64_t d : t.dims) put(d);
   }
+  /// Zero bytes up to the next multiple of `alignment`.
+  void pad_to(std::size_t alignment) {
+    while (bytes_.size() % alignment != 0) bytes_.push_back(0);
+  }
   std::vector<std::uint8_t> take() { return std::move(bytes_); }
 
  private:
@@ -45,6 +49,12 @@ std::vector<std::uint8_t> encode_xnn_program(const XnnProgram& program) {
   w.put(static_cast<std::uint32_t>(program.ops.size()));
   w.put(std::uint32_t{0});
   for (const XnnTensorDesc& t : program.inputs) w.put_tensor(t);
+  w.put(static_cast<std::uint32_t>(program.constants.size()));
+  for (const XnnConstant& c : program.constants) {
+    w.put_tensor(c.desc);
+    w.pad_to(4);
+    w.put_bytes(c.data.data(), c.data.size() * sizeof(float));
+  }
   for (const XnnOp& op : program.ops) {
     w.put(static_cast<std::uint8_t>(op.kind));
     if (const auto* id = std::get_if<std::int64_t>(&op.identifier)) {

@@ -31,8 +31,18 @@ struct XnnOp {
   friend bool operator==(const XnnOp&, const XnnOp&) = default;
 };
 
+/// One constant slot (format 1.2): its descriptor and its data in the
+/// descriptor's byte order.
+struct XnnConstant {
+  XnnTensorDesc desc;
+  std::vector<float> data;
+  friend bool operator==(const XnnConstant&, const XnnConstant&) = default;
+};
+
+/// Slots: the inputs, then the constants, then one per operator.
 struct XnnProgram {
   std::vector<XnnTensorDesc> inputs;
+  std::vector<XnnConstant> constants;
   std::vector<XnnOp> ops;
   std::vector<std::uint32_t> outputs;  ///< Slots, one per delegate output.
   friend bool operator==(const XnnProgram&, const XnnProgram&) = default;

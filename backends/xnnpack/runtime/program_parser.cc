@@ -412,7 +412,7 @@ ErrorInfo read_params(ByteReader& in, ParsedOp* op) {
 ErrorInfo read_op(ByteReader& in, runtime::MemoryAllocator* memory, ParsedProgram* program,
                   std::uint32_t index) {
   ParsedOp* op = &program->ops[index];
-  const std::uint32_t defined = program->num_inputs + index;
+  const std::uint32_t defined = program->first_op_slot() + index;
   std::uint8_t kind = 0;
   if (!in.read(&kind) || kind == 0 || kind > kXnnMaxOpKind) {
     return bad("xnnpack program: unknown operator kind");
@@ -466,6 +466,7 @@ Result<ParsedProgram*> parse_xnn_program(Span<const std::uint8_t> blob,
   ByteReader in(blob);
   char magic[4];
   std::uint16_t major = 0, minor = 0;
+  const std::size_t blob_size = blob.size();
   std::uint32_t flags = 0;
   if (!in.read(magic, 4) || std::memcmp(magic, kXnnMagic, 4) != 0) {
     return bad("xnnpack program: bad magic (not an XnnpackBackend blob)");
@@ -488,10 +489,28 @@ Result<ParsedProgram*> parse_xnn_program(Span<const std::uint8_t> blob,
       program->num_outputs > in.remaining() / 4) {
     return bad("xnnpack program: bad header counts or flags");
   }
+  // The constant count follows the input descriptors, and sizes the slot
+  // array those are read into: look ahead for it.
+  if (minor >= kXnnConstantsMinor) {
+    ByteReader ahead = in;
+    SlotDesc skipped;
+    for (std::uint32_t i = 0; i < program->num_inputs; ++i) {
+      if (!read_desc(ahead, &skipped)) return bad("xnnpack program: bad input tensor descriptor");
+    }
+    // Each constant takes at least a 1-D descriptor and one f32.
+    constexpr std::size_t kMinConstantBytes = kMinDescBytes + 4;
+    if (!ahead.read(&program->num_constants) || program->num_constants > kMaxConstants ||
+        program->num_constants > ahead.remaining() / kMinConstantBytes) {
+      return bad("xnnpack program: bad constant count");
+    }
+  }
   program->slots = memory->allocate_array<SlotDesc>(program->num_slots());
   program->ops = memory->allocate_array<ParsedOp>(program->num_ops);
   program->outputs = memory->allocate_array<std::uint32_t>(program->num_outputs);
-  if (program->slots == nullptr || program->ops == nullptr || program->outputs == nullptr) {
+  program->constant_data = memory->allocate_array<const std::uint8_t*>(
+      program->num_constants > 0 ? program->num_constants : 1);
+  if (program->slots == nullptr || program->ops == nullptr || program->outputs == nullptr ||
+      program->constant_data == nullptr) {
     return make_error(Error::kMemoryAllocationFailed, "xnnpack: out of memory");
   }
   for (std::uint32_t i = 0; i < program->num_inputs; ++i) {
@@ -501,13 +520,35 @@ Result<ParsedProgram*> parse_xnn_program(Span<const std::uint8_t> blob,
     }
     program->total_elements += d.numel;
   }
+  if (minor >= kXnnConstantsMinor) {
+    std::uint32_t count = 0;
+    (void)in.read(&count);  // read ahead above
+    for (std::uint32_t k = 0; k < program->num_constants; ++k) {
+      SlotDesc& d = program->slots[program->num_inputs + k];
+      if (!read_desc(in, &d)) return bad("xnnpack program: bad constant tensor descriptor");
+      const std::size_t padding = (4 - (blob_size - in.remaining()) % 4) % 4;
+      const std::uint8_t* pad = in.take(padding);
+      if (pad == nullptr || (padding > 0 && std::memcmp(pad, "\0\0\0", padding) != 0)) {
+        return bad("xnnpack program: constant padding truncated or not zero");
+      }
+      // numel <= kMaxSlotElements, so the byte count cannot overflow.
+      program->constant_data[k] = in.take(static_cast<std::size_t>(d.numel) * sizeof(float));
+      if (program->constant_data[k] == nullptr) return bad("xnnpack program: truncated constant");
+      program->total_elements += d.numel;
+      if (program->total_elements > kMaxTotalElements) {
+        return bad("xnnpack program: tensors exceed the size limit");
+      }
+    }
+  }
   for (std::uint32_t i = 0; i < program->num_ops; ++i) {
     const ErrorInfo e = read_op(in, memory, program, i);
     if (e.code != Error::kOk) return e;
   }
   for (std::uint32_t i = 0; i < program->num_outputs; ++i) {
     std::uint32_t& slot = program->outputs[i];
+    // A constant is no delegate output (the AOT half never makes one).
     if (!in.read(&slot) || slot >= program->num_slots() ||
+        (slot >= program->num_inputs && slot < program->first_op_slot()) ||
         !readable_as(program->slots[slot], XnnLayout::kLogical)) {
       return bad("xnnpack program: bad output slot");
     }

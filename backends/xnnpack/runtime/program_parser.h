@@ -28,6 +28,8 @@ inline constexpr std::int64_t kMaxSlotElements = std::int64_t{1} << 28;
 inline constexpr std::int64_t kMaxTotalElements = std::int64_t{1} << 28;
 /// Operators one delegate may hold.
 inline constexpr std::uint32_t kMaxOps = 1u << 16;
+/// Constants one delegate may hold (format 1.2).
+inline constexpr std::uint32_t kMaxConstants = 1u << 16;
 /// Operands one operator (a concatenation) may read.
 inline constexpr std::uint32_t kMaxOperands = 64;
 /// Largest u32 operator parameter (kernel sizes, strides, channels...).
@@ -68,21 +70,27 @@ struct ParsedOp {
   std::size_t bias_count = 0;
 };
 
-/// A validated program. Slot i < num_inputs is input i; op i writes slot
-/// num_inputs + i.
+/// A validated program. Slot i < num_inputs is input i, the next
+/// num_constants slots are the constants, and op i writes slot
+/// first_op_slot() + i.
 struct ParsedProgram {
   std::uint32_t num_inputs = 0;
+  std::uint32_t num_constants = 0;
   std::uint32_t num_outputs = 0;
   std::uint32_t num_ops = 0;
   SlotDesc* slots = nullptr;
   ParsedOp* ops = nullptr;
   std::uint32_t* outputs = nullptr;
+  /// Constant k's f32 data (slots[num_inputs + k].numel of them): views
+  /// into the blob, 4-byte aligned from its start (copy before use).
+  const std::uint8_t** constant_data = nullptr;
   std::int64_t total_elements = 0;  ///< Sum of every slot's numel.
-  std::uint32_t num_slots() const { return num_inputs + num_ops; }
+  std::uint32_t first_op_slot() const { return num_inputs + num_constants; }
+  std::uint32_t num_slots() const { return num_inputs + num_constants + num_ops; }
 };
 
-/// Parses `blob` (which must outlive the result: kernels are views into
-/// it) into memory from `memory`. Errors: kCorruptData (with a static
+/// Parses `blob` (which must outlive the result: kernels and constants are
+/// views into it) into memory from `memory`. Errors: kCorruptData (with a static
 /// message naming the problem), kVersionMismatch, kMemoryAllocationFailed.
 Result<ParsedProgram*> parse_xnn_program(Span<const std::uint8_t> blob,
                                          runtime::MemoryAllocator* memory);

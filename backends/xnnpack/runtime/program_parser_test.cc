@@ -49,6 +49,33 @@ Error init_and_destroy(const std::vector<std::uint8_t>& blob) {
   return Error::kOk;
 }
 
+void expect_every_truncation_fails(const std::vector<std::uint8_t>& blob) {
+  for (std::size_t n = 0; n < blob.size(); ++n) {
+    const std::vector<std::uint8_t> cut(blob.begin(), blob.begin() + static_cast<std::ptrdiff_t>(n));
+    ASSERT_NE(parse(cut), Error::kOk) << "length " << n;
+  }
+}
+
+// Bit flips give errors or programs that init cleanly, some of each.
+void expect_bit_flips_fail_cleanly(const std::vector<std::uint8_t>& blob) {
+  int rejected = 0, accepted = 0;
+  // Every byte outside the bulk of the weights, plus a sample inside; a
+  // flipped weight only changes a number.
+  for (std::size_t i = 0; i < blob.size(); i += i < 4096 ? 1 : 97) {
+    for (std::uint8_t bit : {std::uint8_t{0x01}, std::uint8_t{0x10}, std::uint8_t{0x80}}) {
+      std::vector<std::uint8_t> flipped = blob;
+      flipped[i] ^= bit;
+      if (init_and_destroy(flipped) == Error::kOk) {
+        ++accepted;
+      } else {
+        ++rejected;
+      }
+    }
+  }
+  EXPECT_GT(rejected, 0);
+  EXPECT_GT(accepted, 0);
+}
+
 class XnnpackProgramParserTest : public ::testing::TestWithParam<bool> {};
 
 INSTANTIATE_TEST_SUITE_P(Models, XnnpackProgramParserTest, ::testing::Bool(),
@@ -94,7 +121,7 @@ XnnProgram one_op(std::vector<XnnTensorDesc> inputs, XnnOpKind kind, XnnTensorDe
     op.operands = std::move(operands);
     op.output = std::move(output);
     p.ops.push_back(std::move(op));
-    return static_cast<std::uint32_t>(p.inputs.size() + p.ops.size() - 1);
+    return static_cast<std::uint32_t>(p.inputs.size() + p.constants.size() + p.ops.size() - 1);
   };
   std::vector<std::uint32_t> operands;
   for (std::uint32_t i = 0; i < num_inputs; ++i) operands.push_back(i);
@@ -228,6 +255,87 @@ TEST(XnnpackProgramParserKindsTest, KindSpecificRulesAreEnforced) {
             Error::kCorruptData) << "adjustment must be smaller than the stride";
 }
 
+// Format 1.2's constants section: x [2, 3] and y [3] (slots 0, 1), the
+// constant c [1, 3] (slot 2), then x + c (slot 3) and max(x + c, y)
+// (slot 4). The constant's descriptor ends 2 bytes past a multiple of 4
+// (24 header + 18 + 10 input descriptors + 4 count + 18), so its data is
+// preceded by 2 padding bytes.
+constexpr std::size_t kConstantPaddingOffset = 24 + 18 + 10 + 4 + 18;
+constexpr std::size_t kConstantCountOffset = 24 + 18 + 10;
+
+XnnProgram with_constant() {
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  XnnProgram p;
+  p.inputs = {logical({2, 3}), logical({3})};
+  p.constants = {{logical({1, 3}), {0.5f, -1.f, 2.f}}};
+  XnnOp add;
+  add.kind = XnnOpKind::kAdd;
+  add.identifier = std::int64_t{0};
+  add.operands = {0, 2};
+  add.output = logical({2, 3});
+  add.floats = {-kInf, kInf};
+  XnnOp max;
+  max.kind = XnnOpKind::kMaximum;
+  max.identifier = std::int64_t{1};
+  max.operands = {3, 1};
+  max.output = logical({2, 3});
+  p.ops = {add, max};
+  p.outputs = {4};
+  return p;
+}
+
+TEST(XnnpackProgramParserConstantsTest, ConstantSlotsAreReadLikeInputs) {
+  const std::vector<std::uint8_t> blob = encode_xnn_program(with_constant());
+  runtime::MemoryAllocator memory;
+  Result<ParsedProgram*> program =
+      parse_xnn_program(Span<const std::uint8_t>(blob.data(), blob.size()), &memory);
+  ASSERT_TRUE(program.ok()) << program.error_info().message;
+  const ParsedProgram& parsed = **program;
+  EXPECT_EQ(parsed.num_constants, 1u);
+  EXPECT_EQ(parsed.first_op_slot(), 3u);
+  EXPECT_EQ(parsed.num_slots(), 5u);
+  EXPECT_EQ(parsed.slots[2].numel, 3);
+  EXPECT_EQ((parsed.constant_data[0] - blob.data()) % 4, 0) << "data 4-byte aligned in the blob";
+  float c[3];
+  std::memcpy(c, parsed.constant_data[0], sizeof(c));
+  EXPECT_EQ(c[2], 2.f);
+  EXPECT_EQ(blob[kConstantPaddingOffset], 0);
+  EXPECT_EQ(init_and_destroy(blob), Error::kOk);
+}
+
+TEST(XnnpackProgramParserConstantsTest, BadConstantSectionsAreRejected) {
+  const std::vector<std::uint8_t> blob = encode_xnn_program(with_constant());
+  std::vector<std::uint8_t> padding = blob;
+  padding[kConstantPaddingOffset + 1] = 1;
+  EXPECT_EQ(parse(padding), Error::kCorruptData) << "non-zero padding";
+  for (std::uint32_t count : {2u, kMaxConstants + 1, 0xffffffffu}) {
+    std::vector<std::uint8_t> counted = blob;
+    std::memcpy(&counted[kConstantCountOffset], &count, 4);
+    EXPECT_EQ(parse(counted), Error::kCorruptData) << count << " constants";
+  }
+  std::vector<std::uint8_t> older = blob;
+  older[6] = static_cast<std::uint8_t>(kXnnConstantsMinor - 1);
+  EXPECT_NE(parse(older), Error::kOk) << "a 1.1 blob has no constants section";
+  XnnProgram as_output = with_constant();
+  as_output.outputs = {2};
+  EXPECT_EQ(parse(encode_xnn_program(as_output)), Error::kCorruptData) << "a constant as output";
+  XnnProgram nhwc_3d = with_constant();
+  nhwc_3d.constants[0].desc = {{1, 1, 3}, XnnLayout::kNhwc};
+  EXPECT_EQ(parse(encode_xnn_program(nhwc_3d)), Error::kCorruptData) << "NHWC is 4-D only";
+  XnnProgram short_data = with_constant();
+  short_data.constants[0].data.pop_back();
+  EXPECT_EQ(parse(encode_xnn_program(short_data)), Error::kCorruptData) << "data shorter than numel";
+  XnnProgram forward = with_constant();
+  forward.ops[0].operands = {0, 4};
+  EXPECT_EQ(parse(encode_xnn_program(forward)), Error::kCorruptData) << "an op slot read early";
+}
+
+TEST(XnnpackProgramParserConstantsTest, TruncationsAndBitFlipsFailCleanly) {
+  const std::vector<std::uint8_t> blob = encode_xnn_program(with_constant());
+  expect_every_truncation_fails(blob);
+  expect_bit_flips_fail_cleanly(blob);
+}
+
 TEST_P(XnnpackProgramParserTest, HeaderErrorsAreNamed) {
   std::vector<std::uint8_t> blob = model_blob(GetParam());
   std::vector<std::uint8_t> bad_magic = blob;
@@ -246,31 +354,11 @@ TEST_P(XnnpackProgramParserTest, HeaderErrorsAreNamed) {
 }
 
 TEST_P(XnnpackProgramParserTest, EveryTruncationIsAnError) {
-  const std::vector<std::uint8_t> blob = model_blob(GetParam());
-  for (std::size_t n = 0; n < blob.size(); ++n) {
-    const std::vector<std::uint8_t> cut(blob.begin(), blob.begin() + static_cast<std::ptrdiff_t>(n));
-    ASSERT_NE(parse(cut), Error::kOk) << "length " << n;
-  }
+  expect_every_truncation_fails(model_blob(GetParam()));
 }
 
 TEST_P(XnnpackProgramParserTest, BitFlipsNeverCrash) {
-  const std::vector<std::uint8_t> blob = model_blob(GetParam());
-  int rejected = 0, accepted = 0;
-  // Every byte outside the bulk of the weights, plus a sample inside; a
-  // flipped weight only changes a number.
-  for (std::size_t i = 0; i < blob.size(); i += i < 4096 ? 1 : 97) {
-    for (std::uint8_t bit : {std::uint8_t{0x01}, std::uint8_t{0x10}, std::uint8_t{0x80}}) {
-      std::vector<std::uint8_t> flipped = blob;
-      flipped[i] ^= bit;
-      if (init_and_destroy(flipped) == Error::kOk) {
-        ++accepted;
-      } else {
-        ++rejected;
-      }
-    }
-  }
-  EXPECT_GT(rejected, 0);
-  EXPECT_GT(accepted, 0);
+  expect_bit_flips_fail_cleanly(model_blob(GetParam()));
 }
 
 TEST_P(XnnpackProgramParserTest, BadCompileSpecsAreErrors) {

@@ -340,7 +340,7 @@ ErrorInfo compile_operator(const ParsedProgram& program, std::uint32_t index,
                            float* const* buffers, pthreadpool* pool,
                            runtime::MemoryAllocator* memory, CompiledOp* out) {
   const ParsedOp& op = program.ops[index];
-  const std::uint32_t out_slot = program.num_inputs + index;
+  const std::uint32_t out_slot = program.first_op_slot() + index;
   const SlotDesc& out_desc = program.slots[out_slot];
   *out = CompiledOp{};
   if (op.kind == XnnOpKind::kNchwToNhwc || op.kind == XnnOpKind::kNhwcToNchw) {

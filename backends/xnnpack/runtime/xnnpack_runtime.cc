@@ -31,7 +31,18 @@ struct XnnDelegate {
   // A deliberate fault for numeric debugging (compile spec "perturb"): the
   // operator whose output gets kPerturbation added, or -1.
   std::int64_t perturbed_op = -1;
+  // Per operator: whether it logs its output, i.e. it is the last of a run
+  // of operators sharing one identifier (one source op decomposed, such
+  // as hardsigmoid: the earlier ones hold partial results).
+  bool* logs_output = nullptr;
 };
+
+bool same_identifier(const ParsedOp& a, const ParsedOp& b) {
+  if (a.name != nullptr || b.name != nullptr) {
+    return a.name != nullptr && b.name != nullptr && std::strcmp(a.name, b.name) == 0;
+  }
+  return a.int_id.value == b.int_id.value;
+}
 
 
 bool spec_is(const runtime::CompileSpecView& spec, const char* text) {
@@ -112,9 +123,12 @@ TensorView view_of(const SlotDesc& desc, const float* data) {
 // portable kernels' intermediate outputs.
 void log_output(EventTracer* tracer, runtime::BackendExecutionContext& context,
                 const XnnDelegate& d, std::uint32_t i) {
-  if (tracer == nullptr || tracer->debug_level() < runtime::DebugLevel::kIntermediateOutputs) return;
+  if (tracer == nullptr || tracer->debug_level() < runtime::DebugLevel::kIntermediateOutputs ||
+      !d.logs_output[i]) {
+    return;
+  }
   const ParsedOp& op = d.program->ops[i];
-  const std::uint32_t slot = d.program->num_inputs + i;
+  const std::uint32_t slot = d.program->first_op_slot() + i;
   const SlotDesc& desc = d.program->slots[slot];
   const float* data = d.buffers[slot];
   const bool aliases = desc.dims[1] == 1 || desc.dims[2] * desc.dims[3] == 1;
@@ -160,8 +174,13 @@ Result<runtime::DelegateHandle*> XnnpackBackendRuntime::init(
   d->mode = has_mode_override_ ? mode_override_ : *mode;
   d->buffers = memory->allocate_array<float*>(num_slots);
   d->ops = memory->allocate_array<CompiledOp>((*program)->num_ops);
-  if (d->buffers == nullptr || d->ops == nullptr) {
+  d->logs_output = memory->allocate_array<bool>((*program)->num_ops);
+  if (d->buffers == nullptr || d->ops == nullptr || d->logs_output == nullptr) {
     return make_error(Error::kMemoryAllocationFailed, "xnnpack: out of memory");
+  }
+  for (std::uint32_t i = 0; i < d->program->num_ops; ++i) {
+    d->logs_output[i] = i + 1 == d->program->num_ops ||
+                        !same_identifier(d->program->ops[i], d->program->ops[i + 1]);
   }
   for (std::uint32_t s = 0; s < num_slots; ++s) {
     // XNNPACK may read (never use) up to XNN_EXTRA_BYTES past an input.
@@ -171,6 +190,13 @@ Result<runtime::DelegateHandle*> XnnpackBackendRuntime::init(
     if (d->buffers[s] == nullptr) {
       return make_error(Error::kMemoryAllocationFailed, "xnnpack: out of memory for tensors");
     }
+  }
+  // Constants get buffers like every slot (aligned, with the slack), filled
+  // once here, so operators read them like inputs.
+  for (std::uint32_t k = 0; k < d->program->num_constants; ++k) {
+    const std::uint32_t s = d->program->num_inputs + k;
+    std::memcpy(d->buffers[s], d->program->constant_data[k],
+                static_cast<std::size_t>(d->program->slots[s].numel) * sizeof(float));
   }
   const std::uint32_t thread_count = threads_override_ != 0 ? threads_override_ : *threads;
   if (thread_count > 1) {
@@ -235,8 +261,8 @@ Error XnnpackBackendRuntime::execute(runtime::BackendExecutionContext& context,
     }
     if (e != Error::kOk) return e;
     if (static_cast<std::int64_t>(i) == d->perturbed_op) {
-      float* out = d->buffers[program.num_inputs + i];
-      for (std::int64_t k = 0; k < program.slots[program.num_inputs + i].numel; ++k) {
+      float* out = d->buffers[program.first_op_slot() + i];
+      for (std::int64_t k = 0; k < program.slots[program.first_op_slot() + i].numel; ++k) {
         out[k] += kPerturbation;
       }
     }

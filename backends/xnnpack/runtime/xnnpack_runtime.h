@@ -20,6 +20,8 @@
 /// operator's output is logged with event_tracer_log_output_delegate (the
 /// hook records only at DebugLevel::kIntermediateOutputs); NHWC outputs
 /// are converted to NCHW for that, so they compare with the portable run.
+/// Consecutive operators with one identifier (a source op decomposed, as
+/// hardsigmoid is) each log their time; only the last logs its output.
 ///
 /// Threads: compile spec "threads" (default 1), unless
 /// set_threads_override says otherwise; 1 runs on the calling thread.

@@ -112,7 +112,7 @@ StatusOr<aot::Graph> build_mobile_like(std::int64_t batch, std::int64_t image_si
     auto scope = b.module("features.1.se", "SqueezeExcitation");
     ValueId s = b.global_avg_pool2d(x);
     s = b.relu(net.conv(s, 32, 8, 1, 1, 1, "features.1.se.fc1", true));
-    s = b.sigmoid(net.conv(s, 8, 32, 1, 1, 1, "features.1.se.fc2", true));
+    s = b.hardsigmoid(net.conv(s, 8, 32, 1, 1, 1, "features.1.se.fc2", true), 1.0 / 6.0, 0.5);
     x = b.mul(x, s);
   }
   const ValueId a = b.relu(net.conv(x, 32, 16, 1, 1, 4, "features.2.grouped", true));

@@ -12,8 +12,8 @@
 ///   global_avg_pool, flatten, linear
 ///
 /// mobile_like (MobileNetV3-flavoured): conv+bn+hardswish, depthwise
-/// conv+bn+relu6, squeeze-excite (global pool, 1x1 convs, sigmoid, mul
-/// with broadcast), grouped conv, concat, avg_pool, flatten, linear,
+/// conv+bn+relu6, squeeze-excite (global pool, 1x1 convs, hardsigmoid,
+/// mul with broadcast), grouped conv, concat, avg_pool, flatten, linear,
 /// softmax.
 ///
 /// decoder_like (a segmentation decoder in miniature, every operator of
