@@ -112,6 +112,31 @@ TEST(ImporterTest, ListsEveryUnsupportedOpOnce) {
             "LSTM (1 node: 'lstm_0')");
 }
 
+// Input shapes the runtime cannot hold are refused at import, named.
+TEST(ImporterTest, RefusesHugeOrHighRankInputs) {
+  struct Case {
+    std::vector<std::int64_t> shape;
+    const char* fragment;
+  };
+  for (const Case& c : {Case{{1, std::int64_t{1} << 40}, "dim 1 (1099511627776) makes the input larger"},
+                        Case{{1, 1, 1, 1, 1, 1, 1}, "has rank 7"}}) {
+    ModelWriter m;
+    m.input("x", c.shape).output("y");
+    m.node("Relu", "/Relu", {"x"}, {"y"});
+    StatusOr<aot::Graph> graph = import_onnx_from_memory(m.bytes(), {}, "big.onnx");
+    ASSERT_FALSE(graph.ok());
+    EXPECT_TRUE(contains(graph.message(), "big.onnx: input 'x'")) << graph.message();
+    EXPECT_TRUE(contains(graph.message(), c.fragment)) << graph.message();
+  }
+  // The same limits apply to a shape given with --input-shape.
+  ModelWriter m;
+  m.input("x", {-1, 3}).output("y");
+  m.node("Relu", "/Relu", {"x"}, {"y"});
+  ImportOptions options;
+  options.input_shapes["x"] = {std::int64_t{1} << 40, 3};
+  EXPECT_TRUE(contains(import_onnx_from_memory(m.bytes(), options).message(), "larger than 2^31"));
+}
+
 TEST(ImporterTest, DynamicInputNeedsAStaticShape) {
   ModelWriter m;
   m.input("images", {-1, 3}).output("y");

@@ -60,6 +60,33 @@ Status check_supported_ops(const ::onnx::GraphProto& graph, const ConverterTable
   return Status(Error::kNotSupported, message);
 }
 
+namespace {
+
+// Inputs the runtime can hold: rank <= 6 (the kernels' limit) and at most
+// 2^31 elements (8 GiB of float32), so a damaged or mistyped shape is
+// refused here, naming the input and dim, rather than after a huge
+// allocation. Empty dims are fine (ONNX's empty axes lists).
+Status check_input_size(const std::string& label, const std::vector<std::int64_t>& shape) {
+  constexpr std::size_t kMaxRank = 6;
+  constexpr std::int64_t kMaxElements = std::int64_t{1} << 31;
+  if (shape.size() > kMaxRank) {
+    return Status(Error::kNotSupported, label + " has rank " + std::to_string(shape.size()) +
+                                            "; at most " + std::to_string(kMaxRank) +
+                                            " is supported");
+  }
+  std::int64_t numel = 1;
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    if (__builtin_mul_overflow(numel, shape[d], &numel) || numel > kMaxElements) {
+      return Status(Error::kNotSupported,
+                    label + ": dim " + std::to_string(d) + " (" + std::to_string(shape[d]) +
+                        ") makes the input larger than 2^31 elements");
+    }
+  }
+  return Status();
+}
+
+}  // namespace
+
 StatusOr<std::vector<std::int64_t>> static_input_shape(const ::onnx::ValueInfoProto& input,
                                                        const ImportOptions& options,
                                                        const std::string& source) {
@@ -86,6 +113,7 @@ StatusOr<std::vector<std::int64_t>> static_input_shape(const ::onnx::ValueInfoPr
     for (std::int64_t d : shape) {
       if (d < 0) return Status(Error::kInvalidArgument, label + ": the shape given has a negative dim");
     }
+    GLASSBOX_RETURN_IF_ERROR(check_input_size(label, shape));
     return shape;
   }
   if (!tensor.has_shape()) {
@@ -107,6 +135,7 @@ StatusOr<std::vector<std::int64_t>> static_input_shape(const ::onnx::ValueInfoPr
     }
     shape.push_back(dim.dim_value());
   }
+  GLASSBOX_RETURN_IF_ERROR(check_input_size(label, shape));
   return shape;
 }
 
