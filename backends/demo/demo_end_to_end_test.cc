@@ -22,16 +22,20 @@
 #include "glassbox/etrecord/program_manager.h"
 #include "glassbox/runtime/method.h"
 #include "glassbox/runtime/program.h"
+#include "src/testing/status_matchers.h"
 
 namespace glassbox::backends::demo {
 namespace {
+
+using ::glassbox::testing::ErrorIs;
+using ::glassbox::testing::IsOk;
 
 const std::string kForward(aot::kForwardMethod);
 
 etrecord::ExecutorchProgramManager export_demo(const char* ids, const char* profiling,
                                                bool delegated) {
   StatusOr<aot::Graph> graph = build_conv_relu_tan_model();
-  EXPECT_TRUE(graph.ok()) << graph.message();
+  EXPECT_THAT(graph, IsOk());
   static DemoBackend backend;
   etrecord::Recipe recipe;
   recipe.generate_etrecord = true;
@@ -42,7 +46,7 @@ etrecord::ExecutorchProgramManager export_demo(const char* ids, const char* prof
   }
   StatusOr<etrecord::ExecutorchProgramManager> program =
       etrecord::export_model(std::move(*graph), recipe);
-  EXPECT_TRUE(program.ok()) << program.message();
+  EXPECT_THAT(program, IsOk());
   return std::move(program).value();
 }
 
@@ -63,13 +67,13 @@ RunOutput run(const std::vector<std::uint8_t>& bytes) {
   EXPECT_EQ(register_demo_backend_runtime(), Error::kOk);
   runtime::Diagnostics diag;
   Result<runtime::Program> program = runtime::Program::load(bytes, &diag);
-  EXPECT_TRUE(program.ok()) << diag.message;
+  EXPECT_THAT(program, IsOk()) << diag.message;
   etdump::ETDumpGen gen;
   gen.set_program_fingerprint(program->fingerprint());
   runtime::MemoryAllocator memory, temp;
   Result<runtime::Method> method =
       runtime::Method::load(*program, "forward", &memory, &temp, &gen, &diag);
-  EXPECT_TRUE(method.ok()) << diag.message;
+  EXPECT_THAT(method, IsOk()) << diag.message;
   const std::vector<float> x = demo_input();
   EXPECT_EQ(method->set_input(0, x.data(), x.size() * sizeof(float)), Error::kOk);
   EXPECT_EQ(method->execute(&diag), Error::kOk) << diag.message;
@@ -77,7 +81,7 @@ RunOutput run(const std::vector<std::uint8_t>& bytes) {
   RunOutput result;
   result.output.assign(y.float_data(), y.float_data() + y.numel());
   StatusOr<etdump::ETDumpFile> dump = etdump::parse_etdump(*gen.get_etdump_data(), "e2e");
-  EXPECT_TRUE(dump.ok()) << dump.message();
+  EXPECT_THAT(dump, IsOk());
   result.dump = *dump;
   return result;
 }
@@ -169,7 +173,7 @@ TEST(DemoEndToEndBadInputTest, CorruptProgramsAreClearErrors) {
   ASSERT_NE(at, renamed.end());
   at[name.size() - 1] = 'X';
   Result<runtime::Program> missing = runtime::Program::load(renamed, &diag);
-  EXPECT_EQ(missing.error(), Error::kNotFound);
+  EXPECT_THAT(missing, ErrorIs(Error::kNotFound));
   EXPECT_NE(std::string(diag.message).find("DemoBackenX"), std::string::npos) << diag.message;
 
   // Processed bytes the runtime half cannot parse: the method fails to load.
@@ -179,7 +183,7 @@ TEST(DemoEndToEndBadInputTest, CorruptProgramsAreClearErrors) {
   ASSERT_NE(blob, bad_blob.end());
   blob[0] = 'X';
   Result<runtime::Program> loaded = runtime::Program::load(bad_blob, &diag);
-  ASSERT_TRUE(loaded.ok()) << diag.message;
+  ASSERT_THAT(loaded, IsOk()) << diag.message;
   runtime::MemoryAllocator memory, temp;
   Result<runtime::Method> method =
       runtime::Method::load(*loaded, "forward", &memory, &temp, nullptr, &diag);

@@ -12,8 +12,8 @@
 namespace glassbox::etrecord {
 namespace {
 
+using testing::ErrorIs;
 using testing::export_demo;
-using testing::HasError;
 using testing::IsOk;
 using testing::value_of;
 
@@ -58,8 +58,9 @@ TEST(ProgramManagerTest, AllEntryPointsAgree) {
 
 TEST(ProgramManagerTest, GetEtrecordWhenNotGeneratedIsAClearError) {
   const ExecutorchProgramManager program = export_demo("generated", /*generate_etrecord=*/false);
-  EXPECT_TRUE(HasError(program.get_etrecord(), Error::kInvalidState,
-                       {"ETRecord was not generated; pass generate_etrecord=true"}));
+  EXPECT_THAT(
+      program.get_etrecord(),
+      ErrorIs(Error::kInvalidState, {"ETRecord was not generated; pass generate_etrecord=true"}));
 }
 
 TEST(ProgramManagerTest, PortableRecipeLowersNothing) {
@@ -68,26 +69,26 @@ TEST(ProgramManagerTest, PortableRecipeLowersNothing) {
       value_of(export_model(model, Recipe{.generate_etrecord = true}));
   EXPECT_EQ(program.instruction_id_to_num_outs_map().at(kForward).size(), model.nodes.size());
   EXPECT_TRUE(program.delegate_map().at(kForward).empty());
-  EXPECT_TRUE(IsOk(program.get_etrecord()));
+  EXPECT_THAT(program.get_etrecord(), IsOk());
 }
 
 TEST(ProgramManagerTest, SaveWritesTheBuffer) {
   const ExecutorchProgramManager program = export_demo();
   const std::string path =
       (std::filesystem::temp_directory_path() / "glassbox_program_manager_test.gbx").string();
-  ASSERT_TRUE(IsOk(program.save(path)));
+  ASSERT_THAT(program.save(path), IsOk());
   std::ifstream file(path, std::ios::binary);
   const std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(file)),
                                         std::istreambuf_iterator<char>());
   EXPECT_EQ(bytes, program.buffer());
   std::filesystem::remove(path);
-  EXPECT_TRUE(HasError(program.save("/nonexistent-dir/p.gbx"), Error::kAccessFailed));
+  EXPECT_THAT(program.save("/nonexistent-dir/p.gbx"), ErrorIs(Error::kAccessFailed));
 }
 
 TEST(ProgramManagerTest, InvalidGraphIsRejectedByToEdge) {
   aot::Graph graph = demo_model();
   graph.nodes[1].inputs[0] = aot::ValueId(999);
-  EXPECT_TRUE(HasError(to_edge(graph), Error::kInvalidArgument));
+  EXPECT_THAT(to_edge(graph), ErrorIs(Error::kInvalidArgument));
 }
 
 }  // namespace

@@ -13,12 +13,12 @@
 
 namespace glassbox::etrecord::testing {
 
-using ::glassbox::testing::HasError;
+using ::glassbox::testing::ErrorIs;
 using ::glassbox::testing::IsOk;
 
 template <typename T>
 T value_of(StatusOr<T> result) {
-  EXPECT_TRUE(IsOk(result));
+  EXPECT_THAT(result, IsOk());
   if (!result.ok()) std::abort();  // Every caller needs the value; stop here.
   return std::move(result).value();
 }

@@ -17,9 +17,12 @@
 #include "glassbox/inspector/views.h"
 #include "glassbox/runner/program_runner.h"
 #include "src/inspector/test_util.h"
+#include "src/testing/status_matchers.h"
 
 namespace glassbox::inspector {
 namespace {
+
+using ::glassbox::testing::IsOk;
 
 using testing::value_of;
 
@@ -50,14 +53,14 @@ TEST_P(DemoPipelineTest, FiveSourceOpsWithFusionAndDecomposition) {
       etrecord::export_model(value_of(backends::demo::build_conv_relu_tan_model()), recipe));
   const etrecord::ETRecord record = value_of(program.get_etrecord());
   const std::string program_path = (dir_ / "demo.gbx").string();
-  ASSERT_TRUE(testing::IsOk(program.save(program_path)));
+  ASSERT_THAT(program.save(program_path), IsOk());
 
   runner::RunOptions run;
   run.program_path = program_path;
   run.etdump_path = (dir_ / "demo.etdp").string();
   run.iterations = 3;
   run.delegate_profiling = GetParam().profiling;
-  ASSERT_TRUE(testing::IsOk(runner::run_program(run)));
+  ASSERT_THAT(runner::run_program(run), IsOk());
 
   const etdump::ETDumpFile dump = value_of(etdump::load_etdump_file(run.etdump_path));
   const Inspector insp = value_of(Inspector::create(dump, &record));

@@ -19,9 +19,12 @@
 #include "glassbox/inspector/numeric.h"
 #include "glassbox/runtime/method.h"
 #include "glassbox/runtime/program.h"
+#include "src/testing/status_matchers.h"
 
 namespace glassbox::inspector {
 namespace {
+
+using ::glassbox::testing::IsOk;
 
 constexpr std::uint32_t kSeed = 7;
 // Every op's output plus the method's, with room to spare (the largest
@@ -30,7 +33,7 @@ constexpr std::size_t kDebugBufferBytes = std::size_t{32} << 20;
 
 template <typename T>
 T ok(StatusOr<T> result) {
-  EXPECT_TRUE(result.ok()) << result.message();
+  EXPECT_THAT(result, IsOk());
   if (!result.ok()) std::abort();
   return std::move(result).value();
 }
@@ -71,9 +74,9 @@ void run(const Lowered& lowered, CapturedRun* out) {
   ASSERT_EQ(backends::demo::register_demo_backend_runtime(), Error::kOk);
   runtime::Diagnostics diag;
   Result<runtime::Program> program = runtime::Program::load(lowered.program.buffer(), &diag);
-  ASSERT_TRUE(program.ok()) << diag.message;
+  ASSERT_THAT(program, IsOk()) << diag.message;
   Result<etdump::BufferDataSink> sink = etdump::BufferDataSink::create(out->storage);
-  ASSERT_TRUE(sink.ok());
+  ASSERT_THAT(sink, IsOk());
   etdump::ETDumpGen gen;
   gen.set_program_fingerprint(program->fingerprint());
   gen.set_debug_level(runtime::DebugLevel::kIntermediateOutputs);
@@ -81,7 +84,7 @@ void run(const Lowered& lowered, CapturedRun* out) {
   runtime::MemoryAllocator memory, temp;
   Result<runtime::Method> method =
       runtime::Method::load(*program, "forward", &memory, &temp, &gen, &diag);
-  ASSERT_TRUE(method.ok()) << diag.message;
+  ASSERT_THAT(method, IsOk()) << diag.message;
   const std::vector<float>& x = lowered.record.reference_inputs.at(0).data;
   ASSERT_EQ(method->set_input(0, x.data(), x.size() * sizeof(float)), Error::kOk);
   ASSERT_EQ(method->execute(&diag), Error::kOk) << diag.message;
@@ -185,7 +188,7 @@ TEST(DemoPerturbationTest, UnknownKindsAreRefused) {
   ASSERT_EQ(backends::demo::register_demo_backend_runtime(), Error::kOk);
   runtime::Diagnostics diag;
   Result<runtime::Program> program = runtime::Program::load(lowered.program.buffer(), &diag);
-  ASSERT_TRUE(program.ok()) << diag.message;
+  ASSERT_THAT(program, IsOk()) << diag.message;
   runtime::MemoryAllocator memory, temp;
   EXPECT_FALSE(runtime::Method::load(*program, "forward", &memory, &temp, nullptr, &diag).ok());
   EXPECT_NE(std::string(diag.message).find("perturb"), std::string::npos) << diag.message;

@@ -6,9 +6,12 @@
 
 #include "glassbox/config.h"
 #include "src/runtime/testing/recording_tracer.h"
+#include "src/testing/status_matchers.h"
 
 namespace glassbox::runtime {
 namespace {
+
+using ::glassbox::testing::IsOk;
 
 using testing::RecordingTracer;
 
@@ -24,7 +27,7 @@ TEST(DelegateHooksTest, NullTracerIsANoOp) {
             Error::kOk);
   Result<bool> logged = event_tracer_log_output_delegate(
       none, nullptr, DelegateDebugIntId(1), 3);
-  ASSERT_TRUE(logged.ok());
+  ASSERT_THAT(logged, IsOk());
   EXPECT_FALSE(*logged);
 }
 
