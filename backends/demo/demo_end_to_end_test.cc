@@ -1,4 +1,4 @@
-// End to end through both halves of the demo delegate: build the seed's
+// End to end through both halves of the demo delegate: build the demo
 // model, lower it (AOT half), emit a program, load and run it with the
 // runtime (runtime half) under ETDumpGen, then check the outputs against
 // the same graph run on portable kernels only, and the ETDump's events

@@ -5,7 +5,7 @@
 // the "compiled_out" mode. scripts/benchmarks_to_markdown.py reports each
 // as a ratio to the null-tracer run of the same model.
 //
-// Models: the seed's demo model (4x3x64x64, one demo delegate call) and a
+// Models: the demo model (4x3x64x64, one demo delegate call) and a
 // larger CNN on portable kernels (about 20 instructions).
 
 #include <benchmark/benchmark.h>

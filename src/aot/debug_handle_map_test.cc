@@ -10,7 +10,7 @@ namespace {
 using testing::ErrorIs;
 using testing::IsOk;
 
-// The seed documents' two examples.
+// The two example maps of ExecuTorch's delegate-debugging guide.
 const DebugHandleMap kIntMap = {
     {int64_t{0}, {DebugHandle(10), DebugHandle(11)}},
     {int64_t{1}, {DebugHandle(11), DebugHandle(12)}},

@@ -1,4 +1,4 @@
-// `glassbox demo`: the main job, end to end on the seed's demo model.
+// `glassbox demo`: the main job, end to end on the demo model (ConvReLUTanModel).
 // Build it, lower it to the demo delegate with an ETRecord, run it with
 // ETDumpGen, then join the ETDump with the ETRecord in the Inspector and
 // print the per-operator table (delegate events mapped back to the source
@@ -79,7 +79,7 @@ Status demo(const DemoOptions& options, std::ostream& out) {
                             inspector::Inspector::create(dump, &record));
   GLASSBOX_RETURN_IF_ERROR(write_text(trace_path, inspector::to_chrome_trace(inspector)));
 
-  out << "Lowered the seed's ConvReLUTanModel to the demo delegate (identifiers: "
+  out << "Lowered ConvReLUTanModel to the demo delegate (identifiers: "
       << options.ids << ", " << options.log_mode << " logging) and ran it "
       << options.iterations << " times (" << summary.mean_execute_ms << " ms per execute).\n\n"
       << inspector::render(inspector, inspector::View::kOps, inspector::Format::kTable)
@@ -102,7 +102,7 @@ void add_demo_commands(CLI::App& app, CommandContext& context) {
   auto options = std::make_shared<DemoOptions>();
   CLI::App* command = app.add_subcommand(
       "demo",
-      "The main job on the seed's demo model: lower it to the demo delegate "
+      "The main job on the demo model (ConvReLUTanModel): lower it to the demo delegate "
       "with an ETRecord, run it under ETDumpGen, and print per-operator time "
       "inside the delegate mapped back to the model's operators. Writes "
       "demo.gbx, demo.etrecord, demo.etdp and demo.trace.json into DIR");

@@ -32,7 +32,7 @@ struct LowerOptions {
   std::string etrecord;
   std::string ids = "generated";
   bool ids_given = false;
-  // Numeric debugging (issue 8): one .npy per model input, or a seed.
+  // Numeric debugging: one .npy per model input, or a seed.
   std::vector<std::string> reference_inputs;
   std::optional<std::uint32_t> reference_seed;
   // The demo backend's deliberate fault ("" = none): an op kind to perturb.
@@ -329,8 +329,8 @@ void add_lower_commands(CLI::App& app, CommandContext& context) {
       ->check(CLI::IsMember({"demo"}))
       ->capture_default_str();
   command->add_option("--backend", options->backend,
-                      "demo (the seed's demo delegate), xnnpack (the XNNPACK "
-                      "delegate) or portable (no delegation)")
+                      "demo (the demo delegate: fuses conv+relu, decomposes tan), "
+                      "xnnpack (the XNNPACK delegate) or portable (no delegation)")
       ->check(CLI::IsMember({"demo", "xnnpack", "portable"}))
       ->capture_default_str();
   command->add_option("-o,--output", options->output, "the program file to write")->required();

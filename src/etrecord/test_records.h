@@ -1,5 +1,5 @@
 #pragma once
-// Test-only: the seed's demo model lowered with the demo backend, as an
+// Test-only: the demo model lowered with the demo backend, as an
 // emitted program and its ETRecord, plus readable Status checks.
 
 #include <gtest/gtest.h>

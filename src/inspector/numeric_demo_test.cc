@@ -1,4 +1,4 @@
-// The proof of issue 8 on the real pipeline: the demo model lowered to the
+// Numeric debugging proven on the real pipeline: the demo model lowered to the
 // demo backend, its ETRecord given portable reference outputs, run once at
 // debug level intermediates with the reference input; with the backend's
 // cos perturbed, the first failure must be the tan decomposition (which

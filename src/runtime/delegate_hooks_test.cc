@@ -71,12 +71,12 @@ TEST(DelegateHooksTest, IntegerSpellingsOfTheIdMapOntoStrongIds) {
   EXPECT_EQ(to_delegate_int_id(std::int64_t{1} << 40), kInvalidDelegateDebugIntId);
   EXPECT_EQ(to_delegate_int_id(std::uint32_t{0x80000000u}),
             kInvalidDelegateDebugIntId);
-  // The seed's DebugHandle-typed form: with a name, 0 means "no int id".
+  // The DebugHandle-typed form of ExecuTorch's signatures: with a name, 0 means "no int id".
   EXPECT_EQ(to_delegate_int_id("fused", DebugHandle(0)), kUnsetDelegateDebugIntId);
   EXPECT_EQ(to_delegate_int_id(nullptr, DebugHandle(0)), DelegateDebugIntId(0));
 }
 
-TEST(DelegateHooksTest, SeedMacrosCompileAndForward) {
+TEST(DelegateHooksTest, MacroSpellingsCompileAndForward) {
   RecordingTracer t;
   EventTracer* event_tracer = &t;
   EventEntry a = EVENT_TRACER_BEGIN_DELEGATE_PROFILING_EVENT_ID(event_tracer, 4);

@@ -81,7 +81,7 @@ TEST(DemoModelTest, WeightsDependOnlyOnTheSeed) {
   for (float w : weight->data) EXPECT_LE(std::abs(w), bound);
 }
 
-// The seed's example: {0: (conv1, relu1), 1: (conv2, relu2), 2..4: (tan)}.
+// The delegate-debugging guide's example: {0: (conv1, relu1), 1: (conv2, relu2), 2..4: (tan)}.
 TEST(DemoBackendTest, GeneratedIdentifiersMapFusionAndDecomposition) {
   StatusOr<aot::Node> call = lower(model(), nullptr);
   ASSERT_THAT(call, IsOk());

@@ -1,6 +1,6 @@
 #pragma once
 /// @file
-/// The seed's three export entry points, each with `generate_etrecord`:
+/// ExecuTorch's three export entry points, each with `generate_etrecord`:
 ///
 ///   to_edge(graph, {.generate_etrecord = true})      -> EdgeProgramManager
 ///     .to_backend(partitioner, specs)               -> EdgeProgramManager
