@@ -19,7 +19,7 @@
 #include "backends/demo/runtime/demo_runtime.h"
 #include "glassbox/etdump/etdump_gen.h"
 #include "glassbox/etdump/etdump_reader.h"
-#include "glassbox/etrecord/program_manager.h"
+#include "glassbox/export/program_manager.h"
 #include "glassbox/runtime/method.h"
 #include "glassbox/runtime/program.h"
 #include "src/testing/status_matchers.h"
@@ -32,20 +32,20 @@ using ::glassbox::testing::IsOk;
 
 const std::string kForward(aot::kForwardMethod);
 
-etrecord::ExecutorchProgramManager export_demo(const char* ids, const char* profiling,
+exporter::ExecutorchProgramManager export_demo(const char* ids, const char* profiling,
                                                bool delegated) {
   StatusOr<aot::Graph> graph = build_conv_relu_tan_model();
   EXPECT_THAT(graph, IsOk());
   static DemoBackend backend;
-  etrecord::Recipe recipe;
+  exporter::Recipe recipe;
   recipe.generate_etrecord = true;
   if (delegated) {
     recipe.partitioners.push_back(make_demo_partitioner(backend));
     recipe.compile_specs.push_back(aot::CompileSpec::from_string(kIdentifiersSpecKey, ids));
     recipe.compile_specs.push_back(aot::CompileSpec::from_string("profiling", profiling));
   }
-  StatusOr<etrecord::ExecutorchProgramManager> program =
-      etrecord::export_model(std::move(*graph), recipe);
+  StatusOr<exporter::ExecutorchProgramManager> program =
+      exporter::export_model(std::move(*graph), recipe);
   EXPECT_THAT(program, IsOk());
   return std::move(program).value();
 }
@@ -111,8 +111,8 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST_P(DemoEndToEndTest, DelegatedRunMatchesPortableAndMapsEveryEvent) {
   const auto [ids, mode] = GetParam();
-  const etrecord::ExecutorchProgramManager delegated = export_demo(ids, mode, true);
-  const etrecord::ExecutorchProgramManager portable = export_demo(ids, mode, false);
+  const exporter::ExecutorchProgramManager delegated = export_demo(ids, mode, true);
+  const exporter::ExecutorchProgramManager portable = export_demo(ids, mode, false);
   const RunOutput d = run(delegated.buffer());
   const RunOutput p = run(portable.buffer());
   EXPECT_LT(max_relative_error(d.output, p.output), 1e-5);
@@ -157,7 +157,7 @@ TEST_P(DemoEndToEndTest, DelegatedRunMatchesPortableAndMapsEveryEvent) {
 }
 
 TEST(DemoEndToEndBadInputTest, CorruptProgramsAreClearErrors) {
-  const etrecord::ExecutorchProgramManager program = export_demo("int", "realtime", true);
+  const exporter::ExecutorchProgramManager program = export_demo("int", "realtime", true);
   const std::vector<std::uint8_t>& good = program.buffer();
   ASSERT_EQ(register_demo_backend_runtime(), Error::kOk);
   runtime::Diagnostics diag;

@@ -12,7 +12,7 @@
 #include "backends/demo/aot/demo_backend.h"
 #include "backends/demo/aot/demo_model.h"
 #include "glassbox/etdump/etdump_reader.h"
-#include "glassbox/etrecord/program_manager.h"
+#include "glassbox/export/program_manager.h"
 #include "glassbox/inspector/formats.h"
 #include "glassbox/runner/program_runner.h"
 #include "src/cli/commands.h"
@@ -52,14 +52,14 @@ Status demo(const DemoOptions& options, std::ostream& out) {
   // 1. Ahead of time: the model, lowered to the demo delegate.
   GLASSBOX_ASSIGN_OR_RETURN(aot::Graph model, backends::demo::build_conv_relu_tan_model());
   static backends::demo::DemoBackend backend;
-  etrecord::Recipe recipe;
+  exporter::Recipe recipe;
   recipe.generate_etrecord = true;
   recipe.partitioners.push_back(backends::demo::make_demo_partitioner(backend));
   recipe.compile_specs.push_back(
       aot::CompileSpec::from_string(backends::demo::kIdentifiersSpecKey, options.ids));
   recipe.compile_specs.push_back(aot::CompileSpec::from_string("profiling", options.log_mode));
-  GLASSBOX_ASSIGN_OR_RETURN(etrecord::ExecutorchProgramManager program,
-                            etrecord::export_model(std::move(model), recipe));
+  GLASSBOX_ASSIGN_OR_RETURN(exporter::ExecutorchProgramManager program,
+                            exporter::export_model(std::move(model), recipe));
   GLASSBOX_RETURN_IF_ERROR(program.save(program_path));
   GLASSBOX_ASSIGN_OR_RETURN(etrecord::ETRecord record, program.get_etrecord());
   GLASSBOX_RETURN_IF_ERROR(record.save(etrecord_path));

@@ -12,7 +12,7 @@
 #include "backends/demo/aot/demo_backend.h"
 #include "backends/demo/aot/demo_model.h"
 #include "glassbox/etdump/etdump_reader.h"
-#include "glassbox/etrecord/program_manager.h"
+#include "glassbox/export/program_manager.h"
 #include "glassbox/inspector/formats.h"
 #include "glassbox/inspector/views.h"
 #include "glassbox/runner/program_runner.h"
@@ -44,13 +44,13 @@ class DemoPipelineTest : public ::testing::TestWithParam<Case> {
 
 TEST_P(DemoPipelineTest, FiveSourceOpsWithFusionAndDecomposition) {
   static backends::demo::DemoBackend backend;
-  etrecord::Recipe recipe;
+  exporter::Recipe recipe;
   recipe.partitioners.push_back(backends::demo::make_demo_partitioner(backend));
   recipe.compile_specs.push_back(
       aot::CompileSpec::from_string(backends::demo::kIdentifiersSpecKey, GetParam().ids));
   recipe.generate_etrecord = true;
-  const etrecord::ExecutorchProgramManager program = value_of(
-      etrecord::export_model(value_of(backends::demo::build_conv_relu_tan_model()), recipe));
+  const exporter::ExecutorchProgramManager program = value_of(
+      exporter::export_model(value_of(backends::demo::build_conv_relu_tan_model()), recipe));
   const etrecord::ETRecord record = value_of(program.get_etrecord());
   const std::string program_path = (dir_ / "demo.gbx").string();
   ASSERT_THAT(program.save(program_path), IsOk());

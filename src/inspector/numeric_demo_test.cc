@@ -14,8 +14,8 @@
 #include "glassbox/etdump/data_sink.h"
 #include "glassbox/etdump/etdump_gen.h"
 #include "glassbox/etdump/etdump_reader.h"
-#include "glassbox/etrecord/program_manager.h"
 #include "glassbox/etrecord/reference_runner.h"
+#include "glassbox/export/program_manager.h"
 #include "glassbox/inspector/numeric.h"
 #include "glassbox/runtime/method.h"
 #include "glassbox/runtime/program.h"
@@ -39,21 +39,21 @@ T ok(StatusOr<T> result) {
 }
 
 struct Lowered {
-  etrecord::ExecutorchProgramManager program;
+  exporter::ExecutorchProgramManager program;
   etrecord::ETRecord record;
 };
 
 Lowered lower(const std::string& ids, const std::string& perturb) {
   static backends::demo::DemoBackend backend;
   const aot::Graph graph = ok(backends::demo::build_conv_relu_tan_model());
-  etrecord::Recipe recipe;
+  exporter::Recipe recipe;
   recipe.generate_etrecord = true;
   recipe.partitioners.push_back(backends::demo::make_demo_partitioner(backend));
   recipe.compile_specs.push_back(
       aot::CompileSpec::from_string(backends::demo::kIdentifiersSpecKey, ids));
   recipe.compile_specs.push_back(
       aot::CompileSpec::from_string(backends::demo::kPerturbSpecKey, perturb));
-  etrecord::ExecutorchProgramManager program = ok(etrecord::export_model(graph, recipe));
+  exporter::ExecutorchProgramManager program = ok(exporter::export_model(graph, recipe));
   etrecord::ETRecord record = ok(program.get_etrecord());
   EXPECT_TRUE(etrecord::attach_reference(graph, ok(etrecord::seeded_reference_inputs(graph, kSeed)),
                                          &record)

@@ -1,4 +1,4 @@
-#include "glassbox/etrecord/program_manager.h"
+#include "glassbox/export/program_manager.h"
 
 #include <gtest/gtest.h>
 
@@ -9,13 +9,13 @@
 #include "glassbox/aot/to_backend.h"
 #include "src/etrecord/test_records.h"
 
-namespace glassbox::etrecord {
+namespace glassbox::exporter {
 namespace {
 
-using testing::ErrorIs;
-using testing::export_demo;
-using testing::IsOk;
-using testing::value_of;
+using etrecord::testing::ErrorIs;
+using etrecord::testing::export_demo;
+using etrecord::testing::IsOk;
+using etrecord::testing::value_of;
 
 const std::string kForward(aot::kForwardMethod);
 
@@ -34,7 +34,7 @@ TEST(ProgramManagerTest, ToEdgeToBackendToExecutorch) {
 
   const ExecutorchProgramManager program = value_of(lowered.to_executorch());
   EXPECT_EQ(value_of(aot::fingerprint_of(program.buffer())), program.fingerprint());
-  const ETRecord record = value_of(program.get_etrecord());
+  const etrecord::ETRecord record = value_of(program.get_etrecord());
   EXPECT_EQ(record.fingerprint, program.fingerprint());
   EXPECT_EQ(record.debug_handle_map, program.debug_handle_map());
   EXPECT_EQ(record.delegate_map, program.delegate_map());
@@ -92,4 +92,4 @@ TEST(ProgramManagerTest, InvalidGraphIsRejectedByToEdge) {
 }
 
 }  // namespace
-}  // namespace glassbox::etrecord
+}  // namespace glassbox::exporter
