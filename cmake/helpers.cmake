@@ -19,7 +19,7 @@ function(glassbox_warnings target)
   endif()
 endfunction()
 
-# glassbox_add_library(name LAYER layer SOURCES ... DEPS ... [DEVICE])
+# glassbox_add_library(name SOURCES ... [DEPS ...] [PRIVATE_DEPS ...] [DEVICE])
 # One static library per layer, with an alias glassbox::<name>. DEVICE marks
 # device-side code: built without exceptions. RTTI stays on: host code
 # derives from device interfaces (EventTracer, DataSink), and a vtable

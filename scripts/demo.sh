@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `make demo`: the main job. Lowers the seed's demo model to the demo
+# `make demo`: the main job. Lowers the demo model to the demo
 # delegate, runs it under ETDumpGen and prints the Inspector's
 # per-operator table (see `glassbox demo --help`).
 set -euo pipefail

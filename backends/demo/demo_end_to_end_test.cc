@@ -1,4 +1,4 @@
-// End to end through both halves of the demo delegate: build the seed's
+// End to end through both halves of the demo delegate: build the demo
 // model, lower it (AOT half), emit a program, load and run it with the
 // runtime (runtime half) under ETDumpGen, then check the outputs against
 // the same graph run on portable kernels only, and the ETDump's events
@@ -19,30 +19,34 @@
 #include "backends/demo/runtime/demo_runtime.h"
 #include "glassbox/etdump/etdump_gen.h"
 #include "glassbox/etdump/etdump_reader.h"
-#include "glassbox/etrecord/program_manager.h"
+#include "glassbox/export/program_manager.h"
 #include "glassbox/runtime/method.h"
 #include "glassbox/runtime/program.h"
+#include "src/testing/status_matchers.h"
 
 namespace glassbox::backends::demo {
 namespace {
 
+using ::glassbox::testing::ErrorIs;
+using ::glassbox::testing::IsOk;
+
 const std::string kForward(aot::kForwardMethod);
 
-etrecord::ExecutorchProgramManager export_demo(const char* ids, const char* profiling,
+exporter::ExecutorchProgramManager export_demo(const char* ids, const char* profiling,
                                                bool delegated) {
   StatusOr<aot::Graph> graph = build_conv_relu_tan_model();
-  EXPECT_TRUE(graph.ok()) << graph.message();
+  EXPECT_THAT(graph, IsOk());
   static DemoBackend backend;
-  etrecord::Recipe recipe;
+  exporter::Recipe recipe;
   recipe.generate_etrecord = true;
   if (delegated) {
     recipe.partitioners.push_back(make_demo_partitioner(backend));
     recipe.compile_specs.push_back(aot::CompileSpec::from_string(kIdentifiersSpecKey, ids));
     recipe.compile_specs.push_back(aot::CompileSpec::from_string("profiling", profiling));
   }
-  StatusOr<etrecord::ExecutorchProgramManager> program =
-      etrecord::export_model(std::move(*graph), recipe);
-  EXPECT_TRUE(program.ok()) << program.message();
+  StatusOr<exporter::ExecutorchProgramManager> program =
+      exporter::export_model(std::move(*graph), recipe);
+  EXPECT_THAT(program, IsOk());
   return std::move(program).value();
 }
 
@@ -63,13 +67,13 @@ RunOutput run(const std::vector<std::uint8_t>& bytes) {
   EXPECT_EQ(register_demo_backend_runtime(), Error::kOk);
   runtime::Diagnostics diag;
   Result<runtime::Program> program = runtime::Program::load(bytes, &diag);
-  EXPECT_TRUE(program.ok()) << diag.message;
+  EXPECT_THAT(program, IsOk()) << diag.message;
   etdump::ETDumpGen gen;
   gen.set_program_fingerprint(program->fingerprint());
   runtime::MemoryAllocator memory, temp;
   Result<runtime::Method> method =
       runtime::Method::load(*program, "forward", &memory, &temp, &gen, &diag);
-  EXPECT_TRUE(method.ok()) << diag.message;
+  EXPECT_THAT(method, IsOk()) << diag.message;
   const std::vector<float> x = demo_input();
   EXPECT_EQ(method->set_input(0, x.data(), x.size() * sizeof(float)), Error::kOk);
   EXPECT_EQ(method->execute(&diag), Error::kOk) << diag.message;
@@ -77,7 +81,7 @@ RunOutput run(const std::vector<std::uint8_t>& bytes) {
   RunOutput result;
   result.output.assign(y.float_data(), y.float_data() + y.numel());
   StatusOr<etdump::ETDumpFile> dump = etdump::parse_etdump(*gen.get_etdump_data(), "e2e");
-  EXPECT_TRUE(dump.ok()) << dump.message();
+  EXPECT_THAT(dump, IsOk());
   result.dump = *dump;
   return result;
 }
@@ -107,8 +111,8 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST_P(DemoEndToEndTest, DelegatedRunMatchesPortableAndMapsEveryEvent) {
   const auto [ids, mode] = GetParam();
-  const etrecord::ExecutorchProgramManager delegated = export_demo(ids, mode, true);
-  const etrecord::ExecutorchProgramManager portable = export_demo(ids, mode, false);
+  const exporter::ExecutorchProgramManager delegated = export_demo(ids, mode, true);
+  const exporter::ExecutorchProgramManager portable = export_demo(ids, mode, false);
   const RunOutput d = run(delegated.buffer());
   const RunOutput p = run(portable.buffer());
   EXPECT_LT(max_relative_error(d.output, p.output), 1e-5);
@@ -153,7 +157,7 @@ TEST_P(DemoEndToEndTest, DelegatedRunMatchesPortableAndMapsEveryEvent) {
 }
 
 TEST(DemoEndToEndBadInputTest, CorruptProgramsAreClearErrors) {
-  const etrecord::ExecutorchProgramManager program = export_demo("int", "realtime", true);
+  const exporter::ExecutorchProgramManager program = export_demo("int", "realtime", true);
   const std::vector<std::uint8_t>& good = program.buffer();
   ASSERT_EQ(register_demo_backend_runtime(), Error::kOk);
   runtime::Diagnostics diag;
@@ -169,7 +173,7 @@ TEST(DemoEndToEndBadInputTest, CorruptProgramsAreClearErrors) {
   ASSERT_NE(at, renamed.end());
   at[name.size() - 1] = 'X';
   Result<runtime::Program> missing = runtime::Program::load(renamed, &diag);
-  EXPECT_EQ(missing.error(), Error::kNotFound);
+  EXPECT_THAT(missing, ErrorIs(Error::kNotFound));
   EXPECT_NE(std::string(diag.message).find("DemoBackenX"), std::string::npos) << diag.message;
 
   // Processed bytes the runtime half cannot parse: the method fails to load.
@@ -179,7 +183,7 @@ TEST(DemoEndToEndBadInputTest, CorruptProgramsAreClearErrors) {
   ASSERT_NE(blob, bad_blob.end());
   blob[0] = 'X';
   Result<runtime::Program> loaded = runtime::Program::load(bad_blob, &diag);
-  ASSERT_TRUE(loaded.ok()) << diag.message;
+  ASSERT_THAT(loaded, IsOk()) << diag.message;
   runtime::MemoryAllocator memory, temp;
   Result<runtime::Method> method =
       runtime::Method::load(*loaded, "forward", &memory, &temp, nullptr, &diag);

@@ -5,7 +5,7 @@
 // the "compiled_out" mode. scripts/benchmarks_to_markdown.py reports each
 // as a ratio to the null-tracer run of the same model.
 //
-// Models: the seed's demo model (4x3x64x64, one demo delegate call) and a
+// Models: the demo model (4x3x64x64, one demo delegate call) and a
 // larger CNN on portable kernels (about 20 instructions).
 
 #include <benchmark/benchmark.h>
@@ -21,7 +21,7 @@
 #include "glassbox/aot/graph_builder.h"
 #include "glassbox/config.h"
 #include "glassbox/etdump/etdump_gen.h"
-#include "glassbox/etrecord/program_manager.h"
+#include "glassbox/export/program_manager.h"
 #include "glassbox/runtime/method.h"
 
 namespace glassbox::backends::demo {
@@ -70,7 +70,7 @@ aot::Graph larger_cnn() {
 
 std::vector<std::uint8_t> program_for(const std::string& model) {
   static DemoBackend backend;
-  etrecord::Recipe recipe;
+  exporter::Recipe recipe;
   aot::Graph graph;
   if (model == "demo") {
     graph = std::move(build_conv_relu_tan_model()).value();
@@ -78,7 +78,7 @@ std::vector<std::uint8_t> program_for(const std::string& model) {
   } else {
     graph = larger_cnn();
   }
-  return std::move(etrecord::export_model(std::move(graph), recipe)).value().buffer();
+  return std::move(exporter::export_model(std::move(graph), recipe)).value().buffer();
 }
 
 enum class Mode { kNullTracer, kAllEvents, kMethodOnly };

@@ -32,7 +32,7 @@
 #include "frontends/onnx/conformance_exclusions.h"
 #include "frontends/onnx/importer.h"
 #include "frontends/onnx/tensor_proto.h"
-#include "glassbox/etrecord/program_manager.h"
+#include "glassbox/export/program_manager.h"
 #include "glassbox/runtime/method.h"
 #include "glassbox/runtime/program.h"
 
@@ -157,7 +157,8 @@ std::string run_data_set(const ::onnx::ModelProto& model, const fs::path& set) {
   StatusOr<aot::Graph> graph = import_binding_shapes(model, set, &bound);
   if (!graph.ok()) return "import: " + graph.message();
   const std::size_t num_inputs = graph->inputs.size();
-  StatusOr<etrecord::ExecutorchProgramManager> program = etrecord::export_model(*std::move(graph), {});
+  StatusOr<exporter::ExecutorchProgramManager> program =
+      exporter::export_model(*std::move(graph), {});
   if (!program.ok()) return "export: " + program.message();
   const std::vector<std::uint8_t> bytes = program->buffer();
   runtime::Diagnostics diag;

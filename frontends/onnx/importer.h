@@ -1,11 +1,11 @@
 #pragma once
 /// @file
 /// The ONNX importer: an `.onnx` model (opset 11 to 20, static shapes) to
-/// the graph IR, ready for `etrecord::export_model` like any built graph.
+/// the graph IR, ready for `exporter::export_model` like any built graph.
 ///
 ///   StatusOr<aot::Graph> graph = frontends::onnx::import_onnx("resnet18.onnx");
 ///   if (!graph.ok()) fail(graph.message());   // names the file and node
-///   auto program = etrecord::export_model(*std::move(graph), recipe);
+///   auto program = exporter::export_model(*std::move(graph), recipe);
 ///
 ///      model.onnx --parse--> ModelProto --check--> opset, inputs, op types
 ///           --convert node by node--> aot::Graph (verified, debug handles)

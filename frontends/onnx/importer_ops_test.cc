@@ -13,7 +13,7 @@
 
 #include "frontends/onnx/importer.h"
 #include "frontends/onnx/test_models.h"
-#include "glassbox/etrecord/program_manager.h"
+#include "glassbox/export/program_manager.h"
 #include "glassbox/runtime/method.h"
 #include "glassbox/runtime/program.h"
 
@@ -39,7 +39,7 @@ std::vector<std::uint8_t> bytes_of(const std::vector<T>& v) {
 }
 
 StatusOr<Output> run(const aot::Graph& graph, const std::vector<std::vector<std::uint8_t>>& inputs) {
-  auto program = etrecord::export_model(graph, {});
+  auto program = exporter::export_model(graph, {});
   if (!program.ok()) return program.status();
   runtime::Diagnostics diag;
   auto loaded = runtime::Program::load(program->buffer(), &diag);

@@ -7,7 +7,7 @@
 #include <cstring>
 
 #include "frontends/onnx/test_models.h"
-#include "glassbox/etrecord/program_manager.h"
+#include "glassbox/export/program_manager.h"
 #include "glassbox/runtime/method.h"
 #include "glassbox/runtime/program.h"
 
@@ -78,7 +78,7 @@ TEST(ImporterTest, ImportsAPyTorchShapedCnnWithProvenance) {
 TEST(ImporterTest, ImportedCnnRunsOnThePortableKernels) {
   StatusOr<aot::Graph> graph = import_onnx_from_memory(small_cnn().bytes());
   ASSERT_TRUE(graph.ok()) << graph.message();
-  auto program = etrecord::export_model(*std::move(graph), {});
+  auto program = exporter::export_model(*std::move(graph), {});
   ASSERT_TRUE(program.ok()) << program.message();
   runtime::Diagnostics diag;
   auto loaded = runtime::Program::load(program->buffer(), &diag);

@@ -14,12 +14,12 @@ bool is_onnx_path(std::string_view path) {
   });
 }
 
-StatusOr<etrecord::ExecutorchProgramManager> export_onnx_model(const std::string& model_path,
-                                                               const etrecord::Recipe& recipe,
+StatusOr<exporter::ExecutorchProgramManager> export_onnx_model(const std::string& model_path,
+                                                               const exporter::Recipe& recipe,
                                                                const ImportOptions& options) {
   GLASSBOX_ASSIGN_OR_RETURN(aot::Graph graph, import_onnx(model_path, options));
-  StatusOr<etrecord::ExecutorchProgramManager> program =
-      etrecord::export_model(std::move(graph), recipe);
+  StatusOr<exporter::ExecutorchProgramManager> program =
+      exporter::export_model(std::move(graph), recipe);
   if (!program.ok()) return program.status().with_context(model_path);
   return program;
 }

@@ -7,10 +7,10 @@
 namespace glassbox::aot {
 namespace {
 
-using testing::HasError;
+using testing::ErrorIs;
 using testing::IsOk;
 
-// The seed documents' two examples.
+// The two example maps of ExecuTorch's delegate-debugging guide.
 const DebugHandleMap kIntMap = {
     {int64_t{0}, {DebugHandle(10), DebugHandle(11)}},
     {int64_t{1}, {DebugHandle(11), DebugHandle(12)}},
@@ -35,45 +35,47 @@ TEST(DebugHandleMapTest, OrdersIntKeysNumerically) {
 TEST(DebugHandleMapTest, RoundTrips) {
   for (const DebugHandleMap& map : {kIntMap, kStringMap, DebugHandleMap{}}) {
     StatusOr<std::string> json = debug_handle_map_to_json(map);
-    ASSERT_TRUE(IsOk(json));
+    ASSERT_THAT(json, IsOk());
     StatusOr<DebugHandleMap> parsed = debug_handle_map_from_json(*json);
-    ASSERT_TRUE(IsOk(parsed));
+    ASSERT_THAT(parsed, IsOk());
     EXPECT_EQ(*parsed, map);
   }
   // A string key that looks like a number stays a string.
   StatusOr<DebugHandleMap> parsed =
       debug_handle_map_from_json(R"({"key_type":"string","entries":{"7":[1]}})");
-  ASSERT_TRUE(IsOk(parsed));
+  ASSERT_THAT(parsed, IsOk());
   EXPECT_TRUE(parsed->contains(std::string("7")));
 }
 
 TEST(DebugHandleMapTest, ValidationCatchesEveryBrokenInvariant) {
-  EXPECT_TRUE(IsOk(validate_debug_handle_map(kIntMap)));
+  EXPECT_THAT(validate_debug_handle_map(kIntMap), IsOk());
   const DebugHandleMap mixed = {{int64_t{0}, {DebugHandle(1)}}, {std::string("a"), {DebugHandle(1)}}};
-  EXPECT_TRUE(HasError(validate_debug_handle_map(mixed), Error::kInvalidArgument, {"mixes"}));
-  EXPECT_TRUE(HasError(debug_handle_map_to_json(mixed), Error::kInvalidArgument, {"mixes"}));
+  EXPECT_THAT(validate_debug_handle_map(mixed), ErrorIs(Error::kInvalidArgument, {"mixes"}));
+  EXPECT_THAT(debug_handle_map_to_json(mixed), ErrorIs(Error::kInvalidArgument, {"mixes"}));
   const DebugHandleMap unsorted = {{int64_t{0}, {DebugHandle(2), DebugHandle(1)}}};
-  EXPECT_TRUE(HasError(validate_debug_handle_map(unsorted), Error::kInvalidArgument, {"not sorted"}));
+  EXPECT_THAT(validate_debug_handle_map(unsorted),
+              ErrorIs(Error::kInvalidArgument, {"not sorted"}));
   const DebugHandleMap unset = {{int64_t{0}, {kUnsetDebugHandle}}};
-  EXPECT_TRUE(HasError(validate_debug_handle_map(unset), Error::kInvalidArgument, {"debug handle 0"}));
+  EXPECT_THAT(validate_debug_handle_map(unset),
+              ErrorIs(Error::kInvalidArgument, {"debug handle 0"}));
   const DebugHandleMap negative = {{int64_t{-1}, {DebugHandle(1)}}};
-  EXPECT_TRUE(HasError(validate_debug_handle_map(negative), Error::kInvalidArgument, {"INT32_MAX"}));
+  EXPECT_THAT(validate_debug_handle_map(negative), ErrorIs(Error::kInvalidArgument, {"INT32_MAX"}));
 }
 
 TEST(DebugHandleMapTest, RejectsBadJson) {
-  EXPECT_TRUE(HasError(debug_handle_map_from_json("{"), Error::kCorruptData, {"malformed JSON"}));
-  EXPECT_TRUE(HasError(debug_handle_map_from_json(R"({"entries":{}})"), Error::kCorruptData,
-                       {"key_type: missing"}));
-  EXPECT_TRUE(HasError(debug_handle_map_from_json(R"({"key_type":"float","entries":{}})"),
-                       Error::kCorruptData, {"\"int\" or \"string\""}));
-  EXPECT_TRUE(HasError(debug_handle_map_from_json(R"({"key_type":"int","entries":{"01":[1]}})"),
-                       Error::kCorruptData, {"canonical decimal int"}));
-  EXPECT_TRUE(HasError(debug_handle_map_from_json(R"({"key_type":"int","entries":{"0":[2,1]}})"),
-                       Error::kCorruptData, {"not sorted"}));
-  EXPECT_TRUE(HasError(debug_handle_map_from_json(R"({"key_type":"int","entries":{"0":["1"]}})"),
-                       Error::kCorruptData, {"[\"0\"][0]", "expected an integer"}));
-  EXPECT_TRUE(HasError(debug_handle_map_from_json(R"({"key_type":"int","entries":{"0":[4294967296]}})"),
-                       Error::kCorruptData, {"out of range"}));
+  EXPECT_THAT(debug_handle_map_from_json("{"), ErrorIs(Error::kCorruptData, {"malformed JSON"}));
+  EXPECT_THAT(debug_handle_map_from_json(R"({"entries":{}})"),
+              ErrorIs(Error::kCorruptData, {"key_type: missing"}));
+  EXPECT_THAT(debug_handle_map_from_json(R"({"key_type":"float","entries":{}})"),
+              ErrorIs(Error::kCorruptData, {"\"int\" or \"string\""}));
+  EXPECT_THAT(debug_handle_map_from_json(R"({"key_type":"int","entries":{"01":[1]}})"),
+              ErrorIs(Error::kCorruptData, {"canonical decimal int"}));
+  EXPECT_THAT(debug_handle_map_from_json(R"({"key_type":"int","entries":{"0":[2,1]}})"),
+              ErrorIs(Error::kCorruptData, {"not sorted"}));
+  EXPECT_THAT(debug_handle_map_from_json(R"({"key_type":"int","entries":{"0":["1"]}})"),
+              ErrorIs(Error::kCorruptData, {"[\"0\"][0]", "expected an integer"}));
+  EXPECT_THAT(debug_handle_map_from_json(R"({"key_type":"int","entries":{"0":[4294967296]}})"),
+              ErrorIs(Error::kCorruptData, {"out of range"}));
 }
 
 }  // namespace

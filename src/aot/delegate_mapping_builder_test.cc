@@ -14,7 +14,7 @@
 namespace glassbox::aot {
 namespace {
 
-using testing::HasError;
+using testing::ErrorIs;
 using testing::IsOk;
 using testing::node_named;
 
@@ -26,7 +26,7 @@ class DelegateMappingBuilderTest : public ::testing::Test {
     ValueId x = b.input("x", ScalarType::kFloat, {2, 2});
     b.output(b.cos(b.sin(x)));
     StatusOr<Graph> built = b.build();
-    ASSERT_TRUE(IsOk(built));
+    ASSERT_THAT(built, IsOk());
     graph_ = std::move(built).value();
   }
 
@@ -84,32 +84,32 @@ TEST_F(DelegateMappingBuilderTest, ManualStringIdentifierIsReturnedAsGiven) {
 
 TEST_F(DelegateMappingBuilderTest, RejectsManualIdentifierWhenGenerated) {
   DelegateMappingBuilder builder(/*generated_identifiers=*/true);
-  EXPECT_TRUE(HasError(builder.insert_delegate_mapping_entry(sin(), int64_t{1}),
-                       Error::kInvalidArgument, {"generated identifiers"}));
-  EXPECT_TRUE(HasError(builder.upsert_delegate_mapping_entry(sin(), std::string("a")),
-                       Error::kInvalidArgument, {"generated identifiers"}));
+  EXPECT_THAT(builder.insert_delegate_mapping_entry(sin(), int64_t{1}),
+              ErrorIs(Error::kInvalidArgument, {"generated identifiers"}));
+  EXPECT_THAT(builder.upsert_delegate_mapping_entry(sin(), std::string("a")),
+              ErrorIs(Error::kInvalidArgument, {"generated identifiers"}));
   EXPECT_TRUE(builder.get_delegate_mapping().empty());
 }
 
 TEST_F(DelegateMappingBuilderTest, RejectsMissingIdentifierWhenManual) {
   DelegateMappingBuilder builder;
-  EXPECT_TRUE(HasError(builder.insert_delegate_mapping_entry(sin()), Error::kInvalidArgument,
-                       {"no identifier"}));
-  EXPECT_TRUE(HasError(builder.upsert_delegate_mapping_entry(sin()), Error::kInvalidArgument,
-                       {"no identifier"}));
+  EXPECT_THAT(builder.insert_delegate_mapping_entry(sin()),
+              ErrorIs(Error::kInvalidArgument, {"no identifier"}));
+  EXPECT_THAT(builder.upsert_delegate_mapping_entry(sin()),
+              ErrorIs(Error::kInvalidArgument, {"no identifier"}));
 }
 
 TEST_F(DelegateMappingBuilderTest, RejectsReinsertedIdentifierWhateverTheNodes) {
   DelegateMappingBuilder builder;
   const std::string kId = "fused";
-  ASSERT_TRUE(IsOk(builder.insert_delegate_mapping_entry(sin(), kId)));
+  ASSERT_THAT(builder.insert_delegate_mapping_entry(sin(), kId), IsOk());
   const DebugHandleMap before = builder.get_delegate_mapping();
-  EXPECT_TRUE(HasError(builder.insert_delegate_mapping_entry(sin(), kId), Error::kInvalidArgument,
-                       {"\"fused\"", "already inserted"}));
-  EXPECT_TRUE(HasError(builder.insert_delegate_mapping_entry(cos(), kId), Error::kInvalidArgument));
+  EXPECT_THAT(builder.insert_delegate_mapping_entry(sin(), kId),
+              ErrorIs(Error::kInvalidArgument, {"\"fused\"", "already inserted"}));
+  EXPECT_THAT(builder.insert_delegate_mapping_entry(cos(), kId), ErrorIs(Error::kInvalidArgument));
   const std::array handles{cos_handle()};
-  EXPECT_TRUE(HasError(builder.insert_delegate_mapping_entry(std::span<const DebugHandle>(handles), kId),
-                       Error::kInvalidArgument));
+  EXPECT_THAT(builder.insert_delegate_mapping_entry(std::span<const DebugHandle>(handles), kId),
+              ErrorIs(Error::kInvalidArgument));
   EXPECT_EQ(builder.get_delegate_mapping(), before);
 }
 
@@ -122,22 +122,23 @@ TEST_F(DelegateMappingBuilderTest, RejectsNodeWithoutHandleInsteadOfDroppingIt) 
   unhandled.debug_handle = kUnsetDebugHandle;
   DelegateMappingBuilder builder;
   const std::vector<const Node*> nodes{&sin(), &unhandled};
-  EXPECT_TRUE(HasError(builder.insert_delegate_mapping_entry(nodes, int64_t{0}),
-                       Error::kInvalidArgument, {"'no_handle' has no debug handle"}));
+  EXPECT_THAT(builder.insert_delegate_mapping_entry(nodes, int64_t{0}),
+              ErrorIs(Error::kInvalidArgument, {"'no_handle' has no debug handle"}));
   const std::vector<const Node*> null_node{nullptr};
-  EXPECT_TRUE(HasError(builder.insert_delegate_mapping_entry(null_node, int64_t{0}),
-                       Error::kInvalidArgument, {"null node"}));
+  EXPECT_THAT(builder.insert_delegate_mapping_entry(null_node, int64_t{0}),
+              ErrorIs(Error::kInvalidArgument, {"null node"}));
 }
 
 TEST_F(DelegateMappingBuilderTest, RejectsHandleZeroAndEmptyInput) {
   DelegateMappingBuilder builder;
   const std::array handles{sin_handle(), kUnsetDebugHandle};
-  EXPECT_TRUE(HasError(builder.insert_delegate_mapping_entry(std::span<const DebugHandle>(handles), int64_t{0}),
-                       Error::kInvalidArgument, {"debug handle 0"}));
-  EXPECT_TRUE(HasError(builder.insert_delegate_mapping_entry(std::span<const DebugHandle>(), int64_t{0}),
-                       Error::kInvalidArgument, {"no nodes or debug handles"}));
-  EXPECT_TRUE(HasError(builder.insert_delegate_mapping_entry(std::span<const Node* const>(), int64_t{0}),
-                       Error::kInvalidArgument, {"no nodes or debug handles"}));
+  EXPECT_THAT(
+      builder.insert_delegate_mapping_entry(std::span<const DebugHandle>(handles), int64_t{0}),
+      ErrorIs(Error::kInvalidArgument, {"debug handle 0"}));
+  EXPECT_THAT(builder.insert_delegate_mapping_entry(std::span<const DebugHandle>(), int64_t{0}),
+              ErrorIs(Error::kInvalidArgument, {"no nodes or debug handles"}));
+  EXPECT_THAT(builder.insert_delegate_mapping_entry(std::span<const Node* const>(), int64_t{0}),
+              ErrorIs(Error::kInvalidArgument, {"no nodes or debug handles"}));
 }
 
 TEST_F(DelegateMappingBuilderTest, FailedInsertDoesNotConsumeAGeneratedId) {
@@ -151,28 +152,28 @@ TEST_F(DelegateMappingBuilderTest, FailedInsertDoesNotConsumeAGeneratedId) {
 
 TEST_F(DelegateMappingBuilderTest, RejectsMixingIntAndStringIdentifiers) {
   DelegateMappingBuilder builder;
-  ASSERT_TRUE(IsOk(builder.insert_delegate_mapping_entry(sin(), int64_t{1})));
-  EXPECT_TRUE(HasError(builder.insert_delegate_mapping_entry(cos(), std::string("cos")),
-                       Error::kInvalidArgument, {"\"cos\" is string", "are int"}));
-  EXPECT_TRUE(HasError(builder.upsert_delegate_mapping_entry(cos(), std::string("cos")),
-                       Error::kInvalidArgument));
+  ASSERT_THAT(builder.insert_delegate_mapping_entry(sin(), int64_t{1}), IsOk());
+  EXPECT_THAT(builder.insert_delegate_mapping_entry(cos(), std::string("cos")),
+              ErrorIs(Error::kInvalidArgument, {"\"cos\" is string", "are int"}));
+  EXPECT_THAT(builder.upsert_delegate_mapping_entry(cos(), std::string("cos")),
+              ErrorIs(Error::kInvalidArgument));
 }
 
 TEST_F(DelegateMappingBuilderTest, RejectsIdentifiersTheRuntimeCannotLog) {
   DelegateMappingBuilder builder;
   const int64_t too_large = int64_t{std::numeric_limits<int32_t>::max()} + 1;
-  EXPECT_TRUE(HasError(builder.insert_delegate_mapping_entry(sin(), int64_t{-1}),
-                       Error::kInvalidArgument, {"outside [0, INT32_MAX]"}));
-  EXPECT_TRUE(HasError(builder.insert_delegate_mapping_entry(sin(), too_large),
-                       Error::kInvalidArgument, {"outside [0, INT32_MAX]"}));
-  EXPECT_TRUE(HasError(builder.insert_delegate_mapping_entry(sin(), std::string()),
-                       Error::kInvalidArgument, {"empty string"}));
+  EXPECT_THAT(builder.insert_delegate_mapping_entry(sin(), int64_t{-1}),
+              ErrorIs(Error::kInvalidArgument, {"outside [0, INT32_MAX]"}));
+  EXPECT_THAT(builder.insert_delegate_mapping_entry(sin(), too_large),
+              ErrorIs(Error::kInvalidArgument, {"outside [0, INT32_MAX]"}));
+  EXPECT_THAT(builder.insert_delegate_mapping_entry(sin(), std::string()),
+              ErrorIs(Error::kInvalidArgument, {"empty string"}));
 }
 
 TEST_F(DelegateMappingBuilderTest, EntriesAreSortedAndDeduplicated) {
   DelegateMappingBuilder builder(/*generated_identifiers=*/true);
   const std::array handles{cos_handle(), sin_handle(), cos_handle()};
-  ASSERT_TRUE(IsOk(builder.insert_delegate_mapping_entry(std::span<const DebugHandle>(handles))));
+  ASSERT_THAT(builder.insert_delegate_mapping_entry(std::span<const DebugHandle>(handles)), IsOk());
   EXPECT_EQ(builder.get_delegate_mapping().at(int64_t{0}),
             (std::vector<DebugHandle>{sin_handle(), cos_handle()}));
 }

@@ -18,14 +18,14 @@ namespace {
 using backends::demo::build_conv_relu_tan_model;
 using backends::demo::DemoBackend;
 using backends::demo::make_demo_partitioner;
-using testing::HasError;
+using testing::ErrorIs;
 using testing::IsOk;
 
 const std::string kForward(kForwardMethod);
 
 template <typename T>
 T value_of(StatusOr<T> result) {
-  EXPECT_TRUE(IsOk(result));
+  EXPECT_THAT(result, IsOk());
   return result.ok() ? std::move(result).value() : T{};
 }
 
@@ -125,7 +125,7 @@ TEST(EmitterTest, NonDelegatedGraphGivesOneKernelCallPerNode) {
   // Constants carry their floats; activations carry planned offsets.
   const gbx::Program* program = verified(result.program);
   const MemoryPlan plan = value_of(plan_memory(graph));
-  EXPECT_TRUE(IsOk(check_memory_plan(graph, plan)));
+  EXPECT_THAT(check_memory_plan(graph, plan), IsOk());
   EXPECT_EQ(method->arena_bytes(), static_cast<std::uint64_t>(plan.arena_bytes));
   for (std::size_t v = 0; v < graph.values.size(); ++v) {
     const Value& value = graph.values[v];
@@ -188,7 +188,7 @@ TEST(EmitterTest, WrongEdgeGraphIsAMismatch) {
   GraphBuilder b;
   b.output(b.relu(b.input("y", ScalarType::kFloat, {2})));
   const Graph other = value_of(b.build());
-  EXPECT_TRUE(HasError(emit(lowered, {.edge_graph = &other}), Error::kMismatch, {"delegate_call"}));
+  EXPECT_THAT(emit(lowered, {.edge_graph = &other}), ErrorIs(Error::kMismatch, {"delegate_call"}));
 }
 
 TEST(EmitterTest, FingerprintIsStableAndTracksWeights) {
@@ -221,9 +221,9 @@ TEST(EmitterTest, FingerprintIsStableAndTracksWeights) {
 
 TEST(EmitterTest, FingerprintOfRejectsGarbage) {
   const EmitResult result = value_of(emit(demo_model()));
-  EXPECT_TRUE(HasError(fingerprint_of({}), Error::kCorruptData));
+  EXPECT_THAT(fingerprint_of({}), ErrorIs(Error::kCorruptData));
   const std::vector<std::uint8_t> truncated(result.program.begin(), result.program.begin() + 40);
-  EXPECT_TRUE(HasError(fingerprint_of(truncated), Error::kCorruptData));
+  EXPECT_THAT(fingerprint_of(truncated), ErrorIs(Error::kCorruptData));
 }
 
 TEST(EmitterTest, ConstantWithoutDataIsAnError) {
@@ -231,7 +231,7 @@ TEST(EmitterTest, ConstantWithoutDataIsAnError) {
   for (Value& value : graph.values) {
     if (value.kind == ValueKind::kConstant) value.data.clear();
   }
-  EXPECT_TRUE(HasError(emit(graph), Error::kInvalidArgument, {"conv_layer.conv1.weight"}));
+  EXPECT_THAT(emit(graph), ErrorIs(Error::kInvalidArgument, {"conv_layer.conv1.weight"}));
 }
 
 }  // namespace

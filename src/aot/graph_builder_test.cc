@@ -9,7 +9,7 @@
 namespace glassbox::aot {
 namespace {
 
-using testing::HasError;
+using testing::ErrorIs;
 using testing::IsOk;
 using testing::node_named;
 
@@ -33,7 +33,7 @@ TEST(GraphBuilderTest, BuildsVerifiedGraphWithHandlesInTopologicalOrder) {
   ValueId y = b.relu(b.sigmoid(x));
   b.output(b.tan(y));
   StatusOr<Graph> graph = b.build();
-  ASSERT_TRUE(IsOk(graph));
+  ASSERT_THAT(graph, IsOk());
   ASSERT_EQ(graph->nodes.size(), 3u);
   for (size_t i = 0; i < graph->nodes.size(); ++i) {
     EXPECT_EQ(graph->nodes[i].debug_handle, DebugHandle(static_cast<uint32_t>(i + 1)));
@@ -49,7 +49,7 @@ TEST(GraphBuilderTest, NamesNodesLikeTorchFx) {
   ValueId x = b.input("x", ScalarType::kFloat, {kSize});
   b.output(b.relu(b.relu(b.relu(x))));
   StatusOr<Graph> graph = b.build();
-  ASSERT_TRUE(IsOk(graph));
+  ASSERT_THAT(graph, IsOk());
   EXPECT_EQ(graph->nodes[0].name, "relu");
   EXPECT_EQ(graph->nodes[1].name, "relu_1");
   EXPECT_EQ(graph->nodes[2].name, "relu_2");
@@ -60,7 +60,7 @@ TEST(GraphBuilderTest, NodeNamesAvoidInputNames) {
   ValueId x = b.input("relu", ScalarType::kFloat, {kSize});
   b.output(b.relu(x));
   StatusOr<Graph> graph = b.build();
-  ASSERT_TRUE(IsOk(graph));
+  ASSERT_THAT(graph, IsOk());
   EXPECT_EQ(graph->nodes[0].name, "relu_1");
 }
 
@@ -80,7 +80,7 @@ TEST(GraphBuilderTest, RecordsModuleHierarchyAndSourceLocation) {
   x = b.cos(x);
   b.output(x);
   StatusOr<Graph> graph = b.build();
-  ASSERT_TRUE(IsOk(graph));
+  ASSERT_THAT(graph, IsOk());
   const std::vector<ModuleFrame> block{{"block", "Block"}};
   const std::vector<ModuleFrame> act{{"block", "Block"}, {"block.act", "ReLU"}};
   EXPECT_EQ(node_named(*graph, "relu").module_hierarchy, act);
@@ -137,7 +137,7 @@ TEST(GraphBuilderTest, EveryOpGetsItsInferredShape) {
   }
   for (const Case& c : cases) b.output(c.value);
   StatusOr<Graph> graph = b.build();
-  ASSERT_TRUE(IsOk(graph));
+  ASSERT_THAT(graph, IsOk());
   for (const Case& c : cases) {
     EXPECT_EQ(value_of(*graph, c.value).shape, c.shape) << value_of(*graph, c.value).name;
   }
@@ -148,7 +148,7 @@ TEST(GraphBuilderTest, Relu6IsClampZeroToSix) {
   GraphBuilder b;
   b.output(b.relu6(b.input("x", ScalarType::kFloat, {kSize})));
   StatusOr<Graph> graph = b.build();
-  ASSERT_TRUE(IsOk(graph));
+  ASSERT_THAT(graph, IsOk());
   const Node& node = graph->nodes[0];
   EXPECT_EQ(node.op, op::kClamp);
   EXPECT_EQ(std::get<double>(node.attributes.at("min")), 0.0);
@@ -164,8 +164,8 @@ TEST(GraphBuilderTest, KeepsTheFirstErrorAndNamesTheOp) {
   // Later calls neither succeed nor replace the first error.
   EXPECT_EQ(b.relu(bad), kInvalidValueId);
   EXPECT_EQ(b.relu(x), kInvalidValueId);
-  EXPECT_TRUE(HasError(b.build(), Error::kInvalidArgument,
-                       {"conv2d at", "graph_builder_test.cc", "input channels"}));
+  EXPECT_THAT(b.build(), ErrorIs(Error::kInvalidArgument,
+                                 {"conv2d at", "graph_builder_test.cc", "input channels"}));
 }
 
 TEST(GraphBuilderTest, RejectsBadInputsAndConstants) {
@@ -173,22 +173,22 @@ TEST(GraphBuilderTest, RejectsBadInputsAndConstants) {
     GraphBuilder b;
     b.input("x", ScalarType::kFloat, {kSize});
     b.input("x", ScalarType::kFloat, {kSize});
-    EXPECT_TRUE(HasError(b.build(), Error::kInvalidArgument, {"'x'", "already used"}));
+    EXPECT_THAT(b.build(), ErrorIs(Error::kInvalidArgument, {"'x'", "already used"}));
   }
   {
     GraphBuilder b;
     b.constant("w", {2, 2}, zeros(3));
-    EXPECT_TRUE(HasError(b.build(), Error::kInvalidArgument, {"'w'", "3 elements"}));
+    EXPECT_THAT(b.build(), ErrorIs(Error::kInvalidArgument, {"'w'", "3 elements"}));
   }
   {
     GraphBuilder b;
     b.relu(ValueId(42));
-    EXPECT_TRUE(HasError(b.build(), Error::kInvalidArgument, {"unknown value 42"}));
+    EXPECT_THAT(b.build(), ErrorIs(Error::kInvalidArgument, {"unknown value 42"}));
   }
   {
     GraphBuilder b;
     b.output(ValueId(7));
-    EXPECT_TRUE(HasError(b.build(), Error::kInvalidArgument, {"output", "unknown value 7"}));
+    EXPECT_THAT(b.build(), ErrorIs(Error::kInvalidArgument, {"output", "unknown value 7"}));
   }
 }
 
@@ -197,13 +197,13 @@ TEST(GraphBuilderTest, ShapeErrorsAreReported) {
   ValueId a = b.input("a", ScalarType::kFloat, {2, 3});
   ValueId c = b.input("c", ScalarType::kFloat, {4, 3});
   b.add(a, c);
-  EXPECT_TRUE(HasError(b.build(), Error::kInvalidArgument, {"add", "do not broadcast"}));
+  EXPECT_THAT(b.build(), ErrorIs(Error::kInvalidArgument, {"add", "do not broadcast"}));
 
   GraphBuilder d;
   ValueId f = d.input("f", ScalarType::kFloat, {2, 3});
   ValueId i = d.input("i", ScalarType::kInt, {2, 3});
   d.mul(f, i);
-  EXPECT_TRUE(HasError(d.build(), Error::kInvalidArgument, {"dtype INT", "FLOAT"}));
+  EXPECT_THAT(d.build(), ErrorIs(Error::kInvalidArgument, {"dtype INT", "FLOAT"}));
 }
 
 TEST(GraphBuilderTest, BuildCanBeRepeated) {
@@ -211,8 +211,8 @@ TEST(GraphBuilderTest, BuildCanBeRepeated) {
   b.output(b.relu(b.input("x", ScalarType::kFloat, {kSize})));
   StatusOr<Graph> first = b.build();
   StatusOr<Graph> second = b.build();
-  ASSERT_TRUE(IsOk(first));
-  ASSERT_TRUE(IsOk(second));
+  ASSERT_THAT(first, IsOk());
+  ASSERT_THAT(second, IsOk());
   EXPECT_EQ(*first, *second);
 }
 
@@ -224,7 +224,7 @@ TEST(DebugHandlesTest, DerivedNodesKeepTheSourceProvenance) {
     b.output(b.tan(x));
   }
   StatusOr<Graph> graph = b.build();
-  ASSERT_TRUE(IsOk(graph));
+  ASSERT_THAT(graph, IsOk());
   const Node& tan = graph->nodes[0];
   Node sin = make_derived_node(tan, "tan_sin", std::string(op::kSin));
   EXPECT_EQ(sin.debug_handle, tan.debug_handle);
@@ -249,7 +249,7 @@ TEST(DebugHandlesTest, AssignReplacesExistingHandles) {
 namespace glassbox::aot {
 namespace {
 
-using testing::HasError;
+using testing::ErrorIs;
 using testing::IsOk;
 
 TEST(GraphBuilderTest, WritesHardsigmoidTransposeAndPoolOptions) {
@@ -260,7 +260,7 @@ TEST(GraphBuilderTest, WritesHardsigmoidTransposeAndPoolOptions) {
                                .ceil_mode = true, .count_include_pad = false});
   b.output(b.transpose(p, {0, 2, 3, 1}));
   StatusOr<Graph> graph = b.build();
-  ASSERT_TRUE(graph.ok()) << graph.message();
+  ASSERT_THAT(graph, IsOk());
   const Node& pool = graph->nodes[1];
   EXPECT_EQ(std::get<int64_t>(pool.attributes.at("ceil_mode")), 1);
   EXPECT_EQ(std::get<int64_t>(pool.attributes.at("count_include_pad")), 0);

@@ -10,7 +10,7 @@
 namespace glassbox::aot {
 namespace {
 
-using testing::HasError;
+using testing::ErrorIs;
 using testing::IsOk;
 
 // A graph with every attribute kind, a constant, modules and a delegate call.
@@ -28,7 +28,7 @@ Graph sample() {
   x = b.reshape(x, {1, -1});
   b.output(b.op("softmax", {x}, {{"axis", int64_t{-1}}}));
   StatusOr<Graph> graph = b.build();
-  EXPECT_TRUE(IsOk(graph));
+  EXPECT_THAT(graph, IsOk());
   Graph g = std::move(graph).value();
   // A delegate call as to_backend() would leave it, in place of the relu.
   Node& call = g.nodes[2];
@@ -43,19 +43,19 @@ Graph sample() {
 TEST(GraphJsonTest, RoundTripsWithConstantData) {
   const Graph graph = sample();
   StatusOr<std::string> json = graph_to_json(graph, {.include_constant_data = true});
-  ASSERT_TRUE(IsOk(json));
+  ASSERT_THAT(json, IsOk());
   StatusOr<Graph> parsed = graph_from_json(*json);
-  ASSERT_TRUE(IsOk(parsed));
+  ASSERT_THAT(parsed, IsOk());
   EXPECT_EQ(*parsed, graph);
 }
 
 TEST(GraphJsonTest, OmitsConstantDataByDefault) {
   const Graph graph = sample();
   StatusOr<std::string> json = graph_to_json(graph);
-  ASSERT_TRUE(IsOk(json));
+  ASSERT_THAT(json, IsOk());
   EXPECT_EQ(json->find("\"data\""), std::string::npos);
   StatusOr<Graph> parsed = graph_from_json(*json);
-  ASSERT_TRUE(IsOk(parsed));
+  ASSERT_THAT(parsed, IsOk());
   Graph expected = graph;
   for (Value& v : expected.values) v.data.clear();
   EXPECT_EQ(*parsed, expected);
@@ -64,8 +64,8 @@ TEST(GraphJsonTest, OmitsConstantDataByDefault) {
 TEST(GraphJsonTest, IsDeterministicAndVersioned) {
   StatusOr<std::string> first = graph_to_json(sample());
   StatusOr<std::string> second = graph_to_json(sample());
-  ASSERT_TRUE(IsOk(first));
-  ASSERT_TRUE(IsOk(second));
+  ASSERT_THAT(first, IsOk());
+  ASSERT_THAT(second, IsOk());
   EXPECT_EQ(*first, *second);
   EXPECT_EQ(first->rfind("{\"version\":1,\"values\":[{\"id\":0,\"name\":\"x\",\"kind\":\"input\"", 0), 0u);
   // Float attributes stay floats, ints stay ints, bytes are hex.
@@ -78,26 +78,29 @@ TEST(GraphJsonTest, IsDeterministicAndVersioned) {
 }
 
 TEST(GraphJsonTest, RejectsMalformedJson) {
-  EXPECT_TRUE(HasError(graph_from_json("{\"version\": 1,"), Error::kCorruptData, {"malformed JSON"}));
-  EXPECT_TRUE(HasError(graph_from_json("[]"), Error::kCorruptData, {"expected an object"}));
+  EXPECT_THAT(graph_from_json("{\"version\": 1,"),
+              ErrorIs(Error::kCorruptData, {"malformed JSON"}));
+  EXPECT_THAT(graph_from_json("[]"), ErrorIs(Error::kCorruptData, {"expected an object"}));
 }
 
 TEST(GraphJsonTest, RejectsEveryTruncation) {
   StatusOr<std::string> json = graph_to_json(sample(), {.include_constant_data = true});
-  ASSERT_TRUE(IsOk(json));
+  ASSERT_THAT(json, IsOk());
   for (size_t size = 0; size < json->size(); ++size) {
-    EXPECT_EQ(graph_from_json(std::string_view(*json).substr(0, size)).error(), Error::kCorruptData)
+    EXPECT_THAT(graph_from_json(std::string_view(*json).substr(0, size)),
+                ErrorIs(Error::kCorruptData))
         << size;
   }
 }
 
 TEST(GraphJsonTest, RejectsOtherVersions) {
   StatusOr<std::string> json = graph_to_json(sample());
-  ASSERT_TRUE(IsOk(json));
+  ASSERT_THAT(json, IsOk());
   std::string v2 = *json;
   v2.replace(v2.find("\"version\":1"), std::string("\"version\":1").size(), "\"version\":2");
-  EXPECT_TRUE(HasError(graph_from_json(v2), Error::kVersionMismatch, {"version 2"}));
-  EXPECT_TRUE(HasError(graph_from_json(R"({"values": []})"), Error::kCorruptData, {"version: missing"}));
+  EXPECT_THAT(graph_from_json(v2), ErrorIs(Error::kVersionMismatch, {"version 2"}));
+  EXPECT_THAT(graph_from_json(R"({"values": []})"),
+              ErrorIs(Error::kCorruptData, {"version: missing"}));
 }
 
 // Replaces the first `from` in `text` by `to`.
@@ -110,42 +113,42 @@ std::string replaced(std::string text, const std::string& from, const std::strin
 
 TEST(GraphJsonTest, NamesTheMissingOrMistypedField) {
   StatusOr<std::string> written = graph_to_json(sample());
-  ASSERT_TRUE(IsOk(written));
+  ASSERT_THAT(written, IsOk());
   const std::string& json = *written;
-  EXPECT_TRUE(HasError(graph_from_json(replaced(json, "\"op\":\"conv2d\",", "")), Error::kCorruptData,
-                       {"nodes[0].op: missing"}));
-  EXPECT_TRUE(HasError(graph_from_json(replaced(json, "\"inputs\":[0,1]", "\"inputs\":[0,\"w\"]")),
-                       Error::kCorruptData, {"nodes[0].inputs[1]", "expected an integer"}));
-  EXPECT_TRUE(HasError(graph_from_json(replaced(json, "\"dtype\":\"FLOAT\"", "\"dtype\":\"FLOAT7\"")),
-                       Error::kCorruptData, {"values[0].dtype", "unknown dtype"}));
-  EXPECT_TRUE(HasError(graph_from_json(replaced(json, "\"kind\":\"input\"", "\"kind\":\"wire\"")),
-                       Error::kCorruptData, {"values[0].kind"}));
-  EXPECT_TRUE(HasError(graph_from_json(replaced(json, "\"00abff\"", "\"0g\"")), Error::kCorruptData,
-                       {"processed_bytes"}));
-  EXPECT_TRUE(HasError(graph_from_json(replaced(json, "\"key_type\":\"string\"", "\"key_type\":\"int\"")),
-                       Error::kCorruptData, {"entries[\"fused\"]", "canonical decimal int"}));
-  EXPECT_TRUE(HasError(graph_from_json(replaced(json, "\"axis\":-1", "\"axis\":{}")),
-                       Error::kCorruptData, {"attributes.axis"}));
-  EXPECT_TRUE(HasError(graph_from_json(replaced(json, "\"debug_handle\":1", "\"debug_handle\":-1")),
-                       Error::kCorruptData, {"nodes[0].debug_handle", "out of range"}));
+  EXPECT_THAT(graph_from_json(replaced(json, "\"op\":\"conv2d\",", "")),
+              ErrorIs(Error::kCorruptData, {"nodes[0].op: missing"}));
+  EXPECT_THAT(graph_from_json(replaced(json, "\"inputs\":[0,1]", "\"inputs\":[0,\"w\"]")),
+              ErrorIs(Error::kCorruptData, {"nodes[0].inputs[1]", "expected an integer"}));
+  EXPECT_THAT(graph_from_json(replaced(json, "\"dtype\":\"FLOAT\"", "\"dtype\":\"FLOAT7\"")),
+              ErrorIs(Error::kCorruptData, {"values[0].dtype", "unknown dtype"}));
+  EXPECT_THAT(graph_from_json(replaced(json, "\"kind\":\"input\"", "\"kind\":\"wire\"")),
+              ErrorIs(Error::kCorruptData, {"values[0].kind"}));
+  EXPECT_THAT(graph_from_json(replaced(json, "\"00abff\"", "\"0g\"")),
+              ErrorIs(Error::kCorruptData, {"processed_bytes"}));
+  EXPECT_THAT(graph_from_json(replaced(json, "\"key_type\":\"string\"", "\"key_type\":\"int\"")),
+              ErrorIs(Error::kCorruptData, {"entries[\"fused\"]", "canonical decimal int"}));
+  EXPECT_THAT(graph_from_json(replaced(json, "\"axis\":-1", "\"axis\":{}")),
+              ErrorIs(Error::kCorruptData, {"attributes.axis"}));
+  EXPECT_THAT(graph_from_json(replaced(json, "\"debug_handle\":1", "\"debug_handle\":-1")),
+              ErrorIs(Error::kCorruptData, {"nodes[0].debug_handle", "out of range"}));
 }
 
 TEST(GraphJsonTest, VerifiesTheParsedGraph) {
   StatusOr<std::string> json = graph_to_json(sample());
-  ASSERT_TRUE(IsOk(json));
-  EXPECT_TRUE(HasError(graph_from_json(replaced(*json, "\"op\":\"conv2d\"", "\"op\":\"conv3d\"")),
-                       Error::kInvalidArgument, {"graph JSON", "'conv2d' (conv3d)", "unknown op"}));
+  ASSERT_THAT(json, IsOk());
+  EXPECT_THAT(graph_from_json(replaced(*json, "\"op\":\"conv2d\"", "\"op\":\"conv3d\"")),
+              ErrorIs(Error::kInvalidArgument, {"graph JSON", "'conv2d' (conv3d)", "unknown op"}));
 }
 
 TEST(GraphJsonTest, RejectsNonFiniteFloats) {
   Graph graph = sample();
   graph.nodes[0].attributes["bad"] = std::numeric_limits<double>::infinity();
-  EXPECT_TRUE(HasError(graph_to_json(graph), Error::kInvalidArgument, {"'bad'", "non-finite"}));
+  EXPECT_THAT(graph_to_json(graph), ErrorIs(Error::kInvalidArgument, {"'bad'", "non-finite"}));
   graph = sample();
   graph.values[1].data[0] = std::numeric_limits<float>::quiet_NaN();
-  EXPECT_TRUE(IsOk(graph_to_json(graph)));  // Data is not written by default.
-  EXPECT_TRUE(HasError(graph_to_json(graph, {.include_constant_data = true}), Error::kInvalidArgument,
-                       {"'w'", "non-finite"}));
+  EXPECT_THAT(graph_to_json(graph), IsOk());  // Data is not written by default.
+  EXPECT_THAT(graph_to_json(graph, {.include_constant_data = true}),
+              ErrorIs(Error::kInvalidArgument, {"'w'", "non-finite"}));
 }
 
 }  // namespace

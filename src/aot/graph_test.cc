@@ -12,7 +12,7 @@
 namespace glassbox::aot {
 namespace {
 
-using testing::HasError;
+using testing::ErrorIs;
 using testing::IsOk;
 
 constexpr int64_t kWidth = 4;
@@ -24,106 +24,109 @@ Graph chain() {
   b.constant("k", {2}, {1.0f, 2.0f});
   b.output(b.sin(b.relu(x)));
   StatusOr<Graph> graph = b.build();
-  EXPECT_TRUE(IsOk(graph));
+  EXPECT_THAT(graph, IsOk());
   return std::move(graph).value();
 }
 
-TEST(VerifyTest, AcceptsBuiltGraph) { EXPECT_TRUE(IsOk(verify(chain()))); }
+TEST(VerifyTest, AcceptsBuiltGraph) { EXPECT_THAT(verify(chain()), IsOk()); }
 
 TEST(VerifyTest, RejectsUseBeforeDefinition) {
   Graph graph = chain();
   std::swap(graph.nodes[0], graph.nodes[1]);
-  EXPECT_TRUE(HasError(verify(graph), Error::kInvalidArgument,
-                       {"node 0 'sin' (sin)", "used before it is defined"}));
+  EXPECT_THAT(verify(graph), ErrorIs(Error::kInvalidArgument,
+                                     {"node 0 'sin' (sin)", "used before it is defined"}));
 }
 
 TEST(VerifyTest, RejectsSecondAssignment) {
   Graph graph = chain();
   graph.nodes[1].outputs = graph.nodes[0].outputs;
-  EXPECT_TRUE(HasError(verify(graph), Error::kInvalidArgument, {"'sin'", "assigned twice"}));
+  EXPECT_THAT(verify(graph), ErrorIs(Error::kInvalidArgument, {"'sin'", "assigned twice"}));
 }
 
 TEST(VerifyTest, RejectsUnknownValueIds) {
   constexpr ValueId kDangling(99);
   Graph graph = chain();
   graph.nodes[0].inputs[0] = kDangling;
-  EXPECT_TRUE(HasError(verify(graph), Error::kInvalidArgument, {"'relu'", "value 99 does not exist"}));
+  EXPECT_THAT(verify(graph),
+              ErrorIs(Error::kInvalidArgument, {"'relu'", "value 99 does not exist"}));
   graph = chain();
   graph.outputs.push_back(kDangling);
-  EXPECT_TRUE(HasError(verify(graph), Error::kInvalidArgument, {"graph output value 99"}));
+  EXPECT_THAT(verify(graph), ErrorIs(Error::kInvalidArgument, {"graph output value 99"}));
   graph = chain();
   graph.inputs.push_back(kDangling);
-  EXPECT_TRUE(HasError(verify(graph), Error::kInvalidArgument, {"graph input value 99"}));
+  EXPECT_THAT(verify(graph), ErrorIs(Error::kInvalidArgument, {"graph input value 99"}));
 }
 
 TEST(VerifyTest, RejectsOutputNobodyProduces) {
   Graph graph = chain();
   graph.nodes.pop_back();
-  EXPECT_TRUE(HasError(verify(graph), Error::kInvalidArgument, {"'sin'", "no node produces"}));
+  EXPECT_THAT(verify(graph), ErrorIs(Error::kInvalidArgument, {"'sin'", "no node produces"}));
 }
 
 TEST(VerifyTest, RejectsDeclaredTypeThatDisagreesWithTheOp) {
   Graph graph = chain();
   graph.find_value(graph.nodes[0].outputs[0])->shape = {kWidth + 1};
-  EXPECT_TRUE(HasError(verify(graph), Error::kInvalidArgument,
-                       {"'relu'", "declared FLOAT[5]", "produces FLOAT[4]"}));
+  EXPECT_THAT(verify(graph), ErrorIs(Error::kInvalidArgument,
+                                     {"'relu'", "declared FLOAT[5]", "produces FLOAT[4]"}));
   graph = chain();
   graph.find_value(graph.nodes[0].outputs[0])->dtype = ScalarType::kDouble;
-  EXPECT_TRUE(HasError(verify(graph), Error::kInvalidArgument, {"declared DOUBLE[4]"}));
+  EXPECT_THAT(verify(graph), ErrorIs(Error::kInvalidArgument, {"declared DOUBLE[4]"}));
 }
 
 TEST(VerifyTest, RejectsUnknownOpAndBadArity) {
   Graph graph = chain();
   graph.nodes[0].op = "frobnicate";
-  EXPECT_TRUE(HasError(verify(graph), Error::kInvalidArgument, {"'relu' (frobnicate)", "unknown op"}));
+  EXPECT_THAT(verify(graph),
+              ErrorIs(Error::kInvalidArgument, {"'relu' (frobnicate)", "unknown op"}));
   graph = chain();
   graph.nodes[0].inputs.push_back(graph.inputs[0]);
-  EXPECT_TRUE(HasError(verify(graph), Error::kInvalidArgument, {"relu takes 1 inputs, got 2"}));
+  EXPECT_THAT(verify(graph), ErrorIs(Error::kInvalidArgument, {"relu takes 1 inputs, got 2"}));
 }
 
 TEST(VerifyTest, RejectsDuplicateNamesAndIds) {
   Graph graph = chain();
   graph.nodes[1].name = graph.nodes[0].name;
-  EXPECT_TRUE(HasError(verify(graph), Error::kInvalidArgument, {"duplicate node name"}));
+  EXPECT_THAT(verify(graph), ErrorIs(Error::kInvalidArgument, {"duplicate node name"}));
   graph = chain();
   graph.values[1].id = graph.values[0].id;
-  EXPECT_TRUE(HasError(verify(graph), Error::kInvalidArgument, {"duplicate value id"}));
+  EXPECT_THAT(verify(graph), ErrorIs(Error::kInvalidArgument, {"duplicate value id"}));
   graph = chain();
   graph.values[1].name = graph.values[0].name;
-  EXPECT_TRUE(HasError(verify(graph), Error::kInvalidArgument, {"duplicate value name"}));
+  EXPECT_THAT(verify(graph), ErrorIs(Error::kInvalidArgument, {"duplicate value name"}));
 }
 
 TEST(VerifyTest, RejectsInconsistentValueKinds) {
   Graph graph = chain();
   graph.inputs.clear();
-  EXPECT_TRUE(HasError(verify(graph), Error::kInvalidArgument, {"'x' is an input but not in"}));
+  EXPECT_THAT(verify(graph), ErrorIs(Error::kInvalidArgument, {"'x' is an input but not in"}));
   graph = chain();
   graph.inputs.push_back(graph.values[1].id);  // The constant.
-  EXPECT_TRUE(HasError(verify(graph), Error::kInvalidArgument, {"is a constant value"}));
+  EXPECT_THAT(verify(graph), ErrorIs(Error::kInvalidArgument, {"is a constant value"}));
   graph = chain();
   graph.nodes[0].outputs = {graph.inputs[0]};
-  EXPECT_TRUE(HasError(verify(graph), Error::kInvalidArgument, {"is a input value"}));
+  EXPECT_THAT(verify(graph), ErrorIs(Error::kInvalidArgument, {"is a input value"}));
 }
 
 TEST(VerifyTest, ChecksConstantData) {
   Graph graph = chain();
   Value& constant = graph.values[1];
   constant.data.push_back(3.0f);
-  EXPECT_TRUE(HasError(verify(graph), Error::kInvalidArgument, {"'k'", "3 elements of data", "needs 2"}));
+  EXPECT_THAT(verify(graph),
+              ErrorIs(Error::kInvalidArgument, {"'k'", "3 elements of data", "needs 2"}));
   constant.data.clear();  // Data not recorded is fine (JSON without data).
-  EXPECT_TRUE(IsOk(verify(graph)));
+  EXPECT_THAT(verify(graph), IsOk());
 }
 
 TEST(VerifyTest, DelegateCallNeedsItsPayload) {
   Graph graph = chain();
   graph.nodes[0].op = std::string(op::kDelegateCall);
-  EXPECT_TRUE(HasError(verify(graph), Error::kInvalidArgument, {"without a delegate payload"}));
+  EXPECT_THAT(verify(graph), ErrorIs(Error::kInvalidArgument, {"without a delegate payload"}));
   graph.nodes[0].delegate = DelegateCall{"fake", {}, {}, DebugHandleMap{{int64_t{0}, {}}}};
-  EXPECT_TRUE(HasError(verify(graph), Error::kInvalidArgument, {"no debug handles"}));
+  EXPECT_THAT(verify(graph), ErrorIs(Error::kInvalidArgument, {"no debug handles"}));
   graph.nodes[0].delegate->debug_handle_map = std::nullopt;
-  EXPECT_TRUE(IsOk(verify(graph)));
+  EXPECT_THAT(verify(graph), IsOk());
   graph.nodes[1].delegate = DelegateCall{"fake", {}, {}, std::nullopt};
-  EXPECT_TRUE(HasError(verify(graph), Error::kInvalidArgument, {"payload on a non-delegate op"}));
+  EXPECT_THAT(verify(graph), ErrorIs(Error::kInvalidArgument, {"payload on a non-delegate op"}));
 }
 
 TEST(GraphTest, FindsValuesAndNodes) {
@@ -141,27 +144,27 @@ TEST(GraphTest, FindsValuesAndNodes) {
 // Shape rules not reachable through a mistake in GraphBuilder's typed API.
 TEST(InferOutputTypeTest, RejectsBadAttributes) {
   const std::vector<TensorType> image{{ScalarType::kFloat, {1, 1, kWidth, kWidth}}};
-  EXPECT_TRUE(HasError(infer_output_type(op::kMaxPool2d, image, {}), Error::kInvalidArgument,
-                       {"missing int list attribute 'kernel'"}));
+  EXPECT_THAT(infer_output_type(op::kMaxPool2d, image, {}),
+              ErrorIs(Error::kInvalidArgument, {"missing int list attribute 'kernel'"}));
   const AttributeMap big_padding = {{"kernel", std::vector<int64_t>{2, 2}},
                                     {"stride", std::vector<int64_t>{1, 1}},
                                     {"padding", std::vector<int64_t>{2, 2}}};
-  EXPECT_TRUE(HasError(infer_output_type(op::kMaxPool2d, image, big_padding),
-                       Error::kInvalidArgument, {"half the kernel"}));
-  EXPECT_TRUE(HasError(infer_output_type(op::kSoftmax, image, {{"axis", int64_t{4}}}),
-                       Error::kInvalidArgument, {"softmax axis 4 out of range"}));
-  EXPECT_TRUE(HasError(infer_output_type(op::kClamp, image, {{"min", 1.0}, {"max", 0.0}}),
-                       Error::kInvalidArgument, {"min must be <= max"}));
-  EXPECT_TRUE(HasError(infer_output_type(op::kClamp, image, {{"min", int64_t{0}}, {"max", 1.0}}),
-                       Error::kInvalidArgument, {"'min' is not a float"}));
-  EXPECT_TRUE(HasError(infer_output_type(op::kReshape, image, {{"shape", std::vector<int64_t>{-1, -1}}}),
-                       Error::kInvalidArgument, {"bad dimension"}));
-  EXPECT_TRUE(HasError(infer_output_type(op::kReshape, image, {{"shape", std::vector<int64_t>{3}}}),
-                       Error::kInvalidArgument, {"cannot reshape"}));
-  EXPECT_TRUE(HasError(infer_output_type(op::kConcat, {}, {{"axis", int64_t{0}}}),
-                       Error::kInvalidArgument, {"concat takes 1 or more inputs, got 0"}));
-  EXPECT_TRUE(HasError(infer_output_type(op::kDelegateCall, image, {}), Error::kInvalidArgument,
-                       {"unknown op 'delegate_call'"}));
+  EXPECT_THAT(infer_output_type(op::kMaxPool2d, image, big_padding),
+              ErrorIs(Error::kInvalidArgument, {"half the kernel"}));
+  EXPECT_THAT(infer_output_type(op::kSoftmax, image, {{"axis", int64_t{4}}}),
+              ErrorIs(Error::kInvalidArgument, {"softmax axis 4 out of range"}));
+  EXPECT_THAT(infer_output_type(op::kClamp, image, {{"min", 1.0}, {"max", 0.0}}),
+              ErrorIs(Error::kInvalidArgument, {"min must be <= max"}));
+  EXPECT_THAT(infer_output_type(op::kClamp, image, {{"min", int64_t{0}}, {"max", 1.0}}),
+              ErrorIs(Error::kInvalidArgument, {"'min' is not a float"}));
+  EXPECT_THAT(infer_output_type(op::kReshape, image, {{"shape", std::vector<int64_t>{-1, -1}}}),
+              ErrorIs(Error::kInvalidArgument, {"bad dimension"}));
+  EXPECT_THAT(infer_output_type(op::kReshape, image, {{"shape", std::vector<int64_t>{3}}}),
+              ErrorIs(Error::kInvalidArgument, {"cannot reshape"}));
+  EXPECT_THAT(infer_output_type(op::kConcat, {}, {{"axis", int64_t{0}}}),
+              ErrorIs(Error::kInvalidArgument, {"concat takes 1 or more inputs, got 0"}));
+  EXPECT_THAT(infer_output_type(op::kDelegateCall, image, {}),
+              ErrorIs(Error::kInvalidArgument, {"unknown op 'delegate_call'"}));
 }
 
 TEST(InferOutputTypeTest, RejectsWindowLargerThanInput) {
@@ -171,8 +174,8 @@ TEST(InferOutputTypeTest, RejectsWindowLargerThanInput) {
                               {"padding", std::vector<int64_t>{0, 0}},
                               {"dilation", std::vector<int64_t>{1, 1}},
                               {"groups", int64_t{1}}};
-  EXPECT_TRUE(HasError(infer_output_type(op::kConv2d, in, attrs), Error::kInvalidArgument,
-                       {"window 3 larger than padded input 2"}));
+  EXPECT_THAT(infer_output_type(op::kConv2d, in, attrs),
+              ErrorIs(Error::kInvalidArgument, {"window 3 larger than padded input 2"}));
 }
 
 TEST(InferOutputTypeTest, MatmulBroadcastsBatchDims) {
@@ -180,7 +183,7 @@ TEST(InferOutputTypeTest, MatmulBroadcastsBatchDims) {
   const std::vector<TensorType> in{{ScalarType::kFloat, {kBatch, 1, 2, kWidth}},
                                    {ScalarType::kFloat, {kWidth, 5}}};
   StatusOr<TensorType> out = infer_output_type(op::kMatmul, in, {});
-  ASSERT_TRUE(IsOk(out));
+  ASSERT_THAT(out, IsOk());
   EXPECT_EQ(out->shape, (std::vector<int64_t>{kBatch, 1, 2, 5}));
 }
 
@@ -188,7 +191,7 @@ TEST(InferOutputTypeTest, FlattenRangeAndGroupedConv) {
   const std::vector<TensorType> x{{ScalarType::kFloat, {2, 3, 4, 5}}};
   StatusOr<TensorType> flat =
       infer_output_type(op::kFlatten, x, {{"start_dim", int64_t{1}}, {"end_dim", int64_t{2}}});
-  ASSERT_TRUE(IsOk(flat));
+  ASSERT_THAT(flat, IsOk());
   EXPECT_EQ(flat->shape, (std::vector<int64_t>{2, 12, 5}));
 
   constexpr int64_t kGroups = 2;
@@ -199,7 +202,7 @@ TEST(InferOutputTypeTest, FlattenRangeAndGroupedConv) {
                               {"dilation", std::vector<int64_t>{1, 1}},
                               {"groups", kGroups}};
   StatusOr<TensorType> conv = infer_output_type(op::kConv2d, conv_in, attrs);
-  ASSERT_TRUE(IsOk(conv));
+  ASSERT_THAT(conv, IsOk());
   EXPECT_EQ(conv->shape, (std::vector<int64_t>{1, 6, 3, 3}));
 }
 
@@ -209,7 +212,7 @@ TEST(InferOutputTypeTest, FlattenRangeAndGroupedConv) {
 namespace glassbox::aot {
 namespace {
 
-using testing::HasError;
+using testing::ErrorIs;
 using testing::IsOk;
 
 // ONNX-driven op extensions: transpose, hardsigmoid, optional clamp bounds,
@@ -218,30 +221,30 @@ TEST(InferOutputTypeTest, TransposePermutesDims) {
   const std::vector<TensorType> x{{ScalarType::kFloat, {2, 3, 4}}};
   StatusOr<TensorType> out =
       infer_output_type(op::kTranspose, x, {{"perm", std::vector<int64_t>{2, 0, 1}}});
-  ASSERT_TRUE(IsOk(out));
+  ASSERT_THAT(out, IsOk());
   EXPECT_EQ(out->shape, (std::vector<int64_t>{4, 2, 3}));
-  EXPECT_TRUE(HasError(infer_output_type(op::kTranspose, x, {{"perm", std::vector<int64_t>{0, 0, 1}}}),
-                       Error::kInvalidArgument, {"not a permutation"}));
-  EXPECT_TRUE(HasError(infer_output_type(op::kTranspose, x, {{"perm", std::vector<int64_t>{1, 0}}}),
-                       Error::kInvalidArgument, {"does not match rank 3"}));
+  EXPECT_THAT(infer_output_type(op::kTranspose, x, {{"perm", std::vector<int64_t>{0, 0, 1}}}),
+              ErrorIs(Error::kInvalidArgument, {"not a permutation"}));
+  EXPECT_THAT(infer_output_type(op::kTranspose, x, {{"perm", std::vector<int64_t>{1, 0}}}),
+              ErrorIs(Error::kInvalidArgument, {"does not match rank 3"}));
 }
 
 TEST(InferOutputTypeTest, HardsigmoidNeedsFiniteAlphaAndBeta) {
   const std::vector<TensorType> x{{ScalarType::kFloat, {2, 3}}};
-  EXPECT_TRUE(IsOk(infer_output_type(op::kHardsigmoid, x, {{"alpha", 0.2}, {"beta", 0.5}})));
-  EXPECT_TRUE(HasError(infer_output_type(op::kHardsigmoid, x, {{"alpha", 0.2}}),
-                       Error::kInvalidArgument, {"'beta'"}));
-  EXPECT_TRUE(HasError(
+  EXPECT_THAT(infer_output_type(op::kHardsigmoid, x, {{"alpha", 0.2}, {"beta", 0.5}}), IsOk());
+  EXPECT_THAT(infer_output_type(op::kHardsigmoid, x, {{"alpha", 0.2}}),
+              ErrorIs(Error::kInvalidArgument, {"'beta'"}));
+  EXPECT_THAT(
       infer_output_type(op::kHardsigmoid, x,
                         {{"alpha", std::numeric_limits<double>::infinity()}, {"beta", 0.5}}),
-      Error::kInvalidArgument, {"finite"}));
+      ErrorIs(Error::kInvalidArgument, {"finite"}));
 }
 
 TEST(InferOutputTypeTest, ClampBoundsAreOptional) {
   const std::vector<TensorType> x{{ScalarType::kFloat, {2}}};
-  EXPECT_TRUE(IsOk(infer_output_type(op::kClamp, x, {})));
-  EXPECT_TRUE(IsOk(infer_output_type(op::kClamp, x, {{"min", 0.0}})));
-  EXPECT_TRUE(IsOk(infer_output_type(op::kClamp, x, {{"max", 0.0}})));
+  EXPECT_THAT(infer_output_type(op::kClamp, x, {}), IsOk());
+  EXPECT_THAT(infer_output_type(op::kClamp, x, {{"min", 0.0}}), IsOk());
+  EXPECT_THAT(infer_output_type(op::kClamp, x, {{"max", 0.0}}), IsOk());
 }
 
 TEST(InferOutputTypeTest, PoolTakesPerSidePaddingAndCeilMode) {
@@ -250,7 +253,7 @@ TEST(InferOutputTypeTest, PoolTakesPerSidePaddingAndCeilMode) {
                         {"stride", std::vector<int64_t>{2, 2}},
                         {"padding", std::vector<int64_t>{0, 0, 1, 1}}};
   // (5 + 0 + 1 - 2) / 2 + 1 = 3 both ways.
-  ASSERT_TRUE(IsOk(infer_output_type(op::kMaxPool2d, image, attrs)));
+  ASSERT_THAT(infer_output_type(op::kMaxPool2d, image, attrs), IsOk());
   EXPECT_EQ(infer_output_type(op::kMaxPool2d, image, attrs)->shape,
             (std::vector<int64_t>{1, 1, 3, 3}));
   attrs["padding"] = std::vector<int64_t>{0, 0, 0, 0};
@@ -259,21 +262,21 @@ TEST(InferOutputTypeTest, PoolTakesPerSidePaddingAndCeilMode) {
   EXPECT_EQ(infer_output_type(op::kMaxPool2d, image, attrs)->shape,
             (std::vector<int64_t>{1, 1, 3, 3}));
   attrs["count_include_pad"] = int64_t{0};
-  EXPECT_TRUE(IsOk(infer_output_type(op::kAvgPool2d, image, attrs)));
-  EXPECT_TRUE(HasError(infer_output_type(op::kMaxPool2d, image, attrs), Error::kInvalidArgument,
-                       {"no attribute 'count_include_pad'"}));
+  EXPECT_THAT(infer_output_type(op::kAvgPool2d, image, attrs), IsOk());
+  EXPECT_THAT(infer_output_type(op::kMaxPool2d, image, attrs),
+              ErrorIs(Error::kInvalidArgument, {"no attribute 'count_include_pad'"}));
   attrs.erase("count_include_pad");
   attrs["dilation"] = std::vector<int64_t>{2, 2};
-  EXPECT_TRUE(IsOk(infer_output_type(op::kMaxPool2d, image, attrs)));
-  EXPECT_TRUE(HasError(infer_output_type(op::kAvgPool2d, image, attrs), Error::kInvalidArgument,
-                       {"no attribute 'dilation'"}));
+  EXPECT_THAT(infer_output_type(op::kMaxPool2d, image, attrs), IsOk());
+  EXPECT_THAT(infer_output_type(op::kAvgPool2d, image, attrs),
+              ErrorIs(Error::kInvalidArgument, {"no attribute 'dilation'"}));
   attrs.erase("dilation");
   attrs["padding"] = std::vector<int64_t>{2, 0, 0, 0};
-  EXPECT_TRUE(HasError(infer_output_type(op::kMaxPool2d, image, attrs), Error::kInvalidArgument,
-                       {"not smaller than the window"}));
+  EXPECT_THAT(infer_output_type(op::kMaxPool2d, image, attrs),
+              ErrorIs(Error::kInvalidArgument, {"not smaller than the window"}));
   attrs["padding"] = std::vector<int64_t>{1, 1, 1};
-  EXPECT_TRUE(HasError(infer_output_type(op::kMaxPool2d, image, attrs), Error::kInvalidArgument,
-                       {"2 or 4 entries"}));
+  EXPECT_THAT(infer_output_type(op::kMaxPool2d, image, attrs),
+              ErrorIs(Error::kInvalidArgument, {"2 or 4 entries"}));
 }
 
 TEST(InferOutputTypeTest, ConvTakesPerSidePadding) {
@@ -284,7 +287,7 @@ TEST(InferOutputTypeTest, ConvTakesPerSidePadding) {
                               {"dilation", std::vector<int64_t>{1, 1}},
                               {"groups", int64_t{1}}};
   StatusOr<TensorType> out = infer_output_type(op::kConv2d, in, attrs);
-  ASSERT_TRUE(IsOk(out));
+  ASSERT_THAT(out, IsOk());
   EXPECT_EQ(out->shape, (std::vector<int64_t>{1, 2, 4, 4}));
 }
 
@@ -294,7 +297,7 @@ TEST(InferOutputTypeTest, ConvTakesPerSidePadding) {
 namespace glassbox::aot {
 namespace {
 
-using testing::HasError;
+using testing::ErrorIs;
 using testing::IsOk;
 
 const TensorType kFloat23{ScalarType::kFloat, {2, 3}};
@@ -303,41 +306,41 @@ const TensorType kBool23{ScalarType::kBool, {2, 3}};
 
 TEST(OpTypesTest, ComparisonsGiveBoolAndTakeOneNumericDtype) {
   StatusOr<TensorType> eq = infer_output_type(op::kEqual, std::vector{kLong23, kLong23}, {});
-  ASSERT_TRUE(IsOk(eq));
+  ASSERT_THAT(eq, IsOk());
   EXPECT_EQ(eq->dtype, ScalarType::kBool);
-  EXPECT_TRUE(HasError(infer_output_type(op::kLess, std::vector{kFloat23, kLong23}, {}),
-                       Error::kInvalidArgument, {"less input 1 has dtype LONG, expected FLOAT"}));
-  EXPECT_TRUE(HasError(infer_output_type(op::kGreater, std::vector{kBool23, kBool23}, {}),
-                       Error::kInvalidArgument, {"greater input 0 has dtype BOOL"}));
+  EXPECT_THAT(infer_output_type(op::kLess, std::vector{kFloat23, kLong23}, {}),
+              ErrorIs(Error::kInvalidArgument, {"less input 1 has dtype LONG, expected FLOAT"}));
+  EXPECT_THAT(infer_output_type(op::kGreater, std::vector{kBool23, kBool23}, {}),
+              ErrorIs(Error::kInvalidArgument, {"greater input 0 has dtype BOOL"}));
 }
 
 TEST(OpTypesTest, WhereNeedsABoolConditionAndBroadcasts) {
   const TensorType row{ScalarType::kFloat, {1, 3}};
   StatusOr<TensorType> w = infer_output_type(op::kWhere, std::vector{kBool23, row, kFloat23}, {});
-  ASSERT_TRUE(IsOk(w));
+  ASSERT_THAT(w, IsOk());
   EXPECT_EQ(w->shape, (std::vector<std::int64_t>{2, 3}));
   EXPECT_EQ(w->dtype, ScalarType::kFloat);
-  EXPECT_TRUE(HasError(infer_output_type(op::kWhere, std::vector{kFloat23, kFloat23, kFloat23}, {}),
-                       Error::kInvalidArgument, {"where input 0 has dtype FLOAT, expected BOOL"}));
+  EXPECT_THAT(infer_output_type(op::kWhere, std::vector{kFloat23, kFloat23, kFloat23}, {}),
+              ErrorIs(Error::kInvalidArgument, {"where input 0 has dtype FLOAT, expected BOOL"}));
 }
 
 TEST(OpTypesTest, GatherTakesInt64IndicesAndKeepsTheDataDtype) {
   const TensorType table{ScalarType::kFloat, {10, 4}};
   const TensorType ids{ScalarType::kLong, {1, 3}};
   StatusOr<TensorType> g = infer_output_type(op::kGather, std::vector{table, ids}, {{"axis", int64_t{0}}});
-  ASSERT_TRUE(IsOk(g));
+  ASSERT_THAT(g, IsOk());
   EXPECT_EQ(g->shape, (std::vector<std::int64_t>{1, 3, 4}));
-  EXPECT_TRUE(HasError(infer_output_type(op::kGather, std::vector{table, table}, {{"axis", int64_t{0}}}),
-                       Error::kInvalidArgument, {"gather input 1 has dtype FLOAT, expected LONG"}));
+  EXPECT_THAT(infer_output_type(op::kGather, std::vector{table, table}, {{"axis", int64_t{0}}}),
+              ErrorIs(Error::kInvalidArgument, {"gather input 1 has dtype FLOAT, expected LONG"}));
 }
 
 TEST(OpTypesTest, CastTakesItsDtypeFromTheAttribute) {
   StatusOr<TensorType> c =
       infer_output_type(op::kCast, std::vector{kFloat23}, {{"dtype", int64_t{4}}});
-  ASSERT_TRUE(IsOk(c));
+  ASSERT_THAT(c, IsOk());
   EXPECT_EQ(c->dtype, ScalarType::kLong);
-  EXPECT_TRUE(HasError(infer_output_type(op::kCast, std::vector{kFloat23}, {{"dtype", int64_t{5}}}),
-                       Error::kInvalidArgument, {"cast to dtype 5 is not supported"}));
+  EXPECT_THAT(infer_output_type(op::kCast, std::vector{kFloat23}, {{"dtype", int64_t{5}}}),
+              ErrorIs(Error::kInvalidArgument, {"cast to dtype 5 is not supported"}));
 }
 
 TEST(OpTypesTest, SliceMustReadInsideItsInput) {
@@ -346,11 +349,11 @@ TEST(OpTypesTest, SliceMustReadInsideItsInput) {
                      {"steps", std::vector<int64_t>{1, -2}},
                      {"shape", std::vector<int64_t>{4, 3}}};
   StatusOr<TensorType> s = infer_output_type(op::kSlice, std::vector{x}, attrs);
-  ASSERT_TRUE(IsOk(s));
+  ASSERT_THAT(s, IsOk());
   EXPECT_EQ(s->shape, (std::vector<std::int64_t>{4, 3}));
   attrs["shape"] = std::vector<int64_t>{4, 4};  // 5, 3, 1, -1: reads before the start
-  EXPECT_TRUE(HasError(infer_output_type(op::kSlice, std::vector{x}, attrs), Error::kInvalidArgument,
-                       {"slice along dim 1 reads outside [4, 6]"}));
+  EXPECT_THAT(infer_output_type(op::kSlice, std::vector{x}, attrs),
+              ErrorIs(Error::kInvalidArgument, {"slice along dim 1 reads outside [4, 6]"}));
 }
 
 TEST(OpTypesTest, ReductionsAndArgmaxShapes) {
@@ -358,32 +361,34 @@ TEST(OpTypesTest, ReductionsAndArgmaxShapes) {
   StatusOr<TensorType> r = infer_output_type(
       op::kReduceMean, std::vector{x},
       {{"axes", std::vector<int64_t>{-1, 1}}, {"keepdims", int64_t{0}}});
-  ASSERT_TRUE(IsOk(r));
+  ASSERT_THAT(r, IsOk());
   EXPECT_EQ(r->shape, (std::vector<std::int64_t>{2}));
   StatusOr<TensorType> a = infer_output_type(
       op::kArgmax, std::vector{x}, {{"axis", int64_t{1}}, {"keepdims", int64_t{1}}});
-  ASSERT_TRUE(IsOk(a));
+  ASSERT_THAT(a, IsOk());
   EXPECT_EQ(a->dtype, ScalarType::kLong);
   EXPECT_EQ(a->shape, (std::vector<std::int64_t>{2, 1, 4}));
-  EXPECT_TRUE(HasError(infer_output_type(op::kReduceSum, std::vector{x},
-                                         {{"axes", std::vector<int64_t>{0, 0}}}),
-                       Error::kInvalidArgument, {"reduce axis 0 listed twice"}));
+  EXPECT_THAT(
+      infer_output_type(op::kReduceSum, std::vector{x}, {{"axes", std::vector<int64_t>{0, 0}}}),
+      ErrorIs(Error::kInvalidArgument, {"reduce axis 0 listed twice"}));
 }
 
 TEST(OpTypesTest, NormalizationParameterShapes) {
   const TensorType x{ScalarType::kFloat, {1, 4, 8}};
   const TensorType scale{ScalarType::kFloat, {8}};
-  EXPECT_TRUE(IsOk(infer_output_type(op::kLayerNorm, std::vector{x, scale},
-                                     {{"axis", int64_t{-1}}, {"eps", 1e-5}})));
-  EXPECT_TRUE(HasError(infer_output_type(op::kLayerNorm, std::vector{x, scale},
-                                         {{"axis", int64_t{1}}, {"eps", 1e-5}}),
-                       Error::kInvalidArgument, {"layer_norm scale must have shape [4, 8]"}));
+  EXPECT_THAT(infer_output_type(op::kLayerNorm, std::vector{x, scale},
+                                {{"axis", int64_t{-1}}, {"eps", 1e-5}}),
+              IsOk());
+  EXPECT_THAT(infer_output_type(op::kLayerNorm, std::vector{x, scale},
+                                {{"axis", int64_t{1}}, {"eps", 1e-5}}),
+              ErrorIs(Error::kInvalidArgument, {"layer_norm scale must have shape [4, 8]"}));
   const TensorType groups{ScalarType::kFloat, {2}};
-  EXPECT_TRUE(IsOk(infer_output_type(op::kGroupNorm, std::vector{x, groups, groups},
-                                     {{"num_groups", int64_t{2}}, {"eps", 1e-5}})));
-  EXPECT_TRUE(HasError(infer_output_type(op::kGroupNorm, std::vector{x, groups, groups},
-                                         {{"num_groups", int64_t{3}}, {"eps", 1e-5}}),
-                       Error::kInvalidArgument, {"not divisible by num_groups 3"}));
+  EXPECT_THAT(infer_output_type(op::kGroupNorm, std::vector{x, groups, groups},
+                                {{"num_groups", int64_t{2}}, {"eps", 1e-5}}),
+              IsOk());
+  EXPECT_THAT(infer_output_type(op::kGroupNorm, std::vector{x, groups, groups},
+                                {{"num_groups", int64_t{3}}, {"eps", 1e-5}}),
+              ErrorIs(Error::kInvalidArgument, {"not divisible by num_groups 3"}));
 }
 
 TEST(OpTypesTest, ConvTransposeAndResizeShapes) {
@@ -394,21 +399,21 @@ TEST(OpTypesTest, ConvTransposeAndResizeShapes) {
       {{"stride", std::vector<int64_t>{2, 2}}, {"dilation", std::vector<int64_t>{1, 1}},
        {"output_padding", std::vector<int64_t>{1, 1}}, {"padding", std::vector<int64_t>{1, 1, 1, 1}},
        {"groups", int64_t{1}}});
-  ASSERT_TRUE(IsOk(ct));
+  ASSERT_THAT(ct, IsOk());
   EXPECT_EQ(ct->shape, (std::vector<std::int64_t>{1, 2, 10, 10}));  // 2*4 + 1 + 3 - 2
   StatusOr<TensorType> rs = infer_output_type(
       op::kResize, std::vector{x},
       {{"sizes", std::vector<int64_t>{1, 4, 10, 15}}, {"mode", std::string("linear")},
        {"coordinate_transformation_mode", std::string("half_pixel")},
        {"nearest_mode", std::string("floor")}});
-  ASSERT_TRUE(IsOk(rs));
+  ASSERT_THAT(rs, IsOk());
   EXPECT_EQ(rs->shape, (std::vector<std::int64_t>{1, 4, 10, 15}));
-  EXPECT_TRUE(HasError(infer_output_type(op::kResize, std::vector{x},
-                                         {{"sizes", std::vector<int64_t>{1, 4, 10, 15}},
-                                          {"mode", std::string("cubic")},
-                                          {"coordinate_transformation_mode", std::string("half_pixel")},
-                                          {"nearest_mode", std::string("floor")}}),
-                       Error::kInvalidArgument, {"'mode' has unsupported value \"cubic\""}));
+  EXPECT_THAT(infer_output_type(op::kResize, std::vector{x},
+                                {{"sizes", std::vector<int64_t>{1, 4, 10, 15}},
+                                 {"mode", std::string("cubic")},
+                                 {"coordinate_transformation_mode", std::string("half_pixel")},
+                                 {"nearest_mode", std::string("floor")}}),
+              ErrorIs(Error::kInvalidArgument, {"'mode' has unsupported value \"cubic\""}));
 }
 
 }  // namespace

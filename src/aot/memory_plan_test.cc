@@ -8,7 +8,7 @@
 namespace glassbox::aot {
 namespace {
 
-using testing::HasError;
+using testing::ErrorIs;
 using testing::IsOk;
 
 // 16 floats = 64 bytes: exactly one alignment unit, so offsets are easy to read.
@@ -17,15 +17,15 @@ constexpr std::int64_t kValueBytes = kWidth * 4;
 
 Graph build(GraphBuilder& b) {
   StatusOr<Graph> graph = b.build();
-  EXPECT_TRUE(IsOk(graph));
+  EXPECT_THAT(graph, IsOk());
   return graph.ok() ? std::move(graph).value() : Graph{};
 }
 
 MemoryPlan plan_and_check(const Graph& graph) {
   StatusOr<MemoryPlan> plan = plan_memory(graph);
-  EXPECT_TRUE(IsOk(plan));
+  EXPECT_THAT(plan, IsOk());
   if (!plan.ok()) return {};
-  EXPECT_TRUE(IsOk(check_memory_plan(graph, *plan)));
+  EXPECT_THAT(check_memory_plan(graph, *plan), IsOk());
   return std::move(plan).value();
 }
 
@@ -99,7 +99,7 @@ TEST(MemoryPlanTest, CheckerCatchesOverlap) {
   MemoryPlan plan = plan_and_check(graph);
   // Put the relu's output on top of its own input: both live at step 0.
   plan.values.at(graph.nodes[0].outputs[0]).offset = plan.values.at(graph.inputs[0]).offset;
-  EXPECT_TRUE(HasError(check_memory_plan(graph, plan), Error::kInternal, {"overlap", "step 0"}));
+  EXPECT_THAT(check_memory_plan(graph, plan), ErrorIs(Error::kInternal, {"overlap", "step 0"}));
 }
 
 TEST(MemoryPlanTest, CheckerCatchesMissingAndMisaligned) {
@@ -107,10 +107,10 @@ TEST(MemoryPlanTest, CheckerCatchesMissingAndMisaligned) {
   MemoryPlan plan = plan_and_check(graph);
   MemoryPlan missing = plan;
   missing.values.erase(graph.inputs[0]);
-  EXPECT_TRUE(HasError(check_memory_plan(graph, missing), Error::kInternal));
+  EXPECT_THAT(check_memory_plan(graph, missing), ErrorIs(Error::kInternal));
   MemoryPlan misaligned = plan;
   misaligned.values.at(graph.inputs[0]).offset = 4;
-  EXPECT_TRUE(HasError(check_memory_plan(graph, misaligned), Error::kInternal, {"misaligned"}));
+  EXPECT_THAT(check_memory_plan(graph, misaligned), ErrorIs(Error::kInternal, {"misaligned"}));
 }
 
 TEST(MemoryPlanTest, InvalidGraphIsAnError) {

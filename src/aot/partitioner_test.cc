@@ -9,8 +9,8 @@
 namespace glassbox::aot {
 namespace {
 
+using testing::ErrorIs;
 using testing::FakeBackend;
-using testing::HasError;
 using testing::IsOk;
 
 constexpr int64_t kWidth = 4;
@@ -19,7 +19,7 @@ using Indices = std::vector<std::vector<size_t>>;
 
 Indices partition_indices(const Partitioner& partitioner, const Graph& graph) {
   StatusOr<std::vector<Partition>> partitions = partitioner.partition(graph);
-  EXPECT_TRUE(IsOk(partitions));
+  EXPECT_THAT(partitions, IsOk());
   Indices indices;
   if (partitions.ok()) {
     for (const Partition& p : *partitions) indices.push_back(p.node_indices);
@@ -29,7 +29,7 @@ Indices partition_indices(const Partitioner& partitioner, const Graph& graph) {
 
 Graph build(GraphBuilder& b) {
   StatusOr<Graph> graph = b.build();
-  EXPECT_TRUE(IsOk(graph));
+  EXPECT_THAT(graph, IsOk());
   return graph.ok() ? std::move(graph).value() : Graph{};
 }
 
@@ -104,7 +104,7 @@ TEST(PartitionerTest, RejectsAnInvalidGraph) {
   graph.nodes[0].op = "mystery";
   FakeBackend backend;
   Partitioner partitioner(backend, {"relu"});
-  EXPECT_TRUE(HasError(partitioner.partition(graph), Error::kInvalidArgument, {"unknown op"}));
+  EXPECT_THAT(partitioner.partition(graph), ErrorIs(Error::kInvalidArgument, {"unknown op"}));
 }
 
 }  // namespace

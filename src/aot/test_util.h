@@ -17,7 +17,7 @@
 
 namespace glassbox::aot::testing {
 
-using ::glassbox::testing::HasError;
+using ::glassbox::testing::ErrorIs;
 using ::glassbox::testing::IsOk;
 
 // The node named `name` (fails the test if absent).

@@ -9,8 +9,8 @@
 namespace glassbox::aot {
 namespace {
 
+using testing::ErrorIs;
 using testing::FakeBackend;
-using testing::HasError;
 using testing::IsOk;
 using testing::node_named;
 
@@ -18,7 +18,7 @@ constexpr int64_t kWidth = 4;
 
 Graph build(GraphBuilder& b) {
   StatusOr<Graph> graph = b.build();
-  EXPECT_TRUE(IsOk(graph));
+  EXPECT_THAT(graph, IsOk());
   return graph.ok() ? std::move(graph).value() : Graph{};
 }
 
@@ -45,7 +45,7 @@ TEST(ToBackendTest, ReplacesThePartitionWithOneDelegateCall) {
   Partitioner partitioner(backend, {"relu", "sin"});
   const std::vector<CompileSpec> specs{CompileSpec::from_string("mode", "fast")};
   StatusOr<Graph> lowered = to_backend(graph, partitioner, specs);
-  ASSERT_TRUE(IsOk(lowered));
+  ASSERT_THAT(lowered, IsOk());
   EXPECT_EQ(graph, original);  // Value semantics: the input is untouched.
 
   ASSERT_EQ(lowered->nodes.size(), 2u);
@@ -85,10 +85,10 @@ TEST(ToBackendTest, SubgraphGetsExternalInputsConstantsAndUsedOutputs) {
   FakeBackend backend;
   Partitioner partitioner(backend, {"conv2d", "relu"});
   StatusOr<Graph> lowered = to_backend(graph, partitioner);
-  ASSERT_TRUE(IsOk(lowered));
+  ASSERT_THAT(lowered, IsOk());
   ASSERT_EQ(backend.subgraphs.size(), 1u);
   const Graph& sub = backend.subgraphs[0];
-  EXPECT_TRUE(IsOk(verify(sub)));
+  EXPECT_THAT(verify(sub), IsOk());
   EXPECT_EQ(sub.inputs, std::vector<ValueId>{s});
   EXPECT_EQ(sub.find_value(s)->kind, ValueKind::kInput);
   EXPECT_EQ(sub.find_value(w)->data, graph.find_value(w)->data);
@@ -106,7 +106,7 @@ TEST(ToBackendTest, EachPartitionGetsTheNextFreshHandle) {
   FakeBackend backend;
   Partitioner partitioner(backend, {"relu"});
   StatusOr<Graph> lowered = to_backend(graph, partitioner);
-  ASSERT_TRUE(IsOk(lowered));
+  ASSERT_THAT(lowered, IsOk());
   ASSERT_EQ(lowered->nodes.size(), 3u);
   EXPECT_EQ(lowered->nodes[0].name, "delegate_call");
   EXPECT_EQ(lowered->nodes[0].debug_handle, DebugHandle(4));
@@ -125,7 +125,7 @@ TEST(ToBackendTest, OrdersTheDelegateCallAfterEveryProducerItNeeds) {
   FakeBackend backend;
   Partitioner partitioner(backend, {"relu", "add"});
   StatusOr<Graph> lowered = to_backend(build(b), partitioner);
-  ASSERT_TRUE(IsOk(lowered));
+  ASSERT_THAT(lowered, IsOk());
   ASSERT_EQ(lowered->nodes.size(), 2u);
   EXPECT_EQ(lowered->nodes[0].op, op::kSigmoid);
   EXPECT_EQ(lowered->nodes[1].op, op::kDelegateCall);
@@ -137,8 +137,9 @@ TEST(ToBackendTest, RejectsAMapNamingAHandleOutsideThePartition) {
     return PreprocessResult{{}, DebugHandleMap{{std::string("rogue"), {kForeign}}}};
   });
   Partitioner partitioner(backend, {"relu", "sin"});
-  EXPECT_TRUE(HasError(to_backend(chain(), partitioner), Error::kInvalidArgument,
-                       {"backend 'fake'", "identifier \"rogue\"", "debug handle 99"}));
+  EXPECT_THAT(to_backend(chain(), partitioner),
+              ErrorIs(Error::kInvalidArgument,
+                      {"backend 'fake'", "identifier \"rogue\"", "debug handle 99"}));
 }
 
 TEST(ToBackendTest, RejectsAnInvalidMap) {
@@ -147,8 +148,9 @@ TEST(ToBackendTest, RejectsAnInvalidMap) {
                                                {std::string("s"), {DebugHandle(2)}}}};
   });
   Partitioner partitioner(backend, {"relu", "sin"});
-  EXPECT_TRUE(HasError(to_backend(chain(), partitioner), Error::kInvalidArgument,
-                       {"backend 'fake' returned an invalid debug handle map", "mixes"}));
+  EXPECT_THAT(to_backend(chain(), partitioner),
+              ErrorIs(Error::kInvalidArgument,
+                      {"backend 'fake' returned an invalid debug handle map", "mixes"}));
 }
 
 TEST(ToBackendTest, PropagatesPreprocessErrorsWithTheBackendName) {
@@ -156,8 +158,8 @@ TEST(ToBackendTest, PropagatesPreprocessErrorsWithTheBackendName) {
     return Status(Error::kNotSupported, "no sin here");
   });
   Partitioner partitioner(backend, {"relu", "sin"});
-  EXPECT_TRUE(HasError(to_backend(chain(), partitioner), Error::kNotSupported,
-                       {"backend 'fake' preprocess: no sin here"}));
+  EXPECT_THAT(to_backend(chain(), partitioner),
+              ErrorIs(Error::kNotSupported, {"backend 'fake' preprocess: no sin here"}));
 }
 
 TEST(ToBackendTest, AcceptsNoMap) {
@@ -166,7 +168,7 @@ TEST(ToBackendTest, AcceptsNoMap) {
   });
   Partitioner partitioner(backend, {"relu", "sin"});
   StatusOr<Graph> lowered = to_backend(chain(), partitioner);
-  ASSERT_TRUE(IsOk(lowered));
+  ASSERT_THAT(lowered, IsOk());
   EXPECT_FALSE(lowered->nodes[0].delegate->debug_handle_map.has_value());
 }
 
@@ -175,18 +177,18 @@ TEST(ToBackendTest, WithoutPartitionsReturnsAnEqualGraph) {
   FakeBackend backend;
   Partitioner partitioner(backend, {"matmul"});
   StatusOr<Graph> lowered = to_backend(graph, partitioner);
-  ASSERT_TRUE(IsOk(lowered));
+  ASSERT_THAT(lowered, IsOk());
   EXPECT_EQ(*lowered, graph);
   EXPECT_TRUE(backend.subgraphs.empty());
 }
 
 TEST(ExtractSubgraphTest, RejectsBadPartitions) {
   const Graph graph = chain();
-  EXPECT_TRUE(HasError(extract_subgraph(graph, Partition{}), Error::kInvalidArgument, {"empty"}));
-  EXPECT_TRUE(HasError(extract_subgraph(graph, Partition{{1, 0}}), Error::kInvalidArgument,
-                       {"ascending"}));
-  EXPECT_TRUE(HasError(extract_subgraph(graph, Partition{{graph.nodes.size()}}),
-                       Error::kInvalidArgument, {"in range"}));
+  EXPECT_THAT(extract_subgraph(graph, Partition{}), ErrorIs(Error::kInvalidArgument, {"empty"}));
+  EXPECT_THAT(extract_subgraph(graph, Partition{{1, 0}}),
+              ErrorIs(Error::kInvalidArgument, {"ascending"}));
+  EXPECT_THAT(extract_subgraph(graph, Partition{{graph.nodes.size()}}),
+              ErrorIs(Error::kInvalidArgument, {"in range"}));
 }
 
 }  // namespace

@@ -11,7 +11,7 @@
 
 #include "glassbox/aot/graph.h"
 #include "glassbox/core/status.h"
-#include "glassbox/etrecord/program_manager.h"
+#include "glassbox/export/program_manager.h"
 
 namespace glassbox::cli {
 
@@ -20,7 +20,7 @@ bool xnnpack_available();
 
 /// Adds the XNNPACK partitioner and its identifier compile spec to
 /// `recipe`; Error::kNotSupported when the backend is not built in.
-Status add_xnnpack_to_recipe(const std::string& identifiers, etrecord::Recipe* recipe);
+Status add_xnnpack_to_recipe(const std::string& identifiers, exporter::Recipe* recipe);
 
 /// The XNNPACK partition report of `graph`: per node, in node order, why
 /// the partitioner leaves it on the portable kernels, or empty when it

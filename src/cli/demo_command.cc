@@ -1,4 +1,4 @@
-// `glassbox demo`: the main job, end to end on the seed's demo model.
+// `glassbox demo`: the main job, end to end on the demo model (ConvReLUTanModel).
 // Build it, lower it to the demo delegate with an ETRecord, run it with
 // ETDumpGen, then join the ETDump with the ETRecord in the Inspector and
 // print the per-operator table (delegate events mapped back to the source
@@ -12,7 +12,7 @@
 #include "backends/demo/aot/demo_backend.h"
 #include "backends/demo/aot/demo_model.h"
 #include "glassbox/etdump/etdump_reader.h"
-#include "glassbox/etrecord/program_manager.h"
+#include "glassbox/export/program_manager.h"
 #include "glassbox/inspector/formats.h"
 #include "glassbox/runner/program_runner.h"
 #include "src/cli/commands.h"
@@ -52,14 +52,14 @@ Status demo(const DemoOptions& options, std::ostream& out) {
   // 1. Ahead of time: the model, lowered to the demo delegate.
   GLASSBOX_ASSIGN_OR_RETURN(aot::Graph model, backends::demo::build_conv_relu_tan_model());
   static backends::demo::DemoBackend backend;
-  etrecord::Recipe recipe;
+  exporter::Recipe recipe;
   recipe.generate_etrecord = true;
   recipe.partitioners.push_back(backends::demo::make_demo_partitioner(backend));
   recipe.compile_specs.push_back(
       aot::CompileSpec::from_string(backends::demo::kIdentifiersSpecKey, options.ids));
   recipe.compile_specs.push_back(aot::CompileSpec::from_string("profiling", options.log_mode));
-  GLASSBOX_ASSIGN_OR_RETURN(etrecord::ExecutorchProgramManager program,
-                            etrecord::export_model(std::move(model), recipe));
+  GLASSBOX_ASSIGN_OR_RETURN(exporter::ExecutorchProgramManager program,
+                            exporter::export_model(std::move(model), recipe));
   GLASSBOX_RETURN_IF_ERROR(program.save(program_path));
   GLASSBOX_ASSIGN_OR_RETURN(etrecord::ETRecord record, program.get_etrecord());
   GLASSBOX_RETURN_IF_ERROR(record.save(etrecord_path));
@@ -79,7 +79,7 @@ Status demo(const DemoOptions& options, std::ostream& out) {
                             inspector::Inspector::create(dump, &record));
   GLASSBOX_RETURN_IF_ERROR(write_text(trace_path, inspector::to_chrome_trace(inspector)));
 
-  out << "Lowered the seed's ConvReLUTanModel to the demo delegate (identifiers: "
+  out << "Lowered ConvReLUTanModel to the demo delegate (identifiers: "
       << options.ids << ", " << options.log_mode << " logging) and ran it "
       << options.iterations << " times (" << summary.mean_execute_ms << " ms per execute).\n\n"
       << inspector::render(inspector, inspector::View::kOps, inspector::Format::kTable)
@@ -102,7 +102,7 @@ void add_demo_commands(CLI::App& app, CommandContext& context) {
   auto options = std::make_shared<DemoOptions>();
   CLI::App* command = app.add_subcommand(
       "demo",
-      "The main job on the seed's demo model: lower it to the demo delegate "
+      "The main job on the demo model (ConvReLUTanModel): lower it to the demo delegate "
       "with an ETRecord, run it under ETDumpGen, and print per-operator time "
       "inside the delegate mapped back to the model's operators. Writes "
       "demo.gbx, demo.etrecord, demo.etdp and demo.trace.json into DIR");

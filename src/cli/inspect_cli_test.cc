@@ -13,10 +13,14 @@
 
 #include "src/cli/commands.h"
 #include "src/cli/run_cli.h"
+#include "src/testing/status_matchers.h"
 
 namespace glassbox::cli {
 
 namespace {
+
+using ::glassbox::testing::ErrorIs;
+using ::glassbox::testing::IsOk;
 
 // Runs `glassbox inspect ARGS` through the CLI's command tree, with the
 // command's Status and the exit code run_cli would give.
@@ -70,7 +74,7 @@ std::filesystem::path InspectCliTest::dir_;
 
 TEST_F(InspectCliTest, OpsTableByDefault) {
   const Outcome o = inspect({"--etdump", path("string.etdp"), "--etrecord", path("string.etrecord")});
-  ASSERT_TRUE(o.status.ok()) << o.status.message();
+  ASSERT_THAT(o.status, IsOk());
   EXPECT_NE(o.out.find("ops view"), std::string::npos);
   EXPECT_NE(o.out.find("conv2d+relu"), std::string::npos);
   EXPECT_NE(o.out.find("tan.sin,tan.cos,tan.div"), std::string::npos);
@@ -80,7 +84,7 @@ TEST_F(InspectCliTest, OpsTableByDefault) {
 TEST_F(InspectCliTest, OpsJsonHasTheDocumentedKeys) {
   const Outcome o = inspect({"--etdump", path("int.etdp"), "--etrecord", path("int.etrecord"),
                              "--format", "json", "--skip-first", "1"});
-  ASSERT_TRUE(o.status.ok()) << o.status.message();
+  ASSERT_THAT(o.status, IsOk());
   const nlohmann::json doc = nlohmann::json::parse(o.out);
   EXPECT_EQ(doc["format"], "glassbox-inspector");
   EXPECT_EQ(doc["runs"]["skipped"], 1);
@@ -99,7 +103,7 @@ TEST_F(InspectCliTest, EveryViewAndFormat) {
     for (const char* format : {"table", "csv", "tsv", "json"}) {
       const Outcome o = inspect({"--etdump", path("string.etdp"), "--etrecord",
                                  path("string.etrecord"), "--view", view, "--format", format});
-      EXPECT_TRUE(o.status.ok()) << view << " " << format << ": " << o.status.message();
+      EXPECT_THAT(o.status, IsOk()) << view << " " << format << ": " << o.status.message();
       EXPECT_FALSE(o.out.empty()) << view << " " << format;
     }
   }
@@ -109,7 +113,7 @@ TEST_F(InspectCliTest, ChromeTraceToAFile) {
   const std::string trace = path("trace.json");
   const Outcome o = inspect({"--etdump", path("string.etdp"), "--etrecord", path("string.etrecord"),
                              "--format", "chrome", "-o", trace});
-  ASSERT_TRUE(o.status.ok()) << o.status.message();
+  ASSERT_THAT(o.status, IsOk());
   EXPECT_TRUE(o.out.empty());
   std::ifstream in(trace);
   const nlohmann::json doc = nlohmann::json::parse(in);
@@ -126,18 +130,18 @@ TEST_F(InspectCliTest, ChromeTraceToAFile) {
 TEST_F(InspectCliTest, FingerprintMismatchFailsUnlessAllowed) {
   const Outcome refused =
       inspect({"--etdump", path("string.etdp"), "--etrecord", path("int.etrecord")});
-  EXPECT_EQ(refused.status.error(), Error::kMismatch);
+  EXPECT_THAT(refused.status, ErrorIs(Error::kMismatch));
   EXPECT_NE(refused.status.message().find("fingerprint mismatch"), std::string::npos);
   const Outcome allowed = inspect({"--etdump", path("string.etdp"), "--etrecord",
                                    path("int.etrecord"), "--allow-fingerprint-mismatch"});
-  EXPECT_TRUE(allowed.status.ok());
+  EXPECT_THAT(allowed.status, IsOk());
   EXPECT_NE(allowed.out.find("error: fingerprint mismatch"), std::string::npos);
 }
 
 TEST_F(InspectCliTest, BaselineGivesPerOpDeltas) {
   const Outcome o = inspect({"--etdump", path("string.etdp"), "--etrecord", path("string.etrecord"),
                              "--baseline", path("string.etdp"), "--format", "csv"});
-  ASSERT_TRUE(o.status.ok()) << o.status.message();
+  ASSERT_THAT(o.status, IsOk());
   EXPECT_EQ(o.out.rfind("label,debug_handles,in_baseline,in_current", 0), 0u);
   EXPECT_NE(o.out.find("tan,5,true,true"), std::string::npos);
 }
@@ -145,7 +149,7 @@ TEST_F(InspectCliTest, BaselineGivesPerOpDeltas) {
 TEST_F(InspectCliTest, ExecuTorchFileAloneAssumesNanoseconds) {
   const Outcome o = inspect({"--etdump", std::string(GLASSBOX_ETDUMP_FIXTURE_DIR) +
                                              "/executorch_style.etdp", "--view", "events"});
-  ASSERT_TRUE(o.status.ok()) << o.status.message();
+  ASSERT_THAT(o.status, IsOk());
   EXPECT_NE(o.out.find("ASSUMED nanoseconds"), std::string::npos);
   const Outcome overridden = inspect({"--etdump", std::string(GLASSBOX_ETDUMP_FIXTURE_DIR) +
                                                       "/executorch_style.etdp",
@@ -155,11 +159,11 @@ TEST_F(InspectCliTest, ExecuTorchFileAloneAssumesNanoseconds) {
 
 TEST_F(InspectCliTest, BadInputIsOneClearError) {
   const Outcome missing = inspect({"--etdump", path("nope.etdp")});
-  EXPECT_EQ(missing.status.error(), Error::kAccessFailed);
+  EXPECT_THAT(missing.status, ErrorIs(Error::kAccessFailed));
   EXPECT_EQ(inspect({"--etdump", path("int.etdp"), "--format", "xml"}).exit_code, kExitUsage);
   EXPECT_EQ(inspect({"--etdump", path("int.etdp"), "--time-unit", "s"}).exit_code, kExitUsage);
   const Outcome skip_all = inspect({"--etdump", path("int.etdp"), "--skip-first", "3"});
-  EXPECT_EQ(skip_all.status.error(), Error::kInvalidArgument);
+  EXPECT_THAT(skip_all.status, ErrorIs(Error::kInvalidArgument));
 }
 
 }  // namespace

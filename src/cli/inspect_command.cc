@@ -35,7 +35,7 @@ struct InspectOptions {
   std::string time_unit;
   bool allow_fingerprint_mismatch = false;
   std::string output;
-  // Numeric debugging (issue 8).
+  // Numeric debugging.
   bool numeric = false;
   std::string comparators = "all";
   std::optional<double> threshold;

@@ -13,10 +13,10 @@
 
 #include "backends/demo/aot/demo_backend.h"
 #include "backends/demo/aot/demo_model.h"
-#include "frontends/onnx/importer.h"
 #include "backends/demo/runtime/demo_runtime.h"
-#include "glassbox/etrecord/program_manager.h"
+#include "frontends/onnx/importer.h"
 #include "glassbox/etrecord/reference_runner.h"
+#include "glassbox/export/program_manager.h"
 #include "glassbox/npy/npy.h"
 #include "src/cli/backend_support.h"
 #include "src/cli/commands.h"
@@ -32,7 +32,7 @@ struct LowerOptions {
   std::string etrecord;
   std::string ids = "generated";
   bool ids_given = false;
-  // Numeric debugging (issue 8): one .npy per model input, or a seed.
+  // Numeric debugging: one .npy per model input, or a seed.
   std::vector<std::string> reference_inputs;
   std::optional<std::uint32_t> reference_seed;
   // The demo backend's deliberate fault ("" = none): an op kind to perturb.
@@ -99,8 +99,8 @@ StatusOr<backends::demo::DemoBackend*> demo_backend() {
   return demo;
 }
 
-StatusOr<etrecord::Recipe> recipe_for(const LowerOptions& options) {
-  etrecord::Recipe recipe;
+StatusOr<exporter::Recipe> recipe_for(const LowerOptions& options) {
+  exporter::Recipe recipe;
   recipe.generate_etrecord = !options.etrecord.empty();
   if (options.backend == "portable") {
     if (options.ids_given || !options.demo_perturb.empty()) {
@@ -137,7 +137,7 @@ StatusOr<etrecord::Recipe> recipe_for(const LowerOptions& options) {
 // in decimal or a string; every delegate with it gets the fault), as
 // "the delegate call(s) at instruction(s) N, M"; an error naming the
 // identifier when no delegate has it (the fault would be lost).
-StatusOr<std::string> perturbed_instruction(const etrecord::ExecutorchProgramManager& program,
+StatusOr<std::string> perturbed_instruction(const exporter::ExecutorchProgramManager& program,
                                             const std::string& text) {
   std::string instructions;
   for (const auto& [instruction, entry] : program.delegate_map().at(std::string(aot::kForwardMethod))) {
@@ -245,9 +245,9 @@ Status lower(const LowerOptions& options, std::ostream& out) {
     for (const aot::Node& node : model.nodes) node_ops.push_back(node.op);
   }
 
-  GLASSBOX_ASSIGN_OR_RETURN(etrecord::Recipe recipe, recipe_for(options));
-  GLASSBOX_ASSIGN_OR_RETURN(etrecord::ExecutorchProgramManager program,
-                            etrecord::export_model(std::move(model), recipe));
+  GLASSBOX_ASSIGN_OR_RETURN(exporter::Recipe recipe, recipe_for(options));
+  GLASSBOX_ASSIGN_OR_RETURN(exporter::ExecutorchProgramManager program,
+                            exporter::export_model(std::move(model), recipe));
   // Checked before anything is written: a fault that hits nothing is an error.
   std::string perturbed_in;
   if (!options.xnnpack_perturb.empty()) {
@@ -329,8 +329,8 @@ void add_lower_commands(CLI::App& app, CommandContext& context) {
       ->check(CLI::IsMember({"demo"}))
       ->capture_default_str();
   command->add_option("--backend", options->backend,
-                      "demo (the seed's demo delegate), xnnpack (the XNNPACK "
-                      "delegate) or portable (no delegation)")
+                      "demo (the demo delegate: fuses conv+relu, decomposes tan), "
+                      "xnnpack (the XNNPACK delegate) or portable (no delegation)")
       ->check(CLI::IsMember({"demo", "xnnpack", "portable"}))
       ->capture_default_str();
   command->add_option("-o,--output", options->output, "the program file to write")->required();

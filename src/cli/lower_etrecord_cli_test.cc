@@ -16,9 +16,13 @@
 #include "glassbox/etrecord/etrecord.h"
 #include "nlohmann/json.hpp"
 #include "src/cli/run_cli.h"
+#include "src/testing/status_matchers.h"
 
 namespace glassbox::cli {
 namespace {
+
+using ::glassbox::testing::ErrorIs;
+using ::glassbox::testing::IsOk;
 
 using Json = nlohmann::json;
 
@@ -49,18 +53,18 @@ TEST_F(LowerEtrecordCliTest, LowerDemoWritesProgramAndEtrecord) {
   const Outcome lowered = run({"lower", "--model", "demo", "--backend", "demo", "-o",
                                path("demo.gbx"), "--etrecord", path("demo.etrecord")});
   ASSERT_TRUE(lowered.parsed);
-  ASSERT_TRUE(lowered.status.ok()) << lowered.status.message();
+  ASSERT_THAT(lowered.status, IsOk());
   EXPECT_NE(lowered.out.find("1 delegate calls"), std::string::npos) << lowered.out;
   EXPECT_NE(lowered.out.find("5 of 5 source operators"), std::string::npos) << lowered.out;
 
   const StatusOr<std::string> fingerprint = aot::fingerprint_of(read_bytes(path("demo.gbx")));
-  ASSERT_TRUE(fingerprint.ok()) << fingerprint.message();
+  ASSERT_THAT(fingerprint, IsOk());
   const StatusOr<etrecord::ETRecord> record = etrecord::ETRecord::load(path("demo.etrecord"));
-  ASSERT_TRUE(record.ok()) << record.message();
+  ASSERT_THAT(record, IsOk());
   EXPECT_EQ(record->fingerprint, *fingerprint);
 
   const Outcome shown = run({"etrecord", "show", path("demo.etrecord"), "--format", "json"});
-  ASSERT_TRUE(shown.status.ok()) << shown.status.message();
+  ASSERT_THAT(shown.status, IsOk());
   const Json j = Json::parse(shown.out);
   EXPECT_EQ(j["version"], 1);
   EXPECT_EQ(j["fingerprint"], *fingerprint);
@@ -77,7 +81,7 @@ TEST_F(LowerEtrecordCliTest, LowerDemoWritesProgramAndEtrecord) {
   EXPECT_EQ(forward["instruction_id_to_num_outs_map"]["0"], 1);
 
   const Outcome text = run({"etrecord", "show", path("demo.etrecord")});
-  ASSERT_TRUE(text.status.ok());
+  ASSERT_THAT(text.status, IsOk());
   EXPECT_NE(text.out.find("delegate DemoBackend (int ids)"), std::string::npos) << text.out;
 }
 
@@ -94,7 +98,7 @@ TEST_F(LowerEtrecordCliTest, StringIdentifiersReachTheEtrecord) {
 TEST_F(LowerEtrecordCliTest, PortableLowersNothing) {
   const Outcome lowered = run({"lower", "--backend", "portable", "-o", path("p.gbx"),
                                "--etrecord", path("p.etrecord")});
-  ASSERT_TRUE(lowered.status.ok()) << lowered.status.message();
+  ASSERT_THAT(lowered.status, IsOk());
   EXPECT_NE(lowered.out.find("5 kernel calls, 0 delegate calls"), std::string::npos) << lowered.out;
   const Json j = Json::parse(run({"etrecord", "show", path("p.etrecord"), "--format", "json"}).out);
   EXPECT_TRUE(j["methods"]["forward"]["delegate_map"].empty());
@@ -109,12 +113,12 @@ TEST_F(LowerEtrecordCliTest, UsageErrors) {
   EXPECT_FALSE(run({"lower"}).parsed);  // -o is required.
   EXPECT_FALSE(run({"lower", "-o", path("x.gbx"), "--ids", "random"}).parsed);
   const Outcome ids = run({"lower", "--backend", "portable", "--ids", "int", "-o", path("x.gbx")});
-  EXPECT_EQ(ids.status.error(), Error::kInvalidArgument);
+  EXPECT_THAT(ids.status, ErrorIs(Error::kInvalidArgument));
 }
 
 TEST_F(LowerEtrecordCliTest, ShowMissingFileIsOneClearError) {
   const Outcome shown = run({"etrecord", "show", path("absent.etrecord")});
-  EXPECT_EQ(shown.status.error(), Error::kAccessFailed);
+  EXPECT_THAT(shown.status, ErrorIs(Error::kAccessFailed));
   EXPECT_NE(shown.status.message().find("absent.etrecord"), std::string::npos);
   EXPECT_TRUE(shown.out.empty());
 }
@@ -126,7 +130,7 @@ TEST_F(LowerEtrecordCliTest, ShowCorruptFileIsOneClearError) {
   std::ofstream(path("c.etrecord"), std::ios::binary | std::ios::trunc)
       .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
   const Outcome shown = run({"etrecord", "show", path("c.etrecord"), "--format", "json"});
-  EXPECT_EQ(shown.status.error(), Error::kCorruptData);
+  EXPECT_THAT(shown.status, ErrorIs(Error::kCorruptData));
   EXPECT_NE(shown.status.message().find("c.etrecord"), std::string::npos) << shown.status.message();
   EXPECT_EQ(shown.status.message().find('\n'), std::string::npos);
   EXPECT_TRUE(shown.out.empty());
@@ -134,7 +138,7 @@ TEST_F(LowerEtrecordCliTest, ShowCorruptFileIsOneClearError) {
 
 TEST_F(LowerEtrecordCliTest, UnwritableOutputIsAnError) {
   const Outcome lowered = run({"lower", "-o", "/nonexistent-dir/x.gbx"});
-  EXPECT_EQ(lowered.status.error(), Error::kAccessFailed);
+  EXPECT_THAT(lowered.status, ErrorIs(Error::kAccessFailed));
 }
 
 }  // namespace

@@ -6,7 +6,7 @@ namespace glassbox::cli {
 
 bool xnnpack_available() { return true; }
 
-Status add_xnnpack_to_recipe(const std::string& identifiers, etrecord::Recipe* recipe) {
+Status add_xnnpack_to_recipe(const std::string& identifiers, exporter::Recipe* recipe) {
   // The registry owns the backend; a second `lower` in one process (tests)
   // finds it there.
   aot::BackendRegistry& registry = aot::global_backend_registry();

@@ -16,7 +16,7 @@ Status not_built_in() {
 
 }  // namespace
 
-Status add_xnnpack_to_recipe(const std::string&, etrecord::Recipe*) { return not_built_in(); }
+Status add_xnnpack_to_recipe(const std::string&, exporter::Recipe*) { return not_built_in(); }
 
 StatusOr<std::vector<std::string>> xnnpack_partition_reasons(const aot::Graph&) {
   return not_built_in();

@@ -8,9 +8,13 @@
 #include "glassbox/etdump/data_sink.h"
 #include "glassbox/etdump/etdump_gen.h"
 #include "glassbox/etdump/etdump_reader.h"
+#include "src/testing/status_matchers.h"
 
 namespace glassbox::etdump {
 namespace {
+
+using ::glassbox::testing::ErrorIs;
+using ::glassbox::testing::IsOk;
 
 const DelegateDebugIntId kNoId = kUnsetDelegateDebugIntId;
 
@@ -83,8 +87,8 @@ TEST(IdentifierFilterTest, PatternLimits) {
 
 TEST(IdentifierFilterTest, BothOrNeitherIdentifierIsAnError) {
   IdentifierFilter filter;
-  EXPECT_EQ(filter.keep("x", DelegateDebugIntId(1)).error(), Error::kInvalidArgument);
-  EXPECT_EQ(filter.keep(nullptr, kNoId).error(), Error::kInvalidArgument);
+  EXPECT_THAT(filter.keep("x", DelegateDebugIntId(1)), ErrorIs(Error::kInvalidArgument));
+  EXPECT_THAT(filter.keep(nullptr, kNoId), ErrorIs(Error::kInvalidArgument));
 }
 
 // With ETDumpGen: declined outputs are not logged, kept ones are, with data.
@@ -94,7 +98,7 @@ TEST(IdentifierFilterTest, LimitsWhatETDumpGenCaptures) {
   ASSERT_EQ(filter.add_name_pattern("*.cos"), Error::kOk);
   std::vector<std::uint8_t> storage(4096);
   Result<BufferDataSink> sink = BufferDataSink::create(storage);
-  ASSERT_TRUE(sink.ok());
+  ASSERT_THAT(sink, IsOk());
   ETDumpGen gen;
   gen.set_data_sink(&*sink);
   gen.set_debug_level(runtime::DebugLevel::kIntermediateOutputs);
@@ -110,7 +114,7 @@ TEST(IdentifierFilterTest, LimitsWhatETDumpGenCaptures) {
   EXPECT_TRUE(*gen.log_intermediate_output_delegate("tan.cos", kNoId, tensor));
 
   StatusOr<ETDumpFile> dump = parse_etdump(*gen.get_etdump_data(), "filter");
-  ASSERT_TRUE(dump.ok()) << dump.message();
+  ASSERT_THAT(dump, IsOk());
   std::vector<std::string> logged;
   for (const Event& e : dump->runs.at(0).events) {
     const DebugEvent* d = e.debug();
@@ -118,7 +122,7 @@ TEST(IdentifierFilterTest, LimitsWhatETDumpGenCaptures) {
     logged.push_back(d->delegate_debug_id_str.value_or(
         std::to_string(d->delegate_debug_id_int.value)));
     StatusOr<std::vector<double>> data = read_tensor_values(*d->value.tensor, sink->data());
-    ASSERT_TRUE(data.ok()) << data.message();
+    ASSERT_THAT(data, IsOk());
     EXPECT_EQ(*data, (std::vector<double>{1.5, -2.0}));
   }
   EXPECT_EQ(logged, (std::vector<std::string>{"15", "tan.cos"}));

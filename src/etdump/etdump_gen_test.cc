@@ -13,9 +13,13 @@
 #include "glassbox/etdump/etdump_reader.h"
 #include "glassbox/runtime/delegate_hooks.h"
 #include "glassbox/runtime/event_tracer_hooks.h"
+#include "src/testing/status_matchers.h"
 
 namespace glassbox::etdump {
 namespace {
+
+using ::glassbox::testing::ErrorIs;
+using ::glassbox::testing::IsOk;
 
 using runtime::EventTracerEntry;
 using runtime::LoggedValueKind;
@@ -40,9 +44,9 @@ class ETDumpGenTest : public ::testing::TestWithParam<bool> {
 
   ETDumpFile dump() {
     Result<Span<const std::uint8_t>> data = gen_->get_etdump_data();
-    EXPECT_TRUE(data.ok()) << data.message();
+    EXPECT_THAT(data, IsOk());
     StatusOr<ETDumpFile> file = parse_etdump(*data, "test.etdp");
-    EXPECT_TRUE(file.ok()) << file.message();
+    EXPECT_THAT(file, IsOk());
     return file.ok() ? *file : ETDumpFile{};
   }
 
@@ -168,7 +172,7 @@ TEST_P(ETDumpGenTest, MisuseIsAnErrorValueAndCounted) {
   EXPECT_EQ(gen_->end_profiling_delegate(framework), Error::kInvalidArgument);
   Result<bool> logged =
       gen_->log_intermediate_output_delegate("x", DelegateDebugIntId(2), 1.0);
-  EXPECT_EQ(logged.error(), Error::kInvalidArgument);
+  EXPECT_THAT(logged, ErrorIs(Error::kInvalidArgument));
 
   EXPECT_EQ(gen_->rejected_events(), 6u);
   ETDumpFile file = dump();
@@ -179,7 +183,7 @@ TEST_P(ETDumpGenTest, MisuseIsAnErrorValueAndCounted) {
 TEST_P(ETDumpGenTest, ValuesRoundTripWithTheirData) {
   std::vector<std::uint8_t> debug(4096);
   Result<BufferDataSink> sink = BufferDataSink::create(debug);
-  ASSERT_TRUE(sink.ok());
+  ASSERT_THAT(sink, IsOk());
   gen_->set_data_sink(&*sink);
   ASSERT_EQ(gen_->create_event_block("Execute"), Error::kOk);
   gen_->set_chain_instruction(ChainId(0), InstructionId(0));
@@ -211,7 +215,7 @@ TEST_P(ETDumpGenTest, ValuesRoundTripWithTheirData) {
   EXPECT_FALSE(t.value.output.has_value());
   StatusOr<std::vector<double>> values =
       read_tensor_values(*t.value.tensor, sink->data());
-  ASSERT_TRUE(values.ok()) << values.message();
+  ASSERT_THAT(values, IsOk());
   EXPECT_EQ(*values, (std::vector<double>{1, 2, 3, 4, 5, 6}));
 
   const DebugEvent& out = *events[1].debug();
@@ -328,9 +332,9 @@ TEST_P(ETDumpGenTest, WorkerThreadsLogConcurrently) {
   }
   for (std::thread& th : pool) th.join();
   Result<Span<const std::uint8_t>> data = gen.get_etdump_data();
-  ASSERT_TRUE(data.ok());
+  ASSERT_THAT(data, IsOk());
   StatusOr<ETDumpFile> file = parse_etdump(*data, "threads.etdp");
-  ASSERT_TRUE(file.ok()) << file.message();
+  ASSERT_THAT(file, IsOk());
   const auto& events = file->runs.at(0).events;
   ASSERT_EQ(events.size(), std::size_t{kThreads * kEventsPerThread});
   std::set<std::int32_t> threads[kThreads];
@@ -362,7 +366,7 @@ TEST(ETDumpGenBufferTest, TooSmallBufferIsAStatusNotACrash) {
   EXPECT_EQ(gen.create_event_block("Execute"), Error::kOutOfResources);
   EventTracerEntry e = gen.start_profiling("x");
   (void)gen.end_profiling(e);
-  EXPECT_EQ(gen.get_etdump_data().error(), Error::kOutOfResources);
+  EXPECT_THAT(gen.get_etdump_data(), ErrorIs(Error::kOutOfResources));
 }
 
 TEST(ETDumpGenBufferTest, FullBufferDropsCountsAndKeepsEarlierEvents) {
@@ -379,10 +383,10 @@ TEST(ETDumpGenBufferTest, FullBufferDropsCountsAndKeepsEarlierEvents) {
   }
   EXPECT_EQ(gen.dropped_events(), attempts - capacity);
   Result<Span<const std::uint8_t>> data = gen.get_etdump_data();
-  ASSERT_TRUE(data.ok());
+  ASSERT_THAT(data, IsOk());
   EXPECT_LE(data->size(), memory.size());
   StatusOr<ETDumpFile> file = parse_etdump(*data, "full.etdp");
-  ASSERT_TRUE(file.ok()) << file.message();
+  ASSERT_THAT(file, IsOk());
   const auto& events = file->runs.at(0).events;
   ASSERT_EQ(events.size(), capacity);
   for (std::size_t i = 0; i < capacity; ++i) {
@@ -453,9 +457,9 @@ TEST(ETDumpGenBufferTest, RandomMixPastCapacityAlwaysSerializes) {
     }
     EXPECT_GT(gen.dropped_events(), 0u) << "the test must reach the limit";
     Result<Span<const std::uint8_t>> out = gen.get_etdump_data();
-    ASSERT_TRUE(out.ok());
+    ASSERT_THAT(out, IsOk());
     StatusOr<ETDumpFile> file = parse_etdump(*out, "mix.etdp");
-    ASSERT_TRUE(file.ok()) << file.message();
+    ASSERT_THAT(file, IsOk());
   }
 }
 
@@ -469,7 +473,7 @@ TEST(ETDumpGenBufferTest, FullBlockTableStopsRecordingInsteadOfMisfiling) {
   EXPECT_EQ(gen.create_event_block("three"), Error::kOutOfResources);
   (void)gen.log_profiling_delegate(nullptr, DelegateDebugIntId(1), 1, 2);
   StatusOr<ETDumpFile> file = parse_etdump(*gen.get_etdump_data(), "b.etdp");
-  ASSERT_TRUE(file.ok());
+  ASSERT_THAT(file, IsOk());
   ASSERT_EQ(file->runs.size(), 2u);
   EXPECT_TRUE(file->runs[1].events.empty());
   EXPECT_EQ(file->runs[1].dropped_events, 2u);
@@ -484,7 +488,7 @@ TEST(ETDumpGenHeapTest, FullNameTableDropsAndCounts) {
   (void)gen.end_profiling(gen.start_profiling("b"));          // no room
   EXPECT_EQ(gen.dropped_events(), 1u);
   StatusOr<ETDumpFile> file = parse_etdump(*gen.get_etdump_data(), "n.etdp");
-  ASSERT_TRUE(file.ok());
+  ASSERT_THAT(file, IsOk());
   EXPECT_EQ(file->runs.at(0).events.size(), 1u);
 }
 
@@ -493,7 +497,7 @@ TEST(ETDumpGenHeapTest, TscClockRatioIsRecorded) {
   options.clock = Clock::tsc();
   ETDumpGen gen(options);
   StatusOr<ETDumpFile> file = parse_etdump(*gen.get_etdump_data(), "t.etdp");
-  ASSERT_TRUE(file.ok());
+  ASSERT_THAT(file, IsOk());
   EXPECT_EQ(file->tick_ratio, options.clock.ratio());
 }
 

@@ -14,7 +14,7 @@ namespace {
 
 using internal::ZipEntries;
 using testing::demo_record;
-using testing::HasError;
+using testing::ErrorIs;
 using testing::value_of;
 
 constexpr std::string_view kSource = "bad.etrecord";
@@ -36,14 +36,14 @@ std::vector<std::uint8_t> text(std::string_view s) {
 }
 
 TEST(ETRecordBadInputTest, MissingFile) {
-  EXPECT_TRUE(HasError(ETRecord::load("/nonexistent/none.etrecord"), Error::kAccessFailed,
-                       {"/nonexistent/none.etrecord"}));
+  EXPECT_THAT(ETRecord::load("/nonexistent/none.etrecord"),
+              ErrorIs(Error::kAccessFailed, {"/nonexistent/none.etrecord"}));
 }
 
 TEST(ETRecordBadInputTest, NotAZip) {
-  EXPECT_TRUE(HasError(load(std::vector<std::uint8_t>{}), Error::kCorruptData, {kSource, "zip"}));
-  EXPECT_TRUE(HasError(load(text("hello, this is not a zip archive at all")), Error::kCorruptData,
-                       {kSource, "not a valid zip"}));
+  EXPECT_THAT(load(std::vector<std::uint8_t>{}), ErrorIs(Error::kCorruptData, {kSource, "zip"}));
+  EXPECT_THAT(load(text("hello, this is not a zip archive at all")),
+              ErrorIs(Error::kCorruptData, {kSource, "not a valid zip"}));
 }
 
 TEST(ETRecordBadInputTest, TruncatedAtManyLengths) {
@@ -54,7 +54,7 @@ TEST(ETRecordBadInputTest, TruncatedAtManyLengths) {
                           bytes.size() / 2, bytes.size() - 100, bytes.size() - 22,
                           bytes.size() - 1}) {
     const std::vector<std::uint8_t> truncated(bytes.begin(), bytes.begin() + static_cast<long>(cut));
-    EXPECT_TRUE(HasError(load(truncated), Error::kCorruptData, {kSource})) << "cut at " << cut;
+    EXPECT_THAT(load(truncated), ErrorIs(Error::kCorruptData, {kSource})) << "cut at " << cut;
   }
 }
 
@@ -83,16 +83,16 @@ TEST(ETRecordBadInputTest, RandomByteFlipsNeverCrash) {
 TEST(ETRecordBadInputTest, ZipWithoutMarker) {
   ZipEntries entries = good_entries();
   entries.erase(std::string(kMarkerEntry));
-  EXPECT_TRUE(HasError(load(entries), Error::kCorruptData,
-                       {kSource, "not a Glassbox ETRecord", "glassbox_etrecord"}));
+  EXPECT_THAT(load(entries), ErrorIs(Error::kCorruptData,
+                                     {kSource, "not a Glassbox ETRecord", "glassbox_etrecord"}));
 }
 
 TEST(ETRecordBadInputTest, WrongVersion) {
   ZipEntries entries = good_entries();
   entries[std::string(kMarkerEntry)] = text("2");
-  EXPECT_TRUE(HasError(load(entries), Error::kVersionMismatch, {kSource, "version 2"}));
+  EXPECT_THAT(load(entries), ErrorIs(Error::kVersionMismatch, {kSource, "version 2"}));
   entries[std::string(kMarkerEntry)] = text("one");
-  EXPECT_TRUE(HasError(load(entries), Error::kCorruptData, {"glassbox_etrecord"}));
+  EXPECT_THAT(load(entries), ErrorIs(Error::kCorruptData, {"glassbox_etrecord"}));
 }
 
 TEST(ETRecordBadInputTest, MissingEntries) {
@@ -101,7 +101,7 @@ TEST(ETRecordBadInputTest, MissingEntries) {
                            "methods/forward/edge_graph.json"}) {
     ZipEntries entries = good_entries();
     entries.erase(name);
-    EXPECT_TRUE(HasError(load(entries), Error::kCorruptData, {kSource, "missing entry", name}))
+    EXPECT_THAT(load(entries), ErrorIs(Error::kCorruptData, {kSource, "missing entry", name}))
         << name;
   }
 }
@@ -111,7 +111,7 @@ TEST(ETRecordBadInputTest, BadJsonNamesTheEntry) {
                            "instruction_id_to_num_outs_map.json", "methods/forward/edge_graph.json"}) {
     ZipEntries entries = good_entries();
     entries[name] = text("{\"forward\": [");
-    EXPECT_TRUE(HasError(load(entries), Error::kCorruptData, {kSource, name})) << name;
+    EXPECT_THAT(load(entries), ErrorIs(Error::kCorruptData, {kSource, name})) << name;
   }
 }
 
@@ -141,7 +141,7 @@ TEST(ETRecordBadInputTest, BadShapesNameTheEntryAndPath) {
   for (const Case& c : cases) {
     ZipEntries entries = good_entries();
     entries[c.entry] = text(c.json);
-    EXPECT_TRUE(HasError(load(entries), Error::kCorruptData, {kSource, c.entry, c.fragment}))
+    EXPECT_THAT(load(entries), ErrorIs(Error::kCorruptData, {kSource, c.entry, c.fragment}))
         << c.json;
   }
 }
@@ -149,30 +149,31 @@ TEST(ETRecordBadInputTest, BadShapesNameTheEntryAndPath) {
 TEST(ETRecordBadInputTest, ImplausibleInstructionIdsAndHandles) {
   ZipEntries entries = good_entries();
   entries["debug_handle_map.json"] = text(R"({"forward": {"9": [1]}})");
-  EXPECT_TRUE(HasError(load(entries), Error::kCorruptData, {kSource, "instruction 9", "no such instruction"}));
+  EXPECT_THAT(load(entries),
+              ErrorIs(Error::kCorruptData, {kSource, "instruction 9", "no such instruction"}));
   entries = good_entries();
   entries["debug_handle_map.json"] = text(R"({"forward": {"0": [1, 99]}})");
-  EXPECT_TRUE(HasError(load(entries), Error::kCorruptData, {"debug handle 99"}));
+  EXPECT_THAT(load(entries), ErrorIs(Error::kCorruptData, {"debug handle 99"}));
   entries = good_entries();
   entries["instruction_id_to_num_outs_map.json"] = text(R"({"forward": {"0": 1, "5": 1}})");
-  EXPECT_TRUE(HasError(load(entries), Error::kCorruptData, {"0, 1, 2"}));
+  EXPECT_THAT(load(entries), ErrorIs(Error::kCorruptData, {"0, 1, 2"}));
   entries = good_entries();
   entries["debug_handle_map.json"] = text(R"({"backward": {"0": [1]}})");
-  EXPECT_TRUE(HasError(load(entries), Error::kCorruptData, {"'backward'", "no edge graph"}));
+  EXPECT_THAT(load(entries), ErrorIs(Error::kCorruptData, {"'backward'", "no edge graph"}));
 }
 
 TEST(ETRecordBadInputTest, BadFingerprintAndReferences) {
   ZipEntries entries = good_entries();
   entries["fingerprint"] = text("not-hex");
-  EXPECT_TRUE(HasError(load(entries), Error::kCorruptData, {"fingerprint"}));
+  EXPECT_THAT(load(entries), ErrorIs(Error::kCorruptData, {"fingerprint"}));
   entries = good_entries();
   entries["reference/inputs/0.bin"] = text("abc");
-  EXPECT_TRUE(HasError(load(entries), Error::kCorruptData, {"reference/inputs/0.json"}));
+  EXPECT_THAT(load(entries), ErrorIs(Error::kCorruptData, {"reference/inputs/0.json"}));
   entries["reference/inputs/0.json"] = text(R"({"dtype": "FLOAT", "sizes": [1]})");
-  EXPECT_TRUE(HasError(load(entries), Error::kCorruptData, {"float32"}));
+  EXPECT_THAT(load(entries), ErrorIs(Error::kCorruptData, {"float32"}));
   entries["reference/inputs/0.bin"] = text("abcd");
   entries["reference/inputs/2.bin"] = text("abcd");  // A gap in the numbering.
-  EXPECT_TRUE(HasError(load(entries), Error::kCorruptData, {"numbered"}));
+  EXPECT_THAT(load(entries), ErrorIs(Error::kCorruptData, {"numbered"}));
   entries.erase("reference/inputs/2.bin");
   EXPECT_TRUE(value_of(load(entries)).reference_inputs.size() == 1);
 }

@@ -15,8 +15,8 @@ namespace glassbox::etrecord {
 namespace {
 
 using testing::demo_record;
+using testing::ErrorIs;
 using testing::export_demo;
-using testing::HasError;
 using testing::IsOk;
 using testing::value_of;
 
@@ -49,7 +49,7 @@ TEST(ETRecordTest, SaveLoadRoundTripKeepsEveryField) {
     record.reference_outputs.push_back({{3}, {0.5f, 1e-30f, -7.0f}});
     record.reference_outputs.push_back({{}, {42.0f}});
     const std::string path = temp_path(std::string(ids) + ".etrecord");
-    ASSERT_TRUE(IsOk(record.save(path)));
+    ASSERT_THAT(record.save(path), IsOk());
     const ETRecord loaded = value_of(ETRecord::load(path));
     EXPECT_EQ(loaded, record) << ids;
     std::remove(path.c_str());
@@ -75,7 +75,7 @@ TEST(ETRecordTest, StandaloneGenerateMatchesTheManagers) {
   const auto program = export_demo();
   const aot::Graph edge = value_of(backends::demo::build_conv_relu_tan_model());
   const std::string path = temp_path("standalone.etrecord");
-  ASSERT_TRUE(IsOk(generate_etrecord(path, edge, program.emit_result())));
+  ASSERT_THAT(generate_etrecord(path, edge, program.emit_result()), IsOk());
   EXPECT_EQ(value_of(ETRecord::load(path)), value_of(program.get_etrecord()));
   std::remove(path.c_str());
 }
@@ -85,30 +85,31 @@ TEST(ETRecordTest, WrongEdgeGraphIsRejectedAtGeneration) {
   aot::GraphBuilder b;
   b.output(b.relu(b.input("x", ScalarType::kFloat, {2})));
   const aot::Graph other = value_of(b.build());
-  EXPECT_TRUE(HasError(make_etrecord(other, program.emit_result()), Error::kInvalidArgument,
-                       {"debug handle", "not a node of the edge graph"}));
+  EXPECT_THAT(make_etrecord(other, program.emit_result()),
+              ErrorIs(Error::kInvalidArgument, {"debug handle", "not a node of the edge graph"}));
 }
 
 TEST(ETRecordTest, ValidateCatchesInconsistencies) {
   const ETRecord good = demo_record();
   ETRecord bad = good;
   bad.fingerprint = "XYZ";
-  EXPECT_TRUE(HasError(bad.validate(), Error::kInvalidArgument, {"fingerprint"}));
+  EXPECT_THAT(bad.validate(), ErrorIs(Error::kInvalidArgument, {"fingerprint"}));
   bad = good;
   bad.debug_handle_map[kForward][InstructionId(7)] = {DebugHandle(1)};
-  EXPECT_TRUE(HasError(bad.validate(), Error::kInvalidArgument, {"instruction 7", "no such instruction"}));
+  EXPECT_THAT(bad.validate(),
+              ErrorIs(Error::kInvalidArgument, {"instruction 7", "no such instruction"}));
   bad = good;
   bad.delegate_map["other"] = {};
-  EXPECT_TRUE(HasError(bad.validate(), Error::kInvalidArgument, {"'other'", "no edge graph"}));
+  EXPECT_THAT(bad.validate(), ErrorIs(Error::kInvalidArgument, {"'other'", "no edge graph"}));
   bad = good;
   bad.reference_inputs.push_back({{2}, {1.0f}});
-  EXPECT_TRUE(HasError(bad.validate(), Error::kInvalidArgument, {"reference input 0"}));
-  EXPECT_TRUE(HasError(bad.save(temp_path("never")), Error::kInvalidArgument));
+  EXPECT_THAT(bad.validate(), ErrorIs(Error::kInvalidArgument, {"reference input 0"}));
+  EXPECT_THAT(bad.save(temp_path("never")), ErrorIs(Error::kInvalidArgument));
 }
 
 TEST(ETRecordTest, SaveToAnUnwritablePathFails) {
-  EXPECT_TRUE(HasError(demo_record().save("/nonexistent-dir/x.etrecord"), Error::kAccessFailed,
-                       {"/nonexistent-dir/x.etrecord"}));
+  EXPECT_THAT(demo_record().save("/nonexistent-dir/x.etrecord"),
+              ErrorIs(Error::kAccessFailed, {"/nonexistent-dir/x.etrecord"}));
 }
 
 }  // namespace

@@ -10,7 +10,7 @@
 #include "glassbox/etdump/data_sink.h"
 #include "glassbox/etdump/etdump_gen.h"
 #include "glassbox/etdump/etdump_reader.h"
-#include "glassbox/etrecord/program_manager.h"
+#include "glassbox/export/program_manager.h"
 #include "glassbox/runtime/method.h"
 #include "glassbox/runtime/program.h"
 
@@ -106,7 +106,8 @@ std::vector<const etdump::Tensor*> tensors_of(const etdump::Value& value) {
 StatusOr<ReferenceRun> run_reference(const aot::Graph& edge_graph,
                                      std::span<const ReferenceTensor> inputs) {
   GLASSBOX_RETURN_IF_ERROR(check_inputs(edge_graph, inputs));
-  GLASSBOX_ASSIGN_OR_RETURN(ExecutorchProgramManager program, export_model(edge_graph, Recipe{}));
+  GLASSBOX_ASSIGN_OR_RETURN(exporter::ExecutorchProgramManager program,
+                            exporter::export_model(edge_graph, exporter::Recipe{}));
   const aot::InstructionDebugHandles& handles =
       program.debug_handle_map().at(std::string(aot::kForwardMethod));
 

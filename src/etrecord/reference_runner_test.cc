@@ -10,7 +10,7 @@
 namespace glassbox::etrecord {
 namespace {
 
-using testing::HasError;
+using testing::ErrorIs;
 using testing::IsOk;
 using testing::value_of;
 
@@ -50,7 +50,8 @@ TEST(ReferenceRunnerTest, SeededInputsAreReproducible) {
 TEST(ReferenceRunnerTest, AttachedReferenceSurvivesTheArchive) {
   const aot::Graph graph = demo_graph();
   ETRecord record = testing::demo_record();
-  ASSERT_TRUE(IsOk(attach_reference(graph, value_of(seeded_reference_inputs(graph, kSeed)), &record)));
+  ASSERT_THAT(attach_reference(graph, value_of(seeded_reference_inputs(graph, kSeed)), &record),
+              IsOk());
   EXPECT_EQ(record.reference_op_outputs.size(), 5u);
   EXPECT_EQ(record.reference_outputs.size(), 1u);
   const std::vector<std::uint8_t> bytes = value_of(record.to_bytes());
@@ -61,31 +62,33 @@ TEST(ReferenceRunnerTest, AttachedReferenceSurvivesTheArchive) {
 TEST(ReferenceRunnerTest, BadInputsAreClearErrors) {
   const aot::Graph graph = demo_graph();
   std::vector<ReferenceTensor> inputs = value_of(seeded_reference_inputs(graph, kSeed));
-  EXPECT_TRUE(HasError(run_reference(graph, {}), Error::kInvalidArgument,
-                       {"takes 1 inputs, 0 were given"}));
+  EXPECT_THAT(run_reference(graph, {}),
+              ErrorIs(Error::kInvalidArgument, {"takes 1 inputs, 0 were given"}));
   inputs[0].sizes[0] = 2;
-  EXPECT_TRUE(HasError(run_reference(graph, inputs), Error::kInvalidArgument,
-                       {"shape [2, 3, 64, 64] does not match the model's [4, 3, 64, 64]"}));
+  EXPECT_THAT(run_reference(graph, inputs),
+              ErrorIs(Error::kInvalidArgument,
+                      {"shape [2, 3, 64, 64] does not match the model's [4, 3, 64, 64]"}));
   // The ETRecord's stored graph has no weights: refused, not run with zeros.
   const aot::Graph stored = testing::demo_record().edge_graphs.at(std::string(aot::kForwardMethod));
-  EXPECT_TRUE(HasError(run_reference(stored, value_of(seeded_reference_inputs(graph, kSeed))),
-                       Error::kInvalidArgument, {"has no data"}));
+  EXPECT_THAT(run_reference(stored, value_of(seeded_reference_inputs(graph, kSeed))),
+              ErrorIs(Error::kInvalidArgument, {"has no data"}));
 }
 
 TEST(ReferenceRunnerTest, ValidateRefusesInconsistentOpOutputs) {
   ETRecord record = testing::demo_record();
   record.reference_op_outputs[DebugHandle(1)] = {ReferenceTensor{{1}, {0.f}}};
-  EXPECT_TRUE(HasError(record.validate(), Error::kInvalidArgument, {"without the reference inputs"}));
+  EXPECT_THAT(record.validate(),
+              ErrorIs(Error::kInvalidArgument, {"without the reference inputs"}));
   record.reference_inputs = {ReferenceTensor{{1}, {0.f}}};
-  EXPECT_TRUE(IsOk(record.validate()));
+  EXPECT_THAT(record.validate(), IsOk());
   record.reference_op_outputs[DebugHandle(99)] = {ReferenceTensor{{1}, {0.f}}};
-  EXPECT_TRUE(HasError(record.validate(), Error::kInvalidArgument,
-                       {"debug handle 99", "not a node"}));
+  EXPECT_THAT(record.validate(),
+              ErrorIs(Error::kInvalidArgument, {"debug handle 99", "not a node"}));
   record.reference_op_outputs.erase(DebugHandle(99));
   record.reference_op_outputs[DebugHandle(2)] = {};
-  EXPECT_TRUE(HasError(record.validate(), Error::kInvalidArgument, {"no tensor"}));
+  EXPECT_THAT(record.validate(), ErrorIs(Error::kInvalidArgument, {"no tensor"}));
   record.reference_op_outputs[DebugHandle(2)] = {ReferenceTensor{{2}, {0.f}}};
-  EXPECT_TRUE(HasError(record.validate(), Error::kInvalidArgument, {"does not match its sizes"}));
+  EXPECT_THAT(record.validate(), ErrorIs(Error::kInvalidArgument, {"does not match its sizes"}));
 }
 
 // Op-output entries the reader cannot place are refused, never dropped.
@@ -103,13 +106,13 @@ TEST(ReferenceRunnerTest, MalformedOpOutputEntriesAreCorruptData) {
     entries.insert(std::move(node));
     return ETRecord::load_from_memory(value_of(internal::write_zip(entries)), "mem");
   };
-  EXPECT_TRUE(HasError(with("reference/ops/5/0.bin", "reference/ops/x/0.bin"), Error::kCorruptData,
-                       {"unexpected entry 'reference/ops/x/0.bin'"}));
-  EXPECT_TRUE(HasError(with("reference/ops/5/0.bin", "reference/ops/05/0.bin"),
-                       Error::kCorruptData));
-  EXPECT_TRUE(HasError(with("reference/ops/5/0.json", "reference/ops/5/1.json"),
-                       Error::kCorruptData));
-  EXPECT_TRUE(HasError(with("reference/ops/5/0.bin", "reference/ops/9/0.bin"), Error::kCorruptData));
+  EXPECT_THAT(with("reference/ops/5/0.bin", "reference/ops/x/0.bin"),
+              ErrorIs(Error::kCorruptData, {"unexpected entry 'reference/ops/x/0.bin'"}));
+  EXPECT_THAT(with("reference/ops/5/0.bin", "reference/ops/05/0.bin"),
+              ErrorIs(Error::kCorruptData));
+  EXPECT_THAT(with("reference/ops/5/0.json", "reference/ops/5/1.json"),
+              ErrorIs(Error::kCorruptData));
+  EXPECT_THAT(with("reference/ops/5/0.bin", "reference/ops/9/0.bin"), ErrorIs(Error::kCorruptData));
 }
 
 }  // namespace

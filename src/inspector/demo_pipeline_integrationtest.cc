@@ -12,14 +12,17 @@
 #include "backends/demo/aot/demo_backend.h"
 #include "backends/demo/aot/demo_model.h"
 #include "glassbox/etdump/etdump_reader.h"
-#include "glassbox/etrecord/program_manager.h"
+#include "glassbox/export/program_manager.h"
 #include "glassbox/inspector/formats.h"
 #include "glassbox/inspector/views.h"
 #include "glassbox/runner/program_runner.h"
 #include "src/inspector/test_util.h"
+#include "src/testing/status_matchers.h"
 
 namespace glassbox::inspector {
 namespace {
+
+using ::glassbox::testing::IsOk;
 
 using testing::value_of;
 
@@ -41,23 +44,23 @@ class DemoPipelineTest : public ::testing::TestWithParam<Case> {
 
 TEST_P(DemoPipelineTest, FiveSourceOpsWithFusionAndDecomposition) {
   static backends::demo::DemoBackend backend;
-  etrecord::Recipe recipe;
+  exporter::Recipe recipe;
   recipe.partitioners.push_back(backends::demo::make_demo_partitioner(backend));
   recipe.compile_specs.push_back(
       aot::CompileSpec::from_string(backends::demo::kIdentifiersSpecKey, GetParam().ids));
   recipe.generate_etrecord = true;
-  const etrecord::ExecutorchProgramManager program = value_of(
-      etrecord::export_model(value_of(backends::demo::build_conv_relu_tan_model()), recipe));
+  const exporter::ExecutorchProgramManager program = value_of(
+      exporter::export_model(value_of(backends::demo::build_conv_relu_tan_model()), recipe));
   const etrecord::ETRecord record = value_of(program.get_etrecord());
   const std::string program_path = (dir_ / "demo.gbx").string();
-  ASSERT_TRUE(testing::IsOk(program.save(program_path)));
+  ASSERT_THAT(program.save(program_path), IsOk());
 
   runner::RunOptions run;
   run.program_path = program_path;
   run.etdump_path = (dir_ / "demo.etdp").string();
   run.iterations = 3;
   run.delegate_profiling = GetParam().profiling;
-  ASSERT_TRUE(testing::IsOk(runner::run_program(run)));
+  ASSERT_THAT(runner::run_program(run), IsOk());
 
   const etdump::ETDumpFile dump = value_of(etdump::load_etdump_file(run.etdump_path));
   const Inspector insp = value_of(Inspector::create(dump, &record));

@@ -6,9 +6,12 @@
 
 #include "src/inspector/test_inputs.h"
 #include "src/inspector/test_util.h"
+#include "src/testing/status_matchers.h"
 
 namespace glassbox::inspector {
 namespace {
+
+using ::glassbox::testing::ErrorIs;
 
 using testing::demo_dump;
 using testing::demo_record;
@@ -126,8 +129,7 @@ TEST(InspectorTest, FingerprintMismatchIsAnErrorUnlessAllowed) {
   etrecord::ETRecord record = demo_record(Ids::kInt);
   record.fingerprint = "ffffffffffffffff";
   const StatusOr<Inspector> refused = Inspector::create(demo_dump(Ids::kInt), &record);
-  ASSERT_FALSE(refused.ok());
-  EXPECT_EQ(refused.error(), Error::kMismatch);
+  ASSERT_THAT(refused, ErrorIs(Error::kMismatch));
   EXPECT_NE(refused.message().find("ffffffffffffffff"), std::string::npos);
   EXPECT_NE(refused.message().find(testing::kFingerprint), std::string::npos);
 
@@ -171,7 +173,7 @@ TEST(InspectorTest, SkipsWarmUpExecutions) {
 
   options.skip_first_runs = 3;
   const StatusOr<Inspector> none = Inspector::create(demo_dump(Ids::kInt, 3), nullptr, {}, options);
-  EXPECT_EQ(none.error(), Error::kInvalidArgument);
+  EXPECT_THAT(none, ErrorIs(Error::kInvalidArgument));
 }
 
 TEST(InspectorTest, ReportsDroppedAndRejectedEvents) {

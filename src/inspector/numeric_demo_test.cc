@@ -1,4 +1,4 @@
-// The proof of issue 8 on the real pipeline: the demo model lowered to the
+// Numeric debugging proven on the real pipeline: the demo model lowered to the
 // demo backend, its ETRecord given portable reference outputs, run once at
 // debug level intermediates with the reference input; with the backend's
 // cos perturbed, the first failure must be the tan decomposition (which
@@ -14,14 +14,17 @@
 #include "glassbox/etdump/data_sink.h"
 #include "glassbox/etdump/etdump_gen.h"
 #include "glassbox/etdump/etdump_reader.h"
-#include "glassbox/etrecord/program_manager.h"
 #include "glassbox/etrecord/reference_runner.h"
+#include "glassbox/export/program_manager.h"
 #include "glassbox/inspector/numeric.h"
 #include "glassbox/runtime/method.h"
 #include "glassbox/runtime/program.h"
+#include "src/testing/status_matchers.h"
 
 namespace glassbox::inspector {
 namespace {
+
+using ::glassbox::testing::IsOk;
 
 constexpr std::uint32_t kSeed = 7;
 // Every op's output plus the method's, with room to spare (the largest
@@ -30,27 +33,27 @@ constexpr std::size_t kDebugBufferBytes = std::size_t{32} << 20;
 
 template <typename T>
 T ok(StatusOr<T> result) {
-  EXPECT_TRUE(result.ok()) << result.message();
+  EXPECT_THAT(result, IsOk());
   if (!result.ok()) std::abort();
   return std::move(result).value();
 }
 
 struct Lowered {
-  etrecord::ExecutorchProgramManager program;
+  exporter::ExecutorchProgramManager program;
   etrecord::ETRecord record;
 };
 
 Lowered lower(const std::string& ids, const std::string& perturb) {
   static backends::demo::DemoBackend backend;
   const aot::Graph graph = ok(backends::demo::build_conv_relu_tan_model());
-  etrecord::Recipe recipe;
+  exporter::Recipe recipe;
   recipe.generate_etrecord = true;
   recipe.partitioners.push_back(backends::demo::make_demo_partitioner(backend));
   recipe.compile_specs.push_back(
       aot::CompileSpec::from_string(backends::demo::kIdentifiersSpecKey, ids));
   recipe.compile_specs.push_back(
       aot::CompileSpec::from_string(backends::demo::kPerturbSpecKey, perturb));
-  etrecord::ExecutorchProgramManager program = ok(etrecord::export_model(graph, recipe));
+  exporter::ExecutorchProgramManager program = ok(exporter::export_model(graph, recipe));
   etrecord::ETRecord record = ok(program.get_etrecord());
   EXPECT_TRUE(etrecord::attach_reference(graph, ok(etrecord::seeded_reference_inputs(graph, kSeed)),
                                          &record)
@@ -71,9 +74,9 @@ void run(const Lowered& lowered, CapturedRun* out) {
   ASSERT_EQ(backends::demo::register_demo_backend_runtime(), Error::kOk);
   runtime::Diagnostics diag;
   Result<runtime::Program> program = runtime::Program::load(lowered.program.buffer(), &diag);
-  ASSERT_TRUE(program.ok()) << diag.message;
+  ASSERT_THAT(program, IsOk()) << diag.message;
   Result<etdump::BufferDataSink> sink = etdump::BufferDataSink::create(out->storage);
-  ASSERT_TRUE(sink.ok());
+  ASSERT_THAT(sink, IsOk());
   etdump::ETDumpGen gen;
   gen.set_program_fingerprint(program->fingerprint());
   gen.set_debug_level(runtime::DebugLevel::kIntermediateOutputs);
@@ -81,7 +84,7 @@ void run(const Lowered& lowered, CapturedRun* out) {
   runtime::MemoryAllocator memory, temp;
   Result<runtime::Method> method =
       runtime::Method::load(*program, "forward", &memory, &temp, &gen, &diag);
-  ASSERT_TRUE(method.ok()) << diag.message;
+  ASSERT_THAT(method, IsOk()) << diag.message;
   const std::vector<float>& x = lowered.record.reference_inputs.at(0).data;
   ASSERT_EQ(method->set_input(0, x.data(), x.size() * sizeof(float)), Error::kOk);
   ASSERT_EQ(method->execute(&diag), Error::kOk) << diag.message;
@@ -185,7 +188,7 @@ TEST(DemoPerturbationTest, UnknownKindsAreRefused) {
   ASSERT_EQ(backends::demo::register_demo_backend_runtime(), Error::kOk);
   runtime::Diagnostics diag;
   Result<runtime::Program> program = runtime::Program::load(lowered.program.buffer(), &diag);
-  ASSERT_TRUE(program.ok()) << diag.message;
+  ASSERT_THAT(program, IsOk()) << diag.message;
   runtime::MemoryAllocator memory, temp;
   EXPECT_FALSE(runtime::Method::load(*program, "forward", &memory, &temp, nullptr, &diag).ok());
   EXPECT_NE(std::string(diag.message).find("perturb"), std::string::npos) << diag.message;

@@ -8,11 +8,14 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
-
 #include <nlohmann/json.hpp>
+
+#include "src/testing/status_matchers.h"
 
 namespace glassbox::inspector {
 namespace {
+
+using ::glassbox::testing::ErrorIs;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -81,9 +84,9 @@ TEST(NumericMetricsTest, ParseComparators) {
   EXPECT_EQ(*parse_comparators("all"), all_comparators());
   EXPECT_EQ(*parse_comparators("snr,max_abs,snr"),
             (std::vector<Comparator>{Comparator::kMaxAbs, Comparator::kSnr}));
-  EXPECT_EQ(parse_comparators("max_abs,,l1").error(), Error::kInvalidArgument);
+  EXPECT_THAT(parse_comparators("max_abs,,l1"), ErrorIs(Error::kInvalidArgument));
   const auto bad = parse_comparators("l2");
-  EXPECT_EQ(bad.error(), Error::kInvalidArgument);
+  EXPECT_THAT(bad, ErrorIs(Error::kInvalidArgument));
   EXPECT_NE(bad.message().find("\"l2\""), std::string::npos);
 }
 
@@ -188,7 +191,7 @@ TEST(CompareNumericsTest, FindsTheFirstWrongOperatorAndKeepsDecompositionsTogeth
   EXPECT_EQ(doc["format"], "glassbox-numeric");
   EXPECT_EQ(doc["first_failure"], 2);
   EXPECT_EQ(doc["rows"][2]["identifiers"], nlohmann::json::parse("[1, 2]"));
-  EXPECT_EQ(render_numeric(report, Format::kChrome).error(), Error::kInvalidArgument);
+  EXPECT_THAT(render_numeric(report, Format::kChrome), ErrorIs(Error::kInvalidArgument));
 }
 
 TEST(CompareNumericsTest, NonFiniteRuntimeValuesAreReportedInJson) {
@@ -222,7 +225,7 @@ TEST(CompareNumericsTest, MissingDataAndReferencesAreStatusesNotGuesses) {
 
 TEST(CompareNumericsTest, ClearErrors) {
   SyntheticRun run;
-  EXPECT_EQ(compare_numerics(run.dump, run.record, run.data).error(), Error::kInvalidArgument)
+  EXPECT_THAT(compare_numerics(run.dump, run.record, run.data), ErrorIs(Error::kInvalidArgument))
       << "no values logged";
   run.log(0, -1, {-1, 2});
   NumericOptions options;
@@ -231,7 +234,7 @@ TEST(CompareNumericsTest, ClearErrors) {
   EXPECT_NE(missing.message().find("has 1 executions"), std::string::npos) << missing.message();
   run.dump.program_fingerprint = "0000000000000000";
   run.record.fingerprint = "1111111111111111";
-  EXPECT_EQ(compare_numerics(run.dump, run.record, run.data).error(), Error::kMismatch);
+  EXPECT_THAT(compare_numerics(run.dump, run.record, run.data), ErrorIs(Error::kMismatch));
   run.record.reference_op_outputs.clear();
   options = {};
   options.allow_fingerprint_mismatch = true;

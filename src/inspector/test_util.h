@@ -15,7 +15,7 @@ using ::glassbox::testing::IsOk;
 
 template <typename T>
 T value_of(StatusOr<T> result) {
-  EXPECT_TRUE(IsOk(result));
+  EXPECT_THAT(result, IsOk());
   if (!result.ok()) std::abort();  // Every caller needs the value.
   return std::move(result).value();
 }

@@ -12,6 +12,9 @@
 namespace glassbox::io {
 namespace {
 
+using ::glassbox::testing::ErrorIs;
+using ::glassbox::testing::IsOk;
+
 using ::testing::ElementsAreArray;
 using ::testing::StartsWith;
 
@@ -32,7 +35,7 @@ TEST(ReadFileTest, ReadsEveryByte) {
   for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<std::uint8_t>(i * 7);
   const std::string path = write_temp("read_file_test.bin", bytes);
   StatusOr<std::vector<std::uint8_t>> read = read_file(path);
-  ASSERT_TRUE(testing::IsOk(read));
+  ASSERT_THAT(read, IsOk());
   EXPECT_THAT(*read, ElementsAreArray(bytes));
   std::remove(path.c_str());
 }
@@ -40,22 +43,20 @@ TEST(ReadFileTest, ReadsEveryByte) {
 TEST(ReadFileTest, ReadsAnEmptyFile) {
   const std::string path = write_temp("read_file_empty.bin", {});
   StatusOr<std::vector<std::uint8_t>> read = read_file(path);
-  ASSERT_TRUE(testing::IsOk(read));
+  ASSERT_THAT(read, IsOk());
   EXPECT_TRUE(read->empty());
   std::remove(path.c_str());
 }
 
 TEST(ReadFileTest, MissingFileNamesThePath) {
   StatusOr<std::vector<std::uint8_t>> read = read_file("/nonexistent/x.bin");
-  ASSERT_FALSE(read.ok());
-  EXPECT_EQ(read.error(), Error::kAccessFailed);
+  ASSERT_THAT(read, ErrorIs(Error::kAccessFailed));
   EXPECT_THAT(read.message(), StartsWith("/nonexistent/x.bin: cannot open: "));
 }
 
 TEST(ReadFileTest, DirectoryCannotBeRead) {
   StatusOr<std::vector<std::uint8_t>> read = read_file(::testing::TempDir());
-  ASSERT_FALSE(read.ok());
-  EXPECT_EQ(read.error(), Error::kAccessFailed);
+  ASSERT_THAT(read, ErrorIs(Error::kAccessFailed));
 }
 
 }  // namespace

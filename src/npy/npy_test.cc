@@ -7,8 +7,13 @@
 #include <filesystem>
 #include <string>
 
+#include "src/testing/status_matchers.h"
+
 namespace glassbox::npy {
 namespace {
+
+using ::glassbox::testing::ErrorIs;
+using ::glassbox::testing::IsOk;
 
 using Bytes = std::vector<std::uint8_t>;
 
@@ -39,18 +44,18 @@ Bytes bytes_of(std::initializer_list<T> values) {
 TEST(NpyTest, RoundTripsFloat32) {
   const Array a{{2, 3}, {1, 2, 3, 4, 5, 6}};
   StatusOr<Bytes> bytes = serialize(a);
-  ASSERT_TRUE(bytes.ok()) << bytes.message();
+  ASSERT_THAT(bytes, IsOk());
   // numpy aligns the data to 64 bytes.
   EXPECT_EQ((bytes->size() - a.data.size() * sizeof(float)) % 64, 0u);
   StatusOr<Array> back = parse(*bytes);
-  ASSERT_TRUE(back.ok()) << back.message();
+  ASSERT_THAT(back, IsOk());
   EXPECT_EQ(*back, a);
 }
 
 TEST(NpyTest, RoundTripsScalarsAndVectors) {
   for (const Array& a : {Array{{}, {7}}, Array{{3}, {1, 2, 3}}, Array{{0, 4}, {}}}) {
     StatusOr<Array> back = parse(*serialize(a));
-    ASSERT_TRUE(back.ok()) << back.message();
+    ASSERT_THAT(back, IsOk());
     EXPECT_EQ(*back, a);
   }
   const Bytes vector = *serialize(Array{{3}, {1, 2, 3}});
@@ -63,7 +68,7 @@ TEST(NpyTest, ReadsWhatNumpyWrites) {
   const Bytes f8 = make_file("{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }          ",
                              bytes_of<double>({0, 1, 2, 3, 4, 5}));
   StatusOr<Array> a = parse(f8);
-  ASSERT_TRUE(a.ok()) << a.message();
+  ASSERT_THAT(a, IsOk());
   EXPECT_EQ(a->shape, (std::vector<std::int64_t>{2, 3}));
   EXPECT_EQ(a->data, (std::vector<float>{0, 1, 2, 3, 4, 5}));
 
@@ -131,11 +136,11 @@ TEST(NpyTest, WritesAndReadsFiles) {
   const Array a{{1, 2}, {0.5f, -1.5f}};
   ASSERT_TRUE(write_file(path, a).ok());
   StatusOr<Array> back = read_file(path);
-  ASSERT_TRUE(back.ok()) << back.message();
+  ASSERT_THAT(back, IsOk());
   EXPECT_EQ(*back, a);
   std::remove(path.c_str());
-  EXPECT_EQ(read_file(path).error(), Error::kAccessFailed);
-  EXPECT_EQ(serialize(Array{{3}, {1}}).error(), Error::kInvalidArgument);
+  EXPECT_THAT(read_file(path), ErrorIs(Error::kAccessFailed));
+  EXPECT_THAT(serialize(Array{{3}, {1}}), ErrorIs(Error::kInvalidArgument));
 }
 
 }  // namespace

@@ -6,9 +6,12 @@
 
 #include "glassbox/config.h"
 #include "src/runtime/testing/recording_tracer.h"
+#include "src/testing/status_matchers.h"
 
 namespace glassbox::runtime {
 namespace {
+
+using ::glassbox::testing::IsOk;
 
 using testing::RecordingTracer;
 
@@ -24,7 +27,7 @@ TEST(DelegateHooksTest, NullTracerIsANoOp) {
             Error::kOk);
   Result<bool> logged = event_tracer_log_output_delegate(
       none, nullptr, DelegateDebugIntId(1), 3);
-  ASSERT_TRUE(logged.ok());
+  ASSERT_THAT(logged, IsOk());
   EXPECT_FALSE(*logged);
 }
 
@@ -68,12 +71,12 @@ TEST(DelegateHooksTest, IntegerSpellingsOfTheIdMapOntoStrongIds) {
   EXPECT_EQ(to_delegate_int_id(std::int64_t{1} << 40), kInvalidDelegateDebugIntId);
   EXPECT_EQ(to_delegate_int_id(std::uint32_t{0x80000000u}),
             kInvalidDelegateDebugIntId);
-  // The seed's DebugHandle-typed form: with a name, 0 means "no int id".
+  // The DebugHandle-typed form of ExecuTorch's signatures: with a name, 0 means "no int id".
   EXPECT_EQ(to_delegate_int_id("fused", DebugHandle(0)), kUnsetDelegateDebugIntId);
   EXPECT_EQ(to_delegate_int_id(nullptr, DebugHandle(0)), DelegateDebugIntId(0));
 }
 
-TEST(DelegateHooksTest, SeedMacrosCompileAndForward) {
+TEST(DelegateHooksTest, MacroSpellingsCompileAndForward) {
   RecordingTracer t;
   EventTracer* event_tracer = &t;
   EventEntry a = EVENT_TRACER_BEGIN_DELEGATE_PROFILING_EVENT_ID(event_tracer, 4);

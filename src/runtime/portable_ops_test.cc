@@ -20,9 +20,13 @@
 #include "glassbox/runtime/kernels/pooling.h"
 #include "glassbox/runtime/kernels/shape_ops.h"
 #include "program_generated.h"
+#include "src/testing/status_matchers.h"
 
 namespace glassbox::runtime {
 namespace {
+
+using ::glassbox::testing::ErrorIs;
+using ::glassbox::testing::IsOk;
 
 using Sizes = std::vector<std::int64_t>;
 
@@ -119,7 +123,7 @@ class Call {
   // prepare(), which must succeed, then run.
   Error run() {
     Result<std::size_t> r = prepare();
-    EXPECT_TRUE(r.ok()) << message();
+    EXPECT_THAT(r, IsOk()) << message();
     if (!r.ok()) return r.error();
     return find_kernel(op_)->run(
         args(), Span<std::uint8_t>(
@@ -162,7 +166,7 @@ class Call {
 // prepare() fails with kInvalidArgument and exactly `message`.
 void expect_rejected(Call& call, const std::string& message) {
   Result<std::size_t> r = call.prepare();
-  EXPECT_EQ(r.error(), Error::kInvalidArgument);
+  EXPECT_THAT(r, ErrorIs(Error::kInvalidArgument));
   EXPECT_EQ(call.message(), message);
 }
 
@@ -244,11 +248,11 @@ TEST(KernelAttributesTest, RejectsAnotherKind) {
   call.attr_int("i", 7).attr_float("f", 0.5).attr_ints("l", {1}).attr_string(
       "s", "x");
   const KernelAttributes& a = call.attributes();
-  EXPECT_EQ(a.get_int("f", 0).error(), Error::kInvalidArgument);
-  EXPECT_EQ(a.get_int("l", 0).error(), Error::kInvalidArgument);
-  EXPECT_EQ(a.get_float("l", 0).error(), Error::kInvalidArgument);
-  EXPECT_EQ(a.get_float("s", 0).error(), Error::kInvalidArgument);
-  EXPECT_EQ(a.get_ints("i").error(), Error::kInvalidArgument);
+  EXPECT_THAT(a.get_int("f", 0), ErrorIs(Error::kInvalidArgument));
+  EXPECT_THAT(a.get_int("l", 0), ErrorIs(Error::kInvalidArgument));
+  EXPECT_THAT(a.get_float("l", 0), ErrorIs(Error::kInvalidArgument));
+  EXPECT_THAT(a.get_float("s", 0), ErrorIs(Error::kInvalidArgument));
+  EXPECT_THAT(a.get_ints("i"), ErrorIs(Error::kInvalidArgument));
 }
 
 TEST(KernelAttributesTest, NullVectorMeansNoAttributes) {
@@ -940,7 +944,7 @@ TEST(PortableOpsTest, ConcatMatchesKernel) {
   Call call("concat");
   call.in(a).in(b).in(c).out(y).attr_int("axis", -2);
   Result<std::size_t> scratch = call.prepare();
-  ASSERT_TRUE(scratch.ok()) << call.message();
+  ASSERT_THAT(scratch, IsOk()) << call.message();
   EXPECT_GE(*scratch, 3 * sizeof(kernels::ConstTensor));
   ASSERT_EQ(call.run(), Error::kOk) << call.message();
 

@@ -116,7 +116,7 @@ ErrorInfo check_values(const gbx::Program& program, const gbx::Method& method,
            static_cast<unsigned long long>(planned_bytes));
     return make_error(Error::kCorruptData, "program failed verification");
   }
-  return ErrorInfo{Error::kOk, ""};
+  return kOk;
 }
 
 ErrorInfo check_instructions(const gbx::Method& method, std::size_t m,
@@ -165,12 +165,12 @@ ErrorInfo check_instructions(const gbx::Method& method, std::size_t m,
       return make_error(Error::kCorruptData, "program failed verification");
     }
   }
-  return ErrorInfo{Error::kOk, ""};
+  return kOk;
 }
 
 ErrorInfo check_delegates(const gbx::Method& method, std::size_t m,
                           Diagnostics* d) {
-  if (method.delegates() == nullptr) return ErrorInfo{Error::kOk, ""};
+  if (method.delegates() == nullptr) return kOk;
   for (std::size_t i = 0; i < method.delegates()->size(); ++i) {
     const gbx::BackendDelegate* delegate =
         method.delegates()->Get(static_cast<flatbuffers::uoffset_t>(i));
@@ -191,7 +191,7 @@ ErrorInfo check_delegates(const gbx::Method& method, std::size_t m,
       return make_error(Error::kNotSupported, "delegate backend unavailable");
     }
   }
-  return ErrorInfo{Error::kOk, ""};
+  return kOk;
 }
 
 }  // namespace

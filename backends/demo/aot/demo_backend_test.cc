@@ -14,6 +14,8 @@
 namespace glassbox::backends::demo {
 namespace {
 
+using ::glassbox::testing::ErrorIs;
+
 using ::glassbox::testing::IsOk;
 
 using aot::DebugHandleMap;
@@ -25,7 +27,7 @@ constexpr DebugHandle kConv1(1), kRelu1(2), kConv2(3), kRelu2(4), kTan(5);
 
 Graph model() {
   StatusOr<Graph> graph = build_conv_relu_tan_model();
-  EXPECT_TRUE(IsOk(graph));
+  EXPECT_THAT(graph, IsOk());
   return graph.ok() ? std::move(graph).value() : Graph{};
 }
 
@@ -44,7 +46,7 @@ StatusOr<aot::Node> lower(const Graph& graph, const char* identifiers) {
 
 DemoProgram decode(const aot::Node& call) {
   StatusOr<DemoProgram> program = decode_demo_program(call.delegate->processed_bytes);
-  EXPECT_TRUE(IsOk(program));
+  EXPECT_THAT(program, IsOk());
   return program.ok() ? std::move(program).value() : DemoProgram{};
 }
 
@@ -70,7 +72,7 @@ TEST(DemoModelTest, WeightsDependOnlyOnTheSeed) {
   const Graph a = model();
   const Graph b = model();
   StatusOr<Graph> c = build_conv_relu_tan_model(kOtherSeed);
-  ASSERT_TRUE(IsOk(c));
+  ASSERT_THAT(c, IsOk());
   const aot::Value* weight = a.find_value(a.nodes[0].inputs[1]);
   EXPECT_EQ(weight->data, b.find_value(b.nodes[0].inputs[1])->data);
   EXPECT_NE(weight->data, c->find_value(c->nodes[0].inputs[1])->data);
@@ -79,10 +81,10 @@ TEST(DemoModelTest, WeightsDependOnlyOnTheSeed) {
   for (float w : weight->data) EXPECT_LE(std::abs(w), bound);
 }
 
-// The seed's example: {0: (conv1, relu1), 1: (conv2, relu2), 2..4: (tan)}.
+// The delegate-debugging guide's example: {0: (conv1, relu1), 1: (conv2, relu2), 2..4: (tan)}.
 TEST(DemoBackendTest, GeneratedIdentifiersMapFusionAndDecomposition) {
   StatusOr<aot::Node> call = lower(model(), nullptr);
-  ASSERT_TRUE(IsOk(call));
+  ASSERT_THAT(call, IsOk());
   const DebugHandleMap expected = {
       {int64_t{0}, {kConv1, kRelu1}}, {int64_t{1}, {kConv2, kRelu2}},
       {int64_t{2}, {kTan}},           {int64_t{3}, {kTan}},
@@ -96,7 +98,7 @@ TEST(DemoBackendTest, GeneratedIdentifiersMapFusionAndDecomposition) {
 
 TEST(DemoBackendTest, ManualIntIdentifiersStartAtOneHundred) {
   StatusOr<aot::Node> call = lower(model(), "int");
-  ASSERT_TRUE(IsOk(call));
+  ASSERT_THAT(call, IsOk());
   const int64_t first = kFirstManualIntIdentifier;
   const DebugHandleMap expected = {
       {first, {kConv1, kRelu1}}, {first + 1, {kConv2, kRelu2}},
@@ -108,7 +110,7 @@ TEST(DemoBackendTest, ManualIntIdentifiersStartAtOneHundred) {
 
 TEST(DemoBackendTest, ManualStringIdentifiersNameTheOps) {
   StatusOr<aot::Node> call = lower(model(), "string");
-  ASSERT_TRUE(IsOk(call));
+  ASSERT_THAT(call, IsOk());
   const DebugHandleMap expected = {
       {std::string("conv_relu_1"), {kConv1, kRelu1}}, {std::string("conv_relu_2"), {kConv2, kRelu2}},
       {std::string("tan.sin"), {kTan}},               {std::string("tan.cos"), {kTan}},
@@ -118,13 +120,13 @@ TEST(DemoBackendTest, ManualStringIdentifiersNameTheOps) {
 }
 
 TEST(DemoBackendTest, RejectsAnUnknownIdentifierMode) {
-  EXPECT_EQ(lower(model(), "uuid").error(), Error::kInvalidArgument);
+  EXPECT_THAT(lower(model(), "uuid"), ErrorIs(Error::kInvalidArgument));
 }
 
 TEST(DemoBackendTest, ProcessedBytesCarryOpsIdentifiersSlotsAndWeights) {
   const Graph graph = model();
   StatusOr<aot::Node> call = lower(graph, "string");
-  ASSERT_TRUE(IsOk(call));
+  ASSERT_THAT(call, IsOk());
   const DemoProgram program = decode(*call);
   EXPECT_EQ(program.input_count, 1u);
   ASSERT_EQ(program.ops.size(), 5u);
@@ -157,7 +159,7 @@ TEST(DemoBackendTest, FusesOnlyWhenReluIsTheOnlyUser) {
   aot::ValueId c = b.conv2d(x, w, std::nullopt);
   b.output(b.tan(b.relu(c)));
   StatusOr<Graph> fused = b.build();
-  ASSERT_TRUE(IsOk(fused));
+  ASSERT_THAT(fused, IsOk());
   const DebugHandleMap conceptual = {
       {int64_t{0}, {DebugHandle(1), DebugHandle(2)}}, {int64_t{1}, {DebugHandle(3)}},
       {int64_t{2}, {DebugHandle(3)}},                 {int64_t{3}, {DebugHandle(3)}},
@@ -166,9 +168,9 @@ TEST(DemoBackendTest, FusesOnlyWhenReluIsTheOnlyUser) {
 
   b.output(c);  // Now the conv output is also a graph output.
   StatusOr<Graph> unfused = b.build();
-  ASSERT_TRUE(IsOk(unfused));
+  ASSERT_THAT(unfused, IsOk());
   StatusOr<aot::Node> call = lower(*unfused, "string");
-  ASSERT_TRUE(IsOk(call));
+  ASSERT_THAT(call, IsOk());
   const DebugHandleMap expected = {
       {std::string("conv_1"), {DebugHandle(1)}}, {std::string("relu_1"), {DebugHandle(2)}},
       {std::string("tan.sin"), {DebugHandle(3)}}, {std::string("tan.cos"), {DebugHandle(3)}},
@@ -184,10 +186,10 @@ TEST(DemoBackendTest, PartitionerSkipsConvWithNonConstantWeights) {
   aot::ValueId w = b.input("w", ScalarType::kFloat, {1, 1, 1, 1});
   b.output(b.relu(b.conv2d(x, w, std::nullopt)));
   StatusOr<Graph> graph = b.build();
-  ASSERT_TRUE(IsOk(graph));
+  ASSERT_THAT(graph, IsOk());
   DemoBackend backend;
   StatusOr<std::vector<aot::Partition>> partitions = make_demo_partitioner(backend).partition(*graph);
-  ASSERT_TRUE(IsOk(partitions));
+  ASSERT_THAT(partitions, IsOk());
   ASSERT_EQ(partitions->size(), 1u);
   EXPECT_EQ((*partitions)[0].node_indices, std::vector<size_t>{1});  // Only the relu.
 }
@@ -196,45 +198,46 @@ TEST(DemoBackendTest, PreprocessRejectsOpsItCannotRun) {
   aot::GraphBuilder b;
   b.output(b.sigmoid(b.input("x", ScalarType::kFloat, {2})));
   StatusOr<Graph> graph = b.build();
-  ASSERT_TRUE(IsOk(graph));
+  ASSERT_THAT(graph, IsOk());
   DemoBackend backend;
   StatusOr<aot::PreprocessResult> result = backend.preprocess(*graph, {});
-  EXPECT_EQ(result.error(), Error::kNotSupported);
+  EXPECT_THAT(result, ErrorIs(Error::kNotSupported));
   EXPECT_NE(result.message().find("'sigmoid'"), std::string::npos);
 }
 
 TEST(DemoBackendTest, RegistersOnceByName) {
   aot::BackendRegistry registry;
-  ASSERT_TRUE(IsOk(register_demo_backend(registry)));
-  EXPECT_EQ(register_demo_backend(registry).error(), Error::kInvalidArgument);
+  ASSERT_THAT(register_demo_backend(registry), IsOk());
+  EXPECT_THAT(register_demo_backend(registry), ErrorIs(Error::kInvalidArgument));
   StatusOr<aot::BackendDetails*> backend = registry.lookup(kDemoBackendName);
-  ASSERT_TRUE(IsOk(backend));
+  ASSERT_THAT(backend, IsOk());
   EXPECT_EQ((*backend)->name(), kDemoBackendName);
-  EXPECT_EQ(registry.lookup("nope").error(), Error::kNotFound);
+  EXPECT_THAT(registry.lookup("nope"), ErrorIs(Error::kNotFound));
 }
 
 TEST(DemoProgramTest, DecodeRejectsDamagedBytes) {
   StatusOr<aot::Node> call = lower(model(), "int");
-  ASSERT_TRUE(IsOk(call));
+  ASSERT_THAT(call, IsOk());
   const std::vector<uint8_t>& bytes = call->delegate->processed_bytes;
 
   std::vector<uint8_t> bad_magic = bytes;
   bad_magic[0] = 'X';
-  EXPECT_EQ(decode_demo_program(bad_magic).error(), Error::kCorruptData);
+  EXPECT_THAT(decode_demo_program(bad_magic), ErrorIs(Error::kCorruptData));
 
   std::vector<uint8_t> future = bytes;
   constexpr size_t kVersionOffset = 4;
   future[kVersionOffset] = static_cast<uint8_t>(kDemoFormatVersion + 1);
-  EXPECT_EQ(decode_demo_program(future).error(), Error::kVersionMismatch);
+  EXPECT_THAT(decode_demo_program(future), ErrorIs(Error::kVersionMismatch));
 
   // Every truncation is caught, never read past.
   for (size_t size : {size_t{0}, size_t{kDemoHeaderSize - 1}, size_t{kDemoHeaderSize + 1},
                       bytes.size() / 2, bytes.size() - 1}) {
-    EXPECT_EQ(decode_demo_program(std::span(bytes).first(size)).error(), Error::kCorruptData) << size;
+    EXPECT_THAT(decode_demo_program(std::span(bytes).first(size)), ErrorIs(Error::kCorruptData))
+        << size;
   }
   std::vector<uint8_t> trailing = bytes;
   trailing.push_back(0);
-  EXPECT_EQ(decode_demo_program(trailing).error(), Error::kCorruptData);
+  EXPECT_THAT(decode_demo_program(trailing), ErrorIs(Error::kCorruptData));
 }
 
 // A small program (one 1x1 conv) keeps this exhaustive: every single-byte
@@ -244,11 +247,11 @@ TEST(DemoProgramTest, DecodeSurvivesEveryByteFlip) {
   aot::ValueId x = b.input("x", ScalarType::kFloat, {1, 1, 2, 2});
   b.output(b.tan(b.relu(b.conv2d(x, b.constant("w", {1, 1, 1, 1}, {2.0f}), std::nullopt))));
   StatusOr<Graph> graph = b.build();
-  ASSERT_TRUE(IsOk(graph));
+  ASSERT_THAT(graph, IsOk());
   StatusOr<aot::Node> call = lower(*graph, "string");
-  ASSERT_TRUE(IsOk(call));
+  ASSERT_THAT(call, IsOk());
   const std::vector<uint8_t>& bytes = call->delegate->processed_bytes;
-  ASSERT_TRUE(IsOk(decode_demo_program(bytes)));
+  ASSERT_THAT(decode_demo_program(bytes), IsOk());
   constexpr uint8_t kFlips[] = {0x01, 0x80, 0xFF};
   size_t rejected = 0;
   for (size_t i = 0; i < bytes.size(); ++i) {

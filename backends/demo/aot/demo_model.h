@@ -1,6 +1,7 @@
 #pragma once
 /// @file
-/// The seed's demo model (ExecuTorch's ConvReLUTanModel), built with
+/// The demo model (ExecuTorch's ConvReLUTanModel from its delegate-debugging
+/// guide), built with
 /// GraphBuilder:
 ///
 ///   ConvReLUTanModel

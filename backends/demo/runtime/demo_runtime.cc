@@ -146,7 +146,7 @@ ErrorInfo read_op(ByteReader& in, runtime::MemoryAllocator* memory,
     }
   }
   if (op->kind != DemoOpKind::kConv && op->kind != DemoOpKind::kConvRelu) {
-    return ErrorInfo{Error::kOk, ""};
+    return kOk;
   }
   std::int64_t p[7], w[4];
   std::uint8_t has_bias = 0;
@@ -188,7 +188,7 @@ ErrorInfo read_op(ByteReader& in, runtime::MemoryAllocator* memory,
     }
     op->bias = bias;
   }
-  return ErrorInfo{Error::kOk, ""};
+  return kOk;
 }
 
 runtime::EventTracerEntry start_event(EventTracer* tracer, const Op& op) {

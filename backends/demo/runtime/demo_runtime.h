@@ -17,7 +17,7 @@
 /// option). At DebugLevel::kIntermediateOutputs each op's output is logged
 /// too.
 ///
-/// Deliberate fault, for numeric debugging tests (issue 8): compile spec
+/// Deliberate fault, for numeric debugging tests: compile spec
 /// "perturb" (kPerturbSpecKey) naming an op kind ("conv_relu", "conv",
 /// "relu", "sin", "cos" or "div"; "none" for none), or
 /// `set_perturbation_override`, makes every op of that kind add

@@ -15,9 +15,13 @@
 #include "glassbox/etdump/etdump_reader.h"
 #include "glassbox/runtime/kernels/conv.h"
 #include "glassbox/runtime/kernels/elementwise.h"
+#include "src/testing/status_matchers.h"
 
 namespace glassbox::backends::demo {
 namespace {
+
+using ::glassbox::testing::ErrorIs;
+using ::glassbox::testing::IsOk;
 
 using runtime::Tensor;
 
@@ -29,13 +33,13 @@ struct Lowered {
 
 Lowered lower(const char* identifiers) {
   StatusOr<aot::Graph> graph = build_conv_relu_tan_model();
-  EXPECT_TRUE(graph.ok()) << graph.message();
+  EXPECT_THAT(graph, IsOk());
   DemoBackend backend;
   const aot::Partitioner partitioner = make_demo_partitioner(backend);
   std::vector<aot::CompileSpec> specs{
       aot::CompileSpec::from_string(kIdentifiersSpecKey, identifiers)};
   StatusOr<aot::Graph> lowered = aot::to_backend(*graph, partitioner, specs);
-  EXPECT_TRUE(lowered.ok()) << lowered.message();
+  EXPECT_THAT(lowered, IsOk());
   return Lowered{*graph, lowered->nodes.at(0)};
 }
 
@@ -91,7 +95,7 @@ RunResult run(const Lowered& lowered, const std::vector<float>& input,
   DemoBackendRuntime& backend = demo_backend_runtime();
   Result<runtime::DelegateHandle*> handle =
       backend.init(init, lowered.call.delegate->processed_bytes, specs);
-  EXPECT_TRUE(handle.ok()) << handle.message();
+  EXPECT_THAT(handle, IsOk());
 
   const std::int64_t in_sizes[] = {4, 3, 64, 64};
   const std::int64_t out_sizes[] = {4, 32, 64, 64};
@@ -104,7 +108,7 @@ RunResult run(const Lowered& lowered, const std::vector<float>& input,
   runtime::BackendExecutionContext exec(&temp, &gen, "forward");
   EXPECT_EQ(backend.execute(exec, *handle, ins, outs), Error::kOk);
   StatusOr<etdump::ETDumpFile> file = etdump::parse_etdump(*gen.get_etdump_data(), "t");
-  EXPECT_TRUE(file.ok()) << file.message();
+  EXPECT_THAT(file, IsOk());
   return RunResult{out_data, *file};
 }
 
@@ -192,8 +196,8 @@ TEST(DemoRuntimeTest, CorruptBlobsAreErrorsNotCrashes) {
   runtime::BackendInitContext init(&memory, nullptr, "forward");
   const std::uint8_t bad_mode[] = {'s', 'o', 'o', 'n'};
   const runtime::CompileSpecView spec{"profiling", bad_mode};
-  EXPECT_EQ(backend.init(init, bytes, Span<const runtime::CompileSpecView>(&spec, 1)).error(),
-            Error::kInvalidArgument);
+  EXPECT_THAT(backend.init(init, bytes, Span<const runtime::CompileSpecView>(&spec, 1)),
+              ErrorIs(Error::kInvalidArgument));
 }
 
 }  // namespace

@@ -51,7 +51,7 @@ class DelegateMappingBuilder {
       std::span<const DebugHandle> handles,
       std::optional<DelegateDebugIdentifier> identifier = {});
 
-  /// The first seed's variant: like `insert_`, except that an identifier that
+  /// ExecuTorch's upsert variant: like `insert_`, except that an identifier that
   /// already has an entry gets the nodes' handles added to that entry
   /// (kept sorted and unique) instead of being rejected.
   StatusOr<DelegateDebugIdentifier> upsert_delegate_mapping_entry(

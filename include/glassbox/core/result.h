@@ -22,6 +22,10 @@ struct ErrorInfo {
   const char* message = "";
 };
 
+/// Success, for device-side functions that return a bare `ErrorInfo` (a
+/// check that either passes or says why not): `return kOk;`.
+inline constexpr ErrorInfo kOk{Error::kOk, ""};
+
 /// Makes an error for `Result<T>`. `message` must be a string literal or
 /// otherwise outlive every copy of the result.
 constexpr ErrorInfo make_error(Error code, const char* message) {
@@ -48,7 +52,7 @@ class [[nodiscard]] Result {
     return ok() ? "" : std::get<1>(storage_).message;
   }
   ErrorInfo error_info() const {
-    return ok() ? ErrorInfo{Error::kOk, ""} : std::get<1>(storage_);
+    return ok() ? kOk : std::get<1>(storage_);
   }
 
   /// The value. Calling these on an error is a bug (checked).

@@ -2,7 +2,7 @@
 /// @file
 /// `IdentifierFilter`: a concrete `runtime::DelegateOutputFilter` that limits
 /// which delegate intermediate outputs ETDumpGen captures, chosen once at
-/// start (issue 8, "Capture").
+/// start (`run --capture-ids` / `--capture-names`).
 ///
 ///   etdump::IdentifierFilter filter;
 ///   filter.set_int_range(DelegateDebugIntId(10), DelegateDebugIntId(20));

@@ -75,7 +75,7 @@ struct ETRecord {
   /// and the outputs it should give.
   std::vector<ReferenceTensor> reference_inputs;
   std::vector<ReferenceTensor> reference_outputs;
-  /// Optional, for numeric debugging (issue 8): per source operator of the
+  /// Optional, for numeric debugging: per source operator of the
   /// "forward" edge graph (keyed by its debug handle), every output it gave
   /// on `reference_inputs`, in output order. Computed ahead of time by
   /// running the edge graph on the portable kernels (reference_runner.h).
@@ -115,7 +115,7 @@ struct ETRecord {
 /// handle the edge graph does not have (wrong graph passed).
 StatusOr<ETRecord> make_etrecord(const aot::Graph& edge_graph, const aot::EmitResult& program);
 
-/// make_etrecord, then save to `path`: the seed's standalone entry point.
+/// make_etrecord, then save to `path`: ExecuTorch's standalone entry point.
 /// Unlike ExecuTorch's, no deep copy is needed: `edge_graph` is read only.
 Status generate_etrecord(const std::string& path, const aot::Graph& edge_graph,
                          const aot::EmitResult& program);

@@ -1,6 +1,6 @@
 #pragma once
 /// @file
-/// The numeric reference (issue 8): what every source operator outputs on
+/// The numeric reference: what every source operator outputs on
 /// given inputs, computed ahead of time on the portable kernels, for the
 /// Inspector to compare a delegated run against.
 ///

@@ -1,6 +1,6 @@
 #pragma once
 /// @file
-/// Numeric debugging (issue 8): which operator's output goes wrong, inside
+/// Numeric debugging: which operator's output goes wrong, inside
 /// delegates too. Compares the values a run logged at debug level
 /// "intermediates" with the ETRecord's reference outputs (computed ahead of
 /// time on the portable kernels, etrecord/reference_runner.h).

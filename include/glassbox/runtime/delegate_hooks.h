@@ -1,7 +1,7 @@
 #pragma once
 /// @file
-/// The hooks a delegate calls to log its internal events, as the seed
-/// documents describe them, plus the earlier seed's macro spellings.
+/// The hooks a delegate calls to log its internal events, as ExecuTorch's
+/// delegate-debugging guide describes them, plus its older macro spellings.
 ///
 /// Identifiers: pass EITHER a name (the string identifier the AOT half put
 /// in its debug handle map) with no int id, OR an int identifier with a null
@@ -41,7 +41,7 @@
 
 namespace glassbox::runtime {
 
-/// The name the first seed's examples use for the entry type.
+/// The name ExecuTorch's older examples use for the entry type.
 using EventEntry = EventTracerEntry;
 
 namespace internal {
@@ -76,8 +76,8 @@ constexpr DelegateDebugIntId to_delegate_int_id(I value) {
   }
 }
 
-/// The seed's signatures type the id as a DebugHandle. With a name, both
-/// of its "unset" spellings (0, as the seed's header comments say, and
+/// ExecuTorch's signatures type the id as a DebugHandle. With a name, both
+/// of its "unset" spellings (0, as its header comments say, and
 /// uint32 -1) mean "no int id"; without a name the value is the int id.
 inline DelegateDebugIntId to_delegate_int_id(const char* name,
                                              DebugHandle id) {
@@ -142,7 +142,7 @@ inline Error event_tracer_end_profiling_delegate(
     EventTracer* tracer, const EventTracerEntry& entry) {
   return event_tracer_end_profiling_delegate(tracer, entry, nullptr, 0);
 }
-/// Seed form: metadata as a C string (copied without its terminator).
+/// ExecuTorch's form: metadata as a C string (copied without its terminator).
 inline Error event_tracer_end_profiling_delegate(EventTracer* tracer,
                                                  const EventTracerEntry& entry,
                                                  const char* metadata) {
@@ -233,9 +233,9 @@ Result<bool> event_tracer_log_output_delegate(EventTracer* tracer,
 
 }  // namespace glassbox::runtime
 
-// ---- The earlier seed's macro spellings ---------------------------------
+// ---- ExecuTorch's older macro spellings ----------------------------------
 // Thin wrappers over the hooks above, so delegate code written against
-// either version of the seed compiles. The END macros take only the entry,
+// either version of ExecuTorch's guide compiles. The END macros take only the entry,
 // which remembers its tracer.
 
 #define EVENT_TRACER_BEGIN_DELEGATE_PROFILING_EVENT_ID(tracer, id) \

@@ -98,7 +98,7 @@ struct EventTracerEntry {
   /// kStr: the tracer's id for the interned identifier string.
   std::int64_t event_id = -1;
   Ticks start_time = 0;
-  /// The tracer that started the event (so the seed's END macros, which take
+  /// The tracer that started the event (so the older END macros, which take
   /// only the entry, can find it). Null for an entry from a null tracer.
   EventTracer* tracer = nullptr;
   ChainId chain_id;              ///< captured when the event started

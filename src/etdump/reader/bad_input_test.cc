@@ -7,9 +7,12 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "src/etdump/reader/test_etdump_builder.h"
+#include "src/testing/status_matchers.h"
 
 namespace glassbox::etdump {
 namespace {
+
+using ::glassbox::testing::ErrorIs;
 
 namespace fb = ::etdump;
 using test_util::make_allocation;
@@ -55,7 +58,7 @@ TEST(EtdumpBadInputTest, EveryTruncationIsAnError) {
     const Status s =
         parse_etdump(std::span(bytes).first(len), "run.etdp").status();
     ASSERT_FALSE(s.ok()) << "length " << len;
-    EXPECT_EQ(s.error(), Error::kCorruptData) << "length " << len;
+    EXPECT_THAT(s, ErrorIs(Error::kCorruptData)) << "length " << len;
     EXPECT_THAT(s.message(), StartsWith("run.etdp: ")) << "length " << len;
   }
 }
@@ -108,7 +111,7 @@ TEST(EtdumpBadInputTest, SeededByteFlipsGiveParseOrError) {
 TEST(EtdumpBadInputTest, EmptyAndTinyInputs) {
   EXPECT_EQ(parse_error({}).message(),
             "run.etdp: too short to be an ETDump (0 bytes)");
-  EXPECT_EQ(parse_error({1, 2, 3}).error(), Error::kCorruptData);
+  EXPECT_THAT(parse_error({1, 2, 3}), ErrorIs(Error::kCorruptData));
 }
 
 TEST(EtdumpBadInputTest, WrongIdentifier) {
@@ -130,7 +133,7 @@ TEST(EtdumpBadInputTest, VersionOneIsRefused) {
   TestETDump b;
   b.version(1).event(make_profile(b.fbb(), "x", 0, 0, 1, 2));
   const Status s = parse_error(b.finish());
-  EXPECT_EQ(s.error(), Error::kVersionMismatch);
+  EXPECT_THAT(s, ErrorIs(Error::kVersionMismatch));
   EXPECT_EQ(s.message(),
             "run.etdp: unsupported ETDump version 1 (this reader reads "
             "version 0)");
@@ -221,7 +224,7 @@ TEST(EtdumpBadInputTest, CorruptOffsetFailsVerification) {
   bytes[4] = 0xff;
   bytes[5] = 0xff;
   const Status s = parse_error(bytes);
-  EXPECT_EQ(s.error(), Error::kCorruptData);
+  EXPECT_THAT(s, ErrorIs(Error::kCorruptData));
   EXPECT_THAT(s.message(), StartsWith("run.etdp: corrupt: the FlatBuffer "
                                       "failed verification"));
 }

@@ -9,9 +9,12 @@
 #include "glassbox/io/file.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "src/testing/status_matchers.h"
 
 namespace glassbox::etdump {
 namespace {
+
+using ::glassbox::testing::IsOk;
 
 using ::testing::ElementsAre;
 
@@ -19,7 +22,7 @@ const std::string kFixtures = GLASSBOX_ETDUMP_FIXTURE_DIR;
 
 ETDumpFile load_ok(const std::string& path) {
   auto file = load_etdump_file(path);
-  EXPECT_TRUE(file.ok()) << file.message();
+  EXPECT_THAT(file, IsOk());
   return file.ok() ? *file : ETDumpFile{};
 }
 
@@ -135,7 +138,7 @@ TEST(EtdumpCompatTest, ExtensionsFixtureHasRootOffsetOtherThanEight) {
   // flatc pads before a root table holding 8-byte scalars, so this fixture
   // exercises the "follow the root offset" rule on a file we did not build.
   auto bytes = io::read_file(kFixtures + "/glassbox_extensions.etdp");
-  ASSERT_TRUE(bytes.ok()) << bytes.message();
+  ASSERT_THAT(bytes, IsOk());
   ASSERT_GE(bytes->size(), 8u);
   EXPECT_NE((*bytes)[4], 8);
 }
@@ -180,7 +183,7 @@ TEST(EtdumpCompatTest, EveryGeneratedFixtureParses) {
     if (entry.path().extension() != ".etdp") continue;
     ++count;
     auto file = load_etdump_file(entry.path().string());
-    EXPECT_TRUE(file.ok()) << file.message();
+    EXPECT_THAT(file, IsOk());
   }
   EXPECT_GE(count, 3);
 }

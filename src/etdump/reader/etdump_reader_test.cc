@@ -11,9 +11,13 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "src/etdump/reader/test_etdump_builder.h"
+#include "src/testing/status_matchers.h"
 
 namespace glassbox::etdump {
 namespace {
+
+using ::glassbox::testing::ErrorIs;
+using ::glassbox::testing::IsOk;
 
 namespace fb = ::etdump;
 using test_util::make_allocation;
@@ -29,7 +33,7 @@ constexpr std::uint64_t kChainMinusOne =
 
 ETDumpFile parse_ok(const std::vector<std::uint8_t>& bytes) {
   auto file = parse_etdump(bytes, "test.etdp");
-  EXPECT_TRUE(file.ok()) << file.message();
+  EXPECT_THAT(file, IsOk());
   return file.ok() ? *file : ETDumpFile{};
 }
 
@@ -253,7 +257,7 @@ TEST(EtdumpReaderTest, ReadsMisalignedInput) {
   std::vector<std::uint8_t> shifted(bytes.size() + 1);
   std::memcpy(shifted.data() + 1, bytes.data(), bytes.size());
   auto file = parse_etdump(std::span(shifted).subspan(1), "shifted");
-  ASSERT_TRUE(file.ok()) << file.message();
+  ASSERT_THAT(file, IsOk());
   EXPECT_EQ(file->runs[0].events[0].debug()->value.int_value, 77);
 }
 
@@ -275,13 +279,12 @@ TEST(EtdumpReaderTest, LoadsFileAndNamesMissingFile) {
   ASSERT_EQ(std::fwrite(bytes.data(), 1, bytes.size(), f), bytes.size());
   std::fclose(f);
   auto file = load_etdump_file(path);
-  ASSERT_TRUE(file.ok()) << file.message();
+  ASSERT_THAT(file, IsOk());
   EXPECT_EQ(file->runs.size(), 1u);
   std::remove(path.c_str());
 
   auto missing = load_etdump_file(path);
-  ASSERT_FALSE(missing.ok());
-  EXPECT_EQ(missing.error(), Error::kAccessFailed);
+  ASSERT_THAT(missing, ErrorIs(Error::kAccessFailed));
   EXPECT_THAT(missing.message(), HasSubstr(path));
 }
 

@@ -4,9 +4,13 @@
 #include "glassbox/etdump/etdump_reader.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "src/testing/status_matchers.h"
 
 namespace glassbox::etdump {
 namespace {
+
+using ::glassbox::testing::ErrorIs;
+using ::glassbox::testing::IsOk;
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -30,7 +34,7 @@ Tensor tensor_of(ScalarType type, std::vector<std::int64_t> sizes,
 std::vector<double> values_ok(const Tensor& t,
                               const std::vector<std::uint8_t>& data) {
   auto v = read_tensor_values(t, data);
-  EXPECT_TRUE(v.ok()) << v.message();
+  EXPECT_THAT(v, IsOk());
   return v.ok() ? *v : std::vector<double>{};
 }
 
@@ -105,33 +109,25 @@ TEST(TensorValuesTest, Errors) {
   const auto error = [&](const Tensor& t) {
     return read_tensor_values(t, data).status();
   };
-  EXPECT_EQ(error(tensor_of(ScalarType::kFloat, {2}, -1)).error(),
-            Error::kNotFound);
-  EXPECT_EQ(error(tensor_of(ScalarType::kFloat, {2}, -8)).error(),
-            Error::kCorruptData);
+  EXPECT_THAT(error(tensor_of(ScalarType::kFloat, {2}, -1)), ErrorIs(Error::kNotFound));
+  EXPECT_THAT(error(tensor_of(ScalarType::kFloat, {2}, -8)), ErrorIs(Error::kCorruptData));
   EXPECT_THAT(error(tensor_of(ScalarType::kFloat, {5}, 0)).message(),
               HasSubstr("outside the debug data (16 bytes)"));
-  EXPECT_EQ(error(tensor_of(ScalarType::kFloat, {1}, 14)).error(),
-            Error::kCorruptData);
-  EXPECT_EQ(error(tensor_of(ScalarType::kQInt8, {1}, 0)).error(),
-            Error::kNotSupported);
+  EXPECT_THAT(error(tensor_of(ScalarType::kFloat, {1}, 14)), ErrorIs(Error::kCorruptData));
+  EXPECT_THAT(error(tensor_of(ScalarType::kQInt8, {1}, 0)), ErrorIs(Error::kNotSupported));
   Tensor unknown = tensor_of(ScalarType::kFloat, {1}, 0);
   unknown.scalar_type = 99;
   EXPECT_EQ(error(unknown).message(),
             "cannot decode tensor data of unknown scalar type 99");
-  EXPECT_EQ(error(tensor_of(ScalarType::kFloat, {-1}, 0)).error(),
-            Error::kCorruptData);
-  EXPECT_EQ(error(tensor_of(ScalarType::kFloat, {2, 2}, 0, {1})).error(),
-            Error::kCorruptData);
-  EXPECT_EQ(error(tensor_of(ScalarType::kFloat, {2}, 0, {-1})).error(),
-            Error::kCorruptData);  // would read before the offset
+  EXPECT_THAT(error(tensor_of(ScalarType::kFloat, {-1}, 0)), ErrorIs(Error::kCorruptData));
+  EXPECT_THAT(error(tensor_of(ScalarType::kFloat, {2, 2}, 0, {1})), ErrorIs(Error::kCorruptData));
+  EXPECT_THAT(error(tensor_of(ScalarType::kFloat, {2}, 0, {-1})),
+              ErrorIs(Error::kCorruptData));  // would read before the offset
   const std::int64_t huge = std::numeric_limits<std::int64_t>::max();
-  EXPECT_EQ(error(tensor_of(ScalarType::kFloat, {huge, huge}, 0)).error(),
-            Error::kCorruptData);
-  EXPECT_EQ(error(tensor_of(ScalarType::kFloat, {1'000'000}, 0, {0})).error(),
-            Error::kCorruptData);  // broadcast far beyond the data
-  EXPECT_EQ(error(tensor_of(ScalarType::kFloat, {2}, huge)).error(),
-            Error::kCorruptData);
+  EXPECT_THAT(error(tensor_of(ScalarType::kFloat, {huge, huge}, 0)), ErrorIs(Error::kCorruptData));
+  EXPECT_THAT(error(tensor_of(ScalarType::kFloat, {1'000'000}, 0, {0})),
+              ErrorIs(Error::kCorruptData));  // broadcast far beyond the data
+  EXPECT_THAT(error(tensor_of(ScalarType::kFloat, {2}, huge)), ErrorIs(Error::kCorruptData));
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-#include "glassbox/etrecord/program_manager.h"
+#include "glassbox/export/program_manager.h"
 
 #include <gtest/gtest.h>
 
@@ -9,13 +9,13 @@
 #include "glassbox/aot/to_backend.h"
 #include "src/etrecord/test_records.h"
 
-namespace glassbox::etrecord {
+namespace glassbox::exporter {
 namespace {
 
-using testing::export_demo;
-using testing::HasError;
-using testing::IsOk;
-using testing::value_of;
+using etrecord::testing::ErrorIs;
+using etrecord::testing::export_demo;
+using etrecord::testing::IsOk;
+using etrecord::testing::value_of;
 
 const std::string kForward(aot::kForwardMethod);
 
@@ -34,7 +34,7 @@ TEST(ProgramManagerTest, ToEdgeToBackendToExecutorch) {
 
   const ExecutorchProgramManager program = value_of(lowered.to_executorch());
   EXPECT_EQ(value_of(aot::fingerprint_of(program.buffer())), program.fingerprint());
-  const ETRecord record = value_of(program.get_etrecord());
+  const etrecord::ETRecord record = value_of(program.get_etrecord());
   EXPECT_EQ(record.fingerprint, program.fingerprint());
   EXPECT_EQ(record.debug_handle_map, program.debug_handle_map());
   EXPECT_EQ(record.delegate_map, program.delegate_map());
@@ -58,8 +58,9 @@ TEST(ProgramManagerTest, AllEntryPointsAgree) {
 
 TEST(ProgramManagerTest, GetEtrecordWhenNotGeneratedIsAClearError) {
   const ExecutorchProgramManager program = export_demo("generated", /*generate_etrecord=*/false);
-  EXPECT_TRUE(HasError(program.get_etrecord(), Error::kInvalidState,
-                       {"ETRecord was not generated; pass generate_etrecord=true"}));
+  EXPECT_THAT(
+      program.get_etrecord(),
+      ErrorIs(Error::kInvalidState, {"ETRecord was not generated; pass generate_etrecord=true"}));
 }
 
 TEST(ProgramManagerTest, PortableRecipeLowersNothing) {
@@ -68,27 +69,27 @@ TEST(ProgramManagerTest, PortableRecipeLowersNothing) {
       value_of(export_model(model, Recipe{.generate_etrecord = true}));
   EXPECT_EQ(program.instruction_id_to_num_outs_map().at(kForward).size(), model.nodes.size());
   EXPECT_TRUE(program.delegate_map().at(kForward).empty());
-  EXPECT_TRUE(IsOk(program.get_etrecord()));
+  EXPECT_THAT(program.get_etrecord(), IsOk());
 }
 
 TEST(ProgramManagerTest, SaveWritesTheBuffer) {
   const ExecutorchProgramManager program = export_demo();
   const std::string path =
       (std::filesystem::temp_directory_path() / "glassbox_program_manager_test.gbx").string();
-  ASSERT_TRUE(IsOk(program.save(path)));
+  ASSERT_THAT(program.save(path), IsOk());
   std::ifstream file(path, std::ios::binary);
   const std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(file)),
                                         std::istreambuf_iterator<char>());
   EXPECT_EQ(bytes, program.buffer());
   std::filesystem::remove(path);
-  EXPECT_TRUE(HasError(program.save("/nonexistent-dir/p.gbx"), Error::kAccessFailed));
+  EXPECT_THAT(program.save("/nonexistent-dir/p.gbx"), ErrorIs(Error::kAccessFailed));
 }
 
 TEST(ProgramManagerTest, InvalidGraphIsRejectedByToEdge) {
   aot::Graph graph = demo_model();
   graph.nodes[1].inputs[0] = aot::ValueId(999);
-  EXPECT_TRUE(HasError(to_edge(graph), Error::kInvalidArgument));
+  EXPECT_THAT(to_edge(graph), ErrorIs(Error::kInvalidArgument));
 }
 
 }  // namespace
-}  // namespace glassbox::etrecord
+}  // namespace glassbox::exporter

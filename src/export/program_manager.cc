@@ -1,10 +1,10 @@
-#include "glassbox/etrecord/program_manager.h"
+#include "glassbox/export/program_manager.h"
 
 #include <fstream>
 
 #include "glassbox/aot/to_backend.h"
 
-namespace glassbox::etrecord {
+namespace glassbox::exporter {
 
 EdgeProgramManager::EdgeProgramManager(aot::Graph graph, bool generate_etrecord)
     : graph_(std::move(graph)), edge_graph_(graph_), generate_etrecord_(generate_etrecord) {}
@@ -24,14 +24,14 @@ StatusOr<EdgeProgramManager> EdgeProgramManager::to_backend(
 StatusOr<ExecutorchProgramManager> EdgeProgramManager::to_executorch() const {
   GLASSBOX_ASSIGN_OR_RETURN(aot::EmitResult emitted,
                             aot::emit(graph_, {.edge_graph = &edge_graph_}));
-  std::optional<ETRecord> record;
+  std::optional<etrecord::ETRecord> record;
   if (generate_etrecord_) {
-    GLASSBOX_ASSIGN_OR_RETURN(record, make_etrecord(edge_graph_, emitted));
+    GLASSBOX_ASSIGN_OR_RETURN(record, etrecord::make_etrecord(edge_graph_, emitted));
   }
   return ExecutorchProgramManager(std::move(emitted), std::move(record));
 }
 
-StatusOr<ETRecord> ExecutorchProgramManager::get_etrecord() const {
+StatusOr<etrecord::ETRecord> ExecutorchProgramManager::get_etrecord() const {
   if (!etrecord_) {
     return Status(Error::kInvalidState, "ETRecord was not generated; pass generate_etrecord=true");
   }
@@ -66,4 +66,4 @@ StatusOr<ExecutorchProgramManager> export_model(aot::Graph graph, const Recipe& 
   return manager.to_executorch();
 }
 
-}  // namespace glassbox::etrecord
+}  // namespace glassbox::exporter
