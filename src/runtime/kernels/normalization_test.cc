@@ -117,6 +117,77 @@ TEST(SoftmaxTest, StableForLargeInputs) {
   EXPECT_EQ(y[2], 0.0f);
 }
 
+TEST(SoftmaxTest, RowsOfAnyLength) {
+  // The last axis runs through a contiguous-row path with 4- and 8-wide
+  // accumulators and scalar tails: lengths around those widths, and
+  // attention's 197.
+  for (std::int64_t len : {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 197})
+    check_softmax({3, len}, -1, 8.0f);
+  check_softmax({2, 3, 197}, 2, 30.0f);
+}
+
+TEST(SoftmaxTest, InPlaceMatchesOutOfPlace) {
+  for (std::int64_t axis : {0, 1}) {
+    const std::vector<std::int64_t> shape{37, 29};
+    auto x = testing::random_floats(37 * 29, 82, -6.0f, 6.0f);
+    std::vector<float> y(x.size());
+    ASSERT_EQ(softmax(x.data(), shape, axis, y.data()), Error::kOk);
+    ASSERT_EQ(softmax(x.data(), shape, axis, x.data()), Error::kOk);
+    EXPECT_EQ(x, y) << "axis " << axis;
+  }
+}
+
+// Masked attention puts -inf (or -1e9) in the scores: those weights are
+// exactly 0 and the rest renormalise; a NaN or +inf makes its slice NaN,
+// and so does a slice of -inf only (-inf - -inf is NaN), as in PyTorch.
+TEST(SoftmaxTest, MaskedAndNonFiniteInputs) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  // Rows of 9 (row path, axis 1) and the same values as columns (axis 0).
+  const std::vector<std::vector<float>> rows = {
+      {1.0f, -inf, 2.0f, -inf, 3.0f, -1e9f, 0.5f, -inf, 1.5f},
+      {-inf, -inf, -inf, -inf, -inf, -inf, -inf, -inf, 0.0f},
+      {1.0f, 2.0f, nan, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f},
+      {1.0f, 2.0f, inf, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f},
+      {-inf, -inf, -inf, -inf, -inf, -inf, -inf, -inf, -inf},
+  };
+  const std::int64_t n = static_cast<std::int64_t>(rows.size());
+  std::vector<float> as_rows, as_columns(rows.size() * 9);
+  for (const auto& r : rows) as_rows.insert(as_rows.end(), r.begin(), r.end());
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    for (std::size_t j = 0; j < 9; ++j)
+      as_columns[j * rows.size() + i] = rows[i][j];
+  std::vector<float> y_rows(as_rows.size()), y_columns(as_columns.size());
+  ASSERT_EQ(softmax(as_rows.data(), std::vector<std::int64_t>{n, 9}, 1,
+                    y_rows.data()),
+            Error::kOk);
+  ASSERT_EQ(softmax(as_columns.data(), std::vector<std::int64_t>{9, n}, 0,
+                    y_columns.data()),
+            Error::kOk);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    for (std::size_t j = 0; j < 9; ++j) {
+      SCOPED_TRACE(::testing::Message() << "row " << i << " element " << j);
+      const float by_row = y_rows[i * 9 + j];
+      const float by_column = y_columns[j * rows.size() + i];
+      if (i >= 2) {
+        EXPECT_TRUE(std::isnan(by_row));
+        EXPECT_TRUE(std::isnan(by_column));
+        continue;
+      }
+      // Masked entries must come out exactly 0 (the tolerance is then 0).
+      double want = 0.0;
+      if (rows[i][j] > -1e9f) {
+        double sum = 0.0;
+        for (float v : rows[i])
+          if (v > -1e9f) sum += std::exp(double{v});
+        want = std::exp(double{rows[i][j]}) / sum;
+      }
+      EXPECT_NEAR(by_row, want, 1e-6 * want);
+      EXPECT_NEAR(by_column, want, 1e-6 * want);
+    }
+  }
+}
+
 TEST(SoftmaxTest, RejectsBadAxisOrShape) {
   float buf[8] = {};
   const std::int64_t s[] = {2, 4};

@@ -1,6 +1,7 @@
 #include <cmath>
 
 #include "glassbox/runtime/kernels/elementwise.h"
+#include "src/runtime/kernels/fast_math.h"
 
 namespace glassbox::runtime::kernels {
 namespace {
@@ -38,9 +39,11 @@ Error clamp(const float* x, float* y, std::int64_t n, float min_value,
 
 Error sigmoid(const float* x, float* y, std::int64_t n) {
   return map(x, y, n, [](float v) {
-    if (v >= 0.0f) return 1.0f / (1.0f + std::exp(-v));
-    const float e = std::exp(v);
-    return e / (1.0f + e);
+    // One exp of -|v| serves both halves: 1 / (1 + e) for v >= 0 and
+    // e / (1 + e) for v < 0, neither of which overflows. fast_math's exp
+    // (unlike std::exp) vectorises; the select keeps the loop branch-free.
+    const float e = fast_math::exp_nonpositive(-std::fabs(v));
+    return fast_math::select(v < 0.0f, e, 1.0f) / (1.0f + e);
   });
 }
 

@@ -4,6 +4,7 @@
 #include <type_traits>
 
 #include "glassbox/runtime/kernels/elementwise_ext.h"
+#include "src/runtime/kernels/fast_math.h"
 
 namespace glassbox::runtime::kernels {
 namespace {
@@ -25,19 +26,22 @@ Error map(const T* x, T* y, std::int64_t n, F f) {
 constexpr float kSqrtHalf = 0.707106781186547524f;
 constexpr float kSqrtTwoOverPi = 0.797884560802865356f;
 constexpr float kGeluCubic = 0.044715f;
+constexpr float kInf = std::numeric_limits<float>::infinity();
 
 }  // namespace
 
+// erf, tanh, exp and the gelus use fast_math.h rather than libm: its
+// branch-free versions vectorise, libm calls do not.
 Error erf(const float* x, float* y, std::int64_t n) {
-  return map(x, y, n, [](float v) { return std::erf(v); });
+  return map(x, y, n, [](float v) { return fast_math::erf(v); });
 }
 
 Error tanh(const float* x, float* y, std::int64_t n) {
-  return map(x, y, n, [](float v) { return std::tanh(v); });
+  return map(x, y, n, [](float v) { return fast_math::tanh(v); });
 }
 
 Error exp(const float* x, float* y, std::int64_t n) {
-  return map(x, y, n, [](float v) { return std::exp(v); });
+  return map(x, y, n, [](float v) { return fast_math::exp(v); });
 }
 
 Error log(const float* x, float* y, std::int64_t n) {
@@ -95,18 +99,19 @@ Error softsign(const float* x, float* y, std::int64_t n) {
 
 Error gelu_erf(const float* x, float* y, std::int64_t n) {
   return map(x, y, n, [](float v) {
-    // -inf * erfc(+inf) would be -inf * 0 = NaN.
-    if (v == -std::numeric_limits<float>::infinity()) return -0.0f;
-    return 0.5f * v * std::erfc(-v * kSqrtHalf);
+    // -inf * erfc(+inf) would be -inf * 0 = NaN. (A select, not an early
+    // return, which would keep the loop from vectorising.)
+    return fast_math::select(v == -kInf, -0.0f,
+                             0.5f * v * fast_math::erfc(-v * kSqrtHalf));
   });
 }
 
 Error gelu_tanh(const float* x, float* y, std::int64_t n) {
   return map(x, y, n, [](float v) {
-    if (v == -std::numeric_limits<float>::infinity()) return -0.0f;
     const float u = kSqrtTwoOverPi * (v + kGeluCubic * v * v * v);
     // For very negative v, exp overflows to inf and v / inf = -0: the limit.
-    return v / (1.0f + std::exp(-2.0f * u));
+    return fast_math::select(v == -kInf, -0.0f,
+                             v / (1.0f + fast_math::exp(-2.0f * u)));
   });
 }
 

@@ -26,8 +26,9 @@ Error relu(const float* x, float* y, std::int64_t n);
 Error clamp(const float* x, float* y, std::int64_t n, float min_value,
             float max_value);
 
-/// y = 1 / (1 + exp(-x)), evaluated as exp(x) / (1 + exp(x)) for x < 0 so
-/// that no intermediate overflows: saturates to exactly 0 / 1 for large |x|.
+/// y = 1 / (1 + exp(-x)), evaluated from exp(-|x|) (fast_math.h) so that
+/// no intermediate overflows: saturates to exactly 0 / 1 for large |x| (0
+/// below about -87.3, where exp underflows).
 Error sigmoid(const float* x, float* y, std::int64_t n);
 
 /// y = x * clamp(x + 3, 0, 6) / 6 (PyTorch nn.Hardswish).
