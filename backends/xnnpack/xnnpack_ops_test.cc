@@ -404,8 +404,8 @@ TEST_P(XnnpackOpTest, MatchesPortableKernels) {
   GetParam().build(b);
   StatusOr<aot::Graph> graph = b.build();
   ASSERT_TRUE(graph.ok()) << graph.message();
-  StatusOr<etrecord::ExecutorchProgramManager> delegated = testing::export_graph(*graph, true);
-  StatusOr<etrecord::ExecutorchProgramManager> portable = testing::export_graph(*graph, false);
+  StatusOr<exporter::ExecutorchProgramManager> delegated = testing::export_graph(*graph, true);
+  StatusOr<exporter::ExecutorchProgramManager> portable = testing::export_graph(*graph, false);
   ASSERT_TRUE(delegated.ok()) << delegated.message();
   ASSERT_TRUE(portable.ok()) << portable.message();
 

@@ -5,7 +5,7 @@
 /// tying each operator's identifier to every source node it absorbed.
 ///
 ///   XnnpackBackend backend;
-///   etrecord::Recipe recipe;
+///   exporter::Recipe recipe;
 ///   recipe.partitioners.push_back(make_xnnpack_partitioner(backend));
 ///   recipe.compile_specs.push_back(CompileSpec::from_string("identifiers", "string"));
 ///   export_model(graph, recipe);

@@ -11,7 +11,6 @@ namespace glassbox::backends::xnnpack {
 namespace {
 
 ErrorInfo bad(const char* what) { return make_error(Error::kCorruptData, what); }
-constexpr ErrorInfo kOk{Error::kOk, ""};
 
 bool read_desc(ByteReader& in, SlotDesc* d) {
   std::uint8_t layout = 0;

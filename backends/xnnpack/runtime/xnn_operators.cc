@@ -12,7 +12,7 @@ namespace {
 
 ErrorInfo from_status(xnn_status status, const char* what_failed) {
   switch (status) {
-    case xnn_status_success: return ErrorInfo{Error::kOk, ""};
+    case xnn_status_success: return kOk;
     case xnn_status_out_of_memory:
       return make_error(Error::kMemoryAllocationFailed, "xnnpack: out of memory creating an operator");
     case xnn_status_unsupported_parameter:
@@ -351,7 +351,7 @@ ErrorInfo compile_operator(const ParsedProgram& program, std::uint32_t index,
     out->c = x.dims[1];
     out->hw = x.dims[2] * x.dims[3];
     out->to_nhwc = op.kind == XnnOpKind::kNchwToNhwc;
-    return ErrorInfo{Error::kOk, ""};
+    return kOk;
   }
   const std::uint32_t count = op.kind == XnnOpKind::kConcatenate ? op.num_operands : 1;
   auto** ops = memory->allocate_array<xnn_operator_t>(count);
@@ -369,7 +369,7 @@ ErrorInfo compile_operator(const ParsedProgram& program, std::uint32_t index,
     delete_compiled(out);
     return from_status(s, what);
   }
-  return ErrorInfo{Error::kOk, ""};
+  return kOk;
 }
 
 Error run_compiled(const CompiledOp& op, pthreadpool* pool) {

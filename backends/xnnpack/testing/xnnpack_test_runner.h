@@ -11,7 +11,7 @@
 
 #include "backends/xnnpack/aot/xnnpack_backend.h"
 #include "backends/xnnpack/runtime/xnnpack_runtime.h"
-#include "glassbox/etrecord/program_manager.h"
+#include "glassbox/export/program_manager.h"
 #include "glassbox/runtime/method.h"
 #include "glassbox/runtime/program.h"
 
@@ -19,16 +19,16 @@ namespace glassbox::backends::xnnpack::testing {
 
 /// Exports `graph`; with `delegated`, through the XNNPACK partitioner with
 /// `specs`. Returns the error status on failure.
-inline StatusOr<etrecord::ExecutorchProgramManager> export_graph(
+inline StatusOr<exporter::ExecutorchProgramManager> export_graph(
     aot::Graph graph, bool delegated, std::vector<aot::CompileSpec> specs = {}) {
   static XnnpackBackend backend;
-  etrecord::Recipe recipe;
+  exporter::Recipe recipe;
   recipe.generate_etrecord = true;
   if (delegated) {
     recipe.partitioners.push_back(make_xnnpack_partitioner(backend));
     recipe.compile_specs = std::move(specs);
   }
-  return etrecord::export_model(std::move(graph), recipe);
+  return exporter::export_model(std::move(graph), recipe);
 }
 
 /// Uniform values in [-1, 1] from a fixed seed.
