@@ -109,10 +109,7 @@ Result<std::int64_t> perturbed_op_from_specs(Span<const runtime::CompileSpecView
 void release(XnnDelegate* d) {
   for (std::uint32_t i = 0; i < d->num_compiled; ++i) delete_compiled(&d->ops[i]);
   d->num_compiled = 0;
-  if (d->pool != nullptr) {
-    pthreadpool_destroy(d->pool);
-    d->pool = nullptr;
-  }
+  d->pool = nullptr;  // Shared: owned by XnnpackBackendRuntime.
 }
 
 TensorView view_of(const SlotDesc& desc, const float* data) {
@@ -200,7 +197,7 @@ Result<runtime::DelegateHandle*> XnnpackBackendRuntime::init(
   }
   const std::uint32_t thread_count = threads_override_ != 0 ? threads_override_ : *threads;
   if (thread_count > 1) {
-    d->pool = pthreadpool_create(thread_count);
+    d->pool = shared_pool(thread_count);
     if (d->pool == nullptr) {
       return make_error(Error::kMemoryAllocationFailed, "xnnpack: cannot create the thread pool");
     }
@@ -301,6 +298,21 @@ void XnnpackBackendRuntime::set_profiling_mode_override(const ProfilingMode* mod
 
 void XnnpackBackendRuntime::set_threads_override(std::uint32_t threads) {
   threads_override_ = threads > kMaxThreadCount ? kMaxThreadCount : threads;
+}
+
+pthreadpool_t XnnpackBackendRuntime::shared_pool(std::uint32_t threads) {
+  static_assert(sizeof(pools_) / sizeof(pools_[0]) == kMaxThreadCount - 1);
+  if (threads < 2 || threads > kMaxThreadCount) return nullptr;
+  pthreadpool_t& pool = pools_[threads - 2];
+  if (pool == nullptr) pool = pthreadpool_create(threads);
+  return pool;
+}
+
+XnnpackBackendRuntime::~XnnpackBackendRuntime() {
+  for (pthreadpool_t& pool : pools_) {
+    if (pool != nullptr) pthreadpool_destroy(pool);
+    pool = nullptr;
+  }
 }
 
 XnnpackBackendRuntime& xnnpack_backend_runtime() {

@@ -28,6 +28,8 @@
 
 #include <cstdint>
 
+#include <pthreadpool.h>
+
 #include "glassbox/runtime/backend.h"
 
 namespace glassbox::backends::xnnpack {
@@ -44,8 +46,9 @@ class XnnpackBackendRuntime final : public runtime::BackendInterface {
   Error execute(runtime::BackendExecutionContext& context, runtime::DelegateHandle* handle,
                 Span<runtime::Tensor* const> inputs,
                 Span<runtime::Tensor* const> outputs) override;
-  /// Deletes the XNNPACK operators and the thread pool.
+  /// Deletes the XNNPACK operators (the thread pool is shared, see below).
   void destroy(runtime::DelegateHandle* handle) override;
+  ~XnnpackBackendRuntime() override;
 
   /// Forces a profiling mode for delegates initialised from now on, or
   /// clears the override (nullptr; `mode` is copied).
@@ -55,9 +58,19 @@ class XnnpackBackendRuntime final : public runtime::BackendInterface {
   void set_threads_override(std::uint32_t threads);
 
  private:
+  /// The thread pool of `threads` threads every delegate shares, created on
+  /// first use (at init). One pool per program, not one per delegate: a
+  /// transformer splits into tens of delegates, and as many pools of
+  /// spinning workers on two cores made 2 threads 400x slower than one
+  /// (measured on the encoder). Delegates run one after another, so sharing
+  /// is safe. Null on failure.
+  pthreadpool_t shared_pool(std::uint32_t threads);
+
   bool has_mode_override_ = false;
   ProfilingMode mode_override_ = ProfilingMode::kRealTime;
   std::uint32_t threads_override_ = 0;
+  // Pools by thread count (index threads - 2; 64 threads at most).
+  pthreadpool_t pools_[63] = {};
 };
 
 /// The process-wide instance, registered by register_xnnpack_backend_runtime.
