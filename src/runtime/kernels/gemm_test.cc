@@ -120,6 +120,32 @@ TEST(MatmulTest, BroadcastsBatchDims) {
     }
 }
 
+// One weight matrix shared by every batch entry ([197, 1, 768] x [768, N]
+// in ViT's attention projection): computed as one GEMM over the stacked
+// rows; the result must equal each entry's own product, also with the
+// weight given as [1, K, N].
+TEST(MatmulTest, SharedWeightOverBatchedRows) {
+  const std::int64_t a_shape[] = {9, 1, 7};
+  const auto a = testing::random_floats(9 * 7, 41);
+  const auto b = testing::random_floats(7 * 18, 42);
+  for (const std::vector<std::int64_t>& b_dims :
+       {std::vector<std::int64_t>{7, 18}, std::vector<std::int64_t>{1, 7, 18}}) {
+    const Span<const std::int64_t> b_shape(b_dims.data(), b_dims.size());
+    auto scratch = scratch_for(matmul_scratch_bytes(a_shape, b_shape));
+    std::vector<float> c(9 * 18, NAN);
+    ASSERT_EQ(matmul(a.data(), a_shape, b.data(), b_shape, c.data(), scratch), Error::kOk);
+    for (std::int64_t i = 0; i < 9; ++i) {
+      SCOPED_TRACE(::testing::Message() << "batch " << i << ", b rank " << b_dims.size());
+      const std::size_t off = static_cast<std::size_t>(i * 18);
+      std::vector<float> row(c.begin() + static_cast<std::ptrdiff_t>(off),
+                             c.begin() + static_cast<std::ptrdiff_t>(off + 18));
+      testing::expect_dot_near(row, reference(a.data() + i * 7, 7, 1, b.data(), 18, 1,
+                                              nullptr, 1, 18, 7),
+                               7);
+    }
+  }
+}
+
 TEST(MatmulTest, PlainTwoD) {
   const std::int64_t a_shape[] = {9, 20};
   const std::int64_t b_shape[] = {20, 4};
