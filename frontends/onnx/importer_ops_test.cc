@@ -14,6 +14,7 @@
 #include "frontends/onnx/importer.h"
 #include "frontends/onnx/test_models.h"
 #include "glassbox/export/program_manager.h"
+#include "glassbox/etrecord/reference_runner.h"
 #include "glassbox/runtime/method.h"
 #include "glassbox/runtime/program.h"
 
@@ -285,6 +286,24 @@ TEST(ImporterOpsTest, LayerNormalizationIsOneOp) {
       EXPECT_NEAR(out->values[r * 5 + j], want, 1e-4);
     }
   }
+}
+
+// The numeric reference (lower --reference-*) runs graphs whose constants
+// are int64 (a Gather index, ViT's class token) as well as float.
+TEST(ImporterOpsTest, ReferenceRunTakesIntegerConstants) {
+  ModelWriter m(14);
+  m.input("x", {1, 5, 4}).output("y");
+  m.ints("first", {}, {0});
+  auto* gather = m.node("Gather", "/Gather", {"x", "first"}, {"y"});  // x[:, 0]
+  ModelWriter::set_int(gather, "axis", 1);
+  StatusOr<aot::Graph> graph = import_onnx_from_memory(m.bytes());
+  ASSERT_TRUE(graph.ok()) << graph.message();
+  const std::vector<float> x = random_floats(20, 8);
+  StatusOr<etrecord::ReferenceRun> ref =
+      etrecord::run_reference(*graph, std::vector<etrecord::ReferenceTensor>{{{1, 5, 4}, x}});
+  ASSERT_TRUE(ref.ok()) << ref.message();
+  ASSERT_EQ(ref->outputs.size(), 1u);
+  for (std::size_t i = 0; i < 4; ++i) EXPECT_EQ(ref->outputs[0].data[i], x[i]);
 }
 
 // Opset 20's Gelu, both forms.

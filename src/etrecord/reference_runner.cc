@@ -51,7 +51,8 @@ Status check_inputs(const aot::Graph& graph, std::span<const ReferenceTensor> in
     }
   }
   for (const aot::Value& value : graph.values) {
-    if (value.kind == aot::ValueKind::kConstant && value.data.empty() && value.numel() > 0) {
+    if (value.kind == aot::ValueKind::kConstant && value.data.empty() && value.int_data.empty() &&
+        value.numel() > 0) {
       return Status(Error::kInvalidArgument,
                     "reference run: constant '" + value.name +
                         "' has no data (an ETRecord's stored graph drops it; pass the graph "
