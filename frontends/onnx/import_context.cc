@@ -98,6 +98,15 @@ StatusOr<ValueId> ImportContext::emit(std::string_view op, std::vector<ValueId> 
     for (const aot::Value* v : constants) types.push_back({v->dtype, v->shape});
     StatusOr<aot::TensorType> type = aot::infer_output_type(op, types, attributes);
     if (!type.ok()) return invalid(type.message());
+    std::int64_t numel = 1;
+    for (std::int64_t d : type->shape) numel *= d;  // bounded by infer_output_type
+    // Folding computes the value at import: a result this large (1 GiB of
+    // float) is better left to the runtime than held in the importer.
+    constexpr std::int64_t kMaxFoldedElements = std::int64_t{1} << 28;
+    if (numel > kMaxFoldedElements) {
+      return invalid("the constant result of " + std::string(op) + " has " +
+                     std::to_string(numel) + " elements, too many to compute at import");
+    }
     StatusOr<HostTensor> folded = evaluate_with_kernels(op, constants, attributes, *type);
     if (!folded.ok()) return invalid(folded.message());
     ++folded_nodes_;

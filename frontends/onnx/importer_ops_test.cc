@@ -306,6 +306,22 @@ TEST(ImporterOpsTest, ReferenceRunTakesIntegerConstants) {
   for (std::size_t i = 0; i < 4; ++i) EXPECT_EQ(ref->outputs[0].data[i], x[i]);
 }
 
+// Folding is bounded: a constant subgraph that would compute 2^29 elements
+// at import is refused by name, not allocated.
+TEST(ImporterOpsTest, RefusesToFoldHugeConstants) {
+  ModelWriter m(14);
+  m.input("x", {1}).output("y");
+  m.floats("one", {1}, {1.0f});
+  m.ints("huge", {2}, {std::int64_t{1} << 15, std::int64_t{1} << 14});
+  m.node("Expand", "/mask/Expand", {"one", "huge"}, {"mask"});
+  m.node("Add", "/Add", {"mask", "x"}, {"y"});
+  StatusOr<aot::Graph> graph = import_onnx_from_memory(m.bytes(), {}, "huge.onnx");
+  ASSERT_FALSE(graph.ok());
+  EXPECT_NE(graph.message().find("node '/mask/Expand' (Expand)"), std::string::npos)
+      << graph.message();
+  EXPECT_NE(graph.message().find("too many to compute at import"), std::string::npos);
+}
+
 // Opset 20's Gelu, both forms.
 TEST(ImporterOpsTest, GeluOfOpsetTwentyInBothForms) {
   for (const std::string approximate : {"none", "tanh"}) {
