@@ -361,64 +361,74 @@ enum class Dtypes : std::uint8_t {
   kFloatToIndex,  // float input; int64 output (argmax/argmin)
 };
 
+// Which shape inference an op takes (ops_internal.h for the new families).
+enum class Shapes : std::uint8_t {
+  kOriginal,        // infer_original: the ops of ops.h's first table
+  kUnary,           // infer_unary_extended: output = input, attributes checked
+  kBroadcast,       // infer_broadcast: numpy broadcast of every input
+  kCast,            // infer_cast
+  kNormalization,   // infer_normalization
+  kReduce,          // infer_reduce (argmax/argmin too)
+  kDataMovement,    // infer_data_movement
+  kConvTranspose,   // infer_conv_transpose2d
+};
+
 struct OpInfo {
   std::string_view op;
   std::size_t min_inputs;
   std::size_t max_inputs;
   Dtypes dtypes;
+  Shapes shapes;
 };
 
 constexpr std::size_t kVariadic = static_cast<std::size_t>(-1);
 
-// The ops of the first table of ops.h come first (see infer_output_type).
-constexpr std::size_t kOriginalOps = 24;
-
 constexpr OpInfo kOps[] = {
-    {op::kConv2d, 2, 3, Dtypes::kFloat},       {op::kRelu, 1, 1, Dtypes::kFloat},
-    {op::kClamp, 1, 1, Dtypes::kFloat},        {op::kSigmoid, 1, 1, Dtypes::kFloat},
-    {op::kHardswish, 1, 1, Dtypes::kFloat},    {op::kTan, 1, 1, Dtypes::kFloat},
-    {op::kSin, 1, 1, Dtypes::kFloat},          {op::kCos, 1, 1, Dtypes::kFloat},
-    {op::kAdd, 2, 2, Dtypes::kNumeric},        {op::kSub, 2, 2, Dtypes::kNumeric},
-    {op::kMul, 2, 2, Dtypes::kNumeric},        {op::kDiv, 2, 2, Dtypes::kNumeric},
-    {op::kLinear, 2, 3, Dtypes::kFloat},       {op::kMatmul, 2, 2, Dtypes::kFloat},
-    {op::kMaxPool2d, 1, 1, Dtypes::kFloat},    {op::kAvgPool2d, 1, 1, Dtypes::kFloat},
-    {op::kGlobalAvgPool2d, 1, 1, Dtypes::kFloat}, {op::kBatchNorm, 5, 5, Dtypes::kFloat},
-    {op::kFlatten, 1, 1, Dtypes::kAnySame},    {op::kReshape, 1, 1, Dtypes::kAnySame},
-    {op::kConcat, 1, kVariadic, Dtypes::kFloat}, {op::kSoftmax, 1, 1, Dtypes::kFloat},
-    {op::kHardsigmoid, 1, 1, Dtypes::kFloat},  {op::kTranspose, 1, 1, Dtypes::kFloat},
+    {op::kConv2d, 2, 3, Dtypes::kFloat, Shapes::kOriginal},       {op::kRelu, 1, 1, Dtypes::kFloat, Shapes::kOriginal},
+    {op::kClamp, 1, 1, Dtypes::kFloat, Shapes::kOriginal},        {op::kSigmoid, 1, 1, Dtypes::kFloat, Shapes::kOriginal},
+    {op::kHardswish, 1, 1, Dtypes::kFloat, Shapes::kOriginal},    {op::kTan, 1, 1, Dtypes::kFloat, Shapes::kOriginal},
+    {op::kSin, 1, 1, Dtypes::kFloat, Shapes::kOriginal},          {op::kCos, 1, 1, Dtypes::kFloat, Shapes::kOriginal},
+    {op::kAdd, 2, 2, Dtypes::kNumeric, Shapes::kBroadcast},        {op::kSub, 2, 2, Dtypes::kNumeric, Shapes::kBroadcast},
+    {op::kMul, 2, 2, Dtypes::kNumeric, Shapes::kBroadcast},        {op::kDiv, 2, 2, Dtypes::kNumeric, Shapes::kBroadcast},
+    {op::kLinear, 2, 3, Dtypes::kFloat, Shapes::kOriginal},       {op::kMatmul, 2, 2, Dtypes::kFloat, Shapes::kOriginal},
+    {op::kMaxPool2d, 1, 1, Dtypes::kFloat, Shapes::kOriginal},    {op::kAvgPool2d, 1, 1, Dtypes::kFloat, Shapes::kOriginal},
+    {op::kGlobalAvgPool2d, 1, 1, Dtypes::kFloat, Shapes::kOriginal}, {op::kBatchNorm, 5, 5, Dtypes::kFloat, Shapes::kOriginal},
+    {op::kFlatten, 1, 1, Dtypes::kAnySame, Shapes::kOriginal},    {op::kReshape, 1, 1, Dtypes::kAnySame, Shapes::kOriginal},
+    {op::kConcat, 1, kVariadic, Dtypes::kFloat, Shapes::kOriginal}, {op::kSoftmax, 1, 1, Dtypes::kFloat, Shapes::kOriginal},
+    {op::kHardsigmoid, 1, 1, Dtypes::kFloat, Shapes::kOriginal},  {op::kTranspose, 1, 1, Dtypes::kFloat, Shapes::kOriginal},
     // Elementwise, ONNX coverage.
-    {op::kErf, 1, 1, Dtypes::kFloat},          {op::kTanh, 1, 1, Dtypes::kFloat},
-    {op::kExp, 1, 1, Dtypes::kFloat},          {op::kLog, 1, 1, Dtypes::kFloat},
-    {op::kNeg, 1, 1, Dtypes::kFloat},          {op::kAbs, 1, 1, Dtypes::kFloat},
-    {op::kSqrt, 1, 1, Dtypes::kFloat},         {op::kReciprocal, 1, 1, Dtypes::kFloat},
-    {op::kSign, 1, 1, Dtypes::kFloat},         {op::kFloor, 1, 1, Dtypes::kFloat},
-    {op::kCeil, 1, 1, Dtypes::kFloat},         {op::kRound, 1, 1, Dtypes::kFloat},
-    {op::kSoftplus, 1, 1, Dtypes::kFloat},     {op::kSoftsign, 1, 1, Dtypes::kFloat},
-    {op::kGelu, 1, 1, Dtypes::kFloat},         {op::kLeakyRelu, 1, 1, Dtypes::kFloat},
-    {op::kElu, 1, 1, Dtypes::kFloat},          {op::kSelu, 1, 1, Dtypes::kFloat},
-    {op::kLogicalNot, 1, 1, Dtypes::kBool},    {op::kMin, 2, 2, Dtypes::kNumeric},
-    {op::kMax, 2, 2, Dtypes::kNumeric},        {op::kMod, 2, 2, Dtypes::kNumeric},
-    {op::kPow, 2, 2, Dtypes::kFloat},          {op::kPrelu, 2, 2, Dtypes::kFloat},
-    {op::kEqual, 2, 2, Dtypes::kCompare},      {op::kLess, 2, 2, Dtypes::kCompare},
-    {op::kGreater, 2, 2, Dtypes::kCompare},    {op::kLessEqual, 2, 2, Dtypes::kCompare},
-    {op::kGreaterEqual, 2, 2, Dtypes::kCompare}, {op::kLogicalAnd, 2, 2, Dtypes::kBool},
-    {op::kLogicalOr, 2, 2, Dtypes::kBool},     {op::kLogicalXor, 2, 2, Dtypes::kBool},
-    {op::kWhere, 3, 3, Dtypes::kWhere},        {op::kCast, 1, 1, Dtypes::kCast},
+    {op::kErf, 1, 1, Dtypes::kFloat, Shapes::kUnary},          {op::kTanh, 1, 1, Dtypes::kFloat, Shapes::kUnary},
+    {op::kExp, 1, 1, Dtypes::kFloat, Shapes::kUnary},          {op::kLog, 1, 1, Dtypes::kFloat, Shapes::kUnary},
+    {op::kNeg, 1, 1, Dtypes::kFloat, Shapes::kUnary},          {op::kAbs, 1, 1, Dtypes::kFloat, Shapes::kUnary},
+    {op::kSqrt, 1, 1, Dtypes::kFloat, Shapes::kUnary},         {op::kReciprocal, 1, 1, Dtypes::kFloat, Shapes::kUnary},
+    {op::kSign, 1, 1, Dtypes::kFloat, Shapes::kUnary},         {op::kFloor, 1, 1, Dtypes::kFloat, Shapes::kUnary},
+    {op::kCeil, 1, 1, Dtypes::kFloat, Shapes::kUnary},         {op::kRound, 1, 1, Dtypes::kFloat, Shapes::kUnary},
+    {op::kSoftplus, 1, 1, Dtypes::kFloat, Shapes::kUnary},     {op::kSoftsign, 1, 1, Dtypes::kFloat, Shapes::kUnary},
+    {op::kGelu, 1, 1, Dtypes::kFloat, Shapes::kUnary},         {op::kLeakyRelu, 1, 1, Dtypes::kFloat, Shapes::kUnary},
+    {op::kElu, 1, 1, Dtypes::kFloat, Shapes::kUnary},          {op::kSelu, 1, 1, Dtypes::kFloat, Shapes::kUnary},
+    {op::kLogicalNot, 1, 1, Dtypes::kBool, Shapes::kUnary},    {op::kMin, 2, 2, Dtypes::kNumeric, Shapes::kBroadcast},
+    {op::kMax, 2, 2, Dtypes::kNumeric, Shapes::kBroadcast},        {op::kMod, 2, 2, Dtypes::kNumeric, Shapes::kBroadcast},
+    {op::kPow, 2, 2, Dtypes::kFloat, Shapes::kBroadcast},          {op::kPrelu, 2, 2, Dtypes::kFloat, Shapes::kBroadcast},
+    {op::kEqual, 2, 2, Dtypes::kCompare, Shapes::kBroadcast},      {op::kLess, 2, 2, Dtypes::kCompare, Shapes::kBroadcast},
+    {op::kGreater, 2, 2, Dtypes::kCompare, Shapes::kBroadcast},    {op::kLessEqual, 2, 2, Dtypes::kCompare, Shapes::kBroadcast},
+    {op::kGreaterEqual, 2, 2, Dtypes::kCompare, Shapes::kBroadcast}, {op::kLogicalAnd, 2, 2, Dtypes::kBool, Shapes::kBroadcast},
+    {op::kLogicalOr, 2, 2, Dtypes::kBool, Shapes::kBroadcast},     {op::kLogicalXor, 2, 2, Dtypes::kBool, Shapes::kBroadcast},
+    {op::kWhere, 3, 3, Dtypes::kWhere, Shapes::kBroadcast},        {op::kCast, 1, 1, Dtypes::kCast, Shapes::kCast},
     // Normalization and reductions.
-    {op::kLayerNorm, 2, 3, Dtypes::kFloat},    {op::kInstanceNorm, 3, 3, Dtypes::kFloat},
-    {op::kGroupNorm, 3, 3, Dtypes::kFloat},    {op::kReduceMean, 1, 1, Dtypes::kFloat},
-    {op::kReduceSum, 1, 1, Dtypes::kFloat},    {op::kReduceMax, 1, 1, Dtypes::kFloat},
-    {op::kReduceMin, 1, 1, Dtypes::kFloat},    {op::kReduceProd, 1, 1, Dtypes::kFloat},
-    {op::kReduceL1, 1, 1, Dtypes::kFloat},     {op::kReduceL2, 1, 1, Dtypes::kFloat},
-    {op::kReduceSumSquare, 1, 1, Dtypes::kFloat}, {op::kReduceLogSumExp, 1, 1, Dtypes::kFloat},
-    {op::kArgmax, 1, 1, Dtypes::kFloatToIndex}, {op::kArgmin, 1, 1, Dtypes::kFloatToIndex},
+    {op::kLayerNorm, 2, 3, Dtypes::kFloat, Shapes::kNormalization},    {op::kInstanceNorm, 3, 3, Dtypes::kFloat, Shapes::kNormalization},
+    {op::kGroupNorm, 3, 3, Dtypes::kFloat, Shapes::kNormalization},    {op::kReduceMean, 1, 1, Dtypes::kFloat, Shapes::kReduce},
+    {op::kReduceSum, 1, 1, Dtypes::kFloat, Shapes::kReduce},    {op::kReduceMax, 1, 1, Dtypes::kFloat, Shapes::kReduce},
+    {op::kReduceMin, 1, 1, Dtypes::kFloat, Shapes::kReduce},    {op::kReduceProd, 1, 1, Dtypes::kFloat, Shapes::kReduce},
+    {op::kReduceL1, 1, 1, Dtypes::kFloat, Shapes::kReduce},     {op::kReduceL2, 1, 1, Dtypes::kFloat, Shapes::kReduce},
+    {op::kReduceSumSquare, 1, 1, Dtypes::kFloat, Shapes::kReduce}, {op::kReduceLogSumExp, 1, 1, Dtypes::kFloat, Shapes::kReduce},
+    {op::kArgmax, 1, 1, Dtypes::kFloatToIndex, Shapes::kReduce}, {op::kArgmin, 1, 1, Dtypes::kFloatToIndex, Shapes::kReduce},
     // Data movement.
-    {op::kPad, 1, 1, Dtypes::kAnySame},        {op::kExpand, 1, 1, Dtypes::kAnySame},
-    {op::kTile, 1, 1, Dtypes::kAnySame},       {op::kSlice, 1, 1, Dtypes::kAnySame},
-    {op::kGather, 2, 2, Dtypes::kIndexed},     {op::kGatherElements, 2, 2, Dtypes::kIndexed},
-    {op::kScatterNd, 3, 3, Dtypes::kIndexed},  {op::kResize, 1, 1, Dtypes::kFloat},
-    {op::kDepthToSpace, 1, 1, Dtypes::kAnySame}, {op::kSpaceToDepth, 1, 1, Dtypes::kAnySame},
-    {op::kConvTranspose2d, 2, 3, Dtypes::kFloat},
+    {op::kPad, 1, 1, Dtypes::kAnySame, Shapes::kDataMovement},        {op::kExpand, 1, 1, Dtypes::kAnySame, Shapes::kDataMovement},
+    {op::kTile, 1, 1, Dtypes::kAnySame, Shapes::kDataMovement},       {op::kSlice, 1, 1, Dtypes::kAnySame, Shapes::kDataMovement},
+    {op::kGather, 2, 2, Dtypes::kIndexed, Shapes::kDataMovement},     {op::kGatherElements, 2, 2, Dtypes::kIndexed, Shapes::kDataMovement},
+    {op::kScatterNd, 3, 3, Dtypes::kIndexed, Shapes::kDataMovement},  {op::kResize, 1, 1, Dtypes::kFloat, Shapes::kDataMovement},
+    {op::kDepthToSpace, 1, 1, Dtypes::kAnySame, Shapes::kDataMovement}, {op::kSpaceToDepth, 1, 1, Dtypes::kAnySame, Shapes::kDataMovement},
+    {op::kConvTranspose2d, 2, 3, Dtypes::kFloat, Shapes::kConvTranspose},
 };
 
 const OpInfo* find_op(std::string_view name) {
@@ -564,32 +574,17 @@ StatusOr<TensorType> infer_output_type(std::string_view op_name,
   }
   GLASSBOX_ASSIGN_OR_RETURN(ScalarType out_dtype, check_dtypes(*info, in, attrs));
   StatusOr<TensorType> out = [&]() -> StatusOr<TensorType> {
-    switch (info->dtypes) {
-      case Dtypes::kNumeric:
-      case Dtypes::kCompare:
-      case Dtypes::kBool:
-        if (in.size() == 2) return infer_broadcast(op_name, in, attrs, out_dtype);
-        break;
-      case Dtypes::kWhere:
-        return infer_broadcast(op_name, in, attrs, out_dtype);
-      case Dtypes::kCast:
-        return infer_cast(in, attrs);
-      default:
-        break;
+    switch (info->shapes) {
+      case Shapes::kOriginal: return infer_original(op_name, in, attrs);
+      case Shapes::kUnary: return infer_unary_extended(op_name, in, attrs);
+      case Shapes::kBroadcast: return infer_broadcast(op_name, in, attrs, out_dtype);
+      case Shapes::kCast: return infer_cast(in, attrs);
+      case Shapes::kNormalization: return infer_normalization(op_name, in, attrs);
+      case Shapes::kReduce: return infer_reduce(op_name, in, attrs);
+      case Shapes::kDataMovement: return infer_data_movement(op_name, in, attrs);
+      case Shapes::kConvTranspose: return infer_conv_transpose2d(in, attrs);
     }
-    if (&*info < &kOps[kOriginalOps]) return infer_original(op_name, in, attrs);
-    if (info->dtypes == Dtypes::kFloatToIndex || op_name.starts_with("reduce_")) {
-      return infer_reduce(op_name, in, attrs);
-    }
-    if (op_name == op::kLayerNorm || op_name == op::kInstanceNorm || op_name == op::kGroupNorm) {
-      return infer_normalization(op_name, in, attrs);
-    }
-    if (op_name == op::kConvTranspose2d) return infer_conv_transpose2d(in, attrs);
-    if (op_name == op::kResize) return infer_data_movement(op_name, in, attrs);
-    if (info->dtypes == Dtypes::kFloat || info->dtypes == Dtypes::kBool) {
-      return infer_unary_extended(op_name, in, attrs);
-    }
-    return infer_data_movement(op_name, in, attrs);
+    return invalid("no shape rule for '" + std::string(op_name) + "'");
   }();
   if (!out.ok()) return out;
   out->dtype = out_dtype;
