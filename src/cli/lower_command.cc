@@ -359,7 +359,9 @@ void add_lower_commands(CLI::App& app, CommandContext& context) {
       ->check(CLI::IsMember({"conv_relu", "conv", "relu", "sin", "cos", "div"}));
   command->add_option("--xnnpack-perturb", options->xnnpack_perturb,
                       "a deliberate fault for testing numeric debugging: the XNNPACK backend "
-                      "adds 0.05 to every output of the operator with this identifier");
+                      "adds 0.05 to every output of the operator with this identifier (an int, "
+                      "or a string with --ids string; every delegate with it gets the fault; an "
+                      "identifier no operator has is refused before anything is written)");
   command->callback([options, command, &context] {
     options->ids_given = command->count("--ids") > 0;
     context.status = lower(*options, *context.out);
