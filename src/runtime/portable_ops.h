@@ -176,6 +176,9 @@ bool check_typed_signature(const char* op, const KernelArgs& args,
 bool check_dtype(const char* op, const Tensor& t, const char* what,
                  ScalarType expected, Diagnostics* d);
 
+/// Every input and the output have rank <= kernels::kMaxDims.
+bool check_rank_limit(const char* op, const KernelArgs& args, Diagnostics* d);
+
 /// The output's sizes equal `expected`.
 bool check_output_shape(const char* op, const KernelArgs& args,
                         Span<const std::int64_t> expected, Diagnostics* d);

@@ -142,6 +142,22 @@ bool check_dtype(const char* op, const Tensor& t, const char* what,
   return false;
 }
 
+bool check_rank_limit(const char* op, const KernelArgs& args, Diagnostics* d) {
+  for (std::size_t i = 0; i < args.inputs.size(); ++i) {
+    if (args.inputs[i]->sizes.size() > kernels::kMaxDims) {
+      report(d, "%s: input %zu %s has rank above %zu", op, i,
+             shape_text(args.inputs[i]->sizes).text, kernels::kMaxDims);
+      return false;
+    }
+  }
+  if (args.outputs[0]->sizes.size() > kernels::kMaxDims) {
+    report(d, "%s: output %s has rank above %zu", op,
+           shape_text(args.outputs[0]->sizes).text, kernels::kMaxDims);
+    return false;
+  }
+  return true;
+}
+
 bool check_output_shape(const char* op, const KernelArgs& args,
                         Span<const std::int64_t> expected, Diagnostics* d) {
   const Span<const std::int64_t> actual = args.outputs[0]->sizes;

@@ -25,18 +25,7 @@ bool check_moving(const char* op, const KernelArgs& args, std::size_t inputs,
       !check_no_overlap(op, args, InPlace::kNever, d)) {
     return false;
   }
-  for (std::size_t i = 0; i < args.inputs.size(); ++i) {
-    if (args.inputs[i]->sizes.size() > kMaxDims) {
-      report(d, "%s: input %zu %s has rank above %zu", op, i,
-             shape_text(args.inputs[i]->sizes).text, kMaxDims);
-      return false;
-    }
-  }
-  if (args.outputs[0]->sizes.size() > kMaxDims) {
-    report(d, "%s: output has rank above %zu", op, kMaxDims);
-    return false;
-  }
-  return true;
+  return check_rank_limit(op, args, d);
 }
 
 bool check_shape_result(const char* op, const KernelArgs& args, const Result<Dims>& out,

@@ -37,21 +37,6 @@ bool check_same_dtype(const char* op, const KernelArgs& args, Diagnostics* d) {
          check_dtype(op, *args.outputs[0], "output", args.inputs[0]->dtype, d);
 }
 
-bool check_rank_limit(const char* op, const KernelArgs& args, Diagnostics* d) {
-  for (std::size_t i = 0; i < args.inputs.size(); ++i) {
-    if (args.inputs[i]->sizes.size() > kMaxDims) {
-      report(d, "%s: input %zu %s has rank above %zu", op, i,
-             shape_text(args.inputs[i]->sizes).text, kMaxDims);
-      return false;
-    }
-  }
-  if (args.outputs[0]->sizes.size() > kMaxDims) {
-    report(d, "%s: output %s has rank above %zu", op,
-           shape_text(args.outputs[0]->sizes).text, kMaxDims);
-    return false;
-  }
-  return true;
-}
 
 // The "shape" attribute with its one allowed -1 resolved (PyTorch rules: 0
 // is a literal size, not ONNX Reshape's "copy this dim").
