@@ -5,7 +5,7 @@
 JOBS ?= 2
 GLASSBOX := build/default/tools/glassbox/glassbox
 
-.PHONY: all setup build demo test test-asan test-notrace bench fuzz models onnx-testdata clean
+.PHONY: all setup build demo test check-format test-asan test-notrace bench fuzz models onnx-testdata clean
 
 all: build
 
@@ -23,9 +23,13 @@ demo: build
 
 # The whole test suite: unit tests, the tracing-off build, then the
 # sanitizer build with a short fuzz run.
-test: build test-notrace
+test: build check-format test-notrace
 	ctest --test-dir build/default --output-on-failure -j $(JOBS)
 	$(MAKE) --no-print-directory test-asan
+
+# Every tracked .h/.cc follows .clang-format (checks only; never rewrites).
+check-format: setup
+	@bash scripts/check_format.sh
 
 test-notrace: setup build/notrace/build.ninja
 	cmake --build build/notrace -j $(JOBS)

@@ -97,17 +97,15 @@ double max_relative_error(const std::vector<float>& a, const std::vector<float>&
   return worst;
 }
 
-class DemoEndToEndTest
-    : public ::testing::TestWithParam<std::tuple<const char*, const char*>> {};
+class DemoEndToEndTest : public ::testing::TestWithParam<std::tuple<const char*, const char*>> {};
 
-INSTANTIATE_TEST_SUITE_P(
-    IdsAndLogModes, DemoEndToEndTest,
-    ::testing::Combine(::testing::Values("generated", "int", "string"),
-                       ::testing::Values("realtime", "posttime")),
-    [](const auto& param_info) {
-      return std::string(std::get<0>(param_info.param)) + "_" +
-             std::get<1>(param_info.param);
-    });
+INSTANTIATE_TEST_SUITE_P(IdsAndLogModes, DemoEndToEndTest,
+                         ::testing::Combine(::testing::Values("generated", "int", "string"),
+                                            ::testing::Values("realtime", "posttime")),
+                         [](const auto& param_info) {
+                           return std::string(std::get<0>(param_info.param)) + "_" +
+                                  std::get<1>(param_info.param);
+                         });
 
 TEST_P(DemoEndToEndTest, DelegatedRunMatchesPortableAndMapsEveryEvent) {
   const auto [ids, mode] = GetParam();
@@ -162,7 +160,8 @@ TEST(DemoEndToEndBadInputTest, CorruptProgramsAreClearErrors) {
   ASSERT_EQ(register_demo_backend_runtime(), Error::kOk);
   runtime::Diagnostics diag;
   for (std::size_t n = 0; n < good.size(); n += 1 + n / 16) {
-    std::vector<std::uint8_t> truncated(good.begin(), good.begin() + static_cast<std::ptrdiff_t>(n));
+    std::vector<std::uint8_t> truncated(good.begin(),
+                                        good.begin() + static_cast<std::ptrdiff_t>(n));
     EXPECT_FALSE(runtime::Program::load(truncated, &diag).ok()) << "length " << n;
   }
 

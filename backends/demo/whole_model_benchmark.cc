@@ -46,8 +46,9 @@ aot::Graph larger_cnn() {
   auto conv = [&](ValueId in, std::int64_t cin, std::int64_t cout, std::int64_t stride,
                   const std::string& name) {
     auto scope = b.module(name, "Conv2d");
-    const ValueId w = b.constant(name + ".weight", {cout, cin, 3, 3},
-                                 random_values(static_cast<std::size_t>(cout * cin * 9), rng, 0.1f));
+    const ValueId w =
+        b.constant(name + ".weight", {cout, cin, 3, 3},
+                   random_values(static_cast<std::size_t>(cout * cin * 9), rng, 0.1f));
     const ValueId bias = b.constant(name + ".bias", {cout},
                                     random_values(static_cast<std::size_t>(cout), rng, 0.1f));
     return b.conv2d(in, w, bias, {.stride = {stride, stride}, .padding = {1, 1}});

@@ -42,8 +42,8 @@ void run(benchmark::State& state, const std::string& model, int threads, Tracing
   Result<runtime::Program> program = runtime::Program::load(exported->buffer());
   etdump::ETDumpGen gen;
   runtime::MemoryAllocator memory, temp;
-  Result<runtime::Method> method = runtime::Method::load(
-      *program, "forward", &memory, &temp, tracing == Tracing::kOff ? nullptr : &gen);
+  Result<runtime::Method> method = runtime::Method::load(*program, "forward", &memory, &temp,
+                                                         tracing == Tracing::kOff ? nullptr : &gen);
   if (!program.ok() || !method.ok()) {
     state.SkipWithError("cannot load the program");
     return;
@@ -69,9 +69,11 @@ const bool kRegistered = [] {
             (tracing == Tracing::kOff        ? "profiling_off"
              : tracing == Tracing::kRealTime ? "realtime"
                                              : "posttime");
-        benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& s) {
-          run(s, model, threads, tracing);
-        })->Unit(benchmark::kMillisecond)->MinTime(1.0)->UseRealTime();
+        benchmark::RegisterBenchmark(name.c_str(),
+                                     [=](benchmark::State& s) { run(s, model, threads, tracing); })
+            ->Unit(benchmark::kMillisecond)
+            ->MinTime(1.0)
+            ->UseRealTime();
       }
     }
   }

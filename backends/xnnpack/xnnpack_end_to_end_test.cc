@@ -59,24 +59,24 @@ Traced run_traced(const std::vector<std::uint8_t>& bytes) {
 class XnnpackEndToEndTest
     : public ::testing::TestWithParam<std::tuple<const char*, const char*, const char*>> {};
 
-INSTANTIATE_TEST_SUITE_P(
-    ModelsIdsModes, XnnpackEndToEndTest,
-    ::testing::Combine(::testing::Values("demo", "resnet_like", "mobile_like", "decoder_like"),
-                       ::testing::Values("generated", "string"),
-                       ::testing::Values("realtime", "posttime")),
-    [](const auto& param_info) {
-      return std::string(std::get<0>(param_info.param)) + "_" + std::get<1>(param_info.param) +
-             "_" + std::get<2>(param_info.param);
-    });
+INSTANTIATE_TEST_SUITE_P(ModelsIdsModes, XnnpackEndToEndTest,
+                         ::testing::Combine(::testing::Values("demo", "resnet_like", "mobile_like",
+                                                              "decoder_like"),
+                                            ::testing::Values("generated", "string"),
+                                            ::testing::Values("realtime", "posttime")),
+                         [](const auto& param_info) {
+                           return std::string(std::get<0>(param_info.param)) + "_" +
+                                  std::get<1>(param_info.param) + "_" +
+                                  std::get<2>(param_info.param);
+                         });
 
 TEST_P(XnnpackEndToEndTest, MatchesPortableAndCoversEverySourceOp) {
   const auto [model_name, ids, mode] = GetParam();
   StatusOr<aot::Graph> graph = model(model_name);
   ASSERT_TRUE(graph.ok()) << graph.message();
-  auto delegated = testing::export_graph(
-      *graph, true,
-      {aot::CompileSpec::from_string(kIdentifiersSpecKey, ids),
-       aot::CompileSpec::from_string(kProfilingSpecKey, mode)});
+  auto delegated = testing::export_graph(*graph, true,
+                                         {aot::CompileSpec::from_string(kIdentifiersSpecKey, ids),
+                                          aot::CompileSpec::from_string(kProfilingSpecKey, mode)});
   auto portable = testing::export_graph(*graph, false);
   ASSERT_TRUE(delegated.ok()) << delegated.message();
   ASSERT_TRUE(portable.ok()) << portable.message();

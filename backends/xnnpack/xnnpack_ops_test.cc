@@ -108,7 +108,8 @@ std::vector<OpCase> cases_1_1() {
          ValueId x = b.input("x", ScalarType::kFloat, {3, 17});
          b.output(unary(b, "round", b.add(x, b.add(x, x))));
        }},
-      {"sqrt_of_abs", [](GraphBuilder& b) { b.output(unary(b, "sqrt", unary(b, "abs", image(b)))); }},
+      {"sqrt_of_abs",
+       [](GraphBuilder& b) { b.output(unary(b, "sqrt", unary(b, "abs", image(b)))); }},
       {"pow2_square",
        [](GraphBuilder& b) {
          b.output(b.op("pow", {conv(b, image(b), 4, 8), b.constant("two", {}, {2.f})}, {}));
@@ -118,7 +119,9 @@ std::vector<OpCase> cases_1_1() {
          b.output(unary(b, "elu", conv(b, image(b), 4, 8), {{"alpha", 0.7}}));
        }},
       {"leaky_relu",
-       [](GraphBuilder& b) { b.output(unary(b, "leaky_relu", image(b), {{"alpha", 0.1}})); }},
+       [](GraphBuilder& b) {
+         b.output(unary(b, "leaky_relu", image(b), {{"alpha", 0.1}}));
+       }},
       {"max_broadcast_lower_rank",
        [](GraphBuilder& b) {
          ValueId x = b.input("x", ScalarType::kFloat, {2, 3, 4});
@@ -135,8 +138,8 @@ std::vector<OpCase> cases_1_1() {
        }},
       {"prelu_last_axis",
        [](GraphBuilder& b) {
-         b.output(b.op("prelu", {b.input("x", ScalarType::kFloat, {3, 5}), weights(b, "s", {5})},
-                       {}));
+         b.output(
+             b.op("prelu", {b.input("x", ScalarType::kFloat, {3, 5}), weights(b, "s", {5})}, {}));
        }},
       {"prelu_scalar_slope",
        [](GraphBuilder& b) {
@@ -204,7 +207,8 @@ std::vector<OpCase> cases_1_1() {
        }},
       {"mean_hw_keepdims",
        [](GraphBuilder& b) {
-         b.output(b.op("reduce_mean", {image(b)}, {{"axes", Ints{-1, -2}}, {"keepdims", std::int64_t{1}}}));
+         b.output(b.op("reduce_mean", {image(b)},
+                       {{"axes", Ints{-1, -2}}, {"keepdims", std::int64_t{1}}}));
        }},
   };
 }
@@ -215,13 +219,19 @@ std::vector<OpCase> cases_1_1() {
 std::vector<OpCase> cases_1_2() {
   return {
       {"add_per_channel_constant_nhwc_relu",
-       [](GraphBuilder& b) { b.output(b.relu(b.add(conv(b, image(b), 4, 8), weights(b, "k", {8, 1, 1})))); }},
+       [](GraphBuilder& b) {
+         b.output(b.relu(b.add(conv(b, image(b), 4, 8), weights(b, "k", {8, 1, 1}))));
+       }},
       {"mul_full_constant_nhwc",
-       [](GraphBuilder& b) { b.output(b.mul(weights(b, "k", {1, 8, 9, 9}), conv(b, image(b), 4, 8))); }},
+       [](GraphBuilder& b) {
+         b.output(b.mul(weights(b, "k", {1, 8, 9, 9}), conv(b, image(b), 4, 8)));
+       }},
       {"sub_from_scalar_constant",
        [](GraphBuilder& b) { b.output(b.sub(b.constant("one", {}, {1.f}), image(b))); }},
       {"div_scalar_constant_nhwc",
-       [](GraphBuilder& b) { b.output(b.div(conv(b, image(b), 4, 8), b.constant("s", {1}, {1.4142135f}))); }},
+       [](GraphBuilder& b) {
+         b.output(b.div(conv(b, image(b), 4, 8), b.constant("s", {1}, {1.4142135f})));
+       }},
       {"max_min_constants_broadcast_both_ways",
        [](GraphBuilder& b) {
          ValueId x = b.input("x", ScalarType::kFloat, {2, 1, 5});
@@ -241,12 +251,15 @@ std::vector<OpCase> cases_1_2() {
          const Attrs last{{"axes", Ints{-1}}, {"keepdims", std::int64_t{1}}};
          ValueId x = b.input("x", ScalarType::kFloat, {2, 3, 8});
          ValueId d = b.sub(x, b.op("reduce_mean", {x}, last));
-         ValueId var = b.op("reduce_mean", {b.op("pow", {d, b.constant("two", {}, {2.f})}, {})}, last);
+         ValueId var =
+             b.op("reduce_mean", {b.op("pow", {d, b.constant("two", {}, {2.f})}, {})}, last);
          ValueId norm = b.div(d, unary(b, "sqrt", b.add(var, b.constant("eps", {}, {1e-5f}))));
          b.output(b.add(b.mul(norm, weights(b, "gamma", {8})), weights(b, "beta", {8})));
        }},
       {"hardsigmoid_crossing_both_bounds",
-       [](GraphBuilder& b) { b.output(b.hardsigmoid(b.input("x", ScalarType::kFloat, {4, 33}), 0.8, 0.5)); }},
+       [](GraphBuilder& b) {
+         b.output(b.hardsigmoid(b.input("x", ScalarType::kFloat, {4, 33}), 0.8, 0.5));
+       }},
       {"hardsigmoid_squeeze_excite_nhwc",
        [](GraphBuilder& b) {
          ValueId x = conv(b, image(b), 4, 8);
@@ -254,14 +267,18 @@ std::vector<OpCase> cases_1_2() {
          b.output(b.mul(x, b.hardsigmoid(s, 1.0 / 6.0, 0.5)));
        }},
       {"hardsigmoid_then_clamp_nhwc",
-       [](GraphBuilder& b) { b.output(b.clamp(b.hardsigmoid(conv(b, image(b), 4, 8), 0.5, 0.5), 0.2, 0.7)); }},
+       [](GraphBuilder& b) {
+         b.output(b.clamp(b.hardsigmoid(conv(b, image(b), 4, 8), 0.5, 0.5), 0.2, 0.7));
+       }},
       {"concat_constant_token",
        [](GraphBuilder& b) {
          ValueId x = b.input("x", ScalarType::kFloat, {1, 4, 6});
          b.output(b.concat({weights(b, "cls", {1, 1, 6}), x}, 1));
        }},
       {"concat_constant_nhwc",
-       [](GraphBuilder& b) { b.output(b.concat({conv(b, image(b), 4, 3), weights(b, "k", {2, 2, 9, 9})}, 1)); }},
+       [](GraphBuilder& b) {
+         b.output(b.concat({conv(b, image(b), 4, 3), weights(b, "k", {2, 2, 9, 9})}, 1));
+       }},
   };
 }
 
@@ -291,10 +308,18 @@ std::vector<OpCase> cases_1_0() {
        [](GraphBuilder& b) {
          b.output(b.conv2d(image(b), weights(b, "w", {5, 4, 1, 1}), std::nullopt, {}));
        }},
-      {"depthwise", [](GraphBuilder& b) { b.output(conv(b, image(b), 4, 4, {.padding = {1, 1}, .groups = 4})); }},
+      {"depthwise",
+       [](GraphBuilder& b) {
+         b.output(conv(b, image(b), 4, 4, {.padding = {1, 1}, .groups = 4}));
+       }},
       {"depthwise_multiplier2",
-       [](GraphBuilder& b) { b.output(conv(b, image(b), 4, 8, {.padding = {1, 1}, .groups = 4})); }},
-      {"grouped", [](GraphBuilder& b) { b.output(conv(b, image(b), 4, 6, {.padding = {1, 1}, .groups = 2})); }},
+       [](GraphBuilder& b) {
+         b.output(conv(b, image(b), 4, 8, {.padding = {1, 1}, .groups = 4}));
+       }},
+      {"grouped",
+       [](GraphBuilder& b) {
+         b.output(conv(b, image(b), 4, 6, {.padding = {1, 1}, .groups = 2}));
+       }},
       {"conv_bn_relu",
        [](GraphBuilder& b) { b.output(b.relu(batch_norm(b, conv(b, image(b), 4, 8), 8))); }},
       {"conv_relu6", [](GraphBuilder& b) { b.output(b.relu6(conv(b, image(b), 4, 8))); }},
@@ -321,7 +346,8 @@ std::vector<OpCase> cases_1_0() {
       {"matmul_rank3_bias_first_relu",
        [](GraphBuilder& b) {
          ValueId x = b.input("x", ScalarType::kFloat, {2, 3, 6});
-         b.output(b.relu(b.add(weights(b, "bias", {1, 1, 5}), b.matmul(x, weights(b, "w", {6, 5})))));
+         b.output(
+             b.relu(b.add(weights(b, "bias", {1, 1, 5}), b.matmul(x, weights(b, "w", {6, 5})))));
        }},
       {"linear_bias_plus_bias_add",
        [](GraphBuilder& b) {
@@ -331,13 +357,18 @@ std::vector<OpCase> cases_1_0() {
        }},
       {"max_pool_3x3_s2_p1",
        [](GraphBuilder& b) {
-         b.output(b.max_pool2d(image(b), {.kernel = {3, 3},
-                                          .stride = std::array<std::int64_t, 2>{2, 2},
-                                          .padding = {1, 1}}));
+         b.output(b.max_pool2d(
+             image(b),
+             {.kernel = {3, 3}, .stride = std::array<std::int64_t, 2>{2, 2}, .padding = {1, 1}}));
        }},
       {"max_pool_after_conv",
-       [](GraphBuilder& b) { b.output(b.max_pool2d(conv(b, image(b), 4, 8), {.kernel = {2, 2}})); }},
-      {"avg_pool_2x2", [](GraphBuilder& b) { b.output(b.avg_pool2d(image(b, 4, 8), {.kernel = {2, 2}})); }},
+       [](GraphBuilder& b) {
+         b.output(b.max_pool2d(conv(b, image(b), 4, 8), {.kernel = {2, 2}}));
+       }},
+      {"avg_pool_2x2",
+       [](GraphBuilder& b) {
+         b.output(b.avg_pool2d(image(b, 4, 8), {.kernel = {2, 2}}));
+       }},
       {"avg_pool_pad_excluded",
        [](GraphBuilder& b) {
          b.output(b.avg_pool2d(image(b), {.kernel = {3, 3},
@@ -345,8 +376,10 @@ std::vector<OpCase> cases_1_0() {
                                           .padding = {1, 1},
                                           .count_include_pad = false}));
        }},
-      {"global_avg_pool", [](GraphBuilder& b) { b.output(b.global_avg_pool2d(conv(b, image(b), 4, 8))); }},
-      {"add_nhwc", [](GraphBuilder& b) {
+      {"global_avg_pool",
+       [](GraphBuilder& b) { b.output(b.global_avg_pool2d(conv(b, image(b), 4, 8))); }},
+      {"add_nhwc",
+       [](GraphBuilder& b) {
          ValueId x = image(b);
          b.output(b.relu(b.add(conv(b, x, 4, 4), x)));
        }},
@@ -373,12 +406,19 @@ std::vector<OpCase> cases_1_0() {
          b.output(b.sigmoid(b.hardswish(b.clamp(x, -0.7, 0.4))));
        }},
       {"relu_standalone",
-       [](GraphBuilder& b) { b.output(b.relu(b.input("x", ScalarType::kFloat, {2, 3, 5, 5}))); }},
+       [](GraphBuilder& b) {
+         b.output(b.relu(b.input("x", ScalarType::kFloat, {2, 3, 5, 5})));
+       }},
       {"softmax_last_axis",
-       [](GraphBuilder& b) { b.output(b.softmax(b.input("x", ScalarType::kFloat, {3, 17}), -1)); }},
+       [](GraphBuilder& b) {
+         b.output(b.softmax(b.input("x", ScalarType::kFloat, {3, 17}), -1));
+       }},
       {"flatten_after_conv",
        [](GraphBuilder& b) { b.output(b.flatten(conv(b, image(b), 4, 8), 1, -1)); }},
-      {"reshape", [](GraphBuilder& b) { b.output(b.reshape(conv(b, image(b), 4, 8), {2, -1, 9})); }},
+      {"reshape",
+       [](GraphBuilder& b) {
+         b.output(b.reshape(conv(b, image(b), 4, 8), {2, -1, 9}));
+       }},
       {"concat_channels_nhwc",
        [](GraphBuilder& b) {
          ValueId x = image(b);
@@ -390,7 +430,10 @@ std::vector<OpCase> cases_1_0() {
          ValueId y = b.input("y", ScalarType::kFloat, {2, 4});
          b.output(b.concat({x, y}, -1));
        }},
-      {"output_back_to_nchw", [](GraphBuilder& b) { b.output(conv(b, image(b), 4, 8, {.stride = {2, 2}})); }},
+      {"output_back_to_nchw",
+       [](GraphBuilder& b) {
+         b.output(conv(b, image(b), 4, 8, {.stride = {2, 2}}));
+       }},
   };
 }
 
@@ -433,9 +476,9 @@ TEST_P(XnnpackOpTest, MatchesPortableKernels) {
     const etdump::ProfileEvent* pe = e.profile();
     if (pe == nullptr || pe->name.has_value()) continue;  // not a delegate event
     const aot::DelegateDebugIdentifier id =
-        pe->delegate_debug_id_str ? aot::DelegateDebugIdentifier(*pe->delegate_debug_id_str)
-                                  : aot::DelegateDebugIdentifier(
-                                        std::int64_t{pe->delegate_debug_id_int.value});
+        pe->delegate_debug_id_str
+            ? aot::DelegateDebugIdentifier(*pe->delegate_debug_id_str)
+            : aot::DelegateDebugIdentifier(std::int64_t{pe->delegate_debug_id_int.value});
     ASSERT_TRUE(map.contains(id)) << "an event logged with an unmapped identifier";
     covered.insert(map.at(id).begin(), map.at(id).end());
   }
@@ -452,8 +495,8 @@ TEST(XnnpackThreadsTest, TwoThreadsMatchOne) {
   std::string error;
   std::vector<std::vector<float>> outputs;
   for (const char* threads : {"1", "2"}) {
-    auto program = testing::export_graph(
-        *graph, true, {aot::CompileSpec::from_string(kThreadsSpecKey, threads)});
+    auto program = testing::export_graph(*graph, true,
+                                         {aot::CompileSpec::from_string(kThreadsSpecKey, threads)});
     ASSERT_TRUE(program.ok()) << program.message();
     outputs.push_back(testing::run_once(program->buffer(), nullptr, &error));
     ASSERT_TRUE(error.empty()) << error;

@@ -25,14 +25,15 @@ Status wrong_type(const std::string& label, const std::string& name, std::string
 }  // namespace
 
 std::string describe_node(const ::onnx::NodeProto& node, int index) {
-  const std::string who = node.name().empty() ? "node #" + std::to_string(index)
-                                              : "node '" + node.name() + "'";
+  const std::string who =
+      node.name().empty() ? "node #" + std::to_string(index) : "node '" + node.name() + "'";
   return who + " (" + node.op_type() + ")";
 }
 
 bool NodeAttributes::has(const std::string& name) const { return find(node_, name) != nullptr; }
 
-StatusOr<std::int64_t> NodeAttributes::get_int(const std::string& name, std::int64_t fallback) const {
+StatusOr<std::int64_t> NodeAttributes::get_int(const std::string& name,
+                                               std::int64_t fallback) const {
   const AttributeProto* a = find(node_, name);
   if (a == nullptr) return fallback;
   if (a->type() != AttributeProto::INT) return wrong_type(label_, name, "an int");
@@ -82,8 +83,7 @@ StatusOr<std::optional<HostTensor>> NodeAttributes::get_tensor(const std::string
 std::vector<std::string> NodeAttributes::unknown(std::initializer_list<const char*> known) const {
   std::vector<std::string> out;
   for (const AttributeProto& a : node_.attribute()) {
-    if (std::none_of(known.begin(), known.end(),
-                     [&](const char* k) { return a.name() == k; })) {
+    if (std::none_of(known.begin(), known.end(), [&](const char* k) { return a.name() == k; })) {
       out.push_back(a.name());
     }
   }

@@ -8,8 +8,10 @@ namespace {
 constexpr Exclusion kExclusions[] = {
     {"test_averagepool_1d_*", "1-D pooling: the IR's pools are 2-D (NCHW) only"},
     {"test_averagepool_3d_*", "3-D pooling: the IR's pools are 2-D (NCHW) only"},
-    {"test_batchnorm_epsilon_training_mode", "training-mode BatchNormalization (running statistics outputs)"},
-    {"test_batchnorm_example_training_mode", "training-mode BatchNormalization (running statistics outputs)"},
+    {"test_batchnorm_epsilon_training_mode",
+     "training-mode BatchNormalization (running statistics outputs)"},
+    {"test_batchnorm_example_training_mode",
+     "training-mode BatchNormalization (running statistics outputs)"},
     {"test_blackmanwindow*", "window length as a graph input feeds Range (static shapes)"},
     {"test_convtranspose_3d", "3-D ConvTranspose: the IR's is 2-D (1-D via a width of 1)"},
     {"test_einsum_batch_diagonal", "Einsum with an ellipsis and a repeated letter (a diagonal)"},

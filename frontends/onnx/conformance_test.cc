@@ -20,8 +20,8 @@
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
-#include <cstring>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -76,7 +76,8 @@ double element_of(const runtime::Tensor& t, std::size_t k) {
 }
 
 // Why a case cannot run by rule, or "" if it can.
-std::string rule_exclusion(const ::onnx::ModelProto& model, const std::set<std::string>& supported) {
+std::string rule_exclusion(const ::onnx::ModelProto& model,
+                           const std::set<std::string>& supported) {
   for (const ::onnx::OperatorSetIdProto& set : model.opset_import()) {
     if ((set.domain().empty() || set.domain() == "ai.onnx") &&
         (set.version() < kMinOpset || set.version() > kMaxOpset)) {
@@ -173,26 +174,29 @@ std::string run_data_set(const ::onnx::ModelProto& model, const fs::path& set) {
   for (int i = 0; next < num_inputs; ++i) {
     if (std::find(bound.begin(), bound.end(), i) != bound.end()) continue;
     ::onnx::TensorProto proto;
-    if (!parse_file(set / ("input_" + std::to_string(i) + ".pb"), &proto)) return "cannot read input " + std::to_string(i);
+    if (!parse_file(set / ("input_" + std::to_string(i) + ".pb"), &proto))
+      return "cannot read input " + std::to_string(i);
     StatusOr<HostTensor> t = decode_tensor(proto, "input");
     if (!t.ok()) return "input " + std::to_string(i) + ": " + t.message();
     const std::vector<std::uint8_t> input_bytes = bytes_of(*t);
     static const std::uint8_t kNoBytes = 0;  // set_input wants a pointer even for 0 bytes.
     if (method->set_input(next, input_bytes.empty() ? &kNoBytes : input_bytes.data(),
                           input_bytes.size()) != Error::kOk) {
-      return "set_input " + std::to_string(i) + " rejected " +
-             std::to_string(input_bytes.size()) + " bytes";
+      return "set_input " + std::to_string(i) + " rejected " + std::to_string(input_bytes.size()) +
+             " bytes";
     }
     ++next;
   }
   if (method->execute(&diag) != Error::kOk) return std::string("execute: ") + diag.message;
   for (std::size_t o = 0; o < method->num_outputs(); ++o) {
     ::onnx::TensorProto proto;
-    if (!parse_file(set / ("output_" + std::to_string(o) + ".pb"), &proto)) return "cannot read output " + std::to_string(o);
+    if (!parse_file(set / ("output_" + std::to_string(o) + ".pb"), &proto))
+      return "cannot read output " + std::to_string(o);
     StatusOr<HostTensor> expected = decode_tensor(proto, "output");
     if (!expected.ok()) return expected.message();
     const runtime::Tensor& actual = method->output(o);
-    if (actual.numel() != expected->numel()) return "output " + std::to_string(o) + " has the wrong size";
+    if (actual.numel() != expected->numel())
+      return "output " + std::to_string(o) + " has the wrong size";
     const std::vector<std::int64_t> sizes(actual.sizes.begin(), actual.sizes.end());
     if (sizes != expected->shape) return "output " + std::to_string(o) + " has the wrong shape";
     for (std::size_t k = 0; k < static_cast<std::size_t>(actual.numel()); ++k) {

@@ -73,7 +73,8 @@ void for_each_broadcast(const Shape& out, const Shape& sa, const Shape& sb, F f)
 StatusOr<std::size_t> normalize_axis(std::int64_t axis, std::size_t rank) {
   const auto r = static_cast<std::int64_t>(rank);
   if (axis < -r || axis >= r) {
-    return invalid("axis " + std::to_string(axis) + " out of range for rank " + std::to_string(rank));
+    return invalid("axis " + std::to_string(axis) + " out of range for rank " +
+                   std::to_string(rank));
   }
   return static_cast<std::size_t>(axis < 0 ? axis + r : axis);
 }
@@ -129,11 +130,13 @@ StatusOr<HostTensor> fold_binary(std::string_view op, const HostTensor& a, const
 
 StatusOr<HostTensor> fold_transpose(const HostTensor& x, const Shape& perm) {
   const std::size_t rank = x.shape.size();
-  if (perm.size() != rank) return invalid("perm " + shape_string(perm) + " does not match rank " + std::to_string(rank));
+  if (perm.size() != rank)
+    return invalid("perm " + shape_string(perm) + " does not match rank " + std::to_string(rank));
   std::vector<bool> seen(rank, false);
   Shape out(rank);
   for (std::size_t i = 0; i < rank; ++i) {
-    if (perm[i] < 0 || perm[i] >= static_cast<std::int64_t>(rank) || seen[static_cast<std::size_t>(perm[i])]) {
+    if (perm[i] < 0 || perm[i] >= static_cast<std::int64_t>(rank) ||
+        seen[static_cast<std::size_t>(perm[i])]) {
       return invalid("perm " + shape_string(perm) + " is not a permutation");
     }
     seen[static_cast<std::size_t>(perm[i])] = true;
@@ -175,7 +178,8 @@ StatusOr<HostTensor> fold_concat(const std::vector<const HostTensor*>& xs, std::
   GLASSBOX_ASSIGN_OR_RETURN(std::int64_t numel, checked_numel(out));
   std::int64_t outer = 1;
   for (std::size_t d = 0; d < axis; ++d) outer *= out[d];
-  HostTensor result = first.is_float ? HostTensor::of_floats(out, {}) : HostTensor::of_ints(out, {});
+  HostTensor result =
+      first.is_float ? HostTensor::of_floats(out, {}) : HostTensor::of_ints(out, {});
   result.floats.reserve(first.is_float ? static_cast<std::size_t>(numel) : 0);
   result.ints.reserve(first.is_float ? 0 : static_cast<std::size_t>(numel));
   for (std::int64_t o = 0; o < outer; ++o) {
@@ -184,7 +188,8 @@ StatusOr<HostTensor> fold_concat(const std::vector<const HostTensor*>& xs, std::
       const auto begin = static_cast<std::size_t>(o * chunk);
       const auto end = static_cast<std::size_t>((o + 1) * chunk);
       if (x->is_float) {
-        result.floats.insert(result.floats.end(), x->floats.begin() + static_cast<std::ptrdiff_t>(begin),
+        result.floats.insert(result.floats.end(),
+                             x->floats.begin() + static_cast<std::ptrdiff_t>(begin),
                              x->floats.begin() + static_cast<std::ptrdiff_t>(end));
       } else {
         result.ints.insert(result.ints.end(), x->ints.begin() + static_cast<std::ptrdiff_t>(begin),
@@ -201,7 +206,8 @@ StatusOr<HostTensor> fold_gather(const HostTensor& data, const HostTensor& indic
   GLASSBOX_ASSIGN_OR_RETURN(std::size_t axis, normalize_axis(axis_attr, data.shape.size()));
   Shape out(data.shape.begin(), data.shape.begin() + static_cast<std::ptrdiff_t>(axis));
   out.insert(out.end(), indices.shape.begin(), indices.shape.end());
-  out.insert(out.end(), data.shape.begin() + static_cast<std::ptrdiff_t>(axis) + 1, data.shape.end());
+  out.insert(out.end(), data.shape.begin() + static_cast<std::ptrdiff_t>(axis) + 1,
+             data.shape.end());
   GLASSBOX_RETURN_IF_ERROR(checked_numel(out));
   std::int64_t outer = 1, inner = 1;
   for (std::size_t d = 0; d < axis; ++d) outer *= data.shape[d];
@@ -311,7 +317,8 @@ Status convert_slice(ImportContext& c) {
     if (step == 0) return c.invalid("Slice step is 0");
     auto clamp_index = [&](std::int64_t v) {
       if (v < 0) v = v < -dim ? -1 : v + dim;  // INT64_MIN-safe.
-      return step > 0 ? std::clamp<std::int64_t>(v, 0, dim) : std::clamp<std::int64_t>(v, -1, dim - 1);
+      return step > 0 ? std::clamp<std::int64_t>(v, 0, dim)
+                      : std::clamp<std::int64_t>(v, -1, dim - 1);
     };
     const std::int64_t start = clamp_index(starts->as_int(i));
     const std::int64_t end = clamp_index(ends->as_int(i));
@@ -327,7 +334,8 @@ Status convert_slice(ImportContext& c) {
 }
 
 Status convert_constant_of_shape(ImportContext& c) {
-  GLASSBOX_ASSIGN_OR_RETURN(const HostTensor* shape_input, c.host_input(0, "ConstantOfShape's shape"));
+  GLASSBOX_ASSIGN_OR_RETURN(const HostTensor* shape_input,
+                            c.host_input(0, "ConstantOfShape's shape"));
   Shape shape(shape_input->ints.begin(), shape_input->ints.end());
   if (shape_input->is_float) return c.invalid("shape must be int64");
   GLASSBOX_ASSIGN_OR_RETURN(std::int64_t numel, at_node(c, checked_numel(shape)));
@@ -353,15 +361,18 @@ Status convert_range(ImportContext& c) {
   const double s = start->as_double(0), l = limit->as_double(0), d = delta->as_double(0);
   if (d == 0) return c.invalid("Range delta is 0");
   const double count = std::max(0.0, std::ceil((l - s) / d));
-  if (!(count < static_cast<double>(kMaxFoldedElements))) return c.invalid("Range too long to fold");
+  if (!(count < static_cast<double>(kMaxFoldedElements)))
+    return c.invalid("Range too long to fold");
   const auto n = static_cast<std::int64_t>(count);
   if (start->is_float) {
     std::vector<float> v(static_cast<std::size_t>(n));
-    for (std::int64_t i = 0; i < n; ++i) v[static_cast<std::size_t>(i)] = static_cast<float>(s + static_cast<double>(i) * d);
+    for (std::int64_t i = 0; i < n; ++i)
+      v[static_cast<std::size_t>(i)] = static_cast<float>(s + static_cast<double>(i) * d);
     c.set_output(0, HostTensor::of_floats({n}, std::move(v)));
   } else {
     std::vector<std::int64_t> v(static_cast<std::size_t>(n));
-    for (std::int64_t i = 0; i < n; ++i) v[static_cast<std::size_t>(i)] = start->ints[0] + i * delta->ints[0];
+    for (std::int64_t i = 0; i < n; ++i)
+      v[static_cast<std::size_t>(i)] = start->ints[0] + i * delta->ints[0];
     c.set_output(0, HostTensor::of_ints({n}, std::move(v)));
   }
   return Status();

@@ -59,8 +59,8 @@ Status convert_pad(ImportContext& c) {
     pads = std::move(full);
   }
   if (mode == "wrap") return c.unsupported("Pad mode 'wrap' is not supported");
-  GLASSBOX_ASSIGN_OR_RETURN(ValueId y, c.emit(aot::op::kPad, {x},
-                                              {{"pads", pads}, {"mode", mode}, {"value", value}}));
+  GLASSBOX_ASSIGN_OR_RETURN(
+      ValueId y, c.emit(aot::op::kPad, {x}, {{"pads", pads}, {"mode", mode}, {"value", value}}));
   c.set_output(0, y);
   return Status();
 }
@@ -125,14 +125,15 @@ Status convert_split(ImportContext& c) {
   }
   std::int64_t offset = 0;
   for (std::size_t i = 0; i < sizes.size(); ++i) {
-    if (sizes[i] < 0 || offset + sizes[i] > in[axis]) return c.invalid("split sizes exceed the axis");
+    if (sizes[i] < 0 || offset + sizes[i] > in[axis])
+      return c.invalid("split sizes exceed the axis");
     Shape starts(in.size(), 0), steps(in.size(), 1), shape = in;
     starts[axis] = offset;
     shape[axis] = sizes[i];
     if (sizes[i] == 0) starts[axis] = 0;
     offset += sizes[i];
-    GLASSBOX_ASSIGN_OR_RETURN(ValueId part, emit_slice(c, x, starts, steps, shape,
-                                                       "part" + std::to_string(i)));
+    GLASSBOX_ASSIGN_OR_RETURN(ValueId part,
+                              emit_slice(c, x, starts, steps, shape, "part" + std::to_string(i)));
     c.set_output(i, part);
   }
   if (offset != in[axis]) return c.invalid("split sizes do not add up to the axis");
@@ -143,8 +144,8 @@ Status convert_gather_elements(ImportContext& c) {
   GLASSBOX_ASSIGN_OR_RETURN(std::int64_t axis, c.attributes().get_int("axis", 0));
   GLASSBOX_ASSIGN_OR_RETURN(ValueId data, c.value_input(0));
   GLASSBOX_ASSIGN_OR_RETURN(ValueId indices, c.value_input(1));
-  GLASSBOX_ASSIGN_OR_RETURN(ValueId y, c.emit(aot::op::kGatherElements, {data, indices},
-                                              {{"axis", axis}}));
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId y,
+                            c.emit(aot::op::kGatherElements, {data, indices}, {{"axis", axis}}));
   c.set_output(0, y);
   return Status();
 }
@@ -154,8 +155,8 @@ Status convert_scatter_nd(ImportContext& c) {
   GLASSBOX_ASSIGN_OR_RETURN(ValueId data, c.value_input(0));
   GLASSBOX_ASSIGN_OR_RETURN(ValueId indices, c.value_input(1));
   GLASSBOX_ASSIGN_OR_RETURN(ValueId updates, c.value_input(2));
-  GLASSBOX_ASSIGN_OR_RETURN(ValueId y, c.emit(aot::op::kScatterNd, {data, indices, updates},
-                                              {{"reduction", reduction}}));
+  GLASSBOX_ASSIGN_OR_RETURN(
+      ValueId y, c.emit(aot::op::kScatterNd, {data, indices, updates}, {{"reduction", reduction}}));
   c.set_output(0, y);
   return Status();
 }
@@ -169,7 +170,8 @@ Status convert_resize(ImportContext& c) {
   GLASSBOX_ASSIGN_OR_RETURN(std::string mode, attrs.get_string("mode", "nearest"));
   GLASSBOX_ASSIGN_OR_RETURN(std::string transform,
                             attrs.get_string("coordinate_transformation_mode", "half_pixel"));
-  GLASSBOX_ASSIGN_OR_RETURN(std::string nearest, attrs.get_string("nearest_mode", "round_prefer_floor"));
+  GLASSBOX_ASSIGN_OR_RETURN(std::string nearest,
+                            attrs.get_string("nearest_mode", "round_prefer_floor"));
   GLASSBOX_ASSIGN_OR_RETURN(std::int64_t antialias, attrs.get_int("antialias", 0));
   if (antialias != 0) return c.unsupported("antialias is not supported");
   if (attrs.has("axes")) return c.unsupported("the axes attribute is not supported");
@@ -181,8 +183,8 @@ Status convert_resize(ImportContext& c) {
     GLASSBOX_ASSIGN_OR_RETURN(const HostTensor* scales, c.host_input(2, "Resize's scales"));
     if (scales->numel() != 4) return c.invalid("scales must have 4 entries");
     for (std::size_t i = 0; i < 4; ++i) {
-      sizes.push_back(static_cast<std::int64_t>(std::floor(static_cast<double>(in[i]) *
-                                                           scales->as_double(i))));
+      sizes.push_back(
+          static_cast<std::int64_t>(std::floor(static_cast<double>(in[i]) * scales->as_double(i))));
     }
     if (scales->as_double(0) != 1.0 || scales->as_double(1) != 1.0) {
       return c.unsupported("only H and W may be scaled");
@@ -211,8 +213,8 @@ Status convert_depth_to_space(ImportContext& c) {
   GLASSBOX_ASSIGN_OR_RETURN(std::int64_t block, attrs.get_int("blocksize", 0));
   GLASSBOX_ASSIGN_OR_RETURN(std::string mode, attrs.get_string("mode", "DCR"));
   GLASSBOX_ASSIGN_OR_RETURN(ValueId x, c.value_input(0));
-  GLASSBOX_ASSIGN_OR_RETURN(ValueId y, c.emit(aot::op::kDepthToSpace, {x},
-                                              {{"blocksize", block}, {"mode", mode}}));
+  GLASSBOX_ASSIGN_OR_RETURN(
+      ValueId y, c.emit(aot::op::kDepthToSpace, {x}, {{"blocksize", block}, {"mode", mode}}));
   c.set_output(0, y);
   return Status();
 }
@@ -266,8 +268,8 @@ Status convert_conv_transpose(ImportContext& c) {
     if (one_d && wanted.size() == 1) wanted.push_back(1);
     if (wanted.size() != 2) return c.invalid("output_shape must give H and W");
     for (std::size_t i = 0; i < 2; ++i) {
-      const std::int64_t full = stride[i] * (in[2 + i] - 1) + output_padding[i] +
-                                ((ws[2 + i] - 1) * dilation[i] + 1);
+      const std::int64_t full =
+          stride[i] * (in[2 + i] - 1) + output_padding[i] + ((ws[2 + i] - 1) * dilation[i] + 1);
       const std::int64_t total = full - wanted[i];
       if (total < 0) {
         // A larger output than the kernel's reach: extra rows at the end.
@@ -286,12 +288,13 @@ Status convert_conv_transpose(ImportContext& c) {
     GLASSBOX_ASSIGN_OR_RETURN(ValueId b, c.value_input(2));
     inputs.push_back(b);
   }
-  GLASSBOX_ASSIGN_OR_RETURN(
-      ValueId y, c.emit(aot::op::kConvTranspose2d, std::move(inputs),
-                        {{"stride", stride}, {"dilation", dilation},
-                         {"output_padding", output_padding}, {"padding", pads},
-                         {"groups", groups}},
-                        one_d ? "conv_2d" : ""));
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId y, c.emit(aot::op::kConvTranspose2d, std::move(inputs),
+                                              {{"stride", stride},
+                                               {"dilation", dilation},
+                                               {"output_padding", output_padding},
+                                               {"padding", pads},
+                                               {"groups", groups}},
+                                              one_d ? "conv_2d" : ""));
   if (one_d) {
     Shape out = c.writer().type_of(y).shape;
     out.pop_back();
@@ -337,7 +340,8 @@ StatusOr<std::vector<std::string>> parse_einsum(ImportContext& c, const std::str
   }
   auto valid = [](const std::string& t) {
     for (std::size_t i = 0; i < t.size(); ++i) {
-      if (!std::isalpha(static_cast<unsigned char>(t[i])) || t.find(t[i], i + 1) != std::string::npos) {
+      if (!std::isalpha(static_cast<unsigned char>(t[i])) ||
+          t.find(t[i], i + 1) != std::string::npos) {
         return false;
       }
     }
@@ -383,14 +387,14 @@ Status convert_einsum(ImportContext& c) {
     }
     if (kept.size() != out.size()) return c.invalid("an output letter is in no operand");
     if (!summed.empty()) {
-      GLASSBOX_ASSIGN_OR_RETURN(x, c.emit(aot::op::kReduceSum, {x},
-                                          {{"axes", summed}, {"keepdims", std::int64_t{0}}},
-                                          kept == out ? "" : "sum"));
+      GLASSBOX_ASSIGN_OR_RETURN(
+          x, c.emit(aot::op::kReduceSum, {x}, {{"axes", summed}, {"keepdims", std::int64_t{0}}},
+                    kept == out ? "" : "sum"));
     }
     GLASSBOX_ASSIGN_OR_RETURN(ValueId y, permute(c, x, kept, out, ""));
     if (y == x && summed.empty()) {
-      GLASSBOX_ASSIGN_OR_RETURN(y, c.emit(aot::op::kReshape, {x},
-                                          {{"shape", c.writer().type_of(x).shape}}));
+      GLASSBOX_ASSIGN_OR_RETURN(
+          y, c.emit(aot::op::kReshape, {x}, {{"shape", c.writer().type_of(x).shape}}));
     }
     c.set_output(0, y);
     return Status();
@@ -401,16 +405,22 @@ Status convert_einsum(ImportContext& c) {
   for (char ch : ta) {
     const bool in_b = tb.find(ch) != std::string::npos;
     const bool in_out = out.find(ch) != std::string::npos;
-    if (in_b && in_out) batch += ch;
-    else if (in_b) contract += ch;
-    else if (in_out) free_a += ch;
-    else return c.unsupported("Einsum '" + equation + "' sums a letter of one operand");
+    if (in_b && in_out)
+      batch += ch;
+    else if (in_b)
+      contract += ch;
+    else if (in_out)
+      free_a += ch;
+    else
+      return c.unsupported("Einsum '" + equation + "' sums a letter of one operand");
   }
   for (char ch : tb) {
     const bool in_a = ta.find(ch) != std::string::npos;
     const bool in_out = out.find(ch) != std::string::npos;
-    if (!in_a && in_out) free_b += ch;
-    else if (!in_a) return c.unsupported("Einsum '" + equation + "' sums a letter of one operand");
+    if (!in_a && in_out)
+      free_b += ch;
+    else if (!in_a)
+      return c.unsupported("Einsum '" + equation + "' sums a letter of one operand");
   }
   for (char ch : out) {
     if (ta.find(ch) == std::string::npos && tb.find(ch) == std::string::npos) {
@@ -421,7 +431,8 @@ Status convert_einsum(ImportContext& c) {
   GLASSBOX_ASSIGN_OR_RETURN(ValueId b, c.value_input(1));
   const Shape sa = c.writer().type_of(a).shape;
   const Shape sb = c.writer().type_of(b).shape;
-  if (sa.size() != ta.size() || sb.size() != tb.size()) return c.invalid("operand ranks do not match the equation");
+  if (sa.size() != ta.size() || sb.size() != tb.size())
+    return c.invalid("operand ranks do not match the equation");
   auto dim = [&](char ch) {
     const std::size_t i = ta.find(ch);
     return i != std::string::npos ? sa[i] : sb[tb.find(ch)];
@@ -432,7 +443,8 @@ Status convert_einsum(ImportContext& c) {
     return p;
   };
   for (char ch : batch + contract) {
-    if (sa[ta.find(ch)] != sb[tb.find(ch)]) return c.invalid("operand sizes disagree on a shared letter");
+    if (sa[ta.find(ch)] != sb[tb.find(ch)])
+      return c.invalid("operand sizes disagree on a shared letter");
   }
   // a -> [batch, free_a, contract] -> [B, M, K]; b -> [batch, contract, free_b] -> [B, K, N].
   GLASSBOX_ASSIGN_OR_RETURN(a, permute(c, a, ta, batch + free_a + contract, "a_order"));

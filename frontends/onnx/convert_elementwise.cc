@@ -27,7 +27,7 @@ Status convert_hardsigmoid(ImportContext& c) {
   GLASSBOX_ASSIGN_OR_RETURN(float alpha, attrs.get_float("alpha", kDefaultAlpha));
   GLASSBOX_ASSIGN_OR_RETURN(float beta, attrs.get_float("beta", kDefaultBeta));
   return emit_unary(c, aot::op::kHardsigmoid,
-               {{"alpha", static_cast<double>(alpha)}, {"beta", static_cast<double>(beta)}});
+                    {{"alpha", static_cast<double>(alpha)}, {"beta", static_cast<double>(beta)}});
 }
 
 // One optional Clip bound: an input (opset 11+) that must be a constant

@@ -65,8 +65,8 @@ Status convert_variadic(ImportContext& c) {
   for (std::size_t i = 1; i < c.num_inputs(); ++i) {
     GLASSBOX_ASSIGN_OR_RETURN(ValueId next, c.value_input(i));
     const bool last = i + 1 == c.num_inputs();
-    GLASSBOX_ASSIGN_OR_RETURN(acc, c.emit(kOp, {acc, next}, {},
-                                          last ? "" : "step" + std::to_string(i)));
+    GLASSBOX_ASSIGN_OR_RETURN(acc,
+                              c.emit(kOp, {acc, next}, {}, last ? "" : "step" + std::to_string(i)));
   }
   c.set_output(0, acc);
   return Status();
@@ -78,7 +78,8 @@ Status convert_mod(ImportContext& c) {
 }
 
 Status convert_gelu(ImportContext& c) {
-  GLASSBOX_ASSIGN_OR_RETURN(std::string approximate, c.attributes().get_string("approximate", "none"));
+  GLASSBOX_ASSIGN_OR_RETURN(std::string approximate,
+                            c.attributes().get_string("approximate", "none"));
   return emit_unary(c, aot::op::kGelu, {{"approximate", approximate}});
 }
 
@@ -125,8 +126,8 @@ Status convert_cast(ImportContext& c) {
     c.set_output(0, x);  // Same runtime dtype (int32 -> int64, double -> float).
     return Status();
   }
-  GLASSBOX_ASSIGN_OR_RETURN(ValueId y, c.emit(aot::op::kCast, {x},
-                                              {{"dtype", static_cast<std::int64_t>(to)}}));
+  GLASSBOX_ASSIGN_OR_RETURN(
+      ValueId y, c.emit(aot::op::kCast, {x}, {{"dtype", static_cast<std::int64_t>(to)}}));
   c.set_output(0, y);
   return Status();
 }
@@ -138,8 +139,8 @@ Status convert_sum_or_mean(ImportContext& c, bool mean) {
   for (std::size_t i = 1; i < n; ++i) {
     GLASSBOX_ASSIGN_OR_RETURN(ValueId next, c.value_input(i));
     const bool last = i + 1 == n && !mean;
-    GLASSBOX_ASSIGN_OR_RETURN(acc, c.emit(aot::op::kAdd, {acc, next}, {},
-                                          last ? "" : "sum" + std::to_string(i)));
+    GLASSBOX_ASSIGN_OR_RETURN(
+        acc, c.emit(aot::op::kAdd, {acc, next}, {}, last ? "" : "sum" + std::to_string(i)));
   }
   if (mean) {
     const ValueId count = c.add_constant("count", {}, {static_cast<float>(n)});
@@ -172,8 +173,8 @@ Status convert_cast_like(ImportContext& c) {
     c.set_output(0, x);
     return Status();
   }
-  GLASSBOX_ASSIGN_OR_RETURN(ValueId y, c.emit(aot::op::kCast, {x},
-                                              {{"dtype", static_cast<std::int64_t>(to)}}));
+  GLASSBOX_ASSIGN_OR_RETURN(
+      ValueId y, c.emit(aot::op::kCast, {x}, {{"dtype", static_cast<std::int64_t>(to)}}));
   c.set_output(0, y);
   return Status();
 }

@@ -29,7 +29,8 @@ StatusOr<std::array<std::int64_t, 2>> spatial(ImportContext& c, const std::strin
                                               std::array<std::int64_t, 2> fallback) {
   GLASSBOX_ASSIGN_OR_RETURN(std::optional<Shape> v, c.attributes().get_ints(name));
   if (!v) return fallback;
-  if (v->size() != 2) return c.unsupported("attribute '" + name + "' must have 2 entries (2-D only)");
+  if (v->size() != 2)
+    return c.unsupported("attribute '" + name + "' must have 2 entries (2-D only)");
   if ((*v)[0] < 1 || (*v)[1] < 1) return c.invalid("attribute '" + name + "' must be >= 1");
   return std::array<std::int64_t, 2>{(*v)[0], (*v)[1]};
 }
@@ -44,7 +45,8 @@ StatusOr<Window> read_window(ImportContext& c, const Shape& x, std::array<std::i
   GLASSBOX_ASSIGN_OR_RETURN(std::optional<Shape> pads, attrs.get_ints("pads"));
   if (auto_pad == "NOTSET") {
     if (pads) {
-      if (pads->size() != 4) return c.unsupported("attribute 'pads' must have 4 entries (2-D only)");
+      if (pads->size() != 4)
+        return c.unsupported("attribute 'pads' must have 4 entries (2-D only)");
       for (std::size_t i = 0; i < 4; ++i) {
         if ((*pads)[i] < 0) return c.invalid("attribute 'pads' must be >= 0");
         w.pads[i] = (*pads)[i];
@@ -104,12 +106,11 @@ Status convert_conv(ImportContext& c) {
     GLASSBOX_ASSIGN_OR_RETURN(ValueId v, c.value_input(i));
     inputs.push_back(v);
   }
-  GLASSBOX_ASSIGN_OR_RETURN(
-      ValueId y, c.emit(aot::op::kConv2d, std::move(inputs),
-                        {{"stride", pair(w.stride)},
-                         {"padding", padding_attribute(w)},
-                         {"dilation", pair(w.dilation)},
-                         {"groups", group}}));
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId y, c.emit(aot::op::kConv2d, std::move(inputs),
+                                              {{"stride", pair(w.stride)},
+                                               {"padding", padding_attribute(w)},
+                                               {"dilation", pair(w.dilation)},
+                                               {"groups", group}}));
   c.set_output(0, y);
   return Status();
 }
@@ -124,9 +125,8 @@ Status pool(ImportContext& c, bool avg) {
   GLASSBOX_ASSIGN_OR_RETURN(auto kernel, spatial(c, "kernel_shape", {1, 1}));
   GLASSBOX_ASSIGN_OR_RETURN(Window w, read_window(c, x_shape, kernel));
   GLASSBOX_ASSIGN_OR_RETURN(std::int64_t ceil_mode, attrs.get_int("ceil_mode", 0));
-  aot::AttributeMap out = {{"kernel", pair(w.kernel)},
-                           {"stride", pair(w.stride)},
-                           {"padding", padding_attribute(w)}};
+  aot::AttributeMap out = {
+      {"kernel", pair(w.kernel)}, {"stride", pair(w.stride)}, {"padding", padding_attribute(w)}};
   if (ceil_mode != 0) out["ceil_mode"] = std::int64_t{1};
   if (avg) {
     // ONNX's default is 0, the IR's (PyTorch's) is 1: always write it.
@@ -141,8 +141,8 @@ Status pool(ImportContext& c, bool avg) {
     if (w.dilation[0] != 1 || w.dilation[1] != 1) out["dilation"] = pair(w.dilation);
   }
   GLASSBOX_ASSIGN_OR_RETURN(ValueId x, c.value_input(0));
-  GLASSBOX_ASSIGN_OR_RETURN(ValueId y, c.emit(avg ? aot::op::kAvgPool2d : aot::op::kMaxPool2d,
-                                              {x}, std::move(out)));
+  GLASSBOX_ASSIGN_OR_RETURN(
+      ValueId y, c.emit(avg ? aot::op::kAvgPool2d : aot::op::kMaxPool2d, {x}, std::move(out)));
   c.set_output(0, y);
   return Status();
 }
@@ -172,9 +172,9 @@ Status convert_batch_norm(ImportContext& c) {
   for (std::size_t i = 0; i < in.size(); ++i) {
     GLASSBOX_ASSIGN_OR_RETURN(in[i], c.value_input(i));
   }
-  GLASSBOX_ASSIGN_OR_RETURN(
-      ValueId y, c.emit(aot::op::kBatchNorm, {in[0], in[3], in[4], in[1], in[2]},
-                        {{"eps", static_cast<double>(eps)}}));
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId y,
+                            c.emit(aot::op::kBatchNorm, {in[0], in[3], in[4], in[1], in[2]},
+                                   {{"eps", static_cast<double>(eps)}}));
   c.set_output(0, y);
   return Status();
 }
@@ -190,13 +190,16 @@ Status convert_matmul(ImportContext& c) {
   const bool a_vector = sa.size() == 1;
   const bool b_vector = sb.size() == 1;
   if (a_vector) {
-    GLASSBOX_ASSIGN_OR_RETURN(a, c.emit(aot::op::kReshape, {a}, {{"shape", Shape{1, sa[0]}}}, "a_row"));
+    GLASSBOX_ASSIGN_OR_RETURN(
+        a, c.emit(aot::op::kReshape, {a}, {{"shape", Shape{1, sa[0]}}}, "a_row"));
   }
   if (b_vector) {
-    GLASSBOX_ASSIGN_OR_RETURN(b, c.emit(aot::op::kReshape, {b}, {{"shape", Shape{sb[0], 1}}}, "b_column"));
+    GLASSBOX_ASSIGN_OR_RETURN(
+        b, c.emit(aot::op::kReshape, {b}, {{"shape", Shape{sb[0], 1}}}, "b_column"));
   }
   const bool squeeze = a_vector || b_vector;
-  GLASSBOX_ASSIGN_OR_RETURN(ValueId y, c.emit(aot::op::kMatmul, {a, b}, {}, squeeze ? "matmul" : ""));
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId y,
+                            c.emit(aot::op::kMatmul, {a, b}, {}, squeeze ? "matmul" : ""));
   if (squeeze) {
     Shape out = c.writer().type_of(y).shape;
     if (b_vector) out.pop_back();
@@ -223,7 +226,8 @@ Status convert_gemm(ImportContext& c) {
 
   GLASSBOX_ASSIGN_OR_RETURN(ValueId a, c.value_input(0));
   if (trans_a) {
-    GLASSBOX_ASSIGN_OR_RETURN(a, c.emit(aot::op::kTranspose, {a}, {{"perm", Shape{1, 0}}}, "transpose_a"));
+    GLASSBOX_ASSIGN_OR_RETURN(
+        a, c.emit(aot::op::kTranspose, {a}, {{"perm", Shape{1, 0}}}, "transpose_a"));
   }
   bool alpha_applied = alpha == 1.0f;
   ValueId w;
@@ -246,7 +250,8 @@ Status convert_gemm(ImportContext& c) {
   } else {
     GLASSBOX_ASSIGN_OR_RETURN(w, c.value_input(1));
     if (!trans_b) {
-      GLASSBOX_ASSIGN_OR_RETURN(w, c.emit(aot::op::kTranspose, {w}, {{"perm", Shape{1, 0}}}, "transpose_b"));
+      GLASSBOX_ASSIGN_OR_RETURN(
+          w, c.emit(aot::op::kTranspose, {w}, {{"perm", Shape{1, 0}}}, "transpose_b"));
     }
   }
 
@@ -270,7 +275,8 @@ Status convert_gemm(ImportContext& c) {
     }
   }
   const bool more = !alpha_applied || !c_used;
-  GLASSBOX_ASSIGN_OR_RETURN(ValueId y, c.emit(aot::op::kLinear, linear_inputs, {}, more ? "linear" : ""));
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId y,
+                            c.emit(aot::op::kLinear, linear_inputs, {}, more ? "linear" : ""));
   if (!alpha_applied) {
     const ValueId scale = c.add_constant("alpha", {}, {alpha});
     GLASSBOX_ASSIGN_OR_RETURN(y, c.emit(aot::op::kMul, {y, scale}, {}, c_used ? "" : "alpha"));
@@ -294,20 +300,24 @@ Status convert_softmax(ImportContext& c) {
   GLASSBOX_ASSIGN_OR_RETURN(ValueId x, c.value_input(0));
   const Shape shape = c.writer().type_of(x).shape;
   const bool coerce_2d = c.opset() < 13;
-  GLASSBOX_ASSIGN_OR_RETURN(std::int64_t axis_attr, c.attributes().get_int("axis", coerce_2d ? 1 : -1));
+  GLASSBOX_ASSIGN_OR_RETURN(std::int64_t axis_attr,
+                            c.attributes().get_int("axis", coerce_2d ? 1 : -1));
   StatusOr<std::size_t> axis = normalize_axis(axis_attr, shape.size());
   if (!axis.ok()) return c.invalid(axis.message());
   if (!coerce_2d || *axis + 1 == shape.size()) {
-    GLASSBOX_ASSIGN_OR_RETURN(ValueId y, c.emit(aot::op::kSoftmax, {x},
-                                                {{"axis", static_cast<std::int64_t>(*axis)}}));
+    GLASSBOX_ASSIGN_OR_RETURN(
+        ValueId y, c.emit(aot::op::kSoftmax, {x}, {{"axis", static_cast<std::int64_t>(*axis)}}));
     c.set_output(0, y);
     return Status();
   }
   std::int64_t rows = 1, cols = 1;
   for (std::size_t d = 0; d < shape.size(); ++d) (d < *axis ? rows : cols) *= shape[d];
-  GLASSBOX_ASSIGN_OR_RETURN(ValueId flat, c.emit(aot::op::kReshape, {x}, {{"shape", Shape{rows, cols}}}, "to_2d"));
-  GLASSBOX_ASSIGN_OR_RETURN(ValueId soft, c.emit(aot::op::kSoftmax, {flat}, {{"axis", std::int64_t{1}}}));
-  GLASSBOX_ASSIGN_OR_RETURN(ValueId y, c.emit(aot::op::kReshape, {soft}, {{"shape", shape}}, "from_2d"));
+  GLASSBOX_ASSIGN_OR_RETURN(
+      ValueId flat, c.emit(aot::op::kReshape, {x}, {{"shape", Shape{rows, cols}}}, "to_2d"));
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId soft,
+                            c.emit(aot::op::kSoftmax, {flat}, {{"axis", std::int64_t{1}}}));
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId y,
+                            c.emit(aot::op::kReshape, {soft}, {{"shape", shape}}, "from_2d"));
   c.set_output(0, y);
   return Status();
 }

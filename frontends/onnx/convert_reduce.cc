@@ -79,7 +79,8 @@ Status layer_norm_statistics(ImportContext& c, ValueId x, std::int64_t axis, flo
                             c.emit(aot::op::kMul, {centered, centered}, {}, "squared"));
   GLASSBOX_ASSIGN_OR_RETURN(ValueId var, c.emit(aot::op::kReduceMean, {squared}, reduce, "var"));
   const ValueId eps_value = c.add_constant("eps", {}, {eps});
-  GLASSBOX_ASSIGN_OR_RETURN(ValueId shifted, c.emit(aot::op::kAdd, {var, eps_value}, {}, "var_eps"));
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId shifted,
+                            c.emit(aot::op::kAdd, {var, eps_value}, {}, "var_eps"));
   GLASSBOX_ASSIGN_OR_RETURN(ValueId stddev, c.emit(aot::op::kSqrt, {shifted}, {}, "stddev"));
   GLASSBOX_ASSIGN_OR_RETURN(ValueId inv, c.emit(aot::op::kReciprocal, {stddev}, {}, "inv_stddev"));
   c.set_output(2, inv);
@@ -106,7 +107,8 @@ Status convert_log_softmax(ImportContext& c) {
   GLASSBOX_ASSIGN_OR_RETURN(ValueId x, c.value_input(0));
   const Shape shape = c.writer().type_of(x).shape;
   const auto rank = static_cast<std::int64_t>(shape.size());
-  GLASSBOX_ASSIGN_OR_RETURN(std::int64_t axis, c.attributes().get_int("axis", c.opset() < 13 ? 1 : -1));
+  GLASSBOX_ASSIGN_OR_RETURN(std::int64_t axis,
+                            c.attributes().get_int("axis", c.opset() < 13 ? 1 : -1));
   if (axis < -rank || axis >= rank) return c.invalid("axis out of range");
   if (axis < 0) axis += rank;
   Shape axes;
@@ -115,8 +117,8 @@ Status convert_log_softmax(ImportContext& c) {
   const aot::AttributeMap reduce{{"axes", axes}, {"keepdims", std::int64_t{1}}};
   GLASSBOX_ASSIGN_OR_RETURN(ValueId max, c.emit(aot::op::kReduceMax, {x}, reduce, "max"));
   GLASSBOX_ASSIGN_OR_RETURN(ValueId shifted, c.emit(aot::op::kSub, {x, max}, {}, "shifted"));
-  GLASSBOX_ASSIGN_OR_RETURN(
-      ValueId lse, c.emit(aot::op::kReduceLogSumExp, {shifted}, reduce, "log_sum_exp"));
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId lse,
+                            c.emit(aot::op::kReduceLogSumExp, {shifted}, reduce, "log_sum_exp"));
   GLASSBOX_ASSIGN_OR_RETURN(ValueId y, c.emit(aot::op::kSub, {shifted, lse}));
   c.set_output(0, y);
   return Status();

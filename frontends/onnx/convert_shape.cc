@@ -46,9 +46,9 @@ Status convert_flatten(ImportContext& c) {
   if (axis == 1 && shape.size() >= 2 && !c.is_host(0)) {
     // The IR's own flatten: what torch.flatten(x, 1) was.
     GLASSBOX_ASSIGN_OR_RETURN(ValueId x, c.value_input(0));
-    GLASSBOX_ASSIGN_OR_RETURN(ValueId y, c.emit(aot::op::kFlatten, {x},
-                                                {{"start_dim", std::int64_t{1}},
-                                                 {"end_dim", std::int64_t{-1}}}));
+    GLASSBOX_ASSIGN_OR_RETURN(
+        ValueId y, c.emit(aot::op::kFlatten, {x},
+                          {{"start_dim", std::int64_t{1}}, {"end_dim", std::int64_t{-1}}}));
     c.set_output(0, y);
     return Status();
   }
@@ -66,7 +66,8 @@ Status convert_reshape(ImportContext& c) {
   for (std::size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] == 0 && allowzero == 0) {
       // 0 copies the input's dim (unless allowzero).
-      if (i >= in.size()) return c.invalid("shape entry 0 at " + std::to_string(i) + " has no input dim to copy");
+      if (i >= in.size())
+        return c.invalid("shape entry 0 at " + std::to_string(i) + " has no input dim to copy");
       shape[i] = in[i];
     }
     if (shape[i] == -1 && inferred == shape.size()) {
@@ -93,7 +94,8 @@ Status convert_transpose(ImportContext& c) {
     perm[i] = perm_attr ? (i < perm_attr->size() ? (*perm_attr)[i] : -1)
                         : static_cast<std::int64_t>(shape.size() - 1 - i);
   }
-  if (perm_attr && perm_attr->size() != shape.size()) return c.invalid("perm does not match the rank");
+  if (perm_attr && perm_attr->size() != shape.size())
+    return c.invalid("perm does not match the rank");
   if (c.is_host(0)) {
     GLASSBOX_ASSIGN_OR_RETURN(const HostTensor* x, c.host_input(0, "the input"));
     StatusOr<HostTensor> folded = fold_transpose(*x, perm);
@@ -140,7 +142,8 @@ StatusOr<std::optional<Shape>> axes_of(ImportContext& c) {
   if (!c.has_input(1)) return std::optional<Shape>();
   GLASSBOX_ASSIGN_OR_RETURN(const HostTensor* axes, c.host_input(1, "axes"));
   Shape out;
-  for (std::size_t i = 0; i < static_cast<std::size_t>(axes->numel()); ++i) out.push_back(axes->as_int(i));
+  for (std::size_t i = 0; i < static_cast<std::size_t>(axes->numel()); ++i)
+    out.push_back(axes->as_int(i));
   return std::optional(out);
 }
 
@@ -170,7 +173,9 @@ Status convert_squeeze(ImportContext& c) {
     for (std::int64_t a : *axes) {
       StatusOr<std::size_t> axis = normalize_axis(a, in.size());
       if (!axis.ok()) return c.invalid(axis.message());
-      if (in[*axis] != 1) return c.invalid("cannot squeeze dim " + std::to_string(a) + " of size " + std::to_string(in[*axis]));
+      if (in[*axis] != 1)
+        return c.invalid("cannot squeeze dim " + std::to_string(a) + " of size " +
+                         std::to_string(in[*axis]));
       removed[*axis] = true;
     }
   } else {
@@ -197,7 +202,8 @@ Status convert_constant(ImportContext& c) {
     GLASSBOX_ASSIGN_OR_RETURN(std::int64_t v, attrs.get_int("value_int", 0));
     c.set_output(0, HostTensor::of_ints({}, {v}));
   } else if (attrs.has("value_floats")) {
-    GLASSBOX_ASSIGN_OR_RETURN(std::optional<std::vector<float>> v, attrs.get_floats("value_floats"));
+    GLASSBOX_ASSIGN_OR_RETURN(std::optional<std::vector<float>> v,
+                              attrs.get_floats("value_floats"));
     std::vector<float> data = std::move(v).value_or(std::vector<float>{});
     const auto n = static_cast<std::int64_t>(data.size());
     c.set_output(0, HostTensor::of_floats({n}, std::move(data)));
@@ -207,8 +213,9 @@ Status convert_constant(ImportContext& c) {
     const auto n = static_cast<std::int64_t>(data.size());
     c.set_output(0, HostTensor::of_ints({n}, std::move(data)));
   } else {
-    return c.unsupported("only tensor, float(s) and int(s) values are supported "
-                         "(not sparse or string constants)");
+    return c.unsupported(
+        "only tensor, float(s) and int(s) values are supported "
+        "(not sparse or string constants)");
   }
   return Status();
 }
@@ -239,8 +246,8 @@ Status convert_dropout(ImportContext& c) {
     GLASSBOX_ASSIGN_OR_RETURN(Shape shape, c.input_shape(0));
     std::int64_t numel = 1;
     for (std::int64_t d : shape) numel *= d;
-    HostTensor mask = HostTensor::of_ints(shape, std::vector<std::int64_t>(
-                                                     static_cast<std::size_t>(numel), 1));
+    HostTensor mask =
+        HostTensor::of_ints(shape, std::vector<std::int64_t>(static_cast<std::size_t>(numel), 1));
     mask.is_bool = true;
     c.set_output(1, std::move(mask));
   }

@@ -41,8 +41,7 @@ ValueId GraphWriter::add_constant(const std::string& name, std::vector<std::int6
 
 ValueId GraphWriter::add_constant(const std::string& name, const HostTensor& tensor) {
   if (tensor.is_float) return add_constant(name, tensor.shape, tensor.floats);
-  const ValueId id =
-      add_value(name, {tensor.dtype(), tensor.shape}, aot::ValueKind::kConstant, {});
+  const ValueId id = add_value(name, {tensor.dtype(), tensor.shape}, aot::ValueKind::kConstant, {});
   graph_.values.back().int_data = tensor.ints;
   return id;
 }
@@ -70,8 +69,8 @@ StatusOr<ValueId> GraphWriter::add_node(std::string_view op, std::vector<ValueId
   GLASSBOX_ASSIGN_OR_RETURN(aot::TensorType out, aot::infer_output_type(op, types, attributes));
   if (!source_handle_.is_set()) source_handle_ = DebugHandle(++handles_used_);
   aot::Node node;
-  node.name = unique(node_names_, step.empty() ? source_name_
-                                               : source_name_ + "/" + std::string(step));
+  node.name =
+      unique(node_names_, step.empty() ? source_name_ : source_name_ + "/" + std::string(step));
   node.op = std::string(op);
   node.inputs = std::move(inputs);
   node.attributes = std::move(attributes);

@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
-#include "glassbox/aot/graph.h"
 #include "frontends/onnx/tensor_proto.h"
+#include "glassbox/aot/graph.h"
 #include "glassbox/aot/ops.h"
 
 namespace glassbox::frontends::onnx {

@@ -48,7 +48,8 @@ bool ImportContext::is_host(std::size_t i) const {
   return operand.ok() && std::holds_alternative<HostTensor>(**operand);
 }
 
-StatusOr<const HostTensor*> ImportContext::host_input(std::size_t i, const std::string& what) const {
+StatusOr<const HostTensor*> ImportContext::host_input(std::size_t i,
+                                                      const std::string& what) const {
   GLASSBOX_ASSIGN_OR_RETURN(const Operand* operand, input(i));
   if (const auto* host = std::get_if<HostTensor>(operand)) return host;
   return unsupported(what + " (input '" + node_->input(static_cast<int>(i)) +
@@ -104,16 +105,16 @@ StatusOr<ValueId> ImportContext::emit(std::string_view op, std::vector<ValueId> 
     // float) is better left to the runtime than held in the importer.
     constexpr std::int64_t kMaxFoldedElements = std::int64_t{1} << 28;
     if (numel > kMaxFoldedElements) {
-      return invalid("the constant result of " + std::string(op) + " has " +
-                     std::to_string(numel) + " elements, too many to compute at import");
+      return invalid("the constant result of " + std::string(op) + " has " + std::to_string(numel) +
+                     " elements, too many to compute at import");
     }
     StatusOr<HostTensor> folded = evaluate_with_kernels(op, constants, attributes, *type);
     if (!folded.ok()) return invalid(folded.message());
     ++folded_nodes_;
     return writer_->add_constant(value_name, *folded);
   }
-  StatusOr<ValueId> out = writer_->add_node(op, std::move(inputs), std::move(attributes), step,
-                                            value_name);
+  StatusOr<ValueId> out =
+      writer_->add_node(op, std::move(inputs), std::move(attributes), step, value_name);
   if (!out.ok()) return invalid(out.message());
   return out;
 }
@@ -124,8 +125,8 @@ void ImportContext::set_output(std::size_t i, Operand operand) {
   if (const auto* id = std::get_if<ValueId>(&operand); id != nullptr) {
     // A folded value stays known at import, for the shape arithmetic after it.
     const aot::Value& v = writer_->value(*id);
-    if (v.kind == aot::ValueKind::kConstant && (!v.data.empty() || !v.int_data.empty() ||
-                                                v.numel() == 0)) {
+    if (v.kind == aot::ValueKind::kConstant &&
+        (!v.data.empty() || !v.int_data.empty() || v.numel() == 0)) {
       symbols_[name] = host_tensor_of(v);
       return;
     }

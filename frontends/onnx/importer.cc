@@ -48,9 +48,8 @@ Status define_inputs(const ::onnx::GraphProto& graph, const ImportOptions& optio
   }
   for (const auto& [name, shape] : options.input_shapes) {
     if (!names.contains(name)) {
-      return Status(Error::kInvalidArgument,
-                    source + ": an input shape was given for '" + name +
-                        "', which is not an input of the model");
+      return Status(Error::kInvalidArgument, source + ": an input shape was given for '" + name +
+                                                 "', which is not an input of the model");
     }
   }
   return Status();
@@ -72,7 +71,8 @@ Status convert_nodes(const ::onnx::GraphProto& graph, ImportContext* context) {
     GLASSBOX_RETURN_IF_ERROR(table.at(node.op_type())(*context));
     for (const std::string& output : node.output()) {
       if (!output.empty() && context->lookup(output) == nullptr) {
-        return Status(Error::kInternal, context->label() + ": output '" + output + "' was not produced");
+        return Status(Error::kInternal,
+                      context->label() + ": output '" + output + "' was not produced");
       }
     }
   }
@@ -83,12 +83,14 @@ Status convert_nodes(const ::onnx::GraphProto& graph, ImportContext* context) {
 // or another output again gets a copy (a reshape to its own shape).
 Status bind_outputs(const ::onnx::GraphProto& graph, GraphWriter* writer, ImportContext* context,
                     const std::string& source) {
-  if (graph.output_size() == 0) return Status(Error::kInvalidArgument, source + ": the graph has no outputs");
+  if (graph.output_size() == 0)
+    return Status(Error::kInvalidArgument, source + ": the graph has no outputs");
   std::set<std::int32_t> bound;
   for (const ::onnx::ValueInfoProto& output : graph.output()) {
     const Operand* operand = context->lookup(output.name());
     if (operand == nullptr) {
-      return Status(Error::kInvalidArgument, source + ": graph output '" + output.name() + "' is never produced");
+      return Status(Error::kInvalidArgument,
+                    source + ": graph output '" + output.name() + "' is never produced");
     }
     ValueId id;
     if (const auto* host = std::get_if<HostTensor>(operand)) {
@@ -98,10 +100,10 @@ Status bind_outputs(const ::onnx::GraphProto& graph, GraphWriter* writer, Import
     }
     if (writer->kind_of(id) != aot::ValueKind::kNodeOutput || bound.contains(id.value)) {
       writer->begin_source(output.name() + "/copy", "Identity");
-      StatusOr<ValueId> copy = writer->add_node(aot::op::kReshape, {id},
-                                                {{"shape", writer->type_of(id).shape}}, "",
-                                                output.name());
-      if (!copy.ok()) return copy.status().with_context(source + ": graph output '" + output.name() + "'");
+      StatusOr<ValueId> copy = writer->add_node(
+          aot::op::kReshape, {id}, {{"shape", writer->type_of(id).shape}}, "", output.name());
+      if (!copy.ok())
+        return copy.status().with_context(source + ": graph output '" + output.name() + "'");
       id = *copy;
     }
     bound.insert(id.value);
@@ -143,12 +145,12 @@ StatusOr<aot::Graph> import_onnx_from_memory(std::span<const std::uint8_t> bytes
   // Protobuf reports failure instead of throwing; it also accepts many
   // non-ONNX byte strings, hence the checks after it.
   if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
-    return Status(Error::kCorruptData,
-                  source + ": not an ONNX model (protobuf parsing failed: truncated or another format)");
+    return Status(
+        Error::kCorruptData,
+        source + ": not an ONNX model (protobuf parsing failed: truncated or another format)");
   }
   if (!model.has_graph() || model.ir_version() <= 0) {
-    return Status(Error::kCorruptData,
-                  source + ": not an ONNX model (no ir_version or no graph)");
+    return Status(Error::kCorruptData, source + ": not an ONNX model (no ir_version or no graph)");
   }
   GLASSBOX_ASSIGN_OR_RETURN(std::int64_t opset, default_opset(model, source));
   const ::onnx::GraphProto& graph = model.graph();
@@ -169,7 +171,8 @@ StatusOr<aot::Graph> import_onnx_from_memory(std::span<const std::uint8_t> bytes
 StatusOr<aot::Graph> import_onnx(const std::string& path, const ImportOptions& options) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status(Error::kAccessFailed, "cannot open " + path);
-  std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)),
+                                  std::istreambuf_iterator<char>());
   if (in.bad()) return Status(Error::kAccessFailed, "cannot read " + path);
   return import_onnx_from_memory(bytes, options, path);
 }

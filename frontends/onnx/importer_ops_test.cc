@@ -13,8 +13,8 @@
 
 #include "frontends/onnx/importer.h"
 #include "frontends/onnx/test_models.h"
-#include "glassbox/export/program_manager.h"
 #include "glassbox/etrecord/reference_runner.h"
+#include "glassbox/export/program_manager.h"
 #include "glassbox/runtime/method.h"
 #include "glassbox/runtime/program.h"
 
@@ -39,14 +39,16 @@ std::vector<std::uint8_t> bytes_of(const std::vector<T>& v) {
   return out;
 }
 
-StatusOr<Output> run(const aot::Graph& graph, const std::vector<std::vector<std::uint8_t>>& inputs) {
+StatusOr<Output> run(const aot::Graph& graph,
+                     const std::vector<std::vector<std::uint8_t>>& inputs) {
   auto program = exporter::export_model(graph, {});
   if (!program.ok()) return program.status();
   runtime::Diagnostics diag;
   auto loaded = runtime::Program::load(program->buffer(), &diag);
   if (!loaded.ok()) return Status(Error::kInternal, diag.message);
   runtime::MemoryAllocator method_memory, temp_memory;
-  auto method = runtime::Method::load(*loaded, "forward", &method_memory, &temp_memory, nullptr, &diag);
+  auto method =
+      runtime::Method::load(*loaded, "forward", &method_memory, &temp_memory, nullptr, &diag);
   if (!method.ok()) return Status(Error::kInternal, diag.message);
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     if (method->set_input(i, inputs[i].data(), inputs[i].size()) != Error::kOk) {
@@ -60,8 +62,12 @@ StatusOr<Output> run(const aot::Graph& graph, const std::vector<std::vector<std:
   out.shape.assign(t.sizes.begin(), t.sizes.end());
   for (std::int64_t i = 0; i < t.numel(); ++i) {
     switch (t.dtype) {
-      case ScalarType::kLong: out.values.push_back(static_cast<double>(static_cast<const std::int64_t*>(t.data)[i])); break;
-      case ScalarType::kBool: out.values.push_back(static_cast<const std::uint8_t*>(t.data)[i]); break;
+      case ScalarType::kLong:
+        out.values.push_back(static_cast<double>(static_cast<const std::int64_t*>(t.data)[i]));
+        break;
+      case ScalarType::kBool:
+        out.values.push_back(static_cast<const std::uint8_t*>(t.data)[i]);
+        break;
       default: out.values.push_back(t.float_data()[i]); break;
     }
   }
@@ -156,8 +162,8 @@ TEST(ImporterOpsTest, BoolAndInt64TensorsTravelThroughTheRuntime) {
   m.node("Where", "/where", {"is_zero", "big", "keep_f"}, {"y"});
   StatusOr<aot::Graph> graph = import_onnx_from_memory(m.bytes());
   ASSERT_TRUE(graph.ok()) << graph.message();
-  EXPECT_EQ(ops_of(*graph), (std::vector<std::string>{"equal", "logical_not", "cast", "cast",
-                                                      "where"}));
+  EXPECT_EQ(ops_of(*graph),
+            (std::vector<std::string>{"equal", "logical_not", "cast", "cast", "where"}));
   const std::vector<float> x{0, 1, -2, 0, 3, 0, 0, 5};
   StatusOr<Output> out = run(*graph, {bytes_of(x)});
   ASSERT_TRUE(out.ok()) << out.message();

@@ -16,7 +16,9 @@ namespace {
 
 using testing::ModelWriter;
 
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
 
 // A PyTorch-shaped CNN: conv -> relu -> maxpool -> flatten through the
 // exporter's shape arithmetic (Shape, Gather, Unsqueeze, Concat, Reshape)
@@ -84,7 +86,8 @@ TEST(ImporterTest, ImportedCnnRunsOnThePortableKernels) {
   auto loaded = runtime::Program::load(program->buffer(), &diag);
   ASSERT_TRUE(loaded.ok()) << diag.message;
   runtime::MemoryAllocator method_memory, temp_memory;
-  auto method = runtime::Method::load(*loaded, "forward", &method_memory, &temp_memory, nullptr, &diag);
+  auto method =
+      runtime::Method::load(*loaded, "forward", &method_memory, &temp_memory, nullptr, &diag);
   ASSERT_TRUE(method.ok()) << diag.message;
   const std::vector<float> x(16, 1.0f);
   ASSERT_EQ(method->set_input(0, x.data(), x.size() * sizeof(float)), Error::kOk);
@@ -118,8 +121,9 @@ TEST(ImporterTest, RefusesHugeOrHighRankInputs) {
     std::vector<std::int64_t> shape;
     const char* fragment;
   };
-  for (const Case& c : {Case{{1, std::int64_t{1} << 40}, "dim 1 (1099511627776) makes the input larger"},
-                        Case{{1, 1, 1, 1, 1, 1, 1}, "has rank 7"}}) {
+  for (const Case& c :
+       {Case{{1, std::int64_t{1} << 40}, "dim 1 (1099511627776) makes the input larger"},
+        Case{{1, 1, 1, 1, 1, 1, 1}, "has rank 7"}}) {
     ModelWriter m;
     m.input("x", c.shape).output("y");
     m.node("Relu", "/Relu", {"x"}, {"y"});
@@ -191,11 +195,36 @@ TEST(ImporterTest, IdentityOfAnInputBecomesACopy) {
 
 TEST(ImporterTest, SupportedOpsIncludeTheIssueList) {
   const std::vector<std::string> ops = supported_op_types();
-  for (const char* op : {"Conv", "Relu", "Clip", "Sigmoid", "HardSigmoid", "HardSwish", "Add", "Sub",
-                         "Mul", "Div", "MatMul", "Gemm", "MaxPool", "AveragePool",
-                         "GlobalAveragePool", "BatchNormalization", "Flatten", "Reshape",
-                         "Transpose", "Concat", "Softmax", "Tan", "Sin", "Cos", "Constant",
-                         "Identity", "Shape", "Gather", "Unsqueeze", "Cast"}) {
+  for (const char* op : {"Conv",
+                         "Relu",
+                         "Clip",
+                         "Sigmoid",
+                         "HardSigmoid",
+                         "HardSwish",
+                         "Add",
+                         "Sub",
+                         "Mul",
+                         "Div",
+                         "MatMul",
+                         "Gemm",
+                         "MaxPool",
+                         "AveragePool",
+                         "GlobalAveragePool",
+                         "BatchNormalization",
+                         "Flatten",
+                         "Reshape",
+                         "Transpose",
+                         "Concat",
+                         "Softmax",
+                         "Tan",
+                         "Sin",
+                         "Cos",
+                         "Constant",
+                         "Identity",
+                         "Shape",
+                         "Gather",
+                         "Unsqueeze",
+                         "Cast"}) {
     EXPECT_NE(std::find(ops.begin(), ops.end(), op), ops.end()) << op;
   }
 }

@@ -25,7 +25,9 @@ HostTensor read_output(const runtime::Tensor& t, std::vector<std::int64_t> shape
   std::vector<std::int64_t> data(n);
   for (std::size_t i = 0; i < n; ++i) {
     switch (t.dtype) {
-      case ScalarType::kLong: std::memcpy(&data[i], static_cast<const char*>(t.data) + 8 * i, 8); break;
+      case ScalarType::kLong:
+        std::memcpy(&data[i], static_cast<const char*>(t.data) + 8 * i, 8);
+        break;
       case ScalarType::kInt: {
         std::int32_t v = 0;
         std::memcpy(&v, static_cast<const char*>(t.data) + 4 * i, 4);
@@ -43,7 +45,8 @@ HostTensor read_output(const runtime::Tensor& t, std::vector<std::int64_t> shape
 }  // namespace
 
 HostTensor host_tensor_of(const aot::Value& constant) {
-  if (constant.dtype == ScalarType::kFloat) return HostTensor::of_floats(constant.shape, constant.data);
+  if (constant.dtype == ScalarType::kFloat)
+    return HostTensor::of_floats(constant.shape, constant.data);
   HostTensor out = HostTensor::of_ints(constant.shape, constant.int_data);
   out.is_bool = constant.dtype == ScalarType::kBool;
   return out;

@@ -28,7 +28,8 @@ StatusOr<std::int64_t> default_opset(const ::onnx::ModelProto& model, const std:
     }
     return v;
   }
-  return Status(Error::kCorruptData, source + ": the model imports no default-domain (ai.onnx) opset");
+  return Status(Error::kCorruptData,
+                source + ": the model imports no default-domain (ai.onnx) opset");
 }
 
 Status check_supported_ops(const ::onnx::GraphProto& graph, const ConverterTable& table,
@@ -38,10 +39,10 @@ Status check_supported_ops(const ::onnx::GraphProto& graph, const ConverterTable
     const ::onnx::NodeProto& node = graph.node(i);
     const bool known = is_default_domain(node.domain()) && table.contains(node.op_type());
     if (known) continue;
-    const std::string type = is_default_domain(node.domain())
-                                 ? node.op_type()
-                                 : node.domain() + "::" + node.op_type();
-    unsupported[type].push_back(node.name().empty() ? "#" + std::to_string(i) : "'" + node.name() + "'");
+    const std::string type =
+        is_default_domain(node.domain()) ? node.op_type() : node.domain() + "::" + node.op_type();
+    unsupported[type].push_back(node.name().empty() ? "#" + std::to_string(i)
+                                                    : "'" + node.name() + "'");
   }
   if (unsupported.empty()) return Status();
   std::string message = source + ": " + std::to_string(unsupported.size()) +
@@ -77,9 +78,9 @@ Status check_input_size(const std::string& label, const std::vector<std::int64_t
   std::int64_t numel = 1;
   for (std::size_t d = 0; d < shape.size(); ++d) {
     if (__builtin_mul_overflow(numel, shape[d], &numel) || numel > kMaxElements) {
-      return Status(Error::kNotSupported,
-                    label + ": dim " + std::to_string(d) + " (" + std::to_string(shape[d]) +
-                        ") makes the input larger than 2^31 elements");
+      return Status(Error::kNotSupported, label + ": dim " + std::to_string(d) + " (" +
+                                              std::to_string(shape[d]) +
+                                              ") makes the input larger than 2^31 elements");
     }
   }
   return Status();
@@ -111,7 +112,8 @@ StatusOr<std::vector<std::int64_t>> static_input_shape(const ::onnx::ValueInfoPr
                         ", the model's has rank " + std::to_string(tensor.shape().dim_size()));
     }
     for (std::int64_t d : shape) {
-      if (d < 0) return Status(Error::kInvalidArgument, label + ": the shape given has a negative dim");
+      if (d < 0)
+        return Status(Error::kInvalidArgument, label + ": the shape given has a negative dim");
     }
     GLASSBOX_RETURN_IF_ERROR(check_input_size(label, shape));
     return shape;
@@ -125,12 +127,14 @@ StatusOr<std::vector<std::int64_t>> static_input_shape(const ::onnx::ValueInfoPr
   for (int d = 0; d < tensor.shape().dim_size(); ++d) {
     const ::onnx::TensorShapeProto::Dimension& dim = tensor.shape().dim(d);
     if (!dim.has_dim_value() || dim.dim_value() < 0) {
-      const std::string what = dim.has_dim_param() ? "is symbolic ('" + dim.dim_param() + "')"
-                                                   : "is unknown";
+      const std::string what =
+          dim.has_dim_param() ? "is symbolic ('" + dim.dim_param() + "')" : "is unknown";
       return Status(Error::kNotSupported,
                     label + ": dim " + std::to_string(d) + " " + what +
                         "; only static shapes are supported: pin it with `glassbox lower "
-                        "--input-shape " + input.name() + "=D0xD1x...` "
+                        "--input-shape " +
+                        input.name() +
+                        "=D0xD1x...` "
                         "(ImportOptions::input_shapes), or export without dynamic_axes");
     }
     shape.push_back(dim.dim_value());

@@ -13,7 +13,7 @@ namespace onnx {
 class GraphProto;
 class ModelProto;
 class ValueInfoProto;
-}
+}  // namespace onnx
 
 namespace glassbox::frontends::onnx {
 

@@ -19,8 +19,7 @@ std::vector<aot::ModuleFrame> module_hierarchy_of(std::string_view node_name) {
   std::string path;
   for (std::string_view segment : segments) {
     const bool qualified = !path.empty() && segment.size() > path.size() + 1 &&
-                           segment.substr(0, path.size()) == path &&
-                           segment[path.size()] == '.';
+                           segment.substr(0, path.size()) == path && segment[path.size()] == '.';
     if (qualified || path.empty()) {
       path = std::string(segment);
     } else {

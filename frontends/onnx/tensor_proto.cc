@@ -97,9 +97,9 @@ bool is_int_type(int t) {
 
 StatusOr<HostTensor> decode_tensor(const TensorProto& proto, const std::string& what) {
   if (proto.data_location() == TensorProto::EXTERNAL || proto.external_data_size() > 0) {
-    return Status(Error::kNotSupported,
-                  what + ": external data is not supported (save the model with "
-                         "its weights inside the .onnx file)");
+    return Status(Error::kNotSupported, what +
+                                            ": external data is not supported (save the model with "
+                                            "its weights inside the .onnx file)");
   }
   if (proto.has_segment()) {
     return Status(Error::kNotSupported, what + ": segmented tensors are not supported");
@@ -146,14 +146,26 @@ StatusOr<HostTensor> decode_tensor(const TensorProto& proto, const std::string& 
 
   std::size_t stored = 0;
   switch (type) {
-    case TensorProto::FLOAT: copy_field(proto.float_data(), &t.floats); stored = t.floats.size(); break;
-    case TensorProto::DOUBLE: copy_field(proto.double_data(), &t.floats); stored = t.floats.size(); break;
-    case TensorProto::INT64: copy_field(proto.int64_data(), &t.ints); stored = t.ints.size(); break;
-    default: copy_field(proto.int32_data(), &t.ints); stored = t.ints.size(); break;
+    case TensorProto::FLOAT:
+      copy_field(proto.float_data(), &t.floats);
+      stored = t.floats.size();
+      break;
+    case TensorProto::DOUBLE:
+      copy_field(proto.double_data(), &t.floats);
+      stored = t.floats.size();
+      break;
+    case TensorProto::INT64:
+      copy_field(proto.int64_data(), &t.ints);
+      stored = t.ints.size();
+      break;
+    default:
+      copy_field(proto.int32_data(), &t.ints);
+      stored = t.ints.size();
+      break;
   }
   if (stored != numel) {
-    return corrupt(what, std::to_string(stored) + " elements stored for shape with " +
-                             std::to_string(numel));
+    return corrupt(
+        what, std::to_string(stored) + " elements stored for shape with " + std::to_string(numel));
   }
   return t;
 }

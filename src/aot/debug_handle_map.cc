@@ -32,8 +32,8 @@ Status validate_debug_handle_map(const DebugHandleMap& map) {
   const IdentifierKind kind = key_kind(map);
   for (const auto& [id, handles] : map) {
     if (kind_of(id) != kind) {
-      return invalid(id, "mixes " + std::string(to_string(kind_of(id))) +
-                             " and " + std::string(to_string(kind)) + " identifiers in one map");
+      return invalid(id, "mixes " + std::string(to_string(kind_of(id))) + " and " +
+                             std::string(to_string(kind)) + " identifiers in one map");
     }
     if (const auto* i = std::get_if<std::int64_t>(&id)) {
       if (*i < 0 || *i > std::numeric_limits<std::int32_t>::max()) {

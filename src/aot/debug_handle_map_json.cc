@@ -35,7 +35,8 @@ StatusOr<std::vector<DebugHandle>> debug_handles_from_json(const Json& list,
     if (!h.is_number_integer()) {
       return corrupt(at, std::string("expected an integer, got ") + h.type_name());
     }
-    if (!h.is_number_unsigned() || h.get<std::uint64_t>() > std::numeric_limits<std::uint32_t>::max()) {
+    if (!h.is_number_unsigned() ||
+        h.get<std::uint64_t>() > std::numeric_limits<std::uint32_t>::max()) {
       return corrupt(at, "debug handle out of range");
     }
     const auto value = h.get<std::uint32_t>();
@@ -73,8 +74,7 @@ void write_debug_handle_map(const DebugHandleMap& map, std::string_view entries_
   (*object)[std::string(entries_member)] = std::move(entries);
 }
 
-StatusOr<DebugHandleMap> read_debug_handle_map(const Json& object,
-                                               std::string_view entries_member,
+StatusOr<DebugHandleMap> read_debug_handle_map(const Json& object, std::string_view entries_member,
                                                const std::string& path) {
   if (!object.is_object()) return corrupt(path, "expected an object");
   const std::string key_type_path = child(path, "key_type");

@@ -49,7 +49,8 @@ TEST(DebugHandleMapTest, RoundTrips) {
 
 TEST(DebugHandleMapTest, ValidationCatchesEveryBrokenInvariant) {
   EXPECT_THAT(validate_debug_handle_map(kIntMap), IsOk());
-  const DebugHandleMap mixed = {{int64_t{0}, {DebugHandle(1)}}, {std::string("a"), {DebugHandle(1)}}};
+  const DebugHandleMap mixed = {{int64_t{0}, {DebugHandle(1)}},
+                                {std::string("a"), {DebugHandle(1)}}};
   EXPECT_THAT(validate_debug_handle_map(mixed), ErrorIs(Error::kInvalidArgument, {"mixes"}));
   EXPECT_THAT(debug_handle_map_to_json(mixed), ErrorIs(Error::kInvalidArgument, {"mixes"}));
   const DebugHandleMap unsorted = {{int64_t{0}, {DebugHandle(2), DebugHandle(1)}}};

@@ -6,9 +6,7 @@
 namespace glassbox::aot {
 namespace {
 
-Status invalid(std::string message) {
-  return Status(Error::kInvalidArgument, std::move(message));
-}
+Status invalid(std::string message) { return Status(Error::kInvalidArgument, std::move(message)); }
 
 void sort_unique(std::vector<DebugHandle>* handles) {
   std::sort(handles->begin(), handles->end());
@@ -45,7 +43,8 @@ StatusOr<DelegateDebugIdentifier> DelegateMappingBuilder::add(
   }
   if (handles.empty()) return invalid("delegate mapping entry: no nodes or debug handles given");
   for (DebugHandle h : handles) {
-    if (!h.is_set()) return invalid("delegate mapping entry: debug handle 0 (unset) is not allowed");
+    if (!h.is_set())
+      return invalid("delegate mapping entry: debug handle 0 (unset) is not allowed");
   }
   DelegateDebugIdentifier id = identifier ? *identifier : DelegateDebugIdentifier(next_generated_);
   if (const auto* i = std::get_if<std::int64_t>(&id)) {

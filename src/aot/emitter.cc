@@ -39,9 +39,9 @@ class ProgramWriter {
     }
     const std::vector<std::int32_t> inputs = indices(graph_.inputs);
     const std::vector<std::int32_t> outputs = indices(graph_.outputs);
-    const auto method = gbx::CreateMethodDirect(
-        fbb_, std::string(kForwardMethod).c_str(), &values, &inputs, &outputs, &instructions,
-        &delegates, static_cast<std::uint64_t>(plan_.arena_bytes));
+    const auto method = gbx::CreateMethodDirect(fbb_, std::string(kForwardMethod).c_str(), &values,
+                                                &inputs, &outputs, &instructions, &delegates,
+                                                static_cast<std::uint64_t>(plan_.arena_bytes));
     const std::vector<Offset<gbx::Method>> methods{method};
     // Zero bytes now, the digits later (see emitter.h).
     const std::string placeholder(kFingerprintLength, '\0');
@@ -111,8 +111,8 @@ class ProgramWriter {
         specs.push_back(gbx::CreateCompileSpecDirect(fbb_, spec.key.c_str(), &spec.value));
       }
       const auto delegate_index = static_cast<std::int32_t>(delegates->size());
-      delegates->push_back(gbx::CreateBackendDelegateDirect(
-          fbb_, call.backend.c_str(), &call.processed_bytes, &specs));
+      delegates->push_back(gbx::CreateBackendDelegateDirect(fbb_, call.backend.c_str(),
+                                                            &call.processed_bytes, &specs));
       const auto args = gbx::CreateDelegateCallDirect(fbb_, delegate_index, &inputs, &outputs);
       return gbx::CreateInstructionDirect(fbb_, gbx::InstructionArgs::DelegateCall, args.Union(),
                                           node.debug_handle.value, node.name.c_str());
@@ -165,8 +165,8 @@ StatusOr<EmitResult> emit(const Graph& lowered_graph, const EmitOptions& options
   GLASSBOX_ASSIGN_OR_RETURN(result.program, ProgramWriter(lowered_graph, plan).write());
 
   const flatbuffers::String* field = gbx::GetProgram(result.program.data())->fingerprint();
-  const auto begin = static_cast<std::size_t>(
-      reinterpret_cast<const std::uint8_t*>(field->data()) - result.program.data());
+  const auto begin = static_cast<std::size_t>(reinterpret_cast<const std::uint8_t*>(field->data()) -
+                                              result.program.data());
   result.fingerprint = internal::fingerprint_hex(
       internal::fnv1a_with_zeroed_range(result.program, begin, kFingerprintLength));
   std::memcpy(result.program.data() + begin, result.fingerprint.data(), kFingerprintLength);

@@ -24,8 +24,8 @@ StatusOr<MethodMaps> build_method_maps(const Graph& lowered, const Graph* edge_g
 
 // 64-bit FNV-1a of `bytes`, the first `skip_begin` bytes as they are, the
 // `skip_length` bytes from `skip_begin` as zeros, the rest as they are.
-std::uint64_t fnv1a_with_zeroed_range(std::span<const std::uint8_t> bytes,
-                                      std::size_t skip_begin, std::size_t skip_length);
+std::uint64_t fnv1a_with_zeroed_range(std::span<const std::uint8_t> bytes, std::size_t skip_begin,
+                                      std::size_t skip_length);
 
 // Lowercase hex, kFingerprintLength digits.
 std::string fingerprint_hex(std::uint64_t hash);

@@ -8,8 +8,8 @@ namespace glassbox::aot::internal {
 namespace {
 
 Status mismatch(const Node& call, const std::string& problem) {
-  return Status(Error::kMismatch, "emit: delegate call '" + call.name +
-                                      "': the edge graph " + problem);
+  return Status(Error::kMismatch,
+                "emit: delegate call '" + call.name + "': the edge graph " + problem);
 }
 
 // The handles of the edge-graph operators between `call`'s inputs and its

@@ -133,7 +133,8 @@ TEST(EmitterTest, NonDelegatedGraphGivesOneKernelCallPerNode) {
     EXPECT_EQ(tensor->name()->str(), value.name);
     if (value.kind == ValueKind::kConstant) {
       ASSERT_GE(tensor->constant_index(), 0);
-      const auto* data = program->constants()->Get(static_cast<unsigned>(tensor->constant_index()))->data();
+      const auto* data =
+          program->constants()->Get(static_cast<unsigned>(tensor->constant_index()))->data();
       ASSERT_EQ(data->size(), value.data.size() * sizeof(float));
       EXPECT_EQ(std::memcmp(data->data(), value.data.data(), data->size()), 0);
       EXPECT_EQ(tensor->arena_offset(), -1);
@@ -164,8 +165,9 @@ TEST(EmitterTest, PartiallyLoweredGraphMixesKernelAndDelegateCalls) {
                                      {InstructionId(1), handles({3})},
                                      {InstructionId(2), handles({4})}}));
   EXPECT_EQ(result.delegate_map.at(kForward).size(), 2u);
-  EXPECT_EQ(kind_of(result.delegate_map.at(kForward).at(InstructionId(0)).delegate_map->begin()->first),
-            IdentifierKind::kString);
+  EXPECT_EQ(
+      kind_of(result.delegate_map.at(kForward).at(InstructionId(0)).delegate_map->begin()->first),
+      IdentifierKind::kString);
 }
 
 TEST(EmitterTest, WithoutEdgeGraphDelegateHandlesComeFromItsMap) {
@@ -179,7 +181,9 @@ TEST(EmitterTest, WithoutEdgeGraphDelegateHandlesComeFromItsMap) {
   EXPECT_TRUE(result.debug_handle_map.at(kForward).empty());
   EXPECT_EQ(result.delegate_map.at(kForward).at(InstructionId(0)).delegate_map, std::nullopt);
   // With the edge graph the coverage is exact again.
-  EXPECT_EQ(value_of(emit(lowered, {.edge_graph = &edge})).debug_handle_map.at(kForward).at(InstructionId(0)),
+  EXPECT_EQ(value_of(emit(lowered, {.edge_graph = &edge}))
+                .debug_handle_map.at(kForward)
+                .at(InstructionId(0)),
             handles({1, 2, 3, 4, 5}));
 }
 
@@ -214,7 +218,8 @@ TEST(EmitterTest, FingerprintIsStableAndTracksWeights) {
   // The stored digits are not trusted: fingerprint_of recomputes.
   std::vector<std::uint8_t> tampered = first.program;
   const auto* field = gbx::GetProgram(tampered.data())->fingerprint();
-  const auto at = static_cast<std::size_t>(reinterpret_cast<const std::uint8_t*>(field->data()) - tampered.data());
+  const auto at = static_cast<std::size_t>(reinterpret_cast<const std::uint8_t*>(field->data()) -
+                                           tampered.data());
   tampered[at] = tampered[at] == 'f' ? 'e' : 'f';
   EXPECT_EQ(value_of(fingerprint_of(tampered)), first.fingerprint);
 }

@@ -62,9 +62,7 @@ ValueId Graph::next_value_id() const {
 
 namespace {
 
-Status invalid(std::string message) {
-  return Status(Error::kInvalidArgument, std::move(message));
-}
+Status invalid(std::string message) { return Status(Error::kInvalidArgument, std::move(message)); }
 
 std::string value_label(ValueId id) { return "value " + std::to_string(id.value); }
 
@@ -110,11 +108,13 @@ Status verify_values(const Graph& graph, std::unordered_map<std::int32_t, const 
       return invalid("graph input " + value_label(id) + " is a " +
                      std::string(to_string(it->second->kind)) + " value");
     }
-    if (!inputs.insert(id.value).second) return invalid("graph input " + value_label(id) + " listed twice");
+    if (!inputs.insert(id.value).second)
+      return invalid("graph input " + value_label(id) + " listed twice");
   }
   for (const Value& v : graph.values) {
     if (v.kind == ValueKind::kInput && !inputs.contains(v.id.value)) {
-      return invalid(value_label(v.id) + " '" + v.name + "' is an input but not in the graph's inputs");
+      return invalid(value_label(v.id) + " '" + v.name +
+                     "' is an input but not in the graph's inputs");
     }
   }
   return Status();
@@ -134,14 +134,16 @@ Status verify(const Graph& graph) {
   std::unordered_set<std::string_view> node_names;
   for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
     const Node& node = graph.nodes[i];
-    const std::string label = "node " + std::to_string(i) + " '" + node.name + "' (" + node.op + ")";
+    const std::string label =
+        "node " + std::to_string(i) + " '" + node.name + "' (" + node.op + ")";
     if (node.name.empty()) return invalid(label + ": empty name");
     if (!node_names.insert(node.name).second) return invalid(label + ": duplicate node name");
 
     std::vector<TensorType> input_types;
     for (ValueId id : node.inputs) {
       auto it = by_id.find(id.value);
-      if (it == by_id.end()) return invalid(label + ": input " + value_label(id) + " does not exist");
+      if (it == by_id.end())
+        return invalid(label + ": input " + value_label(id) + " does not exist");
       if (!defined.contains(id.value)) {
         return invalid(label + ": input " + value_label(id) + " '" + it->second->name +
                        "' is used before it is defined");
@@ -151,7 +153,8 @@ Status verify(const Graph& graph) {
     if (node.outputs.empty()) return invalid(label + ": has no outputs");
     for (ValueId id : node.outputs) {
       auto it = by_id.find(id.value);
-      if (it == by_id.end()) return invalid(label + ": output " + value_label(id) + " does not exist");
+      if (it == by_id.end())
+        return invalid(label + ": output " + value_label(id) + " does not exist");
       if (it->second->kind != ValueKind::kNodeOutput) {
         return invalid(label + ": output " + value_label(id) + " is a " +
                        std::string(to_string(it->second->kind)) + " value");
@@ -199,7 +202,8 @@ Status verify(const Graph& graph) {
     }
   }
   for (ValueId id : graph.outputs) {
-    if (!by_id.contains(id.value)) return invalid("graph output " + value_label(id) + " does not exist");
+    if (!by_id.contains(id.value))
+      return invalid("graph output " + value_label(id) + " does not exist");
   }
   return Status();
 }

@@ -58,7 +58,8 @@ ValueId GraphBuilder::input(std::string name, ScalarType dtype, std::vector<std:
     fail(Status(Error::kInvalidArgument, "input '" + name + "': name already used"));
     return kInvalidValueId;
   }
-  ValueId id = add_value(std::move(name), TensorType{dtype, std::move(shape)}, ValueKind::kInput, {});
+  ValueId id =
+      add_value(std::move(name), TensorType{dtype, std::move(shape)}, ValueKind::kInput, {});
   graph_.inputs.push_back(id);
   return id;
 }
@@ -85,8 +86,8 @@ ValueId GraphBuilder::constant(std::string name, std::vector<std::int64_t> shape
 ValueId GraphBuilder::op(std::string_view op_name, std::vector<ValueId> inputs,
                          AttributeMap attributes, Loc loc) {
   if (!first_error_.ok()) return kInvalidValueId;  // Report only the first error.
-  const std::string where = std::string(op_name) + " at " + loc.file_name() + ":" +
-                            std::to_string(loc.line());
+  const std::string where =
+      std::string(op_name) + " at " + loc.file_name() + ":" + std::to_string(loc.line());
   std::vector<TensorType> types;
   for (ValueId id : inputs) {
     const Value* v = graph_.find_value(id);
@@ -118,8 +119,10 @@ ValueId GraphBuilder::conv2d(ValueId x, ValueId weight, std::optional<ValueId> b
   std::vector<ValueId> inputs{x, weight};
   if (bias) inputs.push_back(*bias);
   return op(op::kConv2d, std::move(inputs),
-            {{"stride", pair(o.stride)}, {"padding", pair(o.padding)},
-             {"dilation", pair(o.dilation)}, {"groups", o.groups}},
+            {{"stride", pair(o.stride)},
+             {"padding", pair(o.padding)},
+             {"dilation", pair(o.dilation)},
+             {"groups", o.groups}},
             loc);
 }
 
@@ -150,7 +153,9 @@ ValueId GraphBuilder::linear(ValueId x, ValueId weight, std::optional<ValueId> b
   return op(op::kLinear, std::move(inputs), {}, loc);
 }
 
-ValueId GraphBuilder::matmul(ValueId a, ValueId b, Loc loc) { return op(op::kMatmul, {a, b}, {}, loc); }
+ValueId GraphBuilder::matmul(ValueId a, ValueId b, Loc loc) {
+  return op(op::kMatmul, {a, b}, {}, loc);
+}
 
 namespace {
 // Defaults are left out, so graphs built before these options existed
@@ -175,8 +180,8 @@ ValueId GraphBuilder::avg_pool2d(ValueId x, const Pool2dOptions& options, Loc lo
 ValueId GraphBuilder::global_avg_pool2d(ValueId x, Loc loc) {
   return op(op::kGlobalAvgPool2d, {x}, {}, loc);
 }
-ValueId GraphBuilder::batch_norm(ValueId x, ValueId mean, ValueId var, ValueId weight,
-                                 ValueId bias, double eps, Loc loc) {
+ValueId GraphBuilder::batch_norm(ValueId x, ValueId mean, ValueId var, ValueId weight, ValueId bias,
+                                 double eps, Loc loc) {
   return op(op::kBatchNorm, {x, mean, var, weight, bias}, {{"eps", eps}}, loc);
 }
 ValueId GraphBuilder::flatten(ValueId x, std::int64_t start_dim, std::int64_t end_dim, Loc loc) {

@@ -123,12 +123,18 @@ TEST(GraphBuilderTest, EveryOpGetsItsInferredShape) {
   ValueId sm = b.softmax(cat, -1);
   ValueId sum = b.add(conv, per_channel);  // Broadcasts [4] over [1, 4, 4, 4].
   const std::vector<Case> cases = {
-      {conv, {kBatch, kOut, 4, 4}},   {dilated, {kBatch, kOut, 4, 4}},
-      {bn, {kBatch, kOut, 4, 4}},     {pooled, {kBatch, kOut, 2, 2}},
-      {avg, {kBatch, kOut, 4, 4}},    {gap, {kBatch, kOut, 1, 1}},
-      {flat, {kBatch, kOut}},         {fc, {kBatch, kFeatures}},
-      {mm, {kBatch, 2}},              {reshaped, {kBatch, kOut * 4}},
-      {cat, {kBatch, 2 * kOut, 2, 2}}, {sm, {kBatch, 2 * kOut, 2, 2}},
+      {conv, {kBatch, kOut, 4, 4}},
+      {dilated, {kBatch, kOut, 4, 4}},
+      {bn, {kBatch, kOut, 4, 4}},
+      {pooled, {kBatch, kOut, 2, 2}},
+      {avg, {kBatch, kOut, 4, 4}},
+      {gap, {kBatch, kOut, 1, 1}},
+      {flat, {kBatch, kOut}},
+      {fc, {kBatch, kFeatures}},
+      {mm, {kBatch, 2}},
+      {reshaped, {kBatch, kOut * 4}},
+      {cat, {kBatch, 2 * kOut, 2, 2}},
+      {sm, {kBatch, 2 * kOut, 2, 2}},
       {sum, {kBatch, kOut, 4, 4}},
   };
   for (ValueId unary : {b.relu(x), b.relu6(x), b.clamp(x, -1.0, 1.0), b.sigmoid(x), b.hardswish(x),
@@ -141,7 +147,8 @@ TEST(GraphBuilderTest, EveryOpGetsItsInferredShape) {
   for (const Case& c : cases) {
     EXPECT_EQ(value_of(*graph, c.value).shape, c.shape) << value_of(*graph, c.value).name;
   }
-  EXPECT_EQ(value_of(*graph, graph->outputs[0]).shape, (std::vector<int64_t>{kBatch, kChannels, kSize, kSize}));
+  EXPECT_EQ(value_of(*graph, graph->outputs[0]).shape,
+            (std::vector<int64_t>{kBatch, kChannels, kSize, kSize}));
 }
 
 TEST(GraphBuilderTest, Relu6IsClampZeroToSix) {
@@ -256,8 +263,11 @@ TEST(GraphBuilderTest, WritesHardsigmoidTransposeAndPoolOptions) {
   GraphBuilder b;
   ValueId x = b.input("x", ScalarType::kFloat, {1, 2, 4, 4});
   ValueId h = b.hardsigmoid(x, 1.0 / 6, 0.5);
-  ValueId p = b.avg_pool2d(h, {.kernel = {3, 3}, .stride = {{2, 2}}, .padding = {1, 1},
-                               .ceil_mode = true, .count_include_pad = false});
+  ValueId p = b.avg_pool2d(h, {.kernel = {3, 3},
+                               .stride = {{2, 2}},
+                               .padding = {1, 1},
+                               .ceil_mode = true,
+                               .count_include_pad = false});
   b.output(b.transpose(p, {0, 2, 3, 1}));
   StatusOr<Graph> graph = b.build();
   ASSERT_THAT(graph, IsOk());

@@ -17,14 +17,29 @@ using internal::field;
 using internal::Json;
 
 constexpr std::array<ScalarType, 23> kAllScalarTypes = {
-    ScalarType::kByte,          ScalarType::kChar,          ScalarType::kShort,
-    ScalarType::kInt,           ScalarType::kLong,          ScalarType::kHalf,
-    ScalarType::kFloat,         ScalarType::kDouble,        ScalarType::kBool,
-    ScalarType::kQInt8,         ScalarType::kQUInt8,        ScalarType::kQInt32,
-    ScalarType::kBFloat16,      ScalarType::kQUInt4x2,      ScalarType::kQUInt2x4,
-    ScalarType::kBits16,        ScalarType::kFloat8_e5m2,   ScalarType::kFloat8_e4m3fn,
-    ScalarType::kFloat8_e5m2fnuz, ScalarType::kFloat8_e4m3fnuz, ScalarType::kUInt16,
-    ScalarType::kUInt32,        ScalarType::kUInt64,
+    ScalarType::kByte,
+    ScalarType::kChar,
+    ScalarType::kShort,
+    ScalarType::kInt,
+    ScalarType::kLong,
+    ScalarType::kHalf,
+    ScalarType::kFloat,
+    ScalarType::kDouble,
+    ScalarType::kBool,
+    ScalarType::kQInt8,
+    ScalarType::kQUInt8,
+    ScalarType::kQInt32,
+    ScalarType::kBFloat16,
+    ScalarType::kQUInt4x2,
+    ScalarType::kQUInt2x4,
+    ScalarType::kBits16,
+    ScalarType::kFloat8_e5m2,
+    ScalarType::kFloat8_e4m3fn,
+    ScalarType::kFloat8_e5m2fnuz,
+    ScalarType::kFloat8_e4m3fnuz,
+    ScalarType::kUInt16,
+    ScalarType::kUInt32,
+    ScalarType::kUInt64,
 };
 
 constexpr std::array<ValueKind, 3> kAllValueKinds = {ValueKind::kInput, ValueKind::kConstant,
@@ -52,8 +67,9 @@ StatusOr<Json> node_to_json(const Node& node) {
   j["outputs"] = std::move(outputs);
   Json attributes = Json::object();
   for (const auto& [name, value] : node.attributes) {
-    GLASSBOX_ASSIGN_OR_RETURN(attributes[name],
-                              attribute_to_json("node '" + node.name + "' attribute '" + name + "'", value));
+    GLASSBOX_ASSIGN_OR_RETURN(
+        attributes[name],
+        attribute_to_json("node '" + node.name + "' attribute '" + name + "'", value));
   }
   j["attributes"] = std::move(attributes);
   j["debug_handle"] = node.debug_handle.value;
@@ -112,7 +128,8 @@ StatusOr<std::vector<std::int64_t>> int_list(const Json& j, const std::string& p
   return ints;
 }
 
-StatusOr<std::vector<ValueId>> value_ids(const Json& object, const char* key, const std::string& path) {
+StatusOr<std::vector<ValueId>> value_ids(const Json& object, const char* key,
+                                         const std::string& path) {
   GLASSBOX_ASSIGN_OR_RETURN(const Json* j, field(object, key, path));
   GLASSBOX_ASSIGN_OR_RETURN(std::vector<std::int64_t> ints, int_list(*j, path + "." + key));
   std::vector<ValueId> ids;
@@ -146,12 +163,14 @@ StatusOr<Value> parse_value(const Json& j, const std::string& path) {
   GLASSBOX_ASSIGN_OR_RETURN(std::string kind, string_field(j, "kind", path));
   auto kind_it = std::find_if(kAllValueKinds.begin(), kAllValueKinds.end(),
                               [&](ValueKind k) { return to_string(k) == kind; });
-  if (kind_it == kAllValueKinds.end()) return corrupt(path + ".kind", "unknown kind \"" + kind + "\"");
+  if (kind_it == kAllValueKinds.end())
+    return corrupt(path + ".kind", "unknown kind \"" + kind + "\"");
   value.kind = *kind_it;
   GLASSBOX_ASSIGN_OR_RETURN(std::string dtype, string_field(j, "dtype", path));
   auto dtype_it = std::find_if(kAllScalarTypes.begin(), kAllScalarTypes.end(),
                                [&](ScalarType t) { return to_string(t) == dtype; });
-  if (dtype_it == kAllScalarTypes.end()) return corrupt(path + ".dtype", "unknown dtype \"" + dtype + "\"");
+  if (dtype_it == kAllScalarTypes.end())
+    return corrupt(path + ".dtype", "unknown dtype \"" + dtype + "\"");
   value.dtype = *dtype_it;
   GLASSBOX_ASSIGN_OR_RETURN(const Json* shape, field(j, "shape", path));
   GLASSBOX_ASSIGN_OR_RETURN(value.shape, int_list(*shape, path + ".shape"));
@@ -187,15 +206,16 @@ StatusOr<AttributeValue> parse_attribute(const Json& j, const std::string& path)
     GLASSBOX_ASSIGN_OR_RETURN(std::vector<std::int64_t> v, int_list(j, path));
     return AttributeValue(std::move(v));
   }
-  return corrupt(path, std::string("attributes are ints, floats, int lists or strings, got ") +
-                           j.type_name());
+  return corrupt(
+      path, std::string("attributes are ints, floats, int lists or strings, got ") + j.type_name());
 }
 
 StatusOr<DelegateCall> parse_delegate(const Json& j, const std::string& path) {
   DelegateCall call;
   GLASSBOX_ASSIGN_OR_RETURN(call.backend, string_field(j, "backend", path));
   GLASSBOX_ASSIGN_OR_RETURN(std::string bytes, string_field(j, "processed_bytes", path));
-  GLASSBOX_ASSIGN_OR_RETURN(call.processed_bytes, internal::from_hex(bytes, path + ".processed_bytes"));
+  GLASSBOX_ASSIGN_OR_RETURN(call.processed_bytes,
+                            internal::from_hex(bytes, path + ".processed_bytes"));
   GLASSBOX_ASSIGN_OR_RETURN(const Json* specs, array_field(j, "compile_specs", path));
   for (std::size_t i = 0; i < specs->size(); ++i) {
     const std::string spec_path = at(path + ".compile_specs", i);
@@ -207,8 +227,8 @@ StatusOr<DelegateCall> parse_delegate(const Json& j, const std::string& path) {
   }
   GLASSBOX_ASSIGN_OR_RETURN(const Json* map, field(j, "debug_handle_map", path));
   if (!map->is_null()) {
-    GLASSBOX_ASSIGN_OR_RETURN(call.debug_handle_map,
-                              internal::debug_handle_map_from_json_value(*map, path + ".debug_handle_map"));
+    GLASSBOX_ASSIGN_OR_RETURN(call.debug_handle_map, internal::debug_handle_map_from_json_value(
+                                                         *map, path + ".debug_handle_map"));
   }
   return call;
 }
@@ -237,8 +257,10 @@ StatusOr<Node> parse_node(const Json& j, const std::string& path) {
   }
   GLASSBOX_ASSIGN_OR_RETURN(const Json* location, field(j, "source_location", path));
   const std::string location_path = path + ".source_location";
-  GLASSBOX_ASSIGN_OR_RETURN(node.source_location.file, string_field(*location, "file", location_path));
-  GLASSBOX_ASSIGN_OR_RETURN(node.source_location.line, uint32_field(*location, "line", location_path));
+  GLASSBOX_ASSIGN_OR_RETURN(node.source_location.file,
+                            string_field(*location, "file", location_path));
+  GLASSBOX_ASSIGN_OR_RETURN(node.source_location.line,
+                            uint32_field(*location, "line", location_path));
   GLASSBOX_ASSIGN_OR_RETURN(node.source_location.function,
                             string_field(*location, "function", location_path));
   if (auto delegate = j.find("delegate"); delegate != j.end()) {
@@ -285,10 +307,12 @@ StatusOr<std::string> graph_to_json(const Graph& graph, const GraphJsonOptions& 
     v["kind"] = std::string(to_string(value.kind));
     v["dtype"] = std::string(to_string(value.dtype));
     v["shape"] = value.shape;
-    if (options.include_constant_data && value.kind == ValueKind::kConstant && !value.data.empty()) {
+    if (options.include_constant_data && value.kind == ValueKind::kConstant &&
+        !value.data.empty()) {
       for (float f : value.data) {
         if (!std::isfinite(f)) {
-          return Status(Error::kInvalidArgument, "constant '" + value.name + "' has non-finite data");
+          return Status(Error::kInvalidArgument,
+                        "constant '" + value.name + "' has non-finite data");
         }
       }
       v["data"] = value.data;

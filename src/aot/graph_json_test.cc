@@ -34,9 +34,11 @@ Graph sample() {
   Node& call = g.nodes[2];
   call.op = "delegate_call";
   call.attributes["note"] = std::string("kept");
-  call.delegate = DelegateCall{"demo", {0x00, 0xAB, 0xFF},
-                                {CompileSpec::from_string("identifiers", "string")},
-                                DebugHandleMap{{std::string("fused"), {DebugHandle(1), DebugHandle(2)}}}};
+  call.delegate =
+      DelegateCall{"demo",
+                   {0x00, 0xAB, 0xFF},
+                   {CompileSpec::from_string("identifiers", "string")},
+                   DebugHandleMap{{std::string("fused"), {DebugHandle(1), DebugHandle(2)}}}};
   return g;
 }
 
@@ -67,7 +69,9 @@ TEST(GraphJsonTest, IsDeterministicAndVersioned) {
   ASSERT_THAT(first, IsOk());
   ASSERT_THAT(second, IsOk());
   EXPECT_EQ(*first, *second);
-  EXPECT_EQ(first->rfind("{\"version\":1,\"values\":[{\"id\":0,\"name\":\"x\",\"kind\":\"input\"", 0), 0u);
+  EXPECT_EQ(
+      first->rfind("{\"version\":1,\"values\":[{\"id\":0,\"name\":\"x\",\"kind\":\"input\"", 0),
+      0u);
   // Float attributes stay floats, ints stay ints, bytes are hex.
   EXPECT_NE(first->find("\"min\":0.0"), std::string::npos);
   EXPECT_NE(first->find("\"axis\":-1"), std::string::npos);

@@ -327,7 +327,8 @@ TEST(OpTypesTest, WhereNeedsABoolConditionAndBroadcasts) {
 TEST(OpTypesTest, GatherTakesInt64IndicesAndKeepsTheDataDtype) {
   const TensorType table{ScalarType::kFloat, {10, 4}};
   const TensorType ids{ScalarType::kLong, {1, 3}};
-  StatusOr<TensorType> g = infer_output_type(op::kGather, std::vector{table, ids}, {{"axis", int64_t{0}}});
+  StatusOr<TensorType> g =
+      infer_output_type(op::kGather, std::vector{table, ids}, {{"axis", int64_t{0}}});
   ASSERT_THAT(g, IsOk());
   EXPECT_EQ(g->shape, (std::vector<std::int64_t>{1, 3, 4}));
   EXPECT_THAT(infer_output_type(op::kGather, std::vector{table, table}, {{"axis", int64_t{0}}}),
@@ -358,13 +359,13 @@ TEST(OpTypesTest, SliceMustReadInsideItsInput) {
 
 TEST(OpTypesTest, ReductionsAndArgmaxShapes) {
   const TensorType x{ScalarType::kFloat, {2, 3, 4}};
-  StatusOr<TensorType> r = infer_output_type(
-      op::kReduceMean, std::vector{x},
-      {{"axes", std::vector<int64_t>{-1, 1}}, {"keepdims", int64_t{0}}});
+  StatusOr<TensorType> r =
+      infer_output_type(op::kReduceMean, std::vector{x},
+                        {{"axes", std::vector<int64_t>{-1, 1}}, {"keepdims", int64_t{0}}});
   ASSERT_THAT(r, IsOk());
   EXPECT_EQ(r->shape, (std::vector<std::int64_t>{2}));
-  StatusOr<TensorType> a = infer_output_type(
-      op::kArgmax, std::vector{x}, {{"axis", int64_t{1}}, {"keepdims", int64_t{1}}});
+  StatusOr<TensorType> a = infer_output_type(op::kArgmax, std::vector{x},
+                                             {{"axis", int64_t{1}}, {"keepdims", int64_t{1}}});
   ASSERT_THAT(a, IsOk());
   EXPECT_EQ(a->dtype, ScalarType::kLong);
   EXPECT_EQ(a->shape, (std::vector<std::int64_t>{2, 1, 4}));
@@ -394,18 +395,20 @@ TEST(OpTypesTest, NormalizationParameterShapes) {
 TEST(OpTypesTest, ConvTransposeAndResizeShapes) {
   const TensorType x{ScalarType::kFloat, {1, 4, 5, 5}};
   const TensorType w{ScalarType::kFloat, {4, 2, 3, 3}};
-  StatusOr<TensorType> ct = infer_output_type(
-      op::kConvTranspose2d, std::vector{x, w},
-      {{"stride", std::vector<int64_t>{2, 2}}, {"dilation", std::vector<int64_t>{1, 1}},
-       {"output_padding", std::vector<int64_t>{1, 1}}, {"padding", std::vector<int64_t>{1, 1, 1, 1}},
-       {"groups", int64_t{1}}});
+  StatusOr<TensorType> ct = infer_output_type(op::kConvTranspose2d, std::vector{x, w},
+                                              {{"stride", std::vector<int64_t>{2, 2}},
+                                               {"dilation", std::vector<int64_t>{1, 1}},
+                                               {"output_padding", std::vector<int64_t>{1, 1}},
+                                               {"padding", std::vector<int64_t>{1, 1, 1, 1}},
+                                               {"groups", int64_t{1}}});
   ASSERT_THAT(ct, IsOk());
   EXPECT_EQ(ct->shape, (std::vector<std::int64_t>{1, 2, 10, 10}));  // 2*4 + 1 + 3 - 2
-  StatusOr<TensorType> rs = infer_output_type(
-      op::kResize, std::vector{x},
-      {{"sizes", std::vector<int64_t>{1, 4, 10, 15}}, {"mode", std::string("linear")},
-       {"coordinate_transformation_mode", std::string("half_pixel")},
-       {"nearest_mode", std::string("floor")}});
+  StatusOr<TensorType> rs =
+      infer_output_type(op::kResize, std::vector{x},
+                        {{"sizes", std::vector<int64_t>{1, 4, 10, 15}},
+                         {"mode", std::string("linear")},
+                         {"coordinate_transformation_mode", std::string("half_pixel")},
+                         {"nearest_mode", std::string("floor")}});
   ASSERT_THAT(rs, IsOk());
   EXPECT_EQ(rs->shape, (std::vector<std::int64_t>{1, 4, 10, 15}));
   EXPECT_THAT(infer_output_type(op::kResize, std::vector{x},

@@ -28,7 +28,8 @@ StatusOr<std::vector<std::uint8_t>> from_hex(std::string_view hex, const std::st
     int high = nibble(hex[2 * i]);
     int low = nibble(hex[2 * i + 1]);
     if (high < 0 || low < 0) {
-      return corrupt(path, "not a hex digit at offset " + std::to_string(high < 0 ? 2 * i : 2 * i + 1));
+      return corrupt(path,
+                     "not a hex digit at offset " + std::to_string(high < 0 ? 2 * i : 2 * i + 1));
     }
     bytes[i] = static_cast<std::uint8_t>(high * 16 + low);
   }

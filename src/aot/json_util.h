@@ -4,11 +4,10 @@
 // types before every access and catch parse errors at the top.
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "glassbox/aot/internal/debug_handle_map_json.h"
 #include "glassbox/core/status.h"

@@ -21,8 +21,7 @@ std::string value_label(const Graph& graph, ValueId id) {
 StatusOr<std::int64_t> byte_size(const Value& value) {
   const auto element = static_cast<std::int64_t>(element_size(value.dtype));
   const std::int64_t numel = value.numel();
-  if (element == 0 || numel < 0 ||
-      numel > std::numeric_limits<std::int64_t>::max() / 2 / element) {
+  if (element == 0 || numel < 0 || numel > std::numeric_limits<std::int64_t>::max() / 2 / element) {
     return Status(Error::kInvalidArgument,
                   "memory plan: value '" + value.name + "' has no valid byte size");
   }

@@ -10,9 +10,7 @@
 namespace glassbox::aot {
 namespace ops_internal {
 
-Status invalid(std::string message) {
-  return Status(Error::kInvalidArgument, std::move(message));
-}
+Status invalid(std::string message) { return Status(Error::kInvalidArgument, std::move(message)); }
 
 std::string shape_string(const Shape& shape) {
   std::string s = "[";
@@ -181,9 +179,9 @@ StatusOr<TensorType> infer_conv2d(std::span<const TensorType> in, const Attribut
   if (in.size() == 3) GLASSBOX_RETURN_IF_ERROR(expect_shape(in[2], {out_channels}, "conv2d bias"));
   Shape out{x.shape[0], out_channels, 0, 0};
   for (std::size_t i = 0; i < 2; ++i) {
-    GLASSBOX_ASSIGN_OR_RETURN(out[2 + i], window_out(x.shape[2 + i], w.shape[2 + i], stride[i],
-                                                     padding.begin[i], padding.end[i],
-                                                     dilation[i], false));
+    GLASSBOX_ASSIGN_OR_RETURN(
+        out[2 + i], window_out(x.shape[2 + i], w.shape[2 + i], stride[i], padding.begin[i],
+                               padding.end[i], dilation[i], false));
   }
   return TensorType{x.dtype, out};
 }
@@ -217,9 +215,9 @@ StatusOr<TensorType> infer_pool2d(std::string_view op_name, std::span<const Tens
       return invalid("pool padding " + std::to_string(std::max(padding.begin[i], padding.end[i])) +
                      " not smaller than the window " + std::to_string(span));
     }
-    GLASSBOX_ASSIGN_OR_RETURN(out[2 + i], window_out(out[2 + i], kernel[i], stride[i],
-                                                     padding.begin[i], padding.end[i],
-                                                     dilation[i], ceil_mode));
+    GLASSBOX_ASSIGN_OR_RETURN(
+        out[2 + i], window_out(out[2 + i], kernel[i], stride[i], padding.begin[i], padding.end[i],
+                               dilation[i], ceil_mode));
   }
   return TensorType{in[0].dtype, out};
 }
@@ -263,10 +261,11 @@ StatusOr<TensorType> infer_matmul(std::span<const TensorType> in) {
   const Shape& b = in[1].shape;
   if (a.size() < 2 || b.size() < 2) return invalid("matmul operands must have rank >= 2");
   if (a[a.size() - 1] != b[b.size() - 2]) {
-    return invalid("matmul shapes " + shape_string(a) + " and " + shape_string(b) + " do not match");
+    return invalid("matmul shapes " + shape_string(a) + " and " + shape_string(b) +
+                   " do not match");
   }
-  GLASSBOX_ASSIGN_OR_RETURN(Shape out, broadcast(Shape(a.begin(), a.end() - 2),
-                                                 Shape(b.begin(), b.end() - 2)));
+  GLASSBOX_ASSIGN_OR_RETURN(
+      Shape out, broadcast(Shape(a.begin(), a.end() - 2), Shape(b.begin(), b.end() - 2)));
   out.push_back(a[a.size() - 2]);
   out.push_back(b.back());
   return TensorType{in[0].dtype, out};
@@ -329,7 +328,8 @@ StatusOr<TensorType> infer_reshape(const TensorType& x, const AttributeMap& attr
 
 StatusOr<TensorType> infer_concat(std::span<const TensorType> in, const AttributeMap& attrs) {
   GLASSBOX_ASSIGN_OR_RETURN(std::int64_t axis_attr, int_attr(attrs, "axis"));
-  GLASSBOX_ASSIGN_OR_RETURN(std::size_t axis, axis_in(axis_attr, in[0].shape.size(), "concat axis"));
+  GLASSBOX_ASSIGN_OR_RETURN(std::size_t axis,
+                            axis_in(axis_attr, in[0].shape.size(), "concat axis"));
   Shape out = in[0].shape;
   for (std::size_t i = 1; i < in.size(); ++i) {
     const Shape& s = in[i].shape;
@@ -363,14 +363,14 @@ enum class Dtypes : std::uint8_t {
 
 // Which shape inference an op takes (ops_internal.h for the new families).
 enum class Shapes : std::uint8_t {
-  kOriginal,        // infer_original: the ops of ops.h's first table
-  kUnary,           // infer_unary_extended: output = input, attributes checked
-  kBroadcast,       // infer_broadcast: numpy broadcast of every input
-  kCast,            // infer_cast
-  kNormalization,   // infer_normalization
-  kReduce,          // infer_reduce (argmax/argmin too)
-  kDataMovement,    // infer_data_movement
-  kConvTranspose,   // infer_conv_transpose2d
+  kOriginal,       // infer_original: the ops of ops.h's first table
+  kUnary,          // infer_unary_extended: output = input, attributes checked
+  kBroadcast,      // infer_broadcast: numpy broadcast of every input
+  kCast,           // infer_cast
+  kNormalization,  // infer_normalization
+  kReduce,         // infer_reduce (argmax/argmin too)
+  kDataMovement,   // infer_data_movement
+  kConvTranspose,  // infer_conv_transpose2d
 };
 
 struct OpInfo {
@@ -384,50 +384,91 @@ struct OpInfo {
 constexpr std::size_t kVariadic = static_cast<std::size_t>(-1);
 
 constexpr OpInfo kOps[] = {
-    {op::kConv2d, 2, 3, Dtypes::kFloat, Shapes::kOriginal},       {op::kRelu, 1, 1, Dtypes::kFloat, Shapes::kOriginal},
-    {op::kClamp, 1, 1, Dtypes::kFloat, Shapes::kOriginal},        {op::kSigmoid, 1, 1, Dtypes::kFloat, Shapes::kOriginal},
-    {op::kHardswish, 1, 1, Dtypes::kFloat, Shapes::kOriginal},    {op::kTan, 1, 1, Dtypes::kFloat, Shapes::kOriginal},
-    {op::kSin, 1, 1, Dtypes::kFloat, Shapes::kOriginal},          {op::kCos, 1, 1, Dtypes::kFloat, Shapes::kOriginal},
-    {op::kAdd, 2, 2, Dtypes::kNumeric, Shapes::kBroadcast},        {op::kSub, 2, 2, Dtypes::kNumeric, Shapes::kBroadcast},
-    {op::kMul, 2, 2, Dtypes::kNumeric, Shapes::kBroadcast},        {op::kDiv, 2, 2, Dtypes::kNumeric, Shapes::kBroadcast},
-    {op::kLinear, 2, 3, Dtypes::kFloat, Shapes::kOriginal},       {op::kMatmul, 2, 2, Dtypes::kFloat, Shapes::kOriginal},
-    {op::kMaxPool2d, 1, 1, Dtypes::kFloat, Shapes::kOriginal},    {op::kAvgPool2d, 1, 1, Dtypes::kFloat, Shapes::kOriginal},
-    {op::kGlobalAvgPool2d, 1, 1, Dtypes::kFloat, Shapes::kOriginal}, {op::kBatchNorm, 5, 5, Dtypes::kFloat, Shapes::kOriginal},
-    {op::kFlatten, 1, 1, Dtypes::kAnySame, Shapes::kOriginal},    {op::kReshape, 1, 1, Dtypes::kAnySame, Shapes::kOriginal},
-    {op::kConcat, 1, kVariadic, Dtypes::kFloat, Shapes::kOriginal}, {op::kSoftmax, 1, 1, Dtypes::kFloat, Shapes::kOriginal},
-    {op::kHardsigmoid, 1, 1, Dtypes::kFloat, Shapes::kOriginal},  {op::kTranspose, 1, 1, Dtypes::kFloat, Shapes::kOriginal},
+    {op::kConv2d, 2, 3, Dtypes::kFloat, Shapes::kOriginal},
+    {op::kRelu, 1, 1, Dtypes::kFloat, Shapes::kOriginal},
+    {op::kClamp, 1, 1, Dtypes::kFloat, Shapes::kOriginal},
+    {op::kSigmoid, 1, 1, Dtypes::kFloat, Shapes::kOriginal},
+    {op::kHardswish, 1, 1, Dtypes::kFloat, Shapes::kOriginal},
+    {op::kTan, 1, 1, Dtypes::kFloat, Shapes::kOriginal},
+    {op::kSin, 1, 1, Dtypes::kFloat, Shapes::kOriginal},
+    {op::kCos, 1, 1, Dtypes::kFloat, Shapes::kOriginal},
+    {op::kAdd, 2, 2, Dtypes::kNumeric, Shapes::kBroadcast},
+    {op::kSub, 2, 2, Dtypes::kNumeric, Shapes::kBroadcast},
+    {op::kMul, 2, 2, Dtypes::kNumeric, Shapes::kBroadcast},
+    {op::kDiv, 2, 2, Dtypes::kNumeric, Shapes::kBroadcast},
+    {op::kLinear, 2, 3, Dtypes::kFloat, Shapes::kOriginal},
+    {op::kMatmul, 2, 2, Dtypes::kFloat, Shapes::kOriginal},
+    {op::kMaxPool2d, 1, 1, Dtypes::kFloat, Shapes::kOriginal},
+    {op::kAvgPool2d, 1, 1, Dtypes::kFloat, Shapes::kOriginal},
+    {op::kGlobalAvgPool2d, 1, 1, Dtypes::kFloat, Shapes::kOriginal},
+    {op::kBatchNorm, 5, 5, Dtypes::kFloat, Shapes::kOriginal},
+    {op::kFlatten, 1, 1, Dtypes::kAnySame, Shapes::kOriginal},
+    {op::kReshape, 1, 1, Dtypes::kAnySame, Shapes::kOriginal},
+    {op::kConcat, 1, kVariadic, Dtypes::kFloat, Shapes::kOriginal},
+    {op::kSoftmax, 1, 1, Dtypes::kFloat, Shapes::kOriginal},
+    {op::kHardsigmoid, 1, 1, Dtypes::kFloat, Shapes::kOriginal},
+    {op::kTranspose, 1, 1, Dtypes::kFloat, Shapes::kOriginal},
     // Elementwise, ONNX coverage.
-    {op::kErf, 1, 1, Dtypes::kFloat, Shapes::kUnary},          {op::kTanh, 1, 1, Dtypes::kFloat, Shapes::kUnary},
-    {op::kExp, 1, 1, Dtypes::kFloat, Shapes::kUnary},          {op::kLog, 1, 1, Dtypes::kFloat, Shapes::kUnary},
-    {op::kNeg, 1, 1, Dtypes::kFloat, Shapes::kUnary},          {op::kAbs, 1, 1, Dtypes::kFloat, Shapes::kUnary},
-    {op::kSqrt, 1, 1, Dtypes::kFloat, Shapes::kUnary},         {op::kReciprocal, 1, 1, Dtypes::kFloat, Shapes::kUnary},
-    {op::kSign, 1, 1, Dtypes::kFloat, Shapes::kUnary},         {op::kFloor, 1, 1, Dtypes::kFloat, Shapes::kUnary},
-    {op::kCeil, 1, 1, Dtypes::kFloat, Shapes::kUnary},         {op::kRound, 1, 1, Dtypes::kFloat, Shapes::kUnary},
-    {op::kSoftplus, 1, 1, Dtypes::kFloat, Shapes::kUnary},     {op::kSoftsign, 1, 1, Dtypes::kFloat, Shapes::kUnary},
-    {op::kGelu, 1, 1, Dtypes::kFloat, Shapes::kUnary},         {op::kLeakyRelu, 1, 1, Dtypes::kFloat, Shapes::kUnary},
-    {op::kElu, 1, 1, Dtypes::kFloat, Shapes::kUnary},          {op::kSelu, 1, 1, Dtypes::kFloat, Shapes::kUnary},
-    {op::kLogicalNot, 1, 1, Dtypes::kBool, Shapes::kUnary},    {op::kMin, 2, 2, Dtypes::kNumeric, Shapes::kBroadcast},
-    {op::kMax, 2, 2, Dtypes::kNumeric, Shapes::kBroadcast},        {op::kMod, 2, 2, Dtypes::kNumeric, Shapes::kBroadcast},
-    {op::kPow, 2, 2, Dtypes::kFloat, Shapes::kBroadcast},          {op::kPrelu, 2, 2, Dtypes::kFloat, Shapes::kBroadcast},
-    {op::kEqual, 2, 2, Dtypes::kCompare, Shapes::kBroadcast},      {op::kLess, 2, 2, Dtypes::kCompare, Shapes::kBroadcast},
-    {op::kGreater, 2, 2, Dtypes::kCompare, Shapes::kBroadcast},    {op::kLessEqual, 2, 2, Dtypes::kCompare, Shapes::kBroadcast},
-    {op::kGreaterEqual, 2, 2, Dtypes::kCompare, Shapes::kBroadcast}, {op::kLogicalAnd, 2, 2, Dtypes::kBool, Shapes::kBroadcast},
-    {op::kLogicalOr, 2, 2, Dtypes::kBool, Shapes::kBroadcast},     {op::kLogicalXor, 2, 2, Dtypes::kBool, Shapes::kBroadcast},
-    {op::kWhere, 3, 3, Dtypes::kWhere, Shapes::kBroadcast},        {op::kCast, 1, 1, Dtypes::kCast, Shapes::kCast},
+    {op::kErf, 1, 1, Dtypes::kFloat, Shapes::kUnary},
+    {op::kTanh, 1, 1, Dtypes::kFloat, Shapes::kUnary},
+    {op::kExp, 1, 1, Dtypes::kFloat, Shapes::kUnary},
+    {op::kLog, 1, 1, Dtypes::kFloat, Shapes::kUnary},
+    {op::kNeg, 1, 1, Dtypes::kFloat, Shapes::kUnary},
+    {op::kAbs, 1, 1, Dtypes::kFloat, Shapes::kUnary},
+    {op::kSqrt, 1, 1, Dtypes::kFloat, Shapes::kUnary},
+    {op::kReciprocal, 1, 1, Dtypes::kFloat, Shapes::kUnary},
+    {op::kSign, 1, 1, Dtypes::kFloat, Shapes::kUnary},
+    {op::kFloor, 1, 1, Dtypes::kFloat, Shapes::kUnary},
+    {op::kCeil, 1, 1, Dtypes::kFloat, Shapes::kUnary},
+    {op::kRound, 1, 1, Dtypes::kFloat, Shapes::kUnary},
+    {op::kSoftplus, 1, 1, Dtypes::kFloat, Shapes::kUnary},
+    {op::kSoftsign, 1, 1, Dtypes::kFloat, Shapes::kUnary},
+    {op::kGelu, 1, 1, Dtypes::kFloat, Shapes::kUnary},
+    {op::kLeakyRelu, 1, 1, Dtypes::kFloat, Shapes::kUnary},
+    {op::kElu, 1, 1, Dtypes::kFloat, Shapes::kUnary},
+    {op::kSelu, 1, 1, Dtypes::kFloat, Shapes::kUnary},
+    {op::kLogicalNot, 1, 1, Dtypes::kBool, Shapes::kUnary},
+    {op::kMin, 2, 2, Dtypes::kNumeric, Shapes::kBroadcast},
+    {op::kMax, 2, 2, Dtypes::kNumeric, Shapes::kBroadcast},
+    {op::kMod, 2, 2, Dtypes::kNumeric, Shapes::kBroadcast},
+    {op::kPow, 2, 2, Dtypes::kFloat, Shapes::kBroadcast},
+    {op::kPrelu, 2, 2, Dtypes::kFloat, Shapes::kBroadcast},
+    {op::kEqual, 2, 2, Dtypes::kCompare, Shapes::kBroadcast},
+    {op::kLess, 2, 2, Dtypes::kCompare, Shapes::kBroadcast},
+    {op::kGreater, 2, 2, Dtypes::kCompare, Shapes::kBroadcast},
+    {op::kLessEqual, 2, 2, Dtypes::kCompare, Shapes::kBroadcast},
+    {op::kGreaterEqual, 2, 2, Dtypes::kCompare, Shapes::kBroadcast},
+    {op::kLogicalAnd, 2, 2, Dtypes::kBool, Shapes::kBroadcast},
+    {op::kLogicalOr, 2, 2, Dtypes::kBool, Shapes::kBroadcast},
+    {op::kLogicalXor, 2, 2, Dtypes::kBool, Shapes::kBroadcast},
+    {op::kWhere, 3, 3, Dtypes::kWhere, Shapes::kBroadcast},
+    {op::kCast, 1, 1, Dtypes::kCast, Shapes::kCast},
     // Normalization and reductions.
-    {op::kLayerNorm, 2, 3, Dtypes::kFloat, Shapes::kNormalization},    {op::kInstanceNorm, 3, 3, Dtypes::kFloat, Shapes::kNormalization},
-    {op::kGroupNorm, 3, 3, Dtypes::kFloat, Shapes::kNormalization},    {op::kReduceMean, 1, 1, Dtypes::kFloat, Shapes::kReduce},
-    {op::kReduceSum, 1, 1, Dtypes::kFloat, Shapes::kReduce},    {op::kReduceMax, 1, 1, Dtypes::kFloat, Shapes::kReduce},
-    {op::kReduceMin, 1, 1, Dtypes::kFloat, Shapes::kReduce},    {op::kReduceProd, 1, 1, Dtypes::kFloat, Shapes::kReduce},
-    {op::kReduceL1, 1, 1, Dtypes::kFloat, Shapes::kReduce},     {op::kReduceL2, 1, 1, Dtypes::kFloat, Shapes::kReduce},
-    {op::kReduceSumSquare, 1, 1, Dtypes::kFloat, Shapes::kReduce}, {op::kReduceLogSumExp, 1, 1, Dtypes::kFloat, Shapes::kReduce},
-    {op::kArgmax, 1, 1, Dtypes::kFloatToIndex, Shapes::kReduce}, {op::kArgmin, 1, 1, Dtypes::kFloatToIndex, Shapes::kReduce},
+    {op::kLayerNorm, 2, 3, Dtypes::kFloat, Shapes::kNormalization},
+    {op::kInstanceNorm, 3, 3, Dtypes::kFloat, Shapes::kNormalization},
+    {op::kGroupNorm, 3, 3, Dtypes::kFloat, Shapes::kNormalization},
+    {op::kReduceMean, 1, 1, Dtypes::kFloat, Shapes::kReduce},
+    {op::kReduceSum, 1, 1, Dtypes::kFloat, Shapes::kReduce},
+    {op::kReduceMax, 1, 1, Dtypes::kFloat, Shapes::kReduce},
+    {op::kReduceMin, 1, 1, Dtypes::kFloat, Shapes::kReduce},
+    {op::kReduceProd, 1, 1, Dtypes::kFloat, Shapes::kReduce},
+    {op::kReduceL1, 1, 1, Dtypes::kFloat, Shapes::kReduce},
+    {op::kReduceL2, 1, 1, Dtypes::kFloat, Shapes::kReduce},
+    {op::kReduceSumSquare, 1, 1, Dtypes::kFloat, Shapes::kReduce},
+    {op::kReduceLogSumExp, 1, 1, Dtypes::kFloat, Shapes::kReduce},
+    {op::kArgmax, 1, 1, Dtypes::kFloatToIndex, Shapes::kReduce},
+    {op::kArgmin, 1, 1, Dtypes::kFloatToIndex, Shapes::kReduce},
     // Data movement.
-    {op::kPad, 1, 1, Dtypes::kAnySame, Shapes::kDataMovement},        {op::kExpand, 1, 1, Dtypes::kAnySame, Shapes::kDataMovement},
-    {op::kTile, 1, 1, Dtypes::kAnySame, Shapes::kDataMovement},       {op::kSlice, 1, 1, Dtypes::kAnySame, Shapes::kDataMovement},
-    {op::kGather, 2, 2, Dtypes::kIndexed, Shapes::kDataMovement},     {op::kGatherElements, 2, 2, Dtypes::kIndexed, Shapes::kDataMovement},
-    {op::kScatterNd, 3, 3, Dtypes::kIndexed, Shapes::kDataMovement},  {op::kResize, 1, 1, Dtypes::kFloat, Shapes::kDataMovement},
-    {op::kDepthToSpace, 1, 1, Dtypes::kAnySame, Shapes::kDataMovement}, {op::kSpaceToDepth, 1, 1, Dtypes::kAnySame, Shapes::kDataMovement},
+    {op::kPad, 1, 1, Dtypes::kAnySame, Shapes::kDataMovement},
+    {op::kExpand, 1, 1, Dtypes::kAnySame, Shapes::kDataMovement},
+    {op::kTile, 1, 1, Dtypes::kAnySame, Shapes::kDataMovement},
+    {op::kSlice, 1, 1, Dtypes::kAnySame, Shapes::kDataMovement},
+    {op::kGather, 2, 2, Dtypes::kIndexed, Shapes::kDataMovement},
+    {op::kGatherElements, 2, 2, Dtypes::kIndexed, Shapes::kDataMovement},
+    {op::kScatterNd, 3, 3, Dtypes::kIndexed, Shapes::kDataMovement},
+    {op::kResize, 1, 1, Dtypes::kFloat, Shapes::kDataMovement},
+    {op::kDepthToSpace, 1, 1, Dtypes::kAnySame, Shapes::kDataMovement},
+    {op::kSpaceToDepth, 1, 1, Dtypes::kAnySame, Shapes::kDataMovement},
     {op::kConvTranspose2d, 2, 3, Dtypes::kFloat, Shapes::kConvTranspose},
 };
 
@@ -465,9 +506,7 @@ StatusOr<ScalarType> check_dtypes(const OpInfo& info, std::span<const TensorType
         if (in[i].dtype != ScalarType::kFloat) return dtype_error(op, i, in[i].dtype, "FLOAT");
       }
       return ScalarType::kFloat;
-    case Dtypes::kAnySame:
-      GLASSBOX_RETURN_IF_ERROR(all_same_from(0));
-      return in[0].dtype;
+    case Dtypes::kAnySame: GLASSBOX_RETURN_IF_ERROR(all_same_from(0)); return in[0].dtype;
     case Dtypes::kNumeric:
     case Dtypes::kCompare:
       if (!is_numeric(in[0].dtype)) return dtype_error(op, 0, in[0].dtype, "FLOAT, LONG or INT");
@@ -554,17 +593,15 @@ StatusOr<TensorType> infer_original(std::string_view op_name, std::span<const Te
 
 bool is_known_op(std::string_view name) { return find_op(name) != nullptr; }
 
-StatusOr<TensorType> infer_output_type(std::string_view op_name,
-                                       std::span<const TensorType> in,
+StatusOr<TensorType> infer_output_type(std::string_view op_name, std::span<const TensorType> in,
                                        const AttributeMap& attrs) {
   const OpInfo* info = find_op(op_name);
   if (info == nullptr) return invalid("unknown op '" + std::string(op_name) + "'");
   if (in.size() < info->min_inputs || in.size() > info->max_inputs) {
     return invalid(std::string(op_name) + " takes " + std::to_string(info->min_inputs) +
-                   (info->max_inputs == info->min_inputs
-                        ? ""
-                        : info->max_inputs == kVariadic ? " or more"
-                                                        : " to " + std::to_string(info->max_inputs)) +
+                   (info->max_inputs == info->min_inputs ? ""
+                    : info->max_inputs == kVariadic      ? " or more"
+                                                    : " to " + std::to_string(info->max_inputs)) +
                    " inputs, got " + std::to_string(in.size()));
   }
   for (const TensorType& t : in) {

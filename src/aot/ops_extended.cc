@@ -158,11 +158,11 @@ StatusOr<TensorType> infer_resize(const TensorType& x, const AttributeMap& attrs
   GLASSBOX_RETURN_IF_ERROR(expect_rank(x, 4, "resize input"));
   GLASSBOX_ASSIGN_OR_RETURN(Shape sizes, ints_attr(attrs, "sizes"));
   GLASSBOX_RETURN_IF_ERROR(one_of(attrs, "mode", {"nearest", "linear"}));
-  GLASSBOX_RETURN_IF_ERROR(one_of(attrs, "coordinate_transformation_mode",
-                                  {"half_pixel", "pytorch_half_pixel", "align_corners",
-                                   "asymmetric", "tf_half_pixel_for_nn"}));
-  GLASSBOX_RETURN_IF_ERROR(one_of(attrs, "nearest_mode",
-                                  {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"}));
+  GLASSBOX_RETURN_IF_ERROR(one_of(
+      attrs, "coordinate_transformation_mode",
+      {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric", "tf_half_pixel_for_nn"}));
+  GLASSBOX_RETURN_IF_ERROR(
+      one_of(attrs, "nearest_mode", {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"}));
   if (sizes.size() != 4 || sizes[0] != x.shape[0] || sizes[1] != x.shape[1] || sizes[2] < 1 ||
       sizes[3] < 1) {
     return invalid("resize sizes " + shape_string(sizes) + " must keep N and C of " +
@@ -227,12 +227,13 @@ StatusOr<TensorType> infer_normalization(std::string_view op, std::span<const Te
   if (!(eps >= 0) || !std::isfinite(eps)) return invalid(std::string(op) + " eps must be >= 0");
   if (op == op::kLayerNorm) {
     GLASSBOX_ASSIGN_OR_RETURN(std::int64_t axis_attr, int_attr(attrs, "axis"));
-    GLASSBOX_ASSIGN_OR_RETURN(std::size_t axis, axis_in(axis_attr, x.shape.size(), "layer_norm axis"));
+    GLASSBOX_ASSIGN_OR_RETURN(std::size_t axis,
+                              axis_in(axis_attr, x.shape.size(), "layer_norm axis"));
     const Shape normalized(x.shape.begin() + static_cast<std::ptrdiff_t>(axis), x.shape.end());
     for (std::size_t i = 1; i < in.size(); ++i) {
       if (in[i].shape != normalized) {
-        GLASSBOX_RETURN_IF_ERROR(expect_shape(in[i], normalized, i == 1 ? "layer_norm scale"
-                                                                         : "layer_norm bias"));
+        GLASSBOX_RETURN_IF_ERROR(
+            expect_shape(in[i], normalized, i == 1 ? "layer_norm scale" : "layer_norm bias"));
       }
     }
     return x;
@@ -319,7 +320,8 @@ StatusOr<TensorType> infer_conv_transpose2d(std::span<const TensorType> in,
   }
   Shape out{x.shape[0], out_channels, 0, 0};
   for (std::size_t i = 0; i < 2; ++i) {
-    if (stride[i] > (1 << 20) || dilation[i] > (1 << 20) || output_padding[i] >= std::max(stride[i], dilation[i]) ||
+    if (stride[i] > (1 << 20) || dilation[i] > (1 << 20) ||
+        output_padding[i] >= std::max(stride[i], dilation[i]) ||
         padding.begin[i] > (std::int64_t{1} << 40) || padding.end[i] > (std::int64_t{1} << 40) ||
         x.shape[2 + i] > (std::int64_t{1} << 30) || w.shape[2 + i] > (1 << 20)) {
       return invalid("conv_transpose2d stride, dilation, padding or output_padding out of range");

@@ -10,7 +10,9 @@ namespace glassbox::aot {
 
 Partitioner::Partitioner(BackendDetails& backend, std::set<std::string, std::less<>> supported_ops,
                          NodePredicate predicate)
-    : backend_(&backend), supported_ops_(std::move(supported_ops)), predicate_(std::move(predicate)) {}
+    : backend_(&backend),
+      supported_ops_(std::move(supported_ops)),
+      predicate_(std::move(predicate)) {}
 
 bool Partitioner::supports(const Graph& graph, const Node& node) const {
   if (node.is_delegate_call() || !supported_ops_.contains(node.op)) return false;

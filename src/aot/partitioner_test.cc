@@ -80,9 +80,8 @@ TEST(PartitionerTest, PredicateRefinesTheOpSet) {
   GraphBuilder b;
   b.output(b.relu(b.relu(b.relu(b.input("x", ScalarType::kFloat, {kWidth})))));
   FakeBackend backend;
-  Partitioner partitioner(backend, {"relu"}, [](const Graph&, const Node& node) {
-    return node.name != "relu_1";
-  });
+  Partitioner partitioner(backend, {"relu"},
+                          [](const Graph&, const Node& node) { return node.name != "relu_1"; });
   EXPECT_EQ(partition_indices(partitioner, build(b)), (Indices{{0}, {2}}));
 }
 

@@ -12,9 +12,7 @@
 namespace glassbox::aot {
 namespace {
 
-Status invalid(std::string message) {
-  return Status(Error::kInvalidArgument, std::move(message));
-}
+Status invalid(std::string message) { return Status(Error::kInvalidArgument, std::move(message)); }
 
 // The module path shared by all nodes of a partition, so the Inspector can
 // still attribute a delegate call to the module it lowered.
@@ -32,7 +30,8 @@ Status check_map_against_partition(const std::string& backend, const DebugHandle
                                    const std::set<DebugHandle>& partition_handles) {
   Status valid = validate_debug_handle_map(map);
   if (!valid.ok()) {
-    return invalid("backend '" + backend + "' returned an invalid debug handle map: " + valid.message());
+    return invalid("backend '" + backend +
+                   "' returned an invalid debug handle map: " + valid.message());
   }
   for (const auto& [id, handles] : map) {
     for (DebugHandle h : handles) {
@@ -81,7 +80,8 @@ StatusOr<std::vector<Node>> stable_topological_order(std::vector<Node> nodes,
     }
   }
   if (ordered.size() != nodes.size()) {
-    return Status(Error::kInternal, "lowering created a cycle; the partitioner should prevent this");
+    return Status(Error::kInternal,
+                  "lowering created a cycle; the partitioner should prevent this");
   }
   return ordered;
 }
@@ -113,7 +113,8 @@ StatusOr<Graph> extract_subgraph(const Graph& graph, const Partition& partition)
       used_inside.insert(in.value);
       if (produced.contains(in.value) || !kept.insert(in.value).second) continue;
       const Value* value = graph.find_value(in);
-      if (value == nullptr) return invalid("extract_subgraph: unknown value " + std::to_string(in.value));
+      if (value == nullptr)
+        return invalid("extract_subgraph: unknown value " + std::to_string(in.value));
       if (value->kind != ValueKind::kConstant) inputs.push_back(in);
     }
     for (ValueId out : node.outputs) kept.insert(out.value);
@@ -176,7 +177,8 @@ StatusOr<Graph> to_backend(const Graph& graph, const Partitioner& partitioner,
   for (const Partition& partition : partitions) {
     GLASSBOX_ASSIGN_OR_RETURN(Graph subgraph, extract_subgraph(graph, partition));
     StatusOr<PreprocessResult> result = backend.preprocess(subgraph, compile_specs);
-    if (!result.ok()) return result.status().with_context("backend '" + backend_name + "' preprocess");
+    if (!result.ok())
+      return result.status().with_context("backend '" + backend_name + "' preprocess");
 
     std::set<DebugHandle> handles;
     for (std::size_t index : partition.node_indices) {
@@ -184,7 +186,8 @@ StatusOr<Graph> to_backend(const Graph& graph, const Partitioner& partitioner,
       lowered[index] = true;
     }
     if (result->debug_handle_map) {
-      GLASSBOX_RETURN_IF_ERROR(check_map_against_partition(backend_name, *result->debug_handle_map, handles));
+      GLASSBOX_RETURN_IF_ERROR(
+          check_map_against_partition(backend_name, *result->debug_handle_map, handles));
     }
 
     Node call;
@@ -194,9 +197,10 @@ StatusOr<Graph> to_backend(const Graph& graph, const Partitioner& partitioner,
     call.outputs = subgraph.outputs;
     call.debug_handle = DebugHandle(next_handle++);
     call.module_hierarchy = common_module_prefix(graph, partition);
-    call.delegate = DelegateCall{backend_name, std::move(result->processed_bytes),
-                                 std::vector<CompileSpec>(compile_specs.begin(), compile_specs.end()),
-                                 std::move(result->debug_handle_map)};
+    call.delegate =
+        DelegateCall{backend_name, std::move(result->processed_bytes),
+                     std::vector<CompileSpec>(compile_specs.begin(), compile_specs.end()),
+                     std::move(result->debug_handle_map)};
     nodes.push_back(std::move(call));
     keys.push_back(partition.node_indices.front());
   }

@@ -75,11 +75,11 @@ TEST(ToBackendTest, SubgraphGetsExternalInputsConstantsAndUsedOutputs) {
   GraphBuilder b;
   ValueId x = b.input("x", ScalarType::kFloat, {1, kChannels, kWidth, kWidth});
   ValueId w = b.constant("w", {kChannels, kChannels, 1, 1}, {1, 0, 0, 1});
-  ValueId s = b.sigmoid(x);              // Outside: feeds the partition.
+  ValueId s = b.sigmoid(x);  // Outside: feeds the partition.
   ValueId c = b.conv2d(s, w, std::nullopt);
   ValueId r = b.relu(c);
   b.output(r);
-  b.output(b.sigmoid(c));                // Outside: uses the conv output.
+  b.output(b.sigmoid(c));  // Outside: uses the conv output.
   const Graph graph = build(b);
 
   FakeBackend backend;
@@ -144,8 +144,8 @@ TEST(ToBackendTest, RejectsAMapNamingAHandleOutsideThePartition) {
 
 TEST(ToBackendTest, RejectsAnInvalidMap) {
   FakeBackend backend([&](const Graph&) -> StatusOr<PreprocessResult> {
-    return PreprocessResult{{}, DebugHandleMap{{int64_t{0}, {DebugHandle(1)}},
-                                               {std::string("s"), {DebugHandle(2)}}}};
+    return PreprocessResult{
+        {}, DebugHandleMap{{int64_t{0}, {DebugHandle(1)}}, {std::string("s"), {DebugHandle(2)}}}};
   });
   Partitioner partitioner(backend, {"relu", "sin"});
   EXPECT_THAT(to_backend(chain(), partitioner),

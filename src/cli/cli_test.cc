@@ -34,13 +34,11 @@ CliResult run(std::vector<std::string> args) {
   for (const std::string& a : args) argv.push_back(a.c_str());
   std::ostringstream out;
   std::ostringstream err;
-  const int code =
-      run_cli(static_cast<int>(argv.size()), argv.data(), out, err);
+  const int code = run_cli(static_cast<int>(argv.size()), argv.data(), out, err);
   return {code, out.str(), err.str()};
 }
 
-void write_file(const std::string& path,
-                const std::vector<std::uint8_t>& bytes) {
+void write_file(const std::string& path, const std::vector<std::uint8_t>& bytes) {
   std::FILE* f = std::fopen(path.c_str(), "wb");
   ASSERT_NE(f, nullptr);
   ASSERT_EQ(std::fwrite(bytes.data(), 1, bytes.size(), f), bytes.size());
@@ -52,8 +50,7 @@ std::vector<std::uint8_t> read_file(const std::string& path) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (f == nullptr) return bytes;
   int c;
-  while ((c = std::fgetc(f)) != EOF)
-    bytes.push_back(static_cast<std::uint8_t>(c));
+  while ((c = std::fgetc(f)) != EOF) bytes.push_back(static_cast<std::uint8_t>(c));
   std::fclose(f);
   return bytes;
 }
@@ -70,8 +67,7 @@ int line_count(const std::string& s) {
 
 TEST(CliTest, ShowJsonOfExecuTorchStyleFile) {
   const CliResult r =
-      run({"etdump", "show", kFixtures + "/executorch_style.etdp", "--format",
-           "json"});
+      run({"etdump", "show", kFixtures + "/executorch_style.etdp", "--format", "json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err, "");
   const Json j = Json::parse(r.out);
@@ -125,24 +121,21 @@ TEST(CliTest, ShowJsonOfExecuTorchStyleFile) {
 
 TEST(CliTest, ShowJsonKeysComeInDocumentedOrder) {
   const CliResult r =
-      run({"etdump", "show", kFixtures + "/executorch_style.etdp", "--format",
-           "json"});
+      run({"etdump", "show", kFixtures + "/executorch_style.etdp", "--format", "json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::ordered_json j = nlohmann::ordered_json::parse(r.out);
   std::vector<std::string> keys;
   for (const auto& [key, value] : j["runs"][1]["events"][4].items()) {
     keys.push_back(key);
   }
-  EXPECT_EQ(keys,
-            (std::vector<std::string>{"kind", "chain_index", "instruction_id",
-                                      "delegate_debug_id_int", "start_time",
-                                      "end_time", "metadata_hex"}));
+  EXPECT_EQ(keys, (std::vector<std::string>{"kind", "chain_index", "instruction_id",
+                                            "delegate_debug_id_int", "start_time", "end_time",
+                                            "metadata_hex"}));
 }
 
 TEST(CliTest, ShowJsonWithExtensions) {
   const CliResult r =
-      run({"etdump", "show", kFixtures + "/glassbox_extensions.etdp",
-           "--format", "json"});
+      run({"etdump", "show", kFixtures + "/glassbox_extensions.etdp", "--format", "json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const Json j = Json::parse(r.out);
   EXPECT_EQ(j["tick_ratio"]["numerator"], 5);
@@ -177,16 +170,13 @@ TEST(CliTest, ShowWithDebugDataAddsTensorValues) {
   std::vector<std::uint8_t> data;
   for (int i = 0; i < 4; ++i)
     put(&data, 4 * static_cast<std::size_t>(i), 1.0f + static_cast<float>(i));
-  for (int i = 0; i < 3; ++i)
-    put<std::int64_t>(&data, 64 + 8 * static_cast<std::size_t>(i), -i);
-  for (int i = 0; i < 4; ++i)
-    put(&data, 128 + 4 * static_cast<std::size_t>(i), 0.5f);
+  for (int i = 0; i < 3; ++i) put<std::int64_t>(&data, 64 + 8 * static_cast<std::size_t>(i), -i);
+  for (int i = 0; i < 4; ++i) put(&data, 128 + 4 * static_cast<std::size_t>(i), 0.5f);
   const std::string path = ::testing::TempDir() + "/cli_test_debug.bin";
   write_file(path, data);
 
-  const CliResult r =
-      run({"etdump", "show", kFixtures + "/executorch_style.etdp", "--format",
-           "json", "--debug-data", path});
+  const CliResult r = run({"etdump", "show", kFixtures + "/executorch_style.etdp", "--format",
+                           "json", "--debug-data", path});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const Json ev = Json::parse(r.out)["runs"][1]["events"];
   EXPECT_EQ(ev[2]["value"]["values"], Json::array({1.0, 2.0, 3.0, 4.0}));
@@ -194,30 +184,24 @@ TEST(CliTest, ShowWithDebugDataAddsTensorValues) {
   EXPECT_EQ(ev[9]["value"]["values"], Json::array({0.5, 0.5, 0.5, 0.5}));
 
   const CliResult text =
-      run({"etdump", "show", kFixtures + "/executorch_style.etdp",
-           "--debug-data", path});
+      run({"etdump", "show", kFixtures + "/executorch_style.etdp", "--debug-data", path});
   ASSERT_EQ(text.exit_code, 0) << text.err;
-  EXPECT_THAT(
-      text.out,
-      HasSubstr("tensor FLOAT [2, 2] strides [2, 1] offset 0 = [1, 2, 3, 4]"));
+  EXPECT_THAT(text.out, HasSubstr("tensor FLOAT [2, 2] strides [2, 1] offset 0 = [1, 2, 3, 4]"));
 
   // Too short for the last tensor: one error naming the debug-data file.
   data.resize(100);
   write_file(path, data);
-  const CliResult bad =
-      run({"etdump", "show", kFixtures + "/executorch_style.etdp", "--format",
-           "json", "--debug-data", path});
+  const CliResult bad = run({"etdump", "show", kFixtures + "/executorch_style.etdp", "--format",
+                             "json", "--debug-data", path});
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_EQ(bad.out, "");
-  EXPECT_THAT(bad.err, StartsWith("glassbox: " + path +
-                                  ": tensor of event 9 of run 1: "));
+  EXPECT_THAT(bad.err, StartsWith("glassbox: " + path + ": tensor of event 9 of run 1: "));
   EXPECT_EQ(line_count(bad.err), 1);
   std::remove(path.c_str());
 }
 
 TEST(CliTest, ShowTextListsRunsAndEvents) {
-  const CliResult r =
-      run({"etdump", "show", kFixtures + "/executorch_style.etdp"});
+  const CliResult r = run({"etdump", "show", kFixtures + "/executorch_style.etdp"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("time unit: none recorded"));
   EXPECT_THAT(r.out, HasSubstr("run 1 \"Execute\": 11 events"));
@@ -227,18 +211,15 @@ TEST(CliTest, ShowTextListsRunsAndEvents) {
   // per event.
   EXPECT_EQ(line_count(r.out), 2 + 2 * 2 + 2 + 11);
 
-  const CliResult ext =
-      run({"etdump", "show", kFixtures + "/glassbox_extensions.etdp"});
+  const CliResult ext = run({"etdump", "show", kFixtures + "/glassbox_extensions.etdp"});
   ASSERT_EQ(ext.exit_code, 0) << ext.err;
-  EXPECT_THAT(ext.out,
-              HasSubstr("time unit: 1 tick = 2.5 ns (tick ratio 5/2)"));
+  EXPECT_THAT(ext.out, HasSubstr("time unit: 1 tick = 2.5 ns (tick ratio 5/2)"));
   EXPECT_THAT(ext.out, HasSubstr("(1.5 us)"));
   EXPECT_THAT(ext.out, HasSubstr("thread 1  time duration_only"));
 }
 
 TEST(CliTest, TruncatedFileIsOneLineAndExitOne) {
-  std::vector<std::uint8_t> bytes =
-      read_file(kFixtures + "/executorch_style.etdp");
+  std::vector<std::uint8_t> bytes = read_file(kFixtures + "/executorch_style.etdp");
   ASSERT_GT(bytes.size(), 100u);
   bytes.resize(bytes.size() - 100);
   const std::string path = ::testing::TempDir() + "/cli_test_truncated.etdp";
@@ -246,8 +227,7 @@ TEST(CliTest, TruncatedFileIsOneLineAndExitOne) {
   const CliResult r = run({"etdump", "show", path, "--format", "json"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out, "");
-  EXPECT_THAT(r.err, StartsWith("glassbox: " + path +
-                                ": truncated: size prefix says "));
+  EXPECT_THAT(r.err, StartsWith("glassbox: " + path + ": truncated: size prefix says "));
   EXPECT_EQ(line_count(r.err), 1);
   std::remove(path.c_str());
 }
@@ -255,17 +235,16 @@ TEST(CliTest, TruncatedFileIsOneLineAndExitOne) {
 TEST(CliTest, MissingFileIsExitOne) {
   const CliResult r = run({"etdump", "show", "/nonexistent/run.etdp"});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_THAT(r.err,
-              StartsWith("glassbox: /nonexistent/run.etdp: cannot open: "));
+  EXPECT_THAT(r.err, StartsWith("glassbox: /nonexistent/run.etdp: cannot open: "));
 }
 
 TEST(CliTest, UsageErrorsAreExitTwo) {
-  for (const auto& args : std::vector<std::vector<std::string>>{
-           {},
-           {"etdump"},
-           {"etdump", "show"},
-           {"etdump", "show", "x.etdp", "--format", "xml"},
-           {"--no-such-flag"}}) {
+  for (const auto& args :
+       std::vector<std::vector<std::string>>{{},
+                                             {"etdump"},
+                                             {"etdump", "show"},
+                                             {"etdump", "show", "x.etdp", "--format", "xml"},
+                                             {"--no-such-flag"}}) {
     const CliResult r = run(args);
     EXPECT_EQ(r.exit_code, 2) << r.err;
     EXPECT_THAT(r.err, StartsWith("glassbox: "));

@@ -4,10 +4,10 @@
 // print the per-operator table (delegate events mapped back to the source
 // operators and their module paths).
 
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <string>
-#include <filesystem>
 
 #include "backends/demo/aot/demo_backend.h"
 #include "backends/demo/aot/demo_model.h"
@@ -20,9 +20,9 @@
 namespace glassbox::cli {
 namespace {
 
+using runner::run_program;
 using runner::RunOptions;
 using runner::RunSummary;
-using runner::run_program;
 
 struct DemoOptions {
   std::string out_dir = "glassbox-demo";
@@ -79,9 +79,9 @@ Status demo(const DemoOptions& options, std::ostream& out) {
                             inspector::Inspector::create(dump, &record));
   GLASSBOX_RETURN_IF_ERROR(write_text(trace_path, inspector::to_chrome_trace(inspector)));
 
-  out << "Lowered ConvReLUTanModel to the demo delegate (identifiers: "
-      << options.ids << ", " << options.log_mode << " logging) and ran it "
-      << options.iterations << " times (" << summary.mean_execute_ms << " ms per execute).\n\n"
+  out << "Lowered ConvReLUTanModel to the demo delegate (identifiers: " << options.ids << ", "
+      << options.log_mode << " logging) and ran it " << options.iterations << " times ("
+      << summary.mean_execute_ms << " ms per execute).\n\n"
       << inspector::render(inspector, inspector::View::kOps, inspector::Format::kTable)
       << "\nFiles in " << options.out_dir << "/:\n"
       << "  demo.gbx         the program (fingerprint " << program.fingerprint() << ")\n"
@@ -89,8 +89,8 @@ Status demo(const DemoOptions& options, std::ostream& out) {
       << "  demo.etdp        the ETDump (" << summary.events << " events, " << summary.dropped
       << " dropped)\n"
       << "  demo.trace.json  a Chrome trace: open it in https://ui.perfetto.dev\n"
-      << "More views: glassbox inspect --etdump " << etdump_path << " --etrecord "
-      << etrecord_path << " --view events|modules|reconcile\n";
+      << "More views: glassbox inspect --etdump " << etdump_path << " --etrecord " << etrecord_path
+      << " --view events|modules|reconcile\n";
   out.flush();
   if (!out) return Status(Error::kAccessFailed, "cannot write the output");
   return Status();
@@ -106,30 +106,31 @@ void add_demo_commands(CLI::App& app, CommandContext& context) {
       "with an ETRecord, run it under ETDumpGen, and print per-operator time "
       "inside the delegate mapped back to the model's operators. Writes "
       "demo.gbx, demo.etrecord, demo.etdp and demo.trace.json into DIR");
-  command->add_option("--out", options->out_dir, "output directory (DIR)")
-      ->capture_default_str();
-  command->add_option("--iterations", options->iterations,
-                      "recorded executions (one event block each)")
+  command->add_option("--out", options->out_dir, "output directory (DIR)")->capture_default_str();
+  command
+      ->add_option("--iterations", options->iterations,
+                   "recorded executions (one event block each)")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
-  command->add_option("--ids", options->ids,
-                      "delegate debug identifiers: generated (0, 1, ...), int "
-                      "(manual, 100, 101, ...) or string")
+  command
+      ->add_option("--ids", options->ids,
+                   "delegate debug identifiers: generated (0, 1, ...), int "
+                   "(manual, 100, 101, ...) or string")
       ->check(CLI::IsMember({"generated", "int", "string"}))
       ->capture_default_str();
-  command->add_option("--log-mode", options->log_mode,
-                      "realtime (start/end around each op) or posttime "
-                      "(timestamps logged after the loop)")
+  command
+      ->add_option("--log-mode", options->log_mode,
+                   "realtime (start/end around each op) or posttime "
+                   "(timestamps logged after the loop)")
       ->check(CLI::IsMember({"realtime", "posttime"}))
       ->capture_default_str();
-  command->add_option("--clock", options->clock,
-                      "steady (ticks are ns) or tsc (cycle counter; the ratio "
-                      "is stored in the dump)")
+  command
+      ->add_option("--clock", options->clock,
+                   "steady (ticks are ns) or tsc (cycle counter; the ratio "
+                   "is stored in the dump)")
       ->check(CLI::IsMember({"steady", "tsc"}))
       ->capture_default_str();
-  command->callback([options, &context] {
-    context.status = demo(*options, *context.out);
-  });
+  command->callback([options, &context] { context.status = demo(*options, *context.out); });
 }
 
 }  // namespace glassbox::cli

@@ -20,24 +20,20 @@ struct ShowOptions {
 };
 
 Status show(const ShowOptions& options, std::ostream& out) {
-  GLASSBOX_ASSIGN_OR_RETURN(etdump::ETDumpFile file,
-                            etdump::load_etdump_file(options.file));
+  GLASSBOX_ASSIGN_OR_RETURN(etdump::ETDumpFile file, etdump::load_etdump_file(options.file));
   std::vector<std::uint8_t> debug_bytes;
   DebugData debug_data;
   const DebugData* debug = nullptr;
   if (!options.debug_data.empty()) {
-    GLASSBOX_ASSIGN_OR_RETURN(debug_bytes,
-                              io::read_file(options.debug_data));
+    GLASSBOX_ASSIGN_OR_RETURN(debug_bytes, io::read_file(options.debug_data));
     debug_data = DebugData{options.debug_data, debug_bytes};
     debug = &debug_data;
   }
   if (options.format == "json") {
-    GLASSBOX_ASSIGN_OR_RETURN(nlohmann::ordered_json json,
-                              etdump_to_json(file, debug));
+    GLASSBOX_ASSIGN_OR_RETURN(nlohmann::ordered_json json, etdump_to_json(file, debug));
     // Strings in a file are not guaranteed UTF-8; replace bad bytes rather
     // than failing the whole dump.
-    out << json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
-        << "\n";
+    out << json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else {
     GLASSBOX_ASSIGN_OR_RETURN(std::string text, etdump_to_text(file, debug));
     out << text;
@@ -54,20 +50,18 @@ void add_etdump_commands(CLI::App& app, CommandContext& context) {
   etdump->require_subcommand(1);
 
   auto options = std::make_shared<ShowOptions>();
-  CLI::App* show_command = etdump->add_subcommand(
-      "show",
-      "Print every run and event of an ETDump (ours or ExecuTorch's); JSON "
-      "keys are described in docs/etdump-json.md");
-  show_command->add_option("file", options->file, "the ETDump file (.etdp)")
-      ->required();
+  CLI::App* show_command =
+      etdump->add_subcommand("show",
+                             "Print every run and event of an ETDump (ours or ExecuTorch's); JSON "
+                             "keys are described in docs/etdump-json.md");
+  show_command->add_option("file", options->file, "the ETDump file (.etdp)")->required();
   show_command->add_option("--format", options->format, "text or json")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
   show_command->add_option(
       "--debug-data", options->debug_data,
       "the debug-data file that tensor offsets point into; adds tensor values");
-  show_command->callback(
-      [options, &context] { context.status = show(*options, *context.out); });
+  show_command->callback([options, &context] { context.status = show(*options, *context.out); });
 }
 
 }  // namespace glassbox::cli

@@ -1,10 +1,9 @@
 // `glassbox etrecord show FILE [--format text|json]`.
 
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "glassbox/etrecord/etrecord.h"
 #include "glassbox/etrecord/etrecord_json.h"
@@ -66,8 +65,10 @@ Json to_json(const etrecord::ETRecord& record) {
     const auto* handles = method_map(record.debug_handle_map, method);
     const auto* delegates = method_map(record.delegate_map, method);
     const auto* num_outs = method_map(record.instruction_id_to_num_outs_map, method);
-    m["debug_handle_map"] = parsed(etrecord::instruction_debug_handles_to_json(handles ? *handles : aot::InstructionDebugHandles{}));
-    m["delegate_map"] = parsed(etrecord::delegate_map_to_json(delegates ? *delegates : aot::InstructionDelegateMap{}));
+    m["debug_handle_map"] = parsed(etrecord::instruction_debug_handles_to_json(
+        handles ? *handles : aot::InstructionDebugHandles{}));
+    m["delegate_map"] = parsed(
+        etrecord::delegate_map_to_json(delegates ? *delegates : aot::InstructionDelegateMap{}));
     m["instruction_id_to_num_outs_map"] =
         parsed(etrecord::num_outs_map_to_json(num_outs ? *num_outs : aot::InstructionNumOuts{}));
     methods[method] = std::move(m);
@@ -150,14 +151,13 @@ void add_etrecord_commands(CLI::App& app, CommandContext& context) {
   CLI::App* etrecord = app.add_subcommand("etrecord", "Read ETRecord files");
   etrecord->require_subcommand(1);
   auto options = std::make_shared<ShowOptions>();
-  CLI::App* show_command = etrecord->add_subcommand(
-      "show", "Print an ETRecord: its edge graph and its three maps");
+  CLI::App* show_command =
+      etrecord->add_subcommand("show", "Print an ETRecord: its edge graph and its three maps");
   show_command->add_option("file", options->file, "the ETRecord file (.etrecord)")->required();
   show_command->add_option("--format", options->format, "text or json")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
-  show_command->callback(
-      [options, &context] { context.status = show(*options, *context.out); });
+  show_command->callback([options, &context] { context.status = show(*options, *context.out); });
 }
 
 }  // namespace glassbox::cli

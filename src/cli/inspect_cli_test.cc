@@ -61,8 +61,8 @@ class InspectCliTest : public ::testing::Test {
     std::filesystem::create_directories(dir_);
     for (const char* ids : {"string", "int"}) {
       const std::string stem = (dir_ / ids).string();
-      glassbox({"lower", "--model", "demo", "--backend", "demo", "-o", stem + ".gbx",
-                "--etrecord", stem + ".etrecord", "--ids", ids});
+      glassbox({"lower", "--model", "demo", "--backend", "demo", "-o", stem + ".gbx", "--etrecord",
+                stem + ".etrecord", "--ids", ids});
       glassbox({"run", stem + ".gbx", "--etdump", stem + ".etdp", "--iterations", "3"});
     }
   }
@@ -73,7 +73,8 @@ class InspectCliTest : public ::testing::Test {
 std::filesystem::path InspectCliTest::dir_;
 
 TEST_F(InspectCliTest, OpsTableByDefault) {
-  const Outcome o = inspect({"--etdump", path("string.etdp"), "--etrecord", path("string.etrecord")});
+  const Outcome o =
+      inspect({"--etdump", path("string.etdp"), "--etrecord", path("string.etrecord")});
   ASSERT_THAT(o.status, IsOk());
   EXPECT_NE(o.out.find("ops view"), std::string::npos);
   EXPECT_NE(o.out.find("conv2d+relu"), std::string::npos);
@@ -89,9 +90,9 @@ TEST_F(InspectCliTest, OpsJsonHasTheDocumentedKeys) {
   EXPECT_EQ(doc["format"], "glassbox-inspector");
   EXPECT_EQ(doc["runs"]["skipped"], 1);
   ASSERT_EQ(doc["rows"].size(), 3u);
-  for (const char* key : {"op_names", "op_types", "debug_handles", "module_hierarchy", "delegated",
-                          "backend", "delegate_debug_identifiers", "count", "mean_ns", "p50_ns",
-                          "p90_ns", "min_ns", "max_ns"}) {
+  for (const char* key :
+       {"op_names", "op_types", "debug_handles", "module_hierarchy", "delegated", "backend",
+        "delegate_debug_identifiers", "count", "mean_ns", "p50_ns", "p90_ns", "min_ns", "max_ns"}) {
     EXPECT_TRUE(doc["rows"][0].contains(key)) << key;
   }
   EXPECT_EQ(doc["rows"][0]["count"], 2);
@@ -147,13 +148,14 @@ TEST_F(InspectCliTest, BaselineGivesPerOpDeltas) {
 }
 
 TEST_F(InspectCliTest, ExecuTorchFileAloneAssumesNanoseconds) {
-  const Outcome o = inspect({"--etdump", std::string(GLASSBOX_ETDUMP_FIXTURE_DIR) +
-                                             "/executorch_style.etdp", "--view", "events"});
+  const Outcome o =
+      inspect({"--etdump", std::string(GLASSBOX_ETDUMP_FIXTURE_DIR) + "/executorch_style.etdp",
+               "--view", "events"});
   ASSERT_THAT(o.status, IsOk());
   EXPECT_NE(o.out.find("ASSUMED nanoseconds"), std::string::npos);
-  const Outcome overridden = inspect({"--etdump", std::string(GLASSBOX_ETDUMP_FIXTURE_DIR) +
-                                                      "/executorch_style.etdp",
-                                      "--view", "events", "--time-unit", "us"});
+  const Outcome overridden =
+      inspect({"--etdump", std::string(GLASSBOX_ETDUMP_FIXTURE_DIR) + "/executorch_style.etdp",
+               "--view", "events", "--time-unit", "us"});
   EXPECT_NE(overridden.out.find("unit given by --time-unit"), std::string::npos);
 }
 

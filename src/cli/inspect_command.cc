@@ -14,11 +14,11 @@
 #include <string>
 
 #include "glassbox/etdump/etdump_reader.h"
-#include "glassbox/io/file.h"
 #include "glassbox/etrecord/etrecord.h"
 #include "glassbox/inspector/formats.h"
 #include "glassbox/inspector/inspector.h"
 #include "glassbox/inspector/numeric.h"
+#include "glassbox/io/file.h"
 #include "src/cli/commands.h"
 
 namespace glassbox::cli {
@@ -160,12 +160,13 @@ void add_inspect_commands(CLI::App& app, CommandContext& context) {
       ->capture_default_str();
   command->add_option("--baseline", options->baseline,
                       "an earlier ETDump: print per-op deltas against it instead of a view");
-  command->add_option("--skip-first", options->skip_first,
-                      "ignore the first N executions (warm-up)")
+  command
+      ->add_option("--skip-first", options->skip_first, "ignore the first N executions (warm-up)")
       ->capture_default_str();
-  command->add_option("--time-unit", options->time_unit,
-                      "what the dump's raw timestamps are (overrides its tick ratio; "
-                      "ExecuTorch-written files have none and default to ns)")
+  command
+      ->add_option("--time-unit", options->time_unit,
+                   "what the dump's raw timestamps are (overrides its tick ratio; "
+                   "ExecuTorch-written files have none and default to ns)")
       ->check(CLI::IsMember({"ns", "us", "ms", "ticks"}));
   command->add_flag("--allow-fingerprint-mismatch", options->allow_fingerprint_mismatch,
                     "join an ETDump and an ETRecord of different programs anyway");
@@ -173,18 +174,21 @@ void add_inspect_commands(CLI::App& app, CommandContext& context) {
   command->add_flag("--numeric", options->numeric,
                     "numeric debugging: compare the run's logged values (--debug-data) with the "
                     "ETRecord's reference outputs and mark the first operator that goes wrong");
-  command->add_option("--comparators", options->comparators,
-                      "with --numeric: max_abs,l1,mse,snr,cosine (comma-separated) or all")
+  command
+      ->add_option("--comparators", options->comparators,
+                   "with --numeric: max_abs,l1,mse,snr,cosine (comma-separated) or all")
       ->capture_default_str();
   command->add_option("--threshold", options->threshold,
                       "with --numeric: a row fails when the threshold metric is worse than this "
                       "(defaults: max_abs 1e-3, l1 1e-4, mse 1e-6, snr 40 dB, cosine 0.9999)");
-  command->add_option("--threshold-metric", options->threshold_metric,
-                      "with --numeric: the comparator the threshold applies to")
+  command
+      ->add_option("--threshold-metric", options->threshold_metric,
+                   "with --numeric: the comparator the threshold applies to")
       ->check(CLI::IsMember({"max_abs", "l1", "mse", "snr", "cosine"}))
       ->capture_default_str();
-  command->add_option("--execution", options->execution,
-                      "with --numeric: which execution (0-based \"Execute\" run) to compare")
+  command
+      ->add_option("--execution", options->execution,
+                   "with --numeric: which execution (0-based \"Execute\" run) to compare")
       ->capture_default_str();
   command->callback([options, &context] { context.status = inspect(*options, *context.out); });
 }

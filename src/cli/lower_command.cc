@@ -47,8 +47,9 @@ struct LowerOptions {
 Status parse_input_shape(const std::string& text,
                          std::map<std::string, std::vector<std::int64_t>, std::less<>>* shapes) {
   const std::size_t eq = text.find('=');
-  const Status bad(Error::kInvalidArgument,
-                   "--input-shape '" + text + "': expected NAME=D0xD1x... (e.g. input=1x3x224x224)");
+  const Status bad(
+      Error::kInvalidArgument,
+      "--input-shape '" + text + "': expected NAME=D0xD1x... (e.g. input=1x3x224x224)");
   if (eq == std::string::npos || eq == 0 || eq + 1 == text.size()) return bad;
   std::vector<std::int64_t> dims;
   std::size_t start = eq + 1;
@@ -64,7 +65,8 @@ Status parse_input_shape(const std::string& text,
     start = x + 1;
   }
   if (!shapes->emplace(text.substr(0, eq), std::move(dims)).second) {
-    return Status(Error::kInvalidArgument, "--input-shape names '" + text.substr(0, eq) + "' twice");
+    return Status(Error::kInvalidArgument,
+                  "--input-shape names '" + text.substr(0, eq) + "' twice");
   }
   return Status();
 }
@@ -115,7 +117,8 @@ StatusOr<exporter::Recipe> recipe_for(const LowerOptions& options) {
     }
     GLASSBOX_RETURN_IF_ERROR(add_xnnpack_to_recipe(options.ids, &recipe));
     if (!options.xnnpack_perturb.empty()) {
-      recipe.compile_specs.push_back(aot::CompileSpec::from_string("perturb", options.xnnpack_perturb));
+      recipe.compile_specs.push_back(
+          aot::CompileSpec::from_string("perturb", options.xnnpack_perturb));
     }
     return recipe;
   }
@@ -140,11 +143,12 @@ StatusOr<exporter::Recipe> recipe_for(const LowerOptions& options) {
 StatusOr<std::string> perturbed_instruction(const exporter::ExecutorchProgramManager& program,
                                             const std::string& text) {
   std::string instructions;
-  for (const auto& [instruction, entry] : program.delegate_map().at(std::string(aot::kForwardMethod))) {
+  for (const auto& [instruction, entry] :
+       program.delegate_map().at(std::string(aot::kForwardMethod))) {
     if (!entry.delegate_map.has_value()) continue;
     for (const auto& [id, handles] : *entry.delegate_map) {
-      if (aot::describe(id) == text || (std::holds_alternative<std::string>(id) &&
-                                        std::get<std::string>(id) == text)) {
+      if (aot::describe(id) == text ||
+          (std::holds_alternative<std::string>(id) && std::get<std::string>(id) == text)) {
         instructions += (instructions.empty() ? "" : ", ") + std::to_string(instruction.value);
       }
     }
@@ -219,7 +223,8 @@ Status lower(const LowerOptions& options, std::ostream& out) {
       GLASSBOX_RETURN_IF_ERROR(parse_input_shape(text, &import_options.input_shapes));
     }
     import_options.stats = &import_stats;
-    GLASSBOX_ASSIGN_OR_RETURN(model, frontends::onnx::import_onnx(options.model_file, import_options));
+    GLASSBOX_ASSIGN_OR_RETURN(model,
+                              frontends::onnx::import_onnx(options.model_file, import_options));
   } else if (!options.input_shapes.empty()) {
     return Status(Error::kInvalidArgument, "--input-shape applies to an ONNX model only");
   } else {
@@ -228,7 +233,8 @@ Status lower(const LowerOptions& options, std::ostream& out) {
   std::set<DebugHandle> source_handles;
   for (const aot::Node& node : model.nodes) source_handles.insert(node.debug_handle);
   const std::size_t num_nodes = model.nodes.size();
-  const bool with_reference = options.reference_seed.has_value() || !options.reference_inputs.empty();
+  const bool with_reference =
+      options.reference_seed.has_value() || !options.reference_inputs.empty();
   if (with_reference && options.etrecord.empty()) {
     return Status(Error::kInvalidArgument,
                   "--reference-inputs and --reference-seed are stored in the ETRecord: give "
@@ -285,8 +291,8 @@ Status lower(const LowerOptions& options, std::ostream& out) {
   if (options.backend != "portable") out << " (identifiers: " << options.ids << ")";
   out << "\nprogram:      " << options.output << " (" << program.buffer().size()
       << " bytes, fingerprint " << program.fingerprint() << ")\n"
-      << "instructions: " << instructions << " (" << instructions - delegates
-      << " kernel calls, " << delegates << " delegate calls)\n"
+      << "instructions: " << instructions << " (" << instructions - delegates << " kernel calls, "
+      << delegates << " delegate calls)\n"
       << "delegates:    " << delegates << "\n"
       << "handles:      " << covered.size() << " of " << source_handles.size()
       << " source operators covered by the debug handle map\n";
@@ -318,25 +324,27 @@ Status lower(const LowerOptions& options, std::ostream& out) {
 void add_lower_commands(CLI::App& app, CommandContext& context) {
   auto options = std::make_shared<LowerOptions>();
   CLI::App* command = app.add_subcommand(
-      "lower", "Lower an ONNX model or a built-in model with a backend and emit a "
-               "program (.gbx) and, with --etrecord, its ETRecord. With --backend xnnpack it "
-               "also prints the partition: how many ops the delegate takes and, per op type "
-               "left on the portable kernels, how many and why");
-  command->add_option("model_file", options->model_file,
-                      "an ONNX model (.onnx); without it, --model picks a built-in one")
+      "lower",
+      "Lower an ONNX model or a built-in model with a backend and emit a "
+      "program (.gbx) and, with --etrecord, its ETRecord. With --backend xnnpack it "
+      "also prints the partition: how many ops the delegate takes and, per op type "
+      "left on the portable kernels, how many and why");
+  command
+      ->add_option("model_file", options->model_file,
+                   "an ONNX model (.onnx); without it, --model picks a built-in one")
       ->check(CLI::ExistingFile);
   command->add_option("--model", options->model, "the built-in model (when no MODEL.onnx)")
       ->check(CLI::IsMember({"demo"}))
       ->capture_default_str();
-  command->add_option("--backend", options->backend,
-                      "demo (the demo delegate: fuses conv+relu, decomposes tan), "
-                      "xnnpack (the XNNPACK delegate) or portable (no delegation)")
+  command
+      ->add_option("--backend", options->backend,
+                   "demo (the demo delegate: fuses conv+relu, decomposes tan), "
+                   "xnnpack (the XNNPACK delegate) or portable (no delegation)")
       ->check(CLI::IsMember({"demo", "xnnpack", "portable"}))
       ->capture_default_str();
   command->add_option("-o,--output", options->output, "the program file to write")->required();
   command->add_option("--etrecord", options->etrecord, "also write the ETRecord here");
-  command->add_option("--ids", options->ids,
-                      "how the delegate names its debug identifiers")
+  command->add_option("--ids", options->ids, "how the delegate names its debug identifiers")
       ->check(CLI::IsMember({"generated", "int", "string"}))
       ->capture_default_str();
   auto* inputs = command->add_option(
@@ -353,9 +361,10 @@ void add_lower_commands(CLI::App& app, CommandContext& context) {
                    "static shape of an ONNX input whose shape is symbolic or unknown, as "
                    "NAME=D0xD1x... (e.g. input=1x3x224x224); repeat for several inputs")
       ->type_name("NAME=SHAPE");
-  command->add_option("--demo-perturb", options->demo_perturb,
-                      "a deliberate fault for testing numeric debugging: the demo backend adds "
-                      "0.05 to every output of this op kind")
+  command
+      ->add_option("--demo-perturb", options->demo_perturb,
+                   "a deliberate fault for testing numeric debugging: the demo backend adds "
+                   "0.05 to every output of this op kind")
       ->check(CLI::IsMember({"conv_relu", "conv", "relu", "sin", "cos", "div"}));
   command->add_option("--xnnpack-perturb", options->xnnpack_perturb,
                       "a deliberate fault for testing numeric debugging: the XNNPACK backend "

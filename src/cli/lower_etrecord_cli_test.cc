@@ -2,6 +2,7 @@
 // command tree (run_command_line) so the tests see each command's Status.
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -9,8 +10,6 @@
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <unistd.h>
 
 #include "glassbox/aot/emitter.h"
 #include "glassbox/etrecord/etrecord.h"
@@ -86,9 +85,9 @@ TEST_F(LowerEtrecordCliTest, LowerDemoWritesProgramAndEtrecord) {
 }
 
 TEST_F(LowerEtrecordCliTest, StringIdentifiersReachTheEtrecord) {
-  ASSERT_TRUE(run({"lower", "-o", path("s.gbx"), "--etrecord", path("s.etrecord"), "--ids",
-                   "string"})
-                  .status.ok());
+  ASSERT_TRUE(
+      run({"lower", "-o", path("s.gbx"), "--etrecord", path("s.etrecord"), "--ids", "string"})
+          .status.ok());
   const Outcome shown = run({"etrecord", "show", path("s.etrecord"), "--format", "json"});
   const Json j = Json::parse(shown.out);
   EXPECT_EQ(j["methods"]["forward"]["delegate_map"]["0"]["key_type"], "string");
@@ -96,8 +95,8 @@ TEST_F(LowerEtrecordCliTest, StringIdentifiersReachTheEtrecord) {
 }
 
 TEST_F(LowerEtrecordCliTest, PortableLowersNothing) {
-  const Outcome lowered = run({"lower", "--backend", "portable", "-o", path("p.gbx"),
-                               "--etrecord", path("p.etrecord")});
+  const Outcome lowered = run(
+      {"lower", "--backend", "portable", "-o", path("p.gbx"), "--etrecord", path("p.etrecord")});
   ASSERT_THAT(lowered.status, IsOk());
   EXPECT_NE(lowered.out.find("5 kernel calls, 0 delegate calls"), std::string::npos) << lowered.out;
   const Json j = Json::parse(run({"etrecord", "show", path("p.etrecord"), "--format", "json"}).out);
@@ -128,7 +127,8 @@ TEST_F(LowerEtrecordCliTest, ShowCorruptFileIsOneClearError) {
   std::vector<std::uint8_t> bytes = read_bytes(path("c.etrecord"));
   bytes.resize(bytes.size() / 2);
   std::ofstream(path("c.etrecord"), std::ios::binary | std::ios::trunc)
-      .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+      .write(reinterpret_cast<const char*>(bytes.data()),
+             static_cast<std::streamsize>(bytes.size()));
   const Outcome shown = run({"etrecord", "show", path("c.etrecord"), "--format", "json"});
   EXPECT_THAT(shown.status, ErrorIs(Error::kCorruptData));
   EXPECT_NE(shown.status.message().find("c.etrecord"), std::string::npos) << shown.status.message();

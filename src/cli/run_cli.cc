@@ -20,8 +20,7 @@ constexpr const char* kFooter =
     "Errors are printed as one line on stderr: \"glassbox: <message>\".";
 
 std::string version_text() {
-  return std::string("glassbox ") + kVersion +
-         "\nreads ETDump schema version " +
+  return std::string("glassbox ") + kVersion + "\nreads ETDump schema version " +
          std::to_string(etdump::kETDumpSchemaVersion);
 }
 
@@ -49,8 +48,7 @@ constexpr const char* kDescription =
 
 }  // namespace
 
-int run_cli(int argc, const char* const* argv, std::ostream& out,
-            std::ostream& err) {
+int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   CLI::App app(kDescription, "glassbox");
   CommandContext context;
   context.out = &out;
@@ -95,8 +93,6 @@ CommandLineOutcome run_command_line(const std::vector<std::string>& args) {
   return outcome;
 }
 
-int run_cli(int argc, char** argv) {
-  return run_cli(argc, argv, std::cout, std::cerr);
-}
+int run_cli(int argc, char** argv) { return run_cli(argc, argv, std::cout, std::cerr); }
 
 }  // namespace glassbox::cli

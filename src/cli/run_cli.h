@@ -20,8 +20,7 @@ int run_cli(int argc, char** argv);
 
 /// Runs the CLI writing to `out` and `err` (both borrowed for the call).
 /// Errors are one line on `err`: "glassbox: <message>".
-int run_cli(int argc, const char* const* argv, std::ostream& out,
-            std::ostream& err);
+int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
 
 /// What one command line did, with the command's own Status (tests check
 /// error codes, which the exit code folds together).

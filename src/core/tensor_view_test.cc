@@ -25,10 +25,8 @@ TEST(TensorViewTest, DetectsNonContiguousStrides) {
   const std::int64_t sizes[] = {2, 3};
   const std::int64_t row_major[] = {3, 1};
   const std::int64_t transposed[] = {1, 2};
-  EXPECT_TRUE((TensorView{ScalarType::kInt, sizes, row_major, nullptr}
-                   .is_contiguous()));
-  EXPECT_FALSE((TensorView{ScalarType::kInt, sizes, transposed, nullptr}
-                    .is_contiguous()));
+  EXPECT_TRUE((TensorView{ScalarType::kInt, sizes, row_major, nullptr}.is_contiguous()));
+  EXPECT_FALSE((TensorView{ScalarType::kInt, sizes, transposed, nullptr}.is_contiguous()));
 }
 
 TEST(ScalarTypeTest, SizesMatchTheSchema) {

@@ -7,11 +7,9 @@ namespace glassbox::etdump {
 
 DataSink::~DataSink() = default;
 
-Result<BufferDataSink> BufferDataSink::create(Span<std::uint8_t> buffer,
-                                              std::size_t alignment) {
+Result<BufferDataSink> BufferDataSink::create(Span<std::uint8_t> buffer, std::size_t alignment) {
   if (alignment == 0 || (alignment & (alignment - 1)) != 0) {
-    return make_error(Error::kInvalidArgument,
-                      "data sink alignment must be a power of two");
+    return make_error(Error::kInvalidArgument, "data sink alignment must be a power of two");
   }
   if (buffer.data() == nullptr && !buffer.empty()) {
     return make_error(Error::kInvalidArgument, "data sink buffer is null");
@@ -19,15 +17,13 @@ Result<BufferDataSink> BufferDataSink::create(Span<std::uint8_t> buffer,
   return BufferDataSink(buffer, alignment);
 }
 
-Result<std::size_t> BufferDataSink::write(const void* data,
-                                          std::size_t length) {
+Result<std::size_t> BufferDataSink::write(const void* data, std::size_t length) {
   if (length == 0) return used_;
   if (data == nullptr) {
     return make_error(Error::kInvalidArgument, "null data with a length");
   }
   const std::size_t start = (used_ + alignment_ - 1) & ~(alignment_ - 1);
-  if (start < used_ || start > buffer_.size() ||
-      length > buffer_.size() - start) {
+  if (start < used_ || start > buffer_.size() || length > buffer_.size() - start) {
     return make_error(Error::kOutOfResources, "debug buffer is full");
   }
   std::memset(buffer_.data() + used_, 0, start - used_);
@@ -42,15 +38,13 @@ Result<FileDataSink> FileDataSink::create(const char* path) {
   }
   std::FILE* file = std::fopen(path, "wb");
   if (file == nullptr) {
-    return make_error(Error::kAccessFailed,
-                      "cannot open the debug data file for writing");
+    return make_error(Error::kAccessFailed, "cannot open the debug data file for writing");
   }
   return FileDataSink(file);
 }
 
 FileDataSink::FileDataSink(FileDataSink&& other) noexcept
-    : file_(std::exchange(other.file_, nullptr)),
-      used_(std::exchange(other.used_, 0)) {}
+    : file_(std::exchange(other.file_, nullptr)), used_(std::exchange(other.used_, 0)) {}
 
 FileDataSink& FileDataSink::operator=(FileDataSink&& other) noexcept {
   if (this != &other) {

@@ -4,8 +4,7 @@
 
 namespace glassbox::etdump {
 
-Error IdentifierFilter::set_int_range(DelegateDebugIntId begin,
-                                      DelegateDebugIntId end) {
+Error IdentifierFilter::set_int_range(DelegateDebugIntId begin, DelegateDebugIntId end) {
   if (!begin.is_set() || !end.is_set() || begin.value >= end.value) {
     return Error::kInvalidArgument;
   }

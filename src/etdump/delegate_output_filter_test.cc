@@ -119,8 +119,8 @@ TEST(IdentifierFilterTest, LimitsWhatETDumpGenCaptures) {
   for (const Event& e : dump->runs.at(0).events) {
     const DebugEvent* d = e.debug();
     if (d == nullptr) continue;
-    logged.push_back(d->delegate_debug_id_str.value_or(
-        std::to_string(d->delegate_debug_id_int.value)));
+    logged.push_back(
+        d->delegate_debug_id_str.value_or(std::to_string(d->delegate_debug_id_int.value)));
     StatusOr<std::vector<double>> data = read_tensor_values(*d->value.tensor, sink->data());
     ASSERT_THAT(data, IsOk());
     EXPECT_EQ(*data, (std::vector<double>{1.5, -2.0}));

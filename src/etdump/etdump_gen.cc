@@ -30,8 +30,7 @@ std::atomic<std::uint32_t> next_thread_index{0};
 
 [[gnu::always_inline]] inline std::uint16_t thread_index() {
   if (tls_thread_index_plus_one == 0) [[unlikely]] {
-    tls_thread_index_plus_one =
-        next_thread_index.fetch_add(1, std::memory_order_relaxed) + 1;
+    tls_thread_index_plus_one = next_thread_index.fetch_add(1, std::memory_order_relaxed) + 1;
   }
   return static_cast<std::uint16_t>(tls_thread_index_plus_one - 1);
 }
@@ -50,8 +49,7 @@ std::uint8_t time_source_bits(TimeSource source) {
 
 // ---- Construction -----------------------------------------------------------
 
-ETDumpGen::ETDumpGen(const ETDumpGenOptions& options)
-    : options_(options), clock_(options.clock) {
+ETDumpGen::ETDumpGen(const ETDumpGenOptions& options) : options_(options), clock_(options.clock) {
   init_heap();
 }
 
@@ -85,8 +83,7 @@ void ETDumpGen::init_buffer(Span<std::uint8_t> buffer) {
   std::uint8_t* cursor = buffer.data();
   std::size_t left = buffer.size();
   auto take = [&](std::size_t bytes) -> std::uint8_t* {
-    const std::size_t pad =
-        (kAlign - reinterpret_cast<std::uintptr_t>(cursor) % kAlign) % kAlign;
+    const std::size_t pad = (kAlign - reinterpret_cast<std::uintptr_t>(cursor) % kAlign) % kAlign;
     bytes = (bytes + kAlign - 1) & ~(kAlign - 1);
     if (cursor == nullptr || pad > left || bytes > left - pad) return nullptr;
     std::uint8_t* out = cursor + pad;
@@ -105,23 +102,19 @@ void ETDumpGen::init_buffer(Span<std::uint8_t> buffer) {
   auto* name_memory = take(slots * sizeof(NameSlot));
   // The alignment slack of the regions taken below, kept off the budget.
   constexpr std::size_t kRegions = 6;
-  if (name_memory == nullptr ||
-      left < internal::kFixedOutputBound + kRegions * kAlign) {
+  if (name_memory == nullptr || left < internal::kFixedOutputBound + kRegions * kAlign) {
     return fail();
   }
-  const std::size_t usable =
-      left - internal::kFixedOutputBound - kRegions * kAlign;
+  const std::size_t usable = left - internal::kFixedOutputBound - kRegions * kAlign;
   const double fraction = std::clamp(options_.arena_fraction, 0.01, 0.9);
-  const auto arena_region =
-      static_cast<std::size_t>(static_cast<double>(usable) * fraction);
+  const auto arena_region = static_cast<std::size_t>(static_cast<double>(usable) * fraction);
   // Serialized values can be a few times larger than their arena blobs.
   const std::size_t arena_bytes = arena_region / 4;
   const std::size_t arena_output = arena_region - arena_bytes;
 
   constexpr std::size_t kPerEvent =
       sizeof(Record) + sizeof(std::uint32_t) + internal::kRecordOutputBound;
-  constexpr std::size_t kPerBlock =
-      sizeof(BlockEntry) + internal::kBlockOutputBound;
+  constexpr std::size_t kPerBlock = sizeof(BlockEntry) + internal::kBlockOutputBound;
   const std::size_t rest = usable - arena_region;
   std::size_t blocks = options_.max_blocks;
   if (blocks == 0) blocks = std::max<std::size_t>(16, rest / kPerEvent / 64);
@@ -137,19 +130,17 @@ void ETDumpGen::init_buffer(Span<std::uint8_t> buffer) {
   }
   // The output region is what is left, from a 64-byte boundary; its size a
   // multiple of 8 so the FlatBuffer's end (and so its start) stays aligned.
-  const std::size_t pad =
-      (kAlign - reinterpret_cast<std::uintptr_t>(cursor) % kAlign) % kAlign;
+  const std::size_t pad = (kAlign - reinterpret_cast<std::uintptr_t>(cursor) % kAlign) % kAlign;
   if (pad > left) return fail();
   cursor += pad;
   left -= pad;
   const std::size_t output_bytes = left & ~std::size_t{7};
   const std::size_t needed = events * internal::kRecordOutputBound +
-                             blocks * internal::kBlockOutputBound +
-                             arena_output + internal::kFixedOutputBound;
+                             blocks * internal::kBlockOutputBound + arena_output +
+                             internal::kFixedOutputBound;
   if (output_bytes < needed) return fail();
 
-  names_.init(reinterpret_cast<NameSlot*>(name_memory), slots,
-              options_.max_names, &arena_);
+  names_.init(reinterpret_cast<NameSlot*>(name_memory), slots, options_.max_names, &arena_);
   arena_.init_fixed(arena_memory, arena_bytes, arena_output);
   records_.init_fixed(reinterpret_cast<Record*>(record_memory), events);
   blocks_fixed_ = reinterpret_cast<BlockEntry*>(block_memory);
@@ -158,9 +149,7 @@ void ETDumpGen::init_buffer(Span<std::uint8_t> buffer) {
   output_region_ = Span<std::uint8_t>(cursor, output_bytes);
 }
 
-std::size_t ETDumpGen::capacity() const {
-  return static_cast<std::size_t>(records_.capacity());
-}
+std::size_t ETDumpGen::capacity() const { return static_cast<std::size_t>(records_.capacity()); }
 
 std::size_t ETDumpGen::num_blocks() const { return num_blocks_; }
 
@@ -187,8 +176,7 @@ void ETDumpGen::set_data_sink(DataSink* sink) {
 
 void ETDumpGen::set_program_fingerprint(const char* fingerprint) {
   if (fingerprint == nullptr) fingerprint = "";
-  const std::size_t n =
-      std::min(std::strlen(fingerprint), sizeof(fingerprint_) - 1);
+  const std::size_t n = std::min(std::strlen(fingerprint), sizeof(fingerprint_) - 1);
   std::memcpy(fingerprint_, fingerprint, n);
   fingerprint_[n] = '\0';
 }
@@ -196,8 +184,7 @@ void ETDumpGen::set_program_fingerprint(const char* fingerprint) {
 // ---- Records -----------------------------------------------------------------
 
 // Inlined into every logging path: it is most of the per-event work.
-[[gnu::always_inline]] inline bool ETDumpGen::claim(Record** first,
-                                                   Record** second) {
+[[gnu::always_inline]] inline bool ETDumpGen::claim(Record** first, Record** second) {
   const std::uint32_t count = second == nullptr ? 1 : 2;
   if (!blocks_exhausted_.load(std::memory_order_relaxed)) [[likely]] {
     const std::uint64_t index = records_.claim(count);
@@ -230,8 +217,7 @@ Error ETDumpGen::create_event_block(const char* name) {
   entry.first_record = records_.size();
   entry.dropped_at_start = dropped_.load(std::memory_order_relaxed);
   entry.rejected_at_start = rejected_.load(std::memory_order_relaxed);
-  entry.tensor_data_dropped_at_start =
-      tensor_data_dropped_.load(std::memory_order_relaxed);
+  entry.tensor_data_dropped_at_start = tensor_data_dropped_.load(std::memory_order_relaxed);
   entry.name = name != nullptr ? names_.intern(name) : kNoName;
   entry.bundled_input_index = bundled_input_index();
   if (caller_buffer_) {
@@ -253,8 +239,7 @@ AllocatorId ETDumpGen::track_allocator(const char* name) {
     }
     return kUnsetAllocatorId;
   }
-  const std::uint32_t id =
-      allocators_in_block_.fetch_add(1, std::memory_order_relaxed) + 1;
+  const std::uint32_t id = allocators_in_block_.fetch_add(1, std::memory_order_relaxed) + 1;
   *r = Record{0, id, slot, -1, -1, RecordKind::kAllocator, 0, thread_index()};
   return AllocatorId(id);
 }
@@ -269,8 +254,13 @@ void ETDumpGen::track_allocation(AllocatorId allocator, std::size_t size) {
   }
   Record* r = nullptr;
   if (!claim(&r)) return;
-  *r = Record{size, 0, allocator.value, current_chain_id().value,
-              current_instruction_id().value, RecordKind::kAllocation, 0,
+  *r = Record{size,
+              0,
+              allocator.value,
+              current_chain_id().value,
+              current_instruction_id().value,
+              RecordKind::kAllocation,
+              0,
               thread_index()};
 }
 
@@ -281,8 +271,7 @@ EventTracerEntry ETDumpGen::start_profiling(const char* name, ChainId chain_id,
   EventTracerEntry entry;
   entry.tracer = this;
   entry.chain_id = chain_id.is_set() ? chain_id : current_chain_id();
-  entry.instruction_id =
-      instruction_id.is_set() ? instruction_id : current_instruction_id();
+  entry.instruction_id = instruction_id.is_set() ? instruction_id : current_instruction_id();
   if (name != nullptr) {
     const std::uint32_t slot = names_.intern(name);
     // Out of names: the event cannot be recorded faithfully. It is counted
@@ -310,16 +299,20 @@ Error ETDumpGen::end_profiling(const EventTracerEntry& entry) {
   if (!claim(&r)) return Error::kOutOfResources;
   const std::uint32_t name =
       entry.event_id < 0 ? kNoName : static_cast<std::uint32_t>(entry.event_id);
-  *r = Record{entry.start_time, end, name, entry.chain_id.value,
-              entry.instruction_id.value, RecordKind::kProfile,
-              time_source_bits(TimeSource::kMeasured), thread_index()};
+  *r = Record{entry.start_time,
+              end,
+              name,
+              entry.chain_id.value,
+              entry.instruction_id.value,
+              RecordKind::kProfile,
+              time_source_bits(TimeSource::kMeasured),
+              thread_index()};
   return Error::kOk;
 }
 
 // ---- Delegate profiling ------------------------------------------------------
 
-EventTracerEntry ETDumpGen::start_profiling_delegate(const char* name,
-                                                     DelegateDebugIntId id) {
+EventTracerEntry ETDumpGen::start_profiling_delegate(const char* name, DelegateDebugIntId id) {
   EventTracerEntry entry;
   entry.tracer = this;
   if (!valid_delegate_id(name, id)) {
@@ -343,8 +336,7 @@ EventTracerEntry ETDumpGen::start_profiling_delegate(const char* name,
   return entry;
 }
 
-Error ETDumpGen::end_profiling_delegate(const EventTracerEntry& entry,
-                                        const void* metadata,
+Error ETDumpGen::end_profiling_delegate(const EventTracerEntry& entry, const void* metadata,
                                         std::size_t metadata_len) {
   const Ticks end = clock_.now();
   if (entry.tracer != this) return reject();
@@ -357,18 +349,15 @@ Error ETDumpGen::end_profiling_delegate(const EventTracerEntry& entry,
   if (entry.delegate_event_id_type == DelegateDebugIdType::kNone) {
     return reject();  // a framework entry must end with end_profiling
   }
-  return write_delegate_event(
-      entry.delegate_event_id_type == DelegateDebugIdType::kStr,
-      static_cast<std::uint32_t>(entry.event_id), entry.start_time, end,
-      entry.chain_id, entry.instruction_id, metadata, metadata_len,
-      TimeSource::kMeasured);
+  return write_delegate_event(entry.delegate_event_id_type == DelegateDebugIdType::kStr,
+                              static_cast<std::uint32_t>(entry.event_id), entry.start_time, end,
+                              entry.chain_id, entry.instruction_id, metadata, metadata_len,
+                              TimeSource::kMeasured);
 }
 
-Error ETDumpGen::log_profiling_delegate(const char* name, DelegateDebugIntId id,
-                                        Ticks start_time, Ticks end_time,
-                                        const void* metadata,
-                                        std::size_t metadata_len,
-                                        TimeSource time_source) {
+Error ETDumpGen::log_profiling_delegate(const char* name, DelegateDebugIntId id, Ticks start_time,
+                                        Ticks end_time, const void* metadata,
+                                        std::size_t metadata_len, TimeSource time_source) {
   if (!valid_delegate_id(name, id)) return reject();
   std::uint32_t id_value = static_cast<std::uint32_t>(id.value);
   if (name != nullptr) {
@@ -378,31 +367,26 @@ Error ETDumpGen::log_profiling_delegate(const char* name, DelegateDebugIntId id,
       return Error::kOutOfResources;
     }
   }
-  return write_delegate_event(name != nullptr, id_value, start_time, end_time,
-                              current_chain_id(), current_instruction_id(),
-                              metadata, metadata_len, time_source);
+  return write_delegate_event(name != nullptr, id_value, start_time, end_time, current_chain_id(),
+                              current_instruction_id(), metadata, metadata_len, time_source);
 }
 
-Error ETDumpGen::write_delegate_event(bool string_id, std::uint32_t id,
-                                      Ticks start, Ticks end, ChainId chain,
-                                      InstructionId instruction,
-                                      const void* metadata,
-                                      std::size_t metadata_len,
+Error ETDumpGen::write_delegate_event(bool string_id, std::uint32_t id, Ticks start, Ticks end,
+                                      ChainId chain, InstructionId instruction,
+                                      const void* metadata, std::size_t metadata_len,
                                       TimeSource source) {
   if (metadata_len > 0 && metadata == nullptr) return reject();
-  const RecordKind kind =
-      string_id ? RecordKind::kDelegateStr : RecordKind::kDelegateInt;
+  const RecordKind kind = string_id ? RecordKind::kDelegateStr : RecordKind::kDelegateInt;
   std::uint8_t flags = time_source_bits(source);
   if (metadata_len == 0) {
     Record* r = nullptr;
     if (!claim(&r)) return Error::kOutOfResources;
-    *r = Record{start, end, id, chain.value, instruction.value, kind, flags,
-                thread_index()};
+    *r = Record{start, end, id, chain.value, instruction.value, kind, flags, thread_index()};
     return Error::kOk;
   }
   // Metadata is copied; the event is kept whole or dropped whole.
-  std::uint8_t* copy = arena_.allocate(
-      metadata_len, metadata_len + internal::kStringOutputOverhead);
+  std::uint8_t* copy =
+      arena_.allocate(metadata_len, metadata_len + internal::kStringOutputOverhead);
   Record* r = nullptr;
   Record* meta = nullptr;
   if (copy == nullptr) {
@@ -413,18 +397,22 @@ Error ETDumpGen::write_delegate_event(bool string_id, std::uint32_t id,
   std::memcpy(copy, metadata, metadata_len);
   flags |= internal::kHasMetadata;
   const std::uint16_t thread = thread_index();
-  *meta = Record{reinterpret_cast<std::uintptr_t>(copy), metadata_len, 0,
-                 chain.value, instruction.value, RecordKind::kMetadata, 0,
+  *meta = Record{reinterpret_cast<std::uintptr_t>(copy),
+                 metadata_len,
+                 0,
+                 chain.value,
+                 instruction.value,
+                 RecordKind::kMetadata,
+                 0,
                  thread};
-  *r = Record{start, end, id, chain.value, instruction.value, kind, flags,
-              thread};
+  *r = Record{start, end, id, chain.value, instruction.value, kind, flags, thread};
   return Error::kOk;
 }
 
 // ---- Values ------------------------------------------------------------------
 
-Result<bool> ETDumpGen::log_intermediate_output_delegate(
-    const char* name, DelegateDebugIntId id, const ValueView& value) {
+Result<bool> ETDumpGen::log_intermediate_output_delegate(const char* name, DelegateDebugIntId id,
+                                                         const ValueView& value) {
   if (!valid_delegate_id(name, id)) {
     return make_error(reject(),
                       "a delegate output needs exactly one of a name and an "
@@ -447,11 +435,9 @@ Result<bool> ETDumpGen::log_intermediate_output_delegate(
   return write_value(value, flags, id_value);
 }
 
-Result<bool> ETDumpGen::log_value(const ValueView& value,
-                                  runtime::LoggedValueKind kind) {
-  const std::uint8_t flags = kind == runtime::LoggedValueKind::kProgramOutput
-                                 ? internal::kDebugOutput
-                                 : std::uint8_t{0};
+Result<bool> ETDumpGen::log_value(const ValueView& value, runtime::LoggedValueKind kind) {
+  const std::uint8_t flags =
+      kind == runtime::LoggedValueKind::kProgramOutput ? internal::kDebugOutput : std::uint8_t{0};
   return write_value(value, flags, 0);
 }
 
@@ -459,8 +445,7 @@ std::int64_t ETDumpGen::write_tensor_data(const TensorView& tensor) {
   const std::size_t nbytes = tensor.nbytes();
   if (nbytes == 0) return -1;  // nothing to write (ExecuTorch's convention)
   std::lock_guard<std::mutex> lock(sink_mutex_);
-  if (data_sink_ == nullptr || tensor.data == nullptr ||
-      !tensor.is_contiguous()) {
+  if (data_sink_ == nullptr || tensor.data == nullptr || !tensor.is_contiguous()) {
     tensor_data_dropped_.fetch_add(1, std::memory_order_relaxed);
     return -1;
   }
@@ -472,8 +457,7 @@ std::int64_t ETDumpGen::write_tensor_data(const TensorView& tensor) {
   return static_cast<std::int64_t>(*offset);
 }
 
-Result<bool> ETDumpGen::write_value(const ValueView& value, std::uint8_t flags,
-                                    std::uint32_t id) {
+Result<bool> ETDumpGen::write_value(const ValueView& value, std::uint8_t flags, std::uint32_t id) {
   using internal::TensorBlob;
   using internal::ValueBlobHeader;
   const Span<const TensorView> tensors = value.tensors();
@@ -484,8 +468,7 @@ Result<bool> ETDumpGen::write_value(const ValueView& value, std::uint8_t flags,
   std::size_t bound = internal::kValueOutputBound;
   for (const TensorView& t : tensors) {
     if (t.sizes.size() > internal::kMaxLoggedTensorDims ||
-        (!t.strides.empty() && t.strides.size() != t.sizes.size()) ||
-        element_size(t.dtype) == 0) {
+        (!t.strides.empty() && t.strides.size() != t.sizes.size()) || element_size(t.dtype) == 0) {
       return make_error(reject(), "tensor has an unknown dtype or bad rank");
     }
     blob_size += internal::tensor_blob_size(t.sizes.size());
@@ -499,9 +482,8 @@ Result<bool> ETDumpGen::write_value(const ValueView& value, std::uint8_t flags,
   ValueBlobHeader header{};
   header.kind = static_cast<std::uint8_t>(value.kind());
   header.num_tensors = static_cast<std::uint32_t>(tensors.size());
-  header.int_value = value.kind() == ValueView::Kind::kBool
-                         ? std::int64_t{value.bool_value()}
-                         : value.int_value();
+  header.int_value =
+      value.kind() == ValueView::Kind::kBool ? std::int64_t{value.bool_value()} : value.int_value();
   header.double_value = value.double_value();
   std::memcpy(blob, &header, sizeof(header));
   std::uint8_t* out = blob + sizeof(header);
@@ -525,9 +507,9 @@ Result<bool> ETDumpGen::write_value(const ValueView& value, std::uint8_t flags,
   if (!claim(&r)) {
     return make_error(Error::kOutOfResources, "ETDump buffer is full");
   }
-  *r = Record{reinterpret_cast<std::uintptr_t>(blob), blob_size, id,
-              current_chain_id().value, current_instruction_id().value,
-              RecordKind::kDebug, flags, thread_index()};
+  *r = Record{
+      reinterpret_cast<std::uintptr_t>(blob), blob_size,          id,    current_chain_id().value,
+      current_instruction_id().value,         RecordKind::kDebug, flags, thread_index()};
   return true;
 }
 

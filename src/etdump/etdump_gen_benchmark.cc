@@ -33,8 +33,7 @@ const char* clock_label(const benchmark::State& state) {
 // Owns a tracer and resets it (untimed) every `capacity / 2` iterations.
 class Harness {
  public:
-  explicit Harness(benchmark::State& state)
-      : state_(state), memory_(kBufferBytes) {
+  explicit Harness(benchmark::State& state) : state_(state), memory_(kBufferBytes) {
     ETDumpGenOptions options;
     options.clock = clock_for(state);
     gen_.emplace(Span<std::uint8_t>(memory_), options);
@@ -78,8 +77,8 @@ void BM_DelegateEventPairIntId(benchmark::State& state) {
   Harness h(state);
   EventTracer* tracer = h.tracer();
   for (auto _ : state) {
-    EventTracerEntry e = runtime::event_tracer_start_profiling_delegate(
-        tracer, nullptr, DelegateDebugIntId(7));
+    EventTracerEntry e =
+        runtime::event_tracer_start_profiling_delegate(tracer, nullptr, DelegateDebugIntId(7));
     (void)runtime::event_tracer_end_profiling_delegate(tracer, e);
     h.tick(1);
   }
@@ -90,8 +89,8 @@ void BM_DelegateEventPairStringId(benchmark::State& state) {
   Harness h(state);
   EventTracer* tracer = h.tracer();
   for (auto _ : state) {
-    EventTracerEntry e = runtime::event_tracer_start_profiling_delegate(
-        tracer, "conv_relu_fused", kUnsetDelegateDebugIntId);
+    EventTracerEntry e = runtime::event_tracer_start_profiling_delegate(tracer, "conv_relu_fused",
+                                                                        kUnsetDelegateDebugIntId);
     (void)runtime::event_tracer_end_profiling_delegate(tracer, e);
     h.tick(1);
   }
@@ -103,8 +102,8 @@ void BM_PostTimeLogDelegate(benchmark::State& state) {
   EventTracer* tracer = h.tracer();
   Ticks t = 1000;
   for (auto _ : state) {
-    (void)runtime::event_tracer_log_profiling_delegate(
-        tracer, nullptr, DelegateDebugIntId(3), t, t + 50);
+    (void)runtime::event_tracer_log_profiling_delegate(tracer, nullptr, DelegateDebugIntId(3), t,
+                                                       t + 50);
     t += 100;
     h.tick(1);
   }
@@ -125,8 +124,8 @@ void BM_HookOnNullTracer(benchmark::State& state) {
   EventTracer* tracer = nullptr;
   for (auto _ : state) {
     benchmark::DoNotOptimize(tracer);  // the branch must stay a real one
-    EventTracerEntry e = runtime::event_tracer_start_profiling_delegate(
-        tracer, nullptr, DelegateDebugIntId(7));
+    EventTracerEntry e =
+        runtime::event_tracer_start_profiling_delegate(tracer, nullptr, DelegateDebugIntId(7));
     benchmark::DoNotOptimize(e);
   }
 }
@@ -139,9 +138,8 @@ constexpr std::int64_t kEvents = 100000;
 void fill(ETDumpGen& gen) {
   (void)gen.create_event_block("Execute");
   for (std::int64_t i = 0; i < kEvents; ++i) {
-    (void)gen.log_profiling_delegate(
-        nullptr, DelegateDebugIntId(static_cast<std::int32_t>(i % 64)),
-        static_cast<Ticks>(i), static_cast<Ticks>(i + 1), "op", 2);
+    (void)gen.log_profiling_delegate(nullptr, DelegateDebugIntId(static_cast<std::int32_t>(i % 64)),
+                                     static_cast<Ticks>(i), static_cast<Ticks>(i + 1), "op", 2);
   }
 }
 

@@ -23,8 +23,7 @@ std::uint32_t fnv1a(const char* text, std::size_t* length) {
 
 // ---- Arena -----------------------------------------------------------------
 
-void Arena::init_fixed(std::uint8_t* base, std::size_t size,
-                       std::size_t output_capacity) {
+void Arena::init_fixed(std::uint8_t* base, std::size_t size, std::size_t output_capacity) {
   fixed_ = true;
   base_ = base;
   size_ = size;
@@ -108,8 +107,7 @@ Record* RecordStore::allocate_chunk(std::uint64_t chunk_index) {
 
 const Record* RecordStore::peek(std::uint64_t index) const {
   if (fixed_ != nullptr) return fixed_ + index;
-  const Record* chunk =
-      chunks_[index >> kChunkShift].load(std::memory_order_acquire);
+  const Record* chunk = chunks_[index >> kChunkShift].load(std::memory_order_acquire);
   return chunk == nullptr ? nullptr : chunk + (index & (kChunkSize - 1));
 }
 
@@ -133,8 +131,7 @@ std::size_t NameTable::slots_for(std::size_t max_names) {
   return n;
 }
 
-void NameTable::init(NameSlot* slots, std::size_t num_slots,
-                     std::size_t max_names, Arena* arena) {
+void NameTable::init(NameSlot* slots, std::size_t num_slots, std::size_t max_names, Arena* arena) {
   slots_ = slots;
   num_slots_ = num_slots;
   max_names_ = max_names;
@@ -152,11 +149,9 @@ void NameTable::clear() {
   used_ = 0;
 }
 
-std::uint32_t NameTable::find(const char* text, std::uint32_t hash,
-                              std::size_t length) const {
+std::uint32_t NameTable::find(const char* text, std::uint32_t hash, std::size_t length) const {
   const std::size_t mask = num_slots_ - 1;
-  for (std::size_t i = hash & mask, probes = 0; probes < num_slots_;
-       i = (i + 1) & mask, ++probes) {
+  for (std::size_t i = hash & mask, probes = 0; probes < num_slots_; i = (i + 1) & mask, ++probes) {
     const char* stored = slots_[i].text.load(std::memory_order_acquire);
     if (stored == nullptr) return kNoName;
     if (slots_[i].hash == hash && slots_[i].length == length &&
@@ -198,8 +193,7 @@ std::uint32_t NameTable::insert(const char* text) {
   std::uint32_t index = find(text, hash, length);
   if (index != kNoName) return index;
   if (used_ >= max_names_) return kNoName;
-  std::uint8_t* copy =
-      arena_->allocate(length + 1, length + kStringOutputOverhead);
+  std::uint8_t* copy = arena_->allocate(length + 1, length + kStringOutputOverhead);
   if (copy == nullptr) return kNoName;
   std::memcpy(copy, text, length + 1);
   const std::size_t mask = num_slots_ - 1;
@@ -210,8 +204,7 @@ std::uint32_t NameTable::insert(const char* text) {
   slots_[i].length = static_cast<std::uint32_t>(length);
   slots_[i].hash = hash;
   slots_[i].fb_offset = 0;
-  slots_[i].text.store(reinterpret_cast<const char*>(copy),
-                       std::memory_order_release);
+  slots_[i].text.store(reinterpret_cast<const char*>(copy), std::memory_order_release);
   ++used_;
   return static_cast<std::uint32_t>(i);
 }

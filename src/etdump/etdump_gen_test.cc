@@ -54,10 +54,9 @@ class ETDumpGenTest : public ::testing::TestWithParam<bool> {
   std::unique_ptr<ETDumpGen> gen_;
 };
 
-INSTANTIATE_TEST_SUITE_P(Modes, ETDumpGenTest, ::testing::Bool(),
-                         [](const auto& param_info) {
-                           return param_info.param ? "CallerBuffer" : "Heap";
-                         });
+INSTANTIATE_TEST_SUITE_P(Modes, ETDumpGenTest, ::testing::Bool(), [](const auto& param_info) {
+  return param_info.param ? "CallerBuffer" : "Heap";
+});
 
 TEST_P(ETDumpGenTest, EmptyDumpHasExtensionsAndNoRuns) {
   ASSERT_EQ(gen_->status(), Error::kOk);
@@ -78,8 +77,7 @@ TEST_P(ETDumpGenTest, FrameworkEventsRoundTrip) {
   gen_->set_chain_instruction(ChainId(0), InstructionId(4));
   EventTracerEntry op = gen_->start_profiling("OPERATOR_CALL");
   EXPECT_EQ(gen_->end_profiling(op), Error::kOk);
-  EventTracerEntry explicit_ids =
-      gen_->start_profiling("explicit", ChainId(2), InstructionId(9));
+  EventTracerEntry explicit_ids = gen_->start_profiling("explicit", ChainId(2), InstructionId(9));
   EXPECT_EQ(gen_->end_profiling(explicit_ids), Error::kOk);
   gen_->set_chain_instruction(kUnsetChainId, kUnsetInstructionId);
   EXPECT_EQ(gen_->end_profiling(method), Error::kOk);
@@ -114,10 +112,8 @@ TEST_P(ETDumpGenTest, DelegateEventsRoundTrip) {
   EXPECT_EQ(gen_->end_profiling_delegate(a), Error::kOk);
   EventTracerEntry b = gen_->start_profiling_delegate(nullptr, DelegateDebugIntId(278));
   const char kMeta[] = "test_metadata";
-  EXPECT_EQ(gen_->end_profiling_delegate(b, kMeta, std::strlen(kMeta)),
-            Error::kOk);
-  EXPECT_EQ(gen_->log_profiling_delegate("tan.sin", kUnsetDelegateDebugIntId,
-                                         100, 250, nullptr, 0,
+  EXPECT_EQ(gen_->end_profiling_delegate(b, kMeta, std::strlen(kMeta)), Error::kOk);
+  EXPECT_EQ(gen_->log_profiling_delegate("tan.sin", kUnsetDelegateDebugIntId, 100, 250, nullptr, 0,
                                          runtime::TimeSource::kDurationOnly),
             Error::kOk);
 
@@ -133,8 +129,7 @@ TEST_P(ETDumpGenTest, DelegateEventsRoundTrip) {
   EXPECT_TRUE(e0.delegate_debug_metadata->empty());
   EXPECT_EQ(e0.instruction_id, InstructionId(1));
   const ProfileEvent& e1 = *events[1].profile();
-  EXPECT_EQ(std::string(e1.delegate_debug_metadata->begin(),
-                        e1.delegate_debug_metadata->end()),
+  EXPECT_EQ(std::string(e1.delegate_debug_metadata->begin(), e1.delegate_debug_metadata->end()),
             "test_metadata");
   const ProfileEvent& e2 = *events[2].profile();
   EXPECT_EQ(e2.delegate_debug_id_str, "tan.sin");
@@ -152,8 +147,7 @@ TEST_P(ETDumpGenTest, DelegateEventKeepsTheInstructionItStartedIn) {
   gen_->set_chain_instruction(kUnsetChainId, kUnsetInstructionId);
   EXPECT_EQ(gen_->end_profiling_delegate(e), Error::kOk);
   ETDumpFile file = dump();
-  EXPECT_EQ(file.runs.at(0).events.at(0).profile()->instruction_id,
-            InstructionId(3));
+  EXPECT_EQ(file.runs.at(0).events.at(0).profile()->instruction_id, InstructionId(3));
 }
 
 TEST_P(ETDumpGenTest, MisuseIsAnErrorValueAndCounted) {
@@ -161,8 +155,7 @@ TEST_P(ETDumpGenTest, MisuseIsAnErrorValueAndCounted) {
   EventTracerEntry both = gen_->start_profiling_delegate("x", DelegateDebugIntId(1));
   EXPECT_EQ(both.error, Error::kInvalidArgument);
   EXPECT_EQ(gen_->end_profiling_delegate(both), Error::kInvalidArgument);
-  EventTracerEntry neither =
-      gen_->start_profiling_delegate(nullptr, kUnsetDelegateDebugIntId);
+  EventTracerEntry neither = gen_->start_profiling_delegate(nullptr, kUnsetDelegateDebugIntId);
   EXPECT_EQ(neither.error, Error::kInvalidArgument);
   EXPECT_EQ(gen_->log_profiling_delegate(nullptr, DelegateDebugIntId(-7), 0, 1),
             Error::kInvalidArgument);
@@ -170,8 +163,7 @@ TEST_P(ETDumpGenTest, MisuseIsAnErrorValueAndCounted) {
   EXPECT_EQ(gen_->end_profiling(delegate), Error::kInvalidArgument);
   EventTracerEntry framework = gen_->start_profiling("op");
   EXPECT_EQ(gen_->end_profiling_delegate(framework), Error::kInvalidArgument);
-  Result<bool> logged =
-      gen_->log_intermediate_output_delegate("x", DelegateDebugIntId(2), 1.0);
+  Result<bool> logged = gen_->log_intermediate_output_delegate("x", DelegateDebugIntId(2), 1.0);
   EXPECT_THAT(logged, ErrorIs(Error::kInvalidArgument));
 
   EXPECT_EQ(gen_->rejected_events(), 6u);
@@ -191,17 +183,13 @@ TEST_P(ETDumpGenTest, ValuesRoundTripWithTheirData) {
   const std::int64_t sizes[] = {3, 2};
   const float data[] = {1, 2, 3, 4, 5, 6};
   const TensorView tensor{ScalarType::kFloat, sizes, {}, data};
-  ASSERT_TRUE(*gen_->log_value(ValueView::of_tensor(tensor),
-                               LoggedValueKind::kIntermediateOutput));
-  ASSERT_TRUE(*gen_->log_value(ValueView::of_int(-5),
-                               LoggedValueKind::kProgramOutput));
+  ASSERT_TRUE(*gen_->log_value(ValueView::of_tensor(tensor), LoggedValueKind::kIntermediateOutput));
+  ASSERT_TRUE(*gen_->log_value(ValueView::of_int(-5), LoggedValueKind::kProgramOutput));
   const TensorView pair[] = {tensor, tensor};
-  ASSERT_TRUE(*gen_->log_intermediate_output_delegate(
-      nullptr, DelegateDebugIntId(257), Span<const TensorView>(pair)));
-  ASSERT_TRUE(*gen_->log_intermediate_output_delegate(
-      "fused", kUnsetDelegateDebugIntId, true));
-  ASSERT_TRUE(*gen_->log_intermediate_output_delegate(
-      nullptr, DelegateDebugIntId(258), 2.5));
+  ASSERT_TRUE(*gen_->log_intermediate_output_delegate(nullptr, DelegateDebugIntId(257),
+                                                      Span<const TensorView>(pair)));
+  ASSERT_TRUE(*gen_->log_intermediate_output_delegate("fused", kUnsetDelegateDebugIntId, true));
+  ASSERT_TRUE(*gen_->log_intermediate_output_delegate(nullptr, DelegateDebugIntId(258), 2.5));
 
   ETDumpFile file = dump();
   const auto& events = file.runs.at(0).events;
@@ -213,8 +201,7 @@ TEST_P(ETDumpGenTest, ValuesRoundTripWithTheirData) {
   EXPECT_EQ(t.value.tensor->sizes, (std::vector<std::int64_t>{3, 2}));
   EXPECT_EQ(t.value.tensor->strides, (std::vector<std::int64_t>{2, 1}));
   EXPECT_FALSE(t.value.output.has_value());
-  StatusOr<std::vector<double>> values =
-      read_tensor_values(*t.value.tensor, sink->data());
+  StatusOr<std::vector<double>> values = read_tensor_values(*t.value.tensor, sink->data());
   ASSERT_THAT(values, IsOk());
   EXPECT_EQ(*values, (std::vector<double>{1, 2, 3, 4, 5, 6}));
 
@@ -227,8 +214,7 @@ TEST_P(ETDumpGenTest, ValuesRoundTripWithTheirData) {
   EXPECT_FALSE(list.delegate_debug_id_str.has_value());
   ASSERT_EQ(list.value.type, ValueType::kTensorList);
   ASSERT_EQ(list.value.tensor_list->size(), 2u);
-  EXPECT_NE((*list.value.tensor_list)[0].offset,
-            (*list.value.tensor_list)[1].offset);
+  EXPECT_NE((*list.value.tensor_list)[0].offset, (*list.value.tensor_list)[1].offset);
 
   EXPECT_EQ(events[3].debug()->delegate_debug_id_str, "fused");
   EXPECT_EQ(events[3].debug()->value.bool_value, true);
@@ -240,9 +226,8 @@ TEST_P(ETDumpGenTest, TensorWithoutSinkKeepsMetadataAndCountsTheData) {
   ASSERT_EQ(gen_->create_event_block("Execute"), Error::kOk);
   const std::int64_t sizes[] = {2};
   const float data[] = {1, 2};
-  ASSERT_TRUE(*gen_->log_value(
-      ValueView::of_tensor({ScalarType::kFloat, sizes, {}, data}),
-      LoggedValueKind::kIntermediateOutput));
+  ASSERT_TRUE(*gen_->log_value(ValueView::of_tensor({ScalarType::kFloat, sizes, {}, data}),
+                               LoggedValueKind::kIntermediateOutput));
   ETDumpFile file = dump();
   EXPECT_EQ(file.runs.at(0).events.at(0).debug()->value.tensor->offset, -1);
   EXPECT_EQ(file.runs[0].tensor_data_dropped, 1u);
@@ -250,9 +235,7 @@ TEST_P(ETDumpGenTest, TensorWithoutSinkKeepsMetadataAndCountsTheData) {
 
 class DropOddIds final : public runtime::DelegateOutputFilter {
  public:
-  Result<bool> keep(const char*, DelegateDebugIntId id) override {
-    return id.value % 2 == 0;
-  }
+  Result<bool> keep(const char*, DelegateDebugIntId id) override { return id.value % 2 == 0; }
 };
 
 TEST_P(ETDumpGenTest, DelegateOutputFilterKeepsWhatItSays) {
@@ -285,8 +268,7 @@ TEST_P(ETDumpGenTest, BlocksAllocatorsAndAllocations) {
   EXPECT_EQ(file.runs[0].name, "Default");
   EXPECT_EQ(file.runs[0].events.at(0).profile()->name, "Program::load_method");
   EXPECT_EQ(file.runs[1].bundled_input_index, 3);
-  EXPECT_EQ(file.runs[1].allocators,
-            (std::vector<std::string>{"planned", "temp"}));
+  EXPECT_EQ(file.runs[1].allocators, (std::vector<std::string>{"planned", "temp"}));
   ASSERT_EQ(file.runs[1].events.size(), 1u);
   EXPECT_EQ(file.runs[1].events[0].allocation()->allocator_id, AllocatorId(2));
   EXPECT_EQ(file.runs[1].events[0].allocation()->allocation_size, 128u);
@@ -313,8 +295,7 @@ TEST_P(ETDumpGenTest, WorkerThreadsLogConcurrently) {
   constexpr int kEventsPerThread = 2000;
   ETDumpGenOptions options;
   std::vector<std::uint8_t> big(32 << 20);
-  ETDumpGen gen = caller_buffer() ? ETDumpGen(Span<std::uint8_t>(big))
-                                  : ETDumpGen();
+  ETDumpGen gen = caller_buffer() ? ETDumpGen(Span<std::uint8_t>(big)) : ETDumpGen();
   ASSERT_GE(gen.capacity(), std::size_t{kThreads * kEventsPerThread});
   ASSERT_EQ(gen.create_event_block("Execute"), Error::kOk);
   gen.set_chain_instruction(ChainId(0), InstructionId(2));
@@ -323,10 +304,9 @@ TEST_P(ETDumpGenTest, WorkerThreadsLogConcurrently) {
     pool.emplace_back([&gen, t] {
       const std::string name = "worker" + std::to_string(t);
       for (int i = 0; i < kEventsPerThread; ++i) {
-        EventTracerEntry e = runtime::event_tracer_start_profiling_delegate(
-            &gen, nullptr, DelegateDebugIntId(t));
-        (void)runtime::event_tracer_end_profiling_delegate(&gen, e,
-                                                           name.c_str());
+        EventTracerEntry e =
+            runtime::event_tracer_start_profiling_delegate(&gen, nullptr, DelegateDebugIntId(t));
+        (void)runtime::event_tracer_end_profiling_delegate(&gen, e, name.c_str());
       }
     });
   }
@@ -343,8 +323,7 @@ TEST_P(ETDumpGenTest, WorkerThreadsLogConcurrently) {
     const int id = p.delegate_debug_id_int.value;
     ASSERT_GE(id, 0);
     ASSERT_LT(id, kThreads);
-    EXPECT_EQ(std::string(p.delegate_debug_metadata->begin(),
-                          p.delegate_debug_metadata->end()),
+    EXPECT_EQ(std::string(p.delegate_debug_metadata->begin(), p.delegate_debug_metadata->end()),
               "worker" + std::to_string(id));
     EXPECT_EQ(p.instruction_id, InstructionId(2));
     threads[id].insert(*p.thread_index);
@@ -378,8 +357,8 @@ TEST(ETDumpGenBufferTest, FullBufferDropsCountsAndKeepsEarlierEvents) {
   ASSERT_EQ(gen.create_event_block("Execute"), Error::kOk);
   const std::size_t attempts = capacity * 3;
   for (std::size_t i = 0; i < attempts; ++i) {
-    (void)gen.log_profiling_delegate(
-        nullptr, DelegateDebugIntId(static_cast<std::int32_t>(i)), i, i + 1);
+    (void)gen.log_profiling_delegate(nullptr, DelegateDebugIntId(static_cast<std::int32_t>(i)), i,
+                                     i + 1);
   }
   EXPECT_EQ(gen.dropped_events(), attempts - capacity);
   Result<Span<const std::uint8_t>> data = gen.get_etdump_data();
@@ -390,8 +369,7 @@ TEST(ETDumpGenBufferTest, FullBufferDropsCountsAndKeepsEarlierEvents) {
   const auto& events = file->runs.at(0).events;
   ASSERT_EQ(events.size(), capacity);
   for (std::size_t i = 0; i < capacity; ++i) {
-    ASSERT_EQ(events[i].profile()->delegate_debug_id_int.value,
-              static_cast<std::int32_t>(i));
+    ASSERT_EQ(events[i].profile()->delegate_debug_id_int.value, static_cast<std::int32_t>(i));
   }
   EXPECT_EQ(file->runs[0].dropped_events, attempts - capacity);
   EXPECT_EQ(file->dropped_events, attempts - capacity);
@@ -404,8 +382,7 @@ TEST(ETDumpGenBufferTest, FullBufferDropsCountsAndKeepsEarlierEvents) {
 TEST(ETDumpGenBufferTest, RandomMixPastCapacityAlwaysSerializes) {
   std::mt19937 rng(1234);
   std::vector<std::uint8_t> debug(1 << 16);
-  for (std::size_t size : {std::size_t{40} << 10, std::size_t{100} << 10,
-                           std::size_t{300} << 10}) {
+  for (std::size_t size : {std::size_t{40} << 10, std::size_t{100} << 10, std::size_t{300} << 10}) {
     std::vector<std::uint8_t> memory(size);
     ETDumpGenOptions options;
     options.max_names = 64;
@@ -415,44 +392,38 @@ TEST(ETDumpGenBufferTest, RandomMixPastCapacityAlwaysSerializes) {
     gen.set_data_sink(&*sink);
     std::vector<std::string> names;
     for (int i = 0; i < 100; ++i) {
-      names.push_back(std::string(static_cast<std::size_t>(rng() % 40 + 1),
-                                  static_cast<char>('a' + i % 26)) +
-                      std::to_string(i));
+      names.push_back(
+          std::string(static_cast<std::size_t>(rng() % 40 + 1), static_cast<char>('a' + i % 26)) +
+          std::to_string(i));
     }
     const std::string metadata(200, 'm');
     const std::int64_t sizes[] = {1, 2, 3, 4, 5, 6, 7, 8};
     const float data[40320] = {};
     for (int step = 0; step < 20000; ++step) {
       const char* name = names[rng() % names.size()].c_str();
-      const TensorView t{ScalarType::kFloat,
-                         Span<const std::int64_t>(sizes, rng() % 8 + 1), {},
-                         data};
+      const TensorView t{
+          ScalarType::kFloat, Span<const std::int64_t>(sizes, rng() % 8 + 1), {}, data};
       switch (rng() % 9) {
         case 0: (void)gen.create_event_block(name); break;
         case 1: (void)gen.end_profiling(gen.start_profiling(name)); break;
         case 2:
-          (void)gen.log_profiling_delegate(name, kUnsetDelegateDebugIntId, 1,
-                                           2, metadata.data(),
+          (void)gen.log_profiling_delegate(name, kUnsetDelegateDebugIntId, 1, 2, metadata.data(),
                                            rng() % metadata.size());
           break;
-        case 3:
-          (void)gen.log_profiling_delegate(nullptr, DelegateDebugIntId(5), 1, 2);
-          break;
+        case 3: (void)gen.log_profiling_delegate(nullptr, DelegateDebugIntId(5), 1, 2); break;
         case 4: (void)gen.track_allocator(name); break;
         case 5: gen.track_allocation(AllocatorId(1), 64); break;
         case 6:
-          (void)gen.log_value(ValueView::of_tensor(t),
-                              LoggedValueKind::kProgramOutput);
+          (void)gen.log_value(ValueView::of_tensor(t), LoggedValueKind::kProgramOutput);
           break;
         case 7: {
           const TensorView list[] = {t, t, t};
-          (void)gen.log_intermediate_output_delegate(
-              name, kUnsetDelegateDebugIntId, Span<const TensorView>(list));
+          (void)gen.log_intermediate_output_delegate(name, kUnsetDelegateDebugIntId,
+                                                     Span<const TensorView>(list));
           break;
         }
         default:
-          (void)gen.log_value(ValueView::of_double(1.0),
-                              LoggedValueKind::kIntermediateOutput);
+          (void)gen.log_value(ValueView::of_double(1.0), LoggedValueKind::kIntermediateOutput);
       }
     }
     EXPECT_GT(gen.dropped_events(), 0u) << "the test must reach the limit";
@@ -484,8 +455,8 @@ TEST(ETDumpGenHeapTest, FullNameTableDropsAndCounts) {
   options.max_names = 2;
   ETDumpGen gen(options);
   ASSERT_EQ(gen.create_event_block("Execute"), Error::kOk);  // name 1
-  (void)gen.end_profiling(gen.start_profiling("a"));          // name 2
-  (void)gen.end_profiling(gen.start_profiling("b"));          // no room
+  (void)gen.end_profiling(gen.start_profiling("a"));         // name 2
+  (void)gen.end_profiling(gen.start_profiling("b"));         // no room
   EXPECT_EQ(gen.dropped_events(), 1u);
   StatusOr<ETDumpFile> file = parse_etdump(*gen.get_etdump_data(), "n.etdp");
   ASSERT_THAT(file, IsOk());

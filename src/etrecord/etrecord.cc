@@ -7,16 +7,14 @@
 #include <set>
 
 #include "glassbox/aot/graph_json.h"
+#include "src/etrecord/entry_names.h"
 #include "src/etrecord/map_json.h"
 #include "src/etrecord/zip_archive.h"
-#include "src/etrecord/entry_names.h"
 
 namespace glassbox::etrecord {
 namespace {
 
-Status invalid(const std::string& message) {
-  return Status(Error::kInvalidArgument, message);
-}
+Status invalid(const std::string& message) { return Status(Error::kInvalidArgument, message); }
 
 std::string where(std::string_view map, const std::string& method, InstructionId id) {
   return std::string(map) + ": method '" + method + "' instruction " + std::to_string(id.value);
@@ -67,7 +65,8 @@ Status validate_method(const ETRecord& record, const std::string& method, const 
   if (auto it = record.delegate_map.find(method); it != record.delegate_map.end()) {
     for (const auto& [id, entry] : it->second) {
       GLASSBOX_RETURN_IF_ERROR(plausible("delegate_map", id));
-      if (entry.backend.empty()) return invalid(where("delegate_map", method, id) + ": no backend name");
+      if (entry.backend.empty())
+        return invalid(where("delegate_map", method, id) + ": no backend name");
       if (!entry.delegate_map) continue;
       Status valid = aot::validate_debug_handle_map(*entry.delegate_map);
       if (!valid.ok()) return invalid(where("delegate_map", method, id) + ": " + valid.message());
@@ -125,8 +124,9 @@ void append_tensor_entries(const std::vector<ReferenceTensor>& tensors, std::str
 Status validate_op_outputs(const ETRecord& record) {
   if (record.reference_op_outputs.empty()) return Status();
   if (record.reference_inputs.empty()) {
-    return invalid("reference op outputs are present without the reference inputs they were "
-                   "computed from");
+    return invalid(
+        "reference op outputs are present without the reference inputs they were "
+        "computed from");
   }
   auto forward = record.edge_graphs.find(aot::kForwardMethod);
   if (forward == record.edge_graphs.end()) {
@@ -165,8 +165,8 @@ Status ETRecord::validate() const {
   if (edge_graphs.empty()) return invalid("the ETRecord has no edge graph");
   GLASSBOX_RETURN_IF_ERROR(methods_have_graphs(debug_handle_map, *this, "debug_handle_map"));
   GLASSBOX_RETURN_IF_ERROR(methods_have_graphs(delegate_map, *this, "delegate_map"));
-  GLASSBOX_RETURN_IF_ERROR(methods_have_graphs(instruction_id_to_num_outs_map, *this,
-                                               "instruction_id_to_num_outs_map"));
+  GLASSBOX_RETURN_IF_ERROR(
+      methods_have_graphs(instruction_id_to_num_outs_map, *this, "instruction_id_to_num_outs_map"));
   for (const auto& [method, graph] : edge_graphs) {
     if (method.empty() || method.find('/') != std::string::npos) {
       return invalid("method name '" + method + "' is empty or contains '/'");
@@ -206,7 +206,8 @@ StatusOr<std::vector<std::uint8_t>> ETRecord::to_bytes() const {
 Status ETRecord::save(const std::string& path) const {
   GLASSBOX_ASSIGN_OR_RETURN(std::vector<std::uint8_t> bytes, to_bytes());
   std::ofstream file(path, std::ios::binary | std::ios::trunc);
-  file.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  file.write(reinterpret_cast<const char*>(bytes.data()),
+             static_cast<std::streamsize>(bytes.size()));
   file.close();
   if (!file) return Status(Error::kAccessFailed, path + ": cannot write the ETRecord");
   return Status();

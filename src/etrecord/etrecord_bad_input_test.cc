@@ -50,10 +50,11 @@ TEST(ETRecordBadInputTest, TruncatedAtManyLengths) {
   const std::vector<std::uint8_t> bytes = good_bytes();
   // Every length would be slow under sanitizers; a spread of cuts covers
   // the local headers, the data, the central directory and its end record.
-  for (std::size_t cut : {std::size_t{1}, std::size_t{4}, std::size_t{30}, bytes.size() / 4,
-                          bytes.size() / 2, bytes.size() - 100, bytes.size() - 22,
-                          bytes.size() - 1}) {
-    const std::vector<std::uint8_t> truncated(bytes.begin(), bytes.begin() + static_cast<long>(cut));
+  for (std::size_t cut :
+       {std::size_t{1}, std::size_t{4}, std::size_t{30}, bytes.size() / 4, bytes.size() / 2,
+        bytes.size() - 100, bytes.size() - 22, bytes.size() - 1}) {
+    const std::vector<std::uint8_t> truncated(bytes.begin(),
+                                              bytes.begin() + static_cast<long>(cut));
     EXPECT_THAT(load(truncated), ErrorIs(Error::kCorruptData, {kSource})) << "cut at " << cut;
   }
 }
@@ -96,9 +97,9 @@ TEST(ETRecordBadInputTest, WrongVersion) {
 }
 
 TEST(ETRecordBadInputTest, MissingEntries) {
-  for (const char* name : {"debug_handle_map.json", "delegate_map.json",
-                           "instruction_id_to_num_outs_map.json", "fingerprint",
-                           "methods/forward/edge_graph.json"}) {
+  for (const char* name :
+       {"debug_handle_map.json", "delegate_map.json", "instruction_id_to_num_outs_map.json",
+        "fingerprint", "methods/forward/edge_graph.json"}) {
     ZipEntries entries = good_entries();
     entries.erase(name);
     EXPECT_THAT(load(entries), ErrorIs(Error::kCorruptData, {kSource, "missing entry", name}))
@@ -107,8 +108,9 @@ TEST(ETRecordBadInputTest, MissingEntries) {
 }
 
 TEST(ETRecordBadInputTest, BadJsonNamesTheEntry) {
-  for (const char* name : {"debug_handle_map.json", "delegate_map.json",
-                           "instruction_id_to_num_outs_map.json", "methods/forward/edge_graph.json"}) {
+  for (const char* name :
+       {"debug_handle_map.json", "delegate_map.json", "instruction_id_to_num_outs_map.json",
+        "methods/forward/edge_graph.json"}) {
     ZipEntries entries = good_entries();
     entries[name] = text("{\"forward\": [");
     EXPECT_THAT(load(entries), ErrorIs(Error::kCorruptData, {kSource, name})) << name;
@@ -127,7 +129,8 @@ TEST(ETRecordBadInputTest, BadShapesNameTheEntryAndPath) {
       {"debug_handle_map.json", R"({"forward": {"-1": [1]}})", "\"-1\""},
       {"debug_handle_map.json", R"({"forward": {"01": [1]}})", "\"01\""},
       {"debug_handle_map.json", R"([1, 2])", "object keyed by method"},
-      {"delegate_map.json", R"({"forward": {"0": {"name": "DemoBackend"}}})", "delegate_map: missing"},
+      {"delegate_map.json", R"({"forward": {"0": {"name": "DemoBackend"}}})",
+       "delegate_map: missing"},
       {"delegate_map.json",
        R"({"forward": {"0": {"name": "DemoBackend", "delegate_map": {"0": [1]}}}})", "key_type"},
       {"delegate_map.json",

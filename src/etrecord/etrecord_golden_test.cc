@@ -9,9 +9,8 @@
 
 #include <cstdlib>
 #include <fstream>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "src/etrecord/test_records.h"
 #include "src/etrecord/zip_archive.h"
@@ -27,8 +26,8 @@ std::string maps_document(const std::string& ids) {
   const internal::ZipEntries entries =
       value_of(internal::read_zip(value_of(demo_record(ids).to_bytes()), "golden"));
   nlohmann::ordered_json doc = nlohmann::ordered_json::object();
-  for (const char* name : {"debug_handle_map.json", "delegate_map.json",
-                           "instruction_id_to_num_outs_map.json"}) {
+  for (const char* name :
+       {"debug_handle_map.json", "delegate_map.json", "instruction_id_to_num_outs_map.json"}) {
     const auto& bytes = entries.at(name);
     doc[name] = nlohmann::ordered_json::parse(bytes.begin(), bytes.end());
   }

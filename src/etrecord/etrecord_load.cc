@@ -25,8 +25,7 @@ std::string_view text_of(const std::vector<std::uint8_t>& bytes) {
 
 class Reader {
  public:
-  Reader(const ZipEntries& entries, std::string_view source)
-      : entries_(entries), source_(source) {}
+  Reader(const ZipEntries& entries, std::string_view source) : entries_(entries), source_(source) {}
 
   StatusOr<ETRecord> read() {
     ETRecord record;
@@ -35,13 +34,14 @@ class Reader {
                               entry(internal::kFingerprintEntry));
     record.fingerprint = std::string(text_of(*fingerprint));
     GLASSBOX_RETURN_IF_ERROR(read_graphs(&record));
-    GLASSBOX_ASSIGN_OR_RETURN(record.debug_handle_map,
-                              parse(internal::kDebugHandleMapEntry,
-                                    &internal::parse_debug_handle_map_entry));
-    GLASSBOX_ASSIGN_OR_RETURN(record.delegate_map,
-                              parse(internal::kDelegateMapEntry, &internal::parse_delegate_map_entry));
-    GLASSBOX_ASSIGN_OR_RETURN(record.instruction_id_to_num_outs_map,
-                              parse(internal::kNumOutsMapEntry, &internal::parse_num_outs_map_entry));
+    GLASSBOX_ASSIGN_OR_RETURN(
+        record.debug_handle_map,
+        parse(internal::kDebugHandleMapEntry, &internal::parse_debug_handle_map_entry));
+    GLASSBOX_ASSIGN_OR_RETURN(record.delegate_map, parse(internal::kDelegateMapEntry,
+                                                         &internal::parse_delegate_map_entry));
+    GLASSBOX_ASSIGN_OR_RETURN(
+        record.instruction_id_to_num_outs_map,
+        parse(internal::kNumOutsMapEntry, &internal::parse_num_outs_map_entry));
     GLASSBOX_ASSIGN_OR_RETURN(record.reference_inputs, read_tensors(internal::kInputs));
     GLASSBOX_ASSIGN_OR_RETURN(record.reference_outputs, read_tensors(internal::kOutputs));
     GLASSBOX_ASSIGN_OR_RETURN(record.reference_op_outputs, read_op_outputs());
@@ -76,10 +76,10 @@ class Reader {
     const bool number = !text.empty() && text.size() < 10 &&
                         text.find_first_not_of("0123456789") == std::string_view::npos;
     if (number) {
-      return Status(Error::kVersionMismatch,
-                    std::string(source_) + ": ETRecord version " + std::string(text) +
-                        " is not supported (this build reads version " +
-                        std::to_string(kETRecordVersion) + ")");
+      return Status(Error::kVersionMismatch, std::string(source_) + ": ETRecord version " +
+                                                 std::string(text) +
+                                                 " is not supported (this build reads version " +
+                                                 std::to_string(kETRecordVersion) + ")");
     }
     return corrupt("entry '" + std::string(kMarkerEntry) + "' does not hold a version number");
   }
@@ -92,7 +92,8 @@ class Reader {
       if (!name.ends_with(suffix) || name.size() <= prefix.size() + suffix.size()) {
         return corrupt("unexpected entry '" + name + "'");
       }
-      const std::string method = name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
+      const std::string method =
+          name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
       StatusOr<aot::Graph> graph = aot::graph_from_json(text_of(bytes));
       if (!graph.ok()) {
         return Status(graph.error() == Error::kVersionMismatch ? Error::kVersionMismatch

@@ -1,11 +1,10 @@
 #include "glassbox/etrecord/etrecord.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
-
-#include <unistd.h>
 
 #include "glassbox/aot/graph_builder.h"
 #include "src/etrecord/test_records.h"
@@ -63,10 +62,10 @@ TEST(ETRecordTest, ArchiveHasTheDocumentedEntriesAndIsDeterministic) {
   const internal::ZipEntries entries = value_of(internal::read_zip(bytes, "test"));
   std::vector<std::string> names;
   for (const auto& [name, data] : entries) names.push_back(name);
-  EXPECT_EQ(names, (std::vector<std::string>{"debug_handle_map.json", "delegate_map.json",
-                                             "fingerprint", "glassbox_etrecord",
-                                             "instruction_id_to_num_outs_map.json",
-                                             "methods/forward/edge_graph.json"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"debug_handle_map.json", "delegate_map.json", "fingerprint",
+                                      "glassbox_etrecord", "instruction_id_to_num_outs_map.json",
+                                      "methods/forward/edge_graph.json"}));
   const auto& marker = entries.at("glassbox_etrecord");
   EXPECT_EQ(std::string(marker.begin(), marker.end()), "1");
 }

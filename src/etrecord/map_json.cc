@@ -42,8 +42,8 @@ StatusOr<std::uint64_t> key_as_int(const std::string& key, const std::string& pa
                                    std::uint64_t max) {
   const std::optional<std::uint64_t> value = aot::internal::parse_canonical_key(key, max);
   if (!value.has_value()) {
-    return corrupt(path, "key \"" + key + "\" is not an integer in [0, " +
-                             std::to_string(max) + "]");
+    return corrupt(path,
+                   "key \"" + key + "\" is not an integer in [0, " + std::to_string(max) + "]");
   }
   return *value;
 }

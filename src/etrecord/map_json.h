@@ -4,11 +4,10 @@
 // access is type-checked first. Errors are kCorruptData with a path inside
 // the document ("forward.3.delegate_map.\"x\": ...").
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "glassbox/aot/emitter.h"
 #include "glassbox/aot/internal/debug_handle_map_json.h"

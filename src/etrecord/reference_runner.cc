@@ -28,16 +28,18 @@ std::string shape_text(std::span<const std::int64_t> shape) {
 
 Status check_inputs(const aot::Graph& graph, std::span<const ReferenceTensor> inputs) {
   if (inputs.size() != graph.inputs.size()) {
-    return Status(Error::kInvalidArgument,
-                  "reference inputs: the model takes " + std::to_string(graph.inputs.size()) +
-                      " inputs, " + std::to_string(inputs.size()) + " were given");
+    return Status(Error::kInvalidArgument, "reference inputs: the model takes " +
+                                               std::to_string(graph.inputs.size()) + " inputs, " +
+                                               std::to_string(inputs.size()) + " were given");
   }
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const aot::Value* value = graph.find_value(graph.inputs[i]);
-    if (value == nullptr) return Status(Error::kInvalidArgument, "reference inputs: bad graph input");
+    if (value == nullptr)
+      return Status(Error::kInvalidArgument, "reference inputs: bad graph input");
     if (value->dtype != ScalarType::kFloat) {
       return Status(Error::kInvalidArgument, "reference input " + std::to_string(i) + " ('" +
-                                                 value->name + "'): only float32 inputs are supported");
+                                                 value->name +
+                                                 "'): only float32 inputs are supported");
     }
     if (inputs[i].sizes != value->shape) {
       return Status(Error::kInvalidArgument,
@@ -46,8 +48,8 @@ Status check_inputs(const aot::Graph& graph, std::span<const ReferenceTensor> in
                         shape_text(value->shape));
     }
     if (static_cast<std::int64_t>(inputs[i].data.size()) != value->numel()) {
-      return Status(Error::kInvalidArgument, "reference input " + std::to_string(i) +
-                                                 ": data does not match its shape");
+      return Status(Error::kInvalidArgument,
+                    "reference input " + std::to_string(i) + ": data does not match its shape");
     }
   }
   for (const aot::Value& value : graph.values) {
@@ -115,8 +117,8 @@ StatusOr<ReferenceRun> run_reference(const aot::Graph& edge_graph,
   runtime::Diagnostics diag;
   Result<runtime::Program> loaded = runtime::Program::load(program.buffer(), &diag);
   if (!loaded.ok()) {
-    return Status(Error::kInternal, std::string("reference run: cannot load the portable program: ") +
-                                        diag.message);
+    return Status(Error::kInternal,
+                  std::string("reference run: cannot load the portable program: ") + diag.message);
   }
   std::vector<std::uint8_t> storage(sink_bytes(edge_graph));
   Result<etdump::BufferDataSink> sink = etdump::BufferDataSink::create(storage, kSinkAlignment);
@@ -130,8 +132,8 @@ StatusOr<ReferenceRun> run_reference(const aot::Graph& edge_graph,
   Result<runtime::Method> method =
       runtime::Method::load(*loaded, "forward", &memory, &temp, &gen, &diag);
   if (!method.ok()) {
-    return Status(Error::kInternal, std::string("reference run: cannot load the method: ") +
-                                        diag.message);
+    return Status(Error::kInternal,
+                  std::string("reference run: cannot load the method: ") + diag.message);
   }
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     if (method->set_input(i, inputs[i].data.data(), inputs[i].data.size() * sizeof(float)) !=
@@ -147,7 +149,8 @@ StatusOr<ReferenceRun> run_reference(const aot::Graph& edge_graph,
   }
   Result<Span<const std::uint8_t>> bytes = gen.get_etdump_data();
   if (!bytes.ok()) return Status(bytes.error_info());
-  GLASSBOX_ASSIGN_OR_RETURN(etdump::ETDumpFile dump, etdump::parse_etdump(*bytes, "<reference run>"));
+  GLASSBOX_ASSIGN_OR_RETURN(etdump::ETDumpFile dump,
+                            etdump::parse_etdump(*bytes, "<reference run>"));
 
   ReferenceRun run;
   std::map<DebugHandle, InstructionId> last_writer;
@@ -191,9 +194,11 @@ StatusOr<std::vector<ReferenceTensor>> seeded_reference_inputs(const aot::Graph&
   for (aot::ValueId id : graph.inputs) {
     const aot::Value* value = graph.find_value(id);
     if (value == nullptr || value->dtype != ScalarType::kFloat) {
-      return Status(Error::kInvalidArgument, "seeded reference inputs: only float32 inputs are supported");
+      return Status(Error::kInvalidArgument,
+                    "seeded reference inputs: only float32 inputs are supported");
     }
-    ReferenceTensor tensor{value->shape, std::vector<float>(static_cast<std::size_t>(value->numel()))};
+    ReferenceTensor tensor{value->shape,
+                           std::vector<float>(static_cast<std::size_t>(value->numel()))};
     for (float& v : tensor.data) v = uniform(rng);
     inputs.push_back(std::move(tensor));
   }

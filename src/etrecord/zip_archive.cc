@@ -80,7 +80,8 @@ StatusOr<std::vector<std::uint8_t>> write_zip(const ZipEntries& entries) {
   return bytes;
 }
 
-StatusOr<ZipEntries> read_zip(std::span<const std::uint8_t> archive_bytes, std::string_view source) {
+StatusOr<ZipEntries> read_zip(std::span<const std::uint8_t> archive_bytes,
+                              std::string_view source) {
   auto corrupt = [&](const std::string& problem) {
     return Status(Error::kCorruptData, std::string(source) + ": " + problem);
   };
@@ -105,7 +106,8 @@ StatusOr<ZipEntries> read_zip(std::span<const std::uint8_t> archive_bytes, std::
     zip_stat_t stat;
     zip_stat_init(&stat);
     if (zip_stat_index(archive.get(), i, 0, &stat) != 0 || (stat.valid & ZIP_STAT_NAME) == 0) {
-      return corrupt("entry " + std::to_string(i) + " is unreadable: " + zip_strerror(archive.get()));
+      return corrupt("entry " + std::to_string(i) +
+                     " is unreadable: " + zip_strerror(archive.get()));
     }
     const std::string name = stat.name;
     if ((stat.valid & ZIP_STAT_SIZE) == 0 || stat.size > kMaxEntryBytes) {
@@ -122,8 +124,8 @@ StatusOr<ZipEntries> read_zip(std::span<const std::uint8_t> archive_bytes, std::
       data.resize(old_size + kChunk);
       const zip_int64_t read = zip_fread(file.get(), data.data() + old_size, kChunk);
       if (read < 0) {
-        return corrupt("entry '" + name + "' is corrupt or truncated: " +
-                       zip_file_strerror(file.get()));
+        return corrupt("entry '" + name +
+                       "' is corrupt or truncated: " + zip_file_strerror(file.get()));
       }
       data.resize(old_size + static_cast<std::size_t>(read));
       if (read == 0) break;

@@ -49,8 +49,9 @@ Status ExecutorchProgramManager::save(const std::string& path) const {
 
 StatusOr<EdgeProgramManager> to_edge_transform_and_lower(
     aot::Graph graph, std::span<const aot::Partitioner> partitioners, const LowerOptions& options) {
-  GLASSBOX_ASSIGN_OR_RETURN(EdgeProgramManager manager,
-                            to_edge(std::move(graph), {.generate_etrecord = options.generate_etrecord}));
+  GLASSBOX_ASSIGN_OR_RETURN(
+      EdgeProgramManager manager,
+      to_edge(std::move(graph), {.generate_etrecord = options.generate_etrecord}));
   for (const aot::Partitioner& partitioner : partitioners) {
     GLASSBOX_ASSIGN_OR_RETURN(manager, manager.to_backend(partitioner, options.compile_specs));
   }
@@ -60,9 +61,9 @@ StatusOr<EdgeProgramManager> to_edge_transform_and_lower(
 StatusOr<ExecutorchProgramManager> export_model(aot::Graph graph, const Recipe& recipe) {
   GLASSBOX_ASSIGN_OR_RETURN(
       EdgeProgramManager manager,
-      to_edge_transform_and_lower(std::move(graph), recipe.partitioners,
-                                  {.compile_specs = recipe.compile_specs,
-                                   .generate_etrecord = recipe.generate_etrecord}));
+      to_edge_transform_and_lower(
+          std::move(graph), recipe.partitioners,
+          {.compile_specs = recipe.compile_specs, .generate_etrecord = recipe.generate_etrecord}));
   return manager.to_executorch();
 }
 

@@ -110,8 +110,7 @@ TEST_P(DemoPipelineTest, FiveSourceOpsWithFusionAndDecomposition) {
 
 INSTANTIATE_TEST_SUITE_P(Ids, DemoPipelineTest,
                          ::testing::Values(Case{"generated", "realtime"}, Case{"int", "realtime"},
-                                           Case{"string", "realtime"},
-                                           Case{"string", "posttime"}),
+                                           Case{"string", "realtime"}, Case{"string", "posttime"}),
                          [](const ::testing::TestParamInfo<Case>& param_info) {
                            return param_info.param.ids + "_" + param_info.param.profiling;
                          });

@@ -35,8 +35,8 @@ std::string group_args(const EventGroup& g) {
   for (DebugHandle h : g.debug_handles) {
     handles += (handles.empty() ? "" : ",") + std::to_string(h.value);
   }
-  std::string args = "{\"role\":" + json_string(to_string(g.role)) +
-                     ",\"block\":" + json_string(g.block);
+  std::string args =
+      "{\"role\":" + json_string(to_string(g.role)) + ",\"block\":" + json_string(g.block);
   if (g.instruction.is_set()) args += ",\"instruction\":" + std::to_string(g.instruction.value);
   if (g.identifier.has_value()) {
     args += ",\"delegate_debug_identifier\":";
@@ -94,13 +94,16 @@ std::string to_chrome_trace(const Inspector& inspector) {
   });
 
   const std::string unit = inspector.time().unit;
-  std::string out = "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"glassbox inspect\","
-                    "\"time_unit\":" + json_string(unit) + ",\"time_source\":" +
-                    json_string(to_string(inspector.time().source)) + "},\"traceEvents\":[\n";
-  out += "{\"ph\":\"M\",\"pid\":1,\"tid\":0,\"name\":\"process_name\",\"args\":{\"name\":\"glassbox\"}}";
+  std::string out =
+      "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"glassbox inspect\","
+      "\"time_unit\":" +
+      json_string(unit) + ",\"time_source\":" + json_string(to_string(inspector.time().source)) +
+      "},\"traceEvents\":[\n";
+  out +=
+      "{\"ph\":\"M\",\"pid\":1,\"tid\":0,\"name\":\"process_name\",\"args\":{\"name\":\"glassbox\"}"
+      "}";
   for (const auto& [track, tid] : tids) {
-    std::string label = "run " + std::to_string(track.run) + " " +
-                        inspector.runs()[track.run].name;
+    std::string label = "run " + std::to_string(track.run) + " " + inspector.runs()[track.run].name;
     if (track.thread != 0) label += ", thread " + std::to_string(track.thread);
     out += ",\n{\"ph\":\"M\",\"pid\":1,\"tid\":" + std::to_string(tid) +
            ",\"name\":\"thread_name\",\"args\":{\"name\":" + json_string(label) + "}}";

@@ -3,7 +3,6 @@
 // keys are the stable interface described in docs/inspector.md.
 
 #include <cmath>
-
 #include <nlohmann/json.hpp>
 
 #include "glassbox/inspector/views.h"

@@ -15,7 +15,9 @@ std::string time_note(const Inspector& inspector, const TimeScale& scale) {
   std::string source;
   switch (inspector.time().source) {
     case TimeUnitSource::kDump: source = "tick ratio from the dump"; break;
-    case TimeUnitSource::kAssumedNanoseconds: source = "ASSUMED nanoseconds: the dump has no tick ratio"; break;
+    case TimeUnitSource::kAssumedNanoseconds:
+      source = "ASSUMED nanoseconds: the dump has no tick ratio";
+      break;
     case TimeUnitSource::kOverride: source = "unit given by --time-unit"; break;
   }
   return "times in " + scale.unit + " (" + source + ")";
@@ -44,7 +46,8 @@ std::string diagnostics_text(const Inspector& inspector) {
 
 std::string table_text(const Inspector& inspector, const std::string& title, const Sheet& sheet,
                        const TimeScale& scale, const std::string& footnote) {
-  std::string out = title + ": " + runs_note(inspector) + "; " + time_note(inspector, scale) + "\n\n";
+  std::string out =
+      title + ": " + runs_note(inspector) + "; " + time_note(inspector, scale) + "\n\n";
   out += aligned(sheet, kMaxCellWidth);
   if (sheet.rows.empty()) out += "(no rows)\n";
   if (!footnote.empty()) out += "\n" + footnote + "\n";
@@ -75,8 +78,8 @@ std::string render_table(const Inspector& inspector, View view) {
       footnote = "gaps are computed run by run: time inside the whole that no event accounts for.";
       break;
   }
-  return table_text(inspector, "glassbox inspect, " + std::string(to_string(view)) + " view",
-                    sheet, scale, footnote);
+  return table_text(inspector, "glassbox inspect, " + std::string(to_string(view)) + " view", sheet,
+                    scale, footnote);
 }
 
 }  // namespace glassbox::inspector

@@ -16,8 +16,8 @@ namespace {
 
 // Framework events: ExecuTorch logs them at instruction 0, so the name, not
 // the instruction id, tells them apart there.
-constexpr std::array<std::string_view, 3> kFrameworkNames = {
-    "Method::init", "Program::load_method", "Method::execute"};
+constexpr std::array<std::string_view, 3> kFrameworkNames = {"Method::init", "Program::load_method",
+                                                             "Method::execute"};
 
 enum class IdKind : std::uint8_t { kNone, kInt, kString };
 
@@ -37,7 +37,9 @@ struct KeyHash {
   std::size_t operator()(const Key& k) const {
     const std::hash<std::string_view> h;
     std::size_t seed = h(k.name);
-    auto mix = [&seed](std::size_t v) { seed ^= v + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2); };
+    auto mix = [&seed](std::size_t v) {
+      seed ^= v + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2);
+    };
     mix(h(k.block));
     mix(std::hash<std::int64_t>()(k.instruction));
     mix(static_cast<std::size_t>(k.id_kind));
@@ -109,7 +111,8 @@ void InspectorBuilder::group(const etdump::ETDumpFile& dump, std::uint32_t skip_
       const etdump::ProfileEvent* e = event.profile();
       if (e == nullptr) continue;  // Values and allocations carry no time.
       const Key key = key_of(run.name, *e);
-      auto [it, inserted] = index.try_emplace(key, static_cast<std::uint32_t>(inspector.groups_.size()));
+      auto [it, inserted] =
+          index.try_emplace(key, static_cast<std::uint32_t>(inspector.groups_.size()));
       if (inserted) inspector.groups_.push_back(make_group(key));
       EventGroup& group = inspector.groups_[it->second];
 

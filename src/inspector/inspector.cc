@@ -1,9 +1,10 @@
 // Inspector::create: time unit, fingerprint and counter checks, then the
 // grouping (group.cc) and the join with the ETRecord (resolve.cc).
 
+#include "glassbox/inspector/inspector.h"
+
 #include <string>
 
-#include "glassbox/inspector/inspector.h"
 #include "src/inspector/builder.h"
 #include "src/inspector/record_index.h"
 

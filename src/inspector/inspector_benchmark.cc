@@ -8,8 +8,8 @@
 
 #include <benchmark/benchmark.h>
 
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <vector>
 
 #include "glassbox/etdump/etdump_gen.h"
@@ -39,7 +39,8 @@ std::vector<std::uint8_t> make_dump() {
       (void)gen.log_profiling_delegate(nullptr, DelegateDebugIntId(e % kIdentifiers), t, t + 100);
       t += 105;
     }
-    runtime::EventTracerEntry call = gen.start_profiling("DELEGATE_CALL", ChainId(0), InstructionId(0));
+    runtime::EventTracerEntry call =
+        gen.start_profiling("DELEGATE_CALL", ChainId(0), InstructionId(0));
     (void)call;
     (void)gen.end_profiling(call);
     t += 1000;
@@ -96,8 +97,8 @@ void BM_InspectMillionEvents(benchmark::State& state) {
   }
   state.counters["events"] = static_cast<double>(events);
   state.counters["dump_MB"] = static_cast<double>(bytes.size()) / 1e6;
-  state.counters["events_per_s"] =
-      benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["events_per_s"] = benchmark::Counter(
+      static_cast<double>(events), benchmark::Counter::kIsIterationInvariantRate);
 }
 BENCHMARK(BM_InspectMillionEvents)->Unit(benchmark::kMillisecond)->UseRealTime();
 

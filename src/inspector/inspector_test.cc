@@ -27,10 +27,10 @@ const EventGroup* find_group(const Inspector& insp, const std::string& name) {
 }
 
 bool has_diagnostic(const Inspector& insp, Severity severity, const std::string& fragment) {
-  return std::any_of(insp.diagnostics().begin(), insp.diagnostics().end(),
-                     [&](const Diagnostic& d) {
-                       return d.severity == severity && d.message.find(fragment) != std::string::npos;
-                     });
+  return std::any_of(
+      insp.diagnostics().begin(), insp.diagnostics().end(), [&](const Diagnostic& d) {
+        return d.severity == severity && d.message.find(fragment) != std::string::npos;
+      });
 }
 
 TEST(InspectorTest, GroupsEventsAcrossRuns) {
@@ -110,7 +110,8 @@ TEST(InspectorTest, NeverMatchesBySubstring) {
     EXPECT_FALSE(g.resolved) << g.name;
     EXPECT_TRUE(g.debug_handles.empty()) << g.name;
   }
-  EXPECT_TRUE(has_diagnostic(insp, Severity::kWarning, "missing from its debug handle map: 1000, 10, \"100\""));
+  EXPECT_TRUE(has_diagnostic(insp, Severity::kWarning,
+                             "missing from its debug handle map: 1000, 10, \"100\""));
   EXPECT_TRUE(has_diagnostic(insp, Severity::kWarning, "0 of 5 identifiers logged"));
 }
 
@@ -121,7 +122,8 @@ TEST(InspectorTest, ReportsIdentifiersNeverLogged) {
   auto& events = dump.runs[1].events;
   events.erase(events.begin() + 4);
   const Inspector insp = value_of(Inspector::create(dump, &record));
-  EXPECT_TRUE(has_diagnostic(insp, Severity::kWarning, "4 of 5 identifiers logged; never logged: \"tan.div\""));
+  EXPECT_TRUE(has_diagnostic(insp, Severity::kWarning,
+                             "4 of 5 identifiers logged; never logged: \"tan.div\""));
   EXPECT_EQ(insp.logged_identifiers(), 4u);
 }
 
@@ -199,7 +201,8 @@ TEST(InspectorTest, DelegateEventsAtANonDelegateInstructionAreReported) {
   b.run("Execute").int_event(100, 3, 0, 10);
   const Inspector insp = value_of(Inspector::create(b.build(), &record));
   EXPECT_FALSE(insp.groups()[0].resolved);
-  EXPECT_TRUE(has_diagnostic(insp, Severity::kWarning, "instruction 3, which the ETRecord does not list"));
+  EXPECT_TRUE(
+      has_diagnostic(insp, Severity::kWarning, "instruction 3, which the ETRecord does not list"));
 }
 
 }  // namespace

@@ -20,8 +20,8 @@ std::string_view to_string(TimeUnit unit) {
 }
 
 StatusOr<TimeUnit> parse_time_unit(std::string_view text) {
-  for (TimeUnit unit : {TimeUnit::kNanoseconds, TimeUnit::kMicroseconds,
-                        TimeUnit::kMilliseconds, TimeUnit::kTicks}) {
+  for (TimeUnit unit : {TimeUnit::kNanoseconds, TimeUnit::kMicroseconds, TimeUnit::kMilliseconds,
+                        TimeUnit::kTicks}) {
     if (text == to_string(unit)) return unit;
   }
   return Status(Error::kInvalidArgument,
@@ -107,8 +107,8 @@ StatusOr<Format> parse_format(std::string_view text) {
   for (Format f : {Format::kTable, Format::kCsv, Format::kTsv, Format::kJson, Format::kChrome}) {
     if (text == to_string(f)) return f;
   }
-  return Status(Error::kInvalidArgument,
-                "format must be table, csv, tsv, json or chrome, got \"" + std::string(text) + "\"");
+  return Status(Error::kInvalidArgument, "format must be table, csv, tsv, json or chrome, got \"" +
+                                             std::string(text) + "\"");
 }
 
 }  // namespace glassbox::inspector

@@ -2,6 +2,8 @@
 // each resolved to source ops and compared with the reference output of
 // the last of them (numeric.h explains the rules).
 
+#include "glassbox/inspector/numeric.h"
+
 #include <algorithm>
 #include <map>
 #include <string>
@@ -9,7 +11,6 @@
 #include <unordered_map>
 
 #include "glassbox/etdump/etdump_reader.h"
-#include "glassbox/inspector/numeric.h"
 #include "src/inspector/builder.h"
 #include "src/inspector/record_index.h"
 
@@ -162,8 +163,7 @@ const etrecord::ReferenceTensor* no_reference(NumericRow* row, std::string note)
 // to compare with, or null (with the row's status saying why).
 const etrecord::ReferenceTensor* find_reference(const etrecord::ETRecord& record,
                                                 const RecordIndex& index,
-                                                const UnitCollector& collector,
-                                                NumericRow* row) {
+                                                const UnitCollector& collector, NumericRow* row) {
   if (row->kind == NumericRowKind::kProgramOutput) {
     row->reference_output = row->output_index;
     if (row->status != NumericStatus::kCompared) return nullptr;
@@ -262,8 +262,9 @@ void summarize(NumericReport* report) {
                  "--reference-seed S)?"});
   }
   if (unmapped > 0) {
-    d.push_back({Severity::kWarning, std::to_string(unmapped) +
-                                         " logged values map to no source op and were not compared"});
+    d.push_back(
+        {Severity::kWarning,
+         std::to_string(unmapped) + " logged values map to no source op and were not compared"});
   }
   if (no_data > 0) {
     d.push_back({Severity::kWarning,
@@ -320,9 +321,10 @@ StatusOr<NumericReport> compare_numerics(const etdump::ETDumpFile& dump,
     if (executions++ == options.execution) run = &r;
   }
   if (run == nullptr) {
-    return Status(Error::kInvalidArgument,
-                  "execution " + std::to_string(options.execution) + " does not exist: the ETDump has " +
-                      std::to_string(executions) + " executions (\"Execute\" runs)");
+    return Status(Error::kInvalidArgument, "execution " + std::to_string(options.execution) +
+                                               " does not exist: the ETDump has " +
+                                               std::to_string(executions) +
+                                               " executions (\"Execute\" runs)");
   }
   const std::vector<Logged> values = logged_values(*run);
   if (values.empty()) {
@@ -334,7 +336,8 @@ StatusOr<NumericReport> compare_numerics(const etdump::ETDumpFile& dump,
   UnitCollector collector(index);
   for (const Logged& value : values) collector.add(value);
   for (Unit& unit : collector.units()) {
-    const etrecord::ReferenceTensor* reference = find_reference(record, index, collector, &unit.row);
+    const etrecord::ReferenceTensor* reference =
+        find_reference(record, index, collector, &unit.row);
     if (reference != nullptr) compare(*reference, debug_data, options, report, &unit);
     report.rows.push_back(std::move(unit.row));
   }

@@ -3,7 +3,6 @@
 
 #include <cmath>
 #include <cstdio>
-
 #include <nlohmann/json.hpp>
 
 #include "glassbox/inspector/numeric.h"
@@ -94,8 +93,8 @@ Sheet make_numeric_sheet(const NumericReport& report, bool machine) {
   if (machine) column("reference_shape", false);
   for (Comparator c : report.comparators) column(std::string(to_string(c)), true);
   if (machine) {
-    for (const char* name : {"runtime_nan", "runtime_inf", "reference_nan", "reference_inf",
-                             "nonfinite_mismatches"}) {
+    for (const char* name :
+         {"runtime_nan", "runtime_inf", "reference_nan", "reference_inf", "nonfinite_mismatches"}) {
       column(name, true);
     }
   } else {
@@ -138,9 +137,9 @@ Sheet make_numeric_sheet(const NumericReport& report, bool machine) {
       cells.push_back(cell);
     }
     if (machine) {
-      for (std::uint64_t n : {row.runtime_nonfinite.nan, row.runtime_nonfinite.inf,
-                              row.reference_nonfinite.nan, row.reference_nonfinite.inf,
-                              row.nonfinite_mismatches}) {
+      for (std::uint64_t n :
+           {row.runtime_nonfinite.nan, row.runtime_nonfinite.inf, row.reference_nonfinite.nan,
+            row.reference_nonfinite.inf, row.nonfinite_mismatches}) {
         cells.push_back(std::to_string(n));
       }
     } else {
@@ -163,9 +162,10 @@ std::string table(const NumericReport& report) {
                     number(report.threshold, 6) + "\n\n";
   out += aligned(make_numeric_sheet(report, false), kMaxCellWidth);
   if (report.rows.empty()) out += "(no rows)\n";
-  out += "\n>> = first operator (in execution order) whose output exceeds the threshold; x = "
-         "exceeds.\nEach row is compared with the reference output of its LAST source op; a "
-         "decomposition\n(several identifiers) is compared at its last output.\n";
+  out +=
+      "\n>> = first operator (in execution order) whose output exceeds the threshold; x = "
+      "exceeds.\nEach row is compared with the reference output of its LAST source op; a "
+      "decomposition\n(several identifiers) is compared at its last output.\n";
   if (report.first_failure) {
     const NumericRow& row = report.rows[*report.first_failure];
     out += "\nfirst failure: " + std::string(to_string(row.kind)) + " output at instruction " +
@@ -202,8 +202,7 @@ std::string json(const NumericReport& report) {
   doc["threshold"] = {{"metric", to_string(report.threshold_metric)},
                       {"value", number_json(report.threshold)},
                       {"fails_when", fails_when(report.threshold_metric)}};
-  doc["first_failure"] =
-      report.first_failure ? Json(*report.first_failure) : Json(nullptr);
+  doc["first_failure"] = report.first_failure ? Json(*report.first_failure) : Json(nullptr);
   Json rows = Json::array();
   for (const NumericRow& row : report.rows) {
     Json r;
@@ -229,7 +228,8 @@ std::string json(const NumericReport& report) {
     r["status"] = to_string(row.status);
     r["note"] = row.note.empty() ? Json(nullptr) : Json(row.note);
     Json metrics = Json::object();
-    for (const MetricValue& m : row.metrics) metrics[std::string(to_string(m.comparator))] = number_json(m.value);
+    for (const MetricValue& m : row.metrics)
+      metrics[std::string(to_string(m.comparator))] = number_json(m.value);
     r["metrics"] = metrics;
     r["runtime_nonfinite"] = nonfinite_json(row.runtime_nonfinite);
     r["reference_nonfinite"] = nonfinite_json(row.reference_nonfinite);

@@ -50,8 +50,8 @@ StatusOr<std::vector<Comparator>> parse_comparators(std::string_view text) {
   std::size_t start = 0;
   while (true) {
     const std::size_t comma = text.find(',', start);
-    const std::string_view item =
-        text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+    const std::string_view item = text.substr(
+        start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
     if (item.empty()) {
       return Status(Error::kInvalidArgument,
                     "empty entry in the comparator list \"" + std::string(text) + "\"");
@@ -84,11 +84,9 @@ bool exceeds_threshold(Comparator metric, double value, double threshold) {
   switch (metric) {
     case Comparator::kMaxAbs:
     case Comparator::kL1:
-    case Comparator::kMse:
-      return value > threshold;
+    case Comparator::kMse: return value > threshold;
     case Comparator::kSnr:
-    case Comparator::kCosine:
-      return value < threshold;
+    case Comparator::kCosine: return value < threshold;
   }
   return true;
 }

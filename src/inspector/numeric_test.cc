@@ -65,7 +65,8 @@ TEST(NumericMetricsTest, AgreeingNonFiniteValuesAreCountedNotFailed) {
   EXPECT_EQ(c.reference_nonfinite, (NonFinite{1, 1}));
   EXPECT_EQ(c.max_abs, 0);
   // NaN against a number is a mismatch; so are opposite infinities.
-  EXPECT_EQ(compare_values(std::vector<double>{kNaN}, std::vector<float>{0}).nonfinite_mismatches, 1u);
+  EXPECT_EQ(compare_values(std::vector<double>{kNaN}, std::vector<float>{0}).nonfinite_mismatches,
+            1u);
   EXPECT_EQ(compare_values(std::vector<double>{kInf},
                            std::vector<float>{-std::numeric_limits<float>::infinity()})
                 .nonfinite_mismatches,
@@ -111,10 +112,10 @@ class SyntheticRun {
                                         {InstructionId(1), {DebugHandle(2), DebugHandle(3)}}};
     aot::DelegateMapEntry entry;
     entry.backend = "Demo";
-    entry.delegate_map = aot::DebugHandleMap{
-        {aot::DelegateDebugIdentifier(std::int64_t{0}), {DebugHandle(2)}},
-        {aot::DelegateDebugIdentifier(std::int64_t{1}), {DebugHandle(3)}},
-        {aot::DelegateDebugIdentifier(std::int64_t{2}), {DebugHandle(3)}}};
+    entry.delegate_map =
+        aot::DebugHandleMap{{aot::DelegateDebugIdentifier(std::int64_t{0}), {DebugHandle(2)}},
+                            {aot::DelegateDebugIdentifier(std::int64_t{1}), {DebugHandle(3)}},
+                            {aot::DelegateDebugIdentifier(std::int64_t{2}), {DebugHandle(3)}}};
     record.delegate_map[forward] = {{InstructionId(1), entry}};
     record.reference_inputs = {{{2}, {0, 0}}};
     record.reference_op_outputs = {{DebugHandle(1), {{{2}, {-1, 2}}}},

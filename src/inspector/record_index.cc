@@ -13,21 +13,21 @@ const typename Map::mapped_type* find_method(const Map& map, const std::string& 
 
 }  // namespace
 
-RecordIndex::RecordIndex(const etrecord::ETRecord& record,
-                         std::vector<Diagnostic>* diagnostics) {
+RecordIndex::RecordIndex(const etrecord::ETRecord& record, std::vector<Diagnostic>* diagnostics) {
   const auto& graphs = record.edge_graphs;
   if (graphs.empty()) return;
   auto it = graphs.find(aot::kForwardMethod);
   if (it == graphs.end()) {
     it = graphs.begin();
     if (graphs.size() > 1) {
-      diagnostics->push_back({Severity::kWarning, "the ETRecord has no method \"forward\"; using \"" +
-                                                      it->first + "\" of " +
-                                                      std::to_string(graphs.size())});
+      diagnostics->push_back(
+          {Severity::kWarning, "the ETRecord has no method \"forward\"; using \"" + it->first +
+                                   "\" of " + std::to_string(graphs.size())});
     }
   } else if (graphs.size() > 1) {
-    diagnostics->push_back({Severity::kInfo, "the ETRecord has " + std::to_string(graphs.size()) +
-                                                 " methods; the ETDump is joined with \"forward\""});
+    diagnostics->push_back(
+        {Severity::kInfo, "the ETRecord has " + std::to_string(graphs.size()) +
+                              " methods; the ETDump is joined with \"forward\""});
   }
   method_ = it->first;
   const std::vector<aot::Node>& nodes = it->second.nodes;
@@ -52,8 +52,7 @@ const aot::DelegateMapEntry* RecordIndex::delegate_entry(InstructionId instructi
   return it == delegate_map_->end() ? nullptr : &it->second;
 }
 
-const std::vector<DebugHandle>* RecordIndex::instruction_handles(
-    InstructionId instruction) const {
+const std::vector<DebugHandle>* RecordIndex::instruction_handles(InstructionId instruction) const {
   if (handle_map_ == nullptr) return nullptr;
   auto it = handle_map_->find(instruction);
   return it == handle_map_->end() ? nullptr : &it->second;

@@ -64,7 +64,8 @@ void InspectorBuilder::resolve(const etrecord::ETRecord& record, Inspector& insp
       group.debug_handles = *match.handles;
     } else {
       const aot::DelegateMapEntry* entry = index.delegate_entry(group.instruction);
-      if (group.role == EventRole::kDelegateCall && entry != nullptr) group.backend = entry->backend;
+      if (group.role == EventRole::kDelegateCall && entry != nullptr)
+        group.backend = entry->backend;
       if (const auto* handles = index.instruction_handles(group.instruction)) {
         group.debug_handles = *handles;
       }
@@ -79,16 +80,17 @@ void InspectorBuilder::resolve(const etrecord::ETRecord& record, Inspector& insp
   }
 
   for (const auto& [instr, ids] : not_a_delegate) {
-    diagnostics.push_back({Severity::kWarning,
-                           "delegate events logged at instruction " + std::to_string(instr) +
-                               ", which the ETRecord does not list as a delegate call: " +
-                               list_text(ids) + " (shown unmapped)"});
+    diagnostics.push_back(
+        {Severity::kWarning, "delegate events logged at instruction " + std::to_string(instr) +
+                                 ", which the ETRecord does not list as a delegate call: " +
+                                 list_text(ids) + " (shown unmapped)"});
   }
   for (const auto& [instr, ids] : no_map) {
-    diagnostics.push_back({Severity::kWarning,
-                           "the delegate at instruction " + std::to_string(instr) +
-                               " returned no debug handle map, so its events cannot be mapped "
-                               "to source operators: " + list_text(ids)});
+    diagnostics.push_back(
+        {Severity::kWarning, "the delegate at instruction " + std::to_string(instr) +
+                                 " returned no debug handle map, so its events cannot be mapped "
+                                 "to source operators: " +
+                                 list_text(ids)});
   }
   for (const auto& [instr, ids] : unmapped) {
     diagnostics.push_back({Severity::kWarning,

@@ -60,7 +60,7 @@ void set_columns(Sheet& sheet, std::vector<std::pair<std::string, bool>> columns
 }
 
 // The stats columns, machine form.
-const std::vector<std::string> kStatColumns = {"count", "mean", "p10", "p50", "p90",
+const std::vector<std::string> kStatColumns = {"count", "mean", "p10",    "p50",  "p90",
                                                "min",   "max",  "stddev", "total"};
 
 void add_stat_columns(Sheet& sheet, const TimeScale& scale) {
@@ -103,11 +103,19 @@ Sheet events_sheet(const Inspector& inspector, SheetMode mode, TimeScale* scale)
   Sheet sheet;
   if (mode == SheetMode::kMachine) {
     *scale = machine_scale(inspector);
-    set_columns(sheet, {{"block", false}, {"name", false}, {"role", false},
-                        {"instruction", true}, {"delegate_debug_identifier", false},
-                        {"delegated", false}, {"backend", false}, {"resolved", false},
-                        {"debug_handles", false}, {"op_names", false}, {"op_types", false},
-                        {"module_hierarchy", false}, {"occurrences", true}});
+    set_columns(sheet, {{"block", false},
+                        {"name", false},
+                        {"role", false},
+                        {"instruction", true},
+                        {"delegate_debug_identifier", false},
+                        {"delegated", false},
+                        {"backend", false},
+                        {"resolved", false},
+                        {"debug_handles", false},
+                        {"op_names", false},
+                        {"op_types", false},
+                        {"module_hierarchy", false},
+                        {"occurrences", true}});
     add_stat_columns(sheet, *scale);
     for (const EventGroup* g : rows) {
       std::vector<std::string> names, types, modules;
@@ -116,12 +124,19 @@ Sheet events_sheet(const Inspector& inspector, SheetMode mode, TimeScale* scale)
         types.push_back(op.type);
         modules.push_back(op.module_path());
       }
-      std::vector<std::string> cells = {
-          g->block, g->name, std::string(to_string(g->role)),
-          std::to_string(g->instruction.value), identifier_text(g->identifier),
-          yes_no(g->delegated), g->backend, yes_no(g->resolved),
-          handles_text(g->debug_handles, ";"), join(names, ";"), join(types, ";"),
-          join(modules, ";"), std::to_string(g->occurrences)};
+      std::vector<std::string> cells = {g->block,
+                                        g->name,
+                                        std::string(to_string(g->role)),
+                                        std::to_string(g->instruction.value),
+                                        identifier_text(g->identifier),
+                                        yes_no(g->delegated),
+                                        g->backend,
+                                        yes_no(g->resolved),
+                                        handles_text(g->debug_handles, ";"),
+                                        join(names, ";"),
+                                        join(types, ";"),
+                                        join(modules, ";"),
+                                        std::to_string(g->occurrences)};
       add_stats(cells, g->stats, *scale);
       sheet.rows.push_back(std::move(cells));
     }
@@ -158,21 +173,37 @@ Sheet ops_sheet(const Inspector& inspector, SheetMode mode, TimeScale* scale) {
   Sheet sheet;
   if (mode == SheetMode::kMachine) {
     *scale = machine_scale(inspector);
-    set_columns(sheet, {{"label", false}, {"op_names", false}, {"op_types", false},
-                        {"debug_handles", false}, {"module_hierarchy", false},
-                        {"source_locations", false}, {"delegated", false}, {"backend", false},
-                        {"delegate_debug_identifiers", false}, {"instructions", false},
-                        {"shared", false}, {"mapped", false}, {"occurrences", true}});
+    set_columns(sheet, {{"label", false},
+                        {"op_names", false},
+                        {"op_types", false},
+                        {"debug_handles", false},
+                        {"module_hierarchy", false},
+                        {"source_locations", false},
+                        {"delegated", false},
+                        {"backend", false},
+                        {"delegate_debug_identifiers", false},
+                        {"instructions", false},
+                        {"shared", false},
+                        {"mapped", false},
+                        {"occurrences", true}});
     add_stat_columns(sheet, *scale);
     set_columns(sheet, {{"percent", true}});
     for (const OpRow& r : rows) {
       std::vector<std::string> instructions;
       for (std::int32_t i : r.instructions) instructions.push_back(std::to_string(i));
-      std::vector<std::string> cells = {
-          r.label, join(r.op_names, ";"), join(r.op_types, ";"), handles_text(r.debug_handles, ";"),
-          join(r.module_hierarchy, ";"), join(r.source_locations, ";"), yes_no(r.delegated),
-          r.backend, join(id_texts(r.delegate_debug_identifiers), ";"), join(instructions, ";"),
-          yes_no(r.shared), yes_no(r.mapped), std::to_string(r.occurrences)};
+      std::vector<std::string> cells = {r.label,
+                                        join(r.op_names, ";"),
+                                        join(r.op_types, ";"),
+                                        handles_text(r.debug_handles, ";"),
+                                        join(r.module_hierarchy, ";"),
+                                        join(r.source_locations, ";"),
+                                        yes_no(r.delegated),
+                                        r.backend,
+                                        join(id_texts(r.delegate_debug_identifiers), ";"),
+                                        join(instructions, ";"),
+                                        yes_no(r.shared),
+                                        yes_no(r.mapped),
+                                        std::to_string(r.occurrences)};
       add_stats(cells, r.stats, *scale);
       cells.push_back(percent(r));
       sheet.rows.push_back(std::move(cells));
@@ -186,10 +217,10 @@ Sheet ops_sheet(const Inspector& inspector, SheetMode mode, TimeScale* scale) {
   set_columns(sheet, {{"%", true}});
   for (const OpRow& r : rows) {
     std::vector<std::string> cells = {
-        r.label + (r.mapped ? "" : " (unmapped)"),
-        compact_paths(unique(r.module_hierarchy)),
+        r.label + (r.mapped ? "" : " (unmapped)"), compact_paths(unique(r.module_hierarchy)),
         r.backend.empty() ? "-" : r.backend,
-        r.delegate_debug_identifiers.empty() ? "-" : join(id_texts(r.delegate_debug_identifiers), ",")};
+        r.delegate_debug_identifiers.empty() ? "-"
+                                             : join(id_texts(r.delegate_debug_identifiers), ",")};
     add_human_stats(cells, r.stats, *scale);
     cells.push_back(percent(r));
     sheet.rows.push_back(std::move(cells));
@@ -206,9 +237,14 @@ Sheet modules_sheet(const Inspector& inspector, SheetMode mode, TimeScale* scale
   Sheet sheet;
   if (mode == SheetMode::kMachine) {
     *scale = machine_scale(inspector);
-    set_columns(sheet, {{"module", false}, {"type", false}, {"depth", true},
-                        {"total_mean_" + scale->unit, true}, {"shared_mean_" + scale->unit, true},
-                        {"ops", true}, {"rows", true}, {"percent", true}});
+    set_columns(sheet, {{"module", false},
+                        {"type", false},
+                        {"depth", true},
+                        {"total_mean_" + scale->unit, true},
+                        {"shared_mean_" + scale->unit, true},
+                        {"ops", true},
+                        {"rows", true},
+                        {"percent", true}});
     for (const ModuleRow& r : rows) {
       sheet.rows.push_back({r.path, r.type, std::to_string(r.depth), scale->format(r.total_mean),
                             scale->format(r.shared_mean), std::to_string(r.ops),
@@ -217,8 +253,11 @@ Sheet modules_sheet(const Inspector& inspector, SheetMode mode, TimeScale* scale
     return sheet;
   }
   *scale = human_scale(inspector, root);
-  set_columns(sheet, {{"module", false}, {"type", false}, {"ops", true},
-                      {unit_header("total", *scale), true}, {unit_header("shared", *scale), true},
+  set_columns(sheet, {{"module", false},
+                      {"type", false},
+                      {"ops", true},
+                      {unit_header("total", *scale), true},
+                      {unit_header("shared", *scale), true},
                       {"%", true}});
   // Rows come in tree order; the indentation says whose child a row is, so
   // each shows only its path below its parent ("self_attention" under
@@ -245,8 +284,8 @@ Sheet reconcile_sheet(const Inspector& inspector, SheetMode mode, TimeScale* sca
   Sheet sheet;
   if (mode == SheetMode::kMachine) {
     *scale = machine_scale(inspector);
-    set_columns(sheet, {{"kind", false}, {"label", false}, {"instruction", true},
-                        {"backend", false}});
+    set_columns(sheet,
+                {{"kind", false}, {"label", false}, {"instruction", true}, {"backend", false}});
     add_stat_columns(sheet, *scale);
     set_columns(sheet, {{"percent", true}});
     for (const ReconcileRow& r : rows) {
@@ -294,9 +333,14 @@ Sheet make_comparison_sheet(const Inspector& baseline, const Inspector& current,
   if (mode == SheetMode::kMachine) {
     *scale = machine_scale(current);
     const std::string u = "_" + scale->unit;
-    set_columns(sheet, {{"label", false}, {"debug_handles", false}, {"in_baseline", false},
-                        {"in_current", false}, {"baseline_mean" + u, true},
-                        {"current_mean" + u, true}, {"delta" + u, true}, {"delta_percent", true}});
+    set_columns(sheet, {{"label", false},
+                        {"debug_handles", false},
+                        {"in_baseline", false},
+                        {"in_current", false},
+                        {"baseline_mean" + u, true},
+                        {"current_mean" + u, true},
+                        {"delta" + u, true},
+                        {"delta_percent", true}});
     for (const DeltaRow& r : rows) {
       sheet.rows.push_back({r.label, handles_text(r.debug_handles, ";"), yes_no(r.in_baseline),
                             yes_no(r.in_current), scale->format(r.baseline_mean),
@@ -308,8 +352,10 @@ Sheet make_comparison_sheet(const Inspector& baseline, const Inspector& current,
   double largest = 0;
   for (const DeltaRow& r : rows) largest = std::max({largest, r.baseline_mean, r.current_mean});
   *scale = human_scale(current, largest);
-  set_columns(sheet, {{"op", false}, {unit_header("baseline", *scale), true},
-                      {unit_header("current", *scale), true}, {unit_header("delta", *scale), true},
+  set_columns(sheet, {{"op", false},
+                      {unit_header("baseline", *scale), true},
+                      {unit_header("current", *scale), true},
+                      {unit_header("delta", *scale), true},
                       {"delta %", true}});
   for (const DeltaRow& r : rows) {
     sheet.rows.push_back({r.label, r.in_baseline ? scale->format(r.baseline_mean) : "-",

@@ -40,8 +40,7 @@ etrecord::ETRecord demo_record(Ids ids) {
   graph.nodes = {node("conv2d", "conv2d", 1, in("conv1", "Conv2d"), 41),
                  node("relu", "relu", 2, in("relu1", "ReLU"), 55),
                  node("conv2d_1", "conv2d", 3, in("conv2", "Conv2d"), 41),
-                 node("relu_1", "relu", 4, in("relu2", "ReLU"), 60),
-                 node("tan", "tan", 5, {}, 63)};
+                 node("relu_1", "relu", 4, in("relu2", "ReLU"), 60), node("tan", "tan", 5, {}, 63)};
   record.edge_graphs["forward"] = graph;
   const InstructionId delegate(0);
   record.debug_handle_map["forward"][delegate] = {DebugHandle(1), DebugHandle(2), DebugHandle(3),

@@ -33,8 +33,8 @@ class DumpBuilder {
                   std::int32_t thread = 0);
   DumpBuilder& int_event(std::int32_t id, std::int32_t instruction, Ticks start, Ticks end,
                          std::int32_t thread = 0);
-  DumpBuilder& str_event(const std::string& id, std::int32_t instruction, Ticks start,
-                         Ticks end, std::int32_t thread = 0);
+  DumpBuilder& str_event(const std::string& id, std::int32_t instruction, Ticks start, Ticks end,
+                         std::int32_t thread = 0);
   /// ExecuTorch-written files have none of the extensions.
   DumpBuilder& no_extensions();
   etdump::ETDumpFile& file() { return file_; }

@@ -41,8 +41,9 @@ std::string delimited(const Sheet& sheet, char separator) {
   auto cell = [separator](const std::string& text) {
     if (separator == '\t') {
       std::string clean = text;
-      std::replace_if(clean.begin(), clean.end(),
-                      [](char c) { return c == '\t' || c == '\n' || c == '\r'; }, ' ');
+      std::replace_if(
+          clean.begin(), clean.end(), [](char c) { return c == '\t' || c == '\n' || c == '\r'; },
+          ' ');
       return clean;
     }
     if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
@@ -73,7 +74,8 @@ std::string aligned(const Sheet& sheet, std::size_t max_width) {
   std::vector<std::size_t> width(sheet.columns.size(), 0);
   for (std::size_t c = 0; c < width.size(); ++c) width[c] = cut(sheet.columns[c]).size();
   for (const auto& row : sheet.rows) {
-    for (std::size_t c = 0; c < width.size(); ++c) width[c] = std::max(width[c], cut(row[c]).size());
+    for (std::size_t c = 0; c < width.size(); ++c)
+      width[c] = std::max(width[c], cut(row[c]).size());
   }
   std::string out;
   auto line = [&](const std::vector<std::string>& cells) {

@@ -46,8 +46,8 @@ enum class SheetMode : std::uint8_t {
 /// The sheet of `view`; `scale` receives the scale used.
 Sheet make_sheet(const Inspector& inspector, View view, SheetMode mode, TimeScale* scale);
 /// The sheet of a comparison.
-Sheet make_comparison_sheet(const Inspector& baseline, const Inspector& current,
-                            SheetMode mode, TimeScale* scale);
+Sheet make_comparison_sheet(const Inspector& baseline, const Inspector& current, SheetMode mode,
+                            TimeScale* scale);
 
 /// RFC 4180 (csv) or tab-separated (tsv) text of `sheet`.
 std::string delimited(const Sheet& sheet, char separator);

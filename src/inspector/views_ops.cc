@@ -135,7 +135,8 @@ std::vector<OpRow> ops_view(const Inspector& inspector) {
   for (std::size_t u = 0; u < units.size(); ++u) members[components.find(u)].push_back(units[u]);
 
   std::vector<OpRow> rows;
-  for (const auto& [root, group_indices] : members) rows.push_back(build_row(groups, group_indices));
+  for (const auto& [root, group_indices] : members)
+    rows.push_back(build_row(groups, group_indices));
   std::stable_sort(rows.begin(), rows.end(),
                    [](const OpRow& a, const OpRow& b) { return a.stats.mean > b.stats.mean; });
   return rows;

@@ -19,8 +19,8 @@ void add_samples(PerRun& to, const std::vector<std::uint32_t>& runs,
 
 ReconcileRow make_row(ReconcileKind kind, std::string label, InstructionId instruction,
                       std::string backend, std::vector<double> samples) {
-  ReconcileRow row{kind, std::move(label), instruction, std::move(backend), std::move(samples),
-                   {}, 0};
+  ReconcileRow row{kind, std::move(label), instruction, std::move(backend), std::move(samples), {},
+                   0};
   row.stats = PerfStats::of(row.samples);
   return row;
 }
@@ -81,14 +81,15 @@ std::vector<ReconcileRow> reconcile_view(const Inspector& inspector) {
 
   if (!execute.empty()) {
     PerRun operators;
-    for (const OpRow& row : ops_view(inspector)) add_samples(operators, row.sample_runs, row.samples);
+    for (const OpRow& row : ops_view(inspector))
+      add_samples(operators, row.sample_runs, row.samples);
     std::vector<double> whole, parts, gaps;
     compare(execute, operators, &whole, &parts, &gaps);
     const std::size_t first = rows.size();
     rows.push_back(make_row(ReconcileKind::kExecute, std::string(kMethodExecute),
                             kUnsetInstructionId, "", std::move(whole)));
-    rows.push_back(make_row(ReconcileKind::kOperatorRows, "operator rows",
-                            kUnsetInstructionId, "", std::move(parts)));
+    rows.push_back(make_row(ReconcileKind::kOperatorRows, "operator rows", kUnsetInstructionId, "",
+                            std::move(parts)));
     rows.push_back(make_row(ReconcileKind::kFrameworkGap, "unattributed (runtime)",
                             kUnsetInstructionId, "", std::move(gaps)));
     set_percent(rows, first);

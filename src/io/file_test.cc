@@ -1,11 +1,11 @@
 #include "glassbox/io/file.h"
 
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
 #include <cstdio>
 #include <string>
 #include <vector>
-
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
 
 #include "src/testing/status_matchers.h"
 

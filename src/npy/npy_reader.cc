@@ -37,8 +37,7 @@ struct HeaderValue {
 
 class HeaderParser {
  public:
-  HeaderParser(std::string_view text, const std::string& source)
-      : text_(text), source_(source) {}
+  HeaderParser(std::string_view text, const std::string& source) : text_(text), source_(source) {}
 
   StatusOr<std::map<std::string, HeaderValue>> parse_dict() {
     std::map<std::string, HeaderValue> dict;
@@ -183,8 +182,7 @@ std::int64_t Array::numel() const {
 }
 
 StatusOr<Array> parse(std::span<const std::uint8_t> bytes, const std::string& source) {
-  if (bytes.size() < kPreambleSize ||
-      std::memcmp(bytes.data(), kMagic.data(), kMagicSize) != 0) {
+  if (bytes.size() < kPreambleSize || std::memcmp(bytes.data(), kMagic.data(), kMagicSize) != 0) {
     return corrupt(source, "missing the \\x93NUMPY magic");
   }
   const std::uint8_t major = bytes[kMagicSize];
@@ -196,14 +194,15 @@ StatusOr<Array> parse(std::span<const std::uint8_t> bytes, const std::string& so
   }
   const std::size_t length_size = major == 1 ? 2 : 4;
   if (bytes.size() < kPreambleSize + length_size) return corrupt(source, "truncated header length");
-  const std::size_t header_size =
-      major == 1 ? load<std::uint16_t>(bytes.data() + kPreambleSize)
-                 : load<std::uint32_t>(bytes.data() + kPreambleSize);
+  const std::size_t header_size = major == 1 ? load<std::uint16_t>(bytes.data() + kPreambleSize)
+                                             : load<std::uint32_t>(bytes.data() + kPreambleSize);
   const std::size_t header_start = kPreambleSize + length_size;
-  if (header_size > kMaxHeaderSize) return corrupt(source, "header length " + std::to_string(header_size) + " is implausible");
+  if (header_size > kMaxHeaderSize)
+    return corrupt(source, "header length " + std::to_string(header_size) + " is implausible");
   if (bytes.size() - header_start < header_size) {
-    return corrupt(source, "truncated header (" + std::to_string(header_size) + " bytes declared, " +
-                               std::to_string(bytes.size() - header_start) + " present)");
+    return corrupt(source, "truncated header (" + std::to_string(header_size) +
+                               " bytes declared, " + std::to_string(bytes.size() - header_start) +
+                               " present)");
   }
   const std::string_view header(reinterpret_cast<const char*>(bytes.data() + header_start),
                                 header_size);
@@ -213,16 +212,18 @@ StatusOr<Array> parse(std::span<const std::uint8_t> bytes, const std::string& so
   auto fortran = dict.find("fortran_order");
   auto shape = dict.find("shape");
   if (dict.size() != 3 || descr == dict.end() || fortran == dict.end() || shape == dict.end()) {
-    return corrupt(source, "the header dict must have exactly the keys 'descr', "
-                           "'fortran_order' and 'shape'");
+    return corrupt(source,
+                   "the header dict must have exactly the keys 'descr', "
+                   "'fortran_order' and 'shape'");
   }
   if (!descr->second.text) return corrupt(source, "'descr' is not a string");
   if (!fortran->second.flag) return corrupt(source, "'fortran_order' is not True or False");
   if (!shape->second.tuple) return corrupt(source, "'shape' is not a tuple");
   if (*fortran->second.flag) {
     return Status(Error::kNotSupported,
-                  source + ": fortran_order arrays are not supported; save a C-order array "
-                           "(numpy.ascontiguousarray) instead");
+                  source +
+                      ": fortran_order arrays are not supported; save a C-order array "
+                      "(numpy.ascontiguousarray) instead");
   }
   GLASSBOX_ASSIGN_OR_RETURN(DtypeInfo dtype, parse_descr(*descr->second.text, source));
 
@@ -237,8 +238,8 @@ StatusOr<Array> parse(std::span<const std::uint8_t> bytes, const std::string& so
   }
   std::size_t expected = 0;
   if (__builtin_mul_overflow(numel, dtype.size, &expected) || expected != payload) {
-    return corrupt(source, "payload is " + std::to_string(payload) + " bytes, but shape and dtype '" +
-                               *descr->second.text + "' need " +
+    return corrupt(source, "payload is " + std::to_string(payload) +
+                               " bytes, but shape and dtype '" + *descr->second.text + "' need " +
                                (expected / dtype.size == numel ? std::to_string(expected)
                                                                : std::string("more")));
   }

@@ -65,8 +65,9 @@ TEST(NpyTest, RoundTripsScalarsAndVectors) {
 
 TEST(NpyTest, ReadsWhatNumpyWrites) {
   // Header bytes of np.save(np.arange(6, dtype=np.float64).reshape(2, 3)).
-  const Bytes f8 = make_file("{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }          ",
-                             bytes_of<double>({0, 1, 2, 3, 4, 5}));
+  const Bytes f8 =
+      make_file("{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }          ",
+                bytes_of<double>({0, 1, 2, 3, 4, 5}));
   StatusOr<Array> a = parse(f8);
   ASSERT_THAT(a, IsOk());
   EXPECT_EQ(a->shape, (std::vector<std::int64_t>{2, 3}));
@@ -110,8 +111,10 @@ TEST(NpyTest, RejectsBadFilesClearly) {
        "exactly the keys"},
       {"bad shape", make_file("{'descr': '<f4', 'fortran_order': False, 'shape': (-1,), }", one),
        Error::kCorruptData, "non-negative integer"},
-      {"overflow", make_file("{'descr': '<f4', 'fortran_order': False, 'shape': "
-                             "(4294967296, 4294967296, 4294967296), }", one),
+      {"overflow",
+       make_file("{'descr': '<f4', 'fortran_order': False, 'shape': "
+                 "(4294967296, 4294967296, 4294967296), }",
+                 one),
        Error::kCorruptData, "overflows"},
       {"garbage", make_file("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), } x", one),
        Error::kCorruptData, "trailing"},

@@ -16,9 +16,8 @@ StatusOr<std::vector<std::uint8_t>> serialize(const Array& array) {
     numel *= d;
   }
   if (static_cast<std::int64_t>(array.data.size()) != numel) {
-    return Status(Error::kInvalidArgument,
-                  "npy: " + std::to_string(array.data.size()) + " elements for a shape of " +
-                      std::to_string(numel));
+    return Status(Error::kInvalidArgument, "npy: " + std::to_string(array.data.size()) +
+                                               " elements for a shape of " + std::to_string(numel));
   }
   std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (";
   for (std::size_t i = 0; i < array.shape.size(); ++i) {
@@ -59,7 +58,8 @@ StatusOr<std::vector<std::uint8_t>> serialize(const Array& array) {
 Status write_file(const std::string& path, const Array& array) {
   GLASSBOX_ASSIGN_OR_RETURN(std::vector<std::uint8_t> bytes, serialize(array));
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  out.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
   out.close();
   if (!out) return Status(Error::kAccessFailed, "cannot write " + path);
   return Status();

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <climits>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -43,9 +43,9 @@ std::string shape_text(const std::vector<std::int64_t>& shape) {
 Status check_expected(const RunOptions& options, RunSummary* summary) {
   GLASSBOX_ASSIGN_OR_RETURN(npy::Array expected, npy::read_file(options.expect_path));
   if (expected.shape != summary->output_shapes.at(0)) {
-    return Status(Error::kMismatch,
-                  options.expect_path + ": shape " + shape_text(expected.shape) +
-                      " differs from output 0's " + shape_text(summary->output_shapes[0]));
+    return Status(Error::kMismatch, options.expect_path + ": shape " + shape_text(expected.shape) +
+                                        " differs from output 0's " +
+                                        shape_text(summary->output_shapes[0]));
   }
   double worst = 0;
   const std::vector<float>& actual = summary->outputs[0];
@@ -76,7 +76,9 @@ std::vector<std::uint8_t> input_bytes(const runtime::Tensor& t, const std::vecto
         std::memcpy(&bytes[k * 8], &v, 8);
         break;
       }
-      case ScalarType::kBool: bytes[k] = (ints.size() == n ? ints[k] != 0 : data[k] != 0) ? 1 : 0; break;
+      case ScalarType::kBool:
+        bytes[k] = (ints.size() == n ? ints[k] != 0 : data[k] != 0) ? 1 : 0;
+        break;
       default: std::memcpy(&bytes[k * 4], &data[k], 4); break;
     }
   }
@@ -92,28 +94,25 @@ Status fill_inputs(const RunOptions& options, runtime::Method& method) {
     std::vector<std::int64_t> ints;
     if (i == 0 && options.input_path.ends_with(".npy")) {
       GLASSBOX_ASSIGN_OR_RETURN(npy::Array array, npy::read_file(options.input_path));
-      if (!std::equal(array.shape.begin(), array.shape.end(), t.sizes.begin(),
-                      t.sizes.end())) {
-        return Status(Error::kInvalidArgument,
-                      options.input_path + ": shape " + shape_text(array.shape) +
-                          " does not match input 0's " +
-                          shape_text({t.sizes.begin(), t.sizes.end()}));
+      if (!std::equal(array.shape.begin(), array.shape.end(), t.sizes.begin(), t.sizes.end())) {
+        return Status(Error::kInvalidArgument, options.input_path + ": shape " +
+                                                   shape_text(array.shape) +
+                                                   " does not match input 0's " +
+                                                   shape_text({t.sizes.begin(), t.sizes.end()}));
       }
       data = std::move(array.data);
       ints = std::move(array.int_data);
     } else if (i == 0 && !options.input_path.empty()) {
       if (t.dtype != ScalarType::kFloat) {
-        return Status(Error::kInvalidArgument,
-                      options.input_path + ": input 0 is " + std::string(to_string(t.dtype)) +
-                          "; give it as .npy");
+        return Status(Error::kInvalidArgument, options.input_path + ": input 0 is " +
+                                                   std::string(to_string(t.dtype)) +
+                                                   "; give it as .npy");
       }
-      GLASSBOX_ASSIGN_OR_RETURN(std::vector<std::uint8_t> bytes,
-                                io::read_file(options.input_path));
+      GLASSBOX_ASSIGN_OR_RETURN(std::vector<std::uint8_t> bytes, io::read_file(options.input_path));
       if (bytes.size() != t.nbytes) {
         return Status(Error::kInvalidArgument,
                       options.input_path + ": " + std::to_string(bytes.size()) +
-                          " bytes, but input 0 takes " +
-                          std::to_string(t.nbytes) + " (float32)");
+                          " bytes, but input 0 takes " + std::to_string(t.nbytes) + " (float32)");
       }
       std::memcpy(data.data(), bytes.data(), bytes.size());
     } else if (t.dtype == ScalarType::kFloat) {
@@ -143,22 +142,18 @@ Status register_runtime_backends() {
 
 StatusOr<RunSummary> run_program(const RunOptions& options) {
   GLASSBOX_RETURN_IF_ERROR(register_runtime_backends());
-  if (options.delegate_profiling == "realtime" ||
-      options.delegate_profiling == "posttime") {
-    const backends::demo::ProfilingMode mode =
-        options.delegate_profiling == "realtime"
-            ? backends::demo::ProfilingMode::kRealTime
-            : backends::demo::ProfilingMode::kPostTime;
+  if (options.delegate_profiling == "realtime" || options.delegate_profiling == "posttime") {
+    const backends::demo::ProfilingMode mode = options.delegate_profiling == "realtime"
+                                                   ? backends::demo::ProfilingMode::kRealTime
+                                                   : backends::demo::ProfilingMode::kPostTime;
     backends::demo::demo_backend_runtime().set_profiling_mode_override(&mode);
   } else {
     backends::demo::demo_backend_runtime().set_profiling_mode_override(nullptr);
   }
-  GLASSBOX_RETURN_IF_ERROR(
-      configure_xnnpack_runtime(options.delegate_profiling, options.threads));
+  GLASSBOX_RETURN_IF_ERROR(configure_xnnpack_runtime(options.delegate_profiling, options.threads));
 
   // std::vector's storage is malloc-aligned, as the verifier requires.
-  GLASSBOX_ASSIGN_OR_RETURN(std::vector<std::uint8_t> bytes,
-                            io::read_file(options.program_path));
+  GLASSBOX_ASSIGN_OR_RETURN(std::vector<std::uint8_t> bytes, io::read_file(options.program_path));
   runtime::Diagnostics diagnostics;
   Result<runtime::Program> program = runtime::Program::load(bytes, &diagnostics);
   if (!program.ok()) {
@@ -177,11 +172,12 @@ StatusOr<RunSummary> run_program(const RunOptions& options) {
     char* end_a = nullptr;
     char* end_b = nullptr;
     const std::string a = options.capture_id_range.substr(0, colon);
-    const std::string b = colon == std::string::npos ? "" : options.capture_id_range.substr(colon + 1);
+    const std::string b =
+        colon == std::string::npos ? "" : options.capture_id_range.substr(colon + 1);
     const long begin = std::strtol(a.c_str(), &end_a, 10);
     const long end = std::strtol(b.c_str(), &end_b, 10);
-    if (colon == std::string::npos || a.empty() || b.empty() || *end_a != '\0' ||
-        *end_b != '\0' || begin < 0 || end > INT32_MAX ||
+    if (colon == std::string::npos || a.empty() || b.empty() || *end_a != '\0' || *end_b != '\0' ||
+        begin < 0 || end > INT32_MAX ||
         filter.set_int_range(DelegateDebugIntId(static_cast<std::int32_t>(begin)),
                              DelegateDebugIntId(static_cast<std::int32_t>(end))) != Error::kOk) {
       return Status(Error::kInvalidArgument,
@@ -208,8 +204,8 @@ StatusOr<RunSummary> run_program(const RunOptions& options) {
   }
 
   runtime::MemoryAllocator method_memory, temp_memory;
-  Result<runtime::Method> method = runtime::Method::load(
-      *program, "forward", &method_memory, &temp_memory, &gen, &diagnostics);
+  Result<runtime::Method> method =
+      runtime::Method::load(*program, "forward", &method_memory, &temp_memory, &gen, &diagnostics);
   if (!method.ok()) {
     return Status(method.error(), options.program_path + ": " + diagnostics.message);
   }
@@ -245,8 +241,7 @@ StatusOr<RunSummary> run_program(const RunOptions& options) {
   RunSummary summary;
   summary.events = gen.num_events();
   summary.dropped = gen.dropped_events();
-  summary.mean_execute_ms =
-      options.iterations > 0 ? 1e3 * traced_seconds / options.iterations : 0;
+  summary.mean_execute_ms = options.iterations > 0 ? 1e3 * traced_seconds / options.iterations : 0;
   summary.fingerprint = program->fingerprint();
   for (std::size_t o = 0; o < method->num_outputs(); ++o) {
     // Outputs of every dtype as float values (ids and masks are exact up

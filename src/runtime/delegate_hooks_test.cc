@@ -19,22 +19,18 @@ constexpr std::size_t when_on(std::size_t n) { return kTracingEnabled ? n : 0; }
 
 TEST(DelegateHooksTest, NullTracerIsANoOp) {
   EventTracer* none = nullptr;
-  EventTracerEntry e =
-      event_tracer_start_profiling_delegate(none, nullptr, DelegateDebugIntId(1));
+  EventTracerEntry e = event_tracer_start_profiling_delegate(none, nullptr, DelegateDebugIntId(1));
   EXPECT_EQ(event_tracer_end_profiling_delegate(none, e), Error::kOk);
-  EXPECT_EQ(event_tracer_log_profiling_delegate(none, "x",
-                                                kUnsetDelegateDebugIntId, 0, 1),
+  EXPECT_EQ(event_tracer_log_profiling_delegate(none, "x", kUnsetDelegateDebugIntId, 0, 1),
             Error::kOk);
-  Result<bool> logged = event_tracer_log_output_delegate(
-      none, nullptr, DelegateDebugIntId(1), 3);
+  Result<bool> logged = event_tracer_log_output_delegate(none, nullptr, DelegateDebugIntId(1), 3);
   ASSERT_THAT(logged, IsOk());
   EXPECT_FALSE(*logged);
 }
 
 TEST(DelegateHooksTest, RealTimeIntIdForwardsWithMetadata) {
   RecordingTracer t;
-  EventTracerEntry e =
-      event_tracer_start_profiling_delegate(&t, nullptr, DelegateDebugIntId(3));
+  EventTracerEntry e = event_tracer_start_profiling_delegate(&t, nullptr, DelegateDebugIntId(3));
   EXPECT_EQ(event_tracer_end_profiling_delegate(&t, e, "conv_relu"), Error::kOk);
   ASSERT_EQ(t.calls.size(), when_on(2));
   if constexpr (kTracingEnabled) {
@@ -48,9 +44,9 @@ TEST(DelegateHooksTest, RealTimeIntIdForwardsWithMetadata) {
 TEST(DelegateHooksTest, PostTimeStringIdForwardsTimestamps) {
   RecordingTracer t;
   constexpr Ticks kStart = 100, kEnd = 250;
-  EXPECT_EQ(event_tracer_log_profiling_delegate(
-                &t, "tan.sin", kUnsetDelegateDebugIntId, kStart, kEnd),
-            Error::kOk);
+  EXPECT_EQ(
+      event_tracer_log_profiling_delegate(&t, "tan.sin", kUnsetDelegateDebugIntId, kStart, kEnd),
+      Error::kOk);
   ASSERT_EQ(t.calls.size(), when_on(1));
   if constexpr (kTracingEnabled) {
     EXPECT_EQ(t.calls[0].name, "tan.sin");
@@ -65,12 +61,10 @@ TEST(DelegateHooksTest, IntegerSpellingsOfTheIdMapOntoStrongIds) {
   using internal::to_delegate_int_id;
   EXPECT_EQ(to_delegate_int_id(5), DelegateDebugIntId(5));
   EXPECT_EQ(to_delegate_int_id(-1), kUnsetDelegateDebugIntId);
-  EXPECT_EQ(to_delegate_int_id(static_cast<std::uint32_t>(-1)),
-            kUnsetDelegateDebugIntId);
+  EXPECT_EQ(to_delegate_int_id(static_cast<std::uint32_t>(-1)), kUnsetDelegateDebugIntId);
   EXPECT_EQ(to_delegate_int_id(-7), kInvalidDelegateDebugIntId);
   EXPECT_EQ(to_delegate_int_id(std::int64_t{1} << 40), kInvalidDelegateDebugIntId);
-  EXPECT_EQ(to_delegate_int_id(std::uint32_t{0x80000000u}),
-            kInvalidDelegateDebugIntId);
+  EXPECT_EQ(to_delegate_int_id(std::uint32_t{0x80000000u}), kInvalidDelegateDebugIntId);
   // The DebugHandle-typed form of ExecuTorch's signatures: with a name, 0 means "no int id".
   EXPECT_EQ(to_delegate_int_id("fused", DebugHandle(0)), kUnsetDelegateDebugIntId);
   EXPECT_EQ(to_delegate_int_id(nullptr, DebugHandle(0)), DelegateDebugIntId(0));
@@ -81,8 +75,7 @@ TEST(DelegateHooksTest, MacroSpellingsCompileAndForward) {
   EventTracer* event_tracer = &t;
   EventEntry a = EVENT_TRACER_BEGIN_DELEGATE_PROFILING_EVENT_ID(event_tracer, 4);
   EVENT_TRACER_END_DELEGATE_PROFILING_EVENT_ID(a);
-  EventEntry b =
-      EVENT_TRACER_BEGIN_DELEGATE_PROFILING_EVENT_NAME(event_tracer, "fusion");
+  EventEntry b = EVENT_TRACER_BEGIN_DELEGATE_PROFILING_EVENT_NAME(event_tracer, "fusion");
   EVENT_TRACER_END_DELEGATE_PROFILING_EVENT_NAME(b);
   EVENT_TRACER_LOG_DELEGATE_PROFILING_EVENT_ID(event_tracer, 5, 10, 20);
   EVENT_TRACER_LOG_DELEGATE_PROFILING_EVENT_NAME(event_tracer, "fusion", 30, 40);

@@ -102,8 +102,7 @@ TEST(EventTracerHooksTest, ValueLoggingFollowsDebugLevel) {
 TEST(EventTracerHooksTest, ScopesHaveTheSameLayoutInBothBuilds) {
   // No class layout depends on the tracing flag (no ODR hazard when a
   // library built with tracing links one built without).
-  static_assert(sizeof(EventTracerProfileInstructionScope) ==
-                sizeof(EventTracer*));
+  static_assert(sizeof(EventTracerProfileInstructionScope) == sizeof(EventTracer*));
   static_assert(sizeof(EventTracerProfileOpScope) ==
                 sizeof(EventTracer*) + sizeof(EventTracerEntry));
 }

@@ -10,16 +10,13 @@
 namespace glassbox::runtime {
 namespace {
 
-using AttributeVector =
-    flatbuffers::Vector<flatbuffers::Offset<gbx::Attribute>>;
+using AttributeVector = flatbuffers::Vector<flatbuffers::Offset<gbx::Attribute>>;
 
 // Instructions carry a handful of attributes, so a linear scan beats any
 // index we could build without allocating.
-const gbx::Attribute* find_attribute(const void* attributes,
-                                     std::string_view name) {
+const gbx::Attribute* find_attribute(const void* attributes, std::string_view name) {
   if (attributes == nullptr) return nullptr;
-  for (const gbx::Attribute* a :
-       *static_cast<const AttributeVector*>(attributes)) {
+  for (const gbx::Attribute* a : *static_cast<const AttributeVector*>(attributes)) {
     if (a != nullptr && a->name() != nullptr &&
         std::string_view(a->name()->c_str(), a->name()->size()) == name) {
       return a;
@@ -28,8 +25,7 @@ const gbx::Attribute* find_attribute(const void* attributes,
   return nullptr;
 }
 
-constexpr ErrorInfo kWrongKind{Error::kInvalidArgument,
-                               "attribute has another kind"};
+constexpr ErrorInfo kWrongKind{Error::kInvalidArgument, "attribute has another kind"};
 
 // Op names that also instantiate the shared prepare/run templates (a
 // template argument needs an object with a name).
@@ -71,30 +67,49 @@ constexpr char kOpInstanceNorm[] = "instance_norm";
 constexpr char kOpGroupNorm[] = "group_norm";
 
 // The broadcasting ops: name, kernel op and the dtypes they take.
-constexpr portable::BroadcastOp kAddOp{"add", kernels::ElementwiseOp::kAdd, portable::Operands::kArithmetic};
-constexpr portable::BroadcastOp kSubOp{"sub", kernels::ElementwiseOp::kSub, portable::Operands::kArithmetic};
-constexpr portable::BroadcastOp kMulOp{"mul", kernels::ElementwiseOp::kMul, portable::Operands::kArithmetic};
-constexpr portable::BroadcastOp kDivOp{"div", kernels::ElementwiseOp::kDiv, portable::Operands::kArithmetic};
-constexpr portable::BroadcastOp kMinOp{"min", kernels::ElementwiseOp::kMin, portable::Operands::kArithmetic};
-constexpr portable::BroadcastOp kMaxOp{"max", kernels::ElementwiseOp::kMax, portable::Operands::kArithmetic};
-constexpr portable::BroadcastOp kModOp{"mod", kernels::ElementwiseOp::kMod, portable::Operands::kArithmetic};
-constexpr portable::BroadcastOp kPowOp{"pow", kernels::ElementwiseOp::kPow, portable::Operands::kFloat};
-constexpr portable::BroadcastOp kPreluOp{"prelu", kernels::ElementwiseOp::kPrelu, portable::Operands::kFloat};
-constexpr portable::BroadcastOp kEqualOp{"equal", kernels::ElementwiseOp::kEqual, portable::Operands::kCompare};
-constexpr portable::BroadcastOp kLessOp{"less", kernels::ElementwiseOp::kLess, portable::Operands::kCompare};
-constexpr portable::BroadcastOp kGreaterOp{"greater", kernels::ElementwiseOp::kGreater, portable::Operands::kCompare};
-constexpr portable::BroadcastOp kLessEqualOp{"less_equal", kernels::ElementwiseOp::kLessOrEqual, portable::Operands::kCompare};
-constexpr portable::BroadcastOp kGreaterEqualOp{"greater_equal", kernels::ElementwiseOp::kGreaterOrEqual, portable::Operands::kCompare};
-constexpr portable::BroadcastOp kLogicalAndOp{"logical_and", kernels::ElementwiseOp::kAnd, portable::Operands::kLogical};
-constexpr portable::BroadcastOp kLogicalOrOp{"logical_or", kernels::ElementwiseOp::kOr, portable::Operands::kLogical};
-constexpr portable::BroadcastOp kLogicalXorOp{"logical_xor", kernels::ElementwiseOp::kXor, portable::Operands::kLogical};
+constexpr portable::BroadcastOp kAddOp{"add", kernels::ElementwiseOp::kAdd,
+                                       portable::Operands::kArithmetic};
+constexpr portable::BroadcastOp kSubOp{"sub", kernels::ElementwiseOp::kSub,
+                                       portable::Operands::kArithmetic};
+constexpr portable::BroadcastOp kMulOp{"mul", kernels::ElementwiseOp::kMul,
+                                       portable::Operands::kArithmetic};
+constexpr portable::BroadcastOp kDivOp{"div", kernels::ElementwiseOp::kDiv,
+                                       portable::Operands::kArithmetic};
+constexpr portable::BroadcastOp kMinOp{"min", kernels::ElementwiseOp::kMin,
+                                       portable::Operands::kArithmetic};
+constexpr portable::BroadcastOp kMaxOp{"max", kernels::ElementwiseOp::kMax,
+                                       portable::Operands::kArithmetic};
+constexpr portable::BroadcastOp kModOp{"mod", kernels::ElementwiseOp::kMod,
+                                       portable::Operands::kArithmetic};
+constexpr portable::BroadcastOp kPowOp{"pow", kernels::ElementwiseOp::kPow,
+                                       portable::Operands::kFloat};
+constexpr portable::BroadcastOp kPreluOp{"prelu", kernels::ElementwiseOp::kPrelu,
+                                         portable::Operands::kFloat};
+constexpr portable::BroadcastOp kEqualOp{"equal", kernels::ElementwiseOp::kEqual,
+                                         portable::Operands::kCompare};
+constexpr portable::BroadcastOp kLessOp{"less", kernels::ElementwiseOp::kLess,
+                                        portable::Operands::kCompare};
+constexpr portable::BroadcastOp kGreaterOp{"greater", kernels::ElementwiseOp::kGreater,
+                                           portable::Operands::kCompare};
+constexpr portable::BroadcastOp kLessEqualOp{"less_equal", kernels::ElementwiseOp::kLessOrEqual,
+                                             portable::Operands::kCompare};
+constexpr portable::BroadcastOp kGreaterEqualOp{
+    "greater_equal", kernels::ElementwiseOp::kGreaterOrEqual, portable::Operands::kCompare};
+constexpr portable::BroadcastOp kLogicalAndOp{"logical_and", kernels::ElementwiseOp::kAnd,
+                                              portable::Operands::kLogical};
+constexpr portable::BroadcastOp kLogicalOrOp{"logical_or", kernels::ElementwiseOp::kOr,
+                                             portable::Operands::kLogical};
+constexpr portable::BroadcastOp kLogicalXorOp{"logical_xor", kernels::ElementwiseOp::kXor,
+                                              portable::Operands::kLogical};
 
 // Sorted by op name (checked below) for the binary search in find_kernel.
 constexpr std::array kKernels = {
     Kernel{kOpAbs, portable::prepare_unary_op<kOpAbs>, portable::run_unary_op<kernels::abs>},
     Kernel{"add", portable::prepare_broadcast_op<kAddOp>, portable::run_broadcast_op<kAddOp>},
-    Kernel{kOpArgmax, portable::prepare_arg_reduce_op<kOpArgmax>, portable::run_arg_reduce_op<kOpArgmax, true>},
-    Kernel{kOpArgmin, portable::prepare_arg_reduce_op<kOpArgmin>, portable::run_arg_reduce_op<kOpArgmin, false>},
+    Kernel{kOpArgmax, portable::prepare_arg_reduce_op<kOpArgmax>,
+           portable::run_arg_reduce_op<kOpArgmax, true>},
+    Kernel{kOpArgmin, portable::prepare_arg_reduce_op<kOpArgmin>,
+           portable::run_arg_reduce_op<kOpArgmin, false>},
     Kernel{"avg_pool2d", portable::prepare_avg_pool2d, portable::run_avg_pool2d},
     Kernel{"batch_norm", portable::prepare_batch_norm, portable::run_batch_norm},
     Kernel{"cast", portable::prepare_cast, portable::run_cast},
@@ -116,23 +131,34 @@ constexpr std::array kKernels = {
     Kernel{"gather", portable::prepare_gather, portable::run_gather},
     Kernel{"gather_elements", portable::prepare_gather_elements, portable::run_gather_elements},
     Kernel{"gelu", portable::prepare_gelu, portable::run_gelu},
-    Kernel{"global_avg_pool2d", portable::prepare_global_avg_pool2d, portable::run_global_avg_pool2d},
-    Kernel{"greater", portable::prepare_broadcast_op<kGreaterOp>, portable::run_broadcast_op<kGreaterOp>},
-    Kernel{"greater_equal", portable::prepare_broadcast_op<kGreaterEqualOp>, portable::run_broadcast_op<kGreaterEqualOp>},
-    Kernel{kOpGroupNorm, portable::prepare_channel_norm_op<kOpGroupNorm>, portable::run_channel_norm_op<kOpGroupNorm>},
+    Kernel{"global_avg_pool2d", portable::prepare_global_avg_pool2d,
+           portable::run_global_avg_pool2d},
+    Kernel{"greater", portable::prepare_broadcast_op<kGreaterOp>,
+           portable::run_broadcast_op<kGreaterOp>},
+    Kernel{"greater_equal", portable::prepare_broadcast_op<kGreaterEqualOp>,
+           portable::run_broadcast_op<kGreaterEqualOp>},
+    Kernel{kOpGroupNorm, portable::prepare_channel_norm_op<kOpGroupNorm>,
+           portable::run_channel_norm_op<kOpGroupNorm>},
     Kernel{"hardsigmoid", portable::prepare_hardsigmoid, portable::run_hardsigmoid},
-    Kernel{kOpHardswish, portable::prepare_unary_op<kOpHardswish>, portable::run_unary_op<kernels::hardswish>},
-    Kernel{kOpInstanceNorm, portable::prepare_channel_norm_op<kOpInstanceNorm>, portable::run_channel_norm_op<kOpInstanceNorm>},
+    Kernel{kOpHardswish, portable::prepare_unary_op<kOpHardswish>,
+           portable::run_unary_op<kernels::hardswish>},
+    Kernel{kOpInstanceNorm, portable::prepare_channel_norm_op<kOpInstanceNorm>,
+           portable::run_channel_norm_op<kOpInstanceNorm>},
     Kernel{"layer_norm", portable::prepare_layer_norm, portable::run_layer_norm},
-    Kernel{kOpLeakyRelu, portable::prepare_activation_op<kOpLeakyRelu>, portable::run_activation_op<kOpLeakyRelu>},
+    Kernel{kOpLeakyRelu, portable::prepare_activation_op<kOpLeakyRelu>,
+           portable::run_activation_op<kOpLeakyRelu>},
     Kernel{"less", portable::prepare_broadcast_op<kLessOp>, portable::run_broadcast_op<kLessOp>},
-    Kernel{"less_equal", portable::prepare_broadcast_op<kLessEqualOp>, portable::run_broadcast_op<kLessEqualOp>},
+    Kernel{"less_equal", portable::prepare_broadcast_op<kLessEqualOp>,
+           portable::run_broadcast_op<kLessEqualOp>},
     Kernel{"linear", portable::prepare_linear, portable::run_linear},
     Kernel{kOpLog, portable::prepare_unary_op<kOpLog>, portable::run_unary_op<kernels::log>},
-    Kernel{"logical_and", portable::prepare_broadcast_op<kLogicalAndOp>, portable::run_broadcast_op<kLogicalAndOp>},
+    Kernel{"logical_and", portable::prepare_broadcast_op<kLogicalAndOp>,
+           portable::run_broadcast_op<kLogicalAndOp>},
     Kernel{"logical_not", portable::prepare_logical_not, portable::run_logical_not},
-    Kernel{"logical_or", portable::prepare_broadcast_op<kLogicalOrOp>, portable::run_broadcast_op<kLogicalOrOp>},
-    Kernel{"logical_xor", portable::prepare_broadcast_op<kLogicalXorOp>, portable::run_broadcast_op<kLogicalXorOp>},
+    Kernel{"logical_or", portable::prepare_broadcast_op<kLogicalOrOp>,
+           portable::run_broadcast_op<kLogicalOrOp>},
+    Kernel{"logical_xor", portable::prepare_broadcast_op<kLogicalXorOp>,
+           portable::run_broadcast_op<kLogicalXorOp>},
     Kernel{"matmul", portable::prepare_matmul, portable::run_matmul},
     Kernel{"max", portable::prepare_broadcast_op<kMaxOp>, portable::run_broadcast_op<kMaxOp>},
     Kernel{"max_pool2d", portable::prepare_max_pool2d, portable::run_max_pool2d},
@@ -143,29 +169,42 @@ constexpr std::array kKernels = {
     Kernel{"pad", portable::prepare_pad, portable::run_pad},
     Kernel{"pow", portable::prepare_broadcast_op<kPowOp>, portable::run_broadcast_op<kPowOp>},
     Kernel{"prelu", portable::prepare_broadcast_op<kPreluOp>, portable::run_broadcast_op<kPreluOp>},
-    Kernel{kOpReciprocal, portable::prepare_unary_op<kOpReciprocal>, portable::run_unary_op<kernels::reciprocal>},
-    Kernel{kOpReduceL1, portable::prepare_reduce_op<kOpReduceL1>, portable::run_reduce_op<kOpReduceL1, kernels::ReduceOp::kL1>},
-    Kernel{kOpReduceL2, portable::prepare_reduce_op<kOpReduceL2>, portable::run_reduce_op<kOpReduceL2, kernels::ReduceOp::kL2>},
-    Kernel{kOpReduceLogSumExp, portable::prepare_reduce_op<kOpReduceLogSumExp>, portable::run_reduce_op<kOpReduceLogSumExp, kernels::ReduceOp::kLogSumExp>},
-    Kernel{kOpReduceMax, portable::prepare_reduce_op<kOpReduceMax>, portable::run_reduce_op<kOpReduceMax, kernels::ReduceOp::kMax>},
-    Kernel{kOpReduceMean, portable::prepare_reduce_op<kOpReduceMean>, portable::run_reduce_op<kOpReduceMean, kernels::ReduceOp::kMean>},
-    Kernel{kOpReduceMin, portable::prepare_reduce_op<kOpReduceMin>, portable::run_reduce_op<kOpReduceMin, kernels::ReduceOp::kMin>},
-    Kernel{kOpReduceProd, portable::prepare_reduce_op<kOpReduceProd>, portable::run_reduce_op<kOpReduceProd, kernels::ReduceOp::kProd>},
-    Kernel{kOpReduceSum, portable::prepare_reduce_op<kOpReduceSum>, portable::run_reduce_op<kOpReduceSum, kernels::ReduceOp::kSum>},
-    Kernel{kOpReduceSumSquare, portable::prepare_reduce_op<kOpReduceSumSquare>, portable::run_reduce_op<kOpReduceSumSquare, kernels::ReduceOp::kSumSquare>},
+    Kernel{kOpReciprocal, portable::prepare_unary_op<kOpReciprocal>,
+           portable::run_unary_op<kernels::reciprocal>},
+    Kernel{kOpReduceL1, portable::prepare_reduce_op<kOpReduceL1>,
+           portable::run_reduce_op<kOpReduceL1, kernels::ReduceOp::kL1>},
+    Kernel{kOpReduceL2, portable::prepare_reduce_op<kOpReduceL2>,
+           portable::run_reduce_op<kOpReduceL2, kernels::ReduceOp::kL2>},
+    Kernel{kOpReduceLogSumExp, portable::prepare_reduce_op<kOpReduceLogSumExp>,
+           portable::run_reduce_op<kOpReduceLogSumExp, kernels::ReduceOp::kLogSumExp>},
+    Kernel{kOpReduceMax, portable::prepare_reduce_op<kOpReduceMax>,
+           portable::run_reduce_op<kOpReduceMax, kernels::ReduceOp::kMax>},
+    Kernel{kOpReduceMean, portable::prepare_reduce_op<kOpReduceMean>,
+           portable::run_reduce_op<kOpReduceMean, kernels::ReduceOp::kMean>},
+    Kernel{kOpReduceMin, portable::prepare_reduce_op<kOpReduceMin>,
+           portable::run_reduce_op<kOpReduceMin, kernels::ReduceOp::kMin>},
+    Kernel{kOpReduceProd, portable::prepare_reduce_op<kOpReduceProd>,
+           portable::run_reduce_op<kOpReduceProd, kernels::ReduceOp::kProd>},
+    Kernel{kOpReduceSum, portable::prepare_reduce_op<kOpReduceSum>,
+           portable::run_reduce_op<kOpReduceSum, kernels::ReduceOp::kSum>},
+    Kernel{kOpReduceSumSquare, portable::prepare_reduce_op<kOpReduceSumSquare>,
+           portable::run_reduce_op<kOpReduceSumSquare, kernels::ReduceOp::kSumSquare>},
     Kernel{kOpRelu, portable::prepare_unary_op<kOpRelu>, portable::run_unary_op<kernels::relu>},
     Kernel{"reshape", portable::prepare_reshape, portable::run_reshape},
     Kernel{"resize", portable::prepare_resize, portable::run_resize},
     Kernel{kOpRound, portable::prepare_unary_op<kOpRound>, portable::run_unary_op<kernels::round>},
     Kernel{"scatter_nd", portable::prepare_scatter_nd, portable::run_scatter_nd},
     Kernel{kOpSelu, portable::prepare_activation_op<kOpSelu>, portable::run_activation_op<kOpSelu>},
-    Kernel{kOpSigmoid, portable::prepare_unary_op<kOpSigmoid>, portable::run_unary_op<kernels::sigmoid>},
+    Kernel{kOpSigmoid, portable::prepare_unary_op<kOpSigmoid>,
+           portable::run_unary_op<kernels::sigmoid>},
     Kernel{kOpSign, portable::prepare_unary_op<kOpSign>, portable::run_unary_op<kernels::sign>},
     Kernel{kOpSin, portable::prepare_unary_op<kOpSin>, portable::run_unary_op<kernels::sin>},
     Kernel{"slice", portable::prepare_slice, portable::run_slice},
     Kernel{"softmax", portable::prepare_softmax, portable::run_softmax},
-    Kernel{kOpSoftplus, portable::prepare_unary_op<kOpSoftplus>, portable::run_unary_op<kernels::softplus>},
-    Kernel{kOpSoftsign, portable::prepare_unary_op<kOpSoftsign>, portable::run_unary_op<kernels::softsign>},
+    Kernel{kOpSoftplus, portable::prepare_unary_op<kOpSoftplus>,
+           portable::run_unary_op<kernels::softplus>},
+    Kernel{kOpSoftsign, portable::prepare_unary_op<kOpSoftsign>,
+           portable::run_unary_op<kernels::softsign>},
     Kernel{"space_to_depth", portable::prepare_space_to_depth, portable::run_space_to_depth},
     Kernel{kOpSqrt, portable::prepare_unary_op<kOpSqrt>, portable::run_unary_op<kernels::sqrt>},
     Kernel{"sub", portable::prepare_broadcast_op<kSubOp>, portable::run_broadcast_op<kSubOp>},
@@ -188,16 +227,14 @@ static_assert(std::is_sorted(kKernels.begin(), kKernels.end(), less_op) &&
 
 }  // namespace
 
-Result<std::int64_t> KernelAttributes::get_int(const char* name,
-                                               std::int64_t fallback) const {
+Result<std::int64_t> KernelAttributes::get_int(const char* name, std::int64_t fallback) const {
   const gbx::Attribute* a = find_attribute(attributes_, name);
   if (a == nullptr) return fallback;
   if (a->kind() != gbx::AttributeKind::Int) return kWrongKind;
   return a->int_value();
 }
 
-Result<double> KernelAttributes::get_float(const char* name,
-                                           double fallback) const {
+Result<double> KernelAttributes::get_float(const char* name, double fallback) const {
   const gbx::Attribute* a = find_attribute(attributes_, name);
   if (a == nullptr) return fallback;
   // Exporters write whole-number floats (clamp(min=0)) as ints.
@@ -208,8 +245,7 @@ Result<double> KernelAttributes::get_float(const char* name,
   return a->float_value();
 }
 
-Result<Span<const std::int64_t>> KernelAttributes::get_ints(
-    const char* name) const {
+Result<Span<const std::int64_t>> KernelAttributes::get_ints(const char* name) const {
   const gbx::Attribute* a = find_attribute(attributes_, name);
   if (a == nullptr) return Span<const std::int64_t>();
   if (a->kind() != gbx::AttributeKind::Ints) return kWrongKind;
@@ -217,8 +253,7 @@ Result<Span<const std::int64_t>> KernelAttributes::get_ints(
   return Span<const std::int64_t>(a->ints()->data(), a->ints()->size());
 }
 
-Result<const char*> KernelAttributes::get_string(const char* name,
-                                                 const char* fallback) const {
+Result<const char*> KernelAttributes::get_string(const char* name, const char* fallback) const {
   const gbx::Attribute* a = find_attribute(attributes_, name);
   if (a == nullptr) return fallback;
   if (a->kind() != gbx::AttributeKind::String) return kWrongKind;
@@ -229,10 +264,9 @@ Result<const char*> KernelAttributes::get_string(const char* name,
 const Kernel* find_kernel(const char* op) {
   if (op == nullptr) return nullptr;
   const std::string_view name(op);
-  const auto* it = std::lower_bound(kKernels.begin(), kKernels.end(), name,
-                                    [](const Kernel& k, std::string_view n) {
-                                      return std::string_view(k.op) < n;
-                                    });
+  const auto* it = std::lower_bound(
+      kKernels.begin(), kKernels.end(), name,
+      [](const Kernel& k, std::string_view n) { return std::string_view(k.op) < n; });
   return it != kKernels.end() && name == it->op ? &*it : nullptr;
 }
 

@@ -20,12 +20,10 @@ void* MemoryAllocator::allocate(std::size_t size, std::size_t alignment) {
   std::uint8_t* base = heap() ? chunk_ : buffer_.data();
   std::size_t capacity = heap() ? chunk_size_ : buffer_.size();
   std::size_t pad = base ? padding_for(base + used_, alignment) : 0;
-  if (base == nullptr || used_ + pad > capacity ||
-      size > capacity - used_ - pad) {
+  if (base == nullptr || used_ + pad > capacity || size > capacity - used_ - pad) {
     if (!heap()) return nullptr;
     // A fresh chunk, large enough for this request and its alignment.
-    const std::size_t want = size + alignment > kHeapChunk ? size + alignment
-                                                           : kHeapChunk;
+    const std::size_t want = size + alignment > kHeapChunk ? size + alignment : kHeapChunk;
     std::unique_ptr<std::uint8_t[]> chunk(new (std::nothrow) std::uint8_t[want]);
     if (chunk == nullptr) return nullptr;
     chunk_ = chunk.get();

@@ -10,8 +10,8 @@
 namespace glassbox::runtime {
 
 struct Method::Instruction {
-  const Kernel* kernel = nullptr;        // null for a delegate call
-  std::size_t delegate = 0;              // index into delegates_
+  const Kernel* kernel = nullptr;  // null for a delegate call
+  std::size_t delegate = 0;        // index into delegates_
   KernelAttributes attributes{nullptr};
   Tensor** inputs = nullptr;
   std::size_t num_inputs = 0;
@@ -37,8 +37,8 @@ ErrorInfo out_of_memory(Diagnostics* d, const char* what) {
 
 // Resolves value indices into Tensor pointers, in memory that lives as long
 // as the method.
-Tensor** resolve(const flatbuffers::Vector<std::int32_t>* indices,
-                 Tensor* values, MemoryAllocator* allocator) {
+Tensor** resolve(const flatbuffers::Vector<std::int32_t>* indices, Tensor* values,
+                 MemoryAllocator* allocator) {
   auto** out = allocator->allocate_array<Tensor*>(indices->size() + 1);
   if (out == nullptr) return nullptr;
   for (flatbuffers::uoffset_t i = 0; i < indices->size(); ++i) {
@@ -82,8 +82,7 @@ Method::~Method() {
 }
 
 Result<Method> Method::load(const Program& program, const char* name,
-                            MemoryAllocator* method_allocator,
-                            MemoryAllocator* temp_allocator,
+                            MemoryAllocator* method_allocator, MemoryAllocator* temp_allocator,
                             EventTracer* tracer, Diagnostics* diagnostics) {
   Result<std::size_t> index = program.method_index(name);
   if (!index.ok()) {
@@ -91,8 +90,7 @@ Result<Method> Method::load(const Program& program, const char* name,
     return index.error_info();
   }
   const auto* root = static_cast<const gbx::Program*>(program.root());
-  const gbx::Method* fb =
-      root->methods()->Get(static_cast<flatbuffers::uoffset_t>(*index));
+  const gbx::Method* fb = root->methods()->Get(static_cast<flatbuffers::uoffset_t>(*index));
 
   // Load-time events go to a "Default" block, as in ExecuTorch.
   event_tracer_create_event_block(tracer, "Default");
@@ -104,8 +102,8 @@ Result<Method> Method::load(const Program& program, const char* name,
   method.temp_ = temp_allocator;
 
   // Values: constants point into the program, the rest into the arena.
-  auto* arena = static_cast<std::uint8_t*>(
-      method_allocator->allocate(fb->arena_bytes(), kArenaAlignment));
+  auto* arena =
+      static_cast<std::uint8_t*>(method_allocator->allocate(fb->arena_bytes(), kArenaAlignment));
   if (arena == nullptr && fb->arena_bytes() > 0) {
     return out_of_memory(diagnostics, "the activation arena");
   }
@@ -120,8 +118,8 @@ Result<Method> Method::load(const Program& program, const char* name,
     slot.nbytes = static_cast<std::size_t>(slot.numel()) * element_size(slot.dtype);
     if (t->constant_index() >= 0) {
       // Verified by Program::load: the buffer exists and has nbytes.
-      const gbx::Buffer* buffer = root->constants()->Get(
-          static_cast<flatbuffers::uoffset_t>(t->constant_index()));
+      const gbx::Buffer* buffer =
+          root->constants()->Get(static_cast<flatbuffers::uoffset_t>(t->constant_index()));
       slot.data = const_cast<std::uint8_t*>(buffer->data()->data());
       slot.is_constant = true;
     } else {
@@ -138,16 +136,14 @@ Result<Method> Method::load(const Program& program, const char* name,
 
   // Delegates: each backend parses and validates its blob once.
   method.num_delegates_ = fb->delegates() ? fb->delegates()->size() : 0;
-  method.delegates_ =
-      method_allocator->allocate_array<Delegate>(method.num_delegates_);
+  method.delegates_ = method_allocator->allocate_array<Delegate>(method.num_delegates_);
   if (method.delegates_ == nullptr && method.num_delegates_ > 0) {
     return out_of_memory(diagnostics, "delegates");
   }
   for (std::size_t d = 0; d < method.num_delegates_; ++d) {
     const gbx::BackendDelegate* delegate =
         fb->delegates()->Get(static_cast<flatbuffers::uoffset_t>(d));
-    const std::size_t num_specs =
-        delegate->compile_specs() ? delegate->compile_specs()->size() : 0;
+    const std::size_t num_specs = delegate->compile_specs() ? delegate->compile_specs()->size() : 0;
     auto* specs = method_allocator->allocate_array<CompileSpecView>(num_specs);
     if (specs == nullptr && num_specs > 0) {
       return out_of_memory(diagnostics, "compile specs");
@@ -157,20 +153,18 @@ Result<Method> Method::load(const Program& program, const char* name,
           delegate->compile_specs()->Get(static_cast<flatbuffers::uoffset_t>(s));
       specs[s].key = spec->key() ? spec->key()->c_str() : "";
       if (spec->value() != nullptr) {
-        specs[s].value = Span<const std::uint8_t>(spec->value()->data(),
-                                                  spec->value()->size());
+        specs[s].value = Span<const std::uint8_t>(spec->value()->data(), spec->value()->size());
       }
     }
     BackendInterface* backend = find_backend(delegate->backend()->c_str());
     BackendInitContext context(method_allocator, tracer, method.name_);
     Result<DelegateHandle*> handle = backend->init(
         context,
-        Span<const std::uint8_t>(delegate->processed()->data(),
-                                 delegate->processed()->size()),
+        Span<const std::uint8_t>(delegate->processed()->data(), delegate->processed()->size()),
         Span<const CompileSpecView>(specs, num_specs));
     if (!handle.ok()) {
-      report(diagnostics, "delegate %zu (backend '%s') failed to initialise: %s",
-             d, delegate->backend()->c_str(), handle.message());
+      report(diagnostics, "delegate %zu (backend '%s') failed to initialise: %s", d,
+             delegate->backend()->c_str(), handle.message());
       return handle.error_info();
     }
     method.delegates_[d] = Delegate{backend, *handle};
@@ -178,8 +172,7 @@ Result<Method> Method::load(const Program& program, const char* name,
 
   // Instructions: kernels are prepared (validated) now, never at run time.
   method.num_instructions_ = fb->instructions()->size();
-  method.instructions_ =
-      method_allocator->allocate_array<Instruction>(method.num_instructions_);
+  method.instructions_ = method_allocator->allocate_array<Instruction>(method.num_instructions_);
   if (method.instructions_ == nullptr && method.num_instructions_ > 0) {
     return out_of_memory(diagnostics, "instructions");
   }
@@ -217,8 +210,7 @@ Result<Method> Method::load(const Program& program, const char* name,
     }
     if (instr.kernel != nullptr) {
       KernelArgs args{Span<Tensor* const>(instr.inputs, instr.num_inputs),
-                      Span<Tensor* const>(instr.outputs, instr.num_outputs),
-                      &instr.attributes};
+                      Span<Tensor* const>(instr.outputs, instr.num_outputs), &instr.attributes};
       Diagnostics kernel_diag;
       Result<std::size_t> scratch = instr.kernel->prepare(args, &kernel_diag);
       if (!scratch.ok()) {
@@ -230,16 +222,15 @@ Result<Method> Method::load(const Program& program, const char* name,
     }
   }
   if (scratch_bytes > 0) {
-    auto* scratch = static_cast<std::uint8_t*>(
-        method_allocator->allocate(scratch_bytes, kArenaAlignment));
+    auto* scratch =
+        static_cast<std::uint8_t*>(method_allocator->allocate(scratch_bytes, kArenaAlignment));
     if (scratch == nullptr) return out_of_memory(diagnostics, "kernel scratch");
     method.scratch_ = Span<std::uint8_t>(scratch, scratch_bytes);
   }
   return method;
 }
 
-Error Method::set_input(std::size_t index, const void* data,
-                        std::size_t nbytes) {
+Error Method::set_input(std::size_t index, const void* data, std::size_t nbytes) {
   if (index >= num_inputs_ || data == nullptr) return Error::kInvalidArgument;
   Tensor& t = *inputs_[index];
   if (nbytes != t.nbytes) return Error::kInvalidArgument;
@@ -255,25 +246,22 @@ Error Method::run_instruction(std::size_t index, Diagnostics* diagnostics) {
     EventTracerProfileOpScope op(tracer_, "OPERATOR_CALL");
     {
       EventTracerProfileOpScope native(tracer_, instr.native_name);
-      error = instr.kernel->run(
-          KernelArgs{Span<Tensor* const>(instr.inputs, instr.num_inputs),
-                     outputs, &instr.attributes},
-          scratch_);
+      error = instr.kernel->run(KernelArgs{Span<Tensor* const>(instr.inputs, instr.num_inputs),
+                                           outputs, &instr.attributes},
+                                scratch_);
     }
     for (Tensor* t : outputs) event_tracer_log_value(tracer_, ValueView::of_tensor(t->view()));
   } else {
     EventTracerProfileOpScope call(tracer_, "DELEGATE_CALL");
     Delegate& delegate = delegates_[instr.delegate];
     BackendExecutionContext context(temp_, tracer_, name_);
-    error = delegate.backend->execute(
-        context, delegate.handle,
-        Span<Tensor* const>(instr.inputs, instr.num_inputs), outputs);
+    error = delegate.backend->execute(context, delegate.handle,
+                                      Span<Tensor* const>(instr.inputs, instr.num_inputs), outputs);
     for (Tensor* t : outputs) event_tracer_log_value(tracer_, ValueView::of_tensor(t->view()));
   }
   temp_->reset();
   if (error != Error::kOk) {
-    report(diagnostics, "instruction %zu failed: %s", index,
-           to_string(error).data());
+    report(diagnostics, "instruction %zu failed: %s", index, to_string(error).data());
   }
   return error;
 }
@@ -283,15 +271,14 @@ Error Method::execute(Diagnostics* diagnostics) {
   {
     EventTracerProfileMethodScope method_scope(tracer_, "Method::execute");
     for (std::size_t i = 0; i < num_instructions_; ++i) {
-      EventTracerProfileInstructionScope scope(
-          tracer_, ChainId(0), InstructionId(static_cast<std::int32_t>(i)));
+      EventTracerProfileInstructionScope scope(tracer_, ChainId(0),
+                                               InstructionId(static_cast<std::int32_t>(i)));
       const Error error = run_instruction(i, diagnostics);
       if (error != Error::kOk) return error;
     }
   }
   for (std::size_t o = 0; o < num_outputs_; ++o) {
-    event_tracer_log_value_output(tracer_,
-                                  ValueView::of_tensor(outputs_[o]->view()));
+    event_tracer_log_value_output(tracer_, ValueView::of_tensor(outputs_[o]->view()));
   }
   return Error::kOk;
 }

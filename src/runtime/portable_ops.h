@@ -26,8 +26,7 @@ using PrepareFn = Result<std::size_t>(const KernelArgs&, Diagnostics*);
 using RunFn = Error(const KernelArgs&, Span<std::uint8_t>);
 
 // portable_ops_conv_pool.cc
-PrepareFn prepare_conv2d, prepare_max_pool2d, prepare_avg_pool2d,
-    prepare_global_avg_pool2d;
+PrepareFn prepare_conv2d, prepare_max_pool2d, prepare_avg_pool2d, prepare_global_avg_pool2d;
 RunFn run_conv2d, run_max_pool2d, run_avg_pool2d, run_global_avg_pool2d;
 
 // portable_ops_gemm.cc
@@ -41,8 +40,7 @@ PrepareFn prepare_clamp, prepare_hardsigmoid;
 RunFn run_clamp, run_hardsigmoid;
 
 using UnaryKernel = Error (*)(const float*, float*, std::int64_t);
-Result<std::size_t> prepare_unary(const char* op, const KernelArgs& args,
-                                  Diagnostics* d);
+Result<std::size_t> prepare_unary(const char* op, const KernelArgs& args, Diagnostics* d);
 Error run_unary(UnaryKernel kernel, const KernelArgs& args);
 
 template <const char* kOp>
@@ -59,8 +57,7 @@ PrepareFn prepare_gelu, prepare_logical_not, prepare_where, prepare_cast;
 RunFn run_gelu, run_logical_not, run_where, run_cast;
 
 /// leaky_relu, elu and selu (alpha, and gamma for selu), by op name.
-Result<std::size_t> prepare_activation(const char* op, const KernelArgs& args,
-                                       Diagnostics* d);
+Result<std::size_t> prepare_activation(const char* op, const KernelArgs& args, Diagnostics* d);
 Error run_activation(const char* op, const KernelArgs& args);
 template <const char* kOp>
 Result<std::size_t> prepare_activation_op(const KernelArgs& args, Diagnostics* d) {
@@ -138,8 +135,8 @@ Error run_channel_norm_op(const KernelArgs& args, Span<std::uint8_t>) {
 PrepareFn prepare_pad, prepare_expand, prepare_tile, prepare_slice, prepare_gather,
     prepare_gather_elements, prepare_scatter_nd, prepare_resize, prepare_depth_to_space,
     prepare_space_to_depth, prepare_conv_transpose2d;
-RunFn run_pad, run_expand, run_tile, run_slice, run_gather, run_gather_elements,
-    run_scatter_nd, run_resize, run_depth_to_space, run_space_to_depth, run_conv_transpose2d;
+RunFn run_pad, run_expand, run_tile, run_slice, run_gather, run_gather_elements, run_scatter_nd,
+    run_resize, run_depth_to_space, run_space_to_depth, run_conv_transpose2d;
 
 // portable_ops_shape.cc
 PrepareFn prepare_flatten, prepare_reshape, prepare_concat, prepare_transpose;
@@ -161,35 +158,32 @@ ShapeText shape_text(Span<const std::int64_t> shape);
 /// Input count in [min_inputs, max_inputs], exactly one output, and every
 /// tensor float32 with sizes >= 0, data for every element and no sizes
 /// whose product overflows.
-bool check_signature(const char* op, const KernelArgs& args,
-                     std::size_t min_inputs, std::size_t max_inputs,
-                     Diagnostics* d);
+bool check_signature(const char* op, const KernelArgs& args, std::size_t min_inputs,
+                     std::size_t max_inputs, Diagnostics* d);
 
 /// check_signature for ops that move or compare tensors of other dtypes:
 /// each tensor is FLOAT, LONG, INT or BOOL with bytes for its elements.
 /// The op checks which dtype goes where (check_dtype).
-bool check_typed_signature(const char* op, const KernelArgs& args,
-                           std::size_t min_inputs, std::size_t max_inputs,
-                           Diagnostics* d);
+bool check_typed_signature(const char* op, const KernelArgs& args, std::size_t min_inputs,
+                           std::size_t max_inputs, Diagnostics* d);
 
 /// `t` (named `what`: "input 1", "output") has dtype `expected`.
-bool check_dtype(const char* op, const Tensor& t, const char* what,
-                 ScalarType expected, Diagnostics* d);
+bool check_dtype(const char* op, const Tensor& t, const char* what, ScalarType expected,
+                 Diagnostics* d);
 
 /// Every input and the output have rank <= kernels::kMaxDims.
 bool check_rank_limit(const char* op, const KernelArgs& args, Diagnostics* d);
 
 /// The output's sizes equal `expected`.
-bool check_output_shape(const char* op, const KernelArgs& args,
-                        Span<const std::int64_t> expected, Diagnostics* d);
+bool check_output_shape(const char* op, const KernelArgs& args, Span<const std::int64_t> expected,
+                        Diagnostics* d);
 
 /// Input `index` has `rank` dimensions; `what` names it ("weight").
-bool check_rank(const char* op, const KernelArgs& args, std::size_t index,
-                const char* what, std::size_t rank, Diagnostics* d);
+bool check_rank(const char* op, const KernelArgs& args, std::size_t index, const char* what,
+                std::size_t rank, Diagnostics* d);
 
 /// Input `index` has exactly the sizes `expected`.
-bool check_input_shape(const char* op, const KernelArgs& args,
-                       std::size_t index, const char* what,
+bool check_input_shape(const char* op, const KernelArgs& args, std::size_t index, const char* what,
                        Span<const std::int64_t> expected, Diagnostics* d);
 
 /// Which inputs may share the output's buffer (start at the same byte);
@@ -199,27 +193,24 @@ enum class InPlace : std::uint8_t {
   kSameShape,  ///< An input of the output's exact shape (element-wise ops).
   kAlways,     ///< Any input (reshape/flatten, where it means "no copy").
 };
-bool check_no_overlap(const char* op, const KernelArgs& args, InPlace in_place,
-                      Diagnostics* d);
+bool check_no_overlap(const char* op, const KernelArgs& args, InPlace in_place, Diagnostics* d);
 
 /// The four attribute readers below report a wrong kind or range.
-bool read_int(const char* op, const KernelArgs& args, const char* name,
-              std::int64_t fallback, std::int64_t* value, Diagnostics* d);
+bool read_int(const char* op, const KernelArgs& args, const char* name, std::int64_t fallback,
+              std::int64_t* value, Diagnostics* d);
 /// Reads a Float (or Int) and converts it to float, saturating to +-inf.
-bool read_float(const char* op, const KernelArgs& args, const char* name,
-                double fallback, float* value, Diagnostics* d);
+bool read_float(const char* op, const KernelArgs& args, const char* name, double fallback,
+                float* value, Diagnostics* d);
 bool read_ints(const char* op, const KernelArgs& args, const char* name,
                Span<const std::int64_t>* value, Diagnostics* d);
 /// A string attribute that must be one of `choices` (the first is the
 /// default when absent); `*index` is its position.
 bool read_choice(const char* op, const KernelArgs& args, const char* name,
-                 Span<const char* const> choices, std::size_t* index,
-                 Diagnostics* d);
+                 Span<const char* const> choices, std::size_t* index, Diagnostics* d);
 /// An int[2] ({h, w}) attribute, {fallback, fallback} when absent, each
 /// entry in [min, INT32_MAX].
-bool read_pair(const char* op, const KernelArgs& args, const char* name,
-               std::int64_t fallback, std::int64_t min, std::int64_t* h,
-               std::int64_t* w, Diagnostics* d);
+bool read_pair(const char* op, const KernelArgs& args, const char* name, std::int64_t fallback,
+               std::int64_t min, std::int64_t* h, std::int64_t* w, Diagnostics* d);
 
 /// Zero padding from "padding": absent = 0; [h, w] pads both sides
 /// symmetrically (the AOT emitter); [top, left, bottom, right] is ONNX's
@@ -230,16 +221,14 @@ struct Padding {
   std::int64_t bottom = 0;
   std::int64_t right = 0;
 };
-bool read_padding(const char* op, const KernelArgs& args, Padding* padding,
-                  Diagnostics* d);
+bool read_padding(const char* op, const KernelArgs& args, Padding* padding, Diagnostics* d);
 
 /// Sizes of a rank-4 tensor.
 kernels::Shape4 shape4(const Tensor& t);
 
 /// Scratch handed to `run` (64-byte aligned), viewed as floats.
 inline Span<float> float_scratch(Span<std::uint8_t> scratch) {
-  return {reinterpret_cast<float*>(scratch.data()),
-          scratch.size() / sizeof(float)};
+  return {reinterpret_cast<float*>(scratch.data()), scratch.size() / sizeof(float)};
 }
 
 }  // namespace glassbox::runtime::portable

@@ -27,20 +27,19 @@ bool same_sizes(Span<const std::int64_t> a, Span<const std::int64_t> b) {
 
 // Validates one tensor of the call; `role` is "input" or "output".
 // `float_only`: the op's kernels read float32 whatever else it takes.
-bool check_tensor(const char* op, const Tensor* t, const char* role,
-                  std::size_t index, bool float_only, Diagnostics* d) {
+bool check_tensor(const char* op, const Tensor* t, const char* role, std::size_t index,
+                  bool float_only, Diagnostics* d) {
   if (t == nullptr) {
     report(d, "%s: %s %zu is missing", op, role, index);
     return false;
   }
-  const bool supported = t->dtype == ScalarType::kFloat ||
-                         (!float_only && (t->dtype == ScalarType::kLong ||
-                                          t->dtype == ScalarType::kInt ||
-                                          t->dtype == ScalarType::kBool));
+  const bool supported =
+      t->dtype == ScalarType::kFloat ||
+      (!float_only && (t->dtype == ScalarType::kLong || t->dtype == ScalarType::kInt ||
+                       t->dtype == ScalarType::kBool));
   if (!supported) {
     report(d, "%s: %s %zu has dtype %s, only %s supported", op, role, index,
-           to_string(t->dtype).data(),
-           float_only ? "FLOAT is" : "FLOAT, LONG, INT and BOOL are");
+           to_string(t->dtype).data(), float_only ? "FLOAT is" : "FLOAT, LONG, INT and BOOL are");
     return false;
   }
   // Kernels index with int64 and size buffers in bytes: the element count
@@ -48,18 +47,16 @@ bool check_tensor(const char* op, const Tensor* t, const char* role,
   std::int64_t numel = 1;
   for (std::int64_t s : t->sizes) {
     if (s < 0 || __builtin_mul_overflow(numel, s, &numel)) {
-      report(d, "%s: %s %zu has invalid shape %s", op, role, index,
-             shape_text(t->sizes).text);
+      report(d, "%s: %s %zu has invalid shape %s", op, role, index, shape_text(t->sizes).text);
       return false;
     }
   }
   std::int64_t bytes = 0;
   const auto item = static_cast<std::int64_t>(element_size(t->dtype));
-  if (__builtin_mul_overflow(numel, item, &bytes) ||
-      t->nbytes < static_cast<std::size_t>(bytes) ||
+  if (__builtin_mul_overflow(numel, item, &bytes) || t->nbytes < static_cast<std::size_t>(bytes) ||
       (numel > 0 && t->data == nullptr)) {
-    report(d, "%s: %s %zu %s has no data for its %lld elements", op, role,
-           index, shape_text(t->sizes).text, static_cast<long long>(numel));
+    report(d, "%s: %s %zu %s has no data for its %lld elements", op, role, index,
+           shape_text(t->sizes).text, static_cast<long long>(numel));
     return false;
   }
   return true;
@@ -102,11 +99,9 @@ bool check_call(const char* op, const KernelArgs& args, std::size_t min_inputs,
     if (min_inputs == max_inputs) {
       report(d, "%s: expects %zu input%s, got %zu", op, min_inputs, plural, n);
     } else if (max_inputs == static_cast<std::size_t>(-1)) {
-      report(d, "%s: expects at least %zu input%s, got %zu", op, min_inputs,
-             plural, n);
+      report(d, "%s: expects at least %zu input%s, got %zu", op, min_inputs, plural, n);
     } else {
-      report(d, "%s: expects %zu to %zu inputs, got %zu", op, min_inputs,
-             max_inputs, n);
+      report(d, "%s: expects %zu to %zu inputs, got %zu", op, min_inputs, max_inputs, n);
     }
     return false;
   }
@@ -115,30 +110,27 @@ bool check_call(const char* op, const KernelArgs& args, std::size_t min_inputs,
     return false;
   }
   for (std::size_t i = 0; i < n; ++i)
-    if (!check_tensor(op, args.inputs[i], "input", i, float_only, d))
-      return false;
+    if (!check_tensor(op, args.inputs[i], "input", i, float_only, d)) return false;
   return check_tensor(op, args.outputs[0], "output", 0, float_only, d);
 }
 
 }  // namespace
 
-bool check_signature(const char* op, const KernelArgs& args,
-                     std::size_t min_inputs, std::size_t max_inputs,
-                     Diagnostics* d) {
+bool check_signature(const char* op, const KernelArgs& args, std::size_t min_inputs,
+                     std::size_t max_inputs, Diagnostics* d) {
   return check_call(op, args, min_inputs, max_inputs, true, d);
 }
 
-bool check_typed_signature(const char* op, const KernelArgs& args,
-                           std::size_t min_inputs, std::size_t max_inputs,
-                           Diagnostics* d) {
+bool check_typed_signature(const char* op, const KernelArgs& args, std::size_t min_inputs,
+                           std::size_t max_inputs, Diagnostics* d) {
   return check_call(op, args, min_inputs, max_inputs, false, d);
 }
 
-bool check_dtype(const char* op, const Tensor& t, const char* what,
-                 ScalarType expected, Diagnostics* d) {
+bool check_dtype(const char* op, const Tensor& t, const char* what, ScalarType expected,
+                 Diagnostics* d) {
   if (t.dtype == expected) return true;
-  report(d, "%s: %s has dtype %s, expected %s", op, what,
-         to_string(t.dtype).data(), to_string(expected).data());
+  report(d, "%s: %s has dtype %s, expected %s", op, what, to_string(t.dtype).data(),
+         to_string(expected).data());
   return false;
 }
 
@@ -151,33 +143,32 @@ bool check_rank_limit(const char* op, const KernelArgs& args, Diagnostics* d) {
     }
   }
   if (args.outputs[0]->sizes.size() > kernels::kMaxDims) {
-    report(d, "%s: output %s has rank above %zu", op,
-           shape_text(args.outputs[0]->sizes).text, kernels::kMaxDims);
+    report(d, "%s: output %s has rank above %zu", op, shape_text(args.outputs[0]->sizes).text,
+           kernels::kMaxDims);
     return false;
   }
   return true;
 }
 
-bool check_output_shape(const char* op, const KernelArgs& args,
-                        Span<const std::int64_t> expected, Diagnostics* d) {
+bool check_output_shape(const char* op, const KernelArgs& args, Span<const std::int64_t> expected,
+                        Diagnostics* d) {
   const Span<const std::int64_t> actual = args.outputs[0]->sizes;
   if (same_sizes(actual, expected)) return true;
-  report(d, "%s: output shape %s does not match the computed %s", op,
-         shape_text(actual).text, shape_text(expected).text);
+  report(d, "%s: output shape %s does not match the computed %s", op, shape_text(actual).text,
+         shape_text(expected).text);
   return false;
 }
 
-bool check_rank(const char* op, const KernelArgs& args, std::size_t index,
-                const char* what, std::size_t rank, Diagnostics* d) {
+bool check_rank(const char* op, const KernelArgs& args, std::size_t index, const char* what,
+                std::size_t rank, Diagnostics* d) {
   const Span<const std::int64_t> sizes = args.inputs[index]->sizes;
   if (sizes.size() == rank) return true;
-  report(d, "%s: %s (input %zu) must have rank %zu, got %s", op, what, index,
-         rank, shape_text(sizes).text);
+  report(d, "%s: %s (input %zu) must have rank %zu, got %s", op, what, index, rank,
+         shape_text(sizes).text);
   return false;
 }
 
-bool check_input_shape(const char* op, const KernelArgs& args,
-                       std::size_t index, const char* what,
+bool check_input_shape(const char* op, const KernelArgs& args, std::size_t index, const char* what,
                        Span<const std::int64_t> expected, Diagnostics* d) {
   const Span<const std::int64_t> sizes = args.inputs[index]->sizes;
   if (same_sizes(sizes, expected)) return true;
@@ -186,8 +177,7 @@ bool check_input_shape(const char* op, const KernelArgs& args,
   return false;
 }
 
-bool check_no_overlap(const char* op, const KernelArgs& args, InPlace in_place,
-                      Diagnostics* d) {
+bool check_no_overlap(const char* op, const KernelArgs& args, InPlace in_place, Diagnostics* d) {
   const Tensor& out = *args.outputs[0];
   const auto out_begin = reinterpret_cast<std::uintptr_t>(out.data);
   const std::uintptr_t out_end =
@@ -198,9 +188,8 @@ bool check_no_overlap(const char* op, const KernelArgs& args, InPlace in_place,
     const std::uintptr_t in_end =
         in_begin + static_cast<std::uintptr_t>(in.numel()) * element_size(in.dtype);
     if (in_begin >= out_end || out_begin >= in_end) continue;  // Disjoint.
-    if (in.data == out.data &&
-        (in_place == InPlace::kAlways ||
-         (in_place == InPlace::kSameShape && same_sizes(in.sizes, out.sizes))))
+    if (in.data == out.data && (in_place == InPlace::kAlways || (in_place == InPlace::kSameShape &&
+                                                                 same_sizes(in.sizes, out.sizes))))
       continue;
     report(d, "%s: output overlaps input %zu in memory", op, i);
     return false;
@@ -208,8 +197,8 @@ bool check_no_overlap(const char* op, const KernelArgs& args, InPlace in_place,
   return true;
 }
 
-bool read_int(const char* op, const KernelArgs& args, const char* name,
-              std::int64_t fallback, std::int64_t* value, Diagnostics* d) {
+bool read_int(const char* op, const KernelArgs& args, const char* name, std::int64_t fallback,
+              std::int64_t* value, Diagnostics* d) {
   Result<std::int64_t> r = attributes_of(args).get_int(name, fallback);
   if (!r.ok()) {
     report(d, "%s: attribute '%s' must be an int", op, name);
@@ -219,8 +208,8 @@ bool read_int(const char* op, const KernelArgs& args, const char* name,
   return true;
 }
 
-bool read_float(const char* op, const KernelArgs& args, const char* name,
-                double fallback, float* value, Diagnostics* d) {
+bool read_float(const char* op, const KernelArgs& args, const char* name, double fallback,
+                float* value, Diagnostics* d) {
   Result<double> r = attributes_of(args).get_float(name, fallback);
   if (!r.ok()) {
     report(d, "%s: attribute '%s' must be a float", op, name);
@@ -233,8 +222,8 @@ bool read_float(const char* op, const KernelArgs& args, const char* name,
   if (std::isnan(v)) {
     *value = std::numeric_limits<float>::quiet_NaN();
   } else if (v > kMax || v < -kMax) {
-    *value = v > 0 ? std::numeric_limits<float>::infinity()
-                   : -std::numeric_limits<float>::infinity();
+    *value =
+        v > 0 ? std::numeric_limits<float>::infinity() : -std::numeric_limits<float>::infinity();
   } else {
     *value = static_cast<float>(v);
   }
@@ -253,8 +242,7 @@ bool read_ints(const char* op, const KernelArgs& args, const char* name,
 }
 
 bool read_choice(const char* op, const KernelArgs& args, const char* name,
-                 Span<const char* const> choices, std::size_t* index,
-                 Diagnostics* d) {
+                 Span<const char* const> choices, std::size_t* index, Diagnostics* d) {
   Result<const char*> r = attributes_of(args).get_string(name, choices[0]);
   if (!r.ok()) {
     report(d, "%s: attribute '%s' must be a string", op, name);
@@ -270,9 +258,8 @@ bool read_choice(const char* op, const KernelArgs& args, const char* name,
   return false;
 }
 
-bool read_pair(const char* op, const KernelArgs& args, const char* name,
-               std::int64_t fallback, std::int64_t min, std::int64_t* h,
-               std::int64_t* w, Diagnostics* d) {
+bool read_pair(const char* op, const KernelArgs& args, const char* name, std::int64_t fallback,
+               std::int64_t min, std::int64_t* h, std::int64_t* w, Diagnostics* d) {
   Span<const std::int64_t> v;
   if (!read_ints(op, args, name, &v, d)) return false;
   if (v.empty()) {
@@ -280,14 +267,12 @@ bool read_pair(const char* op, const KernelArgs& args, const char* name,
     return true;
   }
   if (v.size() != 2) {
-    report(d, "%s: attribute '%s' must have 2 entries, got %s", op, name,
-           shape_text(v).text);
+    report(d, "%s: attribute '%s' must have 2 entries, got %s", op, name, shape_text(v).text);
     return false;
   }
   if (v[0] < min || v[1] < min || v[0] > kMaxWindow || v[1] > kMaxWindow) {
-    report(d, "%s: attribute '%s' %s must be in [%lld, %lld]", op, name,
-           shape_text(v).text, static_cast<long long>(min),
-           static_cast<long long>(kMaxWindow));
+    report(d, "%s: attribute '%s' %s must be in [%lld, %lld]", op, name, shape_text(v).text,
+           static_cast<long long>(min), static_cast<long long>(kMaxWindow));
     return false;
   }
   *h = v[0];
@@ -295,14 +280,13 @@ bool read_pair(const char* op, const KernelArgs& args, const char* name,
   return true;
 }
 
-bool read_padding(const char* op, const KernelArgs& args, Padding* padding,
-                  Diagnostics* d) {
+bool read_padding(const char* op, const KernelArgs& args, Padding* padding, Diagnostics* d) {
   Span<const std::int64_t> v;
   if (!read_ints(op, args, "padding", &v, d)) return false;
   for (std::int64_t p : v) {
     if (p < 0 || p > kMaxWindow) {
-      report(d, "%s: attribute 'padding' %s must be in [0, %lld]", op,
-             shape_text(v).text, static_cast<long long>(kMaxWindow));
+      report(d, "%s: attribute 'padding' %s must be in [0, %lld]", op, shape_text(v).text,
+             static_cast<long long>(kMaxWindow));
       return false;
     }
   }
@@ -313,15 +297,12 @@ bool read_padding(const char* op, const KernelArgs& args, Padding* padding,
   } else if (v.size() == 4) {
     *padding = Padding{v[0], v[1], v[2], v[3]};
   } else {
-    report(d, "%s: attribute 'padding' must have 2 or 4 entries, got %s", op,
-           shape_text(v).text);
+    report(d, "%s: attribute 'padding' must have 2 or 4 entries, got %s", op, shape_text(v).text);
     return false;
   }
   return true;
 }
 
-kernels::Shape4 shape4(const Tensor& t) {
-  return {t.sizes[0], t.sizes[1], t.sizes[2], t.sizes[3]};
-}
+kernels::Shape4 shape4(const Tensor& t) { return {t.sizes[0], t.sizes[1], t.sizes[2], t.sizes[3]}; }
 
 }  // namespace glassbox::runtime::portable

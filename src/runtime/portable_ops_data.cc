@@ -18,8 +18,7 @@ std::size_t item_size(const Tensor& t) { return element_size(t.dtype); }
 
 // One input of any dtype (plus index inputs checked by the op), an output of
 // the same dtype, rank within the kernels' limit.
-bool check_moving(const char* op, const KernelArgs& args, std::size_t inputs,
-                  Diagnostics* d) {
+bool check_moving(const char* op, const KernelArgs& args, std::size_t inputs, Diagnostics* d) {
   if (!check_typed_signature(op, args, inputs, inputs, d) ||
       !check_dtype(op, *args.outputs[0], "output", args.inputs[0]->dtype, d) ||
       !check_no_overlap(op, args, InPlace::kNever, d)) {
@@ -129,8 +128,8 @@ Error run_expand(const KernelArgs& args, Span<std::uint8_t>) {
 Result<std::size_t> prepare_tile(const KernelArgs& args, Diagnostics* d) {
   Span<const std::int64_t> repeats;
   if (!check_moving("tile", args, 1, d) || !read_ints("tile", args, "repeats", &repeats, d) ||
-      !check_shape_result("tile", args,
-                          kernels::tile_output_shape(args.inputs[0]->sizes, repeats), d)) {
+      !check_shape_result("tile", args, kernels::tile_output_shape(args.inputs[0]->sizes, repeats),
+                          d)) {
     return kRejected;
   }
   return std::size_t{0};
@@ -216,10 +215,9 @@ bool gather_params(const char* op, const KernelArgs& args, std::int64_t* axis, D
 Result<std::size_t> prepare_gather(const KernelArgs& args, Diagnostics* d) {
   std::int64_t axis = 0;
   if (!gather_params("gather", args, &axis, d) ||
-      !check_shape_result("gather", args,
-                          kernels::gather_output_shape(args.inputs[0]->sizes,
-                                                       args.inputs[1]->sizes, axis),
-                          d)) {
+      !check_shape_result(
+          "gather", args,
+          kernels::gather_output_shape(args.inputs[0]->sizes, args.inputs[1]->sizes, axis), d)) {
     return kRejected;
   }
   return std::size_t{0};
@@ -276,8 +274,7 @@ Result<std::size_t> prepare_scatter_nd(const KernelArgs& args, Diagnostics* d) {
   kernels::ScatterReduction r{};
   if (!check_moving("scatter_nd", args, 3, d) ||
       !check_dtype("scatter_nd", *args.inputs[1], "input 1 (indices)", ScalarType::kLong, d) ||
-      !check_dtype("scatter_nd", *args.inputs[2], "input 2 (updates)", args.inputs[0]->dtype,
-                   d) ||
+      !check_dtype("scatter_nd", *args.inputs[2], "input 2 (updates)", args.inputs[0]->dtype, d) ||
       !scatter_params(args, &r, d) ||
       !check_output_shape("scatter_nd", args, args.inputs[0]->sizes, d)) {
     return kRejected;
@@ -291,8 +288,8 @@ Error run_scatter_nd(const KernelArgs& args, Span<std::uint8_t>) {
   const Tensor& i = *args.inputs[1];
   const Tensor& u = *args.inputs[2];
   return kernels::scatter_nd(x.data, x.sizes, item_size(x),
-                             static_cast<const std::int64_t*>(i.data), i.sizes, u.data, u.sizes,
-                             r, x.dtype == ScalarType::kFloat, args.outputs[0]->data);
+                             static_cast<const std::int64_t*>(i.data), i.sizes, u.data, u.sizes, r,
+                             x.dtype == ScalarType::kFloat, args.outputs[0]->data);
 }
 
 namespace {
@@ -314,15 +311,14 @@ bool resize_params(const KernelArgs& args, ResizeParams* p, Diagnostics* d) {
   std::size_t transform = 0;
   std::size_t rounding = 0;
   if (!read_choice("resize", args, "mode", kResizeModes, &mode, d) ||
-      !read_choice("resize", args, "coordinate_transformation_mode", kTransforms, &transform,
-                   d) ||
+      !read_choice("resize", args, "coordinate_transformation_mode", kTransforms, &transform, d) ||
       !read_choice("resize", args, "nearest_mode", kRoundings, &rounding, d) ||
       !read_float("resize", args, "scale_h", 0.0, &p->scales[0], d) ||
       !read_float("resize", args, "scale_w", 0.0, &p->scales[1], d)) {
     return false;
   }
-  if ((p->scales[0] == 0) != (p->scales[1] == 0) || !(p->scales[0] >= 0) ||
-      !(p->scales[1] >= 0) || !std::isfinite(p->scales[0]) || !std::isfinite(p->scales[1])) {
+  if ((p->scales[0] == 0) != (p->scales[1] == 0) || !(p->scales[0] >= 0) || !(p->scales[1] >= 0) ||
+      !std::isfinite(p->scales[0]) || !std::isfinite(p->scales[1])) {
     report(d, "resize: scale_h and scale_w must both be given and > 0, or neither");
     return false;
   }
@@ -337,9 +333,8 @@ bool resize_params(const KernelArgs& args, ResizeParams* p, Diagnostics* d) {
 Result<std::size_t> prepare_resize(const KernelArgs& args, Diagnostics* d) {
   ResizeParams p;
   Span<const std::int64_t> sizes;
-  if (!check_signature("resize", args, 1, 1, d) ||
-      !check_rank("resize", args, 0, "input", 4, d) || !resize_params(args, &p, d) ||
-      !read_ints("resize", args, "sizes", &sizes, d) ||
+  if (!check_signature("resize", args, 1, 1, d) || !check_rank("resize", args, 0, "input", 4, d) ||
+      !resize_params(args, &p, d) || !read_ints("resize", args, "sizes", &sizes, d) ||
       !check_output_shape("resize", args, sizes, d) ||
       !check_no_overlap("resize", args, InPlace::kNever, d)) {
     return kRejected;
@@ -357,8 +352,7 @@ Error run_resize(const KernelArgs& args, Span<std::uint8_t>) {
   if (!resize_params(args, &p, nullptr)) return Error::kInvalidArgument;
   return kernels::resize(args.inputs[0]->float_data(), shape4(*args.inputs[0]),
                          shape4(*args.outputs[0]), p.mode, p.transform, p.rounding,
-                         p.scales[0] > 0 ? p.scales : nullptr,
-                         args.outputs[0]->float_data());
+                         p.scales[0] > 0 ? p.scales : nullptr, args.outputs[0]->float_data());
 }
 
 namespace {
@@ -440,10 +434,9 @@ bool conv_transpose_params(const KernelArgs& args, kernels::ConvTranspose2dParam
   Padding padding;
   return read_pair(kOp, args, "stride", 1, 1, &p->stride_h, &p->stride_w, d) &&
          read_pair(kOp, args, "dilation", 1, 1, &p->dilation_h, &p->dilation_w, d) &&
-         read_pair(kOp, args, "output_padding", 0, 0, &p->output_padding_h,
-                   &p->output_padding_w, d) &&
-         read_padding(kOp, args, &padding, d) &&
-         read_int(kOp, args, "groups", 1, &p->groups, d) &&
+         read_pair(kOp, args, "output_padding", 0, 0, &p->output_padding_h, &p->output_padding_w,
+                   d) &&
+         read_padding(kOp, args, &padding, d) && read_int(kOp, args, "groups", 1, &p->groups, d) &&
          ((p->pad_top = padding.top), (p->pad_left = padding.left),
           (p->pad_bottom = padding.bottom), (p->pad_right = padding.right), true);
 }
@@ -458,8 +451,8 @@ Result<std::size_t> prepare_conv_transpose2d(const KernelArgs& args, Diagnostics
       !check_no_overlap(kOp, args, InPlace::kNever, d)) {
     return kRejected;
   }
-  Result<kernels::Shape4> out = kernels::conv_transpose2d_output_shape(
-      shape4(*args.inputs[0]), shape4(*args.inputs[1]), p);
+  Result<kernels::Shape4> out =
+      kernels::conv_transpose2d_output_shape(shape4(*args.inputs[0]), shape4(*args.inputs[1]), p);
   if (!out.ok()) {
     report(d, "%s: %s", kOp, out.message());
     return kRejected;
@@ -477,8 +470,8 @@ Error run_conv_transpose2d(const KernelArgs& args, Span<std::uint8_t>) {
   if (!conv_transpose_params(args, &p, nullptr)) return Error::kInvalidArgument;
   const float* bias = args.inputs.size() == 3 ? args.inputs[2]->float_data() : nullptr;
   return kernels::conv_transpose2d(args.inputs[0]->float_data(), shape4(*args.inputs[0]),
-                                   args.inputs[1]->float_data(), shape4(*args.inputs[1]), bias,
-                                   p, shape4(*args.outputs[0]), args.outputs[0]->float_data());
+                                   args.inputs[1]->float_data(), shape4(*args.inputs[1]), bias, p,
+                                   shape4(*args.outputs[0]), args.outputs[0]->float_data());
 }
 
 }  // namespace glassbox::runtime::portable

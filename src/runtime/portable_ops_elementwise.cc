@@ -15,8 +15,7 @@ constexpr float kInf = std::numeric_limits<float>::infinity();
 }  // namespace
 
 // One input, one output of the same shape; in place is fine.
-Result<std::size_t> prepare_unary(const char* op, const KernelArgs& args,
-                                  Diagnostics* d) {
+Result<std::size_t> prepare_unary(const char* op, const KernelArgs& args, Diagnostics* d) {
   if (!check_signature(op, args, 1, 1, d) ||
       !check_output_shape(op, args, args.inputs[0]->sizes, d) ||
       !check_no_overlap(op, args, InPlace::kSameShape, d)) {
@@ -56,8 +55,7 @@ struct HardSigmoidParams {
   float beta = 0.5f;
 };
 
-bool hardsigmoid_params(const KernelArgs& args, HardSigmoidParams* p,
-                        Diagnostics* d) {
+bool hardsigmoid_params(const KernelArgs& args, HardSigmoidParams* p, Diagnostics* d) {
   if (!read_float("hardsigmoid", args, "alpha", 0.2, &p->alpha, d) ||
       !read_float("hardsigmoid", args, "beta", 0.5, &p->beta, d)) {
     return false;
@@ -82,12 +80,10 @@ Error run_clamp(const KernelArgs& args, Span<std::uint8_t>) {
   ClampBounds b;
   if (!clamp_bounds(args, &b, nullptr)) return Error::kInvalidArgument;
   const Tensor& x = *args.inputs[0];
-  return kernels::clamp(x.float_data(), args.outputs[0]->float_data(),
-                        x.numel(), b.min, b.max);
+  return kernels::clamp(x.float_data(), args.outputs[0]->float_data(), x.numel(), b.min, b.max);
 }
 
-Result<std::size_t> prepare_hardsigmoid(const KernelArgs& args,
-                                        Diagnostics* d) {
+Result<std::size_t> prepare_hardsigmoid(const KernelArgs& args, Diagnostics* d) {
   HardSigmoidParams p;
   Result<std::size_t> r = prepare_unary("hardsigmoid", args, d);
   if (!r.ok() || !hardsigmoid_params(args, &p, d)) return kRejected;
@@ -97,8 +93,8 @@ Error run_hardsigmoid(const KernelArgs& args, Span<std::uint8_t>) {
   HardSigmoidParams p;
   if (!hardsigmoid_params(args, &p, nullptr)) return Error::kInvalidArgument;
   const Tensor& x = *args.inputs[0];
-  return kernels::hardsigmoid(x.float_data(), args.outputs[0]->float_data(),
-                              x.numel(), p.alpha, p.beta);
+  return kernels::hardsigmoid(x.float_data(), args.outputs[0]->float_data(), x.numel(), p.alpha,
+                              p.beta);
 }
 
 }  // namespace glassbox::runtime::portable

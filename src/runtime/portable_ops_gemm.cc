@@ -28,26 +28,22 @@ LinearSizes linear_sizes(const KernelArgs& args) {
 }  // namespace
 
 Result<std::size_t> prepare_linear(const KernelArgs& args, Diagnostics* d) {
-  if (!check_signature(kLinear, args, 2, 3, d) ||
-      !check_rank(kLinear, args, 1, "weight", 2, d)) {
+  if (!check_signature(kLinear, args, 2, 3, d) || !check_rank(kLinear, args, 1, "weight", 2, d)) {
     return kRejected;
   }
   const Span<const std::int64_t> x = args.inputs[0]->sizes;
   const Span<const std::int64_t> w = args.inputs[1]->sizes;
   if (x.empty() || x.size() > kernels::kMaxDims) {
-    report(d, "linear: input %s must have rank 1 to %zu", shape_text(x).text,
-           kernels::kMaxDims);
+    report(d, "linear: input %s must have rank 1 to %zu", shape_text(x).text, kernels::kMaxDims);
     return kRejected;
   }
   if (w[1] != x.back()) {
-    report(d, "linear: weight %s does not match input %s (in_features %lld)",
-           shape_text(w).text, shape_text(x).text,
-           static_cast<long long>(x.back()));
+    report(d, "linear: weight %s does not match input %s (in_features %lld)", shape_text(w).text,
+           shape_text(x).text, static_cast<long long>(x.back()));
     return kRejected;
   }
   const std::int64_t bias_shape[] = {w[0]};
-  if (args.inputs.size() == 3 &&
-      !check_input_shape(kLinear, args, 2, "bias", bias_shape, d)) {
+  if (args.inputs.size() == 3 && !check_input_shape(kLinear, args, 2, "bias", bias_shape, d)) {
     return kRejected;
   }
   kernels::Dims out = *kernels::make_dims(x);  // Rank and sizes checked above.
@@ -62,11 +58,9 @@ Result<std::size_t> prepare_linear(const KernelArgs& args, Diagnostics* d) {
 
 Error run_linear(const KernelArgs& args, Span<std::uint8_t> scratch) {
   const LinearSizes s = linear_sizes(args);
-  const float* bias =
-      args.inputs.size() == 3 ? args.inputs[2]->float_data() : nullptr;
-  return kernels::linear(args.inputs[0]->float_data(), s.m, s.k,
-                         args.inputs[1]->float_data(), s.n, bias,
-                         args.outputs[0]->float_data(), float_scratch(scratch));
+  const float* bias = args.inputs.size() == 3 ? args.inputs[2]->float_data() : nullptr;
+  return kernels::linear(args.inputs[0]->float_data(), s.m, s.k, args.inputs[1]->float_data(), s.n,
+                         bias, args.outputs[0]->float_data(), float_scratch(scratch));
 }
 
 Result<std::size_t> prepare_matmul(const KernelArgs& args, Diagnostics* d) {
@@ -75,8 +69,8 @@ Result<std::size_t> prepare_matmul(const KernelArgs& args, Diagnostics* d) {
   const Span<const std::int64_t> b = args.inputs[1]->sizes;
   Result<kernels::Dims> out = kernels::matmul_output_shape(a, b);
   if (!out.ok()) {
-    report(d, "matmul: cannot multiply %s by %s (%s)", shape_text(a).text,
-           shape_text(b).text, out.message());
+    report(d, "matmul: cannot multiply %s by %s (%s)", shape_text(a).text, shape_text(b).text,
+           out.message());
     return kRejected;
   }
   if (!check_output_shape(kMatmul, args, out->span(), d) ||

@@ -15,8 +15,8 @@ namespace {
 
 using kernels::ElementwiseOp;
 
-bool read_finite(const char* op, const KernelArgs& args, const char* name,
-                 double fallback, float* value, Diagnostics* d) {
+bool read_finite(const char* op, const KernelArgs& args, const char* name, double fallback,
+                 float* value, Diagnostics* d) {
   if (!read_float(op, args, name, fallback, value, d)) return false;
   if (std::isfinite(*value)) return true;
   report(d, "%s: attribute '%s' must be finite", op, name);
@@ -29,13 +29,11 @@ struct Activation {
   float gamma = 0.0f;
 };
 
-bool activation_params(const char* op, const KernelArgs& args, Activation* a,
-                       Diagnostics* d) {
+bool activation_params(const char* op, const KernelArgs& args, Activation* a, Diagnostics* d) {
   const bool is_selu = op[0] == 's';
   const double alpha_default = op[0] == 'l' ? 0.01 : is_selu ? 1.67326319217681884765625 : 1.0;
   if (!read_finite(op, args, "alpha", alpha_default, &a->alpha, d)) return false;
-  return !is_selu ||
-         read_finite(op, args, "gamma", 1.05070102214813232421875, &a->gamma, d);
+  return !is_selu || read_finite(op, args, "gamma", 1.05070102214813232421875, &a->gamma, d);
 }
 
 constexpr const char* kGeluModes[] = {"none", "tanh"};
@@ -99,8 +97,7 @@ Error run_gelu(const KernelArgs& args, Span<std::uint8_t>) {
   return run_unary(is_tanh ? kernels::gelu_tanh : kernels::gelu_erf, args);
 }
 
-Result<std::size_t> prepare_activation(const char* op, const KernelArgs& args,
-                                       Diagnostics* d) {
+Result<std::size_t> prepare_activation(const char* op, const KernelArgs& args, Diagnostics* d) {
   Activation a;
   Result<std::size_t> r = prepare_unary(op, args, d);
   if (!r.ok() || !activation_params(op, args, &a, d)) return kRejected;
@@ -142,19 +139,13 @@ Result<std::size_t> prepare_broadcast(const BroadcastOp& op, const KernelArgs& a
   bool ok = false;
   ScalarType out = a;
   switch (op.operands) {
-    case Operands::kArithmetic:
-      ok = a == ScalarType::kFloat || a == ScalarType::kLong;
-      break;
-    case Operands::kFloat:
-      ok = a == ScalarType::kFloat;
-      break;
+    case Operands::kArithmetic: ok = a == ScalarType::kFloat || a == ScalarType::kLong; break;
+    case Operands::kFloat: ok = a == ScalarType::kFloat; break;
     case Operands::kCompare:
       ok = a == ScalarType::kFloat || a == ScalarType::kLong;
       out = ScalarType::kBool;
       break;
-    case Operands::kLogical:
-      ok = a == ScalarType::kBool;
-      break;
+    case Operands::kLogical: ok = a == ScalarType::kBool; break;
   }
   if (!ok) {
     report(d, "%s: input 0 has dtype %s, which this op does not take", op.name,
@@ -240,8 +231,8 @@ Error run_where(const KernelArgs& args, Span<std::uint8_t>) {
   const Tensor& c = *args.inputs[0];
   const Tensor& x = *args.inputs[1];
   const Tensor& y = *args.inputs[2];
-  return kernels::where(static_cast<const std::uint8_t*>(c.data), c.sizes, x.data, x.sizes,
-                        y.data, y.sizes, element_size(x.dtype), args.outputs[0]->data);
+  return kernels::where(static_cast<const std::uint8_t*>(c.data), c.sizes, x.data, x.sizes, y.data,
+                        y.sizes, element_size(x.dtype), args.outputs[0]->data);
 }
 
 Result<std::size_t> prepare_cast(const KernelArgs& args, Diagnostics* d) {

@@ -58,8 +58,7 @@ Result<std::size_t> prepare_batch_norm(const KernelArgs& args, Diagnostics* d) {
       return kRejected;
     }
   }
-  if (!batch_norm_eps(args, &eps, d) ||
-      !check_output_shape(kBatchNorm, args, x, d) ||
+  if (!batch_norm_eps(args, &eps, d) || !check_output_shape(kBatchNorm, args, x, d) ||
       !check_no_overlap(kBatchNorm, args, InPlace::kSameShape, d)) {
     return kRejected;
   }
@@ -70,10 +69,9 @@ Error run_batch_norm(const KernelArgs& args, Span<std::uint8_t>) {
   float eps = 0.0f;
   if (!batch_norm_eps(args, &eps, nullptr)) return Error::kInvalidArgument;
   const Tensor& x = *args.inputs[0];
-  return kernels::batch_norm(
-      x.float_data(), batch_norm_shape(x), args.inputs[1]->float_data(),
-      args.inputs[2]->float_data(), args.inputs[3]->float_data(),
-      args.inputs[4]->float_data(), eps, args.outputs[0]->float_data());
+  return kernels::batch_norm(x.float_data(), batch_norm_shape(x), args.inputs[1]->float_data(),
+                             args.inputs[2]->float_data(), args.inputs[3]->float_data(),
+                             args.inputs[4]->float_data(), eps, args.outputs[0]->float_data());
 }
 
 Result<std::size_t> prepare_softmax(const KernelArgs& args, Diagnostics* d) {
@@ -81,12 +79,10 @@ Result<std::size_t> prepare_softmax(const KernelArgs& args, Diagnostics* d) {
   if (!check_signature(kSoftmax, args, 1, 1, d)) return kRejected;
   const Span<const std::int64_t> x = args.inputs[0]->sizes;
   if (x.empty() || x.size() > kernels::kMaxDims) {
-    report(d, "softmax: input %s must have rank 1 to %zu", shape_text(x).text,
-           kernels::kMaxDims);
+    report(d, "softmax: input %s must have rank 1 to %zu", shape_text(x).text, kernels::kMaxDims);
     return kRejected;
   }
-  if (!softmax_axis(args, &axis, d) ||
-      !check_output_shape(kSoftmax, args, x, d) ||
+  if (!softmax_axis(args, &axis, d) || !check_output_shape(kSoftmax, args, x, d) ||
       !check_no_overlap(kSoftmax, args, InPlace::kSameShape, d)) {
     return kRejected;
   }
@@ -97,8 +93,7 @@ Error run_softmax(const KernelArgs& args, Span<std::uint8_t>) {
   std::int64_t axis = 0;
   if (!softmax_axis(args, &axis, nullptr)) return Error::kInvalidArgument;
   const Tensor& x = *args.inputs[0];
-  return kernels::softmax(x.float_data(), x.sizes, axis,
-                          args.outputs[0]->float_data());
+  return kernels::softmax(x.float_data(), x.sizes, axis, args.outputs[0]->float_data());
 }
 
 }  // namespace glassbox::runtime::portable

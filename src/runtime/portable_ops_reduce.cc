@@ -19,8 +19,8 @@ struct Reduction {
   Dims out;
 };
 
-bool read_reduction(const char* op, const KernelArgs& args, bool single_axis,
-                    Reduction* r, Diagnostics* d) {
+bool read_reduction(const char* op, const KernelArgs& args, bool single_axis, Reduction* r,
+                    Diagnostics* d) {
   const Span<const std::int64_t> x = args.inputs[0]->sizes;
   const auto rank = static_cast<std::int64_t>(x.size());
   if (x.size() > kMaxDims) {
@@ -76,8 +76,7 @@ Error run_reduce(kernels::ReduceOp op, const char* name, const KernelArgs& args)
   Reduction r;
   if (!read_reduction(name, args, false, &r, nullptr)) return Error::kInvalidArgument;
   const Tensor& x = *args.inputs[0];
-  return kernels::reduce(op, x.float_data(), x.sizes, r.axes.span(),
-                         args.outputs[0]->float_data());
+  return kernels::reduce(op, x.float_data(), x.sizes, r.axes.span(), args.outputs[0]->float_data());
 }
 
 Result<std::size_t> prepare_arg_reduce(const char* op, const KernelArgs& args, Diagnostics* d) {
@@ -113,8 +112,8 @@ Error run_arg_reduce(bool is_max, const char* name, const KernelArgs& args) {
 namespace {
 
 // layer_norm splits x at `axis` into [rows, cols].
-bool layer_norm_split(const KernelArgs& args, std::int64_t* rows, std::int64_t* cols,
-                      float* eps, Diagnostics* d) {
+bool layer_norm_split(const KernelArgs& args, std::int64_t* rows, std::int64_t* cols, float* eps,
+                      Diagnostics* d) {
   std::int64_t axis = -1;
   if (!read_int("layer_norm", args, "axis", -1, &axis, d) ||
       !read_float("layer_norm", args, "eps", 1e-5, eps, d)) {
@@ -198,13 +197,11 @@ Error run_layer_norm(const KernelArgs& args, Span<std::uint8_t>) {
   float eps = 0;
   if (!layer_norm_split(args, &rows, &cols, &eps, nullptr)) return Error::kInvalidArgument;
   const float* bias = args.inputs.size() == 3 ? args.inputs[2]->float_data() : nullptr;
-  return kernels::layer_norm(args.inputs[0]->float_data(), rows, cols,
-                             args.inputs[1]->float_data(), bias, eps,
-                             args.outputs[0]->float_data());
+  return kernels::layer_norm(args.inputs[0]->float_data(), rows, cols, args.inputs[1]->float_data(),
+                             bias, eps, args.outputs[0]->float_data());
 }
 
-Result<std::size_t> prepare_channel_norm(const char* op, const KernelArgs& args,
-                                         Diagnostics* d) {
+Result<std::size_t> prepare_channel_norm(const char* op, const KernelArgs& args, Diagnostics* d) {
   ChannelSplit s;
   const bool grouped = op[0] == 'g';
   if (!check_signature(op, args, 3, 3, d) || !channel_split(op, args, grouped, &s, d) ||

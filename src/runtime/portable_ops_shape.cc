@@ -25,8 +25,7 @@ Error run_copy(const KernelArgs& args) {
   const Tensor& x = *args.inputs[0];
   const Tensor& y = *args.outputs[0];
   if (Error e = kernels::check_reshape(x.sizes, y.sizes); e != Error::kOk) return e;
-  const std::size_t bytes =
-      static_cast<std::size_t>(x.numel()) * element_size(x.dtype);
+  const std::size_t bytes = static_cast<std::size_t>(x.numel()) * element_size(x.dtype);
   if (bytes != 0 && x.data != y.data) std::memmove(y.data, x.data, bytes);
   return Error::kOk;
 }
@@ -37,15 +36,13 @@ bool check_same_dtype(const char* op, const KernelArgs& args, Diagnostics* d) {
          check_dtype(op, *args.outputs[0], "output", args.inputs[0]->dtype, d);
 }
 
-
 // The "shape" attribute with its one allowed -1 resolved (PyTorch rules: 0
 // is a literal size, not ONNX Reshape's "copy this dim").
 bool reshape_target(const KernelArgs& args, Dims* out, Diagnostics* d) {
   Span<const std::int64_t> shape;
   if (!read_ints(kReshape, args, "shape", &shape, d)) return false;
   if (shape.size() > kMaxDims) {
-    report(d, "reshape: attribute 'shape' %s has rank above %zu",
-           shape_text(shape).text, kMaxDims);
+    report(d, "reshape: attribute 'shape' %s has rank above %zu", shape_text(shape).text, kMaxDims);
     return false;
   }
   const Tensor& x = *args.inputs[0];
@@ -54,19 +51,16 @@ bool reshape_target(const KernelArgs& args, Dims* out, Diagnostics* d) {
   for (std::size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] == -1 && inferred == shape.size()) {
       inferred = i;
-    } else if (shape[i] < 0 ||
-               __builtin_mul_overflow(known, shape[i], &known)) {
-      report(d, "reshape: attribute 'shape' %s has a bad dimension",
-             shape_text(shape).text);
+    } else if (shape[i] < 0 || __builtin_mul_overflow(known, shape[i], &known)) {
+      report(d, "reshape: attribute 'shape' %s has a bad dimension", shape_text(shape).text);
       return false;
     }
   }
   const std::int64_t numel = x.numel();
-  const bool fits = inferred != shape.size() ? known != 0 && numel % known == 0
-                                             : known == numel;
+  const bool fits = inferred != shape.size() ? known != 0 && numel % known == 0 : known == numel;
   if (!fits) {
-    report(d, "reshape: cannot reshape input %s to attribute 'shape' %s",
-           shape_text(x.sizes).text, shape_text(shape).text);
+    report(d, "reshape: cannot reshape input %s to attribute 'shape' %s", shape_text(x.sizes).text,
+           shape_text(shape).text);
     return false;
   }
   out->rank = shape.size();
@@ -86,8 +80,8 @@ bool transpose_perm(const KernelArgs& args, Dims* perm, Diagnostics* d) {
   const std::size_t rank = args.inputs[0]->sizes.size();
   if (!attr.empty()) {
     if (attr.size() > kMaxDims) {
-      report(d, "transpose: attribute 'perm' %s has rank above %zu",
-             shape_text(attr).text, kMaxDims);
+      report(d, "transpose: attribute 'perm' %s has rank above %zu", shape_text(attr).text,
+             kMaxDims);
       return false;
     }
     perm->rank = attr.size();
@@ -106,8 +100,7 @@ bool transpose_perm(const KernelArgs& args, Dims* perm, Diagnostics* d) {
 Result<std::size_t> prepare_flatten(const KernelArgs& args, Diagnostics* d) {
   std::int64_t start = 0;
   std::int64_t end = -1;
-  if (!check_same_dtype(kFlatten, args, d) ||
-      !check_rank_limit(kFlatten, args, d) ||
+  if (!check_same_dtype(kFlatten, args, d) || !check_rank_limit(kFlatten, args, d) ||
       !read_int(kFlatten, args, "start_dim", 0, &start, d) ||
       !read_int(kFlatten, args, "end_dim", -1, &end, d)) {
     return kRejected;
@@ -118,8 +111,8 @@ Result<std::size_t> prepare_flatten(const KernelArgs& args, Diagnostics* d) {
     report(d,
            "flatten: start_dim %lld and end_dim %lld do not fit input %s "
            "(%s)",
-           static_cast<long long>(start), static_cast<long long>(end),
-           shape_text(x).text, out.message());
+           static_cast<long long>(start), static_cast<long long>(end), shape_text(x).text,
+           out.message());
     return kRejected;
   }
   if (!check_output_shape(kFlatten, args, out->span(), d) ||
@@ -129,25 +122,19 @@ Result<std::size_t> prepare_flatten(const KernelArgs& args, Diagnostics* d) {
   return std::size_t{0};
 }
 
-Error run_flatten(const KernelArgs& args, Span<std::uint8_t>) {
-  return run_copy(args);
-}
+Error run_flatten(const KernelArgs& args, Span<std::uint8_t>) { return run_copy(args); }
 
 Result<std::size_t> prepare_reshape(const KernelArgs& args, Diagnostics* d) {
   Dims target;
-  if (!check_same_dtype(kReshape, args, d) ||
-      !check_rank_limit(kReshape, args, d) ||
-      !reshape_target(args, &target, d) ||
-      !check_output_shape(kReshape, args, target.span(), d) ||
+  if (!check_same_dtype(kReshape, args, d) || !check_rank_limit(kReshape, args, d) ||
+      !reshape_target(args, &target, d) || !check_output_shape(kReshape, args, target.span(), d) ||
       !check_no_overlap(kReshape, args, InPlace::kAlways, d)) {
     return kRejected;
   }
   return std::size_t{0};
 }
 
-Error run_reshape(const KernelArgs& args, Span<std::uint8_t>) {
-  return run_copy(args);
-}
+Error run_reshape(const KernelArgs& args, Span<std::uint8_t>) { return run_copy(args); }
 
 Result<std::size_t> prepare_concat(const KernelArgs& args, Diagnostics* d) {
   std::int64_t axis = 0;
@@ -160,20 +147,17 @@ Result<std::size_t> prepare_concat(const KernelArgs& args, Diagnostics* d) {
   const ConstTensor first{nullptr, args.inputs[0]->sizes};
   Result<Dims> shape = kernels::concat_output_shape({&first, 1}, axis);
   if (!shape.ok()) {
-    report(d, "concat: axis %lld does not fit input 0 %s (%s)",
-           static_cast<long long>(axis), shape_text(args.inputs[0]->sizes).text,
-           shape.message());
+    report(d, "concat: axis %lld does not fit input 0 %s (%s)", static_cast<long long>(axis),
+           shape_text(args.inputs[0]->sizes).text, shape.message());
     return kRejected;
   }
   for (std::size_t i = 1; i < args.inputs.size(); ++i) {
-    const ConstTensor pair[] = {{nullptr, shape->span()},
-                                {nullptr, args.inputs[i]->sizes}};
+    const ConstTensor pair[] = {{nullptr, shape->span()}, {nullptr, args.inputs[i]->sizes}};
     Result<Dims> joined = kernels::concat_output_shape(pair, axis);
     if (!joined.ok()) {
       report(d, "concat: input %zu %s does not join %s along axis %lld (%s)", i,
-             shape_text(args.inputs[i]->sizes).text,
-             shape_text(shape->span()).text, static_cast<long long>(axis),
-             joined.message());
+             shape_text(args.inputs[i]->sizes).text, shape_text(shape->span()).text,
+             static_cast<long long>(axis), joined.message());
       return kRejected;
     }
     shape = *joined;
@@ -195,17 +179,15 @@ Error run_concat(const KernelArgs& args, Span<std::uint8_t> scratch) {
   // Scratch is 64-byte aligned, enough for ConstTensor.
   auto* inputs = reinterpret_cast<ConstTensor*>(scratch.data());
   for (std::size_t i = 0; i < args.inputs.size(); ++i) {
-    new (inputs + i)
-        ConstTensor{args.inputs[i]->float_data(), args.inputs[i]->sizes};
+    new (inputs + i) ConstTensor{args.inputs[i]->float_data(), args.inputs[i]->sizes};
   }
-  return kernels::concat(Span<const ConstTensor>(inputs, args.inputs.size()),
-                         axis, args.outputs[0]->float_data());
+  return kernels::concat(Span<const ConstTensor>(inputs, args.inputs.size()), axis,
+                         args.outputs[0]->float_data());
 }
 
 Result<std::size_t> prepare_transpose(const KernelArgs& args, Diagnostics* d) {
   Dims perm;
-  if (!check_signature(kTranspose, args, 1, 1, d) ||
-      !check_rank_limit(kTranspose, args, d) ||
+  if (!check_signature(kTranspose, args, 1, 1, d) || !check_rank_limit(kTranspose, args, d) ||
       !transpose_perm(args, &perm, d)) {
     return kRejected;
   }
@@ -227,8 +209,7 @@ Error run_transpose(const KernelArgs& args, Span<std::uint8_t>) {
   Dims perm;
   if (!transpose_perm(args, &perm, nullptr)) return Error::kInvalidArgument;
   const Tensor& x = *args.inputs[0];
-  return kernels::transpose(x.float_data(), x.sizes, perm.span(),
-                            args.outputs[0]->float_data());
+  return kernels::transpose(x.float_data(), x.sizes, perm.span(), args.outputs[0]->float_data());
 }
 
 }  // namespace glassbox::runtime::portable

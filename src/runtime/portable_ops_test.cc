@@ -35,8 +35,7 @@ using Sizes = std::vector<std::int64_t>;
 std::vector<float> ramp(std::size_t n, float scale = 0.25f) {
   std::vector<float> v(n);
   for (std::size_t i = 0; i < n; ++i)
-    v[i] = scale * static_cast<float>(static_cast<int>(i % 7) - 3) +
-           0.01f * static_cast<float>(i);
+    v[i] = scale * static_cast<float>(static_cast<int>(i % 7) - 3) + 0.01f * static_cast<float>(i);
   return v;
 }
 
@@ -89,23 +88,20 @@ class Call {
     return *this;
   }
   Call& attr_int(const char* name, std::int64_t v) {
-    attrs_.push_back(
-        gbx::CreateAttributeDirect(fbb_, name, gbx::AttributeKind::Int, v));
+    attrs_.push_back(gbx::CreateAttributeDirect(fbb_, name, gbx::AttributeKind::Int, v));
     return *this;
   }
   Call& attr_float(const char* name, double v) {
-    attrs_.push_back(gbx::CreateAttributeDirect(
-        fbb_, name, gbx::AttributeKind::Float, 0, v));
+    attrs_.push_back(gbx::CreateAttributeDirect(fbb_, name, gbx::AttributeKind::Float, 0, v));
     return *this;
   }
   Call& attr_ints(const char* name, const Sizes& v) {
-    attrs_.push_back(gbx::CreateAttributeDirect(
-        fbb_, name, gbx::AttributeKind::Ints, 0, 0.0, &v));
+    attrs_.push_back(gbx::CreateAttributeDirect(fbb_, name, gbx::AttributeKind::Ints, 0, 0.0, &v));
     return *this;
   }
   Call& attr_string(const char* name, const char* v) {
-    attrs_.push_back(gbx::CreateAttributeDirect(
-        fbb_, name, gbx::AttributeKind::String, 0, 0.0, nullptr, v));
+    attrs_.push_back(
+        gbx::CreateAttributeDirect(fbb_, name, gbx::AttributeKind::String, 0, 0.0, nullptr, v));
     return *this;
   }
 
@@ -126,8 +122,7 @@ class Call {
     EXPECT_THAT(r, IsOk()) << message();
     if (!r.ok()) return r.error();
     return find_kernel(op_)->run(
-        args(), Span<std::uint8_t>(
-                    reinterpret_cast<std::uint8_t*>(scratch_.data()), *r));
+        args(), Span<std::uint8_t>(reinterpret_cast<std::uint8_t*>(scratch_.data()), *r));
   }
 
   std::string message() const { return diagnostics_.message; }
@@ -144,11 +139,10 @@ class Call {
   void finish() {
     if (finished_) return;
     finished_ = true;
-    fbb_.Finish(gbx::CreateKernelCall(fbb_, fbb_.CreateString(op_), 0, 0,
-                                      fbb_.CreateVector(attrs_)));
+    fbb_.Finish(
+        gbx::CreateKernelCall(fbb_, fbb_.CreateString(op_), 0, 0, fbb_.CreateVector(attrs_)));
     attributes_ = KernelAttributes(
-        flatbuffers::GetRoot<gbx::KernelCall>(fbb_.GetBufferPointer())
-            ->attributes());
+        flatbuffers::GetRoot<gbx::KernelCall>(fbb_.GetBufferPointer())->attributes());
   }
   KernelArgs args() { return KernelArgs{inputs_, outputs_, &attributes_}; }
 
@@ -245,8 +239,7 @@ TEST(KernelAttributesTest, ReadsEachKindAndFallsBack) {
 
 TEST(KernelAttributesTest, RejectsAnotherKind) {
   Call call("relu");
-  call.attr_int("i", 7).attr_float("f", 0.5).attr_ints("l", {1}).attr_string(
-      "s", "x");
+  call.attr_int("i", 7).attr_float("f", 0.5).attr_ints("l", {1}).attr_string("s", "x");
   const KernelAttributes& a = call.attributes();
   EXPECT_THAT(a.get_int("f", 0), ErrorIs(Error::kInvalidArgument));
   EXPECT_THAT(a.get_int("l", 0), ErrorIs(Error::kInvalidArgument));
@@ -275,8 +268,7 @@ TEST(PortableOpsTest, RejectsNonFloatTensors) {
   x.tensor().dtype = ScalarType::kLong;
   Call call("relu");
   call.in(x).out(y);
-  expect_rejected(call,
-                  "relu: input 0 has dtype LONG, only FLOAT is supported");
+  expect_rejected(call, "relu: input 0 has dtype LONG, only FLOAT is supported");
 }
 
 TEST(PortableOpsTest, RejectsMissingData) {
@@ -284,8 +276,7 @@ TEST(PortableOpsTest, RejectsMissingData) {
   y.tensor().data = nullptr;
   Call call("sigmoid");
   call.in(x).out(y);
-  expect_rejected(call,
-                  "sigmoid: output 0 [2,3] has no data for its 6 elements");
+  expect_rejected(call, "sigmoid: output 0 [2,3] has no data for its 6 elements");
 }
 
 TEST(PortableOpsTest, RejectsShortBuffers) {
@@ -293,8 +284,7 @@ TEST(PortableOpsTest, RejectsShortBuffers) {
   x.tensor().nbytes = 5 * sizeof(float);
   Call call("sigmoid");
   call.in(x).out(y);
-  expect_rejected(call,
-                  "sigmoid: input 0 [2,3] has no data for its 6 elements");
+  expect_rejected(call, "sigmoid: input 0 [2,3] has no data for its 6 elements");
 }
 
 TEST(PortableOpsTest, RejectsNegativeSizes) {
@@ -356,9 +346,9 @@ TEST(PortableOpsTest, Conv2dMatchesKernel) {
   std::vector<float> want(y.values().size());
   std::vector<float> scratch =
       scratch_floats(kernels::conv2d_scratch_bytes(shape4(x), shape4(w), p));
-  ASSERT_EQ(kernels::conv2d(x.data(), shape4(x), w.data(), shape4(w), b.data(),
-                            p, want.data(), scratch),
-            Error::kOk);
+  ASSERT_EQ(
+      kernels::conv2d(x.data(), shape4(x), w.data(), shape4(w), b.data(), p, want.data(), scratch),
+      Error::kOk);
   EXPECT_EQ(y.values(), want);
 }
 
@@ -429,15 +419,13 @@ TEST(PortableOpsTest, Conv2dRejectsBadAttributes) {
   {
     Call call("conv2d");
     call.in(x).in(w).in(b).out(y).attr_int("groups", 2);
-    expect_rejected(call,
-                    "conv2d: bias (input 2) must have shape [2], got [3]");
+    expect_rejected(call, "conv2d: bias (input 2) must have shape [2], got [3]");
   }
   {
     TestTensor x3({1, 2, 4});
     Call call("conv2d");
     call.in(x3).in(w).out(y);
-    expect_rejected(call,
-                    "conv2d: input (input 0) must have rank 4, got [1,2,4]");
+    expect_rejected(call, "conv2d: input (input 0) must have rank 4, got [1,2,4]");
   }
 }
 
@@ -461,8 +449,7 @@ TEST(PortableOpsTest, MaxPool2dMatchesKernel) {
   p.dilation_h = p.dilation_w = 2;
   p.ceil_mode = true;
   std::vector<float> want(y.values().size());
-  ASSERT_EQ(kernels::max_pool2d(x.data(), shape4(x), p, want.data()),
-            Error::kOk);
+  ASSERT_EQ(kernels::max_pool2d(x.data(), shape4(x), p, want.data()), Error::kOk);
   EXPECT_EQ(y.values(), want);
 }
 
@@ -472,9 +459,7 @@ TEST(PortableOpsTest, AvgPool2dCountIncludePad) {
   {
     Call call("avg_pool2d");  // count_include_pad defaults to 1 (PyTorch).
     call.in(x).out(with_pad);
-    call.attr_ints("kernel", {2, 2})
-        .attr_ints("padding", {1, 1})
-        .attr_ints("stride", {2, 2});
+    call.attr_ints("kernel", {2, 2}).attr_ints("padding", {1, 1}).attr_ints("stride", {2, 2});
     ASSERT_EQ(call.run(), Error::kOk) << call.message();
   }
   {
@@ -508,8 +493,7 @@ TEST(PortableOpsTest, PoolRejectsBadCalls) {
   {
     Call call("max_pool2d");
     call.in(x).out(y).attr_ints("kernel", {2, 2}).attr_int("ceil_mode", 2);
-    expect_rejected(call,
-                    "max_pool2d: attribute 'ceil_mode' is 2, must be 0 or 1");
+    expect_rejected(call, "max_pool2d: attribute 'ceil_mode' is 2, must be 0 or 1");
   }
   {
     Call call("avg_pool2d");
@@ -520,12 +504,8 @@ TEST(PortableOpsTest, PoolRejectsBadCalls) {
   }
   {
     Call call("avg_pool2d");
-    call.in(x)
-        .out(y)
-        .attr_ints("kernel", {2, 2})
-        .attr_float("count_include_pad", 1.0);
-    expect_rejected(call,
-                    "avg_pool2d: attribute 'count_include_pad' must be an int");
+    call.in(x).out(y).attr_ints("kernel", {2, 2}).attr_float("count_include_pad", 1.0);
+    expect_rejected(call, "avg_pool2d: attribute 'count_include_pad' must be an int");
   }
   {
     Call call("avg_pool2d");
@@ -566,10 +546,8 @@ TEST(PortableOpsTest, LinearMatchesKernel) {
   ASSERT_EQ(call.run(), Error::kOk) << call.message();
 
   std::vector<float> want(y.values().size());
-  std::vector<float> scratch =
-      scratch_floats(kernels::linear_scratch_bytes(6, 4, 5));
-  ASSERT_EQ(kernels::linear(x.data(), 6, 5, w.data(), 4, b.data(), want.data(),
-                            scratch),
+  std::vector<float> scratch = scratch_floats(kernels::linear_scratch_bytes(6, 4, 5));
+  ASSERT_EQ(kernels::linear(x.data(), 6, 5, w.data(), 4, b.data(), want.data(), scratch),
             Error::kOk);
   EXPECT_EQ(y.values(), want);
 }
@@ -587,8 +565,7 @@ TEST(PortableOpsTest, LinearRejectsBadCalls) {
   {
     Call call("linear");
     call.in(x).in(w5).in(b).out(y);
-    expect_rejected(call,
-                    "linear: bias (input 2) must have shape [4], got [3]");
+    expect_rejected(call, "linear: bias (input 2) must have shape [4], got [3]");
   }
   {
     Call call("linear");
@@ -611,10 +588,8 @@ TEST(PortableOpsTest, MatmulMatchesKernel) {
   ASSERT_EQ(call.run(), Error::kOk) << call.message();
 
   std::vector<float> want(y.values().size());
-  std::vector<float> scratch =
-      scratch_floats(kernels::matmul_scratch_bytes(a.sizes(), b.sizes()));
-  ASSERT_EQ(kernels::matmul(a.data(), a.sizes(), b.data(), b.sizes(),
-                            want.data(), scratch),
+  std::vector<float> scratch = scratch_floats(kernels::matmul_scratch_bytes(a.sizes(), b.sizes()));
+  ASSERT_EQ(kernels::matmul(a.data(), a.sizes(), b.data(), b.sizes(), want.data(), scratch),
             Error::kOk);
   EXPECT_EQ(y.values(), want);
 
@@ -631,12 +606,8 @@ TEST(PortableOpsTest, MatmulMatchesKernel) {
 TEST(PortableOpsTest, UnaryOpsMatchKernels) {
   using UnaryKernel = Error (*)(const float*, float*, std::int64_t);
   const std::pair<const char*, UnaryKernel> cases[] = {
-      {"relu", kernels::relu},
-      {"sigmoid", kernels::sigmoid},
-      {"hardswish", kernels::hardswish},
-      {"tan", kernels::tan},
-      {"sin", kernels::sin},
-      {"cos", kernels::cos},
+      {"relu", kernels::relu}, {"sigmoid", kernels::sigmoid}, {"hardswish", kernels::hardswish},
+      {"tan", kernels::tan},   {"sin", kernels::sin},         {"cos", kernels::cos},
   };
   for (const auto& [op, kernel] : cases) {
     SCOPED_TRACE(op);
@@ -684,8 +655,7 @@ TEST(PortableOpsTest, Clamp) {
 
   Call inverted("clamp");
   inverted.in(x).out(y).attr_float("min", 1.0).attr_float("max", 0.0);
-  expect_rejected(inverted,
-                  "clamp: attributes min 1 and max 0 must satisfy min <= max");
+  expect_rejected(inverted, "clamp: attributes min 1 and max 0 must satisfy min <= max");
 
   Call nan("clamp");
   nan.in(x).out(y).attr_float("min", std::numeric_limits<double>::quiet_NaN());
@@ -713,8 +683,7 @@ TEST(PortableOpsTest, Hardsigmoid) {
   pytorch.in(x).out(z).attr_float("alpha", 1.0 / 6.0).attr_float("beta", 0.5);
   ASSERT_EQ(pytorch.run(), Error::kOk) << pytorch.message();
   std::vector<float> want(4);
-  ASSERT_EQ(kernels::hardsigmoid(x.data(), want.data(), 4, 1.0f / 6.0f, 0.5f),
-            Error::kOk);
+  ASSERT_EQ(kernels::hardsigmoid(x.data(), want.data(), 4, 1.0f / 6.0f, 0.5f), Error::kOk);
   EXPECT_EQ(z.values(), want);
 
   Call bad("hardsigmoid");
@@ -738,8 +707,7 @@ TEST(PortableOpsTest, BinaryOpsBroadcast) {
     call.in(a).in(b).out(y);
     ASSERT_EQ(call.run(), Error::kOk) << call.message();
     std::vector<float> want(y.values().size());
-    ASSERT_EQ(kernels::binary(binary_op, a.data(), a.sizes(), b.data(),
-                              b.sizes(), want.data()),
+    ASSERT_EQ(kernels::binary(binary_op, a.data(), a.sizes(), b.data(), b.sizes(), want.data()),
               Error::kOk);
     EXPECT_EQ(y.values(), want);
 
@@ -752,10 +720,9 @@ TEST(PortableOpsTest, BinaryOpsBroadcast) {
 
     Call no_broadcast(op);
     no_broadcast.in(c).in(b).out(wrong);
-    expect_rejected(no_broadcast,
-                    std::string(op) +
-                        ": shapes [2,3] and [4,1] do not broadcast (shapes do "
-                        "not broadcast)");
+    expect_rejected(no_broadcast, std::string(op) +
+                                      ": shapes [2,3] and [4,1] do not broadcast (shapes do "
+                                      "not broadcast)");
 
     // In place only into an input of the output's shape.
     TestTensor same({2, 4, 3});
@@ -782,24 +749,22 @@ TEST(PortableOpsTest, BinaryRejectsAliasingABroadcastInput) {
 // ---- batch_norm, softmax --------------------------------------------------
 
 TEST(PortableOpsTest, BatchNorm) {
-  TestTensor x({2, 3, 4, 5}), mean({3}, {0.1f, -0.2f, 0.3f}),
-      var({3}, {1, 2, 0.5f}), weight({3}, {1, 0.5f, 2}), bias({3}, {0, 1, -1}),
-      y({2, 3, 4, 5});
+  TestTensor x({2, 3, 4, 5}), mean({3}, {0.1f, -0.2f, 0.3f}), var({3}, {1, 2, 0.5f}),
+      weight({3}, {1, 0.5f, 2}), bias({3}, {0, 1, -1}), y({2, 3, 4, 5});
   Call call("batch_norm");
-  call.in(x).in(mean).in(var).in(weight).in(bias).out(y).attr_float("eps",
-                                                                    1e-3);
+  call.in(x).in(mean).in(var).in(weight).in(bias).out(y).attr_float("eps", 1e-3);
   ASSERT_EQ(call.run(), Error::kOk) << call.message();
   std::vector<float> want(y.values().size());
-  ASSERT_EQ(kernels::batch_norm(x.data(), shape4(x), mean.data(), var.data(),
-                                weight.data(), bias.data(), 1e-3f, want.data()),
+  ASSERT_EQ(kernels::batch_norm(x.data(), shape4(x), mean.data(), var.data(), weight.data(),
+                                bias.data(), 1e-3f, want.data()),
             Error::kOk);
   EXPECT_EQ(y.values(), want);
 }
 
 TEST(PortableOpsTest, BatchNormOtherRanks) {
   // [N, C] and [N, C, L]: trailing dims are one plane per channel.
-  TestTensor x({2, 2}, {1, 2, 3, 4}), mean({2}, {1, 2}), var({2}, {1, 1}),
-      weight({2}, {2, 3}), bias({2}, {0.5f, -0.5f}), y({2, 2});
+  TestTensor x({2, 2}, {1, 2, 3, 4}), mean({2}, {1, 2}), var({2}, {1, 1}), weight({2}, {2, 3}),
+      bias({2}, {0.5f, -0.5f}), y({2, 2});
   Call call("batch_norm");
   call.in(x).in(mean).in(var).in(weight).in(bias).out(y).attr_float("eps", 0);
   ASSERT_EQ(call.run(), Error::kOk) << call.message();
@@ -807,11 +772,9 @@ TEST(PortableOpsTest, BatchNormOtherRanks) {
 
   TestTensor x3({1, 2, 3}, {1, 1, 1, 2, 2, 2}), y3({1, 2, 3});
   Call rank3("batch_norm");
-  rank3.in(x3).in(mean).in(var).in(weight).in(bias).out(y3).attr_float("eps",
-                                                                       0);
+  rank3.in(x3).in(mean).in(var).in(weight).in(bias).out(y3).attr_float("eps", 0);
   ASSERT_EQ(rank3.run(), Error::kOk) << rank3.message();
-  EXPECT_EQ(y3.values(),
-            (std::vector<float>{0.5f, 0.5f, 0.5f, -0.5f, -0.5f, -0.5f}));
+  EXPECT_EQ(y3.values(), (std::vector<float>{0.5f, 0.5f, 0.5f, -0.5f, -0.5f, -0.5f}));
 }
 
 TEST(PortableOpsTest, BatchNormRejectsBadCalls) {
@@ -819,8 +782,7 @@ TEST(PortableOpsTest, BatchNormRejectsBadCalls) {
   {
     Call call("batch_norm");
     call.in(x).in(c3).in(c2).in(c3).in(c3).out(y);
-    expect_rejected(call,
-                    "batch_norm: var (input 2) must have shape [3], got [2]");
+    expect_rejected(call, "batch_norm: var (input 2) must have shape [3], got [2]");
   }
   {
     Call call("batch_norm");
@@ -859,8 +821,7 @@ TEST(PortableOpsTest, Softmax) {
 
   Call bad("softmax");
   bad.in(x).out(y).attr_int("axis", 3);
-  expect_rejected(bad,
-                  "softmax: attribute 'axis' 3 is out of range for rank 3");
+  expect_rejected(bad, "softmax: attribute 'axis' 3 is out of range for rank 3");
 
   Call kind("softmax");
   kind.in(x).out(y).attr_float("axis", 1);
@@ -917,8 +878,7 @@ TEST(PortableOpsTest, Reshape) {
 
   Call two_inferred("reshape");
   two_inferred.in(x).out(y).attr_ints("shape", {-1, -1});
-  expect_rejected(two_inferred,
-                  "reshape: attribute 'shape' [-1,-1] has a bad dimension");
+  expect_rejected(two_inferred, "reshape: attribute 'shape' [-1,-1] has a bad dimension");
 
   Call bad_count("reshape");
   bad_count.in(x).out(y).attr_ints("shape", {5, -1});
@@ -939,8 +899,7 @@ TEST(PortableOpsTest, Reshape) {
 }
 
 TEST(PortableOpsTest, ConcatMatchesKernel) {
-  TestTensor a({2, 1, 3}), b({2, 2, 3}, ramp(12, 1.0f)), c({2, 3, 3}),
-      y({2, 6, 3});
+  TestTensor a({2, 1, 3}), b({2, 2, 3}, ramp(12, 1.0f)), c({2, 3, 3}), y({2, 6, 3});
   Call call("concat");
   call.in(a).in(b).in(c).out(y).attr_int("axis", -2);
   Result<std::size_t> scratch = call.prepare();
@@ -994,8 +953,7 @@ TEST(PortableOpsTest, Transpose) {
   ASSERT_EQ(call.run(), Error::kOk) << call.message();
   const Sizes perm{2, 0, 1};
   std::vector<float> want(24);
-  ASSERT_EQ(kernels::transpose(x.data(), x.sizes(), perm, want.data()),
-            Error::kOk);
+  ASSERT_EQ(kernels::transpose(x.data(), x.sizes(), perm, want.data()), Error::kOk);
   EXPECT_EQ(y.values(), want);
 
   TestTensor reversed({4, 3, 2});
@@ -1003,8 +961,7 @@ TEST(PortableOpsTest, Transpose) {
   onnx_default.in(x).out(reversed);
   ASSERT_EQ(onnx_default.run(), Error::kOk) << onnx_default.message();
   const Sizes reverse{2, 1, 0};
-  ASSERT_EQ(kernels::transpose(x.data(), x.sizes(), reverse, want.data()),
-            Error::kOk);
+  ASSERT_EQ(kernels::transpose(x.data(), x.sizes(), reverse, want.data()), Error::kOk);
   EXPECT_EQ(reversed.values(), want);
 
   Call bad("transpose");

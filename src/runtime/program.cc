@@ -44,8 +44,7 @@ std::int64_t tensor_bytes(const gbx::Tensor& t) {
   return bytes;
 }
 
-bool indices_in_range(const flatbuffers::Vector<std::int32_t>* indices,
-                      std::size_t num_values) {
+bool indices_in_range(const flatbuffers::Vector<std::int32_t>* indices, std::size_t num_values) {
   if (indices == nullptr) return false;
   for (std::int32_t i : *indices) {
     if (i < 0 || static_cast<std::size_t>(i) >= num_values) return false;
@@ -53,11 +52,10 @@ bool indices_in_range(const flatbuffers::Vector<std::int32_t>* indices,
   return true;
 }
 
-ErrorInfo check_values(const gbx::Program& program, const gbx::Method& method,
-                       std::size_t m, Diagnostics* d) {
+ErrorInfo check_values(const gbx::Program& program, const gbx::Method& method, std::size_t m,
+                       Diagnostics* d) {
   const auto* values = method.values();
-  const std::size_t num_constants =
-      program.constants() ? program.constants()->size() : 0;
+  const std::size_t num_constants = program.constants() ? program.constants()->size() : 0;
   // A plan never needs more than every planned tensor side by side (with
   // alignment); a larger arena_bytes is corrupt, not a reason to allocate.
   std::uint64_t planned_bytes = 0;
@@ -75,28 +73,29 @@ ErrorInfo check_values(const gbx::Program& program, const gbx::Method& method,
       // aligned as the schema asks (force_align: 16); an empty one has no
       // bytes to align (FlatBuffers may place an empty vector anywhere).
       if (index >= num_constants ||
-          program.constants()->Get(static_cast<flatbuffers::uoffset_t>(index))
-                  ->data() == nullptr ||
-          (bytes != 0 && reinterpret_cast<std::uintptr_t>(
-              program.constants()
-                  ->Get(static_cast<flatbuffers::uoffset_t>(index))
-                  ->data()
-                  ->data()) % 16 != 0) ||
-          static_cast<std::int64_t>(
-              program.constants()
-                  ->Get(static_cast<flatbuffers::uoffset_t>(index))
-                  ->data()
-                  ->size()) != bytes) {
-        report(d, "method %zu value %zu: constant %d is missing, misaligned or "
-                  "not %lld bytes",
+          program.constants()->Get(static_cast<flatbuffers::uoffset_t>(index))->data() == nullptr ||
+          (bytes != 0 &&
+           reinterpret_cast<std::uintptr_t>(program.constants()
+                                                ->Get(static_cast<flatbuffers::uoffset_t>(index))
+                                                ->data()
+                                                ->data()) %
+                   16 !=
+               0) ||
+          static_cast<std::int64_t>(program.constants()
+                                        ->Get(static_cast<flatbuffers::uoffset_t>(index))
+                                        ->data()
+                                        ->size()) != bytes) {
+        report(d,
+               "method %zu value %zu: constant %d is missing, misaligned or "
+               "not %lld bytes",
                m, v, t->constant_index(), static_cast<long long>(bytes));
         return make_error(Error::kCorruptData, "program failed verification");
       }
       continue;
     }
     const std::int64_t offset = t->arena_offset();
-    const auto element = static_cast<std::int64_t>(
-        element_size(static_cast<ScalarType>(t->scalar_type())));
+    const auto element =
+        static_cast<std::int64_t>(element_size(static_cast<ScalarType>(t->scalar_type())));
     if (offset < 0 || offset % element != 0 ||
         static_cast<std::uint64_t>(offset) + static_cast<std::uint64_t>(bytes) >
             method.arena_bytes()) {
@@ -110,54 +109,55 @@ ErrorInfo check_values(const gbx::Program& program, const gbx::Method& method,
     planned_bytes += (static_cast<std::uint64_t>(bytes) + 63) / 64 * 64 + 64;
   }
   if (method.arena_bytes() > planned_bytes) {
-    report(d, "method %zu: arena of %llu bytes is larger than all its tensors "
-              "together (%llu)", m,
-           static_cast<unsigned long long>(method.arena_bytes()),
+    report(d,
+           "method %zu: arena of %llu bytes is larger than all its tensors "
+           "together (%llu)",
+           m, static_cast<unsigned long long>(method.arena_bytes()),
            static_cast<unsigned long long>(planned_bytes));
     return make_error(Error::kCorruptData, "program failed verification");
   }
   return kOk;
 }
 
-ErrorInfo check_instructions(const gbx::Method& method, std::size_t m,
-                             Diagnostics* d) {
+ErrorInfo check_instructions(const gbx::Method& method, std::size_t m, Diagnostics* d) {
   const std::size_t num_values = method.values()->size();
-  const std::size_t num_delegates =
-      method.delegates() ? method.delegates()->size() : 0;
+  const std::size_t num_delegates = method.delegates() ? method.delegates()->size() : 0;
   for (std::size_t i = 0; i < method.instructions()->size(); ++i) {
     const gbx::Instruction* instr =
         method.instructions()->Get(static_cast<flatbuffers::uoffset_t>(i));
     if (const gbx::KernelCall* call = instr->args_as_KernelCall()) {
-      if (call->op() == nullptr ||
-          !indices_in_range(call->inputs(), num_values) ||
+      if (call->op() == nullptr || !indices_in_range(call->inputs(), num_values) ||
           !indices_in_range(call->outputs(), num_values)) {
-        report(d, "method %zu instruction %zu: kernel call with a missing op "
-                  "or a value index out of range", m, i);
+        report(d,
+               "method %zu instruction %zu: kernel call with a missing op "
+               "or a value index out of range",
+               m, i);
         return make_error(Error::kCorruptData, "program failed verification");
       }
       if (call->attributes() != nullptr) {
         for (const gbx::Attribute* attribute : *call->attributes()) {
           if (attribute->name() == nullptr || !aligned_longs(attribute->ints())) {
-            report(d, "method %zu instruction %zu: an attribute has no name or "
-                      "a misaligned int list", m, i);
+            report(d,
+                   "method %zu instruction %zu: an attribute has no name or "
+                   "a misaligned int list",
+                   m, i);
             return make_error(Error::kCorruptData, "program failed verification");
           }
         }
       }
       if (find_kernel(call->op()->c_str()) == nullptr) {
-        report(d, "method %zu instruction %zu: no kernel for op '%s'", m, i,
-               call->op()->c_str());
+        report(d, "method %zu instruction %zu: no kernel for op '%s'", m, i, call->op()->c_str());
         return make_error(Error::kNotSupported, "program uses an unknown op");
       }
-    } else if (const gbx::DelegateCall* delegate_call =
-                   instr->args_as_DelegateCall()) {
+    } else if (const gbx::DelegateCall* delegate_call = instr->args_as_DelegateCall()) {
       if (delegate_call->delegate_index() < 0 ||
-          static_cast<std::size_t>(delegate_call->delegate_index()) >=
-              num_delegates ||
+          static_cast<std::size_t>(delegate_call->delegate_index()) >= num_delegates ||
           !indices_in_range(delegate_call->inputs(), num_values) ||
           !indices_in_range(delegate_call->outputs(), num_values)) {
-        report(d, "method %zu instruction %zu: delegate call with a delegate "
-                  "or value index out of range", m, i);
+        report(d,
+               "method %zu instruction %zu: delegate call with a delegate "
+               "or value index out of range",
+               m, i);
         return make_error(Error::kCorruptData, "program failed verification");
       }
     } else {
@@ -168,15 +168,13 @@ ErrorInfo check_instructions(const gbx::Method& method, std::size_t m,
   return kOk;
 }
 
-ErrorInfo check_delegates(const gbx::Method& method, std::size_t m,
-                          Diagnostics* d) {
+ErrorInfo check_delegates(const gbx::Method& method, std::size_t m, Diagnostics* d) {
   if (method.delegates() == nullptr) return kOk;
   for (std::size_t i = 0; i < method.delegates()->size(); ++i) {
     const gbx::BackendDelegate* delegate =
         method.delegates()->Get(static_cast<flatbuffers::uoffset_t>(i));
     if (delegate->backend() == nullptr || delegate->processed() == nullptr) {
-      report(d, "method %zu delegate %zu: no backend name or processed bytes",
-             m, i);
+      report(d, "method %zu delegate %zu: no backend name or processed bytes", m, i);
       return make_error(Error::kCorruptData, "program failed verification");
     }
     const BackendInterface* backend = find_backend(delegate->backend()->c_str());
@@ -196,16 +194,13 @@ ErrorInfo check_delegates(const gbx::Method& method, std::size_t m,
 
 }  // namespace
 
-Result<Program> Program::load(Span<const std::uint8_t> data,
-                              Diagnostics* diagnostics) {
+Result<Program> Program::load(Span<const std::uint8_t> data, Diagnostics* diagnostics) {
   if (data.size() < 8 || !gbx::ProgramBufferHasIdentifier(data.data())) {
-    return corrupt(diagnostics,
-                   "not a Glassbox program (file identifier is not 'GBX0')");
+    return corrupt(diagnostics, "not a Glassbox program (file identifier is not 'GBX0')");
   }
   flatbuffers::Verifier verifier(data.data(), data.size());
   if (!gbx::VerifyProgramBuffer(verifier)) {
-    return corrupt(diagnostics,
-                   "the program's FlatBuffer is corrupt or truncated");
+    return corrupt(diagnostics, "the program's FlatBuffer is corrupt or truncated");
   }
   const gbx::Program* program = gbx::GetProgram(data.data());
   if (program->version() != kVersion) {
@@ -217,23 +212,21 @@ Result<Program> Program::load(Span<const std::uint8_t> data,
     return corrupt(diagnostics, "the program has no methods");
   }
   for (std::size_t m = 0; m < program->methods()->size(); ++m) {
-    const gbx::Method* method =
-        program->methods()->Get(static_cast<flatbuffers::uoffset_t>(m));
+    const gbx::Method* method = program->methods()->Get(static_cast<flatbuffers::uoffset_t>(m));
     if (method->name() == nullptr || method->values() == nullptr ||
         method->instructions() == nullptr ||
         !indices_in_range(method->inputs(), method->values()->size()) ||
         !indices_in_range(method->outputs(), method->values()->size())) {
       report(diagnostics,
              "method %zu: missing name, values or instructions, or an input "
-             "or output index out of range", m);
+             "or output index out of range",
+             m);
       return make_error(Error::kCorruptData, "program failed verification");
     }
     for (const auto* io : {method->inputs(), method->outputs()}) {
       for (std::int32_t v : *io) {
-        if (method->values()->Get(static_cast<flatbuffers::uoffset_t>(v))
-                ->constant_index() >= 0) {
-          report(diagnostics, "method %zu: input or output %d is a constant",
-                 m, v);
+        if (method->values()->Get(static_cast<flatbuffers::uoffset_t>(v))->constant_index() >= 0) {
+          report(diagnostics, "method %zu: input or output %d is a constant", m, v);
           return make_error(Error::kCorruptData, "program failed verification");
         }
       }

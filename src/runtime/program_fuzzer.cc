@@ -18,8 +18,7 @@ constexpr std::size_t kMaxFuzzMethodMemory = 64 << 20;
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace glassbox::runtime;
   static const bool registered =
-      glassbox::backends::demo::register_demo_backend_runtime() ==
-      glassbox::Error::kOk;
+      glassbox::backends::demo::register_demo_backend_runtime() == glassbox::Error::kOk;
   (void)registered;
   // FlatBuffers verification assumes an aligned buffer, as a file read into
   // a vector is.
@@ -31,8 +30,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static std::vector<std::uint8_t> method_buffer(kMaxFuzzMethodMemory);
   static std::vector<std::uint8_t> temp_buffer(1 << 20);
   MemoryAllocator method_memory(method_buffer), temp_memory(temp_buffer);
-  auto method = Method::load(*program, program->method_name(0), &method_memory,
-                             &temp_memory, nullptr, &diagnostics);
+  auto method = Method::load(*program, program->method_name(0), &method_memory, &temp_memory,
+                             nullptr, &diagnostics);
   (void)method;
   return 0;
 }

@@ -24,9 +24,10 @@ StatusOr<IdentifierMode> identifier_mode(std::span<const aot::CompileSpec> specs
     if (value == "generated") return IdentifierMode::kGenerated;
     if (value == "int") return IdentifierMode::kInt;
     if (value == "string") return IdentifierMode::kString;
-    return Status(Error::kInvalidArgument,
-                  "compile spec \"identifiers\" must be \"generated\", \"int\" or \"string\", got \"" +
-                      value + "\"");
+    return Status(
+        Error::kInvalidArgument,
+        "compile spec \"identifiers\" must be \"generated\", \"int\" or \"string\", got \"" +
+            value + "\"");
   }
   return IdentifierMode::kGenerated;
 }
@@ -45,19 +46,21 @@ class Lowering {
     for (const Node& node : graph_.nodes) {
       for (ValueId in : node.inputs) ++uses_[in.value];
     }
-    for (ValueId out : graph_.outputs) ++uses_[out.value];  // An output is a use we cannot fuse away.
+    for (ValueId out : graph_.outputs)
+      ++uses_[out.value];  // An output is a use we cannot fuse away.
 
     for (const Node& node : graph_.nodes) {
       if (fused_.contains(&node)) continue;
       if (node.op == aot::op::kConv2d) {
         GLASSBOX_RETURN_IF_ERROR(lower_conv(node));
       } else if (node.op == aot::op::kRelu) {
-        GLASSBOX_RETURN_IF_ERROR(emit(DemoOpKind::kRelu, {&node}, node.inputs, node.outputs[0], {}, {}));
+        GLASSBOX_RETURN_IF_ERROR(
+            emit(DemoOpKind::kRelu, {&node}, node.inputs, node.outputs[0], {}, {}));
       } else if (node.op == aot::op::kTan) {
         GLASSBOX_RETURN_IF_ERROR(lower_tan(node));
       } else {
-        return Status(Error::kNotSupported, "demo backend cannot lower op '" + node.op +
-                                                "' (node '" + node.name + "')");
+        return Status(Error::kNotSupported,
+                      "demo backend cannot lower op '" + node.op + "' (node '" + node.name + "')");
       }
     }
     for (ValueId out : graph_.outputs) program_.output_slots.push_back(slots_.at(out.value));
@@ -87,7 +90,8 @@ class Lowering {
     params.dilation = pair("dilation");
     params.groups = std::get<std::int64_t>(conv.attributes.at("groups"));
     GLASSBOX_ASSIGN_OR_RETURN(const aot::Value* weight, constant_data(conv, conv.inputs[1]));
-    for (std::size_t i = 0; i < params.weight_shape.size(); ++i) params.weight_shape[i] = weight->shape[i];
+    for (std::size_t i = 0; i < params.weight_shape.size(); ++i)
+      params.weight_shape[i] = weight->shape[i];
     params.weight = weight->data;
     if (conv.inputs.size() == 3) {
       GLASSBOX_ASSIGN_OR_RETURN(const aot::Value* bias, constant_data(conv, conv.inputs[2]));
@@ -98,17 +102,21 @@ class Lowering {
       return emit(DemoOpKind::kConvRelu, {&conv, relu}, {conv.inputs[0]}, relu->outputs[0],
                   std::move(params), {});
     }
-    return emit(DemoOpKind::kConv, {&conv}, {conv.inputs[0]}, conv.outputs[0], std::move(params), {});
+    return emit(DemoOpKind::kConv, {&conv}, {conv.inputs[0]}, conv.outputs[0], std::move(params),
+                {});
   }
 
   Status lower_tan(const Node& tan) {
     // sin and cos get slots of their own; div reads them and writes tan's output.
     const ValueId x = tan.inputs[0];
-    GLASSBOX_RETURN_IF_ERROR(emit(DemoOpKind::kSin, {&tan}, {x}, aot::kInvalidValueId, {}, tan.name + ".sin"));
+    GLASSBOX_RETURN_IF_ERROR(
+        emit(DemoOpKind::kSin, {&tan}, {x}, aot::kInvalidValueId, {}, tan.name + ".sin"));
     const std::uint32_t sin_slot = last_slot();
-    GLASSBOX_RETURN_IF_ERROR(emit(DemoOpKind::kCos, {&tan}, {x}, aot::kInvalidValueId, {}, tan.name + ".cos"));
+    GLASSBOX_RETURN_IF_ERROR(
+        emit(DemoOpKind::kCos, {&tan}, {x}, aot::kInvalidValueId, {}, tan.name + ".cos"));
     const std::uint32_t cos_slot = last_slot();
-    return emit(DemoOpKind::kDiv, {&tan}, {}, tan.outputs[0], {}, tan.name + ".div", {sin_slot, cos_slot});
+    return emit(DemoOpKind::kDiv, {&tan}, {}, tan.outputs[0], {}, tan.name + ".div",
+                {sin_slot, cos_slot});
   }
 
   StatusOr<const aot::Value*> constant_data(const Node& conv, ValueId id) const {
@@ -132,8 +140,9 @@ class Lowering {
     for (ValueId in : inputs) {
       auto slot = slots_.find(in.value);
       if (slot == slots_.end()) {
-        return Status(Error::kNotSupported, "demo backend: node '" + sources[0]->name +
-                                                "' reads a constant; only conv weights may be constant");
+        return Status(Error::kNotSupported,
+                      "demo backend: node '" + sources[0]->name +
+                          "' reads a constant; only conv weights may be constant");
       }
       operand_slots.push_back(slot->second);
     }
@@ -142,10 +151,12 @@ class Lowering {
       identifier = next_int_++;
     } else if (mode_ == IdentifierMode::kString) {
       const int n = ++kind_counts_[kind];
-      identifier = string_id.empty() ? std::string(demo_op_kind_name(kind)) + "_" + std::to_string(n) : string_id;
+      identifier = string_id.empty()
+                       ? std::string(demo_op_kind_name(kind)) + "_" + std::to_string(n)
+                       : string_id;
     }
-    GLASSBOX_ASSIGN_OR_RETURN(DelegateDebugIdentifier id,
-                              builder_.insert_delegate_mapping_entry(sources, std::move(identifier)));
+    GLASSBOX_ASSIGN_OR_RETURN(DelegateDebugIdentifier id, builder_.insert_delegate_mapping_entry(
+                                                              sources, std::move(identifier)));
     DemoOp op;
     op.kind = kind;
     op.identifier = std::move(id);
@@ -191,10 +202,10 @@ aot::Partitioner make_demo_partitioner(DemoBackend& backend) {
     }
     return true;
   };
-  return aot::Partitioner(backend,
-                          {std::string(aot::op::kConv2d), std::string(aot::op::kRelu),
-                           std::string(aot::op::kTan)},
-                          constant_params);
+  return aot::Partitioner(
+      backend,
+      {std::string(aot::op::kConv2d), std::string(aot::op::kRelu), std::string(aot::op::kTan)},
+      constant_params);
 }
 
 Status register_demo_backend(aot::BackendRegistry& registry) {

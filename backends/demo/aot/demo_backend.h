@@ -24,8 +24,8 @@
 #include <span>
 #include <string>
 
-#include "glassbox/aot/backend_details.h"
 #include "backends/demo/aot/demo_format.h"
+#include "glassbox/aot/backend_details.h"
 #include "glassbox/aot/partitioner.h"
 
 namespace glassbox::backends::demo {

@@ -36,7 +36,8 @@ StatusOr<aot::Node> lower(const Graph& graph, const char* identifiers) {
   DemoBackend backend;
   const aot::Partitioner partitioner = make_demo_partitioner(backend);
   std::vector<aot::CompileSpec> specs;
-  if (identifiers != nullptr) specs.push_back(aot::CompileSpec::from_string(kIdentifiersSpecKey, identifiers));
+  if (identifiers != nullptr)
+    specs.push_back(aot::CompileSpec::from_string(kIdentifiersSpecKey, identifiers));
   GLASSBOX_ASSIGN_OR_RETURN(Graph lowered, aot::to_backend(graph, partitioner, specs));
   if (lowered.nodes.size() != 1 || !lowered.nodes[0].is_delegate_call()) {
     return Status(Error::kInternal, "expected the whole graph in one delegate call");
@@ -57,7 +58,8 @@ TEST(DemoModelTest, MatchesTheSeedModel) {
   EXPECT_EQ(ops, (std::vector<std::string>{"conv2d", "relu", "conv2d", "relu", "tan"}));
   EXPECT_EQ(graph.nodes[0].debug_handle, kConv1);
   EXPECT_EQ(graph.nodes[4].debug_handle, kTan);
-  const std::vector<aot::ModuleFrame> conv1{{"conv_layer", "SimpleConvNet"}, {"conv_layer.conv1", "Conv2d"}};
+  const std::vector<aot::ModuleFrame> conv1{{"conv_layer", "SimpleConvNet"},
+                                            {"conv_layer.conv1", "Conv2d"}};
   EXPECT_EQ(graph.nodes[0].module_hierarchy, conv1);
   EXPECT_EQ(graph.nodes[3].module_hierarchy.back(), (aot::ModuleFrame{"conv_layer.relu2", "ReLU"}));
   EXPECT_TRUE(graph.nodes[4].module_hierarchy.empty());
@@ -86,9 +88,8 @@ TEST(DemoBackendTest, GeneratedIdentifiersMapFusionAndDecomposition) {
   StatusOr<aot::Node> call = lower(model(), nullptr);
   ASSERT_THAT(call, IsOk());
   const DebugHandleMap expected = {
-      {int64_t{0}, {kConv1, kRelu1}}, {int64_t{1}, {kConv2, kRelu2}},
-      {int64_t{2}, {kTan}},           {int64_t{3}, {kTan}},
-      {int64_t{4}, {kTan}},
+      {int64_t{0}, {kConv1, kRelu1}}, {int64_t{1}, {kConv2, kRelu2}}, {int64_t{2}, {kTan}},
+      {int64_t{3}, {kTan}},           {int64_t{4}, {kTan}},
   };
   EXPECT_EQ(call->delegate->debug_handle_map, expected);
   EXPECT_EQ(call->delegate->backend, kDemoBackendName);
@@ -101,9 +102,8 @@ TEST(DemoBackendTest, ManualIntIdentifiersStartAtOneHundred) {
   ASSERT_THAT(call, IsOk());
   const int64_t first = kFirstManualIntIdentifier;
   const DebugHandleMap expected = {
-      {first, {kConv1, kRelu1}}, {first + 1, {kConv2, kRelu2}},
-      {first + 2, {kTan}},       {first + 3, {kTan}},
-      {first + 4, {kTan}},
+      {first, {kConv1, kRelu1}}, {first + 1, {kConv2, kRelu2}}, {first + 2, {kTan}},
+      {first + 3, {kTan}},       {first + 4, {kTan}},
   };
   EXPECT_EQ(call->delegate->debug_handle_map, expected);
 }
@@ -112,8 +112,10 @@ TEST(DemoBackendTest, ManualStringIdentifiersNameTheOps) {
   StatusOr<aot::Node> call = lower(model(), "string");
   ASSERT_THAT(call, IsOk());
   const DebugHandleMap expected = {
-      {std::string("conv_relu_1"), {kConv1, kRelu1}}, {std::string("conv_relu_2"), {kConv2, kRelu2}},
-      {std::string("tan.sin"), {kTan}},               {std::string("tan.cos"), {kTan}},
+      {std::string("conv_relu_1"), {kConv1, kRelu1}},
+      {std::string("conv_relu_2"), {kConv2, kRelu2}},
+      {std::string("tan.sin"), {kTan}},
+      {std::string("tan.cos"), {kTan}},
       {std::string("tan.div"), {kTan}},
   };
   EXPECT_EQ(call->delegate->debug_handle_map, expected);
@@ -130,8 +132,8 @@ TEST(DemoBackendTest, ProcessedBytesCarryOpsIdentifiersSlotsAndWeights) {
   const DemoProgram program = decode(*call);
   EXPECT_EQ(program.input_count, 1u);
   ASSERT_EQ(program.ops.size(), 5u);
-  const std::vector<DemoOpKind> kinds{DemoOpKind::kConvRelu, DemoOpKind::kConvRelu, DemoOpKind::kSin,
-                                      DemoOpKind::kCos, DemoOpKind::kDiv};
+  const std::vector<DemoOpKind> kinds{DemoOpKind::kConvRelu, DemoOpKind::kConvRelu,
+                                      DemoOpKind::kSin, DemoOpKind::kCos, DemoOpKind::kDiv};
   // Slot 0 is the input; op i writes slot 1 + i.
   const std::vector<std::vector<uint32_t>> operands{{0}, {1}, {2}, {2}, {3, 4}};
   for (size_t i = 0; i < program.ops.size(); ++i) {
@@ -161,8 +163,10 @@ TEST(DemoBackendTest, FusesOnlyWhenReluIsTheOnlyUser) {
   StatusOr<Graph> fused = b.build();
   ASSERT_THAT(fused, IsOk());
   const DebugHandleMap conceptual = {
-      {int64_t{0}, {DebugHandle(1), DebugHandle(2)}}, {int64_t{1}, {DebugHandle(3)}},
-      {int64_t{2}, {DebugHandle(3)}},                 {int64_t{3}, {DebugHandle(3)}},
+      {int64_t{0}, {DebugHandle(1), DebugHandle(2)}},
+      {int64_t{1}, {DebugHandle(3)}},
+      {int64_t{2}, {DebugHandle(3)}},
+      {int64_t{3}, {DebugHandle(3)}},
   };
   EXPECT_EQ(lower(*fused, nullptr)->delegate->debug_handle_map, conceptual);
 
@@ -172,7 +176,7 @@ TEST(DemoBackendTest, FusesOnlyWhenReluIsTheOnlyUser) {
   StatusOr<aot::Node> call = lower(*unfused, "string");
   ASSERT_THAT(call, IsOk());
   const DebugHandleMap expected = {
-      {std::string("conv_1"), {DebugHandle(1)}}, {std::string("relu_1"), {DebugHandle(2)}},
+      {std::string("conv_1"), {DebugHandle(1)}},  {std::string("relu_1"), {DebugHandle(2)}},
       {std::string("tan.sin"), {DebugHandle(3)}}, {std::string("tan.cos"), {DebugHandle(3)}},
       {std::string("tan.div"), {DebugHandle(3)}},
   };
@@ -188,7 +192,8 @@ TEST(DemoBackendTest, PartitionerSkipsConvWithNonConstantWeights) {
   StatusOr<Graph> graph = b.build();
   ASSERT_THAT(graph, IsOk());
   DemoBackend backend;
-  StatusOr<std::vector<aot::Partition>> partitions = make_demo_partitioner(backend).partition(*graph);
+  StatusOr<std::vector<aot::Partition>> partitions =
+      make_demo_partitioner(backend).partition(*graph);
   ASSERT_THAT(partitions, IsOk());
   ASSERT_EQ(partitions->size(), 1u);
   EXPECT_EQ((*partitions)[0].node_indices, std::vector<size_t>{1});  // Only the relu.

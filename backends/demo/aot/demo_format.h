@@ -50,7 +50,7 @@ enum class DemoOpKind : std::uint8_t {
   kConvRelu = 1,  ///< relu(conv2d(x)), one fused op.
   kConv = 2,
   kRelu = 3,
-  kSin = 4,       ///< tan(x) is lowered as sin(x) / cos(x).
+  kSin = 4,  ///< tan(x) is lowered as sin(x) / cos(x).
   kCos = 5,
   kDiv = 6,
 };

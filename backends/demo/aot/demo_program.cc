@@ -26,7 +26,8 @@ class Writer {
 
  private:
   void little_endian(std::uint64_t v, std::size_t size) {
-    for (std::size_t i = 0; i < size; ++i) bytes_.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
+    for (std::size_t i = 0; i < size; ++i)
+      bytes_.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
   }
   std::vector<std::uint8_t> bytes_;
 };
@@ -125,7 +126,8 @@ std::vector<std::uint8_t> encode_demo_program(const DemoProgram& program) {
 StatusOr<DemoProgram> decode_demo_program(std::span<const std::uint8_t> bytes) {
   Reader r(bytes);
   std::span<const std::uint8_t> magic;
-  if (!r.raw(sizeof kDemoMagic, &magic) || std::memcmp(magic.data(), kDemoMagic, sizeof kDemoMagic) != 0) {
+  if (!r.raw(sizeof kDemoMagic, &magic) ||
+      std::memcmp(magic.data(), kDemoMagic, sizeof kDemoMagic) != 0) {
     return corrupt(r, "missing magic \"GBDM\"");
   }
   std::uint32_t version = 0;
@@ -175,21 +177,25 @@ StatusOr<DemoProgram> decode_demo_program(std::span<const std::uint8_t> bytes) {
     for (std::uint8_t k = 0; k < operand_count; ++k) {
       std::uint32_t slot = 0;
       if (!r.u32(&slot)) return corrupt(r, "truncated operands");
-      if (slot >= first_unwritten) return corrupt(r, "operand reads slot " + std::to_string(slot) + " before it is written");
+      if (slot >= first_unwritten)
+        return corrupt(r, "operand reads slot " + std::to_string(slot) + " before it is written");
       op.operand_slots.push_back(slot);
     }
     if (is_conv(op.kind)) {
       DemoConvParams& c = op.conv;
       bool ok = true;
-      for (auto* pair : {&c.stride, &c.padding, &c.dilation}) ok = ok && r.i64(&(*pair)[0]) && r.i64(&(*pair)[1]);
+      for (auto* pair : {&c.stride, &c.padding, &c.dilation})
+        ok = ok && r.i64(&(*pair)[0]) && r.i64(&(*pair)[1]);
       ok = ok && r.i64(&c.groups);
       for (std::int64_t& d : c.weight_shape) ok = ok && r.i64(&d);
       if (!ok) return corrupt(r, "truncated conv parameters");
       std::uint64_t weight_count = 1;
       for (std::int64_t d : c.weight_shape) {
-        if (d <= 0 || static_cast<std::uint64_t>(d) > r.remaining()) return corrupt(r, "bad weight shape");
+        if (d <= 0 || static_cast<std::uint64_t>(d) > r.remaining())
+          return corrupt(r, "bad weight shape");
         weight_count *= static_cast<std::uint64_t>(d);
-        if (weight_count > r.remaining() / sizeof(float)) return corrupt(r, "weights larger than the buffer");
+        if (weight_count > r.remaining() / sizeof(float))
+          return corrupt(r, "weights larger than the buffer");
       }
       c.weight.resize(weight_count);
       for (float& f : c.weight) r.f32(&f);
@@ -209,7 +215,8 @@ StatusOr<DemoProgram> decode_demo_program(std::span<const std::uint8_t> bytes) {
   for (std::uint32_t i = 0; i < output_count; ++i) {
     std::uint32_t slot = 0;
     r.u32(&slot);
-    if (slot >= slot_count) return corrupt(r, "output slot " + std::to_string(slot) + " out of range");
+    if (slot >= slot_count)
+      return corrupt(r, "output slot " + std::to_string(slot) + " out of range");
     program.output_slots.push_back(slot);
   }
   if (r.remaining() != 0) return corrupt(r, "trailing bytes");

@@ -35,9 +35,9 @@ struct Shape {
 // One op, decoded once at init into method-lifetime memory.
 struct Op {
   DemoOpKind kind;
-  const char* name;            // string identifier, or null for an int one
-  DelegateDebugIntId int_id;   // int identifier, or unset
-  const char* label;           // metadata: what the op is
+  const char* name;           // string identifier, or null for an int one
+  DelegateDebugIntId int_id;  // int identifier, or unset
+  const char* label;          // metadata: what the op is
   std::uint8_t num_operands;
   std::uint32_t operands[kMaxOperands];
   runtime::kernels::Conv2dParams conv;
@@ -56,9 +56,7 @@ struct DemoState {
   std::uint8_t perturb;  // 0 = none, else the DemoOpKind (which start at 1)
 };
 
-ErrorInfo bad(const char* what) {
-  return make_error(Error::kCorruptData, what);
-}
+ErrorInfo bad(const char* what) { return make_error(Error::kCorruptData, what); }
 
 Result<ProfilingMode> mode_from_specs(Span<const runtime::CompileSpecView> specs) {
   for (const runtime::CompileSpecView& spec : specs) {
@@ -93,8 +91,8 @@ int perturb_code(const char* text, std::size_t n) {
 Result<std::uint8_t> perturb_from_specs(Span<const runtime::CompileSpecView> specs) {
   for (const runtime::CompileSpecView& spec : specs) {
     if (std::strcmp(spec.key, kPerturbSpecKey) != 0) continue;
-    const int code = perturb_code(reinterpret_cast<const char*>(spec.value.data()),
-                                  spec.value.size());
+    const int code =
+        perturb_code(reinterpret_cast<const char*>(spec.value.data()), spec.value.size());
     if (code < 0) {
       return make_error(Error::kInvalidArgument,
                         "compile spec 'perturb' must be none, conv_relu, conv, relu, sin, "
@@ -106,8 +104,8 @@ Result<std::uint8_t> perturb_from_specs(Span<const runtime::CompileSpecView> spe
 }
 
 // Reads one op; `slots_defined` is how many slots exist before it.
-ErrorInfo read_op(ByteReader& in, runtime::MemoryAllocator* memory,
-                  std::uint32_t slots_defined, Op* op) {
+ErrorInfo read_op(ByteReader& in, runtime::MemoryAllocator* memory, std::uint32_t slots_defined,
+                  Op* op) {
   std::uint8_t kind = 0, tag = 0;
   if (!in.read(&kind) || demo_op_kind_name(static_cast<DemoOpKind>(kind)) == nullptr) {
     return bad("demo program: unknown op kind");
@@ -171,8 +169,7 @@ ErrorInfo read_op(ByteReader& in, runtime::MemoryAllocator* memory,
     }
     count *= d;
   }
-  if (count > kMaxWeights ||
-      static_cast<std::size_t>(count) > in.remaining() / sizeof(float)) {
+  if (count > kMaxWeights || static_cast<std::size_t>(count) > in.remaining() / sizeof(float)) {
     return bad("demo program: conv weight larger than the blob");
   }
   auto* weight = memory->allocate_array<float>(static_cast<std::size_t>(count));
@@ -195,20 +192,18 @@ runtime::EventTracerEntry start_event(EventTracer* tracer, const Op& op) {
   return runtime::event_tracer_start_profiling_delegate(tracer, op.name, op.int_id);
 }
 
-void end_event(EventTracer* tracer, const Op& op,
-               const runtime::EventTracerEntry& entry) {
-  (void)runtime::event_tracer_end_profiling_delegate(
-      tracer, entry, op.label, std::strlen(op.label));
+void end_event(EventTracer* tracer, const Op& op, const runtime::EventTracerEntry& entry) {
+  (void)runtime::event_tracer_end_profiling_delegate(tracer, entry, op.label,
+                                                     std::strlen(op.label));
 }
 
 void log_post_time(EventTracer* tracer, const Op& op, Ticks start, Ticks end) {
-  (void)runtime::event_tracer_log_profiling_delegate(
-      tracer, op.name, op.int_id, start, end, op.label, std::strlen(op.label));
+  (void)runtime::event_tracer_log_profiling_delegate(tracer, op.name, op.int_id, start, end,
+                                                     op.label, std::strlen(op.label));
 }
 
-Error run_op(const Op& op, const float* const* slots, const Shape* shapes,
-             float* out, Shape* out_shape,
-             runtime::BackendExecutionContext& context) {
+Error run_op(const Op& op, const float* const* slots, const Shape* shapes, float* out,
+             Shape* out_shape, runtime::BackendExecutionContext& context) {
   using namespace runtime::kernels;
   const Shape& in_shape = shapes[op.operands[0]];
   const float* in = slots[op.operands[0]];
@@ -216,37 +211,30 @@ Error run_op(const Op& op, const float* const* slots, const Shape* shapes,
     case DemoOpKind::kConv:
     case DemoOpKind::kConvRelu: {
       if (in_shape.rank != 4) return Error::kInvalidArgument;
-      const Shape4 x{in_shape.dims[0], in_shape.dims[1], in_shape.dims[2],
-                     in_shape.dims[3]};
+      const Shape4 x{in_shape.dims[0], in_shape.dims[1], in_shape.dims[2], in_shape.dims[3]};
       Result<Shape4> y = conv2d_output_shape(x, op.weight_shape, op.conv);
       if (!y.ok()) return y.error();
       const std::size_t scratch_bytes = conv2d_scratch_bytes(x, op.weight_shape, op.conv);
       auto* scratch = static_cast<float*>(context.allocate(scratch_bytes, 64));
       if (scratch == nullptr && scratch_bytes > 0) return Error::kMemoryAllocationFailed;
-      const Error e = conv2d(in, x, op.weight, op.weight_shape, op.bias, op.conv,
-                             out, Span<float>(scratch, scratch_bytes / sizeof(float)));
+      const Error e = conv2d(in, x, op.weight, op.weight_shape, op.bias, op.conv, out,
+                             Span<float>(scratch, scratch_bytes / sizeof(float)));
       if (e != Error::kOk) return e;
       *out_shape = Shape{{y->n, y->c, y->h, y->w}, 4};
       if (op.kind == DemoOpKind::kConvRelu) return relu(out, out, y->numel());
       return Error::kOk;
     }
-    case DemoOpKind::kRelu:
-      *out_shape = in_shape;
-      return relu(in, out, in_shape.numel());
-    case DemoOpKind::kSin:
-      *out_shape = in_shape;
-      return sin(in, out, in_shape.numel());
-    case DemoOpKind::kCos:
-      *out_shape = in_shape;
-      return cos(in, out, in_shape.numel());
+    case DemoOpKind::kRelu: *out_shape = in_shape; return relu(in, out, in_shape.numel());
+    case DemoOpKind::kSin: *out_shape = in_shape; return sin(in, out, in_shape.numel());
+    case DemoOpKind::kCos: *out_shape = in_shape; return cos(in, out, in_shape.numel());
     case DemoOpKind::kDiv: {
       const Shape& b = shapes[op.operands[1]];
       if (b.rank != in_shape.rank || b.numel() != in_shape.numel()) {
         return Error::kInvalidArgument;
       }
       *out_shape = in_shape;
-      return div(in, Span<const std::int64_t>(in_shape.dims, in_shape.rank),
-                 slots[op.operands[1]], Span<const std::int64_t>(b.dims, b.rank), out);
+      return div(in, Span<const std::int64_t>(in_shape.dims, in_shape.rank), slots[op.operands[1]],
+                 Span<const std::int64_t>(b.dims, b.rank), out);
     }
   }
   return Error::kInternal;
@@ -270,9 +258,8 @@ Result<runtime::DelegateHandle*> DemoBackendRuntime::init(
     return make_error(Error::kVersionMismatch, "demo program: unsupported version");
   }
   if (!in.read(&program->num_ops) || !in.read(&program->num_inputs) ||
-      !in.read(&program->num_outputs) || program->num_ops > kMaxOps ||
-      program->num_inputs == 0 || program->num_outputs == 0 ||
-      program->num_ops > in.remaining() / kMinOpBytes) {
+      !in.read(&program->num_outputs) || program->num_ops > kMaxOps || program->num_inputs == 0 ||
+      program->num_outputs == 0 || program->num_ops > in.remaining() / kMinOpBytes) {
     return bad("demo program: bad header counts");
   }
   Result<ProfilingMode> mode = mode_from_specs(specs);
@@ -301,8 +288,7 @@ Result<runtime::DelegateHandle*> DemoBackendRuntime::init(
 }
 
 Error DemoBackendRuntime::execute(runtime::BackendExecutionContext& context,
-                                  runtime::DelegateHandle* handle,
-                                  Span<Tensor* const> inputs,
+                                  runtime::DelegateHandle* handle, Span<Tensor* const> inputs,
                                   Span<Tensor* const> outputs) {
   const auto* program = static_cast<const DemoState*>(handle);
   if (inputs.size() != program->num_inputs || outputs.size() != program->num_outputs) {
@@ -339,8 +325,8 @@ Error DemoBackendRuntime::execute(runtime::BackendExecutionContext& context,
       if (!y.ok()) return y.error();
       numel = y->numel();
     }
-    auto* out = static_cast<float*>(
-        context.allocate(static_cast<std::size_t>(numel) * sizeof(float), 64));
+    auto* out =
+        static_cast<float*>(context.allocate(static_cast<std::size_t>(numel) * sizeof(float), 64));
     if (out == nullptr && numel > 0) return Error::kMemoryAllocationFailed;
     const std::uint32_t slot = program->num_inputs + i;
 
@@ -364,7 +350,8 @@ Error DemoBackendRuntime::execute(runtime::BackendExecutionContext& context,
     slots[slot] = out;
     const TensorView view{ScalarType::kFloat,
                           Span<const std::int64_t>(shapes[slot].dims, shapes[slot].rank),
-                          {}, out};
+                          {},
+                          out};
     (void)runtime::event_tracer_log_output_delegate(tracer, op.name, op.int_id, view);
   }
   if (post_time) {

@@ -42,13 +42,11 @@ inline constexpr float kPerturbation = 0.05f;
 class DemoBackendRuntime final : public runtime::BackendInterface {
  public:
   bool is_available() const override { return true; }
-  Result<runtime::DelegateHandle*> init(
-      runtime::BackendInitContext& context, Span<const std::uint8_t> processed,
-      Span<const runtime::CompileSpecView> specs) override;
-  Error execute(runtime::BackendExecutionContext& context,
-                runtime::DelegateHandle* handle,
-                Span<runtime::Tensor* const> inputs,
-                Span<runtime::Tensor* const> outputs) override;
+  Result<runtime::DelegateHandle*> init(runtime::BackendInitContext& context,
+                                        Span<const std::uint8_t> processed,
+                                        Span<const runtime::CompileSpecView> specs) override;
+  Error execute(runtime::BackendExecutionContext& context, runtime::DelegateHandle* handle,
+                Span<runtime::Tensor* const> inputs, Span<runtime::Tensor* const> outputs) override;
 
   /// Forces a profiling mode for delegates initialised from now on, or
   /// clears the override (nullptr).

@@ -60,8 +60,7 @@ std::vector<float> reference(const aot::Graph& graph, std::vector<float> x,
       const k::Shape4 ys = *k::conv2d_output_shape(xs, ws, p);
       y.resize(static_cast<std::size_t>(ys.numel()));
       std::vector<float> scratch(k::conv2d_scratch_bytes(xs, ws, p) / sizeof(float) + 1);
-      EXPECT_EQ(k::conv2d(x.data(), xs, w->data.data(), ws, b->data.data(), p,
-                          y.data(), scratch),
+      EXPECT_EQ(k::conv2d(x.data(), xs, w->data.data(), ws, b->data.data(), p, y.data(), scratch),
                 Error::kOk);
       shape = {ys.n, ys.c, ys.h, ys.w};
     } else {
@@ -80,8 +79,7 @@ struct RunResult {
   etdump::ETDumpFile dump;
 };
 
-RunResult run(const Lowered& lowered, const std::vector<float>& input,
-              const char* profiling) {
+RunResult run(const Lowered& lowered, const std::vector<float>& input, const char* profiling) {
   EXPECT_EQ(register_demo_backend_runtime(), Error::kOk);
   runtime::MemoryAllocator memory, temp;
   etdump::ETDumpGen gen;
@@ -143,8 +141,7 @@ void expect_events(const RunResult& result, bool string_ids) {
     if (const etdump::ProfileEvent* p = e.profile()) {
       ids.push_back(p->delegate_debug_id_str ? *p->delegate_debug_id_str
                                              : std::to_string(p->delegate_debug_id_int.value));
-      labels.emplace_back(p->delegate_debug_metadata->begin(),
-                          p->delegate_debug_metadata->end());
+      labels.emplace_back(p->delegate_debug_metadata->begin(), p->delegate_debug_metadata->end());
       EXPECT_LE(p->start_time, p->end_time);
       EXPECT_EQ(p->instruction_id, InstructionId(0));
     } else if (e.debug() != nullptr) {
@@ -152,8 +149,9 @@ void expect_events(const RunResult& result, bool string_ids) {
     }
   }
   const std::vector<std::string> expected_ids =
-      string_ids ? std::vector<std::string>{"conv_relu_1", "conv_relu_2", "tan.sin", "tan.cos", "tan.div"}
-                 : std::vector<std::string>{"0", "1", "2", "3", "4"};
+      string_ids
+          ? std::vector<std::string>{"conv_relu_1", "conv_relu_2", "tan.sin", "tan.cos", "tan.div"}
+          : std::vector<std::string>{"0", "1", "2", "3", "4"};
   EXPECT_EQ(ids, expected_ids);
   EXPECT_EQ(labels, (std::vector<std::string>{"conv_relu", "conv_relu", "sin", "cos", "div"}));
   EXPECT_EQ(outputs, 5u) << "one intermediate output per op";

@@ -8,11 +8,10 @@ namespace glassbox::backends::xnnpack {
 Status fold_batch_norm(const BatchNormConstants& bn, ConvWeights* conv) {
   const auto channels = static_cast<std::size_t>(conv->out_channels);
   if (channels == 0 || conv->bias.size() != channels || conv->weight.size() % channels != 0 ||
-      bn.mean.size() != channels || bn.var.size() != channels ||
-      bn.gamma.size() != channels || bn.beta.size() != channels) {
-    return Status(Error::kInvalidArgument,
-                  "batch norm folding: parameter sizes do not match " +
-                      std::to_string(channels) + " output channels");
+      bn.mean.size() != channels || bn.var.size() != channels || bn.gamma.size() != channels ||
+      bn.beta.size() != channels) {
+    return Status(Error::kInvalidArgument, "batch norm folding: parameter sizes do not match " +
+                                               std::to_string(channels) + " output channels");
   }
   const std::size_t block = conv->weight.size() / channels;
   for (std::size_t o = 0; o < channels; ++o) {
@@ -26,8 +25,7 @@ Status fold_batch_norm(const BatchNormConstants& bn, ConvWeights* conv) {
       float& w = conv->weight[o * block + i];
       w = static_cast<float>(double(w) * scale);
     }
-    conv->bias[o] =
-        static_cast<float>((double(conv->bias[o]) - bn.mean[o]) * scale + bn.beta[o]);
+    conv->bias[o] = static_cast<float>((double(conv->bias[o]) - bn.mean[o]) * scale + bn.beta[o]);
   }
   return Status();
 }

@@ -26,7 +26,8 @@ TEST(BatchNormFoldingTest, RejectsMismatchedSizesAndNonPositiveVariance) {
   const float two[] = {1.f, 1.f}, one[] = {1.f};
   EXPECT_EQ(fold_batch_norm({one, two, two, two, 0.0}, &conv).error(), Error::kInvalidArgument);
   const float negative[] = {-1.f, 1.f};
-  EXPECT_EQ(fold_batch_norm({two, negative, two, two, 0.0}, &conv).error(), Error::kInvalidArgument);
+  EXPECT_EQ(fold_batch_norm({two, negative, two, two, 0.0}, &conv).error(),
+            Error::kInvalidArgument);
 }
 
 }  // namespace

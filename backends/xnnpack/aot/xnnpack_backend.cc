@@ -34,7 +34,8 @@ Status check_specs(std::span<const aot::CompileSpec> specs, bool* string_ids) {
       } else if (value != "generated" && value != "int") {
         return Status(Error::kInvalidArgument,
                       "compile spec \"identifiers\" must be \"generated\", \"int\" or "
-                      "\"string\", got \"" + value + "\"");
+                      "\"string\", got \"" +
+                          value + "\"");
       }
     } else if (spec.key == kThreadsSpecKey) {
       int threads = 0;
@@ -46,9 +47,9 @@ Status check_specs(std::span<const aot::CompileSpec> specs, bool* string_ids) {
                           std::to_string(kMaxThreads) + "], got \"" + value + "\"");
       }
     } else if (spec.key == kProfilingSpecKey && value != "realtime" && value != "posttime") {
-      return Status(Error::kInvalidArgument,
-                    "compile spec \"profiling\" must be \"realtime\" or \"posttime\", got \"" +
-                        value + "\"");
+      return Status(
+          Error::kInvalidArgument,
+          "compile spec \"profiling\" must be \"realtime\" or \"posttime\", got \"" + value + "\"");
     }
   }
   return Status();
@@ -69,20 +70,26 @@ std::vector<std::uint32_t> window_params(const Node& node, std::int64_t kh, std:
   const auto pad = padding_tlbr(node);  // top, left, bottom, right
   const auto stride = int_pair(node, "stride", {1, 1});
   const auto dilation = int_pair(node, "dilation", {1, 1});
-  return {u32(pad[0]),    u32(pad[3]),    u32(pad[2]),      u32(pad[1]),     u32(kh),
-          u32(kw),        u32(stride[0]), u32(stride[1]),   u32(dilation[0]), u32(dilation[1])};
+  return {u32(pad[0]), u32(pad[3]),    u32(pad[2]),    u32(pad[1]),      u32(kh),
+          u32(kw),     u32(stride[0]), u32(stride[1]), u32(dilation[0]), u32(dilation[1])};
 }
 
 // The kind of a one-input elementwise node other than relu / clamp (those
 // become kClamp with a range); nullopt for other ops.
 std::optional<XnnOpKind> unary_kind(const Node& node) {
   static constexpr std::pair<std::string_view, XnnOpKind> kKinds[] = {
-      {aot::op::kHardswish, XnnOpKind::kHardswish}, {aot::op::kSigmoid, XnnOpKind::kSigmoid},
-      {aot::op::kAbs, XnnOpKind::kAbs},             {aot::op::kRound, XnnOpKind::kBankersRounding},
-      {aot::op::kCeil, XnnOpKind::kCeiling},        {aot::op::kFloor, XnnOpKind::kFloor},
-      {aot::op::kNeg, XnnOpKind::kNegate},          {aot::op::kPow, XnnOpKind::kSquare},
-      {aot::op::kSqrt, XnnOpKind::kSquareRoot},     {aot::op::kElu, XnnOpKind::kElu},
-      {aot::op::kLeakyRelu, XnnOpKind::kLeakyRelu}, {aot::op::kRelu, XnnOpKind::kClamp},
+      {aot::op::kHardswish, XnnOpKind::kHardswish},
+      {aot::op::kSigmoid, XnnOpKind::kSigmoid},
+      {aot::op::kAbs, XnnOpKind::kAbs},
+      {aot::op::kRound, XnnOpKind::kBankersRounding},
+      {aot::op::kCeil, XnnOpKind::kCeiling},
+      {aot::op::kFloor, XnnOpKind::kFloor},
+      {aot::op::kNeg, XnnOpKind::kNegate},
+      {aot::op::kPow, XnnOpKind::kSquare},
+      {aot::op::kSqrt, XnnOpKind::kSquareRoot},
+      {aot::op::kElu, XnnOpKind::kElu},
+      {aot::op::kLeakyRelu, XnnOpKind::kLeakyRelu},
+      {aot::op::kRelu, XnnOpKind::kClamp},
       {aot::op::kClamp, XnnOpKind::kClamp},
   };
   for (const auto& [name, kind] : kKinds) {
@@ -249,9 +256,8 @@ class Lowering {
     op.operands = {it->second};
     op.output = {v.shape, layout};
     const std::string name = v.name.empty() ? "v" + std::to_string(id.value) : v.name;
-    GLASSBOX_RETURN_IF_ERROR(
-        emit(std::move(op), needed_by,
-             name + (layout == XnnLayout::kNhwc ? ".to_nhwc" : ".to_nchw")));
+    GLASSBOX_RETURN_IF_ERROR(emit(std::move(op), needed_by,
+                                  name + (layout == XnnLayout::kNhwc ? ".to_nhwc" : ".to_nchw")));
     return wanted[id.value] = last_slot();
   }
 
@@ -316,8 +322,8 @@ class Lowering {
       // [N, C, 1, 1]: the same bytes in both layouts.
       return emit_value(std::move(x), sources, node.outputs[0], XnnLayout::kLogical);
     }
-    if (op == aot::op::kAdd || op == aot::op::kSub || op == aot::op::kMul ||
-        op == aot::op::kDiv || op == aot::op::kMin || op == aot::op::kMax) {
+    if (op == aot::op::kAdd || op == aot::op::kSub || op == aot::op::kMul || op == aot::op::kDiv ||
+        op == aot::op::kMin || op == aot::op::kMax) {
       return lower_binary(node);
     }
     if (unary_kind(node)) return lower_unary(node);
@@ -334,9 +340,8 @@ class Lowering {
         x.ints = {u32(int_attr(node, "blocksize", 1))};
       } else {
         x.kind = XnnOpKind::kResizeBilinear;
-        x.ints = {string_attr(node, "coordinate_transformation_mode", "") == "align_corners"
-                      ? 1u
-                      : 0u};
+        x.ints = {string_attr(node, "coordinate_transformation_mode", "") == "align_corners" ? 1u
+                                                                                             : 0u};
       }
       GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t in,
                                 slot_for(node.inputs[0], XnnLayout::kNhwc, sources));
@@ -358,8 +363,8 @@ class Lowering {
                     "XNNPACK backend: batch_norm '" + node.name +
                         "' is not directly after a convolution in the same partition");
     }
-    return Status(Error::kNotSupported, "XNNPACK backend cannot lower node '" + node.name +
-                                            "' (op '" + node.op + "')");
+    return Status(Error::kNotSupported,
+                  "XNNPACK backend cannot lower node '" + node.name + "' (op '" + node.op + "')");
   }
 
   Status lower_conv(const Node& conv) {
@@ -427,7 +432,8 @@ class Lowering {
       kernel.resize(w.data.size());
       for (std::int64_t k = 0; k < ic; ++k) {
         for (std::int64_t n = 0; n < oc; ++n) {
-          kernel[static_cast<std::size_t>(n * ic + k)] = w.data[static_cast<std::size_t>(k * oc + n)];
+          kernel[static_cast<std::size_t>(n * ic + k)] =
+              w.data[static_cast<std::size_t>(k * oc + n)];
         }
       }
     }
@@ -492,9 +498,9 @@ class Lowering {
     const auto rank4 = [&](ValueId v) {
       return value(v).shape.size() == 4 || (is_constant(v) && value(v).shape.size() < 4);
     };
-    const bool nhwc = value(node.outputs[0]).shape.size() == 4 && rank4(a) && rank4(b) &&
-                      (current_layout(a) == XnnLayout::kNhwc ||
-                       current_layout(b) == XnnLayout::kNhwc);
+    const bool nhwc =
+        value(node.outputs[0]).shape.size() == 4 && rank4(a) && rank4(b) &&
+        (current_layout(a) == XnnLayout::kNhwc || current_layout(b) == XnnLayout::kNhwc);
     const XnnLayout layout = nhwc ? XnnLayout::kNhwc : XnnLayout::kLogical;
     ValueId out = node.outputs[0];
     XnnOp op;
@@ -563,7 +569,8 @@ class Lowering {
     shift.kind = XnnOpKind::kAdd;
     shift.identifier = program_.ops.back().identifier;
     shift.operands = {
-        last_slot(), scalar_slot(static_cast<float>(float_attr(node, "beta").value_or(0.5)), layout)};
+        last_slot(),
+        scalar_slot(static_cast<float>(float_attr(node, "beta").value_or(0.5)), layout)};
     shift.output = {value(out).shape, layout};
     shift.floats = {min, max};
     program_.ops.push_back(std::move(shift));
@@ -588,15 +595,16 @@ class Lowering {
     GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t in, slot_for(x.id, XnnLayout::kNhwc, sources));
     op.operands = {in};
     op.ints = window_params(node, kh, kw);
-    op.ints.insert(op.ints.end(), {u32(groups), u32(gic), u32(goc), u32(adjustment[0]),
-                                   u32(adjustment[1])});
+    op.ints.insert(op.ints.end(),
+                   {u32(groups), u32(gic), u32(goc), u32(adjustment[0]), u32(adjustment[1])});
     op.floats.reserve(2 + w.data.size() + static_cast<std::size_t>(groups * goc));
     op.floats = {min, max};
     for (std::int64_t g = 0; g < groups; ++g) {
       for (std::int64_t o = 0; o < goc; ++o) {
         for (std::int64_t k = 0; k < kh * kw; ++k) {
           for (std::int64_t i = 0; i < gic; ++i) {
-            op.floats.push_back(w.data[static_cast<std::size_t>(((g * gic + i) * goc + o) * kh * kw + k)]);
+            op.floats.push_back(
+                w.data[static_cast<std::size_t>(((g * gic + i) * goc + o) * kh * kw + k)]);
           }
         }
       }
@@ -698,8 +706,8 @@ class Lowering {
   std::unordered_map<std::int32_t, std::uint32_t> logical_slots_;  // value -> slot
   std::unordered_map<std::int32_t, std::uint32_t> nhwc_slots_;
   std::map<std::pair<std::int32_t, XnnLayout>, std::uint32_t> constant_slots_;  // provisional
-  std::map<std::pair<std::uint32_t, XnnLayout>, std::uint32_t> scalar_slots_;    // f32 bits
-  std::unordered_map<std::int32_t, std::vector<std::size_t>> users_;  // value -> nodes
+  std::map<std::pair<std::uint32_t, XnnLayout>, std::uint32_t> scalar_slots_;   // f32 bits
+  std::unordered_map<std::int32_t, std::vector<std::size_t>> users_;            // value -> nodes
   std::unordered_map<std::int32_t, int> output_uses_;
   std::unordered_map<std::int32_t, Sources> producers_;  // value -> sources of its op
   std::vector<bool> absorbed_;
@@ -715,10 +723,9 @@ StatusOr<aot::PreprocessResult> XnnpackBackend::preprocess(
 }
 
 aot::Partitioner make_xnnpack_partitioner(XnnpackBackend& backend) {
-  return aot::Partitioner(backend, xnnpack_supported_ops(),
-                          [](const aot::Graph& graph, const aot::Node& node) {
-                            return xnnpack_supports(graph, node);
-                          });
+  return aot::Partitioner(
+      backend, xnnpack_supported_ops(),
+      [](const aot::Graph& graph, const aot::Node& node) { return xnnpack_supports(graph, node); });
 }
 
 Status register_xnnpack_backend(aot::BackendRegistry& registry) {

@@ -104,7 +104,8 @@ TEST(XnnpackBackendTest, StringIdentifiersJoinNodeNames) {
   StatusOr<aot::PreprocessResult> result = backend.preprocess(graph, {&spec, 1});
   ASSERT_TRUE(result.ok()) << result.message();
   std::set<std::string> names;
-  for (const auto& [id, handles] : *result->debug_handle_map) names.insert(std::get<std::string>(id));
+  for (const auto& [id, handles] : *result->debug_handle_map)
+    names.insert(std::get<std::string>(id));
   const std::string fused =
       graph.nodes[0].name + "+" + graph.nodes[1].name + "+" + graph.nodes[2].name;
   EXPECT_TRUE(names.contains(fused)) << fused;
@@ -114,8 +115,11 @@ TEST(XnnpackBackendTest, StringIdentifiersJoinNodeNames) {
 TEST(XnnpackBackendTest, BadCompileSpecsFailAtExport) {
   const aot::Graph graph = conv_bn_relu();
   XnnpackBackend backend;
-  for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
-           {"identifiers", "names"}, {"threads", "0"}, {"threads", "two"}, {"profiling", "often"}}) {
+  for (const auto& [key, value] :
+       std::vector<std::pair<std::string, std::string>>{{"identifiers", "names"},
+                                                        {"threads", "0"},
+                                                        {"threads", "two"},
+                                                        {"profiling", "often"}}) {
     const aot::CompileSpec spec = aot::CompileSpec::from_string(key, value);
     EXPECT_EQ(backend.preprocess(graph, {&spec, 1}).error(), Error::kInvalidArgument)
         << key << "=" << value;
@@ -125,15 +129,15 @@ TEST(XnnpackBackendTest, BadCompileSpecsFailAtExport) {
 TEST(XnnpackPartitionerTest, LeavesUnsupportedNodesOnPortable) {
   GraphBuilder b;
   ValueId x = b.input("x", ScalarType::kFloat, {1, 2, 6, 6});
-  const ValueId t = b.tan(x);                                       // no XNNPACK op
+  const ValueId t = b.tan(x);                                                // no XNNPACK op
   const ValueId p = b.avg_pool2d(x, {.kernel = {3, 3}, .padding = {1, 1}});  // counts padding
-  const ValueId s = b.softmax(x, 1);                                // not the last axis
+  const ValueId s = b.softmax(x, 1);                                         // not the last axis
   const ValueId a = b.add(b.constant("c", {2, 6, 6}, filled(72, 1.f)),
                           b.constant("d", {1}, filled(1, 1.f)));  // constants only
-  const ValueId bn = b.batch_norm(x, b.constant("m", {2}, filled(2, 0.f)),
-                                  b.constant("v", {2}, filled(2, 1.f)),
-                                  b.constant("g", {2}, filled(2, 1.f)),
-                                  b.constant("bb", {2}, filled(2, 0.f)));  // no conv before
+  const ValueId bn =
+      b.batch_norm(x, b.constant("m", {2}, filled(2, 0.f)), b.constant("v", {2}, filled(2, 1.f)),
+                   b.constant("g", {2}, filled(2, 1.f)),
+                   b.constant("bb", {2}, filled(2, 0.f)));  // no conv before
   const ValueId one = b.avg_pool2d(x, {.kernel = {1, 1}});  // XNNPACK refuses 1x1 (alexnet)
   const ValueId r = b.relu(b.mul(x, b.constant("k", {2, 1, 1}, filled(2, 2.f))));  // taken
   for (ValueId v : {t, p, s, a, bn, one, r}) b.output(v);
@@ -162,14 +166,17 @@ TEST(XnnpackPartitionerTest, ReportSaysWhyEachNodeStaysPortable) {
       {b.max_pool2d(x, {.kernel = {2, 2}, .ceil_mode = true}), "ceil_mode pooling"},
       {b.add(m, b.constant("c", {3, 4}, filled(12, 1.f))), ""},
       {b.concat({b.constant("row", {1, 4}, filled(4, 1.f)), m}, 0), ""},
-      {b.mul(b.constant("lhs", {1}, {2.f}), b.constant("rhs", {3, 1}, {1.f, 2.f, 3.f})), "constant operand"},
+      {b.mul(b.constant("lhs", {1}, {2.f}), b.constant("rhs", {3, 1}, {1.f, 2.f, 3.f})),
+       "constant operand"},
       {b.op("resize", {x},
-            Attrs{{"sizes", Ints{1, 2, 12, 12}}, {"mode", std::string("nearest")},
+            Attrs{{"sizes", Ints{1, 2, 12, 12}},
+                  {"mode", std::string("nearest")},
                   {"coordinate_transformation_mode", std::string("half_pixel")},
                   {"nearest_mode", std::string("floor")}}),
        "nearest resize"},
       {b.op("pad", {x},
-            Attrs{{"pads", Ints{0, 0, 1, 1, 0, 0, 1, 1}}, {"mode", std::string("reflect")},
+            Attrs{{"pads", Ints{0, 0, 1, 1, 0, 0, 1, 1}},
+                  {"mode", std::string("reflect")},
                   {"value", 0.0}}),
        "reflect pad mode"},
       {b.op("pow", {m, b.constant("three", {1}, {3.f})}, {}), "pow exponent not a constant 2"},
@@ -181,8 +188,11 @@ TEST(XnnpackPartitionerTest, ReportSaysWhyEachNodeStaysPortable) {
       {b.op("prelu", {x, b.constant("slope", {2, 1, 6}, filled(12, 0.1f))}, {}),
        "prelu slope not per channel"},
       {b.op("conv_transpose2d", {x, b.constant("wt", {2, 3, 3, 3}, filled(54, 0.1f))},
-            Attrs{{"stride", Ints{1, 1}}, {"dilation", Ints{2, 2}}, {"padding", Ints{0, 0, 0, 0}},
-                  {"output_padding", Ints{1, 1}}, {"groups", std::int64_t{1}}}),
+            Attrs{{"stride", Ints{1, 1}},
+                  {"dilation", Ints{2, 2}},
+                  {"padding", Ints{0, 0, 0, 0}},
+                  {"output_padding", Ints{1, 1}},
+                  {"groups", std::int64_t{1}}}),
        "output_padding >= stride"},
       {b.relu(x), ""},
       {b.op("pow", {m, b.constant("two", {}, {2.f})}, {}), ""},

@@ -187,8 +187,7 @@ std::string pad_rejection(const Node& node) {
 
 std::string resize_rejection(const Graph& graph, const Node& node) {
   if (string_attr(node, "mode", "nearest") != "linear") return "nearest resize";
-  const std::string coordinates =
-      string_attr(node, "coordinate_transformation_mode", "half_pixel");
+  const std::string coordinates = string_attr(node, "coordinate_transformation_mode", "half_pixel");
   const auto& in = graph.find_value(node.inputs[0])->shape;
   const auto& out = graph.find_value(node.outputs[0])->shape;
   if (coordinates == "pytorch_half_pixel" && (out[2] == 1 || out[3] == 1)) {
@@ -218,9 +217,8 @@ std::string op_rejection(const Graph& graph, const Node& node) {
   if (op == aot::op::kMatmul) return matmul_rejection(graph, node);
   if (op == aot::op::kPow) return pow_rejection(graph, node);
   if (op == aot::op::kPrelu) return prelu_rejection(graph, node);
-  if (op == aot::op::kAdd || op == aot::op::kSub || op == aot::op::kMul ||
-      op == aot::op::kDiv || op == aot::op::kMin || op == aot::op::kMax ||
-      op == aot::op::kConcat) {
+  if (op == aot::op::kAdd || op == aot::op::kSub || op == aot::op::kMul || op == aot::op::kDiv ||
+      op == aot::op::kMin || op == aot::op::kMax || op == aot::op::kConcat) {
     return constant_operands_rejection(graph, node);
   }
   // Every other op just needs computed operands: the blob stores only
@@ -262,10 +260,12 @@ std::set<std::string, std::less<>> xnnpack_supported_ops() {
   using namespace aot::op;
   std::set<std::string, std::less<>> ops;
   for (std::string_view name :
-       {kConv2d, kBatchNorm, kLinear, kMatmul, kMaxPool2d, kAvgPool2d, kGlobalAvgPool2d, kAdd,
-        kSub, kMul, kDiv, kRelu, kClamp, kHardswish, kSigmoid, kSoftmax, kFlatten, kReshape,
-        kConcat, kAbs, kNeg, kFloor, kCeil, kRound, kSqrt, kElu, kLeakyRelu, kPow, kMin, kMax,
-        kPrelu, kPad, kDepthToSpace, kResize, kConvTranspose2d, kReduceMean, kHardsigmoid}) {
+       {kConv2d,     kBatchNorm,  kLinear,  kMatmul,  kMaxPool2d,    kAvgPool2d, kGlobalAvgPool2d,
+        kAdd,        kSub,        kMul,     kDiv,     kRelu,         kClamp,     kHardswish,
+        kSigmoid,    kSoftmax,    kFlatten, kReshape, kConcat,       kAbs,       kNeg,
+        kFloor,      kCeil,       kRound,   kSqrt,    kElu,          kLeakyRelu, kPow,
+        kMin,        kMax,        kPrelu,   kPad,     kDepthToSpace, kResize,    kConvTranspose2d,
+        kReduceMean, kHardsigmoid}) {
     ops.emplace(name);
   }
   return ops;

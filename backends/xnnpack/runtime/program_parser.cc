@@ -32,8 +32,7 @@ bool read_desc(ByteReader& in, SlotDesc* d) {
 // Whether `d`'s bytes are in `layout` order: the same layout, or a 4-D
 // tensor whose permutation only moves size-1 dimensions.
 bool readable_as(const SlotDesc& d, XnnLayout layout) {
-  return d.layout == layout ||
-         (d.rank == 4 && (d.dims[1] == 1 || d.dims[2] * d.dims[3] == 1));
+  return d.layout == layout || (d.rank == 4 && (d.dims[1] == 1 || d.dims[2] * d.dims[3] == 1));
 }
 
 bool same_dims(const SlotDesc& a, const std::int64_t* dims, std::size_t rank) {
@@ -137,7 +136,8 @@ ErrorInfo expected_output(const ParsedOp& op, const SlotDesc* slots, const SlotD
       dims[1] = std::int64_t{p[10]} * p[12];
       dims[2] = window_out(x.dims[2], p[0], p[2], p[4], p[6], p[8]);
       dims[3] = window_out(x.dims[3], p[3], p[1], p[5], p[7], p[9]);
-      if (!readable_as(out, XnnLayout::kNhwc)) return bad("xnnpack program: convolution output not NHWC");
+      if (!readable_as(out, XnnLayout::kNhwc))
+        return bad("xnnpack program: convolution output not NHWC");
       return kOk;
     }
     case XnnOpKind::kFullyConnected:
@@ -183,7 +183,8 @@ ErrorInfo expected_output(const ParsedOp& op, const SlotDesc* slots, const SlotD
         // numpy broadcasting, aligned from the right
         const std::int64_t a = i < x.rank ? x.dims[x.rank - 1 - i] : 1;
         const std::int64_t b = i < y.rank ? y.dims[y.rank - 1 - i] : 1;
-        if (a != b && a != 1 && b != 1) return bad("xnnpack program: binary shapes do not broadcast");
+        if (a != b && a != 1 && b != 1)
+          return bad("xnnpack program: binary shapes do not broadcast");
         dims[*rank - 1 - i] = a == 1 ? b : a;
       }
       return kOk;
@@ -201,7 +202,8 @@ ErrorInfo expected_output(const ParsedOp& op, const SlotDesc* slots, const SlotD
     case XnnOpKind::kSquareRoot:
     case XnnOpKind::kElu:
     case XnnOpKind::kLeakyRelu:
-      if (!readable_as(x, out.layout)) return bad("xnnpack program: unary operand in another layout");
+      if (!readable_as(x, out.layout))
+        return bad("xnnpack program: unary operand in another layout");
       return kOk;
     case XnnOpKind::kPrelu: {
       SlotDesc xv = x;  // x's dims in the output's byte order
@@ -219,8 +221,7 @@ ErrorInfo expected_output(const ParsedOp& op, const SlotDesc* slots, const SlotD
       xv.layout = out.layout;
       for (std::uint32_t i = 0; i < kXnnPadRank; ++i) {
         const std::int64_t pre = p[i], post = p[kXnnPadRank + i];
-        if (i >= x.rank ? pre != 0 || post != 0
-                        : xv.physical(i) + pre + post != out.physical(i)) {
+        if (i >= x.rank ? pre != 0 || post != 0 : xv.physical(i) + pre + post != out.physical(i)) {
           return bad("xnnpack program: pad amounts do not give the output shape");
         }
       }
@@ -251,9 +252,8 @@ ErrorInfo expected_output(const ParsedOp& op, const SlotDesc* slots, const SlotD
       for (int i = 4; i < 13; ++i) {
         if (p[i] == 0) return bad("xnnpack program: zero deconvolution parameter");
       }
-      if (x.rank != 4 || !readable_as(x, XnnLayout::kNhwc) ||
-          !readable_as(out, XnnLayout::kNhwc) || x.dims[1] != std::int64_t{p[10]} * p[11] ||
-          p[13] >= p[6] || p[14] >= p[7]) {
+      if (x.rank != 4 || !readable_as(x, XnnLayout::kNhwc) || !readable_as(out, XnnLayout::kNhwc) ||
+          x.dims[1] != std::int64_t{p[10]} * p[11] || p[13] >= p[6] || p[14] >= p[7]) {
         return bad("xnnpack program: deconvolution input does not match its parameters");
       }
       dims[1] = std::int64_t{p[10]} * p[12];
@@ -426,7 +426,8 @@ ErrorInfo read_op(ByteReader& in, runtime::MemoryAllocator* memory, ParsedProgra
     return bad("xnnpack program: wrong operand count for the operator");
   }
   auto* operands = memory->allocate_array<std::uint32_t>(count);
-  if (operands == nullptr) return make_error(Error::kMemoryAllocationFailed, "xnnpack: out of memory");
+  if (operands == nullptr)
+    return make_error(Error::kMemoryAllocationFailed, "xnnpack: out of memory");
   for (std::uint8_t i = 0; i < count; ++i) {
     if (!in.read(&operands[i]) || operands[i] >= defined) {
       return bad("xnnpack program: operand slot not yet defined");
@@ -470,20 +471,20 @@ Result<ParsedProgram*> parse_xnn_program(Span<const std::uint8_t> blob,
   if (!in.read(magic, 4) || std::memcmp(magic, kXnnMagic, 4) != 0) {
     return bad("xnnpack program: bad magic (not an XnnpackBackend blob)");
   }
-  if (!in.read(&major) || !in.read(&minor) || major != kXnnFormatMajor ||
-      minor > kXnnFormatMinor) {
+  if (!in.read(&major) || !in.read(&minor) || major != kXnnFormatMajor || minor > kXnnFormatMinor) {
     return make_error(Error::kVersionMismatch, "xnnpack program: unsupported format version");
   }
   auto* program = memory->allocate_array<ParsedProgram>(1);
-  if (program == nullptr) return make_error(Error::kMemoryAllocationFailed, "xnnpack: out of memory");
+  if (program == nullptr)
+    return make_error(Error::kMemoryAllocationFailed, "xnnpack: out of memory");
   // Each op takes at least kind + tag + i64 id + count + slot + 1-D desc
   // + params size: a bound that keeps a corrupt count from allocating.
   constexpr std::size_t kMinOpBytes = 1 + 1 + 8 + 1 + 4 + 2 + 8 + 4;
   constexpr std::size_t kMinDescBytes = 2 + 8;
   if (!in.read(&program->num_inputs) || !in.read(&program->num_outputs) ||
-      !in.read(&program->num_ops) || !in.read(&flags) || flags != 0 ||
-      program->num_inputs == 0 || program->num_outputs == 0 || program->num_ops == 0 ||
-      program->num_ops > kMaxOps || program->num_ops > in.remaining() / kMinOpBytes ||
+      !in.read(&program->num_ops) || !in.read(&flags) || flags != 0 || program->num_inputs == 0 ||
+      program->num_outputs == 0 || program->num_ops == 0 || program->num_ops > kMaxOps ||
+      program->num_ops > in.remaining() / kMinOpBytes ||
       program->num_inputs > in.remaining() / kMinDescBytes ||
       program->num_outputs > in.remaining() / 4) {
     return bad("xnnpack program: bad header counts or flags");

@@ -65,7 +65,7 @@ struct ParsedOp {
   float scalar = 0;
   /// f32, weight_count of them: convolution kernels, kPrelu's slopes.
   const std::uint8_t* kernel = nullptr;
-  const std::uint8_t* bias = nullptr;    ///< f32, bias_count of them.
+  const std::uint8_t* bias = nullptr;  ///< f32, bias_count of them.
   std::size_t weight_count = 0;
   std::size_t bias_count = 0;
 };

@@ -51,7 +51,8 @@ Error init_and_destroy(const std::vector<std::uint8_t>& blob) {
 
 void expect_every_truncation_fails(const std::vector<std::uint8_t>& blob) {
   for (std::size_t n = 0; n < blob.size(); ++n) {
-    const std::vector<std::uint8_t> cut(blob.begin(), blob.begin() + static_cast<std::ptrdiff_t>(n));
+    const std::vector<std::uint8_t> cut(blob.begin(),
+                                        blob.begin() + static_cast<std::ptrdiff_t>(n));
     ASSERT_NE(parse(cut), Error::kOk) << "length " << n;
   }
 }
@@ -103,7 +104,9 @@ struct KindCase {
 };
 
 XnnTensorDesc nhwc(std::vector<std::int64_t> dims) { return {std::move(dims), XnnLayout::kNhwc}; }
-XnnTensorDesc logical(std::vector<std::int64_t> dims) { return {std::move(dims), XnnLayout::kLogical}; }
+XnnTensorDesc logical(std::vector<std::int64_t> dims) {
+  return {std::move(dims), XnnLayout::kLogical};
+}
 
 // A program running one operator of `kind` on `inputs` (converted to NHWC
 // first with `to_nhwc`; an NHWC result is converted back, as delegate
@@ -135,28 +138,27 @@ XnnProgram one_op(std::vector<XnnTensorDesc> inputs, XnnOpKind kind, XnnTensorDe
 }
 
 // The operator under test: after the input conversion, if any.
-XnnOp& tested(XnnProgram& p) {
-  return p.ops[p.ops[0].kind == XnnOpKind::kNchwToNhwc ? 1 : 0];
-}
+XnnOp& tested(XnnProgram& p) { return p.ops[p.ops[0].kind == XnnOpKind::kNchwToNhwc ? 1 : 0]; }
 
 std::vector<KindCase> kind_cases() {
   constexpr float kInf = std::numeric_limits<float>::infinity();
   const std::vector<std::int64_t> x = {1, 4, 3, 5};
   std::vector<KindCase> cases;
-  for (XnnOpKind k : {XnnOpKind::kAbs, XnnOpKind::kBankersRounding, XnnOpKind::kCeiling,
-                      XnnOpKind::kFloor, XnnOpKind::kNegate, XnnOpKind::kSquare,
-                      XnnOpKind::kSquareRoot}) {
+  for (XnnOpKind k :
+       {XnnOpKind::kAbs, XnnOpKind::kBankersRounding, XnnOpKind::kCeiling, XnnOpKind::kFloor,
+        XnnOpKind::kNegate, XnnOpKind::kSquare, XnnOpKind::kSquareRoot}) {
     cases.push_back({xnn_op_type_name(k), one_op({logical(x)}, k, logical(x))});
   }
   cases.push_back({"elu", one_op({logical(x)}, XnnOpKind::kElu, logical(x), {}, {0.5f})});
-  cases.push_back({"leaky_relu", one_op({logical(x)}, XnnOpKind::kLeakyRelu, logical(x), {}, {0.1f})});
+  cases.push_back(
+      {"leaky_relu", one_op({logical(x)}, XnnOpKind::kLeakyRelu, logical(x), {}, {0.1f})});
   cases.push_back({"maximum", one_op({logical(x), logical({5})}, XnnOpKind::kMaximum, logical(x))});
   cases.push_back({"minimum", one_op({logical(x), logical(x)}, XnnOpKind::kMinimum, logical(x))});
   cases.push_back({"prelu", one_op({logical(x)}, XnnOpKind::kPrelu, logical(x), {5},
                                    {0.1f, 0.2f, 0.3f, 0.4f, 0.5f})});
-  cases.push_back({"constant_pad",
-                   one_op({logical(x)}, XnnOpKind::kConstantPad, logical({1, 6, 4, 5}),
-                          {0, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0}, {0.5f})});
+  cases.push_back(
+      {"constant_pad", one_op({logical(x)}, XnnOpKind::kConstantPad, logical({1, 6, 4, 5}),
+                              {0, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0}, {0.5f})});
   cases.push_back({"depth_to_space", one_op({logical(x)}, XnnOpKind::kDepthToSpace,
                                             nhwc({1, 1, 6, 10}), {2}, {}, true)});
   cases.push_back({"resize_bilinear", one_op({logical(x)}, XnnOpKind::kResizeBilinear,
@@ -164,15 +166,14 @@ std::vector<KindCase> kind_cases() {
   std::vector<float> deconv = {-kInf, kInf};
   deconv.resize(2 + 2 * 2 * 3 * 2 * 2 + 4, 0.25f);  // G=2, GOC=2, 3x2 kernel, GIC=2; bias 4
   // H: stride 2 * (3 - 1) + adjustment 1 + kernel 3 - pads 1 + 1; W: 1 * 4 + 2.
-  cases.push_back({"deconvolution",
-                   one_op({logical(x)}, XnnOpKind::kDeconvolution, nhwc({1, 4, 6, 6}),
-                          {1, 0, 1, 0, 3, 2, 2, 1, 1, 1, 2, 2, 2, 1, 0}, deconv, true)});
-  cases.push_back({"mean_last_axis",
-                   one_op({logical(x)}, XnnOpKind::kMeanLastAxis, logical({1, 4, 3}), {},
-                          {-kInf, kInf})});
-  cases.push_back({"global_average_pooling_2d",
-                   one_op({logical(x)}, XnnOpKind::kGlobalAveragePooling, logical({1, 4}), {},
-                          {-kInf, kInf}, true)});
+  cases.push_back(
+      {"deconvolution", one_op({logical(x)}, XnnOpKind::kDeconvolution, nhwc({1, 4, 6, 6}),
+                               {1, 0, 1, 0, 3, 2, 2, 1, 1, 1, 2, 2, 2, 1, 0}, deconv, true)});
+  cases.push_back({"mean_last_axis", one_op({logical(x)}, XnnOpKind::kMeanLastAxis,
+                                            logical({1, 4, 3}), {}, {-kInf, kInf})});
+  cases.push_back(
+      {"global_average_pooling_2d", one_op({logical(x)}, XnnOpKind::kGlobalAveragePooling,
+                                           logical({1, 4}), {}, {-kInf, kInf}, true)});
   return cases;
 }
 
@@ -223,36 +224,47 @@ TEST(XnnpackProgramParserKindsTest, KindSpecificRulesAreEnforced) {
   const std::vector<std::int64_t> x = {1, 4, 3, 5};
   const auto rejected = [](const XnnProgram& p) { return parse(encode_xnn_program(p)); };
   EXPECT_EQ(rejected(one_op({logical(x)}, XnnOpKind::kElu, logical(x), {}, {0.f})),
-            Error::kCorruptData) << "elu alpha must be > 0";
+            Error::kCorruptData)
+      << "elu alpha must be > 0";
   EXPECT_EQ(rejected(one_op({logical(x)}, XnnOpKind::kLeakyRelu, logical(x), {},
                             {std::numeric_limits<float>::quiet_NaN()})),
-            Error::kCorruptData) << "slope must be finite";
-  EXPECT_EQ(rejected(one_op({logical(x)}, XnnOpKind::kDepthToSpace, nhwc({1, 4, 3, 5}), {1},
-                            {}, true)),
-            Error::kCorruptData) << "block size 1";
-  EXPECT_EQ(rejected(one_op({logical(x)}, XnnOpKind::kDepthToSpace, nhwc({1, 1, 9, 15}), {3},
-                            {}, true)),
-            Error::kCorruptData) << "channels not divisible by block^2";
-  EXPECT_EQ(rejected(one_op({logical(x)}, XnnOpKind::kResizeBilinear, nhwc({1, 4, 7, 2}), {2},
-                            {}, true)),
-            Error::kCorruptData) << "unknown resize flag";
+            Error::kCorruptData)
+      << "slope must be finite";
+  EXPECT_EQ(
+      rejected(one_op({logical(x)}, XnnOpKind::kDepthToSpace, nhwc({1, 4, 3, 5}), {1}, {}, true)),
+      Error::kCorruptData)
+      << "block size 1";
+  EXPECT_EQ(
+      rejected(one_op({logical(x)}, XnnOpKind::kDepthToSpace, nhwc({1, 1, 9, 15}), {3}, {}, true)),
+      Error::kCorruptData)
+      << "channels not divisible by block^2";
+  EXPECT_EQ(
+      rejected(one_op({logical(x)}, XnnOpKind::kResizeBilinear, nhwc({1, 4, 7, 2}), {2}, {}, true)),
+      Error::kCorruptData)
+      << "unknown resize flag";
   EXPECT_EQ(rejected(one_op({logical(x)}, XnnOpKind::kResizeBilinear, logical({1, 4, 7, 2}), {0},
                             {}, true)),
-            Error::kCorruptData) << "resize output must be NHWC";
+            Error::kCorruptData)
+      << "resize output must be NHWC";
   EXPECT_EQ(rejected(one_op({logical(x)}, XnnOpKind::kResizeBilinear, nhwc({1, 4, 7, 2}), {0})),
-            Error::kCorruptData) << "resize input must be NHWC";
+            Error::kCorruptData)
+      << "resize input must be NHWC";
   EXPECT_EQ(rejected(one_op({logical(x)}, XnnOpKind::kPrelu, logical(x), {4}, {1, 1, 1, 1})),
-            Error::kCorruptData) << "prelu channels are the last byte-order dim";
+            Error::kCorruptData)
+      << "prelu channels are the last byte-order dim";
   EXPECT_EQ(rejected(one_op({logical(x)}, XnnOpKind::kConstantPad, logical({1, 4, 3, 5}),
                             {0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0}, {0.f})),
-            Error::kCorruptData) << "pad beyond the rank";
-  EXPECT_EQ(rejected(one_op({logical(x)}, XnnOpKind::kMeanLastAxis, logical({1, 4}), {},
-                            {-1.f, 1.f})),
-            Error::kCorruptData) << "mean drops one axis only";
+            Error::kCorruptData)
+      << "pad beyond the rank";
+  EXPECT_EQ(
+      rejected(one_op({logical(x)}, XnnOpKind::kMeanLastAxis, logical({1, 4}), {}, {-1.f, 1.f})),
+      Error::kCorruptData)
+      << "mean drops one axis only";
   std::vector<float> deconv(2 + 4 * 3 * 3 * 4 + 4, 0.f);
   EXPECT_EQ(rejected(one_op({logical(x)}, XnnOpKind::kDeconvolution, nhwc({1, 4, 9, 11}),
                             {0, 0, 0, 0, 3, 3, 2, 2, 1, 1, 1, 4, 4, 2, 0}, deconv, true)),
-            Error::kCorruptData) << "adjustment must be smaller than the stride";
+            Error::kCorruptData)
+      << "adjustment must be smaller than the stride";
 }
 
 // Format 1.2's constants section: x [2, 3] and y [3] (slots 0, 1), the
@@ -324,7 +336,8 @@ TEST(XnnpackProgramParserConstantsTest, BadConstantSectionsAreRejected) {
   EXPECT_EQ(parse(encode_xnn_program(nhwc_3d)), Error::kCorruptData) << "NHWC is 4-D only";
   XnnProgram short_data = with_constant();
   short_data.constants[0].data.pop_back();
-  EXPECT_EQ(parse(encode_xnn_program(short_data)), Error::kCorruptData) << "data shorter than numel";
+  EXPECT_EQ(parse(encode_xnn_program(short_data)), Error::kCorruptData)
+      << "data shorter than numel";
   XnnProgram forward = with_constant();
   forward.ops[0].operands = {0, 4};
   EXPECT_EQ(parse(encode_xnn_program(forward)), Error::kCorruptData) << "an op slot read early";
@@ -367,9 +380,9 @@ TEST_P(XnnpackProgramParserTest, BadCompileSpecsAreErrors) {
   runtime::BackendInitContext context(&memory, nullptr, "forward");
   const std::uint8_t zero_threads[] = {'0'};
   const runtime::CompileSpecView specs[] = {{"threads", Span<const std::uint8_t>(zero_threads, 1)}};
-  Result<runtime::DelegateHandle*> handle = xnnpack_backend_runtime().init(
-      context, Span<const std::uint8_t>(blob.data(), blob.size()),
-      Span<const runtime::CompileSpecView>(specs, 1));
+  Result<runtime::DelegateHandle*> handle =
+      xnnpack_backend_runtime().init(context, Span<const std::uint8_t>(blob.data(), blob.size()),
+                                     Span<const runtime::CompileSpecView>(specs, 1));
   EXPECT_EQ(handle.error(), Error::kInvalidArgument);
 }
 

@@ -14,14 +14,13 @@ ErrorInfo from_status(xnn_status status, const char* what_failed) {
   switch (status) {
     case xnn_status_success: return kOk;
     case xnn_status_out_of_memory:
-      return make_error(Error::kMemoryAllocationFailed, "xnnpack: out of memory creating an operator");
+      return make_error(Error::kMemoryAllocationFailed,
+                        "xnnpack: out of memory creating an operator");
     case xnn_status_unsupported_parameter:
-    case xnn_status_unsupported_hardware:
-      return make_error(Error::kNotSupported, what_failed);
+    case xnn_status_unsupported_hardware: return make_error(Error::kNotSupported, what_failed);
     case xnn_status_uninitialized:
     case xnn_status_invalid_parameter:
-    case xnn_status_invalid_state:
-      break;
+    case xnn_status_invalid_state: break;
   }
   return make_error(Error::kInvalidArgument, what_failed);
 }
@@ -59,8 +58,7 @@ void as_nc(const SlotDesc& d, std::size_t* batch, std::size_t* channels) {
 
 // The [batch, channels] elementwise operators added in format 1.1.
 xnn_status create_and_setup_nc(const ParsedOp& op, std::size_t channels, std::size_t batch,
-                               const float* in, float* out, pthreadpool_t pool,
-                               xnn_operator_t* o) {
+                               const float* in, float* out, pthreadpool_t pool, xnn_operator_t* o) {
   const std::size_t c = channels;
   xnn_status s = xnn_status_invalid_parameter;
   switch (op.kind) {
@@ -92,8 +90,7 @@ xnn_status create_and_setup_nc(const ParsedOp& op, std::size_t channels, std::si
     case XnnOpKind::kLeakyRelu:
       s = xnn_create_leaky_relu_nc_f32(c, c, c, op.scalar, 0, o);
       return s != xnn_status_success ? s : xnn_setup_leaky_relu_nc_f32(*o, batch, in, out, pool);
-    default:
-      return s;
+    default: return s;
   }
 }
 
@@ -310,9 +307,8 @@ xnn_status create_and_setup(const ParsedProgram& program, const ParsedOp& op,
       const std::size_t in_channels = std::size_t{p[10]} * p[11];
       const std::size_t out_channels = std::size_t{p[10]} * p[12];
       s = xnn_create_deconvolution2d_nhwc_f32(p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8],
-                                              p[9], p[10], p[11], p[12], in_channels,
-                                              out_channels, kernel.get(), bias.get(), lo, hi, 0,
-                                              &ops[0]);
+                                              p[9], p[10], p[11], p[12], in_channels, out_channels,
+                                              kernel.get(), bias.get(), lo, hi, 0, &ops[0]);
       if (s != xnn_status_success) return s;
       return xnn_setup_deconvolution2d_nhwc_f32(
           ops[0], static_cast<std::size_t>(x.dims[0]), static_cast<std::size_t>(x.dims[2]),
@@ -328,17 +324,15 @@ xnn_status create_and_setup(const ParsedProgram& program, const ParsedOp& op,
           ops[0], static_cast<std::size_t>(x.numel) / width, width, in[0], out, pool);
     }
     case XnnOpKind::kNchwToNhwc:
-    case XnnOpKind::kNhwcToNchw:
-      break;
+    case XnnOpKind::kNhwcToNchw: break;
   }
   return xnn_status_success;
 }
 
 }  // namespace
 
-ErrorInfo compile_operator(const ParsedProgram& program, std::uint32_t index,
-                           float* const* buffers, pthreadpool* pool,
-                           runtime::MemoryAllocator* memory, CompiledOp* out) {
+ErrorInfo compile_operator(const ParsedProgram& program, std::uint32_t index, float* const* buffers,
+                           pthreadpool* pool, runtime::MemoryAllocator* memory, CompiledOp* out) {
   const ParsedOp& op = program.ops[index];
   const std::uint32_t out_slot = program.first_op_slot() + index;
   const SlotDesc& out_desc = program.slots[out_slot];

@@ -34,9 +34,8 @@ struct CompiledOp {
 /// they must outlive `out`). `pool` may be null (single thread). On error
 /// nothing is left to delete. Errors: kNotSupported / kInvalidArgument /
 /// kMemoryAllocationFailed with XNNPACK's reason.
-ErrorInfo compile_operator(const ParsedProgram& program, std::uint32_t index,
-                           float* const* buffers, pthreadpool* pool,
-                           runtime::MemoryAllocator* memory, CompiledOp* out);
+ErrorInfo compile_operator(const ParsedProgram& program, std::uint32_t index, float* const* buffers,
+                           pthreadpool* pool, runtime::MemoryAllocator* memory, CompiledOp* out);
 
 /// Runs a compiled operator on `pool` (the one it was set up with; may be
 /// null). kInternal if XNNPACK fails.

@@ -44,7 +44,6 @@ bool same_identifier(const ParsedOp& a, const ParsedOp& b) {
   return a.int_id.value == b.int_id.value;
 }
 
-
 bool spec_is(const runtime::CompileSpecView& spec, const char* text) {
   const std::size_t n = std::strlen(text);
   return spec.value.size() == n && std::memcmp(spec.value.data(), text, n) == 0;
@@ -136,8 +135,7 @@ void log_output(EventTracer* tracer, runtime::BackendExecutionContext& context,
     nhwc_to_nchw(data, logical, desc.dims[0], desc.dims[1], desc.dims[2] * desc.dims[3]);
     data = logical;
   }
-  (void)runtime::event_tracer_log_output_delegate(tracer, op.name, op.int_id,
-                                                  view_of(desc, data));
+  (void)runtime::event_tracer_log_output_delegate(tracer, op.name, op.int_id, view_of(desc, data));
 }
 
 }  // namespace
@@ -214,8 +212,8 @@ Result<runtime::DelegateHandle*> XnnpackBackendRuntime::init(
 }
 
 Error XnnpackBackendRuntime::execute(runtime::BackendExecutionContext& context,
-                                     runtime::DelegateHandle* handle,
-                                     Span<Tensor* const> inputs, Span<Tensor* const> outputs) {
+                                     runtime::DelegateHandle* handle, Span<Tensor* const> inputs,
+                                     Span<Tensor* const> outputs) {
   auto* d = static_cast<XnnDelegate*>(handle);
   const ParsedProgram& program = *d->program;
   if (inputs.size() != program.num_inputs || outputs.size() != program.num_outputs) {

@@ -26,9 +26,9 @@
 /// Threads: compile spec "threads" (default 1), unless
 /// set_threads_override says otherwise; 1 runs on the calling thread.
 
-#include <cstdint>
-
 #include <pthreadpool.h>
+
+#include <cstdint>
 
 #include "glassbox/runtime/backend.h"
 
@@ -44,8 +44,7 @@ class XnnpackBackendRuntime final : public runtime::BackendInterface {
                                         Span<const std::uint8_t> processed,
                                         Span<const runtime::CompileSpecView> specs) override;
   Error execute(runtime::BackendExecutionContext& context, runtime::DelegateHandle* handle,
-                Span<runtime::Tensor* const> inputs,
-                Span<runtime::Tensor* const> outputs) override;
+                Span<runtime::Tensor* const> inputs, Span<runtime::Tensor* const> outputs) override;
   /// Deletes the XNNPACK operators (the thread pool is shared, see below).
   void destroy(runtime::DelegateHandle* handle) override;
   ~XnnpackBackendRuntime() override;

@@ -34,9 +34,8 @@ struct Net {
   GraphBuilder& b;
   Weights& w;
 
-  ValueId conv(ValueId x, std::int64_t cin, std::int64_t cout, std::int64_t k,
-               std::int64_t stride, std::int64_t groups, const std::string& name,
-               bool bias = false) {
+  ValueId conv(ValueId x, std::int64_t cin, std::int64_t cout, std::int64_t k, std::int64_t stride,
+               std::int64_t groups, const std::string& name, bool bias = false) {
     auto scope = b.module(name, "Conv2d");
     const std::int64_t fan_in = cin / groups * k * k;
     const float bound = 1.f / std::sqrt(static_cast<float>(fan_in));
@@ -72,18 +71,19 @@ StatusOr<aot::Graph> build_resnet_like(const ResNetLikeOptions& options) {
   GraphBuilder b;
   Weights w(options.seed);
   Net net{b, w};
-  ValueId x = b.input("x", ScalarType::kFloat,
-                      {options.batch, 3, options.image_size, options.image_size});
+  ValueId x =
+      b.input("x", ScalarType::kFloat, {options.batch, 3, options.image_size, options.image_size});
   std::int64_t c = options.base_channels;
   x = b.relu(net.bn(net.conv(x, 3, c, 3, 2, 1, "conv1"), c, "bn1"));
-  x = b.max_pool2d(x, {.kernel = {3, 3}, .stride = std::array<std::int64_t, 2>{2, 2},
-                       .padding = {1, 1}});
+  x = b.max_pool2d(
+      x, {.kernel = {3, 3}, .stride = std::array<std::int64_t, 2>{2, 2}, .padding = {1, 1}});
   for (int stage = 0; stage < 4; ++stage) {
     const std::string name = "layer" + std::to_string(stage + 1) + ".0";
     auto scope = b.module(name, "BasicBlock");
     const std::int64_t out = stage == 0 ? c : c * 2;
     const std::int64_t stride = stage == 0 ? 1 : 2;
-    ValueId y = b.relu(net.bn(net.conv(x, c, out, 3, stride, 1, name + ".conv1"), out, name + ".bn1"));
+    ValueId y =
+        b.relu(net.bn(net.conv(x, c, out, 3, stride, 1, name + ".conv1"), out, name + ".bn1"));
     y = net.bn(net.conv(y, out, out, 3, 1, 1, name + ".conv2"), out, name + ".bn2");
     ValueId shortcut = x;
     if (stride != 1 || out != c) {
@@ -122,7 +122,8 @@ StatusOr<aot::Graph> build_mobile_like(std::int64_t batch, std::int64_t image_si
   x = b.sub(x, b.clamp(x, -0.5, 0.5));
   x = b.flatten(x, 1, -1);
   const std::int64_t features = 24 * (image_size / 4) * (image_size / 4);
-  x = b.div(net.linear(x, features, 10, "classifier"), b.sigmoid(net.linear(x, features, 10, "gate")));
+  x = b.div(net.linear(x, features, 10, "classifier"),
+            b.sigmoid(net.linear(x, features, 10, "gate")));
   b.output(b.softmax(x, -1));
   return b.build();
 }
@@ -145,23 +146,28 @@ StatusOr<aot::Graph> build_decoder_like(std::int64_t batch, std::int64_t image_s
                                {"mode", std::string("linear")},
                                {"coordinate_transformation_mode", std::string("half_pixel")},
                                {"nearest_mode", std::string("floor")}});
-  const ValueId t = b.relu(b.op(
-      "conv_transpose2d",
-      {x, b.constant("up.weight", {16, 8, 2, 2}, w.uniform(16 * 8 * 4, 0.25f)),
-       b.constant("up.bias", {8}, w.uniform(8, 0.25f))},
-      Attrs{{"stride", Ints{2, 2}}, {"padding", Ints{0, 0, 0, 0}}, {"output_padding", Ints{0, 0}},
-            {"dilation", Ints{1, 1}}, {"groups", std::int64_t{1}}}));
+  const ValueId t =
+      b.relu(b.op("conv_transpose2d",
+                  {x, b.constant("up.weight", {16, 8, 2, 2}, w.uniform(16 * 8 * 4, 0.25f)),
+                   b.constant("up.bias", {8}, w.uniform(8, 0.25f))},
+                  Attrs{{"stride", Ints{2, 2}},
+                        {"padding", Ints{0, 0, 0, 0}},
+                        {"output_padding", Ints{0, 0}},
+                        {"dilation", Ints{1, 1}},
+                        {"groups", std::int64_t{1}}}));
   ValueId y = b.op("min", {b.op("max", {d, t}, {}), net.conv(r, 16, 8, 1, 1, 1, "mix")}, {});
   y = b.op("pad", {y},
-           Attrs{{"pads", Ints{0, 0, 1, 1, 0, 0, 1, 1}}, {"mode", std::string("constant")},
+           Attrs{{"pads", Ints{0, 0, 1, 1, 0, 0, 1, 1}},
+                 {"mode", std::string("constant")},
                  {"value", 0.1}});
   y = b.op("leaky_relu", {y}, Attrs{{"alpha", 0.2}});
   const auto unary = [&](std::string_view op, ValueId v) { return b.op(op, {v}, {}); };
-  const ValueId u = b.add(b.add(unary("abs", y), unary("neg", y)),
-                          b.add(unary("floor", y), unary("ceil", y)));
+  const ValueId u =
+      b.add(b.add(unary("abs", y), unary("neg", y)), b.add(unary("floor", y), unary("ceil", y)));
   const ValueId v = b.add(unary("round", y), unary("sqrt", unary("abs", y)));
   y = b.add(u, b.op("pow", {v, b.constant("two", {}, {2.f})}, {}));
-  const ValueId hw = b.op("reduce_mean", {y}, Attrs{{"axes", Ints{2, 3}}, {"keepdims", std::int64_t{0}}});
+  const ValueId hw =
+      b.op("reduce_mean", {y}, Attrs{{"axes", Ints{2, 3}}, {"keepdims", std::int64_t{0}}});
   ValueId last = b.op("reduce_mean", {y}, Attrs{{"axes", Ints{-1}}, {"keepdims", std::int64_t{0}}});
   last = b.op("reduce_mean", {last}, Attrs{{"axes", Ints{-1}}, {"keepdims", std::int64_t{0}}});
   b.output(b.add(hw, last));

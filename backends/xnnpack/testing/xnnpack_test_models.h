@@ -31,7 +31,7 @@ namespace glassbox::backends::xnnpack {
 
 struct ResNetLikeOptions {
   std::int64_t batch = 1;
-  std::int64_t image_size = 64;    ///< Square input, 3 channels.
+  std::int64_t image_size = 64;     ///< Square input, 3 channels.
   std::int64_t base_channels = 16;  ///< Doubles per stage after the first.
   std::int64_t classes = 10;
   std::uint32_t seed = 7;

@@ -62,8 +62,8 @@ inline std::vector<float> run_once(const std::vector<std::uint8_t>& bytes,
     return {};
   }
   for (std::size_t i = 0; i < method->num_inputs(); ++i) {
-    const std::vector<float> x =
-        random_values(static_cast<std::size_t>(method->input(i).numel()), 100 + static_cast<std::uint32_t>(i));
+    const std::vector<float> x = random_values(static_cast<std::size_t>(method->input(i).numel()),
+                                               100 + static_cast<std::uint32_t>(i));
     if (method->set_input(i, x.data(), x.size() * sizeof(float)) != Error::kOk) {
       *error = "set_input failed";
       return {};

@@ -44,8 +44,8 @@ class BackendDetails {
   /// its constants are copied in). Non-const because a backend may keep
   /// state across calls; each call should build its own
   /// DelegateMappingBuilder.
-  virtual StatusOr<PreprocessResult> preprocess(
-      const Graph& subgraph, std::span<const CompileSpec> compile_specs) = 0;
+  virtual StatusOr<PreprocessResult> preprocess(const Graph& subgraph,
+                                                std::span<const CompileSpec> compile_specs) = 0;
 };
 
 /// Backends by name. Not thread-safe: register everything at start-up.

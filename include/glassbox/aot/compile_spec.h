@@ -21,9 +21,7 @@ struct CompileSpec {
     return CompileSpec{std::move(key), std::vector<std::uint8_t>(text.begin(), text.end())};
   }
   /// The value's bytes as a string (no decoding or validation).
-  std::string value_as_string() const {
-    return std::string(value.begin(), value.end());
-  }
+  std::string value_as_string() const { return std::string(value.begin(), value.end()); }
 
   friend bool operator==(const CompileSpec&, const CompileSpec&) = default;
 };

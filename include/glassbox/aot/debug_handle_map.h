@@ -46,8 +46,7 @@ std::string_view to_string(IdentifierKind kind);
 
 /// The kind of one identifier.
 inline IdentifierKind kind_of(const DelegateDebugIdentifier& id) {
-  return std::holds_alternative<std::int64_t>(id) ? IdentifierKind::kInt
-                                                  : IdentifierKind::kString;
+  return std::holds_alternative<std::int64_t>(id) ? IdentifierKind::kInt : IdentifierKind::kString;
 }
 
 /// For messages: `7` for an int, `"tan.sin"` (quoted) for a string.

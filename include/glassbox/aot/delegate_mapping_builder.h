@@ -44,12 +44,10 @@ class DelegateMappingBuilder {
   StatusOr<DelegateDebugIdentifier> insert_delegate_mapping_entry(
       const Node& node, std::optional<DelegateDebugIdentifier> identifier = {});
   StatusOr<DelegateDebugIdentifier> insert_delegate_mapping_entry(
-      std::span<const Node* const> nodes,
-      std::optional<DelegateDebugIdentifier> identifier = {});
+      std::span<const Node* const> nodes, std::optional<DelegateDebugIdentifier> identifier = {});
   /// As above, from debug handles directly.
   StatusOr<DelegateDebugIdentifier> insert_delegate_mapping_entry(
-      std::span<const DebugHandle> handles,
-      std::optional<DelegateDebugIdentifier> identifier = {});
+      std::span<const DebugHandle> handles, std::optional<DelegateDebugIdentifier> identifier = {});
 
   /// ExecuTorch's upsert variant: like `insert_`, except that an identifier that
   /// already has an entry gets the nodes' handles added to that entry
@@ -57,8 +55,7 @@ class DelegateMappingBuilder {
   StatusOr<DelegateDebugIdentifier> upsert_delegate_mapping_entry(
       const Node& node, std::optional<DelegateDebugIdentifier> identifier = {});
   StatusOr<DelegateDebugIdentifier> upsert_delegate_mapping_entry(
-      std::span<const Node* const> nodes,
-      std::optional<DelegateDebugIdentifier> identifier = {});
+      std::span<const Node* const> nodes, std::optional<DelegateDebugIdentifier> identifier = {});
 
   /// The map built so far: identifiers sorted, each with sorted unique handles.
   const DebugHandleMap& get_delegate_mapping() const { return map_; }

@@ -70,8 +70,7 @@ struct Value {
 };
 
 /// One attribute of a node: an int, a float, a list of ints or a string.
-using AttributeValue =
-    std::variant<std::int64_t, double, std::vector<std::int64_t>, std::string>;
+using AttributeValue = std::variant<std::int64_t, double, std::vector<std::int64_t>, std::string>;
 /// Attributes by name, sorted so that serialisation is deterministic.
 using AttributeMap = std::map<std::string, AttributeValue, std::less<>>;
 
@@ -92,7 +91,7 @@ struct SourceLocation {
 
 /// The payload of a delegate-call node: a subgraph lowered by a backend.
 struct DelegateCall {
-  std::string backend;                     ///< `BackendDetails::name()`.
+  std::string backend;  ///< `BackendDetails::name()`.
   std::vector<std::uint8_t> processed_bytes;
   std::vector<CompileSpec> compile_specs;
   /// As returned by the backend; nullopt when it returned none.

@@ -22,12 +22,12 @@
 #include <map>
 #include <optional>
 #include <set>
-#include "glassbox/core/call_site.h"
 #include <string>
 #include <vector>
 
 #include "glassbox/aot/graph.h"
 #include "glassbox/aot/ops.h"
+#include "glassbox/core/call_site.h"
 
 namespace glassbox::aot {
 
@@ -76,8 +76,7 @@ class GraphBuilder {
   /// A graph input. Names of inputs and constants must be unique.
   ValueId input(std::string name, ScalarType dtype, std::vector<std::int64_t> shape);
   /// A float constant; `data` is row-major and must have `shape`'s size.
-  ValueId constant(std::string name, std::vector<std::int64_t> shape,
-                   std::vector<float> data);
+  ValueId constant(std::string name, std::vector<std::int64_t> shape, std::vector<float> data);
 
   ValueId conv2d(ValueId x, ValueId weight, std::optional<ValueId> bias,
                  const Conv2dOptions& options = {}, Loc loc = Loc::current());
@@ -97,15 +96,14 @@ class GraphBuilder {
   ValueId sub(ValueId a, ValueId b, Loc loc = Loc::current());
   ValueId mul(ValueId a, ValueId b, Loc loc = Loc::current());
   ValueId div(ValueId a, ValueId b, Loc loc = Loc::current());
-  ValueId linear(ValueId x, ValueId weight, std::optional<ValueId> bias,
-                 Loc loc = Loc::current());
+  ValueId linear(ValueId x, ValueId weight, std::optional<ValueId> bias, Loc loc = Loc::current());
   ValueId matmul(ValueId a, ValueId b, Loc loc = Loc::current());
   ValueId max_pool2d(ValueId x, const Pool2dOptions& options, Loc loc = Loc::current());
   ValueId avg_pool2d(ValueId x, const Pool2dOptions& options, Loc loc = Loc::current());
   ValueId global_avg_pool2d(ValueId x, Loc loc = Loc::current());
   /// Eval-mode batch norm with running `mean` and `var`.
-  ValueId batch_norm(ValueId x, ValueId mean, ValueId var, ValueId weight,
-                     ValueId bias, double eps = 1e-5, Loc loc = Loc::current());
+  ValueId batch_norm(ValueId x, ValueId mean, ValueId var, ValueId weight, ValueId bias,
+                     double eps = 1e-5, Loc loc = Loc::current());
   ValueId flatten(ValueId x, std::int64_t start_dim = 1, std::int64_t end_dim = -1,
                   Loc loc = Loc::current());
   ValueId reshape(ValueId x, std::vector<std::int64_t> shape, Loc loc = Loc::current());
@@ -115,8 +113,8 @@ class GraphBuilder {
   ValueId transpose(ValueId x, std::vector<std::int64_t> perm, Loc loc = Loc::current());
 
   /// Any op of ops.h by name, for importers and tests.
-  ValueId op(std::string_view op_name, std::vector<ValueId> inputs,
-             AttributeMap attributes, Loc loc = Loc::current());
+  ValueId op(std::string_view op_name, std::vector<ValueId> inputs, AttributeMap attributes,
+             Loc loc = Loc::current());
 
   /// Marks `value` as a graph output (in call order).
   void output(ValueId value);
@@ -130,8 +128,7 @@ class GraphBuilder {
 
  private:
   void fail(Status status);
-  ValueId add_value(std::string name, TensorType type, ValueKind kind,
-                    std::vector<float> data);
+  ValueId add_value(std::string name, TensorType type, ValueKind kind, std::vector<float> data);
   std::string unique_node_name(std::string_view op_name);
 
   Graph graph_;

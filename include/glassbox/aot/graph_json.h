@@ -48,8 +48,7 @@ struct GraphJsonOptions {
 
 /// Serialises `graph` (which should pass verify(); an invalid debug handle
 /// map or a non-finite float is an error).
-StatusOr<std::string> graph_to_json(const Graph& graph,
-                                    const GraphJsonOptions& options = {});
+StatusOr<std::string> graph_to_json(const Graph& graph, const GraphJsonOptions& options = {});
 
 /// Parses JSON written by graph_to_json and verifies the graph. Errors:
 /// kCorruptData for malformed JSON or a missing / mistyped field (naming its

@@ -5,57 +5,65 @@
 /// dtypes it takes and gives (float is float32, int64 is ScalarType::kLong,
 /// bool is ScalarType::kBool, one byte 0 or 1).
 ///
-/// | op                 | inputs                          | attributes                                   |
+/// | op                 | inputs                          | attributes |
 /// |--------------------|---------------------------------|----------------------------------------------|
-/// | conv2d             | x[N,C,H,W], w[O,C/g,kH,kW], b[O]? | stride, dilation (int[2]), padding (int[2], or int[4] top,left,bottom,right), groups |
-/// | relu sigmoid hardswish tan sin cos | x               | -                                            |
-/// | clamp              | x                               | min?, max? (float, min <= max; absent = unbounded) |
-/// | hardsigmoid        | x                               | alpha, beta (float): max(0, min(1, alpha*x+beta)) |
-/// | add sub mul div    | a, b (broadcast, numpy rules)   | -                                            |
-/// | linear             | x[...,in], w[out,in], b[out]?   | -                                            |
-/// | matmul             | a[...,m,k], b[...,k,n]          | - (batch dims broadcast)                     |
-/// | max_pool2d avg_pool2d | x[N,C,H,W]                   | kernel, stride (int[2]), padding (int[2] with PyTorch's "at most half the kernel", or int[4] top,left,bottom,right, each smaller than the window); optional ceil_mode (0/1, default 0: round down); max only: optional dilation (int[2]); avg only: optional count_include_pad (0/1, default 1 as PyTorch; ONNX's default is 0) |
-/// | global_avg_pool2d  | x[N,C,H,W] -> [N,C,1,1]         | -                                            |
-/// | batch_norm         | x[N,C,...], mean, var, weight, bias (all [C]) | eps (float)                    |
-/// | flatten            | x                               | start_dim, end_dim (int, may be negative)    |
-/// | reshape            | x                               | shape (int list, at most one -1)             |
-/// | concat             | x0, x1, ... (at least one)      | axis (int, may be negative)                  |
-/// | softmax            | x                               | axis (int, may be negative)                  |
-/// | transpose          | x                               | perm (int list, a permutation of the dims)   |
+/// | conv2d             | x[N,C,H,W], w[O,C/g,kH,kW], b[O]? | stride, dilation (int[2]), padding
+/// (int[2], or int[4] top,left,bottom,right), groups | | relu sigmoid hardswish tan sin cos | x | -
+/// | | clamp              | x                               | min?, max? (float, min <= max; absent
+/// = unbounded) | | hardsigmoid        | x                               | alpha, beta (float):
+/// max(0, min(1, alpha*x+beta)) | | add sub mul div    | a, b (broadcast, numpy rules)   | - | |
+/// linear             | x[...,in], w[out,in], b[out]?   | - | | matmul             | a[...,m,k],
+/// b[...,k,n]          | - (batch dims broadcast)                     | | max_pool2d avg_pool2d |
+/// x[N,C,H,W]                   | kernel, stride (int[2]), padding (int[2] with PyTorch's "at most
+/// half the kernel", or int[4] top,left,bottom,right, each smaller than the window); optional
+/// ceil_mode (0/1, default 0: round down); max only: optional dilation (int[2]); avg only: optional
+/// count_include_pad (0/1, default 1 as PyTorch; ONNX's default is 0) | | global_avg_pool2d  |
+/// x[N,C,H,W] -> [N,C,1,1]         | -                                            | | batch_norm |
+/// x[N,C,...], mean, var, weight, bias (all [C]) | eps (float)                    | | flatten | x
+/// | start_dim, end_dim (int, may be negative)    | | reshape            | x | shape (int list, at
+/// most one -1)             | | concat             | x0, x1, ... (at least one)      | axis (int,
+/// may be negative)                  | | softmax            | x                               |
+/// axis (int, may be negative)                  | | transpose          | x | perm (int list, a
+/// permutation of the dims)   |
 ///
 /// Operators added for transformers and modern CNNs (ONNX semantics, see
 /// docs/operators.md for each one's ONNX source):
 ///
-/// | op                 | inputs (dtypes)                 | attributes                                   |
+/// | op                 | inputs (dtypes)                 | attributes |
 /// |--------------------|---------------------------------|----------------------------------------------|
-/// | erf tanh exp log neg abs sqrt reciprocal sign floor ceil round softplus softsign | x (float) | - |
-/// | gelu               | x (float)                       | approximate (string "none" or "tanh")        |
-/// | leaky_relu elu     | x (float)                       | alpha (float)                                |
-/// | selu               | x (float)                       | alpha, gamma (float)                         |
-/// | logical_not        | x (bool)                        | -                                            |
-/// | add sub mul div min max | a, b (float or int64, broadcast) | -                                     |
-/// | mod                | a, b (float or int64, broadcast) | fmod (0: floor modulo, 1: C fmod)           |
-/// | pow prelu          | a, b (float, broadcast)         | -                                            |
-/// | equal less greater less_equal greater_equal | a, b (float or int64) -> bool | -                  |
-/// | logical_and logical_or logical_xor | a, b (bool) -> bool | -                                     |
-/// | where              | cond (bool), x, y (same dtype)  | - (three-way broadcast)                      |
-/// | cast               | x (float, int64, int32, bool)   | dtype (int: a ScalarType number)             |
-/// | layer_norm         | x, scale, bias? (float)         | axis (int), eps (float); scale/bias have x's shape from axis on |
-/// | instance_norm      | x[N,C,...], scale[C], bias[C]   | eps (float)                                  |
-/// | group_norm         | x[N,C,...], scale, bias ([G] or [C]) | num_groups (int), eps (float)           |
-/// | reduce_mean reduce_sum reduce_max reduce_min reduce_prod reduce_l1 reduce_l2 reduce_sum_square reduce_log_sum_exp | x (float) | axes (ints, may be negative; empty = none), keepdims (0/1) |
-/// | argmax argmin      | x (float) -> int64              | axis, keepdims, select_last_index (int)      |
-/// | pad                | x (any)                         | pads (int[2*rank]: begins then ends, may be negative), mode ("constant", "reflect", "edge"), value (float) |
-/// | expand             | x (any)                         | shape (ints: the output shape, a broadcast of x's) |
-/// | tile               | x (any)                         | repeats (ints, >= 0, one per dim)            |
-/// | slice              | x (any)                         | starts, steps, shape (ints, one per dim: first index, stride (non-zero, may be negative), output size; every index read lies inside x; ONNX's clamping is the importer's job) |
-/// | gather             | data (any), indices (int64)     | axis (int)                                   |
-/// | gather_elements    | data (any), indices (int64)     | axis (int)                                   |
-/// | scatter_nd         | data, indices (int64), updates  | reduction ("none", "add", "mul")             |
-/// | resize             | x[N,C,H,W] (float)              | sizes (int[4]), mode ("nearest", "linear"), coordinate_transformation_mode, nearest_mode (strings); optional scale_h, scale_w (float: the scales the coordinates use, default output/input) |
-/// | depth_to_space     | x[N,C,H,W] (any)                | blocksize (int), mode ("DCR" or "CRD")       |
-/// | space_to_depth     | x[N,C,H,W] (any)                | blocksize (int)                              |
-/// | conv_transpose2d   | x[N,C,H,W], w[C,O/g,kH,kW], b[O]? | stride, dilation, output_padding (int[2]), padding (int[4]), groups |
+/// | erf tanh exp log neg abs sqrt reciprocal sign floor ceil round softplus softsign | x (float) |
+/// - | | gelu               | x (float)                       | approximate (string "none" or
+/// "tanh")        | | leaky_relu elu     | x (float)                       | alpha (float) | | selu
+/// | x (float)                       | alpha, gamma (float)                         | | logical_not
+/// | x (bool)                        | -                                            | | add sub mul
+/// div min max | a, b (float or int64, broadcast) | -                                     | | mod
+/// | a, b (float or int64, broadcast) | fmod (0: floor modulo, 1: C fmod)           | | pow prelu
+/// | a, b (float, broadcast)         | -                                            | | equal less
+/// greater less_equal greater_equal | a, b (float or int64) -> bool | -                  | |
+/// logical_and logical_or logical_xor | a, b (bool) -> bool | - | | where              | cond
+/// (bool), x, y (same dtype)  | - (three-way broadcast)                      | | cast | x (float,
+/// int64, int32, bool)   | dtype (int: a ScalarType number)             | | layer_norm         | x,
+/// scale, bias? (float)         | axis (int), eps (float); scale/bias have x's shape from axis on |
+/// | instance_norm      | x[N,C,...], scale[C], bias[C]   | eps (float) | | group_norm         |
+/// x[N,C,...], scale, bias ([G] or [C]) | num_groups (int), eps (float)           | | reduce_mean
+/// reduce_sum reduce_max reduce_min reduce_prod reduce_l1 reduce_l2 reduce_sum_square
+/// reduce_log_sum_exp | x (float) | axes (ints, may be negative; empty = none), keepdims (0/1) | |
+/// argmax argmin      | x (float) -> int64              | axis, keepdims, select_last_index (int) |
+/// | pad                | x (any)                         | pads (int[2*rank]: begins then ends,
+/// may be negative), mode ("constant", "reflect", "edge"), value (float) | | expand             | x
+/// (any)                         | shape (ints: the output shape, a broadcast of x's) | | tile | x
+/// (any)                         | repeats (ints, >= 0, one per dim)            | | slice | x (any)
+/// | starts, steps, shape (ints, one per dim: first index, stride (non-zero, may be negative),
+/// output size; every index read lies inside x; ONNX's clamping is the importer's job) | | gather
+/// | data (any), indices (int64)     | axis (int)                                   | |
+/// gather_elements    | data (any), indices (int64)     | axis (int) | | scatter_nd         | data,
+/// indices (int64), updates  | reduction ("none", "add", "mul")             | | resize | x[N,C,H,W]
+/// (float)              | sizes (int[4]), mode ("nearest", "linear"),
+/// coordinate_transformation_mode, nearest_mode (strings); optional scale_h, scale_w (float: the
+/// scales the coordinates use, default output/input) | | depth_to_space     | x[N,C,H,W] (any) |
+/// blocksize (int), mode ("DCR" or "CRD")       | | space_to_depth     | x[N,C,H,W] (any) |
+/// blocksize (int)                              | | conv_transpose2d   | x[N,C,H,W],
+/// w[C,O/g,kH,kW], b[O]? | stride, dilation, output_padding (int[2]), padding (int[4]), groups |
 ///
 /// Of the first table, flatten and reshape take any dtype (and keep it) and
 /// add, sub, mul, div take float or int64; every other op there is float

@@ -5,13 +5,12 @@
 /// reported as `Error` values instead and never reach these macros.
 
 namespace glassbox::internal {
-[[noreturn]] void check_failed(const char* condition, const char* file,
-                               int line) noexcept;
+[[noreturn]] void check_failed(const char* condition, const char* file, int line) noexcept;
 }  // namespace glassbox::internal
 
-#define GLASSBOX_CHECK(condition)                                        \
-  do {                                                                   \
-    if (!(condition)) [[unlikely]]                                       \
+#define GLASSBOX_CHECK(condition)                                         \
+  do {                                                                    \
+    if (!(condition)) [[unlikely]]                                        \
       ::glassbox::internal::check_failed(#condition, __FILE__, __LINE__); \
   } while (false)
 

@@ -34,9 +34,7 @@ struct TickRatio {
   double ns_per_tick() const {
     return static_cast<double>(numerator) / static_cast<double>(denominator);
   }
-  double to_ns(Ticks ticks) const {
-    return static_cast<double>(ticks) * ns_per_tick();
-  }
+  double to_ns(Ticks ticks) const { return static_cast<double>(ticks) * ns_per_tick(); }
   friend bool operator==(TickRatio, TickRatio) = default;
 };
 
@@ -58,10 +56,9 @@ class Clock {
 #if GLASSBOX_HAS_RDTSC
     if (kind_ == ClockKind::kTsc) return __rdtsc();
 #endif
-    return static_cast<Ticks>(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(
-            std::chrono::steady_clock::now().time_since_epoch())
-            .count());
+    return static_cast<Ticks>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                  std::chrono::steady_clock::now().time_since_epoch())
+                                  .count());
   }
 
   ClockKind kind() const { return kind_; }

@@ -12,13 +12,13 @@ enum class Error : std::uint16_t {
   kOk = 0,
 
   // Caller mistakes.
-  kInvalidArgument = 1,   ///< An argument is out of range or inconsistent.
-  kInvalidState = 2,      ///< The call is not allowed in the current state.
-  kNotFound = 3,          ///< A named thing does not exist.
-  kNotSupported = 4,      ///< Valid, but not implemented here.
+  kInvalidArgument = 1,  ///< An argument is out of range or inconsistent.
+  kInvalidState = 2,     ///< The call is not allowed in the current state.
+  kNotFound = 3,         ///< A named thing does not exist.
+  kNotSupported = 4,     ///< Valid, but not implemented here.
 
   // Resources.
-  kOutOfResources = 10,   ///< A fixed-size buffer or table is full.
+  kOutOfResources = 10,  ///< A fixed-size buffer or table is full.
   kMemoryAllocationFailed = 11,
 
   // Input data.
@@ -27,7 +27,7 @@ enum class Error : std::uint16_t {
   kVersionMismatch = 22,  ///< Well-formed, but of a version we do not read.
   kMismatch = 23,         ///< Two inputs that must belong together do not.
 
-  kInternal = 30,         ///< A bug in Glassbox.
+  kInternal = 30,  ///< A bug in Glassbox.
 };
 
 /// The enumerator's name without the leading `k`, for messages and JSON.

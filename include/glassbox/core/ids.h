@@ -54,8 +54,7 @@ using AllocatorId = StrongId<AllocatorIdTag, std::uint32_t, 0>;
 inline constexpr DebugHandle kUnsetDebugHandle = DebugHandle::unset();
 inline constexpr ChainId kUnsetChainId = ChainId::unset();
 inline constexpr InstructionId kUnsetInstructionId = InstructionId::unset();
-inline constexpr DelegateDebugIntId kUnsetDelegateDebugIntId =
-    DelegateDebugIntId::unset();
+inline constexpr DelegateDebugIntId kUnsetDelegateDebugIntId = DelegateDebugIntId::unset();
 inline constexpr AllocatorId kUnsetAllocatorId = AllocatorId::unset();
 
 }  // namespace glassbox

@@ -28,9 +28,7 @@ inline constexpr ErrorInfo kOk{Error::kOk, ""};
 
 /// Makes an error for `Result<T>`. `message` must be a string literal or
 /// otherwise outlive every copy of the result.
-constexpr ErrorInfo make_error(Error code, const char* message) {
-  return ErrorInfo{code, message};
-}
+constexpr ErrorInfo make_error(Error code, const char* message) { return ErrorInfo{code, message}; }
 
 template <typename T>
 class [[nodiscard]] Result {
@@ -45,15 +43,9 @@ class [[nodiscard]] Result {
   }
 
   bool ok() const { return storage_.index() == 0; }
-  Error error() const {
-    return ok() ? Error::kOk : std::get<1>(storage_).code;
-  }
-  const char* message() const {
-    return ok() ? "" : std::get<1>(storage_).message;
-  }
-  ErrorInfo error_info() const {
-    return ok() ? kOk : std::get<1>(storage_);
-  }
+  Error error() const { return ok() ? Error::kOk : std::get<1>(storage_).code; }
+  const char* message() const { return ok() ? "" : std::get<1>(storage_).message; }
+  ErrorInfo error_info() const { return ok() ? kOk : std::get<1>(storage_); }
 
   /// The value. Calling these on an error is a bug (checked).
   T& value() & {

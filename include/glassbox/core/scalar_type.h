@@ -39,21 +39,29 @@ enum class ScalarType : std::int8_t {
 /// Sub-byte packed types (QUInt4x2, QUInt2x4) pack into one byte.
 constexpr std::size_t element_size(ScalarType type) {
   switch (type) {
-    case ScalarType::kByte: case ScalarType::kChar: case ScalarType::kBool:
-    case ScalarType::kQInt8: case ScalarType::kQUInt8:
-    case ScalarType::kQUInt4x2: case ScalarType::kQUInt2x4:
-    case ScalarType::kFloat8_e5m2: case ScalarType::kFloat8_e4m3fn:
-    case ScalarType::kFloat8_e5m2fnuz: case ScalarType::kFloat8_e4m3fnuz:
-      return 1;
-    case ScalarType::kShort: case ScalarType::kHalf:
-    case ScalarType::kBFloat16: case ScalarType::kBits16:
-    case ScalarType::kUInt16:
-      return 2;
-    case ScalarType::kInt: case ScalarType::kFloat: case ScalarType::kQInt32:
-    case ScalarType::kUInt32:
-      return 4;
-    case ScalarType::kLong: case ScalarType::kDouble: case ScalarType::kUInt64:
-      return 8;
+    case ScalarType::kByte:
+    case ScalarType::kChar:
+    case ScalarType::kBool:
+    case ScalarType::kQInt8:
+    case ScalarType::kQUInt8:
+    case ScalarType::kQUInt4x2:
+    case ScalarType::kQUInt2x4:
+    case ScalarType::kFloat8_e5m2:
+    case ScalarType::kFloat8_e4m3fn:
+    case ScalarType::kFloat8_e5m2fnuz:
+    case ScalarType::kFloat8_e4m3fnuz: return 1;
+    case ScalarType::kShort:
+    case ScalarType::kHalf:
+    case ScalarType::kBFloat16:
+    case ScalarType::kBits16:
+    case ScalarType::kUInt16: return 2;
+    case ScalarType::kInt:
+    case ScalarType::kFloat:
+    case ScalarType::kQInt32:
+    case ScalarType::kUInt32: return 4;
+    case ScalarType::kLong:
+    case ScalarType::kDouble:
+    case ScalarType::kUInt64: return 8;
   }
   return 0;
 }

@@ -18,8 +18,7 @@ namespace glassbox {
 class [[nodiscard]] Status {
  public:
   Status() = default;  ///< OK.
-  Status(Error code, std::string message)
-      : code_(code), message_(std::move(message)) {}
+  Status(Error code, std::string message) : code_(code), message_(std::move(message)) {}
   /// From a device-side error.
   Status(ErrorInfo info)  // NOLINT: implicit for GLASSBOX_RETURN_IF_ERROR
       : code_(info.code), message_(info.message) {}
@@ -44,7 +43,7 @@ class [[nodiscard]] Status {
 template <typename T>
 class [[nodiscard]] StatusOr {
  public:
-  StatusOr(T value) : storage_(std::move(value)) {}  // NOLINT
+  StatusOr(T value) : storage_(std::move(value)) {}        // NOLINT
   StatusOr(Status status) : storage_(std::move(status)) {  // NOLINT
     GLASSBOX_CHECK(!std::get<1>(storage_).ok());
   }
@@ -53,9 +52,7 @@ class [[nodiscard]] StatusOr {
   bool ok() const { return storage_.index() == 0; }
   Status status() const { return ok() ? Status() : std::get<1>(storage_); }
   Error error() const { return ok() ? Error::kOk : std::get<1>(storage_).error(); }
-  std::string message() const {
-    return ok() ? std::string() : std::get<1>(storage_).message();
-  }
+  std::string message() const { return ok() ? std::string() : std::get<1>(storage_).message(); }
 
   T& value() & {
     GLASSBOX_CHECK(ok());
@@ -84,13 +81,19 @@ namespace internal {
 // Status and StatusOr<T>.
 inline ErrorInfo error_of(ErrorInfo e) { return e; }
 template <typename T>
-ErrorInfo error_of(const Result<T>& r) { return r.error_info(); }
+ErrorInfo error_of(const Result<T>& r) {
+  return r.error_info();
+}
 inline Status error_of(const Status& s) { return s; }
 template <typename T>
-Status error_of(const StatusOr<T>& s) { return s.status(); }
+Status error_of(const StatusOr<T>& s) {
+  return s.status();
+}
 inline bool is_ok(const Status& s) { return s.ok(); }
 template <typename R>
-bool is_ok(const R& r) { return r.ok(); }
+bool is_ok(const R& r) {
+  return r.ok();
+}
 }  // namespace internal
 
 }  // namespace glassbox
@@ -99,19 +102,19 @@ bool is_ok(const R& r) { return r.ok(); }
 #define GLASSBOX_INTERNAL_CONCAT(a, b) GLASSBOX_INTERNAL_CONCAT2(a, b)
 
 /// Returns the error of `expr` (a Status, Result or StatusOr) if it failed.
-#define GLASSBOX_RETURN_IF_ERROR(expr)                              \
-  do {                                                              \
-    auto&& glassbox_status_ = (expr);                               \
-    if (!::glassbox::internal::is_ok(glassbox_status_))             \
-      return ::glassbox::internal::error_of(glassbox_status_);      \
+#define GLASSBOX_RETURN_IF_ERROR(expr)                         \
+  do {                                                         \
+    auto&& glassbox_status_ = (expr);                          \
+    if (!::glassbox::internal::is_ok(glassbox_status_))        \
+      return ::glassbox::internal::error_of(glassbox_status_); \
   } while (false)
 
 /// `GLASSBOX_ASSIGN_OR_RETURN(auto x, load())`: binds the value or returns
 /// the error.
-#define GLASSBOX_ASSIGN_OR_RETURN(lhs, expr)                                \
-  GLASSBOX_INTERNAL_ASSIGN_OR_RETURN(                                       \
-      GLASSBOX_INTERNAL_CONCAT(glassbox_result_, __LINE__), lhs, expr)
-#define GLASSBOX_INTERNAL_ASSIGN_OR_RETURN(tmp, lhs, expr)  \
-  auto tmp = (expr);                                        \
+#define GLASSBOX_ASSIGN_OR_RETURN(lhs, expr)                                                    \
+  GLASSBOX_INTERNAL_ASSIGN_OR_RETURN(GLASSBOX_INTERNAL_CONCAT(glassbox_result_, __LINE__), lhs, \
+                                     expr)
+#define GLASSBOX_INTERNAL_ASSIGN_OR_RETURN(tmp, lhs, expr)   \
+  auto tmp = (expr);                                         \
   if (!tmp.ok()) return ::glassbox::internal::error_of(tmp); \
   lhs = std::move(tmp).value()

@@ -25,9 +25,7 @@ struct TensorView {
     return n;
   }
   /// Bytes spanned by the data, assuming it is contiguous.
-  std::size_t nbytes() const {
-    return static_cast<std::size_t>(numel()) * element_size(dtype);
-  }
+  std::size_t nbytes() const { return static_cast<std::size_t>(numel()) * element_size(dtype); }
   /// True when strides are empty or row-major contiguous for `sizes`.
   bool is_contiguous() const {
     if (strides.empty()) return true;

@@ -32,8 +32,7 @@ class DataSink {
 class BufferDataSink final : public DataSink {
  public:
   /// `buffer` must outlive the sink. `alignment` must be a power of two.
-  static Result<BufferDataSink> create(Span<std::uint8_t> buffer,
-                                       std::size_t alignment = 64);
+  static Result<BufferDataSink> create(Span<std::uint8_t> buffer, std::size_t alignment = 64);
 
   Result<std::size_t> write(const void* data, std::size_t length) override;
   std::size_t used_bytes() const override { return used_; }

@@ -75,8 +75,7 @@ class ETDumpGen final : public runtime::EventTracer {
   /// Caller-buffer mode: never allocates. `buffer` must outlive the tracer.
   /// If it is too small to hold even the fixed tables, `status()` says so
   /// and every event is dropped.
-  explicit ETDumpGen(Span<std::uint8_t> buffer,
-                     const ETDumpGenOptions& options = {});
+  explicit ETDumpGen(Span<std::uint8_t> buffer, const ETDumpGenOptions& options = {});
   ~ETDumpGen() override;
   ETDumpGen(const ETDumpGen&) = delete;
   ETDumpGen& operator=(const ETDumpGen&) = delete;
@@ -95,21 +94,18 @@ class ETDumpGen final : public runtime::EventTracer {
       const char* name, ChainId chain_id = kUnsetChainId,
       InstructionId instruction_id = kUnsetInstructionId) override;
   Error end_profiling(const runtime::EventTracerEntry& entry) override;
-  runtime::EventTracerEntry start_profiling_delegate(
-      const char* name, DelegateDebugIntId id) override;
+  runtime::EventTracerEntry start_profiling_delegate(const char* name,
+                                                     DelegateDebugIntId id) override;
   Error end_profiling_delegate(const runtime::EventTracerEntry& entry,
                                const void* metadata = nullptr,
                                std::size_t metadata_len = 0) override;
   Error log_profiling_delegate(
-      const char* name, DelegateDebugIntId id, Ticks start_time,
-      Ticks end_time, const void* metadata = nullptr,
-      std::size_t metadata_len = 0,
+      const char* name, DelegateDebugIntId id, Ticks start_time, Ticks end_time,
+      const void* metadata = nullptr, std::size_t metadata_len = 0,
       runtime::TimeSource time_source = runtime::TimeSource::kMeasured) override;
-  Result<bool> log_intermediate_output_delegate(
-      const char* name, DelegateDebugIntId id,
-      const runtime::ValueView& value) override;
-  Result<bool> log_value(const runtime::ValueView& value,
-                         runtime::LoggedValueKind kind) override;
+  Result<bool> log_intermediate_output_delegate(const char* name, DelegateDebugIntId id,
+                                                const runtime::ValueView& value) override;
+  Result<bool> log_value(const runtime::ValueView& value, runtime::LoggedValueKind kind) override;
   AllocatorId track_allocator(const char* name) override;
   void track_allocation(AllocatorId allocator, std::size_t size) override;
   const Clock& clock() const override { return clock_; }
@@ -139,12 +135,8 @@ class ETDumpGen final : public runtime::EventTracer {
   // ---- Counters --------------------------------------------------------
   std::size_t num_blocks() const;
   std::uint64_t num_events() const;
-  std::uint64_t dropped_events() const {
-    return dropped_.load(std::memory_order_relaxed);
-  }
-  std::uint64_t rejected_events() const {
-    return rejected_.load(std::memory_order_relaxed);
-  }
+  std::uint64_t dropped_events() const { return dropped_.load(std::memory_order_relaxed); }
+  std::uint64_t rejected_events() const { return rejected_.load(std::memory_order_relaxed); }
   std::uint64_t tensor_data_dropped() const {
     return tensor_data_dropped_.load(std::memory_order_relaxed);
   }
@@ -159,13 +151,10 @@ class ETDumpGen final : public runtime::EventTracer {
     rejected_.fetch_add(1, std::memory_order_relaxed);
     return Error::kInvalidArgument;
   }
-  Error write_delegate_event(bool string_id, std::uint32_t id, Ticks start,
-                             Ticks end, ChainId chain,
-                             InstructionId instruction, const void* metadata,
-                             std::size_t metadata_len,
-                             runtime::TimeSource source);
-  Result<bool> write_value(const runtime::ValueView& value, std::uint8_t flags,
-                           std::uint32_t id);
+  Error write_delegate_event(bool string_id, std::uint32_t id, Ticks start, Ticks end,
+                             ChainId chain, InstructionId instruction, const void* metadata,
+                             std::size_t metadata_len, runtime::TimeSource source);
+  Result<bool> write_value(const runtime::ValueView& value, std::uint8_t flags, std::uint32_t id);
   // Copies the tensor's bytes to the sink; the offset, or -1 if not written.
   std::int64_t write_tensor_data(const TensorView& tensor);
 

@@ -150,12 +150,8 @@ struct Event {
 
   EventKind kind() const { return static_cast<EventKind>(data.index()); }
   /// The held event of that kind, or nullptr.
-  const ProfileEvent* profile() const {
-    return std::get_if<ProfileEvent>(&data);
-  }
-  const AllocationEvent* allocation() const {
-    return std::get_if<AllocationEvent>(&data);
-  }
+  const ProfileEvent* profile() const { return std::get_if<ProfileEvent>(&data); }
+  const AllocationEvent* allocation() const { return std::get_if<AllocationEvent>(&data); }
   const DebugEvent* debug() const { return std::get_if<DebugEvent>(&data); }
 };
 

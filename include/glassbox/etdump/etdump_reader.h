@@ -56,7 +56,7 @@ StatusOr<ETDumpFile> load_etdump_file(const std::string& path);
 /// for an unknown or unsupported dtype; kCorruptData when sizes or strides
 /// are inconsistent or the data would lie outside `debug_data`. `debug_data`
 /// is only read during the call.
-StatusOr<std::vector<double>> read_tensor_values(
-    const Tensor& tensor, std::span<const std::uint8_t> debug_data);
+StatusOr<std::vector<double>> read_tensor_values(const Tensor& tensor,
+                                                 std::span<const std::uint8_t> debug_data);
 
 }  // namespace glassbox::etdump

@@ -7,10 +7,9 @@
 ///   GLASSBOX_ASSIGN_OR_RETURN(std::string text, etdump::etdump_to_text(file, nullptr));
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <span>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "glassbox/core/status.h"
 #include "glassbox/etdump/etdump_model.h"

@@ -22,11 +22,12 @@
 /// | fingerprint                             | the program's 16 hex digits               |
 /// | methods/<method>/edge_graph.json        | graph_to_json, without constant data      |
 /// | debug_handle_map.json                   | {"forward": {"<instr>": [handles]}}       |
-/// | delegate_map.json                       | {"forward": {"<instr>": {"name": "<backend>", "key_type": "int" or "string", "delegate_map": {"<id>": [handles]} or null}}} |
-/// | instruction_id_to_num_outs_map.json     | {"forward": {"<instr>": n}}               |
-/// | reference/{inputs,outputs}/<i>.bin      | raw little-endian float32 elements        |
-/// | reference/{inputs,outputs}/<i>.json     | {"dtype": "FLOAT", "sizes": [...]}        |
-/// | reference/ops/<handle>/<k>.{bin,json}   | output k of source op <handle>, as above  |
+/// | delegate_map.json                       | {"forward": {"<instr>": {"name": "<backend>",
+/// "key_type": "int" or "string", "delegate_map": {"<id>": [handles]} or null}}} | |
+/// instruction_id_to_num_outs_map.json     | {"forward": {"<instr>": n}}               | |
+/// reference/{inputs,outputs}/<i>.bin      | raw little-endian float32 elements        | |
+/// reference/{inputs,outputs}/<i>.json     | {"dtype": "FLOAT", "sizes": [...]}        | |
+/// reference/ops/<handle>/<k>.{bin,json}   | output k of source op <handle>, as above  |
 ///
 /// The three maps use ExecuTorch's JSON shapes; JSON keys are strings, so
 /// each delegate entry also says its identifiers' "key_type" ("int" keys are

@@ -53,8 +53,9 @@ class EdgeProgramManager {
 
   /// Lowers what `partitioner` finds (aot::to_backend). `partitioner` and
   /// `compile_specs` are only used during the call.
-  StatusOr<EdgeProgramManager> to_backend(const aot::Partitioner& partitioner,
-                                          std::span<const aot::CompileSpec> compile_specs = {}) const;
+  StatusOr<EdgeProgramManager> to_backend(
+      const aot::Partitioner& partitioner,
+      std::span<const aot::CompileSpec> compile_specs = {}) const;
 
   /// Emits the current graph; the maps cover delegates exactly because the
   /// edge graph is passed to the emitter.

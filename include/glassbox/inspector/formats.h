@@ -38,8 +38,8 @@ std::string render(const Inspector& inspector, View view, Format format);
 
 /// Per-op deltas (compare_ops) in `format` (chrome is not offered:
 /// kInvalidArgument).
-StatusOr<std::string> render_comparison(const Inspector& baseline,
-                                        const Inspector& current, Format format);
+StatusOr<std::string> render_comparison(const Inspector& baseline, const Inspector& current,
+                                        Format format);
 
 /// The Chrome Trace Event JSON of every occurrence: "X" complete events
 /// with microsecond ts/dur (3 decimals: ns precision) relative to the first

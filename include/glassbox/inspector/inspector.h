@@ -131,8 +131,8 @@ struct PerfStats {
 /// One source operator (edge-graph node) an event resolved to.
 struct SourceOp {
   DebugHandle handle;
-  std::string name;  ///< Node name, e.g. "conv2d_1".
-  std::string type;  ///< Op type, e.g. "conv2d".
+  std::string name;                                ///< Node name, e.g. "conv2d_1".
+  std::string type;                                ///< Op type, e.g. "conv2d".
   std::vector<aot::ModuleFrame> module_hierarchy;  ///< Root first.
   aot::SourceLocation source_location;
 
@@ -170,8 +170,8 @@ struct EventGroup {
   EventRole role = EventRole::kFramework;
 
   /// Resolution (empty without an ETRecord).
-  bool delegated = false;    ///< A delegate's internal event.
-  std::string backend;       ///< For delegate events and DELEGATE_CALL.
+  bool delegated = false;                  ///< A delegate's internal event.
+  std::string backend;                     ///< For delegate events and DELEGATE_CALL.
   std::vector<DebugHandle> debug_handles;  ///< Sorted, unique.
   std::vector<SourceOp> source_ops;        ///< In handle order.
   /// False for a delegate event whose identifier is not in its map.

@@ -68,8 +68,8 @@ std::vector<OpRow> ops_view(const Inspector& inspector);
 
 /// One module of the hierarchy.
 struct ModuleRow {
-  std::string path;  ///< Dotted path; "" is the whole model.
-  std::string type;  ///< Module type, "" for the root or when unknown.
+  std::string path;         ///< Dotted path; "" is the whole model.
+  std::string type;         ///< Module type, "" for the root or when unknown.
   std::uint32_t depth = 0;  ///< 0 for the root.
   /// Sum of the mean times of every ops row with an op in this module
   /// (each row counted once, however many of its ops are inside).
@@ -88,12 +88,12 @@ std::vector<ModuleRow> modules_view(const Inspector& inspector);
 
 /// What a reconcile row is.
 enum class ReconcileKind : std::uint8_t {
-  kDelegateCall,   ///< A DELEGATE_CALL's own time.
-  kInnerEvents,    ///< Sum of that delegate's internal events.
-  kDelegateGap,    ///< DELEGATE_CALL minus its inner events: unattributed.
-  kExecute,        ///< Method::execute.
-  kOperatorRows,   ///< Sum of the ops view's rows.
-  kFrameworkGap,   ///< Method::execute minus the ops rows: runtime overhead.
+  kDelegateCall,  ///< A DELEGATE_CALL's own time.
+  kInnerEvents,   ///< Sum of that delegate's internal events.
+  kDelegateGap,   ///< DELEGATE_CALL minus its inner events: unattributed.
+  kExecute,       ///< Method::execute.
+  kOperatorRows,  ///< Sum of the ops view's rows.
+  kFrameworkGap,  ///< Method::execute minus the ops rows: runtime overhead.
 };
 /// "delegate_call", "inner_events", "delegate_gap", "execute",
 /// "operator_rows" or "framework_gap".

@@ -42,8 +42,7 @@ struct Array {
 /// the path). Errors: kCorruptData for a malformed or truncated file,
 /// kNotSupported for a valid file we do not read (fortran_order, big-endian
 /// or an unsupported dtype), kVersionMismatch for an unknown version.
-StatusOr<Array> parse(std::span<const std::uint8_t> bytes,
-                      const std::string& source = "<memory>");
+StatusOr<Array> parse(std::span<const std::uint8_t> bytes, const std::string& source = "<memory>");
 
 /// Reads and parses the file at `path` (kAccessFailed if unreadable).
 StatusOr<Array> read_file(const std::string& path);

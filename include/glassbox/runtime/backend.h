@@ -34,8 +34,7 @@ struct CompileSpecView {
 /// What a backend gets at init time.
 class BackendInitContext {
  public:
-  BackendInitContext(MemoryAllocator* allocator, EventTracer* tracer,
-                     const char* method_name)
+  BackendInitContext(MemoryAllocator* allocator, EventTracer* tracer, const char* method_name)
       : allocator_(allocator), tracer_(tracer), method_name_(method_name) {}
   /// Memory that lives as long as the method.
   MemoryAllocator* allocator() const { return allocator_; }
@@ -59,8 +58,7 @@ class BackendExecutionContext {
   /// delegate call's.
   EventTracer* event_tracer() const { return tracer_; }
   /// Scratch memory, freed after this instruction.
-  void* allocate(std::size_t size,
-                 std::size_t alignment = MemoryAllocator::kDefaultAlignment) {
+  void* allocate(std::size_t size, std::size_t alignment = MemoryAllocator::kDefaultAlignment) {
     return temp_->allocate(size, alignment);
   }
   const char* method_name() const { return method_name_; }
@@ -87,9 +85,8 @@ class BackendInterface {
                                        Span<const CompileSpecView> specs) = 0;
   /// Runs the delegate: reads `inputs`, writes `outputs` (shapes and
   /// buffers are planned by the runtime).
-  virtual Error execute(BackendExecutionContext& context,
-                        DelegateHandle* handle, Span<Tensor* const> inputs,
-                        Span<Tensor* const> outputs) = 0;
+  virtual Error execute(BackendExecutionContext& context, DelegateHandle* handle,
+                        Span<Tensor* const> inputs, Span<Tensor* const> outputs) = 0;
   virtual void destroy(DelegateHandle* handle) { (void)handle; }
 };
 

@@ -57,15 +57,13 @@ constexpr DelegateDebugIntId to_delegate_int_id(I value) {
     return kInvalidDelegateDebugIntId;
   } else if constexpr (std::is_signed_v<I>) {
     if (value == -1) return kUnsetDelegateDebugIntId;
-    if (value < 0 || static_cast<std::int64_t>(value) >
-                         std::numeric_limits<std::int32_t>::max()) {
+    if (value < 0 || static_cast<std::int64_t>(value) > std::numeric_limits<std::int32_t>::max()) {
       return kInvalidDelegateDebugIntId;
     }
     return DelegateDebugIntId(static_cast<std::int32_t>(value));
   } else {
     // ExecuTorch passes static_cast<DebugHandle>(-1), a uint32_t.
-    if (static_cast<std::uint64_t>(value) ==
-        std::numeric_limits<std::uint32_t>::max()) {
+    if (static_cast<std::uint64_t>(value) == std::numeric_limits<std::uint32_t>::max()) {
       return kUnsetDelegateDebugIntId;
     }
     if (static_cast<std::uint64_t>(value) >
@@ -79,31 +77,27 @@ constexpr DelegateDebugIntId to_delegate_int_id(I value) {
 /// ExecuTorch's signatures type the id as a DebugHandle. With a name, both
 /// of its "unset" spellings (0, as its header comments say, and
 /// uint32 -1) mean "no int id"; without a name the value is the int id.
-inline DelegateDebugIntId to_delegate_int_id(const char* name,
-                                             DebugHandle id) {
-  if (name != nullptr &&
-      (id.value == 0 || id.value == std::numeric_limits<std::uint32_t>::max())) {
+inline DelegateDebugIntId to_delegate_int_id(const char* name, DebugHandle id) {
+  if (name != nullptr && (id.value == 0 || id.value == std::numeric_limits<std::uint32_t>::max())) {
     return kUnsetDelegateDebugIntId;
   }
   return to_delegate_int_id(id.value);
 }
 
 inline bool delegate_profiling_on(const EventTracer* tracer) {
-  return tracer != nullptr &&
-         tracer->profiling_level() >= ProfilingLevel::kAllEvents;
+  return tracer != nullptr && tracer->profiling_level() >= ProfilingLevel::kAllEvents;
 }
 
 inline bool delegate_output_logging_on(const EventTracer* tracer) {
-  return tracer != nullptr &&
-         tracer->debug_level() >= DebugLevel::kIntermediateOutputs;
+  return tracer != nullptr && tracer->debug_level() >= DebugLevel::kIntermediateOutputs;
 }
 
 }  // namespace internal
 
 // ---- Real-time: start / end ---------------------------------------------
 
-inline EventTracerEntry event_tracer_start_profiling_delegate(
-    EventTracer* tracer, const char* name, DelegateDebugIntId id) {
+inline EventTracerEntry event_tracer_start_profiling_delegate(EventTracer* tracer, const char* name,
+                                                              DelegateDebugIntId id) {
   if constexpr (kTracingEnabled) {
     if (internal::delegate_profiling_on(tracer)) {
       return tracer->start_profiling_delegate(name, id);
@@ -112,23 +106,19 @@ inline EventTracerEntry event_tracer_start_profiling_delegate(
   return EventTracerEntry{};
 }
 template <std::integral I>
-EventTracerEntry event_tracer_start_profiling_delegate(EventTracer* tracer,
-                                                       const char* name,
+EventTracerEntry event_tracer_start_profiling_delegate(EventTracer* tracer, const char* name,
                                                        I id) {
-  return event_tracer_start_profiling_delegate(
-      tracer, name, internal::to_delegate_int_id(id));
+  return event_tracer_start_profiling_delegate(tracer, name, internal::to_delegate_int_id(id));
 }
-inline EventTracerEntry event_tracer_start_profiling_delegate(
-    EventTracer* tracer, const char* name, DebugHandle id) {
-  return event_tracer_start_profiling_delegate(
-      tracer, name, internal::to_delegate_int_id(name, id));
+inline EventTracerEntry event_tracer_start_profiling_delegate(EventTracer* tracer, const char* name,
+                                                              DebugHandle id) {
+  return event_tracer_start_profiling_delegate(tracer, name,
+                                               internal::to_delegate_int_id(name, id));
 }
 
 /// Ends a delegate event, copying `metadata_len` bytes of `metadata`.
-inline Error event_tracer_end_profiling_delegate(EventTracer* tracer,
-                                                 const EventTracerEntry& entry,
-                                                 const void* metadata,
-                                                 std::size_t metadata_len) {
+inline Error event_tracer_end_profiling_delegate(EventTracer* tracer, const EventTracerEntry& entry,
+                                                 const void* metadata, std::size_t metadata_len) {
   if constexpr (kTracingEnabled) {
     // The entry's own tracer decides: an entry that was never started (level
     // off, null tracer) has none and ends as a no-op.
@@ -138,61 +128,50 @@ inline Error event_tracer_end_profiling_delegate(EventTracer* tracer,
   }
   return Error::kOk;
 }
-inline Error event_tracer_end_profiling_delegate(
-    EventTracer* tracer, const EventTracerEntry& entry) {
+inline Error event_tracer_end_profiling_delegate(EventTracer* tracer,
+                                                 const EventTracerEntry& entry) {
   return event_tracer_end_profiling_delegate(tracer, entry, nullptr, 0);
 }
 /// ExecuTorch's form: metadata as a C string (copied without its terminator).
-inline Error event_tracer_end_profiling_delegate(EventTracer* tracer,
-                                                 const EventTracerEntry& entry,
+inline Error event_tracer_end_profiling_delegate(EventTracer* tracer, const EventTracerEntry& entry,
                                                  const char* metadata) {
-  return event_tracer_end_profiling_delegate(
-      tracer, entry, metadata, metadata ? std::strlen(metadata) : 0);
+  return event_tracer_end_profiling_delegate(tracer, entry, metadata,
+                                             metadata ? std::strlen(metadata) : 0);
 }
 
 // ---- Post-time: log with timestamps -------------------------------------
 
-inline Error event_tracer_log_profiling_delegate(
-    EventTracer* tracer, const char* name, DelegateDebugIntId id,
-    Ticks start_time, Ticks end_time, const void* metadata,
-    std::size_t metadata_len, TimeSource time_source = TimeSource::kMeasured) {
+inline Error event_tracer_log_profiling_delegate(EventTracer* tracer, const char* name,
+                                                 DelegateDebugIntId id, Ticks start_time,
+                                                 Ticks end_time, const void* metadata,
+                                                 std::size_t metadata_len,
+                                                 TimeSource time_source = TimeSource::kMeasured) {
   if constexpr (kTracingEnabled) {
     if (internal::delegate_profiling_on(tracer)) {
-      return tracer->log_profiling_delegate(name, id, start_time, end_time,
-                                            metadata, metadata_len,
+      return tracer->log_profiling_delegate(name, id, start_time, end_time, metadata, metadata_len,
                                             time_source);
     }
   }
   return Error::kOk;
 }
-inline Error event_tracer_log_profiling_delegate(EventTracer* tracer,
-                                                 const char* name,
-                                                 DelegateDebugIntId id,
-                                                 Ticks start_time,
-                                                 Ticks end_time,
-                                                 const char* metadata = nullptr) {
-  return event_tracer_log_profiling_delegate(
-      tracer, name, id, start_time, end_time, metadata,
-      metadata ? std::strlen(metadata) : 0);
+inline Error event_tracer_log_profiling_delegate(EventTracer* tracer, const char* name,
+                                                 DelegateDebugIntId id, Ticks start_time,
+                                                 Ticks end_time, const char* metadata = nullptr) {
+  return event_tracer_log_profiling_delegate(tracer, name, id, start_time, end_time, metadata,
+                                             metadata ? std::strlen(metadata) : 0);
 }
 template <std::integral I>
-Error event_tracer_log_profiling_delegate(EventTracer* tracer,
-                                          const char* name, I id,
+Error event_tracer_log_profiling_delegate(EventTracer* tracer, const char* name, I id,
                                           Ticks start_time, Ticks end_time,
                                           const char* metadata = nullptr) {
-  return event_tracer_log_profiling_delegate(
-      tracer, name, internal::to_delegate_int_id(id), start_time, end_time,
-      metadata);
+  return event_tracer_log_profiling_delegate(tracer, name, internal::to_delegate_int_id(id),
+                                             start_time, end_time, metadata);
 }
-inline Error event_tracer_log_profiling_delegate(EventTracer* tracer,
-                                                 const char* name,
-                                                 DebugHandle id,
-                                                 Ticks start_time,
-                                                 Ticks end_time,
+inline Error event_tracer_log_profiling_delegate(EventTracer* tracer, const char* name,
+                                                 DebugHandle id, Ticks start_time, Ticks end_time,
                                                  const char* metadata = nullptr) {
-  return event_tracer_log_profiling_delegate(
-      tracer, name, internal::to_delegate_int_id(name, id), start_time,
-      end_time, metadata);
+  return event_tracer_log_profiling_delegate(tracer, name, internal::to_delegate_int_id(name, id),
+                                             start_time, end_time, metadata);
 }
 
 // ---- Intermediate outputs -----------------------------------------------
@@ -200,14 +179,10 @@ inline Error event_tracer_log_profiling_delegate(EventTracer* tracer,
 /// Logs a delegate's intermediate output: T is TensorView,
 /// Span<const TensorView>, int, bool or double (as in ExecuTorch).
 template <typename T>
-Result<bool> event_tracer_log_output_delegate(EventTracer* tracer,
-                                              const char* name,
-                                              DelegateDebugIntId id,
-                                              const T& output) {
-  static_assert(std::is_same_v<T, TensorView> ||
-                    std::is_same_v<T, Span<const TensorView>> ||
-                    std::is_same_v<T, int> || std::is_same_v<T, bool> ||
-                    std::is_same_v<T, double>,
+Result<bool> event_tracer_log_output_delegate(EventTracer* tracer, const char* name,
+                                              DelegateDebugIntId id, const T& output) {
+  static_assert(std::is_same_v<T, TensorView> || std::is_same_v<T, Span<const TensorView>> ||
+                    std::is_same_v<T, int> || std::is_same_v<T, bool> || std::is_same_v<T, double>,
                 "log TensorView, Span<const TensorView>, int, bool or double");
   if constexpr (kTracingEnabled) {
     if (internal::delegate_output_logging_on(tracer)) {
@@ -217,18 +192,15 @@ Result<bool> event_tracer_log_output_delegate(EventTracer* tracer,
   return false;
 }
 template <typename T, std::integral I>
-Result<bool> event_tracer_log_output_delegate(EventTracer* tracer,
-                                              const char* name, I id,
+Result<bool> event_tracer_log_output_delegate(EventTracer* tracer, const char* name, I id,
                                               const T& output) {
-  return event_tracer_log_output_delegate(
-      tracer, name, internal::to_delegate_int_id(id), output);
+  return event_tracer_log_output_delegate(tracer, name, internal::to_delegate_int_id(id), output);
 }
 template <typename T>
-Result<bool> event_tracer_log_output_delegate(EventTracer* tracer,
-                                              const char* name, DebugHandle id,
+Result<bool> event_tracer_log_output_delegate(EventTracer* tracer, const char* name, DebugHandle id,
                                               const T& output) {
-  return event_tracer_log_output_delegate(
-      tracer, name, internal::to_delegate_int_id(name, id), output);
+  return event_tracer_log_output_delegate(tracer, name, internal::to_delegate_int_id(name, id),
+                                          output);
 }
 
 }  // namespace glassbox::runtime
@@ -240,16 +212,15 @@ Result<bool> event_tracer_log_output_delegate(EventTracer* tracer,
 
 #define EVENT_TRACER_BEGIN_DELEGATE_PROFILING_EVENT_ID(tracer, id) \
   ::glassbox::runtime::event_tracer_start_profiling_delegate((tracer), nullptr, (id))
-#define EVENT_TRACER_BEGIN_DELEGATE_PROFILING_EVENT_NAME(tracer, name) \
-  ::glassbox::runtime::event_tracer_start_profiling_delegate(          \
-      (tracer), (name), ::glassbox::kUnsetDelegateDebugIntId)
+#define EVENT_TRACER_BEGIN_DELEGATE_PROFILING_EVENT_NAME(tracer, name)         \
+  ::glassbox::runtime::event_tracer_start_profiling_delegate((tracer), (name), \
+                                                             ::glassbox::kUnsetDelegateDebugIntId)
 #define EVENT_TRACER_END_DELEGATE_PROFILING_EVENT_ID(entry) \
   ::glassbox::runtime::event_tracer_end_profiling_delegate((entry).tracer, (entry))
 #define EVENT_TRACER_END_DELEGATE_PROFILING_EVENT_NAME(entry) \
   ::glassbox::runtime::event_tracer_end_profiling_delegate((entry).tracer, (entry))
 #define EVENT_TRACER_LOG_DELEGATE_PROFILING_EVENT_ID(tracer, id, start, end) \
-  ::glassbox::runtime::event_tracer_log_profiling_delegate(                   \
-      (tracer), nullptr, (id), (start), (end))
+  ::glassbox::runtime::event_tracer_log_profiling_delegate((tracer), nullptr, (id), (start), (end))
 #define EVENT_TRACER_LOG_DELEGATE_PROFILING_EVENT_NAME(tracer, name, start, end) \
-  ::glassbox::runtime::event_tracer_log_profiling_delegate(                       \
+  ::glassbox::runtime::event_tracer_log_profiling_delegate(                      \
       (tracer), (name), ::glassbox::kUnsetDelegateDebugIntId, (start), (end))

@@ -16,13 +16,12 @@ struct Diagnostics {
 };
 
 /// Formats into `diagnostics` when it is not null. printf-style.
-[[gnu::format(printf, 2, 3)]] inline void report(Diagnostics* diagnostics,
-                                                  const char* format, ...) {
+[[gnu::format(printf, 2, 3)]] inline void report(Diagnostics* diagnostics, const char* format,
+                                                 ...) {
   if (diagnostics == nullptr) return;
   va_list args;
   va_start(args, format);
-  std::vsnprintf(diagnostics->message, sizeof(diagnostics->message), format,
-                 args);
+  std::vsnprintf(diagnostics->message, sizeof(diagnostics->message), format, args);
   va_end(args);
 }
 

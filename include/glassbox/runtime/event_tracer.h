@@ -191,9 +191,8 @@ class EventTracer {
   /// Starts a timed event. Unset ids are taken from the current chain and
   /// instruction (`set_chain_instruction`); explicit ids win, each on its
   /// own. `name` is interned (copied once per distinct string).
-  virtual EventTracerEntry start_profiling(
-      const char* name, ChainId chain_id = kUnsetChainId,
-      InstructionId instruction_id = kUnsetInstructionId) = 0;
+  virtual EventTracerEntry start_profiling(const char* name, ChainId chain_id = kUnsetChainId,
+                                           InstructionId instruction_id = kUnsetInstructionId) = 0;
   /// Ends an event from `start_profiling`. A delegate entry is refused.
   virtual Error end_profiling(const EventTracerEntry& entry) = 0;
 
@@ -204,8 +203,7 @@ class EventTracer {
   /// `kUnsetDelegateDebugIntId`) OR `id` (an int identifier; pass a null
   /// name). Anything else returns an entry whose `error` is
   /// Error::kInvalidArgument, and the refusal is counted in the dump.
-  virtual EventTracerEntry start_profiling_delegate(const char* name,
-                                                    DelegateDebugIntId id) = 0;
+  virtual EventTracerEntry start_profiling_delegate(const char* name, DelegateDebugIntId id) = 0;
   /// Ends a delegate event. `metadata` (opaque bytes, such as an op name or
   /// a cycle count) is copied; it may be null when `metadata_len` is 0.
   virtual Error end_profiling_delegate(const EventTracerEntry& entry,
@@ -214,54 +212,42 @@ class EventTracer {
   /// Records a finished delegate event whose times the delegate measured
   /// itself, in ticks of `clock()`. Same identifier rules as
   /// `start_profiling_delegate`. Can be called in a loop after the work.
-  virtual Error log_profiling_delegate(
-      const char* name, DelegateDebugIntId id, Ticks start_time,
-      Ticks end_time, const void* metadata = nullptr,
-      std::size_t metadata_len = 0,
-      TimeSource time_source = TimeSource::kMeasured) = 0;
+  virtual Error log_profiling_delegate(const char* name, DelegateDebugIntId id, Ticks start_time,
+                                       Ticks end_time, const void* metadata = nullptr,
+                                       std::size_t metadata_len = 0,
+                                       TimeSource time_source = TimeSource::kMeasured) = 0;
 
   // ---- Values -----------------------------------------------------------
 
   /// Logs a delegate's intermediate output. Same identifier rules as
   /// `start_profiling_delegate`. Returns true when logged, false when the
   /// delegate output filter declined it, or an error.
-  virtual Result<bool> log_intermediate_output_delegate(
-      const char* name, DelegateDebugIntId id, const ValueView& value) = 0;
-  Result<bool> log_intermediate_output_delegate(const char* name,
-                                                DelegateDebugIntId id,
+  virtual Result<bool> log_intermediate_output_delegate(const char* name, DelegateDebugIntId id,
+                                                        const ValueView& value) = 0;
+  Result<bool> log_intermediate_output_delegate(const char* name, DelegateDebugIntId id,
                                                 const TensorView& output) {
-    return log_intermediate_output_delegate(name, id,
-                                            ValueView::of_tensor(output));
+    return log_intermediate_output_delegate(name, id, ValueView::of_tensor(output));
   }
-  Result<bool> log_intermediate_output_delegate(
-      const char* name, DelegateDebugIntId id,
-      Span<const TensorView> output) {
-    return log_intermediate_output_delegate(
-        name, id, ValueView::of_tensor_list(output));
+  Result<bool> log_intermediate_output_delegate(const char* name, DelegateDebugIntId id,
+                                                Span<const TensorView> output) {
+    return log_intermediate_output_delegate(name, id, ValueView::of_tensor_list(output));
   }
-  Result<bool> log_intermediate_output_delegate(const char* name,
-                                                DelegateDebugIntId id,
+  Result<bool> log_intermediate_output_delegate(const char* name, DelegateDebugIntId id,
                                                 int output) {
-    return log_intermediate_output_delegate(name, id,
-                                            ValueView::of_int(output));
+    return log_intermediate_output_delegate(name, id, ValueView::of_int(output));
   }
-  Result<bool> log_intermediate_output_delegate(const char* name,
-                                                DelegateDebugIntId id,
+  Result<bool> log_intermediate_output_delegate(const char* name, DelegateDebugIntId id,
                                                 bool output) {
-    return log_intermediate_output_delegate(name, id,
-                                            ValueView::of_bool(output));
+    return log_intermediate_output_delegate(name, id, ValueView::of_bool(output));
   }
-  Result<bool> log_intermediate_output_delegate(const char* name,
-                                                DelegateDebugIntId id,
+  Result<bool> log_intermediate_output_delegate(const char* name, DelegateDebugIntId id,
                                                 double output) {
-    return log_intermediate_output_delegate(name, id,
-                                            ValueView::of_double(output));
+    return log_intermediate_output_delegate(name, id, ValueView::of_double(output));
   }
 
   /// Logs a value of the method (an operator output or a program output)
   /// under the current chain and instruction. ExecuTorch's `log_evalue`.
-  virtual Result<bool> log_value(const ValueView& value,
-                                 LoggedValueKind kind) = 0;
+  virtual Result<bool> log_value(const ValueView& value, LoggedValueKind kind) = 0;
 
   // ---- Allocations ------------------------------------------------------
 
@@ -285,9 +271,7 @@ class EventTracer {
     chain_id_.store(chain.value, std::memory_order_relaxed);
     instruction_id_.store(instruction.value, std::memory_order_relaxed);
   }
-  ChainId current_chain_id() const {
-    return ChainId(chain_id_.load(std::memory_order_relaxed));
-  }
+  ChainId current_chain_id() const { return ChainId(chain_id_.load(std::memory_order_relaxed)); }
   InstructionId current_instruction_id() const {
     return InstructionId(instruction_id_.load(std::memory_order_relaxed));
   }
@@ -307,9 +291,7 @@ class EventTracer {
   void set_delegate_output_filter(DelegateOutputFilter* filter) {
     delegate_output_filter_ = filter;
   }
-  DelegateOutputFilter* delegate_output_filter() const {
-    return delegate_output_filter_;
-  }
+  DelegateOutputFilter* delegate_output_filter() const { return delegate_output_filter_; }
 
  protected:
   EventTracer() = default;

@@ -22,16 +22,14 @@
 namespace glassbox::runtime {
 
 /// Opens a new event block.
-inline void event_tracer_create_event_block(EventTracer* tracer,
-                                            const char* name) {
+inline void event_tracer_create_event_block(EventTracer* tracer, const char* name) {
   if constexpr (kTracingEnabled) {
     if (tracer != nullptr) (void)tracer->create_event_block(name);
   }
 }
 
 /// Starts a framework event whatever the profiling level.
-inline EventTracerEntry event_tracer_begin_profiling_event(
-    EventTracer* tracer, const char* name) {
+inline EventTracerEntry event_tracer_begin_profiling_event(EventTracer* tracer, const char* name) {
   if constexpr (kTracingEnabled) {
     if (tracer != nullptr) return tracer->start_profiling(name);
   }
@@ -39,24 +37,21 @@ inline EventTracerEntry event_tracer_begin_profiling_event(
 }
 
 /// Ends an event from `event_tracer_begin_profiling_event`.
-inline void event_tracer_end_profiling_event(EventTracer* tracer,
-                                             const EventTracerEntry& entry) {
+inline void event_tracer_end_profiling_event(EventTracer* tracer, const EventTracerEntry& entry) {
   if constexpr (kTracingEnabled) {
     if (tracer != nullptr) (void)tracer->end_profiling(entry);
   }
 }
 
 /// Registers an allocator; `kUnsetAllocatorId` when tracing is off.
-inline AllocatorId event_tracer_track_allocator(EventTracer* tracer,
-                                                const char* name) {
+inline AllocatorId event_tracer_track_allocator(EventTracer* tracer, const char* name) {
   if constexpr (kTracingEnabled) {
     if (tracer != nullptr) return tracer->track_allocator(name);
   }
   return kUnsetAllocatorId;
 }
 
-inline void event_tracer_track_allocation(EventTracer* tracer,
-                                          AllocatorId allocator,
+inline void event_tracer_track_allocation(EventTracer* tracer, AllocatorId allocator,
                                           std::size_t size) {
   if constexpr (kTracingEnabled) {
     if (tracer != nullptr) tracer->track_allocation(allocator, size);
@@ -64,30 +59,25 @@ inline void event_tracer_track_allocation(EventTracer* tracer,
 }
 
 /// Logs an operator output, only at DebugLevel::kIntermediateOutputs.
-inline void event_tracer_log_value(EventTracer* tracer,
-                                   const ValueView& value) {
+inline void event_tracer_log_value(EventTracer* tracer, const ValueView& value) {
   if constexpr (kTracingEnabled) {
-    if (tracer != nullptr &&
-        tracer->debug_level() >= DebugLevel::kIntermediateOutputs) {
+    if (tracer != nullptr && tracer->debug_level() >= DebugLevel::kIntermediateOutputs) {
       (void)tracer->log_value(value, LoggedValueKind::kIntermediateOutput);
     }
   }
 }
 
 /// Logs a program output, at DebugLevel::kProgramOutputs and above.
-inline void event_tracer_log_value_output(EventTracer* tracer,
-                                          const ValueView& value) {
+inline void event_tracer_log_value_output(EventTracer* tracer, const ValueView& value) {
   if constexpr (kTracingEnabled) {
-    if (tracer != nullptr &&
-        tracer->debug_level() >= DebugLevel::kProgramOutputs) {
+    if (tracer != nullptr && tracer->debug_level() >= DebugLevel::kProgramOutputs) {
       (void)tracer->log_value(value, LoggedValueKind::kProgramOutput);
     }
   }
 }
 
 /// Stores the bundled input index for the next block.
-inline void event_tracer_set_bundled_input_index(EventTracer* tracer,
-                                                 int index) {
+inline void event_tracer_set_bundled_input_index(EventTracer* tracer, int index) {
   if constexpr (kTracingEnabled) {
     if (tracer != nullptr) tracer->set_bundled_input_index(index);
   }
@@ -100,8 +90,7 @@ class EventTracerProfileOpScope {
  public:
   EventTracerProfileOpScope(EventTracer* tracer, const char* name) {
     if constexpr (kTracingEnabled) {
-      if (tracer != nullptr &&
-          tracer->profiling_level() >= ProfilingLevel::kAllEvents) {
+      if (tracer != nullptr && tracer->profiling_level() >= ProfilingLevel::kAllEvents) {
         tracer_ = tracer;
         entry_ = tracer->start_profiling(name);
       }
@@ -113,8 +102,7 @@ class EventTracerProfileOpScope {
     }
   }
   EventTracerProfileOpScope(const EventTracerProfileOpScope&) = delete;
-  EventTracerProfileOpScope& operator=(const EventTracerProfileOpScope&) =
-      delete;
+  EventTracerProfileOpScope& operator=(const EventTracerProfileOpScope&) = delete;
 
  private:
   EventTracer* tracer_ = nullptr;
@@ -138,8 +126,7 @@ class EventTracerProfileMethodScope {
     }
   }
   EventTracerProfileMethodScope(const EventTracerProfileMethodScope&) = delete;
-  EventTracerProfileMethodScope& operator=(
-      const EventTracerProfileMethodScope&) = delete;
+  EventTracerProfileMethodScope& operator=(const EventTracerProfileMethodScope&) = delete;
 
  private:
   EventTracer* tracer_ = nullptr;
@@ -166,10 +153,8 @@ class EventTracerProfileInstructionScope {
       }
     }
   }
-  EventTracerProfileInstructionScope(
-      const EventTracerProfileInstructionScope&) = delete;
-  EventTracerProfileInstructionScope& operator=(
-      const EventTracerProfileInstructionScope&) = delete;
+  EventTracerProfileInstructionScope(const EventTracerProfileInstructionScope&) = delete;
+  EventTracerProfileInstructionScope& operator=(const EventTracerProfileInstructionScope&) = delete;
 
  private:
   EventTracer* tracer_ = nullptr;

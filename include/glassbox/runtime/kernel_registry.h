@@ -44,8 +44,7 @@ struct Kernel {
   const char* op;
   /// Checks the instruction and returns the scratch bytes `run` needs.
   /// `diagnostics` gets the detail of a failure.
-  Result<std::size_t> (*prepare)(const KernelArgs& args,
-                                 Diagnostics* diagnostics);
+  Result<std::size_t> (*prepare)(const KernelArgs& args, Diagnostics* diagnostics);
   /// Computes the outputs. Only called after a successful `prepare`.
   Error (*run)(const KernelArgs& args, Span<std::uint8_t> scratch);
 };

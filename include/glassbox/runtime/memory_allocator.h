@@ -33,9 +33,8 @@ class MemoryAllocator {
   /// Typed convenience: `count` default-initialised Ts, or null.
   template <typename T>
   T* allocate_array(std::size_t count) {
-    void* p = allocate(count * sizeof(T), alignof(T) > kDefaultAlignment
-                                              ? alignof(T)
-                                              : kDefaultAlignment);
+    void* p = allocate(count * sizeof(T),
+                       alignof(T) > kDefaultAlignment ? alignof(T) : kDefaultAlignment);
     if (p == nullptr) return nullptr;
     T* out = static_cast<T*>(p);
     for (std::size_t i = 0; i < count; ++i) new (&out[i]) T();
@@ -48,7 +47,7 @@ class MemoryAllocator {
 
  private:
   Span<std::uint8_t> buffer_;
-  std::size_t used_ = 0;        // in buffer_ or the current heap chunk
+  std::size_t used_ = 0;  // in buffer_ or the current heap chunk
   std::size_t used_total_ = 0;
   std::vector<std::unique_ptr<std::uint8_t[]>> chunks_;  // heap mode
   std::uint8_t* chunk_ = nullptr;

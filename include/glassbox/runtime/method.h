@@ -42,10 +42,8 @@ class Method {
   /// `method_allocator`; per-instruction temporaries from `temp_allocator`
   /// (reset after every instruction). `tracer` may be null.
   static Result<Method> load(const Program& program, const char* name,
-                             MemoryAllocator* method_allocator,
-                             MemoryAllocator* temp_allocator,
-                             EventTracer* tracer,
-                             Diagnostics* diagnostics = nullptr);
+                             MemoryAllocator* method_allocator, MemoryAllocator* temp_allocator,
+                             EventTracer* tracer, Diagnostics* diagnostics = nullptr);
 
   Method(Method&& other) noexcept;
   Method& operator=(Method&&) = delete;

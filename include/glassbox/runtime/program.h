@@ -29,8 +29,7 @@ class Program {
 
   /// Verifies `data`, which must outlive the Program and its methods.
   /// `diagnostics`, when given, receives a message naming the problem.
-  static Result<Program> load(Span<const std::uint8_t> data,
-                              Diagnostics* diagnostics = nullptr);
+  static Result<Program> load(Span<const std::uint8_t> data, Diagnostics* diagnostics = nullptr);
 
   std::size_t num_methods() const;
   /// The name of method `index` (< num_methods()).
@@ -45,8 +44,7 @@ class Program {
   Span<const std::uint8_t> data() const { return data_; }
 
  private:
-  Program(Span<const std::uint8_t> data, const void* root)
-      : data_(data), root_(root) {}
+  Program(Span<const std::uint8_t> data, const void* root) : data_(data), root_(root) {}
 
   Span<const std::uint8_t> data_;
   const void* root_ = nullptr;

@@ -40,9 +40,8 @@ std::vector<std::uint8_t> rich_file(bool size_prefixed = true) {
       fb::CreateDebugEvent(
           fbb, 0, 1,
           fb::CreateValue(fbb, fb::ValueType::Tensor,
-                          fb::CreateTensorDirect(
-                              fbb, executorch_flatbuffer::ScalarType::FLOAT,
-                              &sizes, nullptr, 0)))));
+                          fb::CreateTensorDirect(fbb, executorch_flatbuffer::ScalarType::FLOAT,
+                                                 &sizes, nullptr, 0)))));
   return b.finish(size_prefixed);
 }
 
@@ -55,8 +54,7 @@ TEST(EtdumpBadInputTest, EveryTruncationIsAnError) {
   const std::vector<std::uint8_t> bytes = rich_file();
   ASSERT_TRUE(parse_etdump(bytes, "whole").ok());
   for (std::size_t len = 0; len < bytes.size(); ++len) {
-    const Status s =
-        parse_etdump(std::span(bytes).first(len), "run.etdp").status();
+    const Status s = parse_etdump(std::span(bytes).first(len), "run.etdp").status();
     ASSERT_FALSE(s.ok()) << "length " << len;
     EXPECT_THAT(s, ErrorIs(Error::kCorruptData)) << "length " << len;
     EXPECT_THAT(s.message(), StartsWith("run.etdp: ")) << "length " << len;
@@ -80,9 +78,8 @@ TEST(EtdumpBadInputTest, TruncatedFileSaysWhatThePrefixClaims) {
   const std::size_t declared = bytes.size() - 4;
   bytes.resize(bytes.size() - 100);
   const Status s = parse_error(bytes);
-  EXPECT_EQ(s.message(), "run.etdp: truncated: size prefix says " +
-                             std::to_string(declared) + " bytes, file has " +
-                             std::to_string(declared - 100) +
+  EXPECT_EQ(s.message(), "run.etdp: truncated: size prefix says " + std::to_string(declared) +
+                             " bytes, file has " + std::to_string(declared - 100) +
                              " after the 4-byte prefix");
 }
 
@@ -95,8 +92,7 @@ TEST(EtdumpBadInputTest, SeededByteFlipsGiveParseOrError) {
     std::vector<std::uint8_t> bytes = original;
     const int flips = 1 + static_cast<int>(rng() % 4);
     for (int f = 0; f < flips; ++f) {
-      bytes[rng() % bytes.size()] ^=
-          static_cast<std::uint8_t>(1u << (rng() % 8));
+      bytes[rng() % bytes.size()] ^= static_cast<std::uint8_t>(1u << (rng() % 8));
     }
     auto file = parse_etdump(bytes, "flipped");
     if (!file.ok()) {
@@ -109,8 +105,7 @@ TEST(EtdumpBadInputTest, SeededByteFlipsGiveParseOrError) {
 }
 
 TEST(EtdumpBadInputTest, EmptyAndTinyInputs) {
-  EXPECT_EQ(parse_error({}).message(),
-            "run.etdp: too short to be an ETDump (0 bytes)");
+  EXPECT_EQ(parse_error({}).message(), "run.etdp: too short to be an ETDump (0 bytes)");
   EXPECT_THAT(parse_error({1, 2, 3}), ErrorIs(Error::kCorruptData));
 }
 
@@ -125,8 +120,7 @@ TEST(EtdumpBadInputTest, WrongIdentifier) {
 TEST(EtdumpBadInputTest, NonZeroBytesAfterPrefixedBuffer) {
   std::vector<std::uint8_t> bytes = rich_file();
   bytes.push_back(0x7f);
-  EXPECT_THAT(parse_error(bytes).message(),
-              HasSubstr("1 more non-padding bytes"));
+  EXPECT_THAT(parse_error(bytes).message(), HasSubstr("1 more non-padding bytes"));
 }
 
 TEST(EtdumpBadInputTest, VersionOneIsRefused) {
@@ -146,8 +140,7 @@ TEST(EtdumpBadInputTest, EventWithNoMember) {
   b.event(make_profile(b.fbb(), "y", 0, 0, 1, 2));
   b.event(make_profile(b.fbb(), "z", 0, 0, 1, 2));
   b.event(fb::CreateEvent(b.fbb()));
-  EXPECT_EQ(parse_error(b.finish()).message(),
-            "run.etdp: event 2 of run 1 has no member set");
+  EXPECT_EQ(parse_error(b.finish()).message(), "run.etdp: event 2 of run 1 has no member set");
 }
 
 TEST(EtdumpBadInputTest, EventWithTwoMembers) {
@@ -176,8 +169,7 @@ TEST(EtdumpBadInputTest, ValueMemberMustMatchType) {
   TestETDump b;
   auto& fbb = b.fbb();
   // Says Int, holds a Double.
-  const auto v = fb::CreateValue(fbb, fb::ValueType::Int, 0, 0, 0, 0,
-                                 fb::CreateDouble(fbb, 1.0));
+  const auto v = fb::CreateValue(fbb, fb::ValueType::Int, 0, 0, 0, 0, fb::CreateDouble(fbb, 1.0));
   b.event(fb::CreateEvent(fbb, 0, 0, fb::CreateDebugEvent(fbb, 0, 0, v)));
   EXPECT_EQ(parse_error(b.finish()).message(),
             "run.etdp: event 0 of run 0: value of type Int has no int_value");
@@ -186,8 +178,7 @@ TEST(EtdumpBadInputTest, ValueMemberMustMatchType) {
 TEST(EtdumpBadInputTest, ValueWithExtraMember) {
   TestETDump b;
   auto& fbb = b.fbb();
-  const auto v =
-      fb::CreateValue(fbb, fb::ValueType::Null, 0, 0, fb::CreateInt(fbb, 1));
+  const auto v = fb::CreateValue(fbb, fb::ValueType::Null, 0, 0, fb::CreateInt(fbb, 1));
   b.event(fb::CreateEvent(fbb, 0, 0, fb::CreateDebugEvent(fbb, 0, 0, v)));
   EXPECT_EQ(parse_error(b.finish()).message(),
             "run.etdp: event 0 of run 0: value of type Null also has "
@@ -199,8 +190,7 @@ TEST(EtdumpBadInputTest, UnknownValueType) {
   auto& fbb = b.fbb();
   const auto v = fb::CreateValue(fbb, static_cast<fb::ValueType>(42));
   b.event(fb::CreateEvent(fbb, 0, 0, fb::CreateDebugEvent(fbb, 0, 0, v)));
-  EXPECT_EQ(parse_error(b.finish()).message(),
-            "run.etdp: event 0 of run 0: unknown value type 42");
+  EXPECT_EQ(parse_error(b.finish()).message(), "run.etdp: event 0 of run 0: unknown value type 42");
 }
 
 TEST(EtdumpBadInputTest, DebugEventWithoutValue) {
@@ -214,8 +204,7 @@ TEST(EtdumpBadInputTest, DebugEventWithoutValue) {
 TEST(EtdumpBadInputTest, ZeroTickRatioDenominator) {
   TestETDump b;
   b.tick_ratio(1, 0).event(make_profile(b.fbb(), "x", 0, 0, 1, 2));
-  EXPECT_EQ(parse_error(b.finish()).message(),
-            "run.etdp: tick ratio 1/0 has a zero denominator");
+  EXPECT_EQ(parse_error(b.finish()).message(), "run.etdp: tick ratio 1/0 has a zero denominator");
 }
 
 TEST(EtdumpBadInputTest, CorruptOffsetFailsVerification) {

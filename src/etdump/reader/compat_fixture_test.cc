@@ -26,8 +26,8 @@ ETDumpFile load_ok(const std::string& path) {
   return file.ok() ? *file : ETDumpFile{};
 }
 
-void expect_profile(const Event& e, std::optional<std::string> name,
-                    std::int32_t instruction, Ticks start, Ticks end) {
+void expect_profile(const Event& e, std::optional<std::string> name, std::int32_t instruction,
+                    Ticks start, Ticks end) {
   const ProfileEvent* p = e.profile();
   ASSERT_NE(p, nullptr);
   EXPECT_EQ(p->name, name);
@@ -92,8 +92,7 @@ void check_executorch_style(const ETDumpFile& file) {
   expect_profile(ev[4], std::nullopt, 1, 1600, 1700);
   EXPECT_EQ(ev[4].profile()->delegate_debug_id_int, DelegateDebugIntId(0));
   EXPECT_EQ(ev[4].profile()->delegate_debug_id_str, std::nullopt);
-  EXPECT_THAT(*ev[4].profile()->delegate_debug_metadata,
-              ElementsAre(1, 2, 3, 4));
+  EXPECT_THAT(*ev[4].profile()->delegate_debug_metadata, ElementsAre(1, 2, 3, 4));
 
   expect_profile(ev[5], std::nullopt, 1, 1700, 1850);
   EXPECT_EQ(ev[5].profile()->delegate_debug_id_int, DelegateDebugIntId(1));
@@ -116,8 +115,7 @@ void check_executorch_style(const ETDumpFile& file) {
   expect_profile(ev[8], "DELEGATE_CALL", 1, 1590, 1900);
 
   ASSERT_NE(ev[9].debug(), nullptr);
-  EXPECT_EQ(ev[9].debug()->chain_index,
-            std::numeric_limits<std::uint64_t>::max());
+  EXPECT_EQ(ev[9].debug()->chain_index, std::numeric_limits<std::uint64_t>::max());
   EXPECT_EQ(ev[9].debug()->instruction_id, kUnsetInstructionId);
   EXPECT_EQ(ev[9].debug()->value.output, true);
   expect_float_2x2(*ev[9].debug()->value.tensor, 128);
@@ -130,8 +128,7 @@ TEST(EtdumpCompatTest, ReadsExecuTorchStyleFile) {
 }
 
 TEST(EtdumpCompatTest, ReadsExecuTorchStyleFileWithoutSizePrefix) {
-  check_executorch_style(
-      load_ok(kFixtures + "/unprefixed/executorch_style.etdp"));
+  check_executorch_style(load_ok(kFixtures + "/unprefixed/executorch_style.etdp"));
 }
 
 TEST(EtdumpCompatTest, ExtensionsFixtureHasRootOffsetOtherThanEight) {
@@ -178,8 +175,7 @@ TEST(EtdumpCompatTest, ReadsGlassboxExtensions) {
 
 TEST(EtdumpCompatTest, EveryGeneratedFixtureParses) {
   int count = 0;
-  for (const auto& entry :
-       std::filesystem::recursive_directory_iterator(kFixtures)) {
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(kFixtures)) {
     if (entry.path().extension() != ".etdp") continue;
     ++count;
     auto file = load_etdump_file(entry.path().string());
@@ -191,8 +187,8 @@ TEST(EtdumpCompatTest, EveryGeneratedFixtureParses) {
 TEST(EtdumpCompatTest, EveryTestdataFileParsesOrFailsCleanly) {
   // testdata/etdump also keeps inputs that once broke the reader (found by
   // the fuzzer); each must give a parse or an error naming the file.
-  for (const auto& entry : std::filesystem::directory_iterator(
-           std::string(GLASSBOX_TESTDATA_DIR) + "/etdump")) {
+  for (const auto& entry :
+       std::filesystem::directory_iterator(std::string(GLASSBOX_TESTDATA_DIR) + "/etdump")) {
     const std::string path = entry.path().string();
     auto file = load_etdump_file(path);
     if (!file.ok()) {

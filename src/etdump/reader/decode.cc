@@ -14,9 +14,7 @@ namespace {
 
 namespace fb = ::etdump;
 
-Status corrupt(std::string message) {
-  return Status(Error::kCorruptData, std::move(message));
-}
+Status corrupt(std::string message) { return Status(Error::kCorruptData, std::move(message)); }
 
 // Generated tables derive privately from flatbuffers::Table, whose
 // CheckField tells "absent" from "present with the default". A C-style cast
@@ -74,8 +72,7 @@ StatusOr<Value> decode_value(const fb::Value& v, const std::string& context) {
   const auto raw_type = static_cast<std::int8_t>(v.val());
   if (raw_type < static_cast<std::int8_t>(fb::ValueType::MIN) ||
       raw_type > static_cast<std::int8_t>(fb::ValueType::MAX)) {
-    return corrupt(context + ": unknown value type " +
-                   std::to_string(raw_type));
+    return corrupt(context + ": unknown value type " + std::to_string(raw_type));
   }
   struct Member {
     const char* field;
@@ -92,14 +89,12 @@ StatusOr<Value> decode_value(const fb::Value& v, const std::string& context) {
   };
   for (const Member& m : members) {
     if (m.type == v.val() && !m.present) {
-      return corrupt(context + ": value of type " +
-                     std::string(value_type_name(v.val())) + " has no " +
-                     m.field);
+      return corrupt(context + ": value of type " + std::string(value_type_name(v.val())) +
+                     " has no " + m.field);
     }
     if (m.type != v.val() && m.present) {
-      return corrupt(context + ": value of type " +
-                     std::string(value_type_name(v.val())) + " also has " +
-                     m.field + " set");
+      return corrupt(context + ": value of type " + std::string(value_type_name(v.val())) +
+                     " also has " + m.field + " set");
     }
   }
 
@@ -108,23 +103,12 @@ StatusOr<Value> decode_value(const fb::Value& v, const std::string& context) {
   if (v.output() != nullptr) out.output = v.output()->bool_val();
   switch (v.val()) {
     case fb::ValueType::Null:
-    case fb::ValueType::String:
-      break;
-    case fb::ValueType::Int:
-      out.int_value = v.int_value()->int_val();
-      break;
-    case fb::ValueType::Bool:
-      out.bool_value = v.bool_value()->bool_val();
-      break;
-    case fb::ValueType::Float:
-      out.float_value = v.float_value()->float_val();
-      break;
-    case fb::ValueType::Double:
-      out.double_value = v.double_value()->double_val();
-      break;
-    case fb::ValueType::Tensor:
-      out.tensor = decode_tensor(*v.tensor());
-      break;
+    case fb::ValueType::String: break;
+    case fb::ValueType::Int: out.int_value = v.int_value()->int_val(); break;
+    case fb::ValueType::Bool: out.bool_value = v.bool_value()->bool_val(); break;
+    case fb::ValueType::Float: out.float_value = v.float_value()->float_val(); break;
+    case fb::ValueType::Double: out.double_value = v.double_value()->double_val(); break;
+    case fb::ValueType::Tensor: out.tensor = decode_tensor(*v.tensor()); break;
     case fb::ValueType::TensorList: {
       std::vector<Tensor> tensors;
       if (const auto* list = v.tensor_list()->tensors()) {
@@ -150,8 +134,7 @@ ProfileEvent decode_profile(const fb::ProfileEvent& p) {
   }
   out.start_time = p.start_time();
   out.end_time = p.end_time();
-  if (has_field(&p, fb::ProfileEvent::VT_THREAD_INDEX) &&
-      p.thread_index() != -1) {
+  if (has_field(&p, fb::ProfileEvent::VT_THREAD_INDEX) && p.thread_index() != -1) {
     out.thread_index = p.thread_index();
   }
   if (has_field(&p, fb::ProfileEvent::VT_TIME_SOURCE)) {
@@ -165,13 +148,11 @@ ProfileEvent decode_profile(const fb::ProfileEvent& p) {
   return out;
 }
 
-StatusOr<DebugEvent> decode_debug(const fb::DebugEvent& d,
-                                  const std::string& context) {
+StatusOr<DebugEvent> decode_debug(const fb::DebugEvent& d, const std::string& context) {
   if (d.debug_entry() == nullptr) {
     return corrupt(context + ": debug event has no value (debug_entry)");
   }
-  GLASSBOX_ASSIGN_OR_RETURN(Value value,
-                            decode_value(*d.debug_entry(), context));
+  GLASSBOX_ASSIGN_OR_RETURN(Value value, decode_value(*d.debug_entry(), context));
   DebugEvent out;
   out.chain_index = d.chain_index();
   out.instruction_id = InstructionId(d.instruction_id());
@@ -182,8 +163,8 @@ StatusOr<DebugEvent> decode_debug(const fb::DebugEvent& d,
   return out;
 }
 
-StatusOr<Event> decode_event(const fb::Event& e, std::size_t allocator_count,
-                             std::size_t run_index, std::size_t event_index) {
+StatusOr<Event> decode_event(const fb::Event& e, std::size_t allocator_count, std::size_t run_index,
+                             std::size_t event_index) {
   const int members = (e.profile_event() != nullptr ? 1 : 0) +
                       (e.allocation_event() != nullptr ? 1 : 0) +
                       (e.debug_event() != nullptr ? 1 : 0);
@@ -191,25 +172,22 @@ StatusOr<Event> decode_event(const fb::Event& e, std::size_t allocator_count,
     return corrupt(where(run_index, event_index) + " has no member set");
   }
   if (members > 1) {
-    return corrupt(where(run_index, event_index) + " has " +
-                   std::to_string(members) +
+    return corrupt(where(run_index, event_index) + " has " + std::to_string(members) +
                    " members set; an event holds exactly one");
   }
   if (const auto* p = e.profile_event()) return Event{decode_profile(*p)};
   if (const auto* a = e.allocation_event()) {
     const std::int32_t id = a->allocator_id();
     if (id < 1 || static_cast<std::size_t>(id) > allocator_count) {
-      return corrupt(where(run_index, event_index) + ": allocator id " +
-                     std::to_string(id) + " is out of range (the run has " +
-                     std::to_string(allocator_count) +
+      return corrupt(where(run_index, event_index) + ": allocator id " + std::to_string(id) +
+                     " is out of range (the run has " + std::to_string(allocator_count) +
                      " allocators, numbered from 1)");
     }
-    return Event{AllocationEvent{AllocatorId(static_cast<std::uint32_t>(id)),
-                                 a->allocation_size()}};
+    return Event{
+        AllocationEvent{AllocatorId(static_cast<std::uint32_t>(id)), a->allocation_size()}};
   }
-  GLASSBOX_ASSIGN_OR_RETURN(
-      DebugEvent debug,
-      decode_debug(*e.debug_event(), where(run_index, event_index)));
+  GLASSBOX_ASSIGN_OR_RETURN(DebugEvent debug,
+                            decode_debug(*e.debug_event(), where(run_index, event_index)));
   return Event{std::move(debug)};
 }
 
@@ -226,9 +204,8 @@ StatusOr<RunData> decode_run(const fb::RunData& r, std::size_t run_index) {
   if (const auto* events = r.events()) {
     out.events.reserve(events->size());
     for (flatbuffers::uoffset_t i = 0; i < events->size(); ++i) {
-      GLASSBOX_ASSIGN_OR_RETURN(
-          Event event,
-          decode_event(*events->Get(i), out.allocators.size(), run_index, i));
+      GLASSBOX_ASSIGN_OR_RETURN(Event event,
+                                decode_event(*events->Get(i), out.allocators.size(), run_index, i));
       out.events.push_back(std::move(event));
     }
   }
@@ -250,10 +227,8 @@ StatusOr<ETDumpFile> decode_etdump(const VerifiedBuffer& buffer) {
   const fb::ETDump& root = *buffer.root();
   if (root.version() != kETDumpSchemaVersion) {
     return Status(Error::kVersionMismatch,
-                  "unsupported ETDump version " +
-                      std::to_string(root.version()) +
-                      " (this reader reads version " +
-                      std::to_string(kETDumpSchemaVersion) + ")");
+                  "unsupported ETDump version " + std::to_string(root.version()) +
+                      " (this reader reads version " + std::to_string(kETDumpSchemaVersion) + ")");
   }
   ETDumpFile out;
   out.version = root.version();

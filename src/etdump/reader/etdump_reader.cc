@@ -17,8 +17,7 @@ StatusOr<ETDumpFile> parse_etdump(std::span<const std::uint8_t> bytes,
 }
 
 StatusOr<ETDumpFile> load_etdump_file(const std::string& path) {
-  GLASSBOX_ASSIGN_OR_RETURN(std::vector<std::uint8_t> bytes,
-                            io::read_file(path));
+  GLASSBOX_ASSIGN_OR_RETURN(std::vector<std::uint8_t> bytes, io::read_file(path));
   return parse_etdump(bytes, path);
 }
 

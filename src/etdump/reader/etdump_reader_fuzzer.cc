@@ -8,8 +8,7 @@
 
 #include "glassbox/etdump/etdump_reader.h"
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data,
-                                      std::size_t size) {
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::span<const std::uint8_t> bytes(data, size);
   auto file = glassbox::etdump::parse_etdump(bytes, "fuzz");
   if (!file.ok()) return 0;

@@ -28,8 +28,7 @@ using test_util::TestETDump;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-constexpr std::uint64_t kChainMinusOne =
-    std::numeric_limits<std::uint64_t>::max();
+constexpr std::uint64_t kChainMinusOne = std::numeric_limits<std::uint64_t>::max();
 
 ETDumpFile parse_ok(const std::vector<std::uint8_t>& bytes) {
   auto file = parse_etdump(bytes, "test.etdp");
@@ -91,28 +90,21 @@ TEST(EtdumpReaderTest, ReadsEveryValueType) {
   const std::vector<std::int64_t> sizes = {2, 3};
   const std::vector<std::int64_t> strides = {3, 1};
   const auto tensor = [&](std::int64_t offset) {
-    return fb::CreateTensorDirect(fbb, executorch_flatbuffer::ScalarType::FLOAT,
-                                  &sizes, &strides, offset);
+    return fb::CreateTensorDirect(fbb, executorch_flatbuffer::ScalarType::FLOAT, &sizes, &strides,
+                                  offset);
   };
   const auto debug = [&](flatbuffers::Offset<fb::Value> value) {
-    b.event(fb::CreateEvent(
-        fbb, 0, 0,
-        fb::CreateDebugEventDirect(fbb, 1, 2, value, 9, "dbg", "out0")));
+    b.event(
+        fb::CreateEvent(fbb, 0, 0, fb::CreateDebugEventDirect(fbb, 1, 2, value, 9, "dbg", "out0")));
   };
   debug(fb::CreateValue(fbb, fb::ValueType::Null));
-  debug(
-      fb::CreateValue(fbb, fb::ValueType::Int, 0, 0, fb::CreateInt(fbb, -42)));
-  debug(fb::CreateValue(fbb, fb::ValueType::Bool, 0, 0, 0, 0, 0,
-                        fb::CreateBool(fbb, true)));
-  debug(fb::CreateValue(fbb, fb::ValueType::Float, 0, 0, 0,
-                        fb::CreateFloat(fbb, 1.5f)));
-  debug(fb::CreateValue(fbb, fb::ValueType::Double, 0, 0, 0, 0,
-                        fb::CreateDouble(fbb, -0.125)));
+  debug(fb::CreateValue(fbb, fb::ValueType::Int, 0, 0, fb::CreateInt(fbb, -42)));
+  debug(fb::CreateValue(fbb, fb::ValueType::Bool, 0, 0, 0, 0, 0, fb::CreateBool(fbb, true)));
+  debug(fb::CreateValue(fbb, fb::ValueType::Float, 0, 0, 0, fb::CreateFloat(fbb, 1.5f)));
+  debug(fb::CreateValue(fbb, fb::ValueType::Double, 0, 0, 0, 0, fb::CreateDouble(fbb, -0.125)));
   debug(fb::CreateValue(fbb, fb::ValueType::Tensor, tensor(64)));
-  const std::vector<flatbuffers::Offset<fb::Tensor>> list = {tensor(0),
-                                                             tensor(-1)};
-  debug(fb::CreateValue(fbb, fb::ValueType::TensorList, 0,
-                        fb::CreateTensorListDirect(fbb, &list)));
+  const std::vector<flatbuffers::Offset<fb::Tensor>> list = {tensor(0), tensor(-1)};
+  debug(fb::CreateValue(fbb, fb::ValueType::TensorList, 0, fb::CreateTensorListDirect(fbb, &list)));
   debug(fb::CreateValue(fbb, fb::ValueType::String));
   debug(fb::CreateValue(fbb, fb::ValueType::Tensor, tensor(0), 0, 0, 0, 0, 0,
                         fb::CreateBool(fbb, true)));
@@ -130,9 +122,7 @@ TEST(EtdumpReaderTest, ReadsEveryValueType) {
     EXPECT_EQ(d->delegate_debug_id_str, "dbg");
     EXPECT_EQ(d->name, "out0");
   }
-  const auto value = [&](std::size_t i) -> const Value& {
-    return events[i].debug()->value;
-  };
+  const auto value = [&](std::size_t i) -> const Value& { return events[i].debug()->value; };
   EXPECT_EQ(value(0).type, ValueType::kNull);
   EXPECT_EQ(value(1).type, ValueType::kInt);
   EXPECT_EQ(value(1).int_value, -42);
@@ -157,8 +147,7 @@ TEST(EtdumpReaderTest, AbsentScalarsReadAsSchemaDefaults) {
   TestETDump b;
   auto& fbb = b.fbb();
   b.event(fb::CreateEvent(fbb, fb::ProfileEventBuilder(fbb).Finish()));
-  b.event(fb::CreateEvent(
-      fbb, 0, 0, fb::CreateDebugEvent(fbb, 0, -1, fb::CreateValue(fbb), -1)));
+  b.event(fb::CreateEvent(fbb, 0, 0, fb::CreateDebugEvent(fbb, 0, -1, fb::CreateValue(fbb), -1)));
   const ETDumpFile file = parse_ok(b.finish());
   const ProfileEvent& p = *file.runs[0].events[0].profile();
   EXPECT_EQ(p.name, std::nullopt);
@@ -195,13 +184,12 @@ TEST(EtdumpReaderTest, ReadsExtensionFieldsByPresence) {
   auto& fbb = b.fbb();
   // Force zeros onto the wire: a present 0 must read as 0, not as absent.
   fbb.ForceDefaults(true);
-  const auto p = fb::CreateProfileEventDirect(
-      fbb, "op", 0, 1, -1, nullptr, nullptr, 5, 6, 0, fb::TimeSource::Measured);
-  const auto unknown_thread =
-      fb::CreateProfileEventDirect(fbb, "op", 0, 1, -1, nullptr, nullptr, 5, 6,
-                                   -1, fb::TimeSource::DurationOnly);
-  const std::vector<flatbuffers::Offset<fb::Event>> events = {
-      fb::CreateEvent(fbb, p), fb::CreateEvent(fbb, unknown_thread)};
+  const auto p = fb::CreateProfileEventDirect(fbb, "op", 0, 1, -1, nullptr, nullptr, 5, 6, 0,
+                                              fb::TimeSource::Measured);
+  const auto unknown_thread = fb::CreateProfileEventDirect(fbb, "op", 0, 1, -1, nullptr, nullptr, 5,
+                                                           6, -1, fb::TimeSource::DurationOnly);
+  const std::vector<flatbuffers::Offset<fb::Event>> events = {fb::CreateEvent(fbb, p),
+                                                              fb::CreateEvent(fbb, unknown_thread)};
   const std::vector<flatbuffers::Offset<fb::RunData>> runs = {
       fb::CreateRunDataDirect(fbb, "Execute", -1, nullptr, &events, 0, 2, 0)};
   const fb::TickRatio ratio(10, 3);

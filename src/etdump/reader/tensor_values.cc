@@ -9,9 +9,7 @@
 namespace glassbox::etdump {
 namespace {
 
-Status corrupt(std::string message) {
-  return Status(Error::kCorruptData, std::move(message));
-}
+Status corrupt(std::string message) { return Status(Error::kCorruptData, std::move(message)); }
 
 template <typename T>
 T load(const std::uint8_t* p) {
@@ -40,34 +38,20 @@ double bfloat16_to_double(std::uint16_t bits) {
 
 double decode_element(ScalarType type, const std::uint8_t* p) {
   switch (type) {
-    case ScalarType::kByte:
-      return load<std::uint8_t>(p);
-    case ScalarType::kChar:
-      return load<std::int8_t>(p);
-    case ScalarType::kShort:
-      return load<std::int16_t>(p);
-    case ScalarType::kInt:
-      return load<std::int32_t>(p);
-    case ScalarType::kLong:
-      return static_cast<double>(load<std::int64_t>(p));
-    case ScalarType::kHalf:
-      return half_to_double(load<std::uint16_t>(p));
-    case ScalarType::kBFloat16:
-      return bfloat16_to_double(load<std::uint16_t>(p));
-    case ScalarType::kFloat:
-      return load<float>(p);
-    case ScalarType::kDouble:
-      return load<double>(p);
-    case ScalarType::kBool:
-      return load<std::uint8_t>(p) != 0 ? 1.0 : 0.0;
-    case ScalarType::kUInt16:
-      return load<std::uint16_t>(p);
-    case ScalarType::kUInt32:
-      return load<std::uint32_t>(p);
-    case ScalarType::kUInt64:
-      return static_cast<double>(load<std::uint64_t>(p));
-    default:
-      return 0;  // unreachable: is_decodable() filters
+    case ScalarType::kByte: return load<std::uint8_t>(p);
+    case ScalarType::kChar: return load<std::int8_t>(p);
+    case ScalarType::kShort: return load<std::int16_t>(p);
+    case ScalarType::kInt: return load<std::int32_t>(p);
+    case ScalarType::kLong: return static_cast<double>(load<std::int64_t>(p));
+    case ScalarType::kHalf: return half_to_double(load<std::uint16_t>(p));
+    case ScalarType::kBFloat16: return bfloat16_to_double(load<std::uint16_t>(p));
+    case ScalarType::kFloat: return load<float>(p);
+    case ScalarType::kDouble: return load<double>(p);
+    case ScalarType::kBool: return load<std::uint8_t>(p) != 0 ? 1.0 : 0.0;
+    case ScalarType::kUInt16: return load<std::uint16_t>(p);
+    case ScalarType::kUInt32: return load<std::uint32_t>(p);
+    case ScalarType::kUInt64: return static_cast<double>(load<std::uint64_t>(p));
+    default: return 0;  // unreachable: is_decodable() filters
   }
 }
 
@@ -85,30 +69,26 @@ bool is_decodable(ScalarType type) {
     case ScalarType::kBool:
     case ScalarType::kUInt16:
     case ScalarType::kUInt32:
-    case ScalarType::kUInt64:
-      return true;
-    default:
-      return false;
+    case ScalarType::kUInt64: return true;
+    default: return false;
   }
 }
 
 }  // namespace
 
-StatusOr<std::vector<double>> read_tensor_values(
-    const Tensor& tensor, std::span<const std::uint8_t> debug_data) {
+StatusOr<std::vector<double>> read_tensor_values(const Tensor& tensor,
+                                                 std::span<const std::uint8_t> debug_data) {
   if (tensor.offset == -1) {
     return Status(Error::kNotFound, "tensor has no data (offset -1)");
   }
   const std::optional<ScalarType> type = tensor.known_scalar_type();
   if (!type || !is_decodable(*type)) {
-    const std::string name =
-        type ? std::string(to_string(*type))
-             : "unknown scalar type " + std::to_string(tensor.scalar_type);
+    const std::string name = type ? std::string(to_string(*type))
+                                  : "unknown scalar type " + std::to_string(tensor.scalar_type);
     return Status(Error::kNotSupported, "cannot decode tensor data of " + name);
   }
   if (tensor.offset < 0) {
-    return corrupt("tensor data offset " + std::to_string(tensor.offset) +
-                   " is negative");
+    return corrupt("tensor data offset " + std::to_string(tensor.offset) + " is negative");
   }
   const std::size_t rank = tensor.sizes.size();
   if (!tensor.strides.empty() && tensor.strides.size() != rank) {
@@ -151,8 +131,8 @@ StatusOr<std::vector<double>> read_tensor_values(
   // refusing it keeps a corrupt file from asking for a huge allocation.
   if (static_cast<std::uint64_t>(numel) > debug_data.size()) {
     return corrupt("tensor has " + std::to_string(numel) +
-                   " elements, more than the debug data's " +
-                   std::to_string(debug_data.size()) + " bytes could hold");
+                   " elements, more than the debug data's " + std::to_string(debug_data.size()) +
+                   " bytes could hold");
   }
   const auto element = static_cast<std::int64_t>(element_size(*type));
   std::int64_t first_byte = 0;
@@ -161,12 +141,11 @@ StatusOr<std::vector<double>> read_tensor_values(
       __builtin_add_overflow(first_byte, tensor.offset, &first_byte) ||
       __builtin_add_overflow(highest, 1, &end_byte) ||
       __builtin_mul_overflow(end_byte, element, &end_byte) ||
-      __builtin_add_overflow(end_byte, tensor.offset, &end_byte) ||
-      first_byte < 0 ||
+      __builtin_add_overflow(end_byte, tensor.offset, &end_byte) || first_byte < 0 ||
       static_cast<std::uint64_t>(end_byte) > debug_data.size()) {
     return corrupt("tensor data at offset " + std::to_string(tensor.offset) +
-                   " lies outside the debug data (" +
-                   std::to_string(debug_data.size()) + " bytes)");
+                   " lies outside the debug data (" + std::to_string(debug_data.size()) +
+                   " bytes)");
   }
 
   std::vector<double> values;
@@ -175,8 +154,7 @@ StatusOr<std::vector<double>> read_tensor_values(
   for (std::int64_t n = 0; n < numel; ++n) {
     std::int64_t at = 0;
     for (std::size_t d = 0; d < rank; ++d) at += index[d] * strides[d];
-    values.push_back(decode_element(
-        *type, debug_data.data() + tensor.offset + at * element));
+    values.push_back(decode_element(*type, debug_data.data() + tensor.offset + at * element));
     // Advance the row-major index, last dimension fastest.
     for (std::size_t d = rank; d-- > 0;) {
       if (++index[d] < tensor.sizes[d]) break;

@@ -21,8 +21,8 @@ void put(std::vector<std::uint8_t>* data, std::size_t at, T value) {
   std::memcpy(data->data() + at, &value, sizeof(T));
 }
 
-Tensor tensor_of(ScalarType type, std::vector<std::int64_t> sizes,
-                 std::int64_t offset, std::vector<std::int64_t> strides = {}) {
+Tensor tensor_of(ScalarType type, std::vector<std::int64_t> sizes, std::int64_t offset,
+                 std::vector<std::int64_t> strides = {}) {
   Tensor t;
   t.scalar_type = static_cast<std::int8_t>(type);
   t.sizes = std::move(sizes);
@@ -31,8 +31,7 @@ Tensor tensor_of(ScalarType type, std::vector<std::int64_t> sizes,
   return t;
 }
 
-std::vector<double> values_ok(const Tensor& t,
-                              const std::vector<std::uint8_t>& data) {
+std::vector<double> values_ok(const Tensor& t, const std::vector<std::uint8_t>& data) {
   auto v = read_tensor_values(t, data);
   EXPECT_THAT(v, IsOk());
   return v.ok() ? *v : std::vector<double>{};
@@ -40,8 +39,7 @@ std::vector<double> values_ok(const Tensor& t,
 
 TEST(TensorValuesTest, ContiguousFloatAtOffset) {
   std::vector<std::uint8_t> data(8, 0xee);  // another tensor's bytes first
-  for (int i = 0; i < 6; ++i)
-    put(&data, 8 + 4 * i, 0.5f * static_cast<float>(i));
+  for (int i = 0; i < 6; ++i) put(&data, 8 + 4 * i, 0.5f * static_cast<float>(i));
   EXPECT_THAT(values_ok(tensor_of(ScalarType::kFloat, {2, 3}, 8), data),
               ElementsAre(0, 0.5, 1, 1.5, 2, 2.5));
 }
@@ -49,8 +47,7 @@ TEST(TensorValuesTest, ContiguousFloatAtOffset) {
 TEST(TensorValuesTest, StridesAreHonoured) {
   // A 2x3 view of a 3x2 row-major buffer (a transpose): strides {1, 2}.
   std::vector<std::uint8_t> data;
-  for (std::int32_t i = 0; i < 6; ++i)
-    put(&data, 4 * static_cast<std::size_t>(i), i);
+  for (std::int32_t i = 0; i < 6; ++i) put(&data, 4 * static_cast<std::size_t>(i), i);
   EXPECT_THAT(values_ok(tensor_of(ScalarType::kInt, {2, 3}, 0, {1, 2}), data),
               ElementsAre(0, 2, 4, 1, 3, 5));
 }
@@ -66,18 +63,12 @@ TEST(TensorValuesTest, IntegerAndBoolTypes) {
   put<std::uint32_t>(&data, 20, 4'000'000'000u);
   put<std::uint64_t>(&data, 24, 1ull << 40);
   put<double>(&data, 32, -1.25);
-  EXPECT_THAT(values_ok(tensor_of(ScalarType::kChar, {1}, 0), data),
-              ElementsAre(-3));
-  EXPECT_THAT(values_ok(tensor_of(ScalarType::kByte, {1}, 1), data),
-              ElementsAre(200));
-  EXPECT_THAT(values_ok(tensor_of(ScalarType::kShort, {1}, 2), data),
-              ElementsAre(-300));
-  EXPECT_THAT(values_ok(tensor_of(ScalarType::kLong, {1}, 8), data),
-              ElementsAre(-5'000'000'000.0));
-  EXPECT_THAT(values_ok(tensor_of(ScalarType::kBool, {1}, 16), data),
-              ElementsAre(1));
-  EXPECT_THAT(values_ok(tensor_of(ScalarType::kUInt16, {1}, 18), data),
-              ElementsAre(65535));
+  EXPECT_THAT(values_ok(tensor_of(ScalarType::kChar, {1}, 0), data), ElementsAre(-3));
+  EXPECT_THAT(values_ok(tensor_of(ScalarType::kByte, {1}, 1), data), ElementsAre(200));
+  EXPECT_THAT(values_ok(tensor_of(ScalarType::kShort, {1}, 2), data), ElementsAre(-300));
+  EXPECT_THAT(values_ok(tensor_of(ScalarType::kLong, {1}, 8), data), ElementsAre(-5'000'000'000.0));
+  EXPECT_THAT(values_ok(tensor_of(ScalarType::kBool, {1}, 16), data), ElementsAre(1));
+  EXPECT_THAT(values_ok(tensor_of(ScalarType::kUInt16, {1}, 18), data), ElementsAre(65535));
   EXPECT_THAT(values_ok(tensor_of(ScalarType::kUInt32, {1}, 20), data),
               ElementsAre(4'000'000'000.0));
   EXPECT_THAT(values_ok(tensor_of(ScalarType::kUInt64, {1}, 24), data),
@@ -93,11 +84,10 @@ TEST(TensorValuesTest, HalfAndBFloat16) {
   put<std::uint16_t>(&data, 4, 0x0001);  // half smallest subnormal
   put<std::uint16_t>(&data, 6, 0x7c00);  // half +inf
   put<std::uint16_t>(&data, 8, 0x3fc0);  // bfloat16 1.5
-  EXPECT_THAT(values_ok(tensor_of(ScalarType::kHalf, {4}, 0), data),
-              ElementsAre(1.0, -2.0, 5.9604644775390625e-08,
-                          std::numeric_limits<double>::infinity()));
-  EXPECT_THAT(values_ok(tensor_of(ScalarType::kBFloat16, {1}, 8), data),
-              ElementsAre(1.5));
+  EXPECT_THAT(
+      values_ok(tensor_of(ScalarType::kHalf, {4}, 0), data),
+      ElementsAre(1.0, -2.0, 5.9604644775390625e-08, std::numeric_limits<double>::infinity()));
+  EXPECT_THAT(values_ok(tensor_of(ScalarType::kBFloat16, {1}, 8), data), ElementsAre(1.5));
 }
 
 TEST(TensorValuesTest, EmptyTensorHasNoValues) {
@@ -106,9 +96,7 @@ TEST(TensorValuesTest, EmptyTensorHasNoValues) {
 
 TEST(TensorValuesTest, Errors) {
   const std::vector<std::uint8_t> data(16, 0);
-  const auto error = [&](const Tensor& t) {
-    return read_tensor_values(t, data).status();
-  };
+  const auto error = [&](const Tensor& t) { return read_tensor_values(t, data).status(); };
   EXPECT_THAT(error(tensor_of(ScalarType::kFloat, {2}, -1)), ErrorIs(Error::kNotFound));
   EXPECT_THAT(error(tensor_of(ScalarType::kFloat, {2}, -8)), ErrorIs(Error::kCorruptData));
   EXPECT_THAT(error(tensor_of(ScalarType::kFloat, {5}, 0)).message(),
@@ -117,8 +105,7 @@ TEST(TensorValuesTest, Errors) {
   EXPECT_THAT(error(tensor_of(ScalarType::kQInt8, {1}, 0)), ErrorIs(Error::kNotSupported));
   Tensor unknown = tensor_of(ScalarType::kFloat, {1}, 0);
   unknown.scalar_type = 99;
-  EXPECT_EQ(error(unknown).message(),
-            "cannot decode tensor data of unknown scalar type 99");
+  EXPECT_EQ(error(unknown).message(), "cannot decode tensor data of unknown scalar type 99");
   EXPECT_THAT(error(tensor_of(ScalarType::kFloat, {-1}, 0)), ErrorIs(Error::kCorruptData));
   EXPECT_THAT(error(tensor_of(ScalarType::kFloat, {2, 2}, 0, {1})), ErrorIs(Error::kCorruptData));
   EXPECT_THAT(error(tensor_of(ScalarType::kFloat, {2}, 0, {-1})),

@@ -54,25 +54,24 @@ class TestETDump {
 };
 
 /// A profile event with a name (operator or framework event).
-flatbuffers::Offset<::etdump::Event> make_profile(
-    flatbuffers::FlatBufferBuilder& fbb, const char* name, std::int32_t chain,
-    std::int32_t instruction, std::uint64_t start, std::uint64_t end);
+flatbuffers::Offset<::etdump::Event> make_profile(flatbuffers::FlatBufferBuilder& fbb,
+                                                  const char* name, std::int32_t chain,
+                                                  std::int32_t instruction, std::uint64_t start,
+                                                  std::uint64_t end);
 
 /// A delegate profile event with an int identifier, no name and the given
 /// metadata (present even when empty, as ExecuTorch writes it).
 flatbuffers::Offset<::etdump::Event> make_delegate_profile(
-    flatbuffers::FlatBufferBuilder& fbb, std::int32_t delegate_id,
-    std::int32_t instruction, std::uint64_t start, std::uint64_t end,
-    const std::vector<std::uint8_t>& metadata);
+    flatbuffers::FlatBufferBuilder& fbb, std::int32_t delegate_id, std::int32_t instruction,
+    std::uint64_t start, std::uint64_t end, const std::vector<std::uint8_t>& metadata);
 
-flatbuffers::Offset<::etdump::Event> make_allocation(
-    flatbuffers::FlatBufferBuilder& fbb, std::int32_t allocator_id,
-    std::uint64_t size);
+flatbuffers::Offset<::etdump::Event> make_allocation(flatbuffers::FlatBufferBuilder& fbb,
+                                                     std::int32_t allocator_id, std::uint64_t size);
 
 /// A debug event holding an Int value.
-flatbuffers::Offset<::etdump::Event> make_debug_int(
-    flatbuffers::FlatBufferBuilder& fbb, std::uint64_t chain,
-    std::int32_t instruction, std::int64_t value);
+flatbuffers::Offset<::etdump::Event> make_debug_int(flatbuffers::FlatBufferBuilder& fbb,
+                                                    std::uint64_t chain, std::int32_t instruction,
+                                                    std::int64_t value);
 
 /// The buffer's bytes as a vector (size prefix included, if any).
 std::vector<std::uint8_t> bytes_of(const flatbuffers::FlatBufferBuilder& fbb);

@@ -4,39 +4,32 @@
 
 namespace glassbox::etdump {
 
-StatusOr<std::optional<std::vector<double>>> tensor_values(
-    const Tensor& tensor, const DebugData* debug_data,
-    const std::string& where) {
+StatusOr<std::optional<std::vector<double>>> tensor_values(const Tensor& tensor,
+                                                           const DebugData* debug_data,
+                                                           const std::string& where) {
   using Values = std::optional<std::vector<double>>;
   if (debug_data == nullptr || tensor.offset == -1) return Values();
   auto values = read_tensor_values(tensor, debug_data->bytes);
   if (!values.ok()) {
-    return values.status().with_context(debug_data->name + ": tensor of " +
-                                        where);
+    return values.status().with_context(debug_data->name + ": tensor of " + where);
   }
   return Values(std::move(values).value());
 }
 
-std::optional<double> duration_ns(const ETDumpFile& file,
-                                  const ProfileEvent& event) {
+std::optional<double> duration_ns(const ETDumpFile& file, const ProfileEvent& event) {
   if (!file.tick_ratio) return std::nullopt;
   // Subtract as doubles: an event whose end precedes its start (a clock
   // going backwards on another core) shows a negative duration, not 2^64.
-  const double ticks = static_cast<double>(event.end_time) -
-                       static_cast<double>(event.start_time);
+  const double ticks = static_cast<double>(event.end_time) - static_cast<double>(event.start_time);
   return ticks * file.tick_ratio->ns_per_tick();
 }
 
 const char* time_source_name(TimeSource source) {
   switch (source) {
-    case TimeSource::kUnknown:
-      return "unknown";
-    case TimeSource::kMeasured:
-      return "measured";
-    case TimeSource::kDurationOnly:
-      return "duration_only";
-    case TimeSource::kEstimated:
-      return "estimated";
+    case TimeSource::kUnknown: return "unknown";
+    case TimeSource::kMeasured: return "measured";
+    case TimeSource::kDurationOnly: return "duration_only";
+    case TimeSource::kEstimated: return "estimated";
   }
   return "unknown";
 }

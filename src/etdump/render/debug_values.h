@@ -17,13 +17,12 @@ namespace glassbox::etdump {
 /// The tensor's values, or nullopt when there is no debug data or the tensor
 /// has none (offset -1). Any other decoding failure is an error naming the
 /// debug-data file and `where` ("event 3 of run 1").
-StatusOr<std::optional<std::vector<double>>> tensor_values(
-    const Tensor& tensor, const DebugData* debug_data,
-    const std::string& where);
+StatusOr<std::optional<std::vector<double>>> tensor_values(const Tensor& tensor,
+                                                           const DebugData* debug_data,
+                                                           const std::string& where);
 
 /// A duration in nanoseconds, or nullopt without a tick ratio.
-std::optional<double> duration_ns(const ETDumpFile& file,
-                                  const ProfileEvent& event);
+std::optional<double> duration_ns(const ETDumpFile& file, const ProfileEvent& event);
 
 /// "measured", "duration_only", "estimated" or "unknown".
 const char* time_source_name(TimeSource source);

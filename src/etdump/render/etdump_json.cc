@@ -12,8 +12,7 @@ std::string where(std::size_t run, std::size_t event) {
   return "event " + std::to_string(event) + " of run " + std::to_string(run);
 }
 
-StatusOr<Json> tensor_json(const Tensor& t, const DebugData* debug_data,
-                           const std::string& at) {
+StatusOr<Json> tensor_json(const Tensor& t, const DebugData* debug_data, const std::string& at) {
   Json j;
   j["dtype"] = dtype_name(t);
   j["sizes"] = t.sizes;
@@ -24,13 +23,10 @@ StatusOr<Json> tensor_json(const Tensor& t, const DebugData* debug_data,
   return j;
 }
 
-StatusOr<Json> value_json(const Value& v, const DebugData* debug_data,
-                          const std::string& at) {
+StatusOr<Json> value_json(const Value& v, const DebugData* debug_data, const std::string& at) {
   Json j;
   switch (v.type) {
-    case ValueType::kNull:
-      j["type"] = "null";
-      break;
+    case ValueType::kNull: j["type"] = "null"; break;
     case ValueType::kString:
       // The schema's Value has no string member, so there is no payload.
       j["type"] = "string";
@@ -72,8 +68,7 @@ StatusOr<Json> value_json(const Value& v, const DebugData* debug_data,
   return j;
 }
 
-Json profile_json(const ETDumpFile& file,
-                  const ProfileEvent& p) {
+Json profile_json(const ETDumpFile& file, const ProfileEvent& p) {
   Json j;
   j["kind"] = "profile";
   if (p.name) j["name"] = *p.name;
@@ -94,8 +89,7 @@ Json profile_json(const ETDumpFile& file,
   return j;
 }
 
-Json allocation_json(const RunData& run,
-                     const AllocationEvent& a) {
+Json allocation_json(const RunData& run, const AllocationEvent& a) {
   Json j;
   j["kind"] = "allocation";
   j["allocator_id"] = a.allocator_id.value;
@@ -105,8 +99,7 @@ Json allocation_json(const RunData& run,
   return j;
 }
 
-StatusOr<Json> debug_json(const DebugEvent& d,
-                          const DebugData* debug_data, const std::string& at) {
+StatusOr<Json> debug_json(const DebugEvent& d, const DebugData* debug_data, const std::string& at) {
   Json j;
   j["kind"] = "debug";
   if (d.name) j["name"] = *d.name;
@@ -156,8 +149,7 @@ StatusOr<nlohmann::ordered_json> etdump_to_json(const ETDumpFile& file,
       } else if (const auto* a = event.allocation()) {
         events.push_back(allocation_json(run, *a));
       } else {
-        GLASSBOX_ASSIGN_OR_RETURN(
-            Json d, debug_json(*event.debug(), debug_data, where(r, e)));
+        GLASSBOX_ASSIGN_OR_RETURN(Json d, debug_json(*event.debug(), debug_data, where(r, e)));
         events.push_back(std::move(d));
       }
     }

@@ -31,45 +31,40 @@ std::string time_unit_line(const ETDumpFile& file) {
            "raw ticks, nanoseconds with ExecuTorch's default clock";
   }
   return fmt::format("time unit: 1 tick = {} (tick ratio {}/{})",
-                     format_ns(file.tick_ratio->ns_per_tick()),
-                     file.tick_ratio->numerator, file.tick_ratio->denominator);
+                     format_ns(file.tick_ratio->ns_per_tick()), file.tick_ratio->numerator,
+                     file.tick_ratio->denominator);
 }
 
 // How an event names itself: its name, its delegate identifier, or both.
-std::string label(const std::optional<std::string>& name,
-                  DelegateDebugIntId int_id,
+std::string label(const std::optional<std::string>& name, DelegateDebugIntId int_id,
                   const std::optional<std::string>& str_id) {
   std::vector<std::string> parts;
   if (name) parts.push_back(fmt::format("\"{}\"", *name));
-  if (int_id.is_set())
-    parts.push_back(fmt::format("delegate id {}", int_id.value));
+  if (int_id.is_set()) parts.push_back(fmt::format("delegate id {}", int_id.value));
   if (str_id) parts.push_back(fmt::format("delegate id \"{}\"", *str_id));
   if (parts.empty()) return "(unnamed)";
   return fmt::format("{}", fmt::join(parts, " "));
 }
 
-std::string profile_line(const ETDumpFile& file,
-                         const ProfileEvent& p) {
-  std::string line = fmt::format(
-      "profile     {}  chain {}  instruction {}  start {}  end {}",
-      label(p.name, p.delegate_debug_id_int, p.delegate_debug_id_str),
-      p.chain_index, p.instruction_id.value, p.start_time, p.end_time);
+std::string profile_line(const ETDumpFile& file, const ProfileEvent& p) {
+  std::string line = fmt::format("profile     {}  chain {}  instruction {}  start {}  end {}",
+                                 label(p.name, p.delegate_debug_id_int, p.delegate_debug_id_str),
+                                 p.chain_index, p.instruction_id.value, p.start_time, p.end_time);
   if (const auto ns = duration_ns(file, p)) {
     line += fmt::format(" ticks  ({})", format_ns(*ns));
   } else {
-    line += fmt::format("  ({} ticks)", static_cast<double>(p.end_time) -
-                                            static_cast<double>(p.start_time));
+    line += fmt::format("  ({} ticks)",
+                        static_cast<double>(p.end_time) - static_cast<double>(p.start_time));
   }
   if (p.delegate_debug_metadata) {
     const auto& meta = *p.delegate_debug_metadata;
     // Metadata is opaque bytes; most delegates log a short name, so show
     // printable ASCII as text and anything else as hex.
-    const bool printable = std::all_of(meta.begin(), meta.end(), [](std::uint8_t c) {
-      return c >= 0x20 && c < 0x7f && c != '"';
-    });
-    line += meta.empty()   ? "  metadata (empty)"
-            : printable ? "  metadata \"" + std::string(meta.begin(), meta.end()) + "\""
-                        : "  metadata " + to_hex(meta);
+    const bool printable = std::all_of(
+        meta.begin(), meta.end(), [](std::uint8_t c) { return c >= 0x20 && c < 0x7f && c != '"'; });
+    line += meta.empty() ? "  metadata (empty)"
+            : printable  ? "  metadata \"" + std::string(meta.begin(), meta.end()) + "\""
+                         : "  metadata " + to_hex(meta);
   }
   if (p.thread_index) line += fmt::format("  thread {}", *p.thread_index);
   if (p.time_source) {
@@ -78,11 +73,9 @@ std::string profile_line(const ETDumpFile& file,
   return line;
 }
 
-StatusOr<std::string> tensor_text(const Tensor& t,
-                                  const DebugData* debug_data,
+StatusOr<std::string> tensor_text(const Tensor& t, const DebugData* debug_data,
                                   const std::string& at) {
-  std::string text =
-      fmt::format("{} [{}]", dtype_name(t), fmt::join(t.sizes, ", "));
+  std::string text = fmt::format("{} [{}]", dtype_name(t), fmt::join(t.sizes, ", "));
   if (!t.strides.empty()) {
     text += fmt::format(" strides [{}]", fmt::join(t.strides, ", "));
   }
@@ -92,53 +85,34 @@ StatusOr<std::string> tensor_text(const Tensor& t,
     const std::size_t shown = std::min(values->size(), kMaxValuesShown);
     text += fmt::format(
         " = [{}",
-        fmt::join(values->begin(),
-                  values->begin() + static_cast<std::ptrdiff_t>(shown), ", "));
-    text += shown < values->size()
-                ? fmt::format(", ... ({} values)]", values->size())
-                : "]";
+        fmt::join(values->begin(), values->begin() + static_cast<std::ptrdiff_t>(shown), ", "));
+    text += shown < values->size() ? fmt::format(", ... ({} values)]", values->size()) : "]";
   }
   return text;
 }
 
-StatusOr<std::string> value_text(const Value& v,
-                                 const DebugData* debug_data,
+StatusOr<std::string> value_text(const Value& v, const DebugData* debug_data,
                                  const std::string& at) {
   std::string text;
   switch (v.type) {
-    case ValueType::kNull:
-      text = "null";
-      break;
-    case ValueType::kString:
-      text = "string";
-      break;
-    case ValueType::kInt:
-      text = fmt::format("int {}", *v.int_value);
-      break;
-    case ValueType::kBool:
-      text = fmt::format("bool {}", *v.bool_value);
-      break;
-    case ValueType::kFloat:
-      text = fmt::format("float {}", *v.float_value);
-      break;
-    case ValueType::kDouble:
-      text = fmt::format("double {}", *v.double_value);
-      break;
+    case ValueType::kNull: text = "null"; break;
+    case ValueType::kString: text = "string"; break;
+    case ValueType::kInt: text = fmt::format("int {}", *v.int_value); break;
+    case ValueType::kBool: text = fmt::format("bool {}", *v.bool_value); break;
+    case ValueType::kFloat: text = fmt::format("float {}", *v.float_value); break;
+    case ValueType::kDouble: text = fmt::format("double {}", *v.double_value); break;
     case ValueType::kTensor: {
-      GLASSBOX_ASSIGN_OR_RETURN(std::string t,
-                                tensor_text(*v.tensor, debug_data, at));
+      GLASSBOX_ASSIGN_OR_RETURN(std::string t, tensor_text(*v.tensor, debug_data, at));
       text = "tensor " + t;
       break;
     }
     case ValueType::kTensorList: {
       std::vector<std::string> items;
       for (const Tensor& tensor : *v.tensor_list) {
-        GLASSBOX_ASSIGN_OR_RETURN(std::string t,
-                                  tensor_text(tensor, debug_data, at));
+        GLASSBOX_ASSIGN_OR_RETURN(std::string t, tensor_text(tensor, debug_data, at));
         items.push_back(std::move(t));
       }
-      text = fmt::format("tensor list ({}) {{{}}}", items.size(),
-                         fmt::join(items, "; "));
+      text = fmt::format("tensor list ({}) {{{}}}", items.size(), fmt::join(items, "; "));
       break;
     }
   }
@@ -146,21 +120,17 @@ StatusOr<std::string> value_text(const Value& v,
   return text;
 }
 
-StatusOr<std::string> debug_line(const DebugEvent& d,
-                                 const DebugData* debug_data,
+StatusOr<std::string> debug_line(const DebugEvent& d, const DebugData* debug_data,
                                  const std::string& at) {
-  GLASSBOX_ASSIGN_OR_RETURN(std::string value,
-                            value_text(d.value, debug_data, at));
-  return fmt::format(
-      "debug       {}  chain {}  instruction {}  value {}",
-      label(d.name, d.delegate_debug_id_int, d.delegate_debug_id_str),
-      d.chain_index, d.instruction_id.value, value);
+  GLASSBOX_ASSIGN_OR_RETURN(std::string value, value_text(d.value, debug_data, at));
+  return fmt::format("debug       {}  chain {}  instruction {}  value {}",
+                     label(d.name, d.delegate_debug_id_int, d.delegate_debug_id_str), d.chain_index,
+                     d.instruction_id.value, value);
 }
 
 std::string run_header(std::size_t index, const RunData& run) {
-  std::string header =
-      fmt::format("run {} \"{}\": {} event{}", index, run.name,
-                  run.events.size(), run.events.size() == 1 ? "" : "s");
+  std::string header = fmt::format("run {} \"{}\": {} event{}", index, run.name, run.events.size(),
+                                   run.events.size() == 1 ? "" : "s");
   if (run.bundled_input_index != -1) {
     header += fmt::format(", bundled input {}", run.bundled_input_index);
   }
@@ -171,8 +141,7 @@ std::string run_header(std::size_t index, const RunData& run) {
     }
     header += fmt::format(", allocators {}", fmt::join(names, " "));
   }
-  if (run.dropped_events)
-    header += fmt::format(", dropped {}", *run.dropped_events);
+  if (run.dropped_events) header += fmt::format(", dropped {}", *run.dropped_events);
   if (run.rejected_events) {
     header += fmt::format(", rejected {}", *run.rejected_events);
   }
@@ -184,11 +153,9 @@ std::string run_header(std::size_t index, const RunData& run) {
 
 }  // namespace
 
-StatusOr<std::string> etdump_to_text(const ETDumpFile& file,
-                                     const DebugData* debug_data) {
-  std::string out =
-      fmt::format("ETDump version {}: {} run{}\n", file.version,
-                  file.runs.size(), file.runs.size() == 1 ? "" : "s");
+StatusOr<std::string> etdump_to_text(const ETDumpFile& file, const DebugData* debug_data) {
+  std::string out = fmt::format("ETDump version {}: {} run{}\n", file.version, file.runs.size(),
+                                file.runs.size() == 1 ? "" : "s");
   out += time_unit_line(file) + "\n";
   if (file.producer) out += fmt::format("producer: {}\n", *file.producer);
   if (file.program_fingerprint) {
@@ -206,12 +173,10 @@ StatusOr<std::string> etdump_to_text(const ETDumpFile& file,
       if (const auto* p = event.profile()) {
         line = profile_line(file, *p);
       } else if (const auto* a = event.allocation()) {
-        line = fmt::format(
-            "allocation  allocator {} ({})  {} bytes", a->allocator_id.value,
-            run.allocators[a->allocator_id.value - 1], a->allocation_size);
+        line = fmt::format("allocation  allocator {} ({})  {} bytes", a->allocator_id.value,
+                           run.allocators[a->allocator_id.value - 1], a->allocation_size);
       } else {
-        GLASSBOX_ASSIGN_OR_RETURN(
-            line, debug_line(*event.debug(), debug_data, where(r, e)));
+        GLASSBOX_ASSIGN_OR_RETURN(line, debug_line(*event.debug(), debug_data, where(r, e)));
       }
       out += fmt::format("  #{:<4} {}\n", e, line);
     }

@@ -15,8 +15,7 @@ struct Plan {
   std::size_t rank = 0;
 };
 
-Plan make_plan(const Dims& out, Span<const std::int64_t> a,
-               Span<const std::int64_t> b) {
+Plan make_plan(const Dims& out, Span<const std::int64_t> a, Span<const std::int64_t> b) {
   std::int64_t as[kMaxDims] = {};
   std::int64_t bs[kMaxDims] = {};
   std::int64_t sa = 1;
@@ -60,8 +59,8 @@ Plan make_plan(const Dims& out, Span<const std::int64_t> a,
 // The innermost run, specialised for the three stride patterns that occur
 // (both contiguous, one side broadcast) so each is a unit-stride loop.
 template <typename F>
-void run_row(const float* a, std::int64_t as, const float* b, std::int64_t bs,
-             float* out, std::int64_t n, F f) {
+void run_row(const float* a, std::int64_t as, const float* b, std::int64_t bs, float* out,
+             std::int64_t n, F f) {
   if (as == 1 && bs == 1) {
     for (std::int64_t i = 0; i < n; ++i) out[i] = f(a[i], b[i]);
   } else if (as == 1 && bs == 0) {
@@ -85,8 +84,7 @@ void run(const Plan& plan, const float* a, const float* b, float* out, F f) {
   std::int64_t a_off = 0;
   std::int64_t b_off = 0;
   for (std::int64_t r = 0; r < rows; ++r) {
-    run_row(a + a_off, plan.a_stride[inner], b + b_off, plan.b_stride[inner],
-            out + r * n, n, f);
+    run_row(a + a_off, plan.a_stride[inner], b + b_off, plan.b_stride[inner], out + r * n, n, f);
     // Odometer over the outer dims, keeping the input offsets incremental.
     for (std::size_t d = inner; d-- > 0;) {
       a_off += plan.a_stride[d];
@@ -101,13 +99,12 @@ void run(const Plan& plan, const float* a, const float* b, float* out, F f) {
 
 }  // namespace
 
-Error binary(BinaryOp op, const float* a, Span<const std::int64_t> a_shape,
-             const float* b, Span<const std::int64_t> b_shape, float* out) {
+Error binary(BinaryOp op, const float* a, Span<const std::int64_t> a_shape, const float* b,
+             Span<const std::int64_t> b_shape, float* out) {
   Result<Dims> out_dims = broadcast_shapes(a_shape, b_shape);
   if (!out_dims.ok()) return out_dims.error();
   if (out_dims->numel() == 0) return Error::kOk;
-  if (a == nullptr || b == nullptr || out == nullptr)
-    return Error::kInvalidArgument;
+  if (a == nullptr || b == nullptr || out == nullptr) return Error::kInvalidArgument;
   const Plan plan = make_plan(*out_dims, a_shape, b_shape);
   switch (op) {
     case BinaryOp::kAdd:

@@ -13,9 +13,8 @@ using internal::kNr;
 bool is_depthwise(Shape4 weight) { return weight.c == 1; }
 
 bool is_pointwise(Shape4 weight, const Conv2dParams& p) {
-  return weight.h == 1 && weight.w == 1 && p.stride_h == 1 &&
-         p.stride_w == 1 && p.pad_top == 0 && p.pad_left == 0 &&
-         p.pad_bottom == 0 && p.pad_right == 0;
+  return weight.h == 1 && weight.w == 1 && p.stride_h == 1 && p.stride_w == 1 && p.pad_top == 0 &&
+         p.pad_left == 0 && p.pad_bottom == 0 && p.pad_right == 0;
 }
 
 // One group's input planes of one image, seen as the im2col matrix
@@ -30,8 +29,8 @@ struct Im2col {
 
 // Packs B panels straight from the image: per panel the 16 columns' patch
 // origins are computed once, then each k row is a gather with a bounds test.
-void pack_im2col(const void* ctx, std::int64_t k0, std::int64_t kc,
-                 std::int64_t n0, std::int64_t nc, float* dst) {
+void pack_im2col(const void* ctx, std::int64_t k0, std::int64_t kc, std::int64_t n0,
+                 std::int64_t nc, float* dst) {
   const auto& s = *static_cast<const Im2col*>(ctx);
   const Conv2dParams& p = *s.p;
   const std::int64_t plane = s.in.h * s.in.w;
@@ -74,17 +73,14 @@ void pack_im2col(const void* ctx, std::int64_t k0, std::int64_t kc,
 
 }  // namespace
 
-Result<Shape4> conv2d_output_shape(Shape4 input, Shape4 weight,
-                                   const Conv2dParams& p) {
-  if (input.n < 0 || input.c < 1 || input.h < 1 || input.w < 1 ||
-      weight.n < 1 || weight.c < 1 || weight.h < 1 || weight.w < 1)
+Result<Shape4> conv2d_output_shape(Shape4 input, Shape4 weight, const Conv2dParams& p) {
+  if (input.n < 0 || input.c < 1 || input.h < 1 || input.w < 1 || weight.n < 1 || weight.c < 1 ||
+      weight.h < 1 || weight.w < 1)
     return make_error(Error::kInvalidArgument, "conv2d: bad tensor shape");
-  if (p.stride_h < 1 || p.stride_w < 1 || p.dilation_h < 1 ||
-      p.dilation_w < 1 || p.pad_top < 0 || p.pad_left < 0 ||
-      p.pad_bottom < 0 || p.pad_right < 0 || p.groups < 1)
+  if (p.stride_h < 1 || p.stride_w < 1 || p.dilation_h < 1 || p.dilation_w < 1 || p.pad_top < 0 ||
+      p.pad_left < 0 || p.pad_bottom < 0 || p.pad_right < 0 || p.groups < 1)
     return make_error(Error::kInvalidArgument, "conv2d: bad parameters");
-  if (input.c % p.groups != 0 || weight.n % p.groups != 0 ||
-      weight.c * p.groups != input.c)
+  if (input.c % p.groups != 0 || weight.n % p.groups != 0 || weight.c * p.groups != input.c)
     return make_error(Error::kInvalidArgument, "conv2d: channels vs groups");
   const std::int64_t span_h = p.dilation_h * (weight.h - 1) + 1;
   const std::int64_t span_w = p.dilation_w * (weight.w - 1) + 1;
@@ -96,33 +92,25 @@ Result<Shape4> conv2d_output_shape(Shape4 input, Shape4 weight,
                 (padded_w - span_w) / p.stride_w + 1};
 }
 
-std::size_t conv2d_scratch_bytes(Shape4 input, Shape4 weight,
-                                 const Conv2dParams& params) {
+std::size_t conv2d_scratch_bytes(Shape4 input, Shape4 weight, const Conv2dParams& params) {
   Result<Shape4> out = conv2d_output_shape(input, weight, params);
   if (!out.ok() || is_depthwise(weight)) return 0;
-  return sizeof(float) *
-         internal::gemm_scratch_floats(weight.n / params.groups,
-                                       out->h * out->w,
-                                       weight.c * weight.h * weight.w);
+  return sizeof(float) * internal::gemm_scratch_floats(weight.n / params.groups, out->h * out->w,
+                                                       weight.c * weight.h * weight.w);
 }
 
-Error conv2d(const float* input, Shape4 input_shape, const float* weight,
-             Shape4 weight_shape, const float* bias,
-             const Conv2dParams& params, float* output, Span<float> scratch) {
-  Result<Shape4> out_shape =
-      conv2d_output_shape(input_shape, weight_shape, params);
+Error conv2d(const float* input, Shape4 input_shape, const float* weight, Shape4 weight_shape,
+             const float* bias, const Conv2dParams& params, float* output, Span<float> scratch) {
+  Result<Shape4> out_shape = conv2d_output_shape(input_shape, weight_shape, params);
   if (!out_shape.ok()) return out_shape.error();
   const Shape4 out = *out_shape;
   if (out.numel() == 0) return Error::kOk;
-  if (input == nullptr || weight == nullptr || output == nullptr)
-    return Error::kInvalidArgument;
-  if (scratch.size() * sizeof(float) <
-      conv2d_scratch_bytes(input_shape, weight_shape, params))
+  if (input == nullptr || weight == nullptr || output == nullptr) return Error::kInvalidArgument;
+  if (scratch.size() * sizeof(float) < conv2d_scratch_bytes(input_shape, weight_shape, params))
     return Error::kInvalidArgument;
 
   if (is_depthwise(weight_shape)) {
-    internal::conv2d_depthwise(input, input_shape, weight, weight_shape, bias,
-                               params, output, out);
+    internal::conv2d_depthwise(input, input_shape, weight, weight_shape, bias, params, output, out);
     return Error::kOk;
   }
 
@@ -139,8 +127,7 @@ Error conv2d(const float* input, Shape4 input_shape, const float* weight,
       std::fill(plane, plane + pixels, bias != nullptr ? bias[oc] : 0.0f);
     }
     for (std::int64_t g = 0; g < params.groups; ++g) {
-      const float* group_input =
-          input + (n * input_shape.c + g * ic_per_group) * in_plane;
+      const float* group_input = input + (n * input_shape.c + g * ic_per_group) * in_plane;
       // A = this group's weights, [OC/groups, K] row-major.
       internal::GemmProblem gp;
       gp.m = oc_per_group;
@@ -151,11 +138,9 @@ Error conv2d(const float* input, Shape4 input_shape, const float* weight,
       gp.ldc = pixels;
       // Both sources live on this stack frame for the whole GEMM call.
       const internal::StridedMatrix planes{group_input, in_plane, 1};
-      const Im2col patches{group_input, input_shape, weight_shape, out,
-                           &params};
-      gp.b = pointwise
-                 ? internal::BPacker{internal::pack_b_strided, &planes}
-                 : internal::BPacker{pack_im2col, &patches};
+      const Im2col patches{group_input, input_shape, weight_shape, out, &params};
+      gp.b = pointwise ? internal::BPacker{internal::pack_b_strided, &planes}
+                       : internal::BPacker{pack_im2col, &patches};
       internal::gemm_accumulate(gp, scratch.data());
     }
   }

@@ -12,8 +12,7 @@ std::int64_t first_valid(std::int64_t offset, std::int64_t stride) {
 }
 
 // One past the largest ow with ow * stride + offset < limit.
-std::int64_t end_valid(std::int64_t offset, std::int64_t stride,
-                       std::int64_t limit) {
+std::int64_t end_valid(std::int64_t offset, std::int64_t stride, std::int64_t limit) {
   if (offset >= limit) return 0;
   return (limit - 1 - offset) / stride + 1;
 }
@@ -24,9 +23,8 @@ std::int64_t end_valid(std::int64_t offset, std::int64_t stride,
 // output columns form one contiguous range and the input is read with a
 // constant stride, so the inner loop has no bounds checks and vectorises
 // for stride 1. The row stays in L1 across the KH*KW passes.
-void conv2d_depthwise(const float* input, Shape4 in, const float* weight,
-                      Shape4 w, const float* bias, const Conv2dParams& p,
-                      float* output, Shape4 out) {
+void conv2d_depthwise(const float* input, Shape4 in, const float* weight, Shape4 w,
+                      const float* bias, const Conv2dParams& p, float* output, Shape4 out) {
   const std::int64_t oc_per_group = w.n / p.groups;
   const std::int64_t plane = in.h * in.w;
   for (std::int64_t n = 0; n < in.n; ++n) {
@@ -47,8 +45,7 @@ void conv2d_depthwise(const float* input, Shape4 in, const float* weight,
             const float tap = taps[kh * w.w + kw];
             const std::int64_t offset = kw * p.dilation_w - p.pad_left;
             const std::int64_t lo = first_valid(offset, p.stride_w);
-            const std::int64_t hi =
-                std::min(out.w, end_valid(offset, p.stride_w, in.w));
+            const std::int64_t hi = std::min(out.w, end_valid(offset, p.stride_w, in.w));
             if (p.stride_w == 1) {
               // Both pointers start at column lo, so none points outside
               // its row even when offset < 0.

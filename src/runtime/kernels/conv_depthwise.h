@@ -6,8 +6,7 @@
 
 namespace glassbox::runtime::kernels::internal {
 
-void conv2d_depthwise(const float* input, Shape4 in, const float* weight,
-                      Shape4 w, const float* bias, const Conv2dParams& p,
-                      float* output, Shape4 out);
+void conv2d_depthwise(const float* input, Shape4 in, const float* weight, Shape4 w,
+                      const float* bias, const Conv2dParams& p, float* output, Shape4 out);
 
 }  // namespace glassbox::runtime::kernels::internal

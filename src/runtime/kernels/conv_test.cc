@@ -14,9 +14,8 @@ using testing::RefValue;
 
 // The definition, written out: 7 loops, double accumulation.
 std::vector<RefValue> reference_conv(const std::vector<float>& in, Shape4 is,
-                                     const std::vector<float>& w, Shape4 ws,
-                                     const float* bias, const Conv2dParams& p,
-                                     Shape4 os) {
+                                     const std::vector<float>& w, Shape4 ws, const float* bias,
+                                     const Conv2dParams& p, Shape4 os) {
   std::vector<RefValue> out(static_cast<std::size_t>(os.numel()));
   const std::int64_t ocg = ws.n / p.groups;
   for (std::int64_t n = 0; n < os.n; ++n)
@@ -36,10 +35,10 @@ std::vector<RefValue> reference_conv(const std::vector<float>& in, Shape4 is,
                 const std::int64_t iw = ow * p.stride_w - p.pad_left + kw * p.dilation_w;
                 if (ih < 0 || ih >= is.h || iw < 0 || iw >= is.w) continue;
                 const std::int64_t ic = g * ws.c + icg;
-                const double x = in[static_cast<std::size_t>(
-                    ((n * is.c + ic) * is.h + ih) * is.w + iw)];
-                const double wv = w[static_cast<std::size_t>(
-                    ((oc * ws.c + icg) * ws.h + kh) * ws.w + kw)];
+                const double x =
+                    in[static_cast<std::size_t>(((n * is.c + ic) * is.h + ih) * is.w + iw)];
+                const double wv =
+                    w[static_cast<std::size_t>(((oc * ws.c + icg) * ws.h + kh) * ws.w + kw)];
                 r.value += x * wv;
                 r.magnitude += std::abs(x * wv);
               }
@@ -64,19 +63,15 @@ void run_case(const ConvCase& c) {
   const auto w = testing::random_floats(static_cast<std::size_t>(c.weight.numel()), 2);
   const auto bias = testing::random_floats(static_cast<std::size_t>(c.weight.n), 3);
   const float* b = c.with_bias ? bias.data() : nullptr;
-  std::vector<float> scratch(
-      conv2d_scratch_bytes(c.input, c.weight, c.params) / sizeof(float));
+  std::vector<float> scratch(conv2d_scratch_bytes(c.input, c.weight, c.params) / sizeof(float));
   std::vector<float> out(static_cast<std::size_t>(os->numel()), NAN);
-  ASSERT_EQ(conv2d(in.data(), c.input, w.data(), c.weight, b, c.params,
-                   out.data(), scratch),
+  ASSERT_EQ(conv2d(in.data(), c.input, w.data(), c.weight, b, c.params, out.data(), scratch),
             Error::kOk);
-  testing::expect_dot_near(
-      out, reference_conv(in, c.input, w, c.weight, b, c.params, *os),
-      c.weight.c * c.weight.h * c.weight.w + 1);
+  testing::expect_dot_near(out, reference_conv(in, c.input, w, c.weight, b, c.params, *os),
+                           c.weight.c * c.weight.h * c.weight.w + 1);
 }
 
-Conv2dParams make(std::int64_t stride, std::int64_t pad, std::int64_t dil,
-                  std::int64_t groups) {
+Conv2dParams make(std::int64_t stride, std::int64_t pad, std::int64_t dil, std::int64_t groups) {
   Conv2dParams p;
   p.stride_h = p.stride_w = stride;
   p.pad_top = p.pad_left = p.pad_bottom = p.pad_right = pad;
@@ -116,24 +111,20 @@ TEST(Conv2dTest, MatchesReferenceAcrossPaths) {
 }
 
 TEST(Conv2dTest, OutputShapeFollowsFormula) {
-  Result<Shape4> s =
-      conv2d_output_shape({2, 3, 224, 224}, {64, 3, 7, 7}, make(2, 3, 1, 1));
+  Result<Shape4> s = conv2d_output_shape({2, 3, 224, 224}, {64, 3, 7, 7}, make(2, 3, 1, 1));
   ASSERT_TRUE(s.ok());
   EXPECT_EQ(*s, (Shape4{2, 64, 112, 112}));
-  EXPECT_EQ(conv2d_scratch_bytes({1, 8, 5, 5}, {8, 1, 3, 3}, make(1, 1, 1, 8)),
-            0u);
+  EXPECT_EQ(conv2d_scratch_bytes({1, 8, 5, 5}, {8, 1, 3, 3}, make(1, 1, 1, 8)), 0u);
 }
 
 TEST(Conv2dTest, RejectsInvalidShapes) {
   const Conv2dParams p = make(1, 0, 1, 1);
   // Channel mismatch, groups not dividing, kernel larger than input, zero
   // stride, negative padding.
-  EXPECT_EQ(conv2d_output_shape({1, 3, 8, 8}, {4, 2, 3, 3}, p).error(),
-            Error::kInvalidArgument);
+  EXPECT_EQ(conv2d_output_shape({1, 3, 8, 8}, {4, 2, 3, 3}, p).error(), Error::kInvalidArgument);
   EXPECT_EQ(conv2d_output_shape({1, 6, 8, 8}, {5, 3, 3, 3}, make(1, 0, 1, 2)).error(),
             Error::kInvalidArgument);
-  EXPECT_EQ(conv2d_output_shape({1, 3, 2, 2}, {4, 3, 3, 3}, p).error(),
-            Error::kInvalidArgument);
+  EXPECT_EQ(conv2d_output_shape({1, 3, 2, 2}, {4, 3, 3, 3}, p).error(), Error::kInvalidArgument);
   EXPECT_EQ(conv2d_output_shape({1, 3, 8, 8}, {4, 3, 3, 3}, make(0, 0, 1, 1)).error(),
             Error::kInvalidArgument);
   EXPECT_EQ(conv2d_output_shape({1, 3, 8, 8}, {4, 3, 3, 3}, make(1, -1, 1, 1)).error(),
@@ -141,9 +132,9 @@ TEST(Conv2dTest, RejectsInvalidShapes) {
 
   std::vector<float> in(3 * 8 * 8), w(4 * 2 * 9), out(4 * 36);
   std::vector<float> scratch(1 << 16);
-  EXPECT_EQ(conv2d(in.data(), {1, 3, 8, 8}, w.data(), {4, 2, 3, 3}, nullptr, p,
-                   out.data(), scratch),
-            Error::kInvalidArgument);
+  EXPECT_EQ(
+      conv2d(in.data(), {1, 3, 8, 8}, w.data(), {4, 2, 3, 3}, nullptr, p, out.data(), scratch),
+      Error::kInvalidArgument);
 }
 
 TEST(Conv2dTest, RejectsShortScratchAndNullPointers) {
@@ -160,8 +151,7 @@ TEST(Conv2dTest, RejectsShortScratchAndNullPointers) {
             Error::kInvalidArgument);
   EXPECT_EQ(conv2d(nullptr, is, w.data(), ws, nullptr, p, out.data(), scratch),
             Error::kInvalidArgument);
-  EXPECT_EQ(conv2d(in.data(), is, w.data(), ws, nullptr, p, out.data(), scratch),
-            Error::kOk);
+  EXPECT_EQ(conv2d(in.data(), is, w.data(), ws, nullptr, p, out.data(), scratch), Error::kOk);
 }
 
 }  // namespace

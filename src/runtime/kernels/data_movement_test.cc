@@ -37,8 +37,7 @@ Shape unravel(std::int64_t linear, const Shape& shape) {
 
 std::int64_t ravel(const Shape& index, const Shape& shape) {
   std::int64_t linear = 0;
-  for (std::size_t d = 0; d < shape.size(); ++d)
-    linear = linear * shape[d] + index[d];
+  for (std::size_t d = 0; d < shape.size(); ++d) linear = linear * shape[d] + index[d];
   return linear;
 }
 
@@ -81,12 +80,10 @@ void for_each_element_type() {
 
 // numpy.pad on the cropped tensor; reflect bounces until inside.
 template <typename T>
-std::vector<T> reference_pad(const std::vector<T>& x, const Shape& shape,
-                             const Shape& begin, const Shape& end, PadMode mode,
-                             T value) {
+std::vector<T> reference_pad(const std::vector<T>& x, const Shape& shape, const Shape& begin,
+                             const Shape& end, PadMode mode, T value) {
   Shape out(shape.size());
-  for (std::size_t d = 0; d < shape.size(); ++d)
-    out[d] = shape[d] + begin[d] + end[d];
+  for (std::size_t d = 0; d < shape.size(); ++d) out[d] = shape[d] + begin[d] + end[d];
   std::vector<T> y(static_cast<std::size_t>(numel(out)));
   for (std::int64_t i = 0; i < numel(out); ++i) {
     const Shape o = unravel(i, out);
@@ -94,19 +91,16 @@ std::vector<T> reference_pad(const std::vector<T>& x, const Shape& shape,
     bool constant = false;
     for (std::size_t d = 0; d < shape.size(); ++d) {
       const std::int64_t lo = std::max<std::int64_t>(0, -begin[d]);
-      const std::int64_t len =
-          shape[d] - lo - std::max<std::int64_t>(0, -end[d]);
+      const std::int64_t len = shape[d] - lo - std::max<std::int64_t>(0, -end[d]);
       std::int64_t j = o[d] - std::max<std::int64_t>(0, begin[d]);
       if (j < 0 || j >= len) {
         if (mode == PadMode::kConstant) constant = true;
         if (mode == PadMode::kEdge) j = std::clamp<std::int64_t>(j, 0, len - 1);
-        while (mode == PadMode::kReflect && (j < 0 || j >= len))
-          j = j < 0 ? -j : 2 * (len - 1) - j;
+        while (mode == PadMode::kReflect && (j < 0 || j >= len)) j = j < 0 ? -j : 2 * (len - 1) - j;
       }
       src[d] = lo + j;
     }
-    y[static_cast<std::size_t>(i)] =
-        constant ? value : at(x, ravel(src, shape));
+    y[static_cast<std::size_t>(i)] = constant ? value : at(x, ravel(src, shape));
   }
   return y;
 }
@@ -132,10 +126,7 @@ struct CheckPad {
         {{4, 6}, {-1, 2}, {1, -2}, PadMode::kReflect},
         {{4, 5}, {-2, 3}, {-1, -3}, PadMode::kEdge},
         {{1, 2, 1, 3, 2}, {0, 1, 2, 0, 1}, {1, 0, 0, 2, 1}, PadMode::kConstant},
-        {{2, 1, 2, 3, 2, 2},
-         {1, 0, 1, 2, 1, 0},
-         {0, 1, 1, 2, 0, 1},
-         PadMode::kEdge},
+        {{2, 1, 2, 3, 2, 2}, {1, 0, 1, 2, 1, 0}, {0, 1, 1, 2, 0, 1}, PadMode::kEdge},
         // Empty input, constant padding only.
         {{0, 3}, {1, 0}, {1, 1}, PadMode::kConstant},
         {{3, 2}, {0, -1}, {0, -1}, PadMode::kConstant},
@@ -147,23 +138,19 @@ struct CheckPad {
       SCOPED_TRACE(c);
       const PadCase& pc = cases[c];
       const auto x = counting<T>(numel(pc.shape));
-      const auto want =
-          reference_pad(x, pc.shape, pc.begin, pc.end, pc.mode, value);
+      const auto want = reference_pad(x, pc.shape, pc.begin, pc.end, pc.mode, value);
       Result<Dims> out = pad_output_shape(pc.shape, pc.begin, pc.end);
       ASSERT_TRUE(out.ok());
       ASSERT_EQ(out->numel(), static_cast<std::int64_t>(want.size()));
       std::vector<T> y(want.size(), static_cast<T>(7));
-      ASSERT_EQ(pad(x.data(), pc.shape, sizeof(T), pc.begin, pc.end, pc.mode,
-                    &value, y.data()),
+      ASSERT_EQ(pad(x.data(), pc.shape, sizeof(T), pc.begin, pc.end, pc.mode, &value, y.data()),
                 Error::kOk);
       EXPECT_EQ(y, want);
     }
   }
 };
 
-TEST(PadTest, MatchesReferenceForEveryElementSize) {
-  for_each_element_type<CheckPad>();
-}
+TEST(PadTest, MatchesReferenceForEveryElementSize) { for_each_element_type<CheckPad>(); }
 
 // The examples of the ONNX Pad operator page.
 TEST(PadTest, OnnxExamples) {
@@ -172,37 +159,28 @@ TEST(PadTest, OnnxExamples) {
   const Shape begin = {0, 2};
   const Shape end = {0, 0};
   std::vector<float> y(12);
-  ASSERT_EQ(pad(x.data(), shape, 4, begin, end, PadMode::kConstant, nullptr,
-                y.data()),
-            Error::kOk);
-  EXPECT_EQ(y, (std::vector<float>{0, 0, 1.0f, 1.2f, 0, 0, 2.3f, 3.4f, 0, 0,
-                                   4.5f, 5.7f}));
+  ASSERT_EQ(pad(x.data(), shape, 4, begin, end, PadMode::kConstant, nullptr, y.data()), Error::kOk);
+  EXPECT_EQ(y, (std::vector<float>{0, 0, 1.0f, 1.2f, 0, 0, 2.3f, 3.4f, 0, 0, 4.5f, 5.7f}));
   // The page's reflect example pads 2 on a dim of 2, which needs numpy's
   // repeated reflection; we reject pads >= the size (as documented), so
   // pad by 1 here.
-  EXPECT_EQ(
-      pad(x.data(), shape, 4, begin, end, PadMode::kReflect, nullptr, y.data()),
-      Error::kInvalidArgument);
+  EXPECT_EQ(pad(x.data(), shape, 4, begin, end, PadMode::kReflect, nullptr, y.data()),
+            Error::kInvalidArgument);
   const Shape begin1 = {0, 1};
   std::vector<float> y9(9);
-  ASSERT_EQ(pad(x.data(), shape, 4, begin1, end, PadMode::kReflect, nullptr,
-                y9.data()),
+  ASSERT_EQ(pad(x.data(), shape, 4, begin1, end, PadMode::kReflect, nullptr, y9.data()),
             Error::kOk);
-  EXPECT_EQ(y9, (std::vector<float>{1.2f, 1.0f, 1.2f, 3.4f, 2.3f, 3.4f, 5.7f,
-                                    4.5f, 5.7f}));
-  ASSERT_EQ(
-      pad(x.data(), shape, 4, begin, end, PadMode::kEdge, nullptr, y.data()),
-      Error::kOk);
-  EXPECT_EQ(y, (std::vector<float>{1.0f, 1.0f, 1.0f, 1.2f, 2.3f, 2.3f, 2.3f,
-                                   3.4f, 4.5f, 4.5f, 4.5f, 5.7f}));
+  EXPECT_EQ(y9, (std::vector<float>{1.2f, 1.0f, 1.2f, 3.4f, 2.3f, 3.4f, 5.7f, 4.5f, 5.7f}));
+  ASSERT_EQ(pad(x.data(), shape, 4, begin, end, PadMode::kEdge, nullptr, y.data()), Error::kOk);
+  EXPECT_EQ(y, (std::vector<float>{1.0f, 1.0f, 1.0f, 1.2f, 2.3f, 2.3f, 2.3f, 3.4f, 4.5f, 4.5f, 4.5f,
+                                   5.7f}));
 }
 
 TEST(PadTest, RejectsBadPads) {
   const Shape shape = {3, 2};
   float x[6] = {};
   float y[64] = {};
-  auto run = [&](Shape begin, Shape end, PadMode mode,
-                 std::size_t element_size = 4) {
+  auto run = [&](Shape begin, Shape end, PadMode mode, std::size_t element_size = 4) {
     return pad(x, shape, element_size, begin, end, mode, nullptr, y);
   };
   EXPECT_EQ(run({0, 2}, {0, 0}, PadMode::kReflect), Error::kInvalidArgument)
@@ -216,20 +194,15 @@ TEST(PadTest, RejectsBadPads) {
       << "edge of an empty extent";
   EXPECT_EQ(run({-3, 1}, {0, 0}, PadMode::kEdge), Error::kOk)
       << "empty extent, but nothing to pad along it";
-  EXPECT_EQ(run({kMin, 0}, {0, 0}, PadMode::kConstant),
-            Error::kInvalidArgument);
+  EXPECT_EQ(run({kMin, 0}, {0, 0}, PadMode::kConstant), Error::kInvalidArgument);
   EXPECT_EQ(run({0}, {0}, PadMode::kConstant), Error::kInvalidArgument);
-  EXPECT_EQ(run({0, 0}, {0, 0}, PadMode::kConstant, 3),
-            Error::kInvalidArgument);
-  EXPECT_EQ(run({0, 0}, {0, 0}, static_cast<PadMode>(9)),
-            Error::kInvalidArgument);
-  EXPECT_EQ(pad(nullptr, shape, 4, Shape{0, 0}, Shape{0, 0}, PadMode::kConstant,
-                nullptr, y),
+  EXPECT_EQ(run({0, 0}, {0, 0}, PadMode::kConstant, 3), Error::kInvalidArgument);
+  EXPECT_EQ(run({0, 0}, {0, 0}, static_cast<PadMode>(9)), Error::kInvalidArgument);
+  EXPECT_EQ(pad(nullptr, shape, 4, Shape{0, 0}, Shape{0, 0}, PadMode::kConstant, nullptr, y),
             Error::kInvalidArgument);
   const Shape huge_begin = {kMax, 0};
   const Shape one = {1, 0};
-  EXPECT_EQ(pad_output_shape(shape, huge_begin, one).error(),
-            Error::kInvalidArgument);
+  EXPECT_EQ(pad_output_shape(shape, huge_begin, one).error(), Error::kInvalidArgument);
   // Fits int64 as a size, but not as a byte count.
   const Shape big = {kMax / 4, 0};
   const Shape zero = {0, 0};
@@ -247,8 +220,7 @@ std::vector<T> reference_expand(const std::vector<T>& x, const Shape& x_shape,
   for (std::int64_t i = 0; i < numel(y_shape); ++i) {
     const Shape o = unravel(i, y_shape);
     Shape src(x_shape.size());
-    for (std::size_t d = 0; d < x_shape.size(); ++d)
-      src[d] = o[lead + d] % x_shape[d];
+    for (std::size_t d = 0; d < x_shape.size(); ++d) src[d] = o[lead + d] % x_shape[d];
     y[static_cast<std::size_t>(i)] = at(x, ravel(src, x_shape));
   }
   return y;
@@ -275,32 +247,24 @@ struct CheckExpand {
       const auto x = counting<T>(numel(x_shape));
       const auto want = reference_expand(x, x_shape, y_shape);
       std::vector<T> y(want.size());
-      ASSERT_EQ(expand(x.data(), x_shape, sizeof(T), y_shape, y.data()),
-                Error::kOk);
+      ASSERT_EQ(expand(x.data(), x_shape, sizeof(T), y_shape, y.data()), Error::kOk);
       EXPECT_EQ(y, want);
     }
   }
 };
 
-TEST(ExpandTest, MatchesReferenceForEveryElementSize) {
-  for_each_element_type<CheckExpand>();
-}
+TEST(ExpandTest, MatchesReferenceForEveryElementSize) { for_each_element_type<CheckExpand>(); }
 
 TEST(ExpandTest, RejectsShapesThatDoNotBroadcast) {
   float buf[64] = {};
   EXPECT_EQ(expand(buf, Shape{2}, 4, Shape{3}, buf), Error::kInvalidArgument);
-  EXPECT_EQ(expand(buf, Shape{2, 3}, 4, Shape{3}, buf),
-            Error::kInvalidArgument);
-  EXPECT_EQ(expand(buf, Shape{3, 1}, 4, Shape{1, 4}, buf),
-            Error::kInvalidArgument)
+  EXPECT_EQ(expand(buf, Shape{2, 3}, 4, Shape{3}, buf), Error::kInvalidArgument);
+  EXPECT_EQ(expand(buf, Shape{3, 1}, 4, Shape{1, 4}, buf), Error::kInvalidArgument)
       << "y_shape must already be the broadcast shape";
   EXPECT_EQ(expand(buf, Shape{-1}, 4, Shape{3}, buf), Error::kInvalidArgument);
-  EXPECT_EQ(expand(nullptr, Shape{1}, 4, Shape{3}, buf),
-            Error::kInvalidArgument);
-  EXPECT_EQ(expand(buf, Shape{1}, 4, Shape{kMax / 2}, buf),
-            Error::kInvalidArgument);
-  EXPECT_EQ(expand(buf, Shape{1, 1, 1, 1, 1, 1, 1}, 4,
-                   Shape{1, 1, 1, 1, 1, 1, 1}, buf),
+  EXPECT_EQ(expand(nullptr, Shape{1}, 4, Shape{3}, buf), Error::kInvalidArgument);
+  EXPECT_EQ(expand(buf, Shape{1}, 4, Shape{kMax / 2}, buf), Error::kInvalidArgument);
+  EXPECT_EQ(expand(buf, Shape{1, 1, 1, 1, 1, 1, 1}, 4, Shape{1, 1, 1, 1, 1, 1, 1}, buf),
             Error::kInvalidArgument);
 }
 
@@ -323,8 +287,7 @@ struct CheckTile {
       SCOPED_TRACE(c);
       const auto& [x_shape, repeats] = cases[c];
       Shape y_shape(x_shape.size());
-      for (std::size_t d = 0; d < x_shape.size(); ++d)
-        y_shape[d] = x_shape[d] * repeats[d];
+      for (std::size_t d = 0; d < x_shape.size(); ++d) y_shape[d] = x_shape[d] * repeats[d];
       const auto x = counting<T>(numel(x_shape));
       // Tile's y is Expand's modulo rule, without the broadcast restriction.
       std::vector<T> want(static_cast<std::size_t>(numel(y_shape)));
@@ -337,25 +300,20 @@ struct CheckTile {
       ASSERT_TRUE(out.ok());
       EXPECT_EQ(out->numel(), numel(y_shape));
       std::vector<T> y(want.size());
-      ASSERT_EQ(tile(x.data(), x_shape, sizeof(T), repeats, y.data()),
-                Error::kOk);
+      ASSERT_EQ(tile(x.data(), x_shape, sizeof(T), repeats, y.data()), Error::kOk);
       EXPECT_EQ(y, want);
     }
   }
 };
 
-TEST(TileTest, MatchesReferenceForEveryElementSize) {
-  for_each_element_type<CheckTile>();
-}
+TEST(TileTest, MatchesReferenceForEveryElementSize) { for_each_element_type<CheckTile>(); }
 
 TEST(TileTest, RejectsBadRepeats) {
   float buf[16] = {};
   EXPECT_EQ(tile(buf, Shape{2}, 4, Shape{-1}, buf), Error::kInvalidArgument);
   EXPECT_EQ(tile(buf, Shape{2}, 4, Shape{1, 1}, buf), Error::kInvalidArgument);
-  EXPECT_EQ(tile_output_shape(Shape{2, 2}, Shape{kMax, 1}).error(),
-            Error::kInvalidArgument);
-  EXPECT_EQ(tile(buf, Shape{2, 2}, 4, Shape{kMax / 4, 1}, buf),
-            Error::kInvalidArgument);
+  EXPECT_EQ(tile_output_shape(Shape{2, 2}, Shape{kMax, 1}).error(), Error::kInvalidArgument);
+  EXPECT_EQ(tile(buf, Shape{2, 2}, 4, Shape{kMax / 4, 1}, buf), Error::kInvalidArgument);
   EXPECT_EQ(tile(nullptr, Shape{2}, 4, Shape{2}, buf), Error::kInvalidArgument);
 }
 
@@ -395,12 +353,10 @@ TEST(SliceBoundsTest, FollowsOnnxClamping) {
       {5, -10, -10, -1, 0, 1},
   };
   for (const Case& c : cases) {
-    SCOPED_TRACE(::testing::Message()
-                 << c.dim << " " << c.start << ":" << c.end << ":" << c.step);
+    SCOPED_TRACE(::testing::Message() << c.dim << " " << c.start << ":" << c.end << ":" << c.step);
     std::int64_t start = -7;
     std::int64_t count = -7;
-    ASSERT_EQ(slice_bounds(c.dim, c.start, c.end, c.step, &start, &count),
-              Error::kOk);
+    ASSERT_EQ(slice_bounds(c.dim, c.start, c.end, c.step, &start, &count), Error::kOk);
     EXPECT_EQ(count, c.want_count);
     if (c.want_count > 0) {
       EXPECT_EQ(start, c.want_start);
@@ -429,10 +385,7 @@ struct CheckSlice {
         {{4, 5, 6}, {1, 0, 5}, {2, 1, -2}, {2, 5, 3}},
         {{4, 5, 6}, {3, 4, 0}, {-1, -3, 1}, {4, 2, 6}},
         {{3, 4}, {2, 1}, {kMax, kMin}, {1, 1}},  // huge steps, one element
-        {{2, 3, 2, 3, 2, 3},
-         {1, 0, 1, 2, 0, 1},
-         {-1, 2, 1, -1, 1, 1},
-         {2, 2, 1, 3, 2, 2}},
+        {{2, 3, 2, 3, 2, 3}, {1, 0, 1, 2, 0, 1}, {-1, 2, 1, -1, 1, 1}, {2, 2, 1, 3, 2, 2}},
         {{4, 5}, {0, 7}, {1, 1}, {4, 0}},  // empty: start not checked
         {{}, {}, {}, {}},
     };
@@ -443,22 +396,18 @@ struct CheckSlice {
       std::vector<T> want(static_cast<std::size_t>(numel(sc.y_shape)));
       for (std::int64_t i = 0; i < numel(sc.y_shape); ++i) {
         Shape src = unravel(i, sc.y_shape);
-        for (std::size_t d = 0; d < src.size(); ++d)
-          src[d] = sc.starts[d] + src[d] * sc.steps[d];
+        for (std::size_t d = 0; d < src.size(); ++d) src[d] = sc.starts[d] + src[d] * sc.steps[d];
         want[static_cast<std::size_t>(i)] = at(x, ravel(src, sc.x_shape));
       }
       std::vector<T> y(want.size());
-      ASSERT_EQ(slice(x.data(), sc.x_shape, sizeof(T), sc.starts, sc.steps,
-                      sc.y_shape, y.data()),
+      ASSERT_EQ(slice(x.data(), sc.x_shape, sizeof(T), sc.starts, sc.steps, sc.y_shape, y.data()),
                 Error::kOk);
       EXPECT_EQ(y, want);
     }
   }
 };
 
-TEST(SliceTest, MatchesReferenceForEveryElementSize) {
-  for_each_element_type<CheckSlice>();
-}
+TEST(SliceTest, MatchesReferenceForEveryElementSize) { for_each_element_type<CheckSlice>(); }
 
 TEST(SliceTest, WithBoundsFromSliceBounds) {
   // x[1:-1, ::-2] on a 4 x 5 tensor, as an ONNX node would prepare it.
@@ -467,12 +416,10 @@ TEST(SliceTest, WithBoundsFromSliceBounds) {
   Shape y_shape(2);
   const Shape steps = {1, -2};
   ASSERT_EQ(slice_bounds(4, 1, -1, 1, &starts[0], &y_shape[0]), Error::kOk);
-  ASSERT_EQ(slice_bounds(5, kMax, kMin, -2, &starts[1], &y_shape[1]),
-            Error::kOk);
+  ASSERT_EQ(slice_bounds(5, kMax, kMin, -2, &starts[1], &y_shape[1]), Error::kOk);
   const auto x = counting<float>(20);
   std::vector<float> y(6);
-  ASSERT_EQ(slice(x.data(), x_shape, 4, starts, steps, y_shape, y.data()),
-            Error::kOk);
+  ASSERT_EQ(slice(x.data(), x_shape, 4, starts, steps, y_shape, y.data()), Error::kOk);
   EXPECT_EQ(y, (std::vector<float>{10, 8, 6, 15, 13, 11}));
 }
 
@@ -491,22 +438,19 @@ TEST(SliceTest, RejectsOutOfRangeAccess) {
   EXPECT_EQ(run({0, 0}, {kMax, 1}, {2, 5}), Error::kInvalidArgument);
   EXPECT_EQ(run({3, 0}, {kMin, 1}, {2, 5}), Error::kInvalidArgument);
   EXPECT_EQ(run({0}, {1}, {4}), Error::kInvalidArgument);
-  EXPECT_EQ(
-      slice(nullptr, x_shape, 4, Shape{0, 0}, Shape{1, 1}, Shape{1, 1}, buf),
-      Error::kInvalidArgument);
+  EXPECT_EQ(slice(nullptr, x_shape, 4, Shape{0, 0}, Shape{1, 1}, Shape{1, 1}, buf),
+            Error::kInvalidArgument);
 }
 
 // --------------------------------------------------------------- Gather
 
 template <typename T>
-std::vector<T> reference_gather(const std::vector<T>& data,
-                                const Shape& data_shape,
+std::vector<T> reference_gather(const std::vector<T>& data, const Shape& data_shape,
                                 const std::vector<std::int64_t>& indices,
                                 const Shape& indices_shape, std::size_t axis) {
   Shape out(data_shape.begin(), data_shape.begin() + static_cast<long>(axis));
   out.insert(out.end(), indices_shape.begin(), indices_shape.end());
-  out.insert(out.end(), data_shape.begin() + static_cast<long>(axis) + 1,
-             data_shape.end());
+  out.insert(out.end(), data_shape.begin() + static_cast<long>(axis) + 1, data_shape.end());
   std::vector<T> y(static_cast<std::size_t>(numel(out)));
   for (std::int64_t i = 0; i < numel(out); ++i) {
     const Shape o = unravel(i, out);
@@ -516,9 +460,7 @@ std::vector<T> reference_gather(const std::vector<T>& data,
     if (v < 0) v += data_shape[axis];
     Shape src(o.begin(), o.begin() + static_cast<long>(axis));
     src.push_back(v);
-    src.insert(src.end(),
-               o.begin() + static_cast<long>(axis + indices_shape.size()),
-               o.end());
+    src.insert(src.end(), o.begin() + static_cast<long>(axis + indices_shape.size()), o.end());
     y[static_cast<std::size_t>(i)] = at(data, ravel(src, data_shape));
   }
   return y;
@@ -547,29 +489,23 @@ struct CheckGather {
       SCOPED_TRACE(c);
       const GatherCase& gc = cases[c];
       const std::size_t ax = static_cast<std::size_t>(
-          gc.axis < 0
-              ? gc.axis + static_cast<std::int64_t>(gc.data_shape.size())
-              : gc.axis);
+          gc.axis < 0 ? gc.axis + static_cast<std::int64_t>(gc.data_shape.size()) : gc.axis);
       const auto data = counting<T>(numel(gc.data_shape));
-      const auto want = reference_gather(data, gc.data_shape, gc.indices,
-                                         gc.indices_shape, ax);
-      Result<Dims> out =
-          gather_output_shape(gc.data_shape, gc.indices_shape, gc.axis);
+      const auto want = reference_gather(data, gc.data_shape, gc.indices, gc.indices_shape, ax);
+      Result<Dims> out = gather_output_shape(gc.data_shape, gc.indices_shape, gc.axis);
       ASSERT_TRUE(out.ok());
       EXPECT_EQ(out->numel(), static_cast<std::int64_t>(want.size()));
       EXPECT_EQ(out->rank, gc.data_shape.size() - 1 + gc.indices_shape.size());
       std::vector<T> y(want.size());
-      ASSERT_EQ(gather(data.data(), gc.data_shape, sizeof(T), gc.indices.data(),
-                       gc.indices_shape, gc.axis, y.data()),
+      ASSERT_EQ(gather(data.data(), gc.data_shape, sizeof(T), gc.indices.data(), gc.indices_shape,
+                       gc.axis, y.data()),
                 Error::kOk);
       EXPECT_EQ(y, want);
     }
   }
 };
 
-TEST(GatherTest, MatchesReferenceForEveryElementSize) {
-  for_each_element_type<CheckGather>();
-}
+TEST(GatherTest, MatchesReferenceForEveryElementSize) { for_each_element_type<CheckGather>(); }
 
 TEST(GatherTest, RejectsBadIndicesWithoutWriting) {
   const auto data = counting<float>(6);
@@ -578,26 +514,19 @@ TEST(GatherTest, RejectsBadIndicesWithoutWriting) {
   std::vector<float> y(4, -1.0f);
   const std::int64_t too_big[] = {1, 3};
   const std::int64_t too_small[] = {-4, 0};
-  EXPECT_EQ(gather(data.data(), data_shape, 4, too_big, two, 1, y.data()),
-            Error::kInvalidArgument);
+  EXPECT_EQ(gather(data.data(), data_shape, 4, too_big, two, 1, y.data()), Error::kInvalidArgument);
   EXPECT_EQ(gather(data.data(), data_shape, 4, too_small, two, 1, y.data()),
             Error::kInvalidArgument);
   EXPECT_EQ(y, std::vector<float>(4, -1.0f));
   const std::int64_t ok[] = {0, 1};
-  EXPECT_EQ(gather(data.data(), data_shape, 4, ok, two, 2, y.data()),
-            Error::kInvalidArgument);
-  EXPECT_EQ(gather(data.data(), data_shape, 4, ok, two, -3, y.data()),
-            Error::kInvalidArgument);
-  EXPECT_EQ(gather(data.data(), data_shape, 4, nullptr, two, 0, y.data()),
-            Error::kInvalidArgument);
-  EXPECT_EQ(gather(data.data(), data_shape, 5, ok, two, 0, y.data()),
-            Error::kInvalidArgument);
+  EXPECT_EQ(gather(data.data(), data_shape, 4, ok, two, 2, y.data()), Error::kInvalidArgument);
+  EXPECT_EQ(gather(data.data(), data_shape, 4, ok, two, -3, y.data()), Error::kInvalidArgument);
+  EXPECT_EQ(gather(data.data(), data_shape, 4, nullptr, two, 0, y.data()), Error::kInvalidArgument);
+  EXPECT_EQ(gather(data.data(), data_shape, 5, ok, two, 0, y.data()), Error::kInvalidArgument);
   const Shape scalar = {};
-  EXPECT_EQ(gather(data.data(), scalar, 4, ok, two, 0, y.data()),
-            Error::kInvalidArgument);
+  EXPECT_EQ(gather(data.data(), scalar, 4, ok, two, 0, y.data()), Error::kInvalidArgument);
   const Shape rank4 = {1, 1, 1, 2};
-  EXPECT_EQ(gather_output_shape(rank4, rank4, 0).error(),
-            Error::kInvalidArgument)
+  EXPECT_EQ(gather_output_shape(rank4, rank4, 0).error(), Error::kInvalidArgument)
       << "output rank 7";
 }
 
@@ -608,9 +537,7 @@ TEST(GatherElementsTest, OnnxExamples) {
   const std::vector<std::int64_t> indices = {0, 0, 1, 0};
   const Shape shape = {2, 2};
   std::vector<float> y(4);
-  ASSERT_EQ(gather_elements(data.data(), shape, 4, indices.data(), shape, 1,
-                            y.data()),
-            Error::kOk);
+  ASSERT_EQ(gather_elements(data.data(), shape, 4, indices.data(), shape, 1, y.data()), Error::kOk);
   EXPECT_EQ(y, (std::vector<float>{1, 1, 4, 3}));
 
   const std::vector<std::int64_t> data3 = {1, 2, 3, 4, 5, 6, 7, 8, 9};
@@ -618,9 +545,9 @@ TEST(GatherElementsTest, OnnxExamples) {
   const Shape data3_shape = {3, 3};
   const Shape indices3_shape = {2, 3};
   std::vector<std::int64_t> y3(6);
-  ASSERT_EQ(gather_elements(data3.data(), data3_shape, 8, indices3.data(),
-                            indices3_shape, 0, y3.data()),
-            Error::kOk);
+  ASSERT_EQ(
+      gather_elements(data3.data(), data3_shape, 8, indices3.data(), indices3_shape, 0, y3.data()),
+      Error::kOk);
   EXPECT_EQ(y3, (std::vector<std::int64_t>{4, 8, 3, 7, 2, 3}));
 }
 
@@ -642,17 +569,15 @@ struct CheckGatherElements {
       SCOPED_TRACE(c);
       const Case& gc = cases[c];
       const std::size_t ax = static_cast<std::size_t>(
-          gc.axis < 0
-              ? gc.axis + static_cast<std::int64_t>(gc.data_shape.size())
-              : gc.axis);
+          gc.axis < 0 ? gc.axis + static_cast<std::int64_t>(gc.data_shape.size()) : gc.axis);
       const std::int64_t len = gc.data_shape[ax];
       // Indices in [-len, len): negative ones count from the end.
-      const auto r = testing::random_floats(
-          static_cast<std::size_t>(numel(gc.indices_shape)), seed++);
+      const auto r =
+          testing::random_floats(static_cast<std::size_t>(numel(gc.indices_shape)), seed++);
       std::vector<std::int64_t> indices(r.size());
       for (std::size_t i = 0; i < r.size(); ++i)
-        indices[i] = std::min(len - 1, static_cast<std::int64_t>(std::floor(
-                                           r[i] * static_cast<float>(len))));
+        indices[i] = std::min(
+            len - 1, static_cast<std::int64_t>(std::floor(r[i] * static_cast<float>(len))));
       const auto data = counting<T>(numel(gc.data_shape));
       std::vector<T> want(indices.size());
       for (std::int64_t i = 0; i < numel(gc.indices_shape); ++i) {
@@ -662,10 +587,9 @@ struct CheckGatherElements {
         want[static_cast<std::size_t>(i)] = at(data, ravel(src, gc.data_shape));
       }
       std::vector<T> y(want.size());
-      ASSERT_EQ(
-          gather_elements(data.data(), gc.data_shape, sizeof(T), indices.data(),
-                          gc.indices_shape, gc.axis, y.data()),
-          Error::kOk);
+      ASSERT_EQ(gather_elements(data.data(), gc.data_shape, sizeof(T), indices.data(),
+                                gc.indices_shape, gc.axis, y.data()),
+                Error::kOk);
       EXPECT_EQ(y, want);
     }
   }
@@ -680,26 +604,21 @@ TEST(GatherElementsTest, RejectsBadInputs) {
   const Shape shape = {2, 3};
   std::vector<float> y(12, -1.0f);  // room for the largest shape below
   const std::vector<std::int64_t> bad = {0, 1, 2, 0, 1, 3};
-  EXPECT_EQ(
-      gather_elements(data.data(), shape, 4, bad.data(), shape, 1, y.data()),
-      Error::kInvalidArgument);
+  EXPECT_EQ(gather_elements(data.data(), shape, 4, bad.data(), shape, 1, y.data()),
+            Error::kInvalidArgument);
   EXPECT_EQ(y, std::vector<float>(12, -1.0f));
   const std::vector<std::int64_t> ok(12, 0);  // valid for every shape below
   const Shape wider = {2, 4};
   const Shape taller = {3, 3};
   const Shape rank1 = {6};
-  EXPECT_EQ(
-      gather_elements(data.data(), shape, 4, ok.data(), wider, 0, y.data()),
-      Error::kInvalidArgument);
-  EXPECT_EQ(
-      gather_elements(data.data(), shape, 4, ok.data(), taller, 1, y.data()),
-      Error::kInvalidArgument);
-  EXPECT_EQ(
-      gather_elements(data.data(), shape, 4, ok.data(), rank1, 0, y.data()),
-      Error::kInvalidArgument);
-  EXPECT_EQ(
-      gather_elements(data.data(), shape, 4, ok.data(), shape, 2, y.data()),
-      Error::kInvalidArgument);
+  EXPECT_EQ(gather_elements(data.data(), shape, 4, ok.data(), wider, 0, y.data()),
+            Error::kInvalidArgument);
+  EXPECT_EQ(gather_elements(data.data(), shape, 4, ok.data(), taller, 1, y.data()),
+            Error::kInvalidArgument);
+  EXPECT_EQ(gather_elements(data.data(), shape, 4, ok.data(), rank1, 0, y.data()),
+            Error::kInvalidArgument);
+  EXPECT_EQ(gather_elements(data.data(), shape, 4, ok.data(), shape, 2, y.data()),
+            Error::kInvalidArgument);
   EXPECT_EQ(gather_elements(data.data(), shape, 4, nullptr, shape, 0, y.data()),
             Error::kInvalidArgument);
 }
@@ -714,19 +633,16 @@ TEST(ScatterNdTest, OnnxExamples) {
   const Shape indices_shape = {4, 1};
   const Shape updates_shape = {4};
   std::vector<float> y(8);
-  ASSERT_EQ(scatter_nd(data.data(), data_shape, 4, indices.data(),
-                       indices_shape, updates.data(), updates_shape,
-                       ScatterReduction::kNone, true, y.data()),
+  ASSERT_EQ(scatter_nd(data.data(), data_shape, 4, indices.data(), indices_shape, updates.data(),
+                       updates_shape, ScatterReduction::kNone, true, y.data()),
             Error::kOk);
   EXPECT_EQ(y, (std::vector<float>{1, 11, 3, 10, 9, 6, 7, 12}));
 
   // Example 2: whole 4x4 slabs of a 4x4x4 tensor.
   std::vector<std::int64_t> data2(64);
-  const std::int64_t base[16] = {1, 2, 3, 4, 5, 6, 7, 8,
-                                 8, 7, 6, 5, 4, 3, 2, 1};
+  const std::int64_t base[16] = {1, 2, 3, 4, 5, 6, 7, 8, 8, 7, 6, 5, 4, 3, 2, 1};
   for (int b = 0; b < 4; ++b)
-    for (int i = 0; i < 16; ++i)
-      data2[static_cast<std::size_t>(b * 16 + i)] = base[i];
+    for (int i = 0; i < 16; ++i) data2[static_cast<std::size_t>(b * 16 + i)] = base[i];
   const std::vector<std::int64_t> indices2 = {0, 2};
   std::vector<std::int64_t> updates2(32);
   for (int i = 0; i < 16; ++i) {
@@ -737,9 +653,8 @@ TEST(ScatterNdTest, OnnxExamples) {
   const Shape indices2_shape = {2, 1};
   const Shape updates2_shape = {2, 4, 4};
   std::vector<std::int64_t> y2(64);
-  ASSERT_EQ(scatter_nd(data2.data(), data2_shape, 8, indices2.data(),
-                       indices2_shape, updates2.data(), updates2_shape,
-                       ScatterReduction::kNone, false, y2.data()),
+  ASSERT_EQ(scatter_nd(data2.data(), data2_shape, 8, indices2.data(), indices2_shape,
+                       updates2.data(), updates2_shape, ScatterReduction::kNone, false, y2.data()),
             Error::kOk);
   std::vector<std::int64_t> want2 = data2;
   std::copy(updates2.begin(), updates2.begin() + 16, want2.begin());
@@ -756,20 +671,17 @@ struct ScatterCase {
 // Applies each update by decoding the full data index of every element.
 template <typename T>
 std::vector<T> reference_scatter_nd(std::vector<T> y, const ScatterCase& sc,
-                                    const std::vector<T>& updates,
-                                    ScatterReduction reduction) {
+                                    const std::vector<T>& updates, ScatterReduction reduction) {
   const std::size_t k = static_cast<std::size_t>(sc.indices_shape.back());
-  const Shape tail(sc.data_shape.begin() + static_cast<long>(k),
-                   sc.data_shape.end());
+  const Shape tail(sc.data_shape.begin() + static_cast<long>(k), sc.data_shape.end());
   std::int64_t tuples = 1;
-  for (std::size_t i = 0; i + 1 < sc.indices_shape.size(); ++i)
-    tuples *= sc.indices_shape[i];
+  for (std::size_t i = 0; i + 1 < sc.indices_shape.size(); ++i) tuples *= sc.indices_shape[i];
   for (std::int64_t t = 0; t < tuples; ++t) {
     for (std::int64_t e = 0; e < numel(tail); ++e) {
       Shape idx;
       for (std::size_t j = 0; j < k; ++j) {
-        std::int64_t v = at(sc.indices, t * static_cast<std::int64_t>(k) +
-                                            static_cast<std::int64_t>(j));
+        std::int64_t v =
+            at(sc.indices, t * static_cast<std::int64_t>(k) + static_cast<std::int64_t>(j));
         idx.push_back(v < 0 ? v + sc.data_shape[j] : v);
       }
       const Shape rest = unravel(e, tail);
@@ -786,8 +698,7 @@ std::vector<T> reference_scatter_nd(std::vector<T> y, const ScatterCase& sc,
 
 Shape scatter_updates_shape(const ScatterCase& sc) {
   Shape s(sc.indices_shape.begin(), sc.indices_shape.end() - 1);
-  s.insert(s.end(), sc.data_shape.begin() + sc.indices_shape.back(),
-           sc.data_shape.end());
+  s.insert(s.end(), sc.data_shape.begin() + sc.indices_shape.back(), sc.data_shape.end());
   return s;
 }
 
@@ -812,21 +723,18 @@ struct CheckScatterNd {
       const auto data = counting<T>(numel(sc.data_shape));
       std::vector<T> updates = counting<T>(numel(updates_shape));
       for (T& u : updates) u = static_cast<T>(u + 100);
-      const auto want =
-          reference_scatter_nd(data, sc, updates, ScatterReduction::kNone);
+      const auto want = reference_scatter_nd(data, sc, updates, ScatterReduction::kNone);
       std::vector<T> y(data.size());
       ASSERT_EQ(
-          scatter_nd(data.data(), sc.data_shape, sizeof(T), sc.indices.data(),
-                     sc.indices_shape, updates.data(), updates_shape,
-                     ScatterReduction::kNone, false, y.data()),
+          scatter_nd(data.data(), sc.data_shape, sizeof(T), sc.indices.data(), sc.indices_shape,
+                     updates.data(), updates_shape, ScatterReduction::kNone, false, y.data()),
           Error::kOk);
       EXPECT_EQ(y, want);
       // In place: y == data.
       std::vector<T> in_place = data;
-      ASSERT_EQ(scatter_nd(in_place.data(), sc.data_shape, sizeof(T),
-                           sc.indices.data(), sc.indices_shape, updates.data(),
-                           updates_shape, ScatterReduction::kNone, false,
-                           in_place.data()),
+      ASSERT_EQ(scatter_nd(in_place.data(), sc.data_shape, sizeof(T), sc.indices.data(),
+                           sc.indices_shape, updates.data(), updates_shape, ScatterReduction::kNone,
+                           false, in_place.data()),
                 Error::kOk);
       EXPECT_EQ(in_place, want);
     }
@@ -838,21 +746,18 @@ TEST(ScatterNdTest, MatchesReferenceForEveryElementSize) {
 }
 
 TEST(ScatterNdTest, AddAndMulReduceDuplicates) {
-  for (ScatterReduction reduction :
-       {ScatterReduction::kAdd, ScatterReduction::kMul}) {
+  for (ScatterReduction reduction : {ScatterReduction::kAdd, ScatterReduction::kMul}) {
     for (std::size_t c = 0; c < scatter_cases().size(); ++c) {
       SCOPED_TRACE(c);
       const ScatterCase& sc = scatter_cases()[c];
       const Shape updates_shape = scatter_updates_shape(sc);
-      const auto data = testing::random_floats(
-          static_cast<std::size_t>(numel(sc.data_shape)), 11);
-      const auto updates = testing::random_floats(
-          static_cast<std::size_t>(numel(updates_shape)), 12);
+      const auto data = testing::random_floats(static_cast<std::size_t>(numel(sc.data_shape)), 11);
+      const auto updates =
+          testing::random_floats(static_cast<std::size_t>(numel(updates_shape)), 12);
       const auto want = reference_scatter_nd(data, sc, updates, reduction);
       std::vector<float> y(data.size());
-      ASSERT_EQ(scatter_nd(data.data(), sc.data_shape, 4, sc.indices.data(),
-                           sc.indices_shape, updates.data(), updates_shape,
-                           reduction, true, y.data()),
+      ASSERT_EQ(scatter_nd(data.data(), sc.data_shape, 4, sc.indices.data(), sc.indices_shape,
+                           updates.data(), updates_shape, reduction, true, y.data()),
                 Error::kOk);
       EXPECT_EQ(y, want);  // same float operations in the same order
     }
@@ -866,57 +771,44 @@ TEST(ScatterNdTest, RejectsBadInputsWithoutWriting) {
   const Shape updates_shape = {2, 4};
   const auto updates = counting<float>(8);
   std::vector<float> y(12, -1.0f);
-  auto run = [&](const std::vector<std::int64_t>& indices, Shape ishape,
-                 Shape ushape, ScatterReduction reduction, bool is_float,
-                 std::size_t element_size = 4) {
-    return scatter_nd(data.data(), data_shape, element_size, indices.data(),
-                      ishape, updates.data(), ushape, reduction, is_float,
-                      y.data());
+  auto run = [&](const std::vector<std::int64_t>& indices, Shape ishape, Shape ushape,
+                 ScatterReduction reduction, bool is_float, std::size_t element_size = 4) {
+    return scatter_nd(data.data(), data_shape, element_size, indices.data(), ishape, updates.data(),
+                      ushape, reduction, is_float, y.data());
   };
-  EXPECT_EQ(
-      run({0, 3}, indices_shape, updates_shape, ScatterReduction::kNone, true),
-      Error::kInvalidArgument);
-  EXPECT_EQ(
-      run({-4, 0}, indices_shape, updates_shape, ScatterReduction::kNone, true),
-      Error::kInvalidArgument);
+  EXPECT_EQ(run({0, 3}, indices_shape, updates_shape, ScatterReduction::kNone, true),
+            Error::kInvalidArgument);
+  EXPECT_EQ(run({-4, 0}, indices_shape, updates_shape, ScatterReduction::kNone, true),
+            Error::kInvalidArgument);
   EXPECT_EQ(y, std::vector<float>(12, -1.0f));
   EXPECT_EQ(run({0, 1}, indices_shape, {2, 3}, ScatterReduction::kNone, true),
             Error::kInvalidArgument);
   EXPECT_EQ(run({0, 1}, indices_shape, {4, 2}, ScatterReduction::kNone, true),
             Error::kInvalidArgument);
-  EXPECT_EQ(run({0, 1, 2}, {1, 3}, {1}, ScatterReduction::kNone, true),
-            Error::kInvalidArgument)
+  EXPECT_EQ(run({0, 1, 2}, {1, 3}, {1}, ScatterReduction::kNone, true), Error::kInvalidArgument)
       << "k > rank";
-  EXPECT_EQ(
-      run({0, 1}, indices_shape, updates_shape, ScatterReduction::kAdd, false),
-      Error::kInvalidArgument)
+  EXPECT_EQ(run({0, 1}, indices_shape, updates_shape, ScatterReduction::kAdd, false),
+            Error::kInvalidArgument)
       << "reductions need float";
-  EXPECT_EQ(run({0, 1}, indices_shape, updates_shape, ScatterReduction::kMul,
-                true, 8),
+  EXPECT_EQ(run({0, 1}, indices_shape, updates_shape, ScatterReduction::kMul, true, 8),
             Error::kInvalidArgument);
-  EXPECT_EQ(run({0, 1}, indices_shape, updates_shape,
-                static_cast<ScatterReduction>(7), true),
+  EXPECT_EQ(run({0, 1}, indices_shape, updates_shape, static_cast<ScatterReduction>(7), true),
             Error::kInvalidArgument);
-  EXPECT_EQ(
-      run({0, 1}, indices_shape, updates_shape, ScatterReduction::kNone, true),
-      Error::kOk);
+  EXPECT_EQ(run({0, 1}, indices_shape, updates_shape, ScatterReduction::kNone, true), Error::kOk);
 }
 
 // ------------------------------------------ DepthToSpace, SpaceToDepth
 
 // The ONNX definitions: reshape to 6-D, transpose, reshape back.
 template <typename T>
-std::vector<T> reshape_transpose(const std::vector<T>& x, const Shape& shape6,
-                                 const Shape& perm) {
+std::vector<T> reshape_transpose(const std::vector<T>& x, const Shape& shape6, const Shape& perm) {
   Shape out(6);
-  for (std::size_t i = 0; i < 6; ++i)
-    out[i] = shape6[static_cast<std::size_t>(perm[i])];
+  for (std::size_t i = 0; i < 6; ++i) out[i] = shape6[static_cast<std::size_t>(perm[i])];
   std::vector<T> y(x.size());
   for (std::int64_t i = 0; i < numel(out); ++i) {
     const Shape o = unravel(i, out);
     Shape src(6);
-    for (std::size_t d = 0; d < 6; ++d)
-      src[static_cast<std::size_t>(perm[d])] = o[d];
+    for (std::size_t d = 0; d < 6; ++d) src[static_cast<std::size_t>(perm[d])] = o[d];
     y[static_cast<std::size_t>(i)] = at(x, ravel(src, shape6));
   }
   return y;
@@ -934,32 +826,26 @@ struct CheckDepthSpace {
       const auto [s, b] = cases[c];
       const auto x = counting<T>(s.numel());
       const std::int64_t cb = s.c / (b * b);
-      const auto dcr =
-          reshape_transpose(x, {s.n, b, b, cb, s.h, s.w}, {0, 3, 4, 1, 5, 2});
-      const auto crd =
-          reshape_transpose(x, {s.n, cb, b, b, s.h, s.w}, {0, 1, 4, 2, 5, 3});
+      const auto dcr = reshape_transpose(x, {s.n, b, b, cb, s.h, s.w}, {0, 3, 4, 1, 5, 2});
+      const auto crd = reshape_transpose(x, {s.n, cb, b, b, s.h, s.w}, {0, 1, 4, 2, 5, 3});
       Result<Shape4> out = depth_to_space_output_shape(s, b);
       ASSERT_TRUE(out.ok());
       EXPECT_EQ(*out, (Shape4{s.n, cb, s.h * b, s.w * b}));
       std::vector<T> y(x.size());
-      ASSERT_EQ(depth_to_space(x.data(), s, sizeof(T), b, false, y.data()),
-                Error::kOk);
+      ASSERT_EQ(depth_to_space(x.data(), s, sizeof(T), b, false, y.data()), Error::kOk);
       EXPECT_EQ(y, dcr);
-      ASSERT_EQ(depth_to_space(x.data(), s, sizeof(T), b, true, y.data()),
-                Error::kOk);
+      ASSERT_EQ(depth_to_space(x.data(), s, sizeof(T), b, true, y.data()), Error::kOk);
       EXPECT_EQ(y, crd);
       // SpaceToDepth of the DCR result gives x back; also check it
       // directly against its own definition.
       const Shape4 space = *out;
-      const auto s2d = reshape_transpose(
-          dcr, {space.n, space.c, space.h / b, b, space.w / b, b},
-          {0, 3, 5, 1, 2, 4});
+      const auto s2d = reshape_transpose(dcr, {space.n, space.c, space.h / b, b, space.w / b, b},
+                                         {0, 3, 5, 1, 2, 4});
       EXPECT_EQ(s2d, x);
       Result<Shape4> back = space_to_depth_output_shape(space, b);
       ASSERT_TRUE(back.ok());
       EXPECT_EQ(*back, s);
-      ASSERT_EQ(space_to_depth(dcr.data(), space, sizeof(T), b, y.data()),
-                Error::kOk);
+      ASSERT_EQ(space_to_depth(dcr.data(), space, sizeof(T), b, y.data()), Error::kOk);
       EXPECT_EQ(y, x);
     }
   }
@@ -974,32 +860,22 @@ TEST(DepthToSpaceTest, OnnxCrdExample) {
   std::vector<float> x(16);
   for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i);
   std::vector<float> y(16);
-  ASSERT_EQ(depth_to_space(x.data(), Shape4{1, 4, 2, 2}, 4, 2, true, y.data()),
-            Error::kOk);
-  EXPECT_EQ(y, (std::vector<float>{0, 4, 1, 5, 8, 12, 9, 13, 2, 6, 3, 7, 10, 14,
-                                   11, 15}));
+  ASSERT_EQ(depth_to_space(x.data(), Shape4{1, 4, 2, 2}, 4, 2, true, y.data()), Error::kOk);
+  EXPECT_EQ(y, (std::vector<float>{0, 4, 1, 5, 8, 12, 9, 13, 2, 6, 3, 7, 10, 14, 11, 15}));
 }
 
 TEST(DepthToSpaceTest, RejectsBadShapes) {
   float buf[64] = {};
-  EXPECT_EQ(depth_to_space(buf, Shape4{1, 6, 2, 2}, 4, 2, false, buf),
-            Error::kInvalidArgument);
-  EXPECT_EQ(depth_to_space(buf, Shape4{1, 4, 2, 2}, 4, 0, false, buf),
-            Error::kInvalidArgument);
-  EXPECT_EQ(depth_to_space(buf, Shape4{1, -4, 2, 2}, 4, 2, false, buf),
-            Error::kInvalidArgument);
-  EXPECT_EQ(depth_to_space(nullptr, Shape4{1, 4, 2, 2}, 4, 2, false, buf),
-            Error::kInvalidArgument);
+  EXPECT_EQ(depth_to_space(buf, Shape4{1, 6, 2, 2}, 4, 2, false, buf), Error::kInvalidArgument);
+  EXPECT_EQ(depth_to_space(buf, Shape4{1, 4, 2, 2}, 4, 0, false, buf), Error::kInvalidArgument);
+  EXPECT_EQ(depth_to_space(buf, Shape4{1, -4, 2, 2}, 4, 2, false, buf), Error::kInvalidArgument);
+  EXPECT_EQ(depth_to_space(nullptr, Shape4{1, 4, 2, 2}, 4, 2, false, buf), Error::kInvalidArgument);
   EXPECT_EQ(depth_to_space_output_shape(Shape4{0, 4, kMax / 2, 1}, 4).error(),
             Error::kInvalidArgument);
-  EXPECT_EQ(depth_to_space_output_shape(Shape4{1, 4, 1, 1}, kMax).error(),
-            Error::kInvalidArgument);
-  EXPECT_EQ(space_to_depth(buf, Shape4{1, 1, 3, 4}, 4, 2, buf),
-            Error::kInvalidArgument);
-  EXPECT_EQ(space_to_depth(buf, Shape4{1, 1, 4, 4}, 4, -2, buf),
-            Error::kInvalidArgument);
-  EXPECT_EQ(space_to_depth(buf, Shape4{1, 1, 4, 4}, 6, 2, buf),
-            Error::kInvalidArgument);
+  EXPECT_EQ(depth_to_space_output_shape(Shape4{1, 4, 1, 1}, kMax).error(), Error::kInvalidArgument);
+  EXPECT_EQ(space_to_depth(buf, Shape4{1, 1, 3, 4}, 4, 2, buf), Error::kInvalidArgument);
+  EXPECT_EQ(space_to_depth(buf, Shape4{1, 1, 4, 4}, 4, -2, buf), Error::kInvalidArgument);
+  EXPECT_EQ(space_to_depth(buf, Shape4{1, 1, 4, 4}, 6, 2, buf), Error::kInvalidArgument);
 }
 
 // --------------------------------------------------------------- Resize
@@ -1008,20 +884,16 @@ TEST(DepthToSpaceTest, RejectsBadShapes) {
 // for nearest the rounding rule, for linear the ONNX reference's scheme
 // (neighbours floor(x) and floor(x)+1 of the edge-padded axis, ratio in
 // (0, 1]), which needs no clamping of the coordinate.
-double ref_coordinate(CoordinateTransform t, std::int64_t o, double scale,
-                      std::int64_t in, std::int64_t out) {
+double ref_coordinate(CoordinateTransform t, std::int64_t o, double scale, std::int64_t in,
+                      std::int64_t out) {
   const double x = static_cast<double>(o);
   switch (t) {
-    case CoordinateTransform::kHalfPixel:
-      return (x + 0.5) / scale - 0.5;
-    case CoordinateTransform::kPytorchHalfPixel:
-      return out == 1 ? 0.0 : (x + 0.5) / scale - 0.5;
+    case CoordinateTransform::kHalfPixel: return (x + 0.5) / scale - 0.5;
+    case CoordinateTransform::kPytorchHalfPixel: return out == 1 ? 0.0 : (x + 0.5) / scale - 0.5;
     case CoordinateTransform::kAlignCorners:
       return out == 1 ? 0.0 : x * double(in - 1) / double(out - 1);
-    case CoordinateTransform::kAsymmetric:
-      return x / scale;
-    case CoordinateTransform::kTfHalfPixelForNn:
-      return (x + 0.5) / scale;
+    case CoordinateTransform::kAsymmetric: return x / scale;
+    case CoordinateTransform::kTfHalfPixelForNn: return (x + 0.5) / scale;
   }
   return 0.0;
 }
@@ -1035,12 +907,8 @@ std::int64_t ref_nearest(double x, NearestRounding r, std::int64_t in) {
     case NearestRounding::kRoundPreferCeil:
       v = (x - std::floor(x) == 0.5) ? std::ceil(x) : std::round(x);
       break;
-    case NearestRounding::kFloor:
-      v = std::floor(x);
-      break;
-    case NearestRounding::kCeil:
-      v = std::ceil(x);
-      break;
+    case NearestRounding::kFloor: v = std::floor(x); break;
+    case NearestRounding::kCeil: v = std::ceil(x); break;
   }
   return std::clamp<std::int64_t>(static_cast<std::int64_t>(v), 0, in - 1);
 }
@@ -1064,9 +932,8 @@ RefTaps ref_linear(double x, std::int64_t in) {
   return {edge(base), edge(base + 1.0), 1.0 - ratio, ratio};
 }
 
-std::vector<double> reference_resize(const std::vector<float>& x, Shape4 xs,
-                                     Shape4 ys, ResizeMode mode,
-                                     CoordinateTransform t, NearestRounding r,
+std::vector<double> reference_resize(const std::vector<float>& x, Shape4 xs, Shape4 ys,
+                                     ResizeMode mode, CoordinateTransform t, NearestRounding r,
                                      double scale_h, double scale_w) {
   std::vector<double> y(static_cast<std::size_t>(ys.numel()));
   for (std::int64_t p = 0; p < ys.n * ys.c; ++p) {
@@ -1083,10 +950,8 @@ std::vector<double> reference_resize(const std::vector<float>& x, Shape4 xs,
         } else {
           const RefTaps th = ref_linear(ch, xs.h);
           const RefTaps tw = ref_linear(cw, xs.w);
-          v = th.w_lo *
-                  (tw.w_lo * in(th.lo, tw.lo) + tw.w_hi * in(th.lo, tw.hi)) +
-              th.w_hi *
-                  (tw.w_lo * in(th.hi, tw.lo) + tw.w_hi * in(th.hi, tw.hi));
+          v = th.w_lo * (tw.w_lo * in(th.lo, tw.lo) + tw.w_hi * in(th.lo, tw.hi)) +
+              th.w_hi * (tw.w_lo * in(th.hi, tw.lo) + tw.w_hi * in(th.hi, tw.hi));
         }
         y[static_cast<std::size_t>((p * ys.h + oh) * ys.w + ow)] = v;
       }
@@ -1102,46 +967,41 @@ struct ResizeCase {
 
 TEST(ResizeTest, MatchesSpecFormulaForEveryTransformAndRounding) {
   const std::vector<ResizeCase> cases = {
-      {{1, 2, 4, 5}, 8, 10},  // 2x up
-      {{2, 1, 8, 6}, 4, 3},   // 2x down
-      {{1, 3, 3, 5}, 5, 3},   // non-integer scales both ways
-      {{1, 1, 7, 4}, 3, 9},
-      {{1, 2, 5, 1}, 1, 4},  // output length 1, input length 1
+      {{1, 2, 4, 5}, 8, 10},                        // 2x up
+      {{2, 1, 8, 6}, 4, 3},                         // 2x down
+      {{1, 3, 3, 5}, 5, 3},                         // non-integer scales both ways
+      {{1, 1, 7, 4}, 3, 9},  {{1, 2, 5, 1}, 1, 4},  // output length 1, input length 1
       {{1, 1, 1, 1}, 3, 2},
   };
   const CoordinateTransform transforms[] = {
       CoordinateTransform::kHalfPixel, CoordinateTransform::kPytorchHalfPixel,
       CoordinateTransform::kAlignCorners, CoordinateTransform::kAsymmetric,
       CoordinateTransform::kTfHalfPixelForNn};
-  const NearestRounding roundings[] = {
-      NearestRounding::kRoundPreferFloor, NearestRounding::kRoundPreferCeil,
-      NearestRounding::kFloor, NearestRounding::kCeil};
+  const NearestRounding roundings[] = {NearestRounding::kRoundPreferFloor,
+                                       NearestRounding::kRoundPreferCeil, NearestRounding::kFloor,
+                                       NearestRounding::kCeil};
   for (std::size_t c = 0; c < cases.size(); ++c) {
     const ResizeCase& rc = cases[c];
     const Shape4 ys{rc.x.n, rc.x.c, rc.out_h, rc.out_w};
-    const auto x = testing::random_floats(
-        static_cast<std::size_t>(rc.x.numel()), static_cast<std::uint32_t>(c));
+    const auto x = testing::random_floats(static_cast<std::size_t>(rc.x.numel()),
+                                          static_cast<std::uint32_t>(c));
     const double sh = double(ys.h) / double(rc.x.h);
     const double sw = double(ys.w) / double(rc.x.w);
     std::vector<float> y(static_cast<std::size_t>(ys.numel()));
     for (CoordinateTransform t : transforms) {
-      SCOPED_TRACE(::testing::Message()
-                   << "case " << c << " transform " << static_cast<int>(t));
-      const auto linear = reference_resize(x, rc.x, ys, ResizeMode::kLinear, t,
-                                           NearestRounding::kFloor, sh, sw);
-      ASSERT_EQ(resize(x.data(), rc.x, ys, ResizeMode::kLinear, t,
-                       NearestRounding::kFloor, nullptr, y.data()),
+      SCOPED_TRACE(::testing::Message() << "case " << c << " transform " << static_cast<int>(t));
+      const auto linear =
+          reference_resize(x, rc.x, ys, ResizeMode::kLinear, t, NearestRounding::kFloor, sh, sw);
+      ASSERT_EQ(resize(x.data(), rc.x, ys, ResizeMode::kLinear, t, NearestRounding::kFloor, nullptr,
+                       y.data()),
                 Error::kOk);
       // Four float products of |x| <= 1 with weights summing to 1, and the
       // weights themselves rounded to float: a few ulp of 1.
-      for (std::size_t i = 0; i < y.size(); ++i)
-        ASSERT_NEAR(y[i], linear[i], 1e-6) << "at " << i;
+      for (std::size_t i = 0; i < y.size(); ++i) ASSERT_NEAR(y[i], linear[i], 1e-6) << "at " << i;
       for (NearestRounding r : roundings) {
         SCOPED_TRACE(static_cast<int>(r));
-        const auto nearest =
-            reference_resize(x, rc.x, ys, ResizeMode::kNearest, t, r, sh, sw);
-        ASSERT_EQ(resize(x.data(), rc.x, ys, ResizeMode::kNearest, t, r,
-                         nullptr, y.data()),
+        const auto nearest = reference_resize(x, rc.x, ys, ResizeMode::kNearest, t, r, sh, sw);
+        ASSERT_EQ(resize(x.data(), rc.x, ys, ResizeMode::kNearest, t, r, nullptr, y.data()),
                   Error::kOk);
         for (std::size_t i = 0; i < y.size(); ++i)
           ASSERT_EQ(double{y[i]}, nearest[i]) << "at " << i;
@@ -1158,18 +1018,16 @@ TEST(ResizeTest, ExplicitScalesChangeTheCoordinates) {
   const float scales[] = {2.6f, 1.7f};
   const auto x = testing::random_floats(20, 3);
   std::vector<float> y(80);
-  ASSERT_EQ(resize(x.data(), xs, ys, ResizeMode::kLinear,
-                   CoordinateTransform::kHalfPixel,
+  ASSERT_EQ(resize(x.data(), xs, ys, ResizeMode::kLinear, CoordinateTransform::kHalfPixel,
                    NearestRounding::kRoundPreferFloor, scales, y.data()),
             Error::kOk);
-  const auto want = reference_resize(
-      x, xs, ys, ResizeMode::kLinear, CoordinateTransform::kHalfPixel,
-      NearestRounding::kRoundPreferFloor, double{scales[0]}, double{scales[1]});
-  for (std::size_t i = 0; i < y.size(); ++i)
-    ASSERT_NEAR(y[i], want[i], 1e-6) << "at " << i;
-  const auto by_size = reference_resize(
-      x, xs, ys, ResizeMode::kLinear, CoordinateTransform::kHalfPixel,
-      NearestRounding::kRoundPreferFloor, 2.5, 1.6);
+  const auto want =
+      reference_resize(x, xs, ys, ResizeMode::kLinear, CoordinateTransform::kHalfPixel,
+                       NearestRounding::kRoundPreferFloor, double{scales[0]}, double{scales[1]});
+  for (std::size_t i = 0; i < y.size(); ++i) ASSERT_NEAR(y[i], want[i], 1e-6) << "at " << i;
+  const auto by_size =
+      reference_resize(x, xs, ys, ResizeMode::kLinear, CoordinateTransform::kHalfPixel,
+                       NearestRounding::kRoundPreferFloor, 2.5, 1.6);
   double largest = 0.0;
   for (std::size_t i = 0; i < y.size(); ++i)
     largest = std::max(largest, std::abs(y[i] - by_size[i]));
@@ -1184,8 +1042,8 @@ TEST(ResizeTest, OnnxNodeTestVectors) {
     const float scales[] = {2.0f, 3.0f};
     std::vector<float> y(24);
     ASSERT_EQ(resize(x.data(), xs, Shape4{1, 1, 4, 6}, ResizeMode::kNearest,
-                     CoordinateTransform::kHalfPixel,
-                     NearestRounding::kRoundPreferFloor, scales, y.data()),
+                     CoordinateTransform::kHalfPixel, NearestRounding::kRoundPreferFloor, scales,
+                     y.data()),
               Error::kOk);
     EXPECT_EQ(y, (std::vector<float>{1, 1, 1, 2, 2, 2, 1, 1, 1, 2, 2, 2,
                                      3, 3, 3, 4, 4, 4, 3, 3, 3, 4, 4, 4}));
@@ -1194,20 +1052,19 @@ TEST(ResizeTest, OnnxNodeTestVectors) {
     const float scales[] = {2.0f, 2.0f};
     std::vector<float> y(16);
     ASSERT_EQ(resize(x.data(), xs, Shape4{1, 1, 4, 4}, ResizeMode::kLinear,
-                     CoordinateTransform::kHalfPixel,
-                     NearestRounding::kRoundPreferFloor, scales, y.data()),
+                     CoordinateTransform::kHalfPixel, NearestRounding::kRoundPreferFloor, scales,
+                     y.data()),
               Error::kOk);
-    EXPECT_EQ(
-        y, (std::vector<float>{1, 1.25f, 1.75f, 2, 1.5f, 1.75f, 2.25f, 2.5f,
-                               2.5f, 2.75f, 3.25f, 3.5f, 3, 3.25f, 3.75f, 4}));
+    EXPECT_EQ(y, (std::vector<float>{1, 1.25f, 1.75f, 2, 1.5f, 1.75f, 2.25f, 2.5f, 2.5f, 2.75f,
+                                     3.25f, 3.5f, 3, 3.25f, 3.75f, 4}));
   }
   {  // test_resize_downsample_scales_linear: scales 0.6 x 0.6
     const std::vector<float> x8 = {1, 2, 3, 4, 5, 6, 7, 8};
     const float scales[] = {0.6f, 0.6f};
     std::vector<float> y(2);
-    ASSERT_EQ(resize(x8.data(), Shape4{1, 1, 2, 4}, Shape4{1, 1, 1, 2},
-                     ResizeMode::kLinear, CoordinateTransform::kHalfPixel,
-                     NearestRounding::kRoundPreferFloor, scales, y.data()),
+    ASSERT_EQ(resize(x8.data(), Shape4{1, 1, 2, 4}, Shape4{1, 1, 1, 2}, ResizeMode::kLinear,
+                     CoordinateTransform::kHalfPixel, NearestRounding::kRoundPreferFloor, scales,
+                     y.data()),
               Error::kOk);
     EXPECT_NEAR(y[0], 2.6666665f, 1e-6);
     EXPECT_NEAR(y[1], 4.3333331f, 1e-6);
@@ -1219,14 +1076,12 @@ TEST(ResizeTest, RejectsBadArguments) {
   float out[64] = {};
   const Shape4 xs{1, 1, 2, 2};
   auto run = [&](Shape4 x_shape, Shape4 y_shape, const float* scales) {
-    return resize(buf, x_shape, y_shape, ResizeMode::kLinear,
-                  CoordinateTransform::kHalfPixel,
+    return resize(buf, x_shape, y_shape, ResizeMode::kLinear, CoordinateTransform::kHalfPixel,
                   NearestRounding::kRoundPreferFloor, scales, out);
   };
   EXPECT_EQ(run(xs, Shape4{1, 2, 4, 4}, nullptr), Error::kInvalidArgument);
   EXPECT_EQ(run(xs, Shape4{2, 1, 4, 4}, nullptr), Error::kInvalidArgument);
-  EXPECT_EQ(run(Shape4{1, 1, 0, 2}, Shape4{1, 1, 2, 2}, nullptr),
-            Error::kInvalidArgument);
+  EXPECT_EQ(run(Shape4{1, 1, 0, 2}, Shape4{1, 1, 2, 2}, nullptr), Error::kInvalidArgument);
   EXPECT_EQ(run(Shape4{1, 1, 0, 2}, Shape4{1, 1, 0, 2}, nullptr), Error::kOk);
   EXPECT_EQ(run(xs, Shape4{1, 1, -4, 4}, nullptr), Error::kInvalidArgument);
   const float zero[] = {0.0f, 1.0f};
@@ -1239,12 +1094,10 @@ TEST(ResizeTest, RejectsBadArguments) {
   // Extreme but valid scales must not overflow the index arithmetic.
   EXPECT_EQ(run(xs, Shape4{1, 1, 4, 4}, tiny), Error::kOk);
   EXPECT_EQ(resize(nullptr, xs, Shape4{1, 1, 4, 4}, ResizeMode::kNearest,
-                   CoordinateTransform::kAsymmetric, NearestRounding::kFloor,
-                   nullptr, buf),
+                   CoordinateTransform::kAsymmetric, NearestRounding::kFloor, nullptr, buf),
             Error::kInvalidArgument);
   EXPECT_EQ(resize(buf, xs, Shape4{1, 1, 4, 4}, static_cast<ResizeMode>(5),
-                   CoordinateTransform::kAsymmetric, NearestRounding::kFloor,
-                   nullptr, buf),
+                   CoordinateTransform::kAsymmetric, NearestRounding::kFloor, nullptr, buf),
             Error::kInvalidArgument);
 }
 

@@ -41,8 +41,8 @@ bool matches(float got, double want, double tol) {
 // then the special values every op must get right.
 std::vector<float> unary_inputs() {
   std::vector<float> x = testing::random_floats(997, 11, -8.0f, 8.0f);
-  for (float v : {0.0f, -0.0f, 0.5f, -0.5f, 1.5f, 2.5f, -2.5f, 1e-30f, 30.0f,
-                  -30.0f, 1e30f, -1e30f, kInf, -kInf, kNan})
+  for (float v : {0.0f, -0.0f, 0.5f, -0.5f, 1.5f, 2.5f, -2.5f, 1e-30f, 30.0f, -30.0f, 1e30f, -1e30f,
+                  kInf, -kInf, kNan})
     x.push_back(v);
   return x;
 }
@@ -53,21 +53,17 @@ using UnaryFn = Error (*)(const float*, float*, std::int64_t);
 // then checks every element against `ref` (in double) within
 // ulps(x) * |ref| + 1e-37.
 template <typename Ref, typename Ulps>
-void check_unary(UnaryFn fn, const std::vector<float>& x, Ref ref,
-                 Ulps ulps) {
+void check_unary(UnaryFn fn, const std::vector<float>& x, Ref ref, Ulps ulps) {
   const auto n = static_cast<std::int64_t>(x.size());
   std::vector<float> y(x.size(), 12345.0f);
   ASSERT_EQ(fn(x.data(), y.data(), n), Error::kOk);
   std::vector<float> in_place = x;
   ASSERT_EQ(fn(in_place.data(), in_place.data(), n), Error::kOk);
-  ASSERT_EQ(std::memcmp(y.data(), in_place.data(), y.size() * sizeof(float)),
-            0);
+  ASSERT_EQ(std::memcmp(y.data(), in_place.data(), y.size() * sizeof(float)), 0);
   for (std::size_t i = 0; i < x.size(); ++i) {
     const double want = ref(static_cast<double>(x[i]));
     // (A zero want skips ulps(x), which is inf * 0 for infinite x.)
-    const double tol =
-        (want == 0 ? 0.0 : ulps(static_cast<double>(x[i])) * std::abs(want)) +
-        1e-37;
+    const double tol = (want == 0 ? 0.0 : ulps(static_cast<double>(x[i])) * std::abs(want)) + 1e-37;
     ASSERT_TRUE(matches(y[i], want, tol))
         << "x = " << x[i] << ": got " << y[i] << ", want " << want;
   }
@@ -82,9 +78,9 @@ void check_unary(UnaryFn fn, const std::vector<float>& x, Ref ref) {
 // a float op must return (double has over 2 * 24 + 2 bits).
 template <typename Ref>
 void check_exact(UnaryFn fn, const std::vector<float>& x, Ref ref) {
-  check_unary(fn, x, [&](double v) {
-    return static_cast<double>(static_cast<float>(ref(v)));
-  }, [](double) { return 0.0; });
+  check_unary(
+      fn, x, [&](double v) { return static_cast<double>(static_cast<float>(ref(v))); },
+      [](double) { return 0.0; });
 }
 
 TEST(UnaryExtTest, ExactOpsMatchDefinition) {
@@ -111,9 +107,7 @@ TEST(UnaryExtTest, ExactOpsMatchDefinition) {
   const auto n = static_cast<std::int64_t>(x.size());
   ASSERT_EQ(leaky_relu(x.data(), y.data(), n, 0.01f), Error::kOk);
   for (std::size_t i = 0; i < x.size(); ++i)
-    ASSERT_TRUE(matches(y[i], x[i] >= 0 || std::isnan(x[i]) ? x[i]
-                                                            : 0.01f * x[i], 0))
-        << x[i];
+    ASSERT_TRUE(matches(y[i], x[i] >= 0 || std::isnan(x[i]) ? x[i] : 0.01f * x[i], 0)) << x[i];
 }
 
 TEST(UnaryExtTest, RoundAndSignEdgeCases) {
@@ -141,9 +135,7 @@ TEST(UnaryExtTest, TranscendentalsMatchDoubleReference) {
   check_unary(kernels::log, x, [](double v) { return std::log(v); });
   // Beyond 40, log(1 + e^x) is x to double precision (and exp(x) would
   // overflow for the largest inputs).
-  check_unary(kernels::softplus, x, [](double v) {
-    return v > 40 ? v : std::log1p(std::exp(v));
-  });
+  check_unary(kernels::softplus, x, [](double v) { return v > 40 ? v : std::log1p(std::exp(v)); });
   check_unary(kernels::softsign, x, [](double v) {
     return std::isinf(v) ? (v > 0 ? 1.0 : -1.0) : v / (1.0 + std::abs(v));
   });
@@ -152,19 +144,24 @@ TEST(UnaryExtTest, TranscendentalsMatchDoubleReference) {
   const auto gelu_ulps = [](double v) { return kUlps * (1.0 + v * v); };
   // For negative x, 1 + erf and 1 + tanh cancel even in double, so the
   // references switch to erfc and 1 + tanh(u) = 2 e^2u / (1 + e^2u) there.
-  check_unary(gelu_erf, x, [](double v) {
-    if (v == -INFINITY) return 0.0;
-    const double z = v / std::sqrt(2.0);
-    return 0.5 * v * (v < 0 ? std::erfc(-z) : 1.0 + std::erf(z));
-  }, gelu_ulps);
-  check_unary(gelu_tanh, x, [](double v) {
-    if (v == -INFINITY) return 0.0;
-    const double u =
-        std::sqrt(2.0 / std::numbers::pi) * (v + 0.044715 * v * v * v);
-    if (u >= 0) return 0.5 * v * (1.0 + std::tanh(u));
-    const double e = std::exp(2 * u);
-    return 0.5 * v * (2 * e / (1 + e));
-  }, gelu_ulps);
+  check_unary(
+      gelu_erf, x,
+      [](double v) {
+        if (v == -INFINITY) return 0.0;
+        const double z = v / std::sqrt(2.0);
+        return 0.5 * v * (v < 0 ? std::erfc(-z) : 1.0 + std::erf(z));
+      },
+      gelu_ulps);
+  check_unary(
+      gelu_tanh, x,
+      [](double v) {
+        if (v == -INFINITY) return 0.0;
+        const double u = std::sqrt(2.0 / std::numbers::pi) * (v + 0.044715 * v * v * v);
+        if (u >= 0) return 0.5 * v * (1.0 + std::tanh(u));
+        const double e = std::exp(2 * u);
+        return 0.5 * v * (2 * e / (1 + e));
+      },
+      gelu_ulps);
 }
 
 TEST(UnaryExtTest, ParametrisedActivations) {
@@ -173,13 +170,11 @@ TEST(UnaryExtTest, ParametrisedActivations) {
   std::vector<float> y(x.size());
   const double alpha = 1.67326319217681884765625;
   const double gamma = 1.05070102214813232421875;
-  ASSERT_EQ(selu(x.data(), y.data(), n, static_cast<float>(alpha),
-                 static_cast<float>(gamma)),
+  ASSERT_EQ(selu(x.data(), y.data(), n, static_cast<float>(alpha), static_cast<float>(gamma)),
             Error::kOk);
   for (std::size_t i = 0; i < x.size(); ++i) {
     const double v = x[i];
-    const double want =
-        v > 0 ? gamma * v : gamma * (alpha * std::exp(v) - alpha);
+    const double want = v > 0 ? gamma * v : gamma * (alpha * std::exp(v) - alpha);
     ASSERT_TRUE(matches(y[i], want, kUlps * std::abs(want) + 1e-37)) << v;
   }
   ASSERT_EQ(elu(x.data(), y.data(), n, 0.5f), Error::kOk);
@@ -226,11 +221,10 @@ TEST(UnaryExtTest, LogicalNot) {
 }
 
 TEST(UnaryExtTest, RejectsBadArguments) {
-  const UnaryFn fns[] = {
-      kernels::erf,   kernels::tanh,     kernels::exp,      kernels::log,
-      kernels::neg,   kernels::abs,      kernels::sqrt,     kernels::reciprocal,
-      kernels::sign,  kernels::floor,    kernels::ceil,     kernels::round,
-      softplus,       softsign,          gelu_erf,          gelu_tanh};
+  const UnaryFn fns[] = {kernels::erf,  kernels::tanh,  kernels::exp,  kernels::log,
+                         kernels::neg,  kernels::abs,   kernels::sqrt, kernels::reciprocal,
+                         kernels::sign, kernels::floor, kernels::ceil, kernels::round,
+                         softplus,      softsign,       gelu_erf,      gelu_tanh};
   float v[2] = {};
   for (UnaryFn fn : fns) {
     EXPECT_EQ(fn(nullptr, v, 2), Error::kInvalidArgument);
@@ -273,9 +267,8 @@ std::vector<float> float_sweep(float lo, float hi, std::int64_t stride) {
 }
 
 std::vector<float> with_specials(std::vector<float> x) {
-  for (float v : {0.0f, -0.0f, 1e-45f, -1e-45f, FLT_MIN, -FLT_MIN, 1e-30f,
-                  -1e-30f, 1.0f, -1.0f, 1e30f, -1e30f, FLT_MAX, -FLT_MAX, kInf,
-                  -kInf, kNan})
+  for (float v : {0.0f, -0.0f, 1e-45f, -1e-45f, FLT_MIN, -FLT_MIN, 1e-30f, -1e-30f, 1.0f, -1.0f,
+                  1e30f, -1e30f, FLT_MAX, -FLT_MAX, kInf, -kInf, kNan})
     x.push_back(v);
   return x;
 }
@@ -292,25 +285,21 @@ std::vector<float> apply_each(ScalarFn fn, const std::vector<float>& x) {
 // and a reference past FLT_MAX (or infinite) only the infinity that float
 // rounds it to.
 template <typename Ref, typename Tol>
-void check_sweep(const std::vector<float>& x, const std::vector<float>& y,
-                 Ref ref, Tol tol) {
+void check_sweep(const std::vector<float>& x, const std::vector<float>& y, Ref ref, Tol tol) {
   ASSERT_EQ(x.size(), y.size());
   for (std::size_t i = 0; i < x.size(); ++i) {
     double want = ref(static_cast<double>(x[i]));
     if (std::isinf(static_cast<float>(want))) want = static_cast<float>(want);
     ASSERT_TRUE(matches(y[i], want, tol(static_cast<double>(x[i]), want)))
-        << std::hexfloat << "x = " << x[i] << ": got " << y[i] << ", want "
-        << want;
+        << std::hexfloat << "x = " << x[i] << ": got " << y[i] << ", want " << want;
   }
 }
 
 // Runs a kernel on x and checks it like check_sweep.
 template <typename Ref, typename Tol>
-void check_kernel_sweep(UnaryFn fn, const std::vector<float>& x, Ref ref,
-                        Tol tol) {
+void check_kernel_sweep(UnaryFn fn, const std::vector<float>& x, Ref ref, Tol tol) {
   std::vector<float> y(x.size());
-  ASSERT_EQ(fn(x.data(), y.data(), static_cast<std::int64_t>(x.size())),
-            Error::kOk);
+  ASSERT_EQ(fn(x.data(), y.data(), static_cast<std::int64_t>(x.size())), Error::kOk);
   check_sweep(x, y, ref, tol);
 }
 
@@ -320,9 +309,7 @@ constexpr std::int64_t kSparse = 9973;
 TEST(FastMathTest, ExpWithinTwoTenthsOfAMillionth) {
   // Relative 2e-7 (measured 8.3e-8) down to FLT_MIN; below it exp flushes
   // to 0, within FLT_MIN of the subnormal e^x.
-  const auto tol = [](double, double want) {
-    return want >= FLT_MIN ? 2e-7 * want : FLT_MIN;
-  };
+  const auto tol = [](double, double want) { return want >= FLT_MIN ? 2e-7 * want : FLT_MIN; };
   const auto ref = [](double v) { return std::exp(v); };
   const auto x = with_specials(float_sweep(-kInf, kInf, kSparse));
   check_sweep(x, apply_each(fast_math::exp, x), ref, tol);
@@ -347,14 +334,11 @@ TEST(FastMathTest, ExpWithinTwoTenthsOfAMillionth) {
 
 TEST(FastMathTest, ExpNonpositiveAsAccurateAsExp) {
   // As exp (measured 8.2e-8).
-  const auto tol = [](double, double want) {
-    return want >= FLT_MIN ? 2e-7 * want : FLT_MIN;
-  };
+  const auto tol = [](double, double want) { return want >= FLT_MIN ? 2e-7 * want : FLT_MIN; };
   const auto ref = [](double v) { return std::exp(v); };
   auto x = float_sweep(-kInf, 0.0f, kSparse);
-  for (float v : {-0.0f, -1e-45f, -FLT_MIN, -1e-30f, -87.0f, -0x1.5d589ep+6f,
-                  -0x1.5d58a0p+6f, -88.5f, -103.9f, -104.0f, -1e30f, -FLT_MAX,
-                  kNan})
+  for (float v : {-0.0f, -1e-45f, -FLT_MIN, -1e-30f, -87.0f, -0x1.5d589ep+6f, -0x1.5d58a0p+6f,
+                  -88.5f, -103.9f, -104.0f, -1e30f, -FLT_MAX, kNan})
     x.push_back(v);
   check_sweep(x, apply_each(fast_math::exp_nonpositive, x), ref, tol);
   const auto dense = float_sweep(-4.0f, -0.5f, 97);
@@ -368,9 +352,7 @@ TEST(FastMathTest, ErfWithinHalfAMillionth) {
   // Relative 4.5e-7 (measured 3.8e-7), so absolute 4.5e-7 too (|erf| <= 1),
   // well inside the 1e-6 asked of it; subnormal results are off by a few
   // of their ulp.
-  const auto tol = [](double, double want) {
-    return 4.5e-7 * std::abs(want) + 1e-44;
-  };
+  const auto tol = [](double, double want) { return 4.5e-7 * std::abs(want) + 1e-44; };
   const auto ref = [](double v) { return std::erf(v); };
   const auto x = with_specials(float_sweep(-kInf, kInf, kSparse));
   check_sweep(x, apply_each(fast_math::erf, x), ref, tol);
@@ -412,9 +394,7 @@ TEST(FastMathTest, ErfcKeepsRelativePrecisionInTheTail) {
 TEST(FastMathTest, TanhWithinHalfAMillionth) {
   // Relative 4.5e-7 (measured 3.4e-7), inside the 1e-6 absolute asked of
   // it.
-  const auto tol = [](double, double want) {
-    return 4.5e-7 * std::abs(want) + 1e-44;
-  };
+  const auto tol = [](double, double want) { return 4.5e-7 * std::abs(want) + 1e-44; };
   const auto ref = [](double v) { return std::tanh(v); };
   const auto x = with_specials(float_sweep(-kInf, kInf, kSparse));
   check_sweep(x, apply_each(fast_math::tanh, x), ref, tol);
@@ -449,19 +429,24 @@ TEST(UnaryExtTest, GelusMatchDoubleReferenceOnSweep) {
   const auto tol = [](double v, double want) {
     return (want == 0 ? 0.0 : kUlps * (1.0 + v * v) * std::abs(want)) + 1e-37;
   };
-  check_kernel_sweep(gelu_erf, x, [](double v) {
-    if (v == -INFINITY) return 0.0;
-    const double z = v / std::sqrt(2.0);
-    return 0.5 * v * (v < 0 ? std::erfc(-z) : 1.0 + std::erf(z));
-  }, tol);
-  check_kernel_sweep(gelu_tanh, x, [](double v) {
-    if (v == -INFINITY) return 0.0;
-    const double u =
-        std::sqrt(2.0 / std::numbers::pi) * (v + 0.044715 * v * v * v);
-    if (u >= 0) return 0.5 * v * (1.0 + std::tanh(u));
-    const double e = std::exp(2 * u);
-    return 0.5 * v * (2 * e / (1 + e));
-  }, tol);
+  check_kernel_sweep(
+      gelu_erf, x,
+      [](double v) {
+        if (v == -INFINITY) return 0.0;
+        const double z = v / std::sqrt(2.0);
+        return 0.5 * v * (v < 0 ? std::erfc(-z) : 1.0 + std::erf(z));
+      },
+      tol);
+  check_kernel_sweep(
+      gelu_tanh, x,
+      [](double v) {
+        if (v == -INFINITY) return 0.0;
+        const double u = std::sqrt(2.0 / std::numbers::pi) * (v + 0.044715 * v * v * v);
+        if (u >= 0) return 0.5 * v * (1.0 + std::tanh(u));
+        const double e = std::exp(2 * u);
+        return 0.5 * v * (2 * e / (1 + e));
+      },
+      tol);
 }
 
 // ---------------------------------------------------------------------------
@@ -521,8 +506,7 @@ const BinaryCase kBinaryCases[] = {
 // Random values in [-4, 4) with zeros, infinities and NaNs sprinkled in at
 // positions that differ between the two inputs.
 std::vector<float> float_operand(const Shape& s, std::uint32_t seed) {
-  auto v = testing::random_floats(static_cast<std::size_t>(numel(s)), seed,
-                                  -4.0f, 4.0f);
+  auto v = testing::random_floats(static_cast<std::size_t>(numel(s)), seed, -4.0f, 4.0f);
   for (std::size_t i = 0; i < v.size(); ++i) {
     const std::size_t k = (i + seed) % 23;
     if (k == 3) v[i] = 0.0f;
@@ -568,17 +552,15 @@ FloatRef float_reference(ElementwiseOp op, double a, double b) {
       // One float rounding of r + b at most.
       return {python_mod(a, b), std::abs(b) * testing::kUnitRoundoff};
     case ElementwiseOp::kFmod: return {std::fmod(a, b), 0};
-    case ElementwiseOp::kPrelu:
-      return {(a >= 0 || std::isnan(a)) ? a : a * b, 0};
+    case ElementwiseOp::kPrelu: return {(a >= 0 || std::isnan(a)) ? a : a * b, 0};
     default: return {NAN, 0};
   }
 }
 
 constexpr ElementwiseOp kFloatOps[] = {
-    ElementwiseOp::kAdd, ElementwiseOp::kSub, ElementwiseOp::kMul,
-    ElementwiseOp::kDiv, ElementwiseOp::kPow, ElementwiseOp::kMin,
-    ElementwiseOp::kMax, ElementwiseOp::kMod, ElementwiseOp::kFmod,
-    ElementwiseOp::kPrelu};
+    ElementwiseOp::kAdd,  ElementwiseOp::kSub,  ElementwiseOp::kMul, ElementwiseOp::kDiv,
+    ElementwiseOp::kPow,  ElementwiseOp::kMin,  ElementwiseOp::kMax, ElementwiseOp::kMod,
+    ElementwiseOp::kFmod, ElementwiseOp::kPrelu};
 
 TEST(BinaryExtTest, FloatOpsBroadcastLikeNumpy) {
   for (const BinaryCase& c : kBinaryCases) {
@@ -587,12 +569,10 @@ TEST(BinaryExtTest, FloatOpsBroadcastLikeNumpy) {
     const auto a_off = broadcast_offsets(c.out, c.a);
     const auto b_off = broadcast_offsets(c.out, c.b);
     for (ElementwiseOp op : kFloatOps) {
-      SCOPED_TRACE(::testing::Message()
-                   << "op " << static_cast<int>(op) << " shapes "
-                   << c.a.size() << "," << c.b.size());
+      SCOPED_TRACE(::testing::Message() << "op " << static_cast<int>(op) << " shapes " << c.a.size()
+                                        << "," << c.b.size());
       std::vector<float> out(static_cast<std::size_t>(numel(c.out)), 777.0f);
-      ASSERT_EQ(binary_float(op, a.data(), c.a, b.data(), c.b, out.data()),
-                Error::kOk);
+      ASSERT_EQ(binary_float(op, a.data(), c.a, b.data(), c.b, out.data()), Error::kOk);
       for (std::size_t i = 0; i < out.size(); ++i) {
         const double x = a[a_off[i]];
         const double y = b[b_off[i]];
@@ -600,8 +580,7 @@ TEST(BinaryExtTest, FloatOpsBroadcastLikeNumpy) {
         // Exact ops: the double result rounded once to float.
         if (ref.tol == 0) ref.value = static_cast<float>(ref.value);
         ASSERT_TRUE(matches(out[i], ref.value, ref.tol))
-            << "a = " << x << ", b = " << y << ": got " << out[i]
-            << ", want " << ref.value;
+            << "a = " << x << ", b = " << y << ": got " << out[i] << ", want " << ref.value;
       }
     }
   }
@@ -624,8 +603,7 @@ TEST(BinaryExtTest, FloatSpecialValues) {
   const float m[] = {1.0f, kNan, kNan, 2.0f};
   for (ElementwiseOp op : {ElementwiseOp::kMin, ElementwiseOp::kMax}) {
     ASSERT_EQ(binary_float(op, n, s, m, s, out), Error::kOk);
-    EXPECT_TRUE(std::isnan(out[0]) && std::isnan(out[1]) &&
-                std::isnan(out[2]));
+    EXPECT_TRUE(std::isnan(out[0]) && std::isnan(out[1]) && std::isnan(out[2]));
     EXPECT_EQ(out[3], op == ElementwiseOp::kMin ? -1.0f : 2.0f);
   }
 }
@@ -648,12 +626,9 @@ std::vector<std::int64_t> int_operand(const Shape& s, std::uint32_t seed) {
 }
 
 // Reference in 128-bit arithmetic; `ok` false where the op is undefined.
-std::int64_t int_reference(ElementwiseOp op, std::int64_t x, std::int64_t y,
-                           bool* ok) {
+std::int64_t int_reference(ElementwiseOp op, std::int64_t x, std::int64_t y, bool* ok) {
   __extension__ typedef __int128 W;  // exact for every int64 op here
-  const auto wrap = [](W v) {
-    return static_cast<std::int64_t>(static_cast<std::uint64_t>(v));
-  };
+  const auto wrap = [](W v) { return static_cast<std::int64_t>(static_cast<std::uint64_t>(v)); };
   *ok = true;
   switch (op) {
     case ElementwiseOp::kAdd: return wrap(W{x} + y);
@@ -679,10 +654,9 @@ std::int64_t int_reference(ElementwiseOp op, std::int64_t x, std::int64_t y,
 }
 
 TEST(BinaryExtTest, Int64OpsBroadcastAndWrap) {
-  const ElementwiseOp ops[] = {
-      ElementwiseOp::kAdd, ElementwiseOp::kSub, ElementwiseOp::kMul,
-      ElementwiseOp::kDiv, ElementwiseOp::kMin, ElementwiseOp::kMax,
-      ElementwiseOp::kMod, ElementwiseOp::kFmod};
+  const ElementwiseOp ops[] = {ElementwiseOp::kAdd, ElementwiseOp::kSub, ElementwiseOp::kMul,
+                               ElementwiseOp::kDiv, ElementwiseOp::kMin, ElementwiseOp::kMax,
+                               ElementwiseOp::kMod, ElementwiseOp::kFmod};
   for (const BinaryCase& c : kBinaryCases) {
     const auto a = int_operand(c.a, 3);
     const auto b = int_operand(c.b, 4);
@@ -690,15 +664,12 @@ TEST(BinaryExtTest, Int64OpsBroadcastAndWrap) {
     const auto b_off = broadcast_offsets(c.out, c.b);
     for (ElementwiseOp op : ops) {
       SCOPED_TRACE(::testing::Message() << "op " << static_cast<int>(op));
-      std::vector<std::int64_t> out(static_cast<std::size_t>(numel(c.out)),
-                                    12345);
-      const Error e =
-          binary_int64(op, a.data(), c.a, b.data(), c.b, out.data());
+      std::vector<std::int64_t> out(static_cast<std::size_t>(numel(c.out)), 12345);
+      const Error e = binary_int64(op, a.data(), c.a, b.data(), c.b, out.data());
       bool all_ok = true;
       for (std::size_t i = 0; i < out.size(); ++i) {
         bool ok = true;
-        const std::int64_t want =
-            int_reference(op, a[a_off[i]], b[b_off[i]], &ok);
+        const std::int64_t want = int_reference(op, a[a_off[i]], b[b_off[i]], &ok);
         all_ok = all_ok && ok;
         ASSERT_EQ(out[i], want) << a[a_off[i]] << ", " << b[b_off[i]];
       }
@@ -713,22 +684,15 @@ TEST(BinaryExtTest, Int64UndefinedElementsAreZeroAndReported) {
   const std::int64_t b[] = {0, -1, -1, 2};
   const std::int64_t one[] = {1};
   std::int64_t out[4];
-  EXPECT_EQ(binary_int64(ElementwiseOp::kDiv, a, s, b, s, out),
-            Error::kInvalidArgument);
+  EXPECT_EQ(binary_int64(ElementwiseOp::kDiv, a, s, b, s, out), Error::kInvalidArgument);
   EXPECT_EQ(out[0], 0);
   EXPECT_EQ(out[1], 0);
   EXPECT_EQ(out[3], -3);  // truncation toward zero
-  EXPECT_EQ(binary_int64(ElementwiseOp::kMod, a + 1, one, b + 1, one,
-                         out),
-            Error::kOk);
+  EXPECT_EQ(binary_int64(ElementwiseOp::kMod, a + 1, one, b + 1, one, out), Error::kOk);
   EXPECT_EQ(out[0], 0);  // INT64_MIN mod -1
-  EXPECT_EQ(binary_int64(ElementwiseOp::kMod, a + 3, one, b + 3, one,
-                         out),
-            Error::kOk);
+  EXPECT_EQ(binary_int64(ElementwiseOp::kMod, a + 3, one, b + 3, one, out), Error::kOk);
   EXPECT_EQ(out[0], 1);  // -7 mod 2 takes the divisor's sign
-  EXPECT_EQ(binary_int64(ElementwiseOp::kFmod, a + 3, one, b + 3, one,
-                         out),
-            Error::kOk);
+  EXPECT_EQ(binary_int64(ElementwiseOp::kFmod, a + 3, one, b + 3, one, out), Error::kOk);
   EXPECT_EQ(out[0], -1);
 }
 
@@ -744,9 +708,9 @@ bool compare_reference(ElementwiseOp op, T x, T y) {
   }
 }
 
-constexpr ElementwiseOp kCompareOps[] = {
-    ElementwiseOp::kEqual, ElementwiseOp::kLess, ElementwiseOp::kGreater,
-    ElementwiseOp::kLessOrEqual, ElementwiseOp::kGreaterOrEqual};
+constexpr ElementwiseOp kCompareOps[] = {ElementwiseOp::kEqual, ElementwiseOp::kLess,
+                                         ElementwiseOp::kGreater, ElementwiseOp::kLessOrEqual,
+                                         ElementwiseOp::kGreaterOrEqual};
 
 TEST(BinaryExtTest, ComparisonsProduceBool) {
   for (const BinaryCase& c : kBinaryCases) {
@@ -761,14 +725,11 @@ TEST(BinaryExtTest, ComparisonsProduceBool) {
     const auto b_off = broadcast_offsets(c.out, c.b);
     for (ElementwiseOp op : kCompareOps) {
       std::vector<std::uint8_t> out(static_cast<std::size_t>(numel(c.out)), 9);
-      ASSERT_EQ(compare_float(op, fa.data(), c.a, fb.data(), c.b, out.data()),
-                Error::kOk);
+      ASSERT_EQ(compare_float(op, fa.data(), c.a, fb.data(), c.b, out.data()), Error::kOk);
       for (std::size_t i = 0; i < out.size(); ++i)
         ASSERT_EQ(out[i], compare_reference(op, fa[a_off[i]], fb[b_off[i]]))
-            << static_cast<int>(op) << ": " << fa[a_off[i]] << ", "
-            << fb[b_off[i]];
-      ASSERT_EQ(compare_int64(op, ia.data(), c.a, ib.data(), c.b, out.data()),
-                Error::kOk);
+            << static_cast<int>(op) << ": " << fa[a_off[i]] << ", " << fb[b_off[i]];
+      ASSERT_EQ(compare_int64(op, ia.data(), c.a, ib.data(), c.b, out.data()), Error::kOk);
       for (std::size_t i = 0; i < out.size(); ++i)
         ASSERT_EQ(out[i], compare_reference(op, ia[a_off[i]], ib[b_off[i]]));
     }
@@ -784,11 +745,9 @@ TEST(BinaryExtTest, LogicalOpsTreatNonzeroAsTrue) {
     for (std::size_t i = 0; i < b.size(); ++i) b[i] = values[(i * 3 + 1) % 5];
     const auto a_off = broadcast_offsets(c.out, c.a);
     const auto b_off = broadcast_offsets(c.out, c.b);
-    for (ElementwiseOp op :
-         {ElementwiseOp::kAnd, ElementwiseOp::kOr, ElementwiseOp::kXor}) {
+    for (ElementwiseOp op : {ElementwiseOp::kAnd, ElementwiseOp::kOr, ElementwiseOp::kXor}) {
       std::vector<std::uint8_t> out(static_cast<std::size_t>(numel(c.out)), 9);
-      ASSERT_EQ(logical(op, a.data(), c.a, b.data(), c.b, out.data()),
-                Error::kOk);
+      ASSERT_EQ(logical(op, a.data(), c.a, b.data(), c.b, out.data()), Error::kOk);
       for (std::size_t i = 0; i < out.size(); ++i) {
         const bool x = a[a_off[i]] != 0;
         const bool y = b[b_off[i]] != 0;
@@ -807,20 +766,14 @@ TEST(BinaryExtTest, OutputMayAliasSameShapeInput) {
   auto a = float_operand(big, 9);
   const auto b = float_operand(row, 10);
   std::vector<float> want(a.size());
-  ASSERT_EQ(binary_float(ElementwiseOp::kSub, a.data(), big, b.data(), row,
-                         want.data()),
+  ASSERT_EQ(binary_float(ElementwiseOp::kSub, a.data(), big, b.data(), row, want.data()),
             Error::kOk);
-  ASSERT_EQ(binary_float(ElementwiseOp::kSub, a.data(), big, b.data(), row,
-                         a.data()),
-            Error::kOk);
+  ASSERT_EQ(binary_float(ElementwiseOp::kSub, a.data(), big, b.data(), row, a.data()), Error::kOk);
   EXPECT_EQ(std::memcmp(a.data(), want.data(), a.size() * sizeof(float)), 0);
   auto c = float_operand(big, 11);
-  ASSERT_EQ(binary_float(ElementwiseOp::kSub, b.data(), row, c.data(), big,
-                         want.data()),
+  ASSERT_EQ(binary_float(ElementwiseOp::kSub, b.data(), row, c.data(), big, want.data()),
             Error::kOk);
-  ASSERT_EQ(binary_float(ElementwiseOp::kSub, b.data(), row, c.data(), big,
-                         c.data()),
-            Error::kOk);
+  ASSERT_EQ(binary_float(ElementwiseOp::kSub, b.data(), row, c.data(), big, c.data()), Error::kOk);
   EXPECT_EQ(std::memcmp(c.data(), want.data(), c.size() * sizeof(float)), 0);
 }
 
@@ -837,35 +790,23 @@ TEST(BinaryExtTest, RejectsBadArguments) {
   std::uint8_t u[16] = {};
   const auto add = ElementwiseOp::kAdd;
   EXPECT_EQ(binary_float(add, f, s23, f, s43, f), Error::kInvalidArgument);
-  EXPECT_EQ(binary_float(add, f, too_deep, f, s23, f),
-            Error::kInvalidArgument);
-  EXPECT_EQ(binary_float(add, f, negative, f, s23, f),
-            Error::kInvalidArgument);
+  EXPECT_EQ(binary_float(add, f, too_deep, f, s23, f), Error::kInvalidArgument);
+  EXPECT_EQ(binary_float(add, f, negative, f, s23, f), Error::kInvalidArgument);
   EXPECT_EQ(binary_float(add, f, huge, f, {}, f), Error::kInvalidArgument);
-  EXPECT_EQ(binary_float(add, f, too_many_bytes, f, {}, f),
-            Error::kInvalidArgument);
-  EXPECT_EQ(binary_float(add, nullptr, empty_but_huge, nullptr, {}, nullptr),
-            Error::kOk);
-  EXPECT_EQ(binary_float(add, nullptr, s23, f, s23, f),
-            Error::kInvalidArgument);
-  EXPECT_EQ(binary_float(add, f, s23, nullptr, s23, f),
-            Error::kInvalidArgument);
-  EXPECT_EQ(binary_float(add, f, s23, f, s23, nullptr),
-            Error::kInvalidArgument);
-  EXPECT_EQ(binary_float(ElementwiseOp::kLess, f, s23, f, s23, f),
-            Error::kInvalidArgument);
+  EXPECT_EQ(binary_float(add, f, too_many_bytes, f, {}, f), Error::kInvalidArgument);
+  EXPECT_EQ(binary_float(add, nullptr, empty_but_huge, nullptr, {}, nullptr), Error::kOk);
+  EXPECT_EQ(binary_float(add, nullptr, s23, f, s23, f), Error::kInvalidArgument);
+  EXPECT_EQ(binary_float(add, f, s23, nullptr, s23, f), Error::kInvalidArgument);
+  EXPECT_EQ(binary_float(add, f, s23, f, s23, nullptr), Error::kInvalidArgument);
+  EXPECT_EQ(binary_float(ElementwiseOp::kLess, f, s23, f, s23, f), Error::kInvalidArgument);
   EXPECT_EQ(binary_float(static_cast<ElementwiseOp>(200), f, s23, f, s23, f),
             Error::kInvalidArgument);
-  EXPECT_EQ(binary_int64(ElementwiseOp::kPow, i, s23, i, s23, i),
-            Error::kInvalidArgument);
+  EXPECT_EQ(binary_int64(ElementwiseOp::kPow, i, s23, i, s23, i), Error::kInvalidArgument);
   EXPECT_EQ(binary_int64(add, i, s23, i, s43, i), Error::kInvalidArgument);
   EXPECT_EQ(compare_float(add, f, s23, f, s23, u), Error::kInvalidArgument);
-  EXPECT_EQ(compare_int64(ElementwiseOp::kEqual, i, s23, nullptr, s23, u),
-            Error::kInvalidArgument);
-  EXPECT_EQ(logical(ElementwiseOp::kMax, u, s23, u, s23, u),
-            Error::kInvalidArgument);
-  EXPECT_EQ(logical(ElementwiseOp::kAnd, u, huge, u, huge, u),
-            Error::kInvalidArgument);
+  EXPECT_EQ(compare_int64(ElementwiseOp::kEqual, i, s23, nullptr, s23, u), Error::kInvalidArgument);
+  EXPECT_EQ(logical(ElementwiseOp::kMax, u, s23, u, s23, u), Error::kInvalidArgument);
+  EXPECT_EQ(logical(ElementwiseOp::kAnd, u, huge, u, huge, u), Error::kInvalidArgument);
 }
 
 // ---------------------------------------------------------------------------
@@ -881,8 +822,7 @@ void check_where(const WhereCase& c) {
   std::mt19937 gen(static_cast<std::uint32_t>(kBytes));
   // uint64 backing keeps every element size aligned.
   const auto bytes_of = [&](const Shape& s) {
-    std::vector<std::uint64_t> v(
-        (static_cast<std::size_t>(numel(s)) * kBytes + 7) / 8 + 1);
+    std::vector<std::uint64_t> v((static_cast<std::size_t>(numel(s)) * kBytes + 7) / 8 + 1);
     for (auto& w : v) w = (std::uint64_t{gen()} << 32) | gen();
     return v;
   };
@@ -891,8 +831,7 @@ void check_where(const WhereCase& c) {
   const auto x = bytes_of(c.x);
   const auto y = bytes_of(c.y);
   auto out = bytes_of(c.out);
-  ASSERT_EQ(where(cond.data(), c.cond, x.data(), c.x, y.data(), c.y, kBytes,
-                  out.data()),
+  ASSERT_EQ(where(cond.data(), c.cond, x.data(), c.x, y.data(), c.y, kBytes, out.data()),
             Error::kOk);
   const auto cond_off = broadcast_offsets(c.out, c.cond);
   const auto x_off = broadcast_offsets(c.out, c.x);
@@ -931,8 +870,7 @@ TEST(WhereTest, InPlaceAndFloatValues) {
   const std::uint8_t cond[] = {1, 0, 2, 0};
   float x[] = {1.0f, 2.0f, 3.0f, 4.0f};
   const float zero = -0.0f;
-  ASSERT_EQ(where(cond, s, x, s, &zero, scalar, sizeof(float), x),
-            Error::kOk);
+  ASSERT_EQ(where(cond, s, x, s, &zero, scalar, sizeof(float), x), Error::kOk);
   EXPECT_EQ(x[0], 1.0f);
   EXPECT_TRUE(x[1] == 0.0f && std::signbit(x[1]));
   EXPECT_EQ(x[2], 3.0f);
@@ -944,15 +882,11 @@ TEST(WhereTest, RejectsBadArguments) {
   std::uint64_t buf[4] = {};
   const std::uint8_t cond[4] = {};
   for (std::size_t bad_size : {std::size_t{0}, std::size_t{3}, std::size_t{16}})
-    EXPECT_EQ(where(cond, s, buf, s, buf, s, bad_size, buf),
-              Error::kInvalidArgument);
+    EXPECT_EQ(where(cond, s, buf, s, buf, s, bad_size, buf), Error::kInvalidArgument);
   EXPECT_EQ(where(cond, s, buf, t, buf, s, 4, buf), Error::kInvalidArgument);
-  EXPECT_EQ(where(nullptr, s, buf, s, buf, s, 4, buf),
-            Error::kInvalidArgument);
-  EXPECT_EQ(where(cond, s, buf, s, nullptr, s, 4, buf),
-            Error::kInvalidArgument);
-  EXPECT_EQ(where(cond, s, buf, s, buf, s, 8, nullptr),
-            Error::kInvalidArgument);
+  EXPECT_EQ(where(nullptr, s, buf, s, buf, s, 4, buf), Error::kInvalidArgument);
+  EXPECT_EQ(where(cond, s, buf, s, nullptr, s, 4, buf), Error::kInvalidArgument);
+  EXPECT_EQ(where(cond, s, buf, s, buf, s, 8, nullptr), Error::kInvalidArgument);
 }
 
 // ---------------------------------------------------------------------------
@@ -974,23 +908,68 @@ constexpr CastType kCastTypes[] = {
 
 // Source values as long double (which holds every float, double and int64
 // exactly), before conversion to the source type.
-const long double kFloatSources[] = {
-    0.0L, -0.0L, 0.5L, -0.5L, 1.9L, -1.9L, 100.7L, -100.7L, 127.5L, 128.0L,
-    -128.7L, -129.0L, 200.3L, 255.9L, 256.0L, 40000.5L, 3e9L, -3e9L, 5e18L,
-    -5e18L, 1e10L, -1e10L, 2147483648.0L, -2147483649.0L,
-    9223372036854775808.0L, -9223372036854775808.0L, 1e30L, -1e30L,
-    1e300L, HUGE_VALL, -HUGE_VALL, NAN};
-const std::int64_t kIntSources[] = {
-    0, 1, -1, 2, 127, 128, -128, -129, 255, 256, 65537,
-    std::numeric_limits<std::int32_t>::max(),
-    std::numeric_limits<std::int32_t>::min(), kI64Max, kI64Min,
-    (std::int64_t{1} << 53) + 1};
+const long double kFloatSources[] = {0.0L,
+                                     -0.0L,
+                                     0.5L,
+                                     -0.5L,
+                                     1.9L,
+                                     -1.9L,
+                                     100.7L,
+                                     -100.7L,
+                                     127.5L,
+                                     128.0L,
+                                     -128.7L,
+                                     -129.0L,
+                                     200.3L,
+                                     255.9L,
+                                     256.0L,
+                                     40000.5L,
+                                     3e9L,
+                                     -3e9L,
+                                     5e18L,
+                                     -5e18L,
+                                     1e10L,
+                                     -1e10L,
+                                     2147483648.0L,
+                                     -2147483649.0L,
+                                     9223372036854775808.0L,
+                                     -9223372036854775808.0L,
+                                     1e30L,
+                                     -1e30L,
+                                     1e300L,
+                                     HUGE_VALL,
+                                     -HUGE_VALL,
+                                     NAN};
+const std::int64_t kIntSources[] = {0,
+                                    1,
+                                    -1,
+                                    2,
+                                    127,
+                                    128,
+                                    -128,
+                                    -129,
+                                    255,
+                                    256,
+                                    65537,
+                                    std::numeric_limits<std::int32_t>::max(),
+                                    std::numeric_limits<std::int32_t>::min(),
+                                    kI64Max,
+                                    kI64Min,
+                                    (std::int64_t{1} << 53) + 1};
 
 // Writes `v` as type `t` (integers wrap, doubles round to float).
 void put(const CastType& t, long double v, unsigned char* p) {
   switch (t.type) {
-    case ScalarType::kFloat: { const float f = static_cast<float>(v); std::memcpy(p, &f, 4); break; }
-    case ScalarType::kDouble: { const double d = static_cast<double>(v); std::memcpy(p, &d, 8); break; }
+    case ScalarType::kFloat: {
+      const float f = static_cast<float>(v);
+      std::memcpy(p, &f, 4);
+      break;
+    }
+    case ScalarType::kDouble: {
+      const double d = static_cast<double>(v);
+      std::memcpy(p, &d, 8);
+      break;
+    }
     default: {
       const auto bits = static_cast<std::uint64_t>(static_cast<std::int64_t>(v));
       std::memcpy(p, &bits, t.size);  // little-endian: the low bytes
@@ -1003,27 +982,32 @@ long double get(const CastType& t, const unsigned char* p) {
   std::uint64_t bits = 0;
   std::memcpy(&bits, p, t.size);
   switch (t.type) {
-    case ScalarType::kFloat: { float f; std::memcpy(&f, p, 4); return f; }
-    case ScalarType::kDouble: { double d; std::memcpy(&d, p, 8); return d; }
+    case ScalarType::kFloat: {
+      float f;
+      std::memcpy(&f, p, 4);
+      return f;
+    }
+    case ScalarType::kDouble: {
+      double d;
+      std::memcpy(&d, p, 8);
+      return d;
+    }
     default: break;
   }
   if (!t.is_signed) return static_cast<long double>(bits);
   const int shift = 64 - 8 * static_cast<int>(t.size);
-  return static_cast<long double>(
-      static_cast<std::int64_t>(bits << shift) >> shift);
+  return static_cast<long double>(static_cast<std::int64_t>(bits << shift) >> shift);
 }
 
 // The value `v` (of type `from`) converted to `to`, as long double.
-long double cast_reference(const CastType& from, long double v,
-                           const CastType& to) {
+long double cast_reference(const CastType& from, long double v, const CastType& to) {
   if (to.type == ScalarType::kBool) return v != 0 ? 1 : 0;
   if (from.type == ScalarType::kBool) return v != 0 ? 1 : 0;
   if (to.type == ScalarType::kFloat) return static_cast<float>(v);
   if (to.type == ScalarType::kDouble) return static_cast<double>(v);
   const int bits = 8 * static_cast<int>(to.size);
   const long double lo = to.is_signed ? -std::ldexp(1.0L, bits - 1) : 0;
-  const long double past_hi = to.is_signed ? std::ldexp(1.0L, bits - 1)
-                                           : std::ldexp(1.0L, bits);
+  const long double past_hi = to.is_signed ? std::ldexp(1.0L, bits - 1) : std::ldexp(1.0L, bits);
   if (from.is_float) {
     if (std::isnan(v)) return 0;
     const long double t = std::trunc(v);
@@ -1055,10 +1039,8 @@ TEST(CastTest, AllSupportedPairsMatchReference) {
     for (std::size_t i = 0; i < n; ++i) put(from, sources[i], xb + i * from.size);
     for (const CastType& to : kCastTypes) {
       SCOPED_TRACE(::testing::Message()
-                   << static_cast<int>(from.type) << " -> "
-                   << static_cast<int>(to.type));
-      ASSERT_EQ(cast(x.data(), from.type, y.data(), to.type,
-                     static_cast<std::int64_t>(n)),
+                   << static_cast<int>(from.type) << " -> " << static_cast<int>(to.type));
+      ASSERT_EQ(cast(x.data(), from.type, y.data(), to.type, static_cast<std::int64_t>(n)),
                 Error::kOk);
       const auto* yb = reinterpret_cast<const unsigned char*>(y.data());
       for (std::size_t i = 0; i < n; ++i) {
@@ -1088,23 +1070,16 @@ TEST(CastTest, InPlaceSameSize) {
 
 TEST(CastTest, RejectsBadArguments) {
   std::uint64_t buf[2] = {};
-  EXPECT_EQ(cast(buf, ScalarType::kHalf, buf, ScalarType::kFloat, 1),
-            Error::kInvalidArgument);
-  EXPECT_EQ(cast(buf, ScalarType::kFloat, buf, ScalarType::kShort, 1),
-            Error::kInvalidArgument);
+  EXPECT_EQ(cast(buf, ScalarType::kHalf, buf, ScalarType::kFloat, 1), Error::kInvalidArgument);
+  EXPECT_EQ(cast(buf, ScalarType::kFloat, buf, ScalarType::kShort, 1), Error::kInvalidArgument);
   EXPECT_EQ(cast(buf, static_cast<ScalarType>(99), buf, ScalarType::kFloat, 1),
             Error::kInvalidArgument);
-  EXPECT_EQ(cast(buf, ScalarType::kFloat, buf, ScalarType::kLong, -1),
-            Error::kInvalidArgument);
-  EXPECT_EQ(cast(nullptr, ScalarType::kFloat, buf, ScalarType::kLong, 1),
-            Error::kInvalidArgument);
-  EXPECT_EQ(cast(buf, ScalarType::kFloat, nullptr, ScalarType::kLong, 1),
-            Error::kInvalidArgument);
-  EXPECT_EQ(cast(nullptr, ScalarType::kFloat, nullptr, ScalarType::kLong, 0),
-            Error::kOk);
+  EXPECT_EQ(cast(buf, ScalarType::kFloat, buf, ScalarType::kLong, -1), Error::kInvalidArgument);
+  EXPECT_EQ(cast(nullptr, ScalarType::kFloat, buf, ScalarType::kLong, 1), Error::kInvalidArgument);
+  EXPECT_EQ(cast(buf, ScalarType::kFloat, nullptr, ScalarType::kLong, 1), Error::kInvalidArgument);
+  EXPECT_EQ(cast(nullptr, ScalarType::kFloat, nullptr, ScalarType::kLong, 0), Error::kOk);
   // In place only between same-size types.
-  EXPECT_EQ(cast(buf, ScalarType::kInt, buf, ScalarType::kLong, 1),
-            Error::kInvalidArgument);
+  EXPECT_EQ(cast(buf, ScalarType::kInt, buf, ScalarType::kLong, 1), Error::kInvalidArgument);
 }
 
 }  // namespace

@@ -15,17 +15,14 @@ namespace {
 constexpr std::int64_t kN = 1000;  // not a multiple of any vector width
 
 // Inputs over [-8, 8): covers both saturation regions of the activations.
-std::vector<float> inputs() {
-  return testing::random_floats(kN, 7, -8.0f, 8.0f);
-}
+std::vector<float> inputs() { return testing::random_floats(kN, 7, -8.0f, 8.0f); }
 
 // Transcendentals vs a double reference: libm float functions are within
 // 1-2 ulp, and sigmoid adds a division and an addition: 8 ulp covers it.
 constexpr double kUlps = 8 * testing::kUnitRoundoff;
 
 template <typename Ref>
-void expect_close(const std::vector<float>& x, const std::vector<float>& y,
-                  Ref ref) {
+void expect_close(const std::vector<float>& x, const std::vector<float>& y, Ref ref) {
   for (std::size_t i = 0; i < x.size(); ++i) {
     const double want = ref(static_cast<double>(x[i]));
     ASSERT_NEAR(y[i], want, kUlps * std::abs(want) + 1e-30) << "x = " << x[i];
@@ -36,11 +33,9 @@ TEST(UnaryTest, ExactOpsMatchDefinition) {
   const auto x = inputs();
   std::vector<float> y(kN);
   ASSERT_EQ(relu(x.data(), y.data(), kN), Error::kOk);
-  for (std::size_t i = 0; i < x.size(); ++i)
-    EXPECT_EQ(y[i], x[i] < 0 ? 0.0f : x[i]);
+  for (std::size_t i = 0; i < x.size(); ++i) EXPECT_EQ(y[i], x[i] < 0 ? 0.0f : x[i]);
   ASSERT_EQ(clamp(x.data(), y.data(), kN, -1.5f, 2.0f), Error::kOk);
-  for (std::size_t i = 0; i < x.size(); ++i)
-    EXPECT_EQ(y[i], std::min(std::max(x[i], -1.5f), 2.0f));
+  for (std::size_t i = 0; i < x.size(); ++i) EXPECT_EQ(y[i], std::min(std::max(x[i], -1.5f), 2.0f));
   ASSERT_EQ(hardsigmoid(x.data(), y.data(), kN, 0.2f, 0.5f), Error::kOk);
   for (std::size_t i = 0; i < x.size(); ++i)
     EXPECT_EQ(y[i], std::min(std::max(0.2f * x[i] + 0.5f, 0.0f), 1.0f));
@@ -63,8 +58,7 @@ TEST(UnaryTest, TranscendentalsMatchDoubleReference) {
   for (std::size_t i = 0; i < x.size(); ++i)
     ASSERT_NEAR(y[i], std::sin(double{x[i]}), 2e-7);  // |sin| <= 1: abs bound
   ASSERT_EQ(kernels::cos(x.data(), y.data(), kN), Error::kOk);
-  for (std::size_t i = 0; i < x.size(); ++i)
-    ASSERT_NEAR(y[i], std::cos(double{x[i]}), 2e-7);
+  for (std::size_t i = 0; i < x.size(); ++i) ASSERT_NEAR(y[i], std::cos(double{x[i]}), 2e-7);
 }
 
 TEST(UnaryTest, SigmoidSaturatesWithoutOverflow) {
@@ -130,13 +124,11 @@ void check_binary(std::vector<std::int64_t> as, std::vector<std::int64_t> bs,
   Result<Dims> out = broadcast_shapes(as, bs);
   ASSERT_TRUE(out.ok());
   ASSERT_EQ(*out, *make_dims(want));
-  const auto a = testing::random_floats(
-      static_cast<std::size_t>(*checked_numel(as)), 51);
+  const auto a = testing::random_floats(static_cast<std::size_t>(*checked_numel(as)), 51);
   // b away from 0 so division is well defined.
-  const auto b = testing::random_floats(
-      static_cast<std::size_t>(*checked_numel(bs)), 52, 0.5f, 2.0f);
-  for (BinaryOp op :
-       {BinaryOp::kAdd, BinaryOp::kSub, BinaryOp::kMul, BinaryOp::kDiv}) {
+  const auto b =
+      testing::random_floats(static_cast<std::size_t>(*checked_numel(bs)), 52, 0.5f, 2.0f);
+  for (BinaryOp op : {BinaryOp::kAdd, BinaryOp::kSub, BinaryOp::kMul, BinaryOp::kDiv}) {
     std::vector<float> c(static_cast<std::size_t>(out->numel()), NAN);
     ASSERT_EQ(binary(op, a.data(), as, b.data(), bs, c.data()), Error::kOk);
     for (std::int64_t i = 0; i < out->numel(); ++i) {

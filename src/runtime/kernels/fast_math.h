@@ -48,16 +48,14 @@ constexpr float kRoundingShift = 0x1.8p23f;
 // into the exponent field and drops the rest. n = -127 gives 0 and n = 128
 // inf; beyond that the result is garbage.
 inline float pow2_of_shifted(float shifted) {
-  return std::bit_cast<float>((std::bit_cast<std::uint32_t>(shifted) + 127u)
-                              << 23);
+  return std::bit_cast<float>((std::bit_cast<std::uint32_t>(shifted) + 127u) << 23);
 }
 
 // |magnitude| with the sign of `sign`, for magnitude >= +0 or NaN: one
 // logic op fewer than std::copysign, which clears the sign first.
 inline float with_sign_of(float magnitude, float sign) {
   return std::bit_cast<float>(std::bit_cast<std::uint32_t>(magnitude) |
-                              (std::bit_cast<std::uint32_t>(sign) &
-                               0x80000000u));
+                              (std::bit_cast<std::uint32_t>(sign) & 0x80000000u));
 }
 
 // e^x = p * 2^n (for |x| < 2^21) by Cody-Waite range reduction
@@ -76,8 +74,7 @@ inline float exp_reduced(float x, float& shifted) {
   // iterations overlap.
   const float r2 = r * r;
   const float poly = (0.49999994f + r * 0.166665196f) +
-                     r2 * ((0.0416684076f + r * 0.00836891402f) +
-                           r2 * 0.00138141913f);
+                     r2 * ((0.0416684076f + r * 0.00836891402f) + r2 * 0.00138141913f);
   return 1.0f + (r + r2 * poly);
 }
 
@@ -99,15 +96,13 @@ inline float exp(float x) {
   // while the result is normal, n = 128 included (then r < 0 and p < 1);
   // elsewhere, and for |x| >= 2^22 where the rounding trick breaks, the
   // bits are garbage, and the selects below replace them.
-  const float scaled = std::bit_cast<float>(
-      std::bit_cast<std::uint32_t>(p) +
-      (std::bit_cast<std::uint32_t>(shifted) << 23));
+  const float scaled = std::bit_cast<float>(std::bit_cast<std::uint32_t>(p) +
+                                            (std::bit_cast<std::uint32_t>(shifted) << 23));
   const float y = select(x < detail::kExpMinNormalArg, 0.0f, scaled);
   // One select for overflow and NaN (whose comparison is false): there
   // x + inf is +inf or NaN.
   constexpr float kMaxFiniteArg = 0x1.62e42ep+6f;  // 88.7228317
-  return select(x <= kMaxFiniteArg, y,
-                x + std::numeric_limits<float>::infinity());
+  return select(x <= kMaxFiniteArg, y, x + std::numeric_limits<float>::infinity());
 }
 
 /// e^x for x <= 0 (and NaN), as exp() but four operations cheaper: 2^n
@@ -139,12 +134,11 @@ inline float erf(float x) {
   // than Horner's let more loop iterations overlap (7% faster).
   const float s = a * a;
   const float s2 = s * s;
-  const float p = (1.12837923f + s * 0.190594062f) +
-                  s2 * ((0.0527693592f + s * 0.00377256866f) +
-                        s2 * (0.00028484434f + s * 2.04602884e-06f));
-  const float q = (1.0f + s * 0.502242386f) +
-                  s2 * ((0.114182875f + s * 0.014983234f) +
-                        s2 * (0.00116386288f + s * 3.8047845e-05f));
+  const float p =
+      (1.12837923f + s * 0.190594062f) +
+      s2 * ((0.0527693592f + s * 0.00377256866f) + s2 * (0.00028484434f + s * 2.04602884e-06f));
+  const float q = (1.0f + s * 0.502242386f) + s2 * ((0.114182875f + s * 0.014983234f) +
+                                                    s2 * (0.00116386288f + s * 3.8047845e-05f));
   const float y = a * p / q;
   // Rounding takes some results near the saturation one ulp past 1.
   return detail::with_sign_of(select(y > 1.0f, 1.0f, y), x);
@@ -163,12 +157,10 @@ inline float erfc(float x) {
   const float magnitude = std::fabs(x);
   const float w = select(magnitude > 10.5f, 10.5f, magnitude);
   const float w2 = w * w;
-  const float p = (1.0f + w * 1.24166965f) +
-                  w2 * ((0.735024452f + w * 0.230851635f) +
-                        w2 * 0.0331401713f);
+  const float p =
+      (1.0f + w * 1.24166965f) + w2 * ((0.735024452f + w * 0.230851635f) + w2 * 0.0331401713f);
   const float q = (1.0f + w * 2.37004948f) +
-                  w2 * ((2.40932894f + w * 1.33175421f) +
-                        w2 * (0.409198731f + w * 0.0587387756f));
+                  w2 * ((2.40932894f + w * 1.33175421f) + w2 * (0.409198731f + w * 0.0587387756f));
   const float upper_tail = exp_nonpositive(-w2) * p / q;
   return select(x < 0.0f, 2.0f - upper_tail, upper_tail);
 }
@@ -187,11 +179,9 @@ inline float tanh(float x) {
   const float s = a * a;
   const float s2 = s * s;
   const float p = (1.0f + s * 0.133797213f) +
-                  s2 * ((0.00349403918f + s * 2.05835513e-05f) +
-                        s2 * 1.33191609e-08f);
+                  s2 * ((0.00349403918f + s * 2.05835513e-05f) + s2 * 1.33191609e-08f);
   const float q = (1.0f + s * 0.467130363f) +
-                  s2 * ((0.0258710906f + s * 0.000328310009f) +
-                        s2 * 7.76205979e-07f);
+                  s2 * ((0.0258710906f + s * 0.000328310009f) + s2 * 7.76205979e-07f);
   const float y = a * p / q;
   return detail::with_sign_of(select(y > 1.0f, 1.0f, y), x);
 }

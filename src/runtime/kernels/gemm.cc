@@ -11,20 +11,16 @@ using internal::BPacker;
 using internal::GemmProblem;
 using internal::StridedMatrix;
 
-std::size_t floats_to_bytes(std::size_t floats) {
-  return floats * sizeof(float);
-}
+std::size_t floats_to_bytes(std::size_t floats) { return floats * sizeof(float); }
 
-bool scratch_fits(Span<float> scratch, std::int64_t m, std::int64_t n,
-                  std::int64_t k) {
+bool scratch_fits(Span<float> scratch, std::int64_t m, std::int64_t n, std::int64_t k) {
   return scratch.size() >= internal::gemm_scratch_floats(m, n, k);
 }
 
-Error check_sizes(const float* a, const float* b, const float* c,
-                  std::int64_t m, std::int64_t n, std::int64_t k) {
+Error check_sizes(const float* a, const float* b, const float* c, std::int64_t m, std::int64_t n,
+                  std::int64_t k) {
   if (m < 0 || n < 0 || k < 0) return Error::kInvalidArgument;
-  if ((m * k > 0 && a == nullptr) || (k * n > 0 && b == nullptr) ||
-      (m * n > 0 && c == nullptr))
+  if ((m * k > 0 && a == nullptr) || (k * n > 0 && b == nullptr) || (m * n > 0 && c == nullptr))
     return Error::kInvalidArgument;
   return Error::kOk;
 }
@@ -36,17 +32,15 @@ Error check_sizes(const float* a, const float* b, const float* c,
 constexpr std::int64_t kDotLanes = 16;
 constexpr std::int64_t kDotRows = 4;
 
-void linear_rows(const float* __restrict x, std::int64_t k,
-                 const float* __restrict w, std::int64_t n,
-                 float* __restrict y) {
+void linear_rows(const float* __restrict x, std::int64_t k, const float* __restrict w,
+                 std::int64_t n, float* __restrict y) {
   const std::int64_t k_main = k / kDotLanes * kDotLanes;
   std::int64_t j = 0;
   for (; j + kDotRows <= n; j += kDotRows) {
     float acc[kDotRows][kDotLanes] = {};
     for (std::int64_t p = 0; p < k_main; p += kDotLanes)
       for (std::int64_t r = 0; r < kDotRows; ++r)
-        for (std::int64_t l = 0; l < kDotLanes; ++l)
-          acc[r][l] += x[p + l] * w[(j + r) * k + p + l];
+        for (std::int64_t l = 0; l < kDotLanes; ++l) acc[r][l] += x[p + l] * w[(j + r) * k + p + l];
     for (std::int64_t r = 0; r < kDotRows; ++r) {
       float sum = 0.0f;
       for (std::int64_t l = 0; l < kDotLanes; ++l) sum += acc[r][l];
@@ -63,13 +57,12 @@ void linear_rows(const float* __restrict x, std::int64_t k,
 
 }  // namespace
 
-std::size_t gemm_scratch_bytes(std::int64_t m, std::int64_t n,
-                               std::int64_t k) {
+std::size_t gemm_scratch_bytes(std::int64_t m, std::int64_t n, std::int64_t k) {
   return floats_to_bytes(internal::gemm_scratch_floats(m, n, k));
 }
 
-Error gemm(const float* a, const float* b, float* c, std::int64_t m,
-           std::int64_t n, std::int64_t k, Span<float> scratch) {
+Error gemm(const float* a, const float* b, float* c, std::int64_t m, std::int64_t n, std::int64_t k,
+           Span<float> scratch) {
   if (Error e = check_sizes(a, b, c, m, n, k); e != Error::kOk) return e;
   if (!scratch_fits(scratch, m, n, k)) return Error::kInvalidArgument;
   std::fill(c, c + m * n, 0.0f);
@@ -86,14 +79,12 @@ Error gemm(const float* a, const float* b, float* c, std::int64_t m,
   return Error::kOk;
 }
 
-std::size_t linear_scratch_bytes(std::int64_t m, std::int64_t n,
-                                 std::int64_t k) {
+std::size_t linear_scratch_bytes(std::int64_t m, std::int64_t n, std::int64_t k) {
   return gemm_scratch_bytes(m, n, k);
 }
 
-Error linear(const float* x, std::int64_t m, std::int64_t k,
-             const float* weight, std::int64_t n, const float* bias, float* y,
-             Span<float> scratch) {
+Error linear(const float* x, std::int64_t m, std::int64_t k, const float* weight, std::int64_t n,
+             const float* bias, float* y, Span<float> scratch) {
   if (Error e = check_sizes(x, weight, y, m, n, k); e != Error::kOk) return e;
   if (!scratch_fits(scratch, m, n, k)) return Error::kInvalidArgument;
   for (std::int64_t i = 0; i < m; ++i) {
@@ -132,15 +123,13 @@ Result<Dims> matmul_output_shape(Span<const std::int64_t> a_shape,
   const std::size_t rb = b_shape.size();
   if (a_shape[ra - 1] != b_shape[rb - 2])
     return make_error(Error::kInvalidArgument, "matmul inner dims differ");
-  Result<Dims> batch =
-      broadcast_shapes(a_shape.first(ra - 2), b_shape.first(rb - 2));
+  Result<Dims> batch = broadcast_shapes(a_shape.first(ra - 2), b_shape.first(rb - 2));
   if (!batch.ok()) return batch.error_info();
   Dims out = *batch;
   out.sizes[out.rank++] = a_shape[ra - 2];
   out.sizes[out.rank++] = b_shape[rb - 1];
   for (std::size_t i = 0; i < out.rank; ++i)
-    if (out.sizes[i] < 0)
-      return make_error(Error::kInvalidArgument, "negative dimension size");
+    if (out.sizes[i] < 0) return make_error(Error::kInvalidArgument, "negative dimension size");
   return out;
 }
 
@@ -177,13 +166,11 @@ std::size_t matmul_scratch_bytes(Span<const std::int64_t> a_shape,
   if (!out.ok()) return 0;
   const std::int64_t merged = merged_rows(a_shape, b_shape, *out);
   return gemm_scratch_bytes(merged > 0 ? merged : a_shape[a_shape.size() - 2],
-                            b_shape[b_shape.size() - 1],
-                            a_shape[a_shape.size() - 1]);
+                            b_shape[b_shape.size() - 1], a_shape[a_shape.size() - 1]);
 }
 
 Error matmul(const float* a, Span<const std::int64_t> a_shape, const float* b,
-             Span<const std::int64_t> b_shape, float* out,
-             Span<float> scratch) {
+             Span<const std::int64_t> b_shape, float* out, Span<float> scratch) {
   Result<Dims> out_dims = matmul_output_shape(a_shape, b_shape);
   if (!out_dims.ok()) return out_dims.error();
   const std::size_t ra = a_shape.size();
@@ -228,8 +215,7 @@ Error matmul(const float* a, Span<const std::int64_t> a_shape, const float* b,
       a_index += coord * a_stride[i];
       b_index += coord * b_stride[i];
     }
-    Error e = gemm(a + a_index * m * k, b + b_index * k * n, out + bi * m * n,
-                   m, n, k, scratch);
+    Error e = gemm(a + a_index * m * k, b + b_index * k * n, out + bi * m * n, m, n, k, scratch);
     if (e != Error::kOk) return e;
   }
   return Error::kOk;

@@ -29,8 +29,8 @@ inline constexpr std::int64_t kNc = 512;
 // Fills `dst` with rows [k0, k0+kc) and columns [n0, n0+nc) of B as
 // ceil(nc/kNr) panels of kc x kNr floats, zero-padding the last panel.
 struct BPacker {
-  void (*pack)(const void* ctx, std::int64_t k0, std::int64_t kc,
-               std::int64_t n0, std::int64_t nc, float* dst);
+  void (*pack)(const void* ctx, std::int64_t k0, std::int64_t kc, std::int64_t n0, std::int64_t nc,
+               float* dst);
   const void* ctx;
 };
 
@@ -42,8 +42,8 @@ struct StridedMatrix {
 };
 
 // Packs a StridedMatrix (ctx points at it) as B.
-void pack_b_strided(const void* ctx, std::int64_t k0, std::int64_t kc,
-                    std::int64_t n0, std::int64_t nc, float* dst);
+void pack_b_strided(const void* ctx, std::int64_t k0, std::int64_t kc, std::int64_t n0,
+                    std::int64_t nc, float* dst);
 
 struct GemmProblem {
   std::int64_t m = 0, n = 0, k = 0;
@@ -54,8 +54,7 @@ struct GemmProblem {
 };
 
 // Floats of scratch gemm_accumulate needs for these sizes.
-std::size_t gemm_scratch_floats(std::int64_t m, std::int64_t n,
-                                std::int64_t k);
+std::size_t gemm_scratch_floats(std::int64_t m, std::int64_t n, std::int64_t k);
 
 // C += A * B. `scratch` holds at least gemm_scratch_floats(m, n, k) floats.
 void gemm_accumulate(const GemmProblem& p, float* scratch);

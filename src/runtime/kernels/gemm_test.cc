@@ -17,11 +17,9 @@ std::vector<float> scratch_for(std::size_t bytes) {
 }
 
 // c[i][j] = sum_p a[i*ars + p*acs] * b[p*brs + j*bcs], in double.
-std::vector<RefValue> reference(const float* a, std::int64_t ars,
-                                std::int64_t acs, const float* b,
-                                std::int64_t brs, std::int64_t bcs,
-                                const float* bias, std::int64_t m,
-                                std::int64_t n, std::int64_t k) {
+std::vector<RefValue> reference(const float* a, std::int64_t ars, std::int64_t acs, const float* b,
+                                std::int64_t brs, std::int64_t bcs, const float* bias,
+                                std::int64_t m, std::int64_t n, std::int64_t k) {
   std::vector<RefValue> c(static_cast<std::size_t>(m * n));
   for (std::int64_t i = 0; i < m; ++i)
     for (std::int64_t j = 0; j < n; ++j) {
@@ -43,9 +41,8 @@ struct Mnk {
 
 // Tile/block edges: 6x16 register tile, K blocks of 256, M blocks of 72,
 // N blocks of 512.
-constexpr Mnk kSizes[] = {{1, 1, 1},    {6, 16, 8},    {7, 17, 3},
-                          {5, 15, 300}, {73, 33, 257}, {13, 530, 40},
-                          {2, 3, 0}};
+constexpr Mnk kSizes[] = {{1, 1, 1},     {6, 16, 8},    {7, 17, 3}, {5, 15, 300},
+                          {73, 33, 257}, {13, 530, 40}, {2, 3, 0}};
 
 TEST(GemmTest, MatchesReference) {
   for (const Mnk& s : kSizes) {
@@ -54,11 +51,9 @@ TEST(GemmTest, MatchesReference) {
     const auto b = testing::random_floats(static_cast<std::size_t>(s.k * s.n), 12);
     auto scratch = scratch_for(gemm_scratch_bytes(s.m, s.n, s.k));
     std::vector<float> c(static_cast<std::size_t>(s.m * s.n), NAN);
-    ASSERT_EQ(gemm(a.data(), b.data(), c.data(), s.m, s.n, s.k, scratch),
-              Error::kOk);
+    ASSERT_EQ(gemm(a.data(), b.data(), c.data(), s.m, s.n, s.k, scratch), Error::kOk);
     testing::expect_dot_near(
-        c, reference(a.data(), s.k, 1, b.data(), s.n, 1, nullptr, s.m, s.n, s.k),
-        s.k);
+        c, reference(a.data(), s.k, 1, b.data(), s.n, 1, nullptr, s.m, s.n, s.k), s.k);
   }
 }
 
@@ -71,12 +66,10 @@ TEST(LinearTest, MatchesReferenceWithAndWithoutBias) {
     auto scratch = scratch_for(linear_scratch_bytes(s.m, s.n, s.k));
     for (const float* b : {static_cast<const float*>(nullptr), bias.data()}) {
       std::vector<float> y(static_cast<std::size_t>(s.m * s.n), NAN);
-      ASSERT_EQ(linear(x.data(), s.m, s.k, w.data(), s.n, b, y.data(), scratch),
-                Error::kOk);
+      ASSERT_EQ(linear(x.data(), s.m, s.k, w.data(), s.n, b, y.data(), scratch), Error::kOk);
       // W is [n, k]: B(p, j) = w[j * k + p].
-      testing::expect_dot_near(
-          y, reference(x.data(), s.k, 1, w.data(), 1, s.k, b, s.m, s.n, s.k),
-          s.k + 1);
+      testing::expect_dot_near(y, reference(x.data(), s.k, 1, w.data(), 1, s.k, b, s.m, s.n, s.k),
+                               s.k + 1);
     }
   }
 }
@@ -86,8 +79,7 @@ TEST(LinearTest, RejectsBadArguments) {
   std::vector<float> small(1);
   EXPECT_EQ(linear(x.data(), -1, 2, w.data(), 2, nullptr, y.data(), small),
             Error::kInvalidArgument);
-  EXPECT_EQ(linear(x.data(), 2, 4, nullptr, 2, nullptr, y.data(), small),
-            Error::kInvalidArgument);
+  EXPECT_EQ(linear(x.data(), 2, 4, nullptr, 2, nullptr, y.data(), small), Error::kInvalidArgument);
   EXPECT_EQ(linear(x.data(), 2, 4, w.data(), 2, nullptr, y.data(), small),
             Error::kInvalidArgument);  // scratch too small
 }
@@ -104,8 +96,7 @@ TEST(MatmulTest, BroadcastsBatchDims) {
   const auto b = testing::random_floats(3 * 7 * 18, 32);
   auto scratch = scratch_for(matmul_scratch_bytes(a_shape, b_shape));
   std::vector<float> c(static_cast<std::size_t>(out->numel()), NAN);
-  ASSERT_EQ(matmul(a.data(), a_shape, b.data(), b_shape, c.data(), scratch),
-            Error::kOk);
+  ASSERT_EQ(matmul(a.data(), a_shape, b.data(), b_shape, c.data(), scratch), Error::kOk);
   for (std::int64_t i = 0; i < 2; ++i)
     for (std::int64_t j = 0; j < 3; ++j) {
       SCOPED_TRACE(::testing::Message() << "batch " << i << "," << j);
@@ -114,9 +105,7 @@ TEST(MatmulTest, BroadcastsBatchDims) {
                                c.begin() + static_cast<std::ptrdiff_t>(off + 5 * 18));
       testing::expect_dot_near(
           slice,
-          reference(a.data() + i * 35, 7, 1, b.data() + j * 7 * 18, 18, 1,
-                    nullptr, 5, 18, 7),
-          7);
+          reference(a.data() + i * 35, 7, 1, b.data() + j * 7 * 18, 18, 1, nullptr, 5, 18, 7), 7);
     }
 }
 
@@ -139,9 +128,8 @@ TEST(MatmulTest, SharedWeightOverBatchedRows) {
       const std::size_t off = static_cast<std::size_t>(i * 18);
       std::vector<float> row(c.begin() + static_cast<std::ptrdiff_t>(off),
                              c.begin() + static_cast<std::ptrdiff_t>(off + 18));
-      testing::expect_dot_near(row, reference(a.data() + i * 7, 7, 1, b.data(), 18, 1,
-                                              nullptr, 1, 18, 7),
-                               7);
+      testing::expect_dot_near(
+          row, reference(a.data() + i * 7, 7, 1, b.data(), 18, 1, nullptr, 1, 18, 7), 7);
     }
   }
 }
@@ -153,10 +141,8 @@ TEST(MatmulTest, PlainTwoD) {
   const auto b = testing::random_floats(80, 42);
   auto scratch = scratch_for(matmul_scratch_bytes(a_shape, b_shape));
   std::vector<float> c(36, NAN);
-  ASSERT_EQ(matmul(a.data(), a_shape, b.data(), b_shape, c.data(), scratch),
-            Error::kOk);
-  testing::expect_dot_near(
-      c, reference(a.data(), 20, 1, b.data(), 4, 1, nullptr, 9, 4, 20), 20);
+  ASSERT_EQ(matmul(a.data(), a_shape, b.data(), b_shape, c.data(), scratch), Error::kOk);
+  testing::expect_dot_near(c, reference(a.data(), 20, 1, b.data(), 4, 1, nullptr, 9, 4, 20), 20);
 }
 
 TEST(MatmulTest, RejectsMismatchedShapes) {

@@ -20,8 +20,8 @@ std::vector<float> filled(std::int64_t n, float v) {
 // FLOPs counted as 2 per multiply-add (the usual convention); the counter
 // is a rate, so it prints as GFLOP/s.
 void set_flops(benchmark::State& state, double flops_per_iter) {
-  state.counters["GFLOP"] = benchmark::Counter(
-      flops_per_iter * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["GFLOP"] =
+      benchmark::Counter(flops_per_iter * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 
 void run_conv(benchmark::State& state, Shape4 in, Shape4 w, Conv2dParams p) {
@@ -32,13 +32,11 @@ void run_conv(benchmark::State& state, Shape4 in, Shape4 w, Conv2dParams p) {
   auto y = filled(out.numel(), 0.0f);
   std::vector<float> scratch(conv2d_scratch_bytes(in, w, p) / sizeof(float));
   for (auto _ : state) {
-    Error e = conv2d(x.data(), in, wt.data(), w, bias.data(), p, y.data(),
-                     scratch);
+    Error e = conv2d(x.data(), in, wt.data(), w, bias.data(), p, y.data(), scratch);
     benchmark::DoNotOptimize(e);
     benchmark::ClobberMemory();
   }
-  set_flops(state, 2.0 * static_cast<double>(out.numel()) *
-                       static_cast<double>(w.c * w.h * w.w));
+  set_flops(state, 2.0 * static_cast<double>(out.numel()) * static_cast<double>(w.c * w.h * w.w));
 }
 
 void BM_Conv2d3x3_64to64_56(benchmark::State& state) {
@@ -72,8 +70,7 @@ void BM_Linear512x1000(benchmark::State& state) {
   auto y = filled(m * n, 0.0f);
   std::vector<float> scratch(linear_scratch_bytes(m, n, k) / sizeof(float));
   for (auto _ : state) {
-    Error e = linear(x.data(), m, k, w.data(), n, bias.data(), y.data(),
-                     scratch);
+    Error e = linear(x.data(), m, k, w.data(), n, bias.data(), y.data(), scratch);
     benchmark::DoNotOptimize(e);
     benchmark::ClobberMemory();
   }
@@ -86,8 +83,8 @@ BENCHMARK(BM_Linear512x1000)->Arg(1)->Arg(4)->Arg(64)->Unit(benchmark::kMicrosec
 // Bytes read plus written per iteration, reported as GB/s: the memory-bound
 // kernels are judged against bandwidth, not FLOPs.
 void set_bytes(benchmark::State& state, double bytes_per_iter) {
-  state.counters["GB"] = benchmark::Counter(bytes_per_iter * 1e-9,
-                                            benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["GB"] =
+      benchmark::Counter(bytes_per_iter * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 
 void run_batched_matmul(benchmark::State& state, std::vector<std::int64_t> a_shape,

@@ -13,8 +13,8 @@
 namespace glassbox::runtime::kernels::testing {
 
 // Uniform floats in [lo, hi) from a fixed seed, so failures reproduce.
-inline std::vector<float> random_floats(std::size_t n, std::uint32_t seed,
-                                        float lo = -1.0f, float hi = 1.0f) {
+inline std::vector<float> random_floats(std::size_t n, std::uint32_t seed, float lo = -1.0f,
+                                        float hi = 1.0f) {
   std::mt19937 gen(seed);
   std::uniform_real_distribution<float> dist(lo, hi);
   std::vector<float> v(n);
@@ -40,8 +40,7 @@ struct RefValue {
   double magnitude = 0.0;
 };
 
-inline void expect_dot_near(const std::vector<float>& actual,
-                            const std::vector<RefValue>& expected,
+inline void expect_dot_near(const std::vector<float>& actual, const std::vector<RefValue>& expected,
                             std::int64_t terms) {
   ASSERT_EQ(actual.size(), expected.size());
   std::size_t failures = 0;
@@ -49,8 +48,8 @@ inline void expect_dot_near(const std::vector<float>& actual,
     const double tol = dot_tolerance(terms, expected[i].magnitude);
     if (std::abs(actual[i] - expected[i].value) > tol) {
       ++failures;
-      ADD_FAILURE() << "at " << i << ": got " << actual[i] << ", want "
-                    << expected[i].value << " +- " << tol;
+      ADD_FAILURE() << "at " << i << ": got " << actual[i] << ", want " << expected[i].value
+                    << " +- " << tol;
     }
   }
 }

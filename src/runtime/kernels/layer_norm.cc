@@ -62,36 +62,31 @@ SplitMean split(double mean) {
 }
 
 // y = (x - mean) * factor + shift over m floats; y may be x.
-void normalize_run(const float* x, std::int64_t m, SplitMean mean,
-                   float factor, float shift, float* y) {
-  for (std::int64_t i = 0; i < m; ++i)
-    y[i] = ((x[i] - mean.hi) - mean.lo) * factor + shift;
+void normalize_run(const float* x, std::int64_t m, SplitMean mean, float factor, float shift,
+                   float* y) {
+  for (std::int64_t i = 0; i < m; ++i) y[i] = ((x[i] - mean.hi) - mean.lo) * factor + shift;
 }
 
 bool valid_epsilon(float epsilon) { return epsilon >= 0.0f; }  // NaN fails
 
 // Group norm with `groups` dividing `channels`; per_channel selects the
 // opset-21 affine (scale[c]) over the opset-18 one (scale[group]).
-Error normalize_groups(const float* x, std::int64_t n, std::int64_t channels,
-                       std::int64_t spatial, std::int64_t groups,
-                       const float* scale, const float* bias,
-                       bool per_channel, float epsilon, float* y) {
-  if (n < 0 || channels < 0 || spatial < 0 || groups < 1 ||
-      channels % groups != 0 || !valid_epsilon(epsilon))
+Error normalize_groups(const float* x, std::int64_t n, std::int64_t channels, std::int64_t spatial,
+                       std::int64_t groups, const float* scale, const float* bias, bool per_channel,
+                       float epsilon, float* y) {
+  if (n < 0 || channels < 0 || spatial < 0 || groups < 1 || channels % groups != 0 ||
+      !valid_epsilon(epsilon))
     return Error::kInvalidArgument;
   std::int64_t numel = 0;
-  if (__builtin_mul_overflow(n, channels, &numel) ||
-      __builtin_mul_overflow(numel, spatial, &numel))
+  if (__builtin_mul_overflow(n, channels, &numel) || __builtin_mul_overflow(numel, spatial, &numel))
     return Error::kInvalidArgument;
   if (numel == 0) return Error::kOk;
-  if (x == nullptr || y == nullptr || scale == nullptr)
-    return Error::kInvalidArgument;
+  if (x == nullptr || y == nullptr || scale == nullptr) return Error::kInvalidArgument;
   const std::int64_t group_channels = channels / groups;
   for (std::int64_t b = 0; b < n; ++b) {
     for (std::int64_t g = 0; g < groups; ++g) {
       const std::int64_t first = b * channels + g * group_channels;
-      const Moments mo =
-          moments(x + first * spatial, group_channels * spatial, epsilon);
+      const Moments mo = moments(x + first * spatial, group_channels * spatial, epsilon);
       for (std::int64_t k = 0; k < group_channels; ++k) {
         const std::int64_t param = per_channel ? g * group_channels + k : g;
         const std::int64_t offset = (first + k) * spatial;
@@ -106,16 +101,13 @@ Error normalize_groups(const float* x, std::int64_t n, std::int64_t channels,
 
 }  // namespace
 
-Error layer_norm(const float* x, std::int64_t rows, std::int64_t cols,
-                 const float* scale, const float* bias, float epsilon,
-                 float* y) {
+Error layer_norm(const float* x, std::int64_t rows, std::int64_t cols, const float* scale,
+                 const float* bias, float epsilon, float* y) {
   std::int64_t numel = 0;
-  if (rows < 0 || cols < 0 || !valid_epsilon(epsilon) ||
-      __builtin_mul_overflow(rows, cols, &numel))
+  if (rows < 0 || cols < 0 || !valid_epsilon(epsilon) || __builtin_mul_overflow(rows, cols, &numel))
     return Error::kInvalidArgument;
   if (numel == 0) return Error::kOk;
-  if (x == nullptr || y == nullptr || scale == nullptr)
-    return Error::kInvalidArgument;
+  if (x == nullptr || y == nullptr || scale == nullptr) return Error::kInvalidArgument;
   for (std::int64_t r = 0; r < rows; ++r) {
     const float* in = x + r * cols;
     float* out = y + r * cols;
@@ -134,23 +126,20 @@ Error layer_norm(const float* x, std::int64_t rows, std::int64_t cols,
   return Error::kOk;
 }
 
-Error group_norm(const float* x, std::int64_t n, std::int64_t channels,
-                 std::int64_t spatial, std::int64_t groups,
-                 const float* scale, const float* bias,
+Error group_norm(const float* x, std::int64_t n, std::int64_t channels, std::int64_t spatial,
+                 std::int64_t groups, const float* scale, const float* bias,
                  std::int64_t scale_size, float epsilon, float* y) {
   if (groups < 1 || (scale_size != groups && scale_size != channels))
     return Error::kInvalidArgument;
-  return normalize_groups(x, n, channels, spatial, groups, scale, bias,
-                          scale_size == channels, epsilon, y);
+  return normalize_groups(x, n, channels, spatial, groups, scale, bias, scale_size == channels,
+                          epsilon, y);
 }
 
-Error instance_norm(const float* x, std::int64_t n, std::int64_t channels,
-                    std::int64_t spatial, const float* scale,
-                    const float* bias, float epsilon, float* y) {
+Error instance_norm(const float* x, std::int64_t n, std::int64_t channels, std::int64_t spatial,
+                    const float* scale, const float* bias, float epsilon, float* y) {
   // One group per channel; with no channels, one (empty) group still lets
   // normalize_groups validate the other arguments.
-  return normalize_groups(x, n, channels, spatial,
-                          channels > 0 ? channels : 1, scale, bias,
+  return normalize_groups(x, n, channels, spatial, channels > 0 ? channels : 1, scale, bias,
                           /*per_channel=*/true, epsilon, y);
 }
 

@@ -8,14 +8,11 @@
 
 namespace glassbox::runtime::kernels {
 
-Error batch_norm(const float* input, Shape4 s, const float* mean,
-                 const float* var, const float* gamma, const float* beta,
-                 float eps, float* output) {
-  if (s.n < 0 || s.c < 0 || s.h < 0 || s.w < 0 || !(eps >= 0.0f))
-    return Error::kInvalidArgument;
+Error batch_norm(const float* input, Shape4 s, const float* mean, const float* var,
+                 const float* gamma, const float* beta, float eps, float* output) {
+  if (s.n < 0 || s.c < 0 || s.h < 0 || s.w < 0 || !(eps >= 0.0f)) return Error::kInvalidArgument;
   if (s.numel() == 0) return Error::kOk;
-  if (input == nullptr || output == nullptr || mean == nullptr ||
-      var == nullptr)
+  if (input == nullptr || output == nullptr || mean == nullptr || var == nullptr)
     return Error::kInvalidArgument;
   const std::int64_t plane = s.h * s.w;
   for (std::int64_t c = 0; c < s.c; ++c) {
@@ -41,17 +38,15 @@ float max_of(float a, float b) { return b > a ? b : a; }
 
 // exp(x - max) for softmax: x - max <= 0 (or NaN), so the cheaper
 // exp_nonpositive does.
-float exp_shifted(float x, float max) {
-  return fast_math::exp_nonpositive(x - max);
-}
+float exp_shifted(float x, float max) { return fast_math::exp_nonpositive(x - max); }
 
 // Softmax of `lanes` adjacent columns (lanes <= kLanes) of an [axis, inner]
 // slice, column by column but walking rows, so every access is unit-stride
 // within a row and the per-column max/sum live in small local arrays.
 constexpr std::int64_t kLanes = 16;
 
-void softmax_columns(const float* src, float* dst, std::int64_t axis_len,
-                     std::int64_t inner, std::int64_t lanes) {
+void softmax_columns(const float* src, float* dst, std::int64_t axis_len, std::int64_t inner,
+                     std::int64_t lanes) {
   float max[kLanes];
   float sum[kLanes];
   std::fill(max, max + lanes, -std::numeric_limits<float>::infinity());
@@ -86,14 +81,12 @@ void softmax_columns(const float* src, float* dst, std::int64_t axis_len,
 void softmax_row(const float* src, float* dst, std::int64_t len) {
   constexpr std::int64_t kMaxLanes = 8;
   float lane_max[kMaxLanes];
-  std::fill(lane_max, lane_max + kMaxLanes,
-            -std::numeric_limits<float>::infinity());
+  std::fill(lane_max, lane_max + kMaxLanes, -std::numeric_limits<float>::infinity());
   const std::int64_t max_body = len - len % kMaxLanes;
   for (std::int64_t i = 0; i < max_body; i += kMaxLanes) {
     // Unrolled, the lanes become 8 scalar selects: half the speed.
 #pragma GCC unroll 1
-    for (std::int64_t j = 0; j < kMaxLanes; ++j)
-      lane_max[j] = max_of(lane_max[j], src[i + j]);
+    for (std::int64_t j = 0; j < kMaxLanes; ++j) lane_max[j] = max_of(lane_max[j], src[i + j]);
   }
   float max = -std::numeric_limits<float>::infinity();
   for (float m : lane_max) max = max_of(max, m);
@@ -126,8 +119,8 @@ void softmax_row(const float* src, float* dst, std::int64_t len) {
 
 }  // namespace
 
-Error softmax(const float* input, Span<const std::int64_t> shape,
-              std::int64_t axis, float* output) {
+Error softmax(const float* input, Span<const std::int64_t> shape, std::int64_t axis,
+              float* output) {
   Result<Dims> dims = make_dims(shape);
   if (!dims.ok() || shape.empty()) return Error::kInvalidArgument;
   const auto rank = static_cast<std::int64_t>(shape.size());
@@ -148,8 +141,7 @@ Error softmax(const float* input, Span<const std::int64_t> shape,
       continue;
     }
     for (std::int64_t j = 0; j < inner; j += kLanes) {
-      softmax_columns(src + j, dst + j, axis_len, inner,
-                      std::min(kLanes, inner - j));
+      softmax_columns(src + j, dst + j, axis_len, inner, std::min(kLanes, inner - j));
     }
   }
   return Error::kOk;

@@ -20,9 +20,9 @@ TEST(BatchNormTest, MatchesFormula) {
   const auto beta = testing::random_floats(5, 75);
   const float eps = 1e-5f;
   std::vector<float> y(x.size());
-  ASSERT_EQ(batch_norm(x.data(), s, mean.data(), var.data(), gamma.data(),
-                       beta.data(), eps, y.data()),
-            Error::kOk);
+  ASSERT_EQ(
+      batch_norm(x.data(), s, mean.data(), var.data(), gamma.data(), beta.data(), eps, y.data()),
+      Error::kOk);
   for (std::size_t i = 0; i < x.size(); ++i) {
     const std::size_t c = (i / 21) % 5;
     const double scale = gamma[c] / std::sqrt(double{var[c]} + eps);
@@ -38,21 +38,17 @@ TEST(BatchNormTest, NullGammaBetaAndInPlace) {
   std::vector<float> x = {1.0f, 2.0f, 3.0f, 4.0f};
   const float mean[] = {1.0f, 3.0f};
   const float var[] = {4.0f, 1.0f};
-  ASSERT_EQ(batch_norm(x.data(), {1, 2, 1, 2}, mean, var, nullptr, nullptr,
-                       0.0f, x.data()),
+  ASSERT_EQ(batch_norm(x.data(), {1, 2, 1, 2}, mean, var, nullptr, nullptr, 0.0f, x.data()),
             Error::kOk);
   EXPECT_EQ(x, (std::vector<float>{0.0f, 0.5f, 0.0f, 1.0f}));
-  EXPECT_EQ(batch_norm(x.data(), {1, 2, 1, 2}, mean, var, nullptr, nullptr,
-                       -1.0f, x.data()),
+  EXPECT_EQ(batch_norm(x.data(), {1, 2, 1, 2}, mean, var, nullptr, nullptr, -1.0f, x.data()),
             Error::kInvalidArgument);
-  EXPECT_EQ(batch_norm(x.data(), {1, 2, 1, 2}, nullptr, var, nullptr, nullptr,
-                       0.0f, x.data()),
+  EXPECT_EQ(batch_norm(x.data(), {1, 2, 1, 2}, nullptr, var, nullptr, nullptr, 0.0f, x.data()),
             Error::kInvalidArgument);
 }
 
 // exp(x - max) / sum, in double.
-std::vector<double> reference_softmax(const std::vector<float>& x,
-                                      std::vector<std::int64_t> shape,
+std::vector<double> reference_softmax(const std::vector<float>& x, std::vector<std::int64_t> shape,
                                       std::size_t axis) {
   std::int64_t outer = 1, inner = 1;
   for (std::size_t i = 0; i < axis; ++i) outer *= shape[i];
@@ -61,9 +57,7 @@ std::vector<double> reference_softmax(const std::vector<float>& x,
   std::vector<double> y(x.size());
   for (std::int64_t o = 0; o < outer; ++o)
     for (std::int64_t j = 0; j < inner; ++j) {
-      auto at = [&](std::int64_t a) {
-        return static_cast<std::size_t>((o * len + a) * inner + j);
-      };
+      auto at = [&](std::int64_t a) { return static_cast<std::size_t>((o * len + a) * inner + j); };
       double mx = -std::numeric_limits<double>::infinity();
       for (std::int64_t a = 0; a < len; ++a) mx = std::max(mx, double{x[at(a)]});
       double sum = 0.0;
@@ -73,16 +67,15 @@ std::vector<double> reference_softmax(const std::vector<float>& x,
   return y;
 }
 
-void check_softmax(std::vector<std::int64_t> shape, std::int64_t axis,
-                   float scale) {
+void check_softmax(std::vector<std::int64_t> shape, std::int64_t axis, float scale) {
   SCOPED_TRACE(::testing::Message() << "axis " << axis << " scale " << scale);
   std::int64_t n = 1;
   for (std::int64_t d : shape) n *= d;
   auto x = testing::random_floats(static_cast<std::size_t>(n), 81, -scale, scale);
   std::vector<float> y(x.size(), NAN);
   ASSERT_EQ(softmax(x.data(), shape, axis, y.data()), Error::kOk);
-  const std::size_t ax = static_cast<std::size_t>(
-      axis < 0 ? axis + static_cast<std::int64_t>(shape.size()) : axis);
+  const std::size_t ax =
+      static_cast<std::size_t>(axis < 0 ? axis + static_cast<std::int64_t>(shape.size()) : axis);
   const auto want = reference_softmax(x, shape, ax);
   // Each output: exp (~1 ulp) of an exactly-rounded difference, divided by
   // a float sum of len terms: relative error <= (len + 4) * u.
@@ -100,7 +93,7 @@ TEST(SoftmaxTest, AnyAxis) {
   check_softmax({7, 5, 3}, 0, 4.0f);
   check_softmax({7, 5, 3}, 1, 4.0f);
   check_softmax({7, 5, 3}, -1, 4.0f);
-  check_softmax({3, 37}, 0, 4.0f);   // inner 37: two full 16-lane chunks + 5
+  check_softmax({3, 37}, 0, 4.0f);  // inner 37: two full 16-lane chunks + 5
   check_softmax({1000}, 0, 4.0f);
 }
 
@@ -155,14 +148,10 @@ TEST(SoftmaxTest, MaskedAndNonFiniteInputs) {
   std::vector<float> as_rows, as_columns(rows.size() * 9);
   for (const auto& r : rows) as_rows.insert(as_rows.end(), r.begin(), r.end());
   for (std::size_t i = 0; i < rows.size(); ++i)
-    for (std::size_t j = 0; j < 9; ++j)
-      as_columns[j * rows.size() + i] = rows[i][j];
+    for (std::size_t j = 0; j < 9; ++j) as_columns[j * rows.size() + i] = rows[i][j];
   std::vector<float> y_rows(as_rows.size()), y_columns(as_columns.size());
-  ASSERT_EQ(softmax(as_rows.data(), std::vector<std::int64_t>{n, 9}, 1,
-                    y_rows.data()),
-            Error::kOk);
-  ASSERT_EQ(softmax(as_columns.data(), std::vector<std::int64_t>{9, n}, 0,
-                    y_columns.data()),
+  ASSERT_EQ(softmax(as_rows.data(), std::vector<std::int64_t>{n, 9}, 1, y_rows.data()), Error::kOk);
+  ASSERT_EQ(softmax(as_columns.data(), std::vector<std::int64_t>{9, n}, 0, y_columns.data()),
             Error::kOk);
   for (std::size_t i = 0; i < rows.size(); ++i) {
     for (std::size_t j = 0; j < 9; ++j) {

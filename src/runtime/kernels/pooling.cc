@@ -7,9 +7,8 @@
 namespace glassbox::runtime::kernels {
 namespace {
 
-std::int64_t pooled_size(std::int64_t in, std::int64_t kernel,
-                         std::int64_t stride, std::int64_t pad_begin,
-                         std::int64_t pad_end, std::int64_t dilation,
+std::int64_t pooled_size(std::int64_t in, std::int64_t kernel, std::int64_t stride,
+                         std::int64_t pad_begin, std::int64_t pad_end, std::int64_t dilation,
                          bool ceil_mode) {
   const std::int64_t span = dilation * (kernel - 1) + 1;
   const std::int64_t room = in + pad_begin + pad_end - span;
@@ -29,22 +28,18 @@ bool valid_io(const float* in, const float* out, Shape4 s) {
 Result<Shape4> pool2d_output_shape(Shape4 in, const Pool2dParams& p) {
   if (in.n < 0 || in.c < 0 || in.h < 1 || in.w < 1)
     return make_error(Error::kInvalidArgument, "pool2d: bad input shape");
-  if (p.kernel_h < 1 || p.kernel_w < 1 || p.stride_h < 1 || p.stride_w < 1 ||
-      p.dilation_h < 1 || p.dilation_w < 1 || p.pad_top < 0 ||
-      p.pad_left < 0 || p.pad_bottom < 0 || p.pad_right < 0)
+  if (p.kernel_h < 1 || p.kernel_w < 1 || p.stride_h < 1 || p.stride_w < 1 || p.dilation_h < 1 ||
+      p.dilation_w < 1 || p.pad_top < 0 || p.pad_left < 0 || p.pad_bottom < 0 || p.pad_right < 0)
     return make_error(Error::kInvalidArgument, "pool2d: bad parameters");
-  const std::int64_t oh = pooled_size(in.h, p.kernel_h, p.stride_h, p.pad_top,
-                                      p.pad_bottom, p.dilation_h, p.ceil_mode);
-  const std::int64_t ow = pooled_size(in.w, p.kernel_w, p.stride_w,
-                                      p.pad_left, p.pad_right, p.dilation_w,
-                                      p.ceil_mode);
-  if (oh < 1 || ow < 1)
-    return make_error(Error::kInvalidArgument, "pool2d: window exceeds input");
+  const std::int64_t oh =
+      pooled_size(in.h, p.kernel_h, p.stride_h, p.pad_top, p.pad_bottom, p.dilation_h, p.ceil_mode);
+  const std::int64_t ow =
+      pooled_size(in.w, p.kernel_w, p.stride_w, p.pad_left, p.pad_right, p.dilation_w, p.ceil_mode);
+  if (oh < 1 || ow < 1) return make_error(Error::kInvalidArgument, "pool2d: window exceeds input");
   return Shape4{in.n, in.c, oh, ow};
 }
 
-Error max_pool2d(const float* input, Shape4 in, const Pool2dParams& p,
-                 float* output) {
+Error max_pool2d(const float* input, Shape4 in, const Pool2dParams& p, float* output) {
   Result<Shape4> out = pool2d_output_shape(in, p);
   if (!out.ok()) return out.error();
   if (!valid_io(input, output, in)) return Error::kInvalidArgument;
@@ -59,8 +54,7 @@ Error max_pool2d(const float* input, Shape4 in, const Pool2dParams& p,
           const std::int64_t ih = oh * p.stride_h - p.pad_top + kh * p.dilation_h;
           if (ih < 0 || ih >= in.h) continue;
           for (std::int64_t kw = 0; kw < p.kernel_w; ++kw) {
-            const std::int64_t iw =
-                ow * p.stride_w - p.pad_left + kw * p.dilation_w;
+            const std::int64_t iw = ow * p.stride_w - p.pad_left + kw * p.dilation_w;
             if (iw < 0 || iw >= in.w) continue;
             const float v = src[ih * in.w + iw];
             if (v > best || std::isnan(v)) best = v;
@@ -74,8 +68,7 @@ Error max_pool2d(const float* input, Shape4 in, const Pool2dParams& p,
   return Error::kOk;
 }
 
-Error avg_pool2d(const float* input, Shape4 in, const Pool2dParams& p,
-                 float* output) {
+Error avg_pool2d(const float* input, Shape4 in, const Pool2dParams& p, float* output) {
   if (p.dilation_h != 1 || p.dilation_w != 1) return Error::kInvalidArgument;
   Result<Shape4> out = pool2d_output_shape(in, p);
   if (!out.ok()) return out.error();
@@ -97,13 +90,10 @@ Error avg_pool2d(const float* input, Shape4 in, const Pool2dParams& p,
         float sum = 0.0f;
         for (std::int64_t ih = ih0; ih < ih1; ++ih)
           for (std::int64_t iw = iw0; iw < iw1; ++iw) sum += src[ih * in.w + iw];
-        const std::int64_t count =
-            p.count_include_pad
-                ? (h1 - h0) * (w1 - w0)
-                : std::max<std::int64_t>(ih1 - ih0, 0) *
-                      std::max<std::int64_t>(iw1 - iw0, 0);
-        dst[oh * out->w + ow] =
-            count > 0 ? sum / static_cast<float>(count) : 0.0f;
+        const std::int64_t count = p.count_include_pad ? (h1 - h0) * (w1 - w0)
+                                                       : std::max<std::int64_t>(ih1 - ih0, 0) *
+                                                             std::max<std::int64_t>(iw1 - iw0, 0);
+        dst[oh * out->w + ow] = count > 0 ? sum / static_cast<float>(count) : 0.0f;
       }
     }
   }
@@ -111,8 +101,7 @@ Error avg_pool2d(const float* input, Shape4 in, const Pool2dParams& p,
 }
 
 Error global_avg_pool2d(const float* input, Shape4 in, float* output) {
-  if (in.n < 0 || in.c < 0 || in.h < 1 || in.w < 1)
-    return Error::kInvalidArgument;
+  if (in.n < 0 || in.c < 0 || in.h < 1 || in.w < 1) return Error::kInvalidArgument;
   if (!valid_io(input, output, in)) return Error::kInvalidArgument;
   const std::int64_t plane = in.h * in.w;
   for (std::int64_t pl = 0; pl < in.n * in.c; ++pl) {

@@ -12,22 +12,20 @@ namespace glassbox::runtime::kernels {
 namespace {
 
 // PyTorch's output-size rule, written independently of the kernel.
-std::int64_t ref_size(std::int64_t in, std::int64_t k, std::int64_t s,
-                      std::int64_t pb, std::int64_t pe, std::int64_t d,
-                      bool ceil_mode) {
+std::int64_t ref_size(std::int64_t in, std::int64_t k, std::int64_t s, std::int64_t pb,
+                      std::int64_t pe, std::int64_t d, bool ceil_mode) {
   const double span = static_cast<double>(in + pb + pe - d * (k - 1) - 1);
-  std::int64_t out = static_cast<std::int64_t>(
-                         ceil_mode ? std::ceil(span / static_cast<double>(s))
-                                   : std::floor(span / static_cast<double>(s))) +
-                     1;
+  std::int64_t out =
+      static_cast<std::int64_t>(ceil_mode ? std::ceil(span / static_cast<double>(s))
+                                          : std::floor(span / static_cast<double>(s))) +
+      1;
   if (ceil_mode && (out - 1) * s >= in + pb) --out;
   return out;
 }
 
 // Visits every window position and asks `at(ih, iw)` whether it is inside.
-std::vector<float> reference_pool(const std::vector<float>& in, Shape4 is,
-                                  const Pool2dParams& p, bool is_max,
-                                  Shape4 os) {
+std::vector<float> reference_pool(const std::vector<float>& in, Shape4 is, const Pool2dParams& p,
+                                  bool is_max, Shape4 os) {
   std::vector<float> out;
   for (std::int64_t pl = 0; pl < is.n * is.c; ++pl)
     for (std::int64_t oh = 0; oh < os.h; ++oh)
@@ -61,8 +59,8 @@ struct PoolCase {
   Pool2dParams p;
 };
 
-Pool2dParams make(std::int64_t k, std::int64_t s, std::int64_t pad,
-                  bool ceil_mode, bool include_pad) {
+Pool2dParams make(std::int64_t k, std::int64_t s, std::int64_t pad, bool ceil_mode,
+                  bool include_pad) {
   Pool2dParams p;
   p.kernel_h = p.kernel_w = k;
   p.stride_h = p.stride_w = s;
@@ -98,10 +96,10 @@ TEST(PoolingTest, MaxMatchesReference) {
       c.p.dilation_h = c.p.dilation_w = dil;
       Result<Shape4> os = pool2d_output_shape(c.input, c.p);
       ASSERT_TRUE(os.ok());
-      EXPECT_EQ(os->h, ref_size(c.input.h, c.p.kernel_h, c.p.stride_h, c.p.pad_top,
-                                c.p.pad_bottom, dil, c.p.ceil_mode));
-      EXPECT_EQ(os->w, ref_size(c.input.w, c.p.kernel_w, c.p.stride_w, c.p.pad_left,
-                                c.p.pad_right, dil, c.p.ceil_mode));
+      EXPECT_EQ(os->h, ref_size(c.input.h, c.p.kernel_h, c.p.stride_h, c.p.pad_top, c.p.pad_bottom,
+                                dil, c.p.ceil_mode));
+      EXPECT_EQ(os->w, ref_size(c.input.w, c.p.kernel_w, c.p.stride_w, c.p.pad_left, c.p.pad_right,
+                                dil, c.p.ceil_mode));
       const auto in = testing::random_floats(static_cast<std::size_t>(c.input.numel()), 61);
       std::vector<float> out(static_cast<std::size_t>(os->numel()), NAN);
       ASSERT_EQ(max_pool2d(in.data(), c.input, c.p, out.data()), Error::kOk);
@@ -121,8 +119,7 @@ TEST(PoolingTest, AvgMatchesReference) {
     const auto want = reference_pool(in, c.input, c.p, false, *os);
     // At most 12 terms of |x| <= 1 summed in float, then one division:
     // (12 + 1) * u * 12 / divisor < 1e-6.
-    for (std::size_t i = 0; i < out.size(); ++i)
-      EXPECT_NEAR(out[i], want[i], 1e-6) << "at " << i;
+    for (std::size_t i = 0; i < out.size(); ++i) EXPECT_NEAR(out[i], want[i], 1e-6) << "at " << i;
   }
 }
 
@@ -159,12 +156,10 @@ TEST(PoolingTest, RejectsInvalidArguments) {
             Error::kInvalidArgument);
   Pool2dParams dilated = make(2, 1, 0, false, true);
   dilated.dilation_h = 2;
-  EXPECT_EQ(avg_pool2d(buf.data(), {1, 1, 4, 4}, dilated, buf.data()),
-            Error::kInvalidArgument);
+  EXPECT_EQ(avg_pool2d(buf.data(), {1, 1, 4, 4}, dilated, buf.data()), Error::kInvalidArgument);
   EXPECT_EQ(max_pool2d(nullptr, {1, 1, 4, 4}, make(2, 2, 0, false, true), buf.data()),
             Error::kInvalidArgument);
-  EXPECT_EQ(global_avg_pool2d(buf.data(), {1, 1, 0, 4}, buf.data()),
-            Error::kInvalidArgument);
+  EXPECT_EQ(global_avg_pool2d(buf.data(), {1, 1, 0, 4}, buf.data()), Error::kInvalidArgument);
 }
 
 }  // namespace

@@ -44,8 +44,7 @@ bool checked_mul(std::int64_t* acc, std::int64_t factor) {
 
 // Validates the arguments and fills plan->count and plan->outputs; the
 // groups only when there is something to compute (count and outputs > 0).
-Error make_plan(Span<const std::int64_t> shape, Span<const std::int64_t> axes,
-                Plan* plan) {
+Error make_plan(Span<const std::int64_t> shape, Span<const std::int64_t> axes, Plan* plan) {
   const std::size_t rank = shape.size();
   if (rank > kMaxDims || axes.size() > rank) return Error::kInvalidArgument;
   bool reduced[kMaxDims] = {};
@@ -119,9 +118,7 @@ template <typename Term>
 struct SumOf {
   using Acc = double;
   static constexpr Acc kInit = 0.0;
-  static Acc step(Acc a, float x, float shift) {
-    return a + Term::of(x, shift);
-  }
+  static Acc step(Acc a, float x, float shift) { return a + Term::of(x, shift); }
   static Acc merge(Acc a, Acc b) { return a + b; }
 };
 
@@ -135,9 +132,7 @@ struct Squared {
   static double of(float x, float) { return double{x} * double{x}; }
 };
 struct ExpShifted {
-  static double of(float x, float shift) {
-    return std::exp(double{x} - double{shift});
-  }
+  static double of(float x, float shift) { return std::exp(double{x} - double{shift}); }
 };
 
 struct Product {
@@ -153,8 +148,8 @@ struct Product {
 template <bool kMax>
 struct Extremum {
   using Acc = float;
-  static constexpr Acc kInit = kMax ? -std::numeric_limits<float>::infinity()
-                                    : std::numeric_limits<float>::infinity();
+  static constexpr Acc kInit =
+      kMax ? -std::numeric_limits<float>::infinity() : std::numeric_limits<float>::infinity();
   static Acc step(Acc a, float x, float) {
     const bool take = (kMax ? x > a : x < a) | std::isnan(x);
     return take ? x : a;
@@ -169,8 +164,7 @@ typename Op::Acc reduce_row(const float* x, std::int64_t n, float shift) {
   for (Acc& a : lane) a = Op::kInit;
   std::int64_t i = 0;
   for (; i + kRowLanes <= n; i += kRowLanes) {
-    for (std::int64_t j = 0; j < kRowLanes; ++j)
-      lane[j] = Op::step(lane[j], x[i + j], shift);
+    for (std::int64_t j = 0; j < kRowLanes; ++j) lane[j] = Op::step(lane[j], x[i + j], shift);
   }
   for (; i < n; ++i) lane[0] = Op::step(lane[0], x[i], shift);
   Acc acc = lane[0];
@@ -181,8 +175,7 @@ typename Op::Acc reduce_row(const float* x, std::int64_t n, float shift) {
 // `shifts` (nullable) holds one value per output, read before that output
 // is written, so it may be `y` itself.
 template <typename Op, typename Finish>
-void reduce_rows(const Plan& p, const float* x, const float* shifts, float* y,
-                 Finish finish) {
+void reduce_rows(const Plan& p, const float* x, const float* shifts, float* y, Finish finish) {
   std::int64_t out = 0;
   for_each_offset(p.kept, p.kept_rank, [&](std::int64_t base) {
     const float shift = shifts != nullptr ? shifts[out] : 0.0f;
@@ -195,8 +188,7 @@ void reduce_rows(const Plan& p, const float* x, const float* shifts, float* y,
 }
 
 template <typename Op, typename Finish>
-void reduce_columns(const Plan& p, const float* x, const float* shifts,
-                    float* y, Finish finish) {
+void reduce_columns(const Plan& p, const float* x, const float* shifts, float* y, Finish finish) {
   using Acc = typename Op::Acc;
   std::int64_t out = 0;
   for_each_offset(p.kept, p.kept_rank, [&](std::int64_t base) {
@@ -210,8 +202,7 @@ void reduce_columns(const Plan& p, const float* x, const float* shifts,
       }
       for_each_offset(p.reduced, p.reduced_rank, [&](std::int64_t offset) {
         const float* row = x + base + offset + j0;
-        for (std::int64_t j = 0; j < n; ++j)
-          acc[j] = Op::step(acc[j], row[j], shift[j]);
+        for (std::int64_t j = 0; j < n; ++j) acc[j] = Op::step(acc[j], row[j], shift[j]);
       });
       for (std::int64_t j = 0; j < n; ++j) y[out + j] = finish(acc[j], shift[j]);
       out += n;
@@ -220,8 +211,7 @@ void reduce_columns(const Plan& p, const float* x, const float* shifts,
 }
 
 template <typename Op, typename Finish>
-void run(const Plan& p, const float* x, const float* shifts, float* y,
-         Finish finish) {
+void run(const Plan& p, const float* x, const float* shifts, float* y, Finish finish) {
   if (p.inner_reduced)
     reduce_rows<Op>(p, x, shifts, y, finish);
   else
@@ -251,8 +241,7 @@ float empty_value(ReduceOp op) {
 
 Error reduce(ReduceOp op, const float* x, Span<const std::int64_t> x_shape,
              Span<const std::int64_t> axes, float* y) {
-  if (static_cast<std::uint8_t>(op) >
-      static_cast<std::uint8_t>(ReduceOp::kLogSumExp))
+  if (static_cast<std::uint8_t>(op) > static_cast<std::uint8_t>(ReduceOp::kLogSumExp))
     return Error::kInvalidArgument;
   Plan p;
   if (Error e = make_plan(x_shape, axes, &p); e != Error::kOk) return e;
@@ -269,43 +258,27 @@ Error reduce(ReduceOp op, const float* x, Span<const std::int64_t> x_shape,
   switch (op) {
     case ReduceOp::kMean: {
       const auto n = static_cast<double>(p.count);
-      run<SumOf<Plain>>(p, x, nullptr, y,
-                        [n](double a, float) { return to_float(a / n); });
+      run<SumOf<Plain>>(p, x, nullptr, y, [n](double a, float) { return to_float(a / n); });
       return Error::kOk;
     }
-    case ReduceOp::kSum:
-      run<SumOf<Plain>>(p, x, nullptr, y, sum);
-      return Error::kOk;
-    case ReduceOp::kMax:
-      run<Extremum<true>>(p, x, nullptr, y, keep);
-      return Error::kOk;
-    case ReduceOp::kMin:
-      run<Extremum<false>>(p, x, nullptr, y, keep);
-      return Error::kOk;
-    case ReduceOp::kProd:
-      run<Product>(p, x, nullptr, y, sum);
-      return Error::kOk;
-    case ReduceOp::kL1:
-      run<SumOf<Absolute>>(p, x, nullptr, y, sum);
-      return Error::kOk;
+    case ReduceOp::kSum: run<SumOf<Plain>>(p, x, nullptr, y, sum); return Error::kOk;
+    case ReduceOp::kMax: run<Extremum<true>>(p, x, nullptr, y, keep); return Error::kOk;
+    case ReduceOp::kMin: run<Extremum<false>>(p, x, nullptr, y, keep); return Error::kOk;
+    case ReduceOp::kProd: run<Product>(p, x, nullptr, y, sum); return Error::kOk;
+    case ReduceOp::kL1: run<SumOf<Absolute>>(p, x, nullptr, y, sum); return Error::kOk;
     case ReduceOp::kL2:
-      run<SumOf<Squared>>(p, x, nullptr, y,
-                          [](double a, float) { return to_float(std::sqrt(a)); });
+      run<SumOf<Squared>>(p, x, nullptr, y, [](double a, float) { return to_float(std::sqrt(a)); });
       return Error::kOk;
-    case ReduceOp::kSumSquare:
-      run<SumOf<Squared>>(p, x, nullptr, y, sum);
-      return Error::kOk;
+    case ReduceOp::kSumSquare: run<SumOf<Squared>>(p, x, nullptr, y, sum); return Error::kOk;
     case ReduceOp::kLogSumExp:
       // Pass 1 leaves the shift m in y: the max, or 0 when the max is not
       // finite, so that no inf - inf arises (all -inf then gives
       // log(0) = -inf, a +inf gives +inf, a NaN stays NaN).
       // Pass 2: y = m + log(sum(exp(x - m))).
-      run<Extremum<true>>(p, x, nullptr, y, [](float m, float) {
-        return std::isfinite(m) ? m : 0.0f;
-      });
-      run<SumOf<ExpShifted>>(p, x, y, y, [](double s, float m) {
-        return to_float(double{m} + std::log(s));
-      });
+      run<Extremum<true>>(p, x, nullptr, y,
+                          [](float m, float) { return std::isfinite(m) ? m : 0.0f; });
+      run<SumOf<ExpShifted>>(p, x, y, y,
+                             [](double s, float m) { return to_float(double{m} + std::log(s)); });
       return Error::kOk;
   }
   return Error::kInvalidArgument;
@@ -326,8 +299,8 @@ bool replaces(float v, float best) {
 }
 
 template <bool kMax, bool kLast>
-void arg_slabs(const float* x, std::int64_t outer, std::int64_t len,
-               std::int64_t inner, std::int64_t* y) {
+void arg_slabs(const float* x, std::int64_t outer, std::int64_t len, std::int64_t inner,
+               std::int64_t* y) {
   for (std::int64_t o = 0; o < outer; ++o) {
     const float* slab = x + o * len * inner;
     std::int64_t* out = y + o * inner;
@@ -369,12 +342,10 @@ void arg_slabs(const float* x, std::int64_t outer, std::int64_t len,
 
 }  // namespace
 
-Error arg_reduce(bool is_max, const float* x,
-                 Span<const std::int64_t> x_shape, std::int64_t axis,
+Error arg_reduce(bool is_max, const float* x, Span<const std::int64_t> x_shape, std::int64_t axis,
                  bool select_last_index, std::int64_t* y) {
   const std::size_t rank = x_shape.size();
-  if (rank == 0 || rank > kMaxDims || axis < 0 ||
-      axis >= static_cast<std::int64_t>(rank))
+  if (rank == 0 || rank > kMaxDims || axis < 0 || axis >= static_cast<std::int64_t>(rank))
     return Error::kInvalidArgument;
   const auto ax = static_cast<std::size_t>(axis);
   std::int64_t outer = 1;
@@ -387,8 +358,7 @@ Error arg_reduce(bool is_max, const float* x,
   const std::int64_t len = x_shape[ax];
   std::int64_t outputs = outer;
   std::int64_t numel = len;
-  if (len == 0 || !checked_mul(&outputs, inner) ||
-      !checked_mul(&numel, outputs))
+  if (len == 0 || !checked_mul(&outputs, inner) || !checked_mul(&numel, outputs))
     return Error::kInvalidArgument;
   if (outputs == 0) return Error::kOk;
   if (x == nullptr || y == nullptr) return Error::kInvalidArgument;

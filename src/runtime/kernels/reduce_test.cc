@@ -18,10 +18,9 @@ using Shape = std::vector<std::int64_t>;
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
-constexpr ReduceOp kAllOps[] = {
-    ReduceOp::kMean, ReduceOp::kSum,       ReduceOp::kMax,
-    ReduceOp::kMin,  ReduceOp::kProd,      ReduceOp::kL1,
-    ReduceOp::kL2,   ReduceOp::kSumSquare, ReduceOp::kLogSumExp};
+constexpr ReduceOp kAllOps[] = {ReduceOp::kMean, ReduceOp::kSum,       ReduceOp::kMax,
+                                ReduceOp::kMin,  ReduceOp::kProd,      ReduceOp::kL1,
+                                ReduceOp::kL2,   ReduceOp::kSumSquare, ReduceOp::kLogSumExp};
 
 std::int64_t numel(const Shape& shape) {
   std::int64_t n = 1;
@@ -31,8 +30,7 @@ std::int64_t numel(const Shape& shape) {
 
 // The values that reduce into each output, gathered element by element:
 // decompose every input index into coordinates and drop the reduced ones.
-std::vector<std::vector<float>> gather(const std::vector<float>& x,
-                                       const Shape& shape,
+std::vector<std::vector<float>> gather(const std::vector<float>& x, const Shape& shape,
                                        const Shape& axes) {
   std::vector<bool> reduced(shape.size(), false);
   for (std::int64_t a : axes) reduced[static_cast<std::size_t>(a)] = true;
@@ -50,8 +48,7 @@ std::vector<std::vector<float>> gather(const std::vector<float>& x,
     std::int64_t out = 0;
     for (std::size_t d = 0; d < shape.size(); ++d)
       if (!reduced[d]) out = out * shape[d] + coord[d];
-    slices[static_cast<std::size_t>(out)].push_back(
-        x[static_cast<std::size_t>(i)]);
+    slices[static_cast<std::size_t>(out)].push_back(x[static_cast<std::size_t>(i)]);
   }
   return slices;
 }
@@ -108,14 +105,11 @@ testing::RefValue reference(ReduceOp op, const SliceStats& s) {
 // the exact value, plus a tiny floor, relative to the sum of |terms|, for
 // the cancellation a double sum may still show (a float accumulator over
 // thousands of terms misses this by orders of magnitude).
-void check_reduce(const Shape& shape, const Shape& axes,
-                  const std::vector<float>& x) {
-  SCOPED_TRACE(::testing::Message()
-               << "shape rank " << shape.size() << ", " << axes.size()
-               << " axes, first axis " << (axes.empty() ? -1 : axes[0]));
+void check_reduce(const Shape& shape, const Shape& axes, const std::vector<float>& x) {
+  SCOPED_TRACE(::testing::Message() << "shape rank " << shape.size() << ", " << axes.size()
+                                    << " axes, first axis " << (axes.empty() ? -1 : axes[0]));
   std::vector<SliceStats> stats;
-  for (const auto& slice : gather(x, shape, axes))
-    stats.push_back(stats_of(slice));
+  for (const auto& slice : gather(x, shape, axes)) stats.push_back(stats_of(slice));
   for (ReduceOp op : kAllOps) {
     std::vector<float> y(stats.size(), -12345.0f);
     ASSERT_EQ(reduce(op, x.data(), shape, axes, y.data()), Error::kOk);
@@ -129,8 +123,8 @@ void check_reduce(const Shape& shape, const Shape& axes,
         ASSERT_EQ(y[i], want.value) << "op " << int(op) << " at " << i;
         continue;
       }
-      const double tol = 2 * testing::kUnitRoundoff * std::abs(want.value) +
-                         1e-12 * want.magnitude + 1e-30;
+      const double tol =
+          2 * testing::kUnitRoundoff * std::abs(want.value) + 1e-12 * want.magnitude + 1e-30;
       ASSERT_NEAR(y[i], want.value, tol) << "op " << int(op) << " at " << i;
     }
   }
@@ -139,12 +133,9 @@ void check_reduce(const Shape& shape, const Shape& axes,
 void check_reduce(const Shape& shape, const Shape& axes) {
   // [0.5, 2): products of a few dozen terms stay well inside float range.
   check_reduce(shape, axes,
-               testing::random_floats(static_cast<std::size_t>(numel(shape)),
-                                      81, 0.5f, 2.0f));
+               testing::random_floats(static_cast<std::size_t>(numel(shape)), 81, 0.5f, 2.0f));
   // Signed values: sums cancel, L1 differs from the sum.
-  auto signed_x =
-      testing::random_floats(static_cast<std::size_t>(numel(shape)), 82, -3.0f,
-                             3.0f);
+  auto signed_x = testing::random_floats(static_cast<std::size_t>(numel(shape)), 82, -3.0f, 3.0f);
   check_reduce(shape, axes, signed_x);
 }
 
@@ -181,14 +172,11 @@ TEST(ReduceTest, EmptyAxesReduceOverNothing) {
   check_reduce({2, 3, 4}, {});
   const std::vector<float> x = {-2.0f, 0.5f, 3.0f};
   std::vector<float> y(3);
-  ASSERT_EQ(reduce(ReduceOp::kSum, x.data(), Shape{3}, {}, y.data()),
-            Error::kOk);
+  ASSERT_EQ(reduce(ReduceOp::kSum, x.data(), Shape{3}, {}, y.data()), Error::kOk);
   EXPECT_EQ(y, x);
-  ASSERT_EQ(reduce(ReduceOp::kSumSquare, x.data(), Shape{3}, {}, y.data()),
-            Error::kOk);
+  ASSERT_EQ(reduce(ReduceOp::kSumSquare, x.data(), Shape{3}, {}, y.data()), Error::kOk);
   EXPECT_EQ(y, (std::vector<float>{4.0f, 0.25f, 9.0f}));
-  ASSERT_EQ(reduce(ReduceOp::kL1, x.data(), Shape{3}, {}, y.data()),
-            Error::kOk);
+  ASSERT_EQ(reduce(ReduceOp::kL1, x.data(), Shape{3}, {}, y.data()), Error::kOk);
   EXPECT_EQ(y, (std::vector<float>{2.0f, 0.5f, 3.0f}));
 }
 
@@ -200,16 +188,14 @@ TEST(ReduceTest, LongMeansStayAccurate) {
   check_reduce({1, kLong * 3}, {1}, x);     // one contiguous row
   check_reduce({kLong, 3}, {0}, x);         // column blocks
   check_reduce({3, kLong / 2, 2}, {1}, x);  // middle axis
-  check_reduce({4, 768},
-               {1}, std::vector<float>(x.begin(), x.begin() + 4 * 768));
+  check_reduce({4, 768}, {1}, std::vector<float>(x.begin(), x.begin() + 4 * 768));
 }
 
 TEST(ReduceTest, ZeroSizedAxisGivesIdentity) {
   std::vector<float> y(6, 7.0f);
   const float want[] = {NAN, 0.0f, -kInf, kInf, 1.0f, 0.0f, 0.0f, 0.0f, -kInf};
   for (std::size_t k = 0; k < std::size(kAllOps); ++k) {
-    ASSERT_EQ(reduce(kAllOps[k], nullptr, Shape{2, 0, 3}, Shape{1}, y.data()),
-              Error::kOk);
+    ASSERT_EQ(reduce(kAllOps[k], nullptr, Shape{2, 0, 3}, Shape{1}, y.data()), Error::kOk);
     for (float v : y) {
       if (std::isnan(want[k]))
         EXPECT_TRUE(std::isnan(v));
@@ -218,16 +204,14 @@ TEST(ReduceTest, ZeroSizedAxisGivesIdentity) {
     }
   }
   // A zero-sized kept dim: no output, so no pointer is needed.
-  EXPECT_EQ(reduce(ReduceOp::kSum, nullptr, Shape{2, 0, 3}, Shape{0, 2},
-                   nullptr),
-            Error::kOk);
+  EXPECT_EQ(reduce(ReduceOp::kSum, nullptr, Shape{2, 0, 3}, Shape{0, 2}, nullptr), Error::kOk);
 }
 
 TEST(ReduceTest, NanAndInfinities) {
   // Each NaN sits at a different lane position of an 11-wide row / column.
   std::vector<float> x = testing::random_floats(33, 84);
-  x[3] = kNaN;          // row 0
-  x[11 + 10] = kNaN;    // row 1, the scalar tail
+  x[3] = kNaN;        // row 0
+  x[11 + 10] = kNaN;  // row 1, the scalar tail
   for (const auto& [shape, axes] :
        {std::pair{Shape{3, 11}, Shape{1}}, std::pair{Shape{11, 3}, Shape{0}}}) {
     for (ReduceOp op : kAllOps) {
@@ -235,37 +219,30 @@ TEST(ReduceTest, NanAndInfinities) {
       ASSERT_EQ(reduce(op, x.data(), shape, axes, y.data()), Error::kOk);
       const auto slices = gather(x, shape, axes);
       for (std::size_t i = 0; i < 3; ++i) {
-        const bool has_nan = std::any_of(slices[i].begin(), slices[i].end(),
-                                         [](float v) { return std::isnan(v); });
+        const bool has_nan =
+            std::any_of(slices[i].begin(), slices[i].end(), [](float v) { return std::isnan(v); });
         EXPECT_EQ(std::isnan(y[i]), has_nan) << "op " << int(op) << " " << i;
       }
     }
   }
 
   // log-sum-exp subtracts the max: no overflow, and exact infinities.
-  const std::vector<float> big = {1000.0f, 1000.0f, -kInf, -kInf,
-                                  kInf,    1.0f,    5.0f,  -kInf};
+  const std::vector<float> big = {1000.0f, 1000.0f, -kInf, -kInf, kInf, 1.0f, 5.0f, -kInf};
   std::vector<float> y(4);
-  ASSERT_EQ(reduce(ReduceOp::kLogSumExp, big.data(), Shape{4, 2}, Shape{1},
-                   y.data()),
-            Error::kOk);
+  ASSERT_EQ(reduce(ReduceOp::kLogSumExp, big.data(), Shape{4, 2}, Shape{1}, y.data()), Error::kOk);
   EXPECT_NEAR(y[0], 1000.0 + std::log(2.0), 1e-4);
   EXPECT_EQ(y[1], -kInf);
   EXPECT_EQ(y[2], kInf);
   EXPECT_EQ(y[3], 5.0f);
   // The same slices as columns: every column needs its own shift.
-  const std::vector<float> columns = {1000.0f, -kInf, kInf, 5.0f,
-                                      1000.0f, -kInf, 1.0f, -kInf};
-  ASSERT_EQ(reduce(ReduceOp::kLogSumExp, columns.data(), Shape{2, 4},
-                   Shape{0}, y.data()),
+  const std::vector<float> columns = {1000.0f, -kInf, kInf, 5.0f, 1000.0f, -kInf, 1.0f, -kInf};
+  ASSERT_EQ(reduce(ReduceOp::kLogSumExp, columns.data(), Shape{2, 4}, Shape{0}, y.data()),
             Error::kOk);
   EXPECT_NEAR(y[0], 1000.0 + std::log(2.0), 1e-4);
   EXPECT_EQ(y[1], -kInf);
   EXPECT_EQ(y[2], kInf);
   EXPECT_EQ(y[3], 5.0f);
-  ASSERT_EQ(reduce(ReduceOp::kMax, big.data(), Shape{4, 2}, Shape{1},
-                   y.data()),
-            Error::kOk);
+  ASSERT_EQ(reduce(ReduceOp::kMax, big.data(), Shape{4, 2}, Shape{1}, y.data()), Error::kOk);
   EXPECT_EQ(y, (std::vector<float>{1000.0f, -kInf, kInf, 5.0f}));
 }
 
@@ -273,58 +250,44 @@ TEST(ReduceTest, RejectsBadArguments) {
   float x[4] = {};
   float y[4] = {};
   const Shape shape = {2, 2};
-  EXPECT_EQ(reduce(ReduceOp::kSum, x, shape, Shape{2}, y),
-            Error::kInvalidArgument);
-  EXPECT_EQ(reduce(ReduceOp::kSum, x, shape, Shape{-1}, y),
-            Error::kInvalidArgument);
-  EXPECT_EQ(reduce(ReduceOp::kSum, x, shape, Shape{1, 1}, y),
-            Error::kInvalidArgument);
-  EXPECT_EQ(reduce(ReduceOp::kSum, x, shape, Shape{0, 1, 0}, y),
-            Error::kInvalidArgument);
-  EXPECT_EQ(reduce(static_cast<ReduceOp>(99), x, shape, Shape{0}, y),
-            Error::kInvalidArgument);
-  EXPECT_EQ(reduce(ReduceOp::kSum, nullptr, shape, Shape{0}, y),
-            Error::kInvalidArgument);
-  EXPECT_EQ(reduce(ReduceOp::kSum, x, shape, Shape{0}, nullptr),
-            Error::kInvalidArgument);
-  EXPECT_EQ(reduce(ReduceOp::kSum, x, Shape{2, -2}, Shape{0}, y),
-            Error::kInvalidArgument);
+  EXPECT_EQ(reduce(ReduceOp::kSum, x, shape, Shape{2}, y), Error::kInvalidArgument);
+  EXPECT_EQ(reduce(ReduceOp::kSum, x, shape, Shape{-1}, y), Error::kInvalidArgument);
+  EXPECT_EQ(reduce(ReduceOp::kSum, x, shape, Shape{1, 1}, y), Error::kInvalidArgument);
+  EXPECT_EQ(reduce(ReduceOp::kSum, x, shape, Shape{0, 1, 0}, y), Error::kInvalidArgument);
+  EXPECT_EQ(reduce(static_cast<ReduceOp>(99), x, shape, Shape{0}, y), Error::kInvalidArgument);
+  EXPECT_EQ(reduce(ReduceOp::kSum, nullptr, shape, Shape{0}, y), Error::kInvalidArgument);
+  EXPECT_EQ(reduce(ReduceOp::kSum, x, shape, Shape{0}, nullptr), Error::kInvalidArgument);
+  EXPECT_EQ(reduce(ReduceOp::kSum, x, Shape{2, -2}, Shape{0}, y), Error::kInvalidArgument);
   EXPECT_EQ(reduce(ReduceOp::kSum, x, Shape{1, 1, 1, 1, 1, 1, 1}, Shape{0}, y),
             Error::kInvalidArgument);
   // Each product fits in int64, the element count does not.
   constexpr std::int64_t kHuge = std::int64_t{1} << 40;
-  EXPECT_EQ(reduce(ReduceOp::kSum, x, Shape{kHuge, kHuge}, Shape{0}, y),
-            Error::kInvalidArgument);
+  EXPECT_EQ(reduce(ReduceOp::kSum, x, Shape{kHuge, kHuge}, Shape{0}, y), Error::kInvalidArgument);
   EXPECT_EQ(reduce(ReduceOp::kSum, x, Shape{kHuge, kHuge, 0}, Shape{2}, y),
             Error::kInvalidArgument);
 }
 
 // numpy's rule, written as its own search: the first (last) NaN if there
 // is one, else the first (last) index holding the max (min).
-std::int64_t reference_arg(const std::vector<float>& v, bool is_max,
-                           bool last) {
+std::int64_t reference_arg(const std::vector<float>& v, bool is_max, bool last) {
   std::vector<std::size_t> order(v.size());
-  for (std::size_t i = 0; i < v.size(); ++i)
-    order[i] = last ? v.size() - 1 - i : i;
+  for (std::size_t i = 0; i < v.size(); ++i) order[i] = last ? v.size() - 1 - i : i;
   for (std::size_t i : order)
     if (std::isnan(v[i])) return static_cast<std::int64_t>(i);
-  const float best = is_max ? *std::max_element(v.begin(), v.end())
-                            : *std::min_element(v.begin(), v.end());
+  const float best =
+      is_max ? *std::max_element(v.begin(), v.end()) : *std::min_element(v.begin(), v.end());
   for (std::size_t i : order)
     if (v[i] == best) return static_cast<std::int64_t>(i);
   return -1;
 }
 
-void check_arg(const Shape& shape, std::int64_t axis,
-               const std::vector<float>& x) {
-  SCOPED_TRACE(::testing::Message() << "rank " << shape.size() << " axis "
-                                    << axis);
+void check_arg(const Shape& shape, std::int64_t axis, const std::vector<float>& x) {
+  SCOPED_TRACE(::testing::Message() << "rank " << shape.size() << " axis " << axis);
   const auto slices = gather(x, shape, {axis});
   for (bool is_max : {true, false}) {
     for (bool last : {false, true}) {
       std::vector<std::int64_t> y(slices.size(), -7);
-      ASSERT_EQ(arg_reduce(is_max, x.data(), shape, axis, last, y.data()),
-                Error::kOk);
+      ASSERT_EQ(arg_reduce(is_max, x.data(), shape, axis, last, y.data()), Error::kOk);
       for (std::size_t i = 0; i < slices.size(); ++i)
         ASSERT_EQ(y[i], reference_arg(slices[i], is_max, last))
             << "max " << is_max << " last " << last << " at " << i;
@@ -334,10 +297,8 @@ void check_arg(const Shape& shape, std::int64_t axis,
 
 // Values from {0, 1, 2, 3} so that ties are common; with_nan turns about
 // one value in six into NaN, so many slices hold several NaNs.
-std::vector<float> tie_heavy(std::int64_t n, std::uint32_t seed,
-                             bool with_nan) {
-  auto v = testing::random_floats(static_cast<std::size_t>(n), seed, 0.0f,
-                                  4.0f);
+std::vector<float> tie_heavy(std::int64_t n, std::uint32_t seed, bool with_nan) {
+  auto v = testing::random_floats(static_cast<std::size_t>(n), seed, 0.0f, 4.0f);
   for (float& f : v) f = with_nan && f < 0.7f ? kNaN : std::floor(f);
   return v;
 }
@@ -361,25 +322,18 @@ TEST(ArgReduceTest, MatchesNumpyOnTiesAndNans) {
 TEST(ArgReduceTest, RejectsBadArguments) {
   float x[4] = {};
   std::int64_t y[4] = {};
-  EXPECT_EQ(arg_reduce(true, x, Shape{2, 2}, 2, false, y),
-            Error::kInvalidArgument);
-  EXPECT_EQ(arg_reduce(true, x, Shape{2, 2}, -1, false, y),
-            Error::kInvalidArgument);
-  EXPECT_EQ(arg_reduce(true, x, Shape{}, 0, false, y),
-            Error::kInvalidArgument);
+  EXPECT_EQ(arg_reduce(true, x, Shape{2, 2}, 2, false, y), Error::kInvalidArgument);
+  EXPECT_EQ(arg_reduce(true, x, Shape{2, 2}, -1, false, y), Error::kInvalidArgument);
+  EXPECT_EQ(arg_reduce(true, x, Shape{}, 0, false, y), Error::kInvalidArgument);
   EXPECT_EQ(arg_reduce(true, x, Shape{2, 0}, 1, false, y),
             Error::kInvalidArgument);  // no index to return
   EXPECT_EQ(arg_reduce(true, nullptr, Shape{2, 0}, 0, false, nullptr),
             Error::kOk);  // zero outputs
-  EXPECT_EQ(arg_reduce(true, nullptr, Shape{2, 2}, 0, false, y),
-            Error::kInvalidArgument);
-  EXPECT_EQ(arg_reduce(false, x, Shape{2, 2}, 0, false, nullptr),
-            Error::kInvalidArgument);
-  EXPECT_EQ(arg_reduce(true, x, Shape{-2, 2}, 0, false, y),
-            Error::kInvalidArgument);
+  EXPECT_EQ(arg_reduce(true, nullptr, Shape{2, 2}, 0, false, y), Error::kInvalidArgument);
+  EXPECT_EQ(arg_reduce(false, x, Shape{2, 2}, 0, false, nullptr), Error::kInvalidArgument);
+  EXPECT_EQ(arg_reduce(true, x, Shape{-2, 2}, 0, false, y), Error::kInvalidArgument);
   constexpr std::int64_t kHuge = std::int64_t{1} << 40;
-  EXPECT_EQ(arg_reduce(true, x, Shape{kHuge, kHuge}, 0, false, y),
-            Error::kInvalidArgument);
+  EXPECT_EQ(arg_reduce(true, x, Shape{kHuge, kHuge}, 0, false, y), Error::kInvalidArgument);
 }
 
 }  // namespace

@@ -3,13 +3,11 @@
 namespace glassbox::runtime::kernels {
 
 Result<Dims> make_dims(Span<const std::int64_t> shape) {
-  if (shape.size() > kMaxDims)
-    return make_error(Error::kInvalidArgument, "rank exceeds kMaxDims");
+  if (shape.size() > kMaxDims) return make_error(Error::kInvalidArgument, "rank exceeds kMaxDims");
   Dims d;
   d.rank = shape.size();
   for (std::size_t i = 0; i < shape.size(); ++i) {
-    if (shape[i] < 0)
-      return make_error(Error::kInvalidArgument, "negative dimension size");
+    if (shape[i] < 0) return make_error(Error::kInvalidArgument, "negative dimension size");
     d.sizes[i] = shape[i];
   }
   return d;
@@ -21,8 +19,7 @@ Result<std::int64_t> checked_numel(Span<const std::int64_t> shape) {
   return d->numel();
 }
 
-Result<Dims> broadcast_shapes(Span<const std::int64_t> a,
-                              Span<const std::int64_t> b) {
+Result<Dims> broadcast_shapes(Span<const std::int64_t> a, Span<const std::int64_t> b) {
   Result<Dims> da = make_dims(a);
   if (!da.ok()) return da.error_info();
   Result<Dims> db = make_dims(b);

@@ -7,28 +7,23 @@ namespace {
 
 Result<std::size_t> normalize_axis(std::int64_t axis, std::size_t rank) {
   const auto r = static_cast<std::int64_t>(rank);
-  if (axis < -r || axis >= r)
-    return make_error(Error::kInvalidArgument, "axis out of range");
+  if (axis < -r || axis >= r) return make_error(Error::kInvalidArgument, "axis out of range");
   return static_cast<std::size_t>(axis < 0 ? axis + r : axis);
 }
 
 }  // namespace
 
-Result<Dims> concat_output_shape(Span<const ConstTensor> inputs,
-                                 std::int64_t axis) {
-  if (inputs.empty())
-    return make_error(Error::kInvalidArgument, "concat: no inputs");
+Result<Dims> concat_output_shape(Span<const ConstTensor> inputs, std::int64_t axis) {
+  if (inputs.empty()) return make_error(Error::kInvalidArgument, "concat: no inputs");
   Result<Dims> out = make_dims(inputs[0].shape);
   if (!out.ok()) return out.error_info();
-  if (out->rank == 0)
-    return make_error(Error::kInvalidArgument, "concat: rank 0 input");
+  if (out->rank == 0) return make_error(Error::kInvalidArgument, "concat: rank 0 input");
   Result<std::size_t> ax = normalize_axis(axis, out->rank);
   if (!ax.ok()) return ax.error_info();
   for (std::size_t t = 1; t < inputs.size(); ++t) {
     Result<Dims> d = make_dims(inputs[t].shape);
     if (!d.ok()) return d.error_info();
-    if (d->rank != out->rank)
-      return make_error(Error::kInvalidArgument, "concat: ranks differ");
+    if (d->rank != out->rank) return make_error(Error::kInvalidArgument, "concat: ranks differ");
     for (std::size_t i = 0; i < d->rank; ++i) {
       if (i != *ax && d->sizes[i] != out->sizes[i])
         return make_error(Error::kInvalidArgument, "concat: sizes differ");
@@ -41,8 +36,7 @@ Result<Dims> concat_output_shape(Span<const ConstTensor> inputs,
 // The output is `outer` blocks; each block is every input's contiguous
 // [axis..] slab back to back, so concat is one memcpy-like copy per
 // (outer index, input).
-Error concat(Span<const ConstTensor> inputs, std::int64_t axis,
-             float* output) {
+Error concat(Span<const ConstTensor> inputs, std::int64_t axis, float* output) {
   Result<Dims> out = concat_output_shape(inputs, axis);
   if (!out.ok()) return out.error();
   if (out->numel() == 0) return Error::kOk;
@@ -53,8 +47,7 @@ Error concat(Span<const ConstTensor> inputs, std::int64_t axis,
   for (std::size_t i = 0; i < ax; ++i) outer *= out->sizes[i];
   for (std::size_t i = ax + 1; i < out->rank; ++i) inner *= out->sizes[i];
   for (const ConstTensor& t : inputs)
-    if (t.data == nullptr && t.shape[ax] * inner * outer > 0)
-      return Error::kInvalidArgument;
+    if (t.data == nullptr && t.shape[ax] * inner * outer > 0) return Error::kInvalidArgument;
   float* dst = output;
   for (std::int64_t o = 0; o < outer; ++o) {
     for (const ConstTensor& t : inputs) {
@@ -68,8 +61,7 @@ Error concat(Span<const ConstTensor> inputs, std::int64_t axis,
   return Error::kOk;
 }
 
-Result<Dims> transpose_output_shape(Span<const std::int64_t> shape,
-                                    Span<const std::int64_t> perm) {
+Result<Dims> transpose_output_shape(Span<const std::int64_t> shape, Span<const std::int64_t> perm) {
   Result<Dims> in = make_dims(shape);
   if (!in.ok()) return in.error_info();
   if (perm.size() != shape.size())
@@ -79,8 +71,7 @@ Result<Dims> transpose_output_shape(Span<const std::int64_t> shape,
   out.rank = shape.size();
   for (std::size_t i = 0; i < perm.size(); ++i) {
     const std::int64_t p = perm[i];
-    if (p < 0 || p >= static_cast<std::int64_t>(shape.size()) ||
-        seen[static_cast<std::size_t>(p)])
+    if (p < 0 || p >= static_cast<std::int64_t>(shape.size()) || seen[static_cast<std::size_t>(p)])
       return make_error(Error::kInvalidArgument, "transpose: not a permutation");
     seen[static_cast<std::size_t>(p)] = true;
     out.sizes[i] = shape[static_cast<std::size_t>(p)];
@@ -91,8 +82,8 @@ Result<Dims> transpose_output_shape(Span<const std::int64_t> shape,
 // Walks the output in order with an odometer, keeping the input offset
 // incremental (in-strides permuted to output order), and runs the last
 // output dim as a strided inner loop.
-Error transpose(const float* input, Span<const std::int64_t> shape,
-                Span<const std::int64_t> perm, float* output) {
+Error transpose(const float* input, Span<const std::int64_t> shape, Span<const std::int64_t> perm,
+                float* output) {
   Result<Dims> out = transpose_output_shape(shape, perm);
   if (!out.ok()) return out.error();
   const std::int64_t total = out->numel();
@@ -130,16 +121,15 @@ Error transpose(const float* input, Span<const std::int64_t> shape,
   return Error::kOk;
 }
 
-Error check_reshape(Span<const std::int64_t> from,
-                    Span<const std::int64_t> to) {
+Error check_reshape(Span<const std::int64_t> from, Span<const std::int64_t> to) {
   Result<std::int64_t> a = checked_numel(from);
   Result<std::int64_t> b = checked_numel(to);
   if (!a.ok() || !b.ok() || *a != *b) return Error::kInvalidArgument;
   return Error::kOk;
 }
 
-Result<Dims> flatten_shape(Span<const std::int64_t> shape,
-                           std::int64_t start_dim, std::int64_t end_dim) {
+Result<Dims> flatten_shape(Span<const std::int64_t> shape, std::int64_t start_dim,
+                           std::int64_t end_dim) {
   Result<Dims> in = make_dims(shape);
   if (!in.ok()) return in.error_info();
   if (in->rank == 0) {
@@ -159,13 +149,12 @@ Result<Dims> flatten_shape(Span<const std::int64_t> shape,
   std::int64_t merged = 1;
   for (std::size_t i = *start; i <= *end; ++i) merged *= in->sizes[i];
   out.sizes[out.rank++] = merged;
-  for (std::size_t i = *end + 1; i < in->rank; ++i)
-    out.sizes[out.rank++] = in->sizes[i];
+  for (std::size_t i = *end + 1; i < in->rank; ++i) out.sizes[out.rank++] = in->sizes[i];
   return out;
 }
 
-Error reshape(const float* input, Span<const std::int64_t> from,
-              Span<const std::int64_t> to, float* output) {
+Error reshape(const float* input, Span<const std::int64_t> from, Span<const std::int64_t> to,
+              float* output) {
   if (Error e = check_reshape(from, to); e != Error::kOk) return e;
   const std::int64_t n = *checked_numel(from);
   if (n == 0 || input == output) return Error::kOk;

@@ -29,8 +29,7 @@ TEST(ConcatTest, MiddleAxisOfThreeInputs) {
   EXPECT_EQ(*out, *make_dims(want_shape));
   std::vector<float> y(12);
   ASSERT_EQ(concat(inputs, -2, y.data()), Error::kOk);
-  EXPECT_EQ(y, (std::vector<float>{0, 1, 100, 101, 102, 103,
-                                   2, 3, 104, 105, 106, 107}));
+  EXPECT_EQ(y, (std::vector<float>{0, 1, 100, 101, 102, 103, 2, 3, 104, 105, 106, 107}));
 }
 
 TEST(ConcatTest, FirstAndLastAxis) {

@@ -30,8 +30,7 @@ Error relu(const float* x, float* y, std::int64_t n) {
   return map(x, y, n, [](float v) { return v < 0.0f ? 0.0f : v; });
 }
 
-Error clamp(const float* x, float* y, std::int64_t n, float min_value,
-            float max_value) {
+Error clamp(const float* x, float* y, std::int64_t n, float min_value, float max_value) {
   if (std::isnan(min_value) || std::isnan(max_value) || min_value > max_value)
     return Error::kInvalidArgument;
   return map(x, y, n, [=](float v) { return clamp_one(v, min_value, max_value); });
@@ -48,16 +47,11 @@ Error sigmoid(const float* x, float* y, std::int64_t n) {
 }
 
 Error hardswish(const float* x, float* y, std::int64_t n) {
-  return map(x, y, n, [](float v) {
-    return v * clamp_one(v + 3.0f, 0.0f, 6.0f) / 6.0f;
-  });
+  return map(x, y, n, [](float v) { return v * clamp_one(v + 3.0f, 0.0f, 6.0f) / 6.0f; });
 }
 
-Error hardsigmoid(const float* x, float* y, std::int64_t n, float alpha,
-                  float beta) {
-  return map(x, y, n, [=](float v) {
-    return clamp_one(alpha * v + beta, 0.0f, 1.0f);
-  });
+Error hardsigmoid(const float* x, float* y, std::int64_t n, float alpha, float beta) {
+  return map(x, y, n, [=](float v) { return clamp_one(alpha * v + beta, 0.0f, 1.0f); });
 }
 
 Error tan(const float* x, float* y, std::int64_t n) {

@@ -65,9 +65,7 @@ Error reciprocal(const float* x, float* y, std::int64_t n) {
 }
 
 Error sign(const float* x, float* y, std::int64_t n) {
-  return map(x, y, n, [](float v) {
-    return v > 0.0f ? 1.0f : (v < 0.0f ? -1.0f : v);
-  });
+  return map(x, y, n, [](float v) { return v > 0.0f ? 1.0f : (v < 0.0f ? -1.0f : v); });
 }
 
 Error floor(const float* x, float* y, std::int64_t n) {
@@ -101,8 +99,7 @@ Error gelu_erf(const float* x, float* y, std::int64_t n) {
   return map(x, y, n, [](float v) {
     // -inf * erfc(+inf) would be -inf * 0 = NaN. (A select, not an early
     // return, which would keep the loop from vectorising.)
-    return fast_math::select(v == -kInf, -0.0f,
-                             0.5f * v * fast_math::erfc(-v * kSqrtHalf));
+    return fast_math::select(v == -kInf, -0.0f, 0.5f * v * fast_math::erfc(-v * kSqrtHalf));
   });
 }
 
@@ -110,8 +107,7 @@ Error gelu_tanh(const float* x, float* y, std::int64_t n) {
   return map(x, y, n, [](float v) {
     const float u = kSqrtTwoOverPi * (v + kGeluCubic * v * v * v);
     // For very negative v, exp overflows to inf and v / inf = -0: the limit.
-    return fast_math::select(v == -kInf, -0.0f,
-                             v / (1.0f + fast_math::exp(-2.0f * u)));
+    return fast_math::select(v == -kInf, -0.0f, v / (1.0f + fast_math::exp(-2.0f * u)));
   });
 }
 
@@ -120,15 +116,12 @@ Error leaky_relu(const float* x, float* y, std::int64_t n, float alpha) {
 }
 
 Error elu(const float* x, float* y, std::int64_t n, float alpha) {
-  return map(x, y, n,
-             [=](float v) { return v < 0.0f ? alpha * std::expm1(v) : v; });
+  return map(x, y, n, [=](float v) { return v < 0.0f ? alpha * std::expm1(v) : v; });
 }
 
-Error selu(const float* x, float* y, std::int64_t n, float alpha,
-           float gamma) {
-  return map(x, y, n, [=](float v) {
-    return v > 0.0f ? gamma * v : gamma * (alpha * std::expm1(v));
-  });
+Error selu(const float* x, float* y, std::int64_t n, float alpha, float gamma) {
+  return map(x, y, n,
+             [=](float v) { return v > 0.0f ? gamma * v : gamma * (alpha * std::expm1(v)); });
 }
 
 Error logical_not(const std::uint8_t* x, std::uint8_t* y, std::int64_t n) {
@@ -140,8 +133,7 @@ Error logical_not(const std::uint8_t* x, std::uint8_t* y, std::int64_t n) {
 
 namespace {
 
-static_assert(std::numeric_limits<float>::is_iec559 &&
-                  std::numeric_limits<double>::is_iec559,
+static_assert(std::numeric_limits<float>::is_iec559 && std::numeric_limits<double>::is_iec559,
               "double -> float overflow relies on IEEE inf");
 
 // Bool is a byte of its own kind: it reads as nonzero and writes as 0/1.
@@ -157,8 +149,7 @@ To convert(From v) {
     // in every float type even where max is not. Selects, not branches, so
     // that g++ vectorises the loop.
     constexpr From kLowest = static_cast<From>(std::numeric_limits<To>::min());
-    constexpr From kPastMax =
-        static_cast<From>(std::numeric_limits<To>::max() / 2 + 1) * 2;
+    constexpr From kPastMax = static_cast<From>(std::numeric_limits<To>::max() / 2 + 1) * 2;
     const bool too_high = v >= kPastMax;
     v = v == v ? v : From{0};
     v = v < kLowest ? kLowest : v;
@@ -229,18 +220,13 @@ bool supported(ScalarType type) {
 
 }  // namespace
 
-Error cast(const void* x, ScalarType from, void* y, ScalarType to,
-           std::int64_t n) {
-  if (!supported(from) || !supported(to) || n < 0)
-    return Error::kInvalidArgument;
+Error cast(const void* x, ScalarType from, void* y, ScalarType to, std::int64_t n) {
+  if (!supported(from) || !supported(to) || n < 0) return Error::kInvalidArgument;
   if (n == 0) return Error::kOk;
   if (x == nullptr || y == nullptr) return Error::kInvalidArgument;
-  if (x == y && element_size(from) != element_size(to))
-    return Error::kInvalidArgument;
+  if (x == y && element_size(from) != element_size(to)) return Error::kInvalidArgument;
   with_type(from, [&](auto from_tag) {
-    with_type(to, [&](auto to_tag) {
-      cast_loop<decltype(from_tag), decltype(to_tag)>(x, y, n);
-    });
+    with_type(to, [&](auto to_tag) { cast_loop<decltype(from_tag), decltype(to_tag)>(x, y, n); });
   });
   return Error::kOk;
 }

@@ -10,8 +10,7 @@
 namespace glassbox::runtime::testing {
 
 struct RecordedCall {
-  explicit RecordedCall(std::string m, std::string n = {},
-                        std::int32_t id = -1)
+  explicit RecordedCall(std::string m, std::string n = {}, std::int32_t id = -1)
       : method(std::move(m)), name(std::move(n)), int_id(id) {}
 
   std::string method;
@@ -50,14 +49,12 @@ class RecordingTracer final : public EventTracer {
     calls.emplace_back("end_profiling");
     return Error::kOk;
   }
-  EventTracerEntry start_profiling_delegate(const char* name,
-                                            DelegateDebugIntId id) override {
+  EventTracerEntry start_profiling_delegate(const char* name, DelegateDebugIntId id) override {
     calls.emplace_back("start_profiling_delegate", str(name), id.value);
     EventTracerEntry e;
     e.tracer = this;
     e.event_id = id.value;
-    e.delegate_event_id_type =
-        name ? DelegateDebugIdType::kStr : DelegateDebugIdType::kInt;
+    e.delegate_event_id_type = name ? DelegateDebugIdType::kStr : DelegateDebugIdType::kInt;
     return e;
   }
   Error end_profiling_delegate(const EventTracerEntry& entry, const void* metadata,
@@ -68,9 +65,8 @@ class RecordingTracer final : public EventTracer {
     calls.push_back(c);
     return Error::kOk;
   }
-  Error log_profiling_delegate(const char* name, DelegateDebugIntId id,
-                               Ticks start, Ticks end, const void* metadata,
-                               std::size_t len, TimeSource) override {
+  Error log_profiling_delegate(const char* name, DelegateDebugIntId id, Ticks start, Ticks end,
+                               const void* metadata, std::size_t len, TimeSource) override {
     RecordedCall c("log_profiling_delegate", str(name), id.value);
     c.start = start;
     c.end = end;
@@ -78,16 +74,14 @@ class RecordingTracer final : public EventTracer {
     calls.push_back(c);
     return Error::kOk;
   }
-  Result<bool> log_intermediate_output_delegate(
-      const char* name, DelegateDebugIntId id,
-      const ValueView& value) override {
+  Result<bool> log_intermediate_output_delegate(const char* name, DelegateDebugIntId id,
+                                                const ValueView& value) override {
     RecordedCall c("log_intermediate_output_delegate", str(name), id.value);
     c.value_kind = value.kind();
     calls.push_back(c);
     return true;
   }
-  Result<bool> log_value(const ValueView& value,
-                         LoggedValueKind kind) override {
+  Result<bool> log_value(const ValueView& value, LoggedValueKind kind) override {
     RecordedCall c("log_value");
     c.value_kind = value.kind();
     c.logged_kind = kind;

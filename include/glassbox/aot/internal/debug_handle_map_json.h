@@ -17,12 +17,11 @@
 // never 0.
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "glassbox/aot/debug_handle_map.h"
 #include "glassbox/core/ids.h"
@@ -42,8 +41,7 @@ void write_debug_handle_map(const DebugHandleMap& map, std::string_view entries_
 /// Reads the map written by write_debug_handle_map from `object` and
 /// validates it. Errors are kCorruptData and start with the path of the
 /// offending member below `path` ("forward.0.delegate_map[\"x\"][1]: ...").
-StatusOr<DebugHandleMap> read_debug_handle_map(const Json& object,
-                                               std::string_view entries_member,
+StatusOr<DebugHandleMap> read_debug_handle_map(const Json& object, std::string_view entries_member,
                                                const std::string& path);
 
 /// The member name of the entries in the standalone form.

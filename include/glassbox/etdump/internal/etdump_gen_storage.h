@@ -14,14 +14,14 @@
 namespace glassbox::etdump::internal {
 
 enum class RecordKind : std::uint8_t {
-  kEmpty = 0,        // claimed but never written (dropped): skipped
-  kProfile,          // a = start, b = end, id = name slot or kNoName
-  kDelegateInt,      // a = start, b = end, id = int identifier
-  kDelegateStr,      // a = start, b = end, id = name slot of the identifier
-  kMetadata,         // follows a delegate record: a = bytes, b = length
-  kAllocator,        // id = name slot, b = 1-based allocator id
-  kAllocation,       // id = allocator id, a = size
-  kDebug,            // a = value blob, id = delegate id (see flags)
+  kEmpty = 0,    // claimed but never written (dropped): skipped
+  kProfile,      // a = start, b = end, id = name slot or kNoName
+  kDelegateInt,  // a = start, b = end, id = int identifier
+  kDelegateStr,  // a = start, b = end, id = name slot of the identifier
+  kMetadata,     // follows a delegate record: a = bytes, b = length
+  kAllocator,    // id = name slot, b = 1-based allocator id
+  kAllocation,   // id = allocator id, a = size
+  kDebug,        // a = value blob, id = delegate id (see flags)
 };
 
 // Record.flags bits.
@@ -81,8 +81,7 @@ inline constexpr std::size_t kMaxLoggedTensorList = 64;
 // blobs). Thread-safe; not on the int-id hot path.
 class Arena {
  public:
-  void init_fixed(std::uint8_t* base, std::size_t size,
-                  std::size_t output_capacity);
+  void init_fixed(std::uint8_t* base, std::size_t size, std::size_t output_capacity);
   void init_heap();
   // 8-aligned space for `size` bytes, charging `output_bound` bytes of
   // serialized size; null when either runs out.
@@ -154,8 +153,7 @@ class RecordStore {
 // index. Lookups are lock-free; inserts take a mutex.
 class NameTable {
  public:
-  void init(NameSlot* slots, std::size_t num_slots, std::size_t max_names,
-            Arena* arena);
+  void init(NameSlot* slots, std::size_t num_slots, std::size_t max_names, Arena* arena);
   // The slot of `text`, interning it on first sight; kNoName when the
   // table or the arena is full.
   std::uint32_t intern(const char* text);
@@ -173,8 +171,7 @@ class NameTable {
   };
   static constexpr std::size_t kCacheSize = 256;
 
-  std::uint32_t find(const char* text, std::uint32_t hash,
-                     std::size_t length) const;
+  std::uint32_t find(const char* text, std::uint32_t hash, std::size_t length) const;
   std::uint32_t insert(const char* text);
 
   NameSlot* slots_ = nullptr;

@@ -43,13 +43,11 @@ struct Conv2dParams {
 /// (OW likewise). kInvalidArgument unless: N >= 0; C, H, W, OC, KH, KW >= 1;
 /// strides and dilations >= 1; pads >= 0; groups >= 1 divides C and OC;
 /// weight.c * groups == C; and OH, OW >= 1.
-Result<Shape4> conv2d_output_shape(Shape4 input, Shape4 weight,
-                                   const Conv2dParams& params);
+Result<Shape4> conv2d_output_shape(Shape4 input, Shape4 weight, const Conv2dParams& params);
 
 /// Scratch bytes `conv2d` needs for these shapes (0 for depthwise or
 /// invalid shapes).
-std::size_t conv2d_scratch_bytes(Shape4 input, Shape4 weight,
-                                 const Conv2dParams& params);
+std::size_t conv2d_scratch_bytes(Shape4 input, Shape4 weight, const Conv2dParams& params);
 
 /// out[n][oc][oh][ow] = bias[oc] + sum over ic in oc's group, kh, kw of
 ///   in[n][ic][oh*stride_h - pad_top + kh*dilation_h]
@@ -61,8 +59,7 @@ std::size_t conv2d_scratch_bytes(Shape4 input, Shape4 weight,
 /// call. Float32 throughout; sums are reassociated (blocked GEMM), so
 /// expect ~1e-6 relative differences from a sequential loop.
 /// kInvalidArgument for invalid shapes, null pointers or short scratch.
-Error conv2d(const float* input, Shape4 input_shape, const float* weight,
-             Shape4 weight_shape, const float* bias,
-             const Conv2dParams& params, float* output, Span<float> scratch);
+Error conv2d(const float* input, Shape4 input_shape, const float* weight, Shape4 weight_shape,
+             const float* bias, const Conv2dParams& params, float* output, Span<float> scratch);
 
 }  // namespace glassbox::runtime::kernels

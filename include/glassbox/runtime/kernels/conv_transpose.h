@@ -43,8 +43,8 @@ struct ConvTranspose2dParams {
 /// KH, KW >= 1; weight.n == C_in; groups >= 1 divides C_in; strides and
 /// dilations >= 1; pads and output paddings >= 0; OH, OW >= 1; and every
 /// size fits int64.
-Result<Shape4> conv_transpose2d_output_shape(
-    Shape4 input, Shape4 weight, const ConvTranspose2dParams& params);
+Result<Shape4> conv_transpose2d_output_shape(Shape4 input, Shape4 weight,
+                                             const ConvTranspose2dParams& params);
 
 /// ONNX ConvTranspose:
 ///   out[n][oc][oh][ow] = bias[oc] + sum of
@@ -59,9 +59,8 @@ Result<Shape4> conv_transpose2d_output_shape(
 /// its elements and must not overlap the inputs. Float32 sums, accumulated
 /// per tap in (ic, kh, kw) order. kInvalidArgument for invalid shapes, a
 /// mismatched output_shape, or null pointers for non-empty tensors.
-Error conv_transpose2d(const float* input, Shape4 input_shape,
-                       const float* weight, Shape4 weight_shape,
-                       const float* bias, const ConvTranspose2dParams& params,
+Error conv_transpose2d(const float* input, Shape4 input_shape, const float* weight,
+                       Shape4 weight_shape, const float* bias, const ConvTranspose2dParams& params,
                        Shape4 output_shape, float* output);
 
 }  // namespace glassbox::runtime::kernels

@@ -47,8 +47,7 @@ enum class PadMode : std::uint8_t {
 /// already expanded by the caller). A negative pad crops that many elements
 /// from its side. kInvalidArgument if the spans' sizes differ from the rank,
 /// the crops of a dim add up to more than its size, or a size overflows.
-Result<Dims> pad_output_shape(Span<const std::int64_t> x_shape,
-                              Span<const std::int64_t> pads_begin,
+Result<Dims> pad_output_shape(Span<const std::int64_t> x_shape, Span<const std::int64_t> pads_begin,
                               Span<const std::int64_t> pads_end);
 
 /// ONNX Pad. Per dim, negative pads first crop x (ONNX's rule for negative
@@ -66,9 +65,8 @@ Result<Dims> pad_output_shape(Span<const std::int64_t> x_shape,
 /// positive pad on a dim whose cropped extent is 0; kReflect with a
 /// positive pad >= the cropped extent (numpy, and so the ONNX reference
 /// implementation, would reflect repeatedly; this kernel does not).
-Error pad(const void* x, Span<const std::int64_t> x_shape,
-          std::size_t element_size, Span<const std::int64_t> pads_begin,
-          Span<const std::int64_t> pads_end, PadMode mode,
+Error pad(const void* x, Span<const std::int64_t> x_shape, std::size_t element_size,
+          Span<const std::int64_t> pads_begin, Span<const std::int64_t> pads_end, PadMode mode,
           const void* constant_value, void* y);
 
 // ------------------------------------------------------ Expand, Tile
@@ -79,19 +77,17 @@ Error pad(const void* x, Span<const std::int64_t> x_shape,
 /// fewer dims (missing leading dims act as 1).
 ///   y[i_0..i_r] = x[i_k mod x_shape[k] over x's dims].
 /// kInvalidArgument if x has more dims than y or a dim does not broadcast.
-Error expand(const void* x, Span<const std::int64_t> x_shape,
-             std::size_t element_size, Span<const std::int64_t> y_shape,
-             void* y);
+Error expand(const void* x, Span<const std::int64_t> x_shape, std::size_t element_size,
+             Span<const std::int64_t> y_shape, void* y);
 
 /// Output shape of Tile: out[d] = x[d] * repeats[d]. kInvalidArgument if
 /// repeats.size() != rank, a repeat is negative, or a size overflows.
-Result<Dims> tile_output_shape(Span<const std::int64_t> x_shape,
-                               Span<const std::int64_t> repeats);
+Result<Dims> tile_output_shape(Span<const std::int64_t> x_shape, Span<const std::int64_t> repeats);
 
 /// ONNX Tile: y[i_0..i_r] = x[i_0 mod x[0], .., i_r mod x[r]], y of
 /// tile_output_shape(). A rank-0 x (with empty repeats) is copied.
-Error tile(const void* x, Span<const std::int64_t> x_shape,
-           std::size_t element_size, Span<const std::int64_t> repeats, void* y);
+Error tile(const void* x, Span<const std::int64_t> x_shape, std::size_t element_size,
+           Span<const std::int64_t> repeats, void* y);
 
 // ------------------------------------------------------------- Slice
 
@@ -106,9 +102,8 @@ Error tile(const void* x, Span<const std::int64_t> x_shape,
 /// Writes the clamped start to `*clamped_start` and the count to `*count`
 /// (for dim == 0 both are 0). kInvalidArgument for dim < 0, step == 0 or a
 /// null out-pointer. The values feed slice()'s `starts` and `y_shape`.
-Error slice_bounds(std::int64_t dim, std::int64_t start, std::int64_t end,
-                   std::int64_t step, std::int64_t* clamped_start,
-                   std::int64_t* count);
+Error slice_bounds(std::int64_t dim, std::int64_t start, std::int64_t end, std::int64_t step,
+                   std::int64_t* clamped_start, std::int64_t* count);
 
 /// A strided slice with bounds already resolved (see slice_bounds()):
 ///   y[i_0..i_r] = x[starts[0] + i_0*steps[0], .., starts[r] + i_r*steps[r]]
@@ -117,10 +112,9 @@ Error slice_bounds(std::int64_t dim, std::int64_t start, std::int64_t end,
 /// y_shape[d] = x_shape[d]). kInvalidArgument if any index the formula
 /// reaches lies outside x (only dims with y_shape[d] > 0 are checked; an
 /// empty y reads nothing).
-Error slice(const void* x, Span<const std::int64_t> x_shape,
-            std::size_t element_size, Span<const std::int64_t> starts,
-            Span<const std::int64_t> steps, Span<const std::int64_t> y_shape,
-            void* y);
+Error slice(const void* x, Span<const std::int64_t> x_shape, std::size_t element_size,
+            Span<const std::int64_t> starts, Span<const std::int64_t> steps,
+            Span<const std::int64_t> y_shape, void* y);
 
 // ----------------------------------------------------------- Gathers
 
@@ -128,8 +122,7 @@ Error slice(const void* x, Span<const std::int64_t> x_shape,
 /// `axis` may be negative (counts from the end). kInvalidArgument if data
 /// has rank 0, axis is out of range, or the result's rank exceeds kMaxDims.
 Result<Dims> gather_output_shape(Span<const std::int64_t> data_shape,
-                                 Span<const std::int64_t> indices_shape,
-                                 std::int64_t axis);
+                                 Span<const std::int64_t> indices_shape, std::int64_t axis);
 
 /// ONNX Gather:
 ///   y[a.., i.., b..] = data[a.., idx(indices[i..]), b..]
@@ -138,9 +131,8 @@ Result<Dims> gather_output_shape(Span<const std::int64_t> data_shape,
 /// (int32 indices are widened by the caller). An index outside
 /// [-data_shape[axis], data_shape[axis]-1] gives kInvalidArgument before y
 /// is touched. Each (a, i) copies one contiguous data[axis+1:] slab.
-Error gather(const void* data, Span<const std::int64_t> data_shape,
-             std::size_t element_size, const std::int64_t* indices,
-             Span<const std::int64_t> indices_shape, std::int64_t axis,
+Error gather(const void* data, Span<const std::int64_t> data_shape, std::size_t element_size,
+             const std::int64_t* indices, Span<const std::int64_t> indices_shape, std::int64_t axis,
              void* y);
 
 /// ONNX GatherElements; y has indices' shape:
@@ -151,8 +143,7 @@ Error gather(const void* data, Span<const std::int64_t> data_shape,
 /// kInvalidArgument before y is touched.
 Error gather_elements(const void* data, Span<const std::int64_t> data_shape,
                       std::size_t element_size, const std::int64_t* indices,
-                      Span<const std::int64_t> indices_shape, std::int64_t axis,
-                      void* y);
+                      Span<const std::int64_t> indices_shape, std::int64_t axis, void* y);
 
 // --------------------------------------------------------- ScatterND
 
@@ -171,18 +162,16 @@ enum class ScatterReduction : std::uint8_t { kNone, kAdd, kMul };
 /// [-dim, dim-1] gives kInvalidArgument before y is touched.
 /// Reductions read the values as float: they need `is_float` and
 /// element_size 4, else kInvalidArgument.
-Error scatter_nd(const void* data, Span<const std::int64_t> data_shape,
-                 std::size_t element_size, const std::int64_t* indices,
-                 Span<const std::int64_t> indices_shape, const void* updates,
-                 Span<const std::int64_t> updates_shape,
+Error scatter_nd(const void* data, Span<const std::int64_t> data_shape, std::size_t element_size,
+                 const std::int64_t* indices, Span<const std::int64_t> indices_shape,
+                 const void* updates, Span<const std::int64_t> updates_shape,
                  ScatterReduction reduction, bool is_float, void* y);
 
 // ---------------------------------------- DepthToSpace, SpaceToDepth
 
 /// [N, C / b^2, H*b, W*b]. kInvalidArgument unless blocksize b >= 1,
 /// dims >= 0, C divisible by b^2, and the sizes fit int64.
-Result<Shape4> depth_to_space_output_shape(Shape4 x_shape,
-                                           std::int64_t blocksize);
+Result<Shape4> depth_to_space_output_shape(Shape4 x_shape, std::int64_t blocksize);
 
 /// ONNX DepthToSpace on NCHW, with C' = C / b^2:
 ///   y[n][c][h*b + bh][w*b + bw] = x[n][ic][h][w],
@@ -193,8 +182,7 @@ Error depth_to_space(const void* x, Shape4 x_shape, std::size_t element_size,
 
 /// [N, C*b^2, H/b, W/b]. kInvalidArgument unless b >= 1, dims >= 0, H and
 /// W divisible by b, and the sizes fit int64.
-Result<Shape4> space_to_depth_output_shape(Shape4 x_shape,
-                                           std::int64_t blocksize);
+Result<Shape4> space_to_depth_output_shape(Shape4 x_shape, std::int64_t blocksize);
 
 /// ONNX SpaceToDepth on NCHW (the inverse of DCR DepthToSpace):
 ///   y[n][(bh*b + bw)*C + c][h][w] = x[n][c][h*b + bh][w*b + bw].
@@ -246,7 +234,7 @@ enum class NearestRounding : std::uint8_t {
 /// with a non-empty output, non-positive or non-finite scales, or null
 /// pointers for non-empty tensors.
 Error resize(const float* x, Shape4 x_shape, Shape4 y_shape, ResizeMode mode,
-             CoordinateTransform transform, NearestRounding rounding,
-             const float* scales_hw, float* y);
+             CoordinateTransform transform, NearestRounding rounding, const float* scales_hw,
+             float* y);
 
 }  // namespace glassbox::runtime::kernels

@@ -23,8 +23,7 @@ Error relu(const float* x, float* y, std::int64_t n);
 
 /// y = min(max(x, min_value), max_value). kInvalidArgument if
 /// min_value > max_value or either bound is NaN.
-Error clamp(const float* x, float* y, std::int64_t n, float min_value,
-            float max_value);
+Error clamp(const float* x, float* y, std::int64_t n, float min_value, float max_value);
 
 /// y = 1 / (1 + exp(-x)), evaluated from exp(-|x|) (fast_math.h) so that
 /// no intermediate overflows: saturates to exactly 0 / 1 for large |x| (0
@@ -36,8 +35,7 @@ Error hardswish(const float* x, float* y, std::int64_t n);
 
 /// y = clamp(alpha * x + beta, 0, 1). ONNX HardSigmoid defaults are
 /// alpha = 0.2, beta = 0.5; PyTorch nn.Hardsigmoid is alpha = 1/6, beta = 0.5.
-Error hardsigmoid(const float* x, float* y, std::int64_t n, float alpha,
-                  float beta);
+Error hardsigmoid(const float* x, float* y, std::int64_t n, float alpha, float beta);
 
 /// y = std::tan(x), std::sin(x), std::cos(x) in float (libm precision).
 Error tan(const float* x, float* y, std::int64_t n);
@@ -52,8 +50,8 @@ enum class BinaryOp : std::uint8_t { kAdd, kSub, kMul, kDiv };
 /// nearest; division by zero gives +-inf or NaN, never an error.
 /// kInvalidArgument if the shapes do not broadcast, a rank exceeds
 /// kMaxDims, or a pointer is null while its tensor is non-empty.
-Error binary(BinaryOp op, const float* a, Span<const std::int64_t> a_shape,
-             const float* b, Span<const std::int64_t> b_shape, float* out);
+Error binary(BinaryOp op, const float* a, Span<const std::int64_t> a_shape, const float* b,
+             Span<const std::int64_t> b_shape, float* out);
 
 /// binary() with kAdd, kSub, kMul, kDiv respectively.
 Error add(const float* a, Span<const std::int64_t> a_shape, const float* b,

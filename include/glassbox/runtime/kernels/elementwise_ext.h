@@ -95,8 +95,7 @@ Error elu(const float* x, float* y, std::int64_t n, float alpha);
 /// ONNX Selu: y = x > 0 ? gamma * x : gamma * alpha * (exp(x) - 1), with
 /// expm1 (ONNX defaults alpha = 1.67326319217681884765625,
 /// gamma = 1.05070102214813232421875).
-Error selu(const float* x, float* y, std::int64_t n, float alpha,
-           float gamma);
+Error selu(const float* x, float* y, std::int64_t n, float alpha, float gamma);
 
 /// ONNX Not on bool: y = x == 0 ? 1 : 0.
 Error logical_not(const std::uint8_t* x, std::uint8_t* y, std::int64_t n);
@@ -138,9 +137,8 @@ enum class ElementwiseOp : std::uint8_t {
 ///   kFmod   std::fmod(a, b): the result has the sign of a;
 ///   kPrelu  a < 0 ? a * b : a (ONNX PRelu with a = X, b = slope; here
 ///           both sides may broadcast).
-Error binary_float(ElementwiseOp op, const float* a,
-                   Span<const std::int64_t> a_shape, const float* b,
-                   Span<const std::int64_t> b_shape, float* out);
+Error binary_float(ElementwiseOp op, const float* a, Span<const std::int64_t> a_shape,
+                   const float* b, Span<const std::int64_t> b_shape, float* out);
 
 /// out = a (op) b on int64 for kAdd, kSub, kMul (wrapping modulo 2^64 on
 /// overflow), kDiv (truncates toward zero), kMin, kMax, kMod (floor:
@@ -149,37 +147,32 @@ Error binary_float(ElementwiseOp op, const float* a,
 /// a == INT64_MIN and b == -1 for kDiv (whose quotient does not fit), that
 /// element is set to 0, the remaining elements are still computed, and the
 /// call returns kInvalidArgument. INT64_MIN mod -1 is 0.
-Error binary_int64(ElementwiseOp op, const std::int64_t* a,
-                   Span<const std::int64_t> a_shape, const std::int64_t* b,
-                   Span<const std::int64_t> b_shape, std::int64_t* out);
+Error binary_int64(ElementwiseOp op, const std::int64_t* a, Span<const std::int64_t> a_shape,
+                   const std::int64_t* b, Span<const std::int64_t> b_shape, std::int64_t* out);
 
 /// out = (a op b) ? 1 : 0 for kEqual (==), kLess (<), kGreater (>),
 /// kLessOrEqual (<=), kGreaterOrEqual (>=). Any comparison with a NaN is 0
 /// (so Equal(NaN, NaN) = 0); -0 == +0.
-Error compare_float(ElementwiseOp op, const float* a,
-                    Span<const std::int64_t> a_shape, const float* b,
-                    Span<const std::int64_t> b_shape, std::uint8_t* out);
+Error compare_float(ElementwiseOp op, const float* a, Span<const std::int64_t> a_shape,
+                    const float* b, Span<const std::int64_t> b_shape, std::uint8_t* out);
 
 /// compare_float on int64 inputs.
-Error compare_int64(ElementwiseOp op, const std::int64_t* a,
-                    Span<const std::int64_t> a_shape, const std::int64_t* b,
-                    Span<const std::int64_t> b_shape, std::uint8_t* out);
+Error compare_int64(ElementwiseOp op, const std::int64_t* a, Span<const std::int64_t> a_shape,
+                    const std::int64_t* b, Span<const std::int64_t> b_shape, std::uint8_t* out);
 
 /// out = a (op) b on bool for kAnd, kOr, kXor; a nonzero input byte is
 /// true, out is 0 or 1.
-Error logical(ElementwiseOp op, const std::uint8_t* a,
-              Span<const std::int64_t> a_shape, const std::uint8_t* b,
-              Span<const std::int64_t> b_shape, std::uint8_t* out);
+Error logical(ElementwiseOp op, const std::uint8_t* a, Span<const std::int64_t> a_shape,
+              const std::uint8_t* b, Span<const std::int64_t> b_shape, std::uint8_t* out);
 
 /// ONNX Where: out = cond != 0 ? x : y, broadcasting all three shapes
 /// together. x, y and out hold elements of `element_size` bytes (1, 2, 4
 /// or 8; anything else is kInvalidArgument), copied bit for bit whatever
 /// their type, and must be aligned to element_size. `out` may alias x or y
 /// (not cond) when that input has the output's exact shape.
-Error where(const std::uint8_t* cond, Span<const std::int64_t> cond_shape,
-            const void* x, Span<const std::int64_t> x_shape, const void* y,
-            Span<const std::int64_t> y_shape, std::size_t element_size,
-            void* out);
+Error where(const std::uint8_t* cond, Span<const std::int64_t> cond_shape, const void* x,
+            Span<const std::int64_t> x_shape, const void* y, Span<const std::int64_t> y_shape,
+            std::size_t element_size, void* out);
 
 // ---------------------------------------------------------------------------
 // Cast.
@@ -199,7 +192,6 @@ Error where(const std::uint8_t* cond, Span<const std::int64_t> cond_shape,
 /// `y == x` is allowed when both types have the same size (it is
 /// kInvalidArgument otherwise); any other overlap is not. kInvalidArgument
 /// for n < 0 or a null pointer with n > 0.
-Error cast(const void* x, ScalarType from, void* y, ScalarType to,
-           std::int64_t n);
+Error cast(const void* x, ScalarType from, void* y, ScalarType to, std::int64_t n);
 
 }  // namespace glassbox::runtime::kernels

@@ -31,20 +31,18 @@ std::size_t gemm_scratch_bytes(std::int64_t m, std::int64_t n, std::int64_t k);
 /// `a` is m x k, `b` is k x n, `c` is m x n and must not overlap them.
 /// kInvalidArgument for negative sizes, null pointers with nonzero sizes, or
 /// scratch smaller than gemm_scratch_bytes(m, n, k). k == 0 gives zeros.
-Error gemm(const float* a, const float* b, float* c, std::int64_t m,
-           std::int64_t n, std::int64_t k, Span<float> scratch);
+Error gemm(const float* a, const float* b, float* c, std::int64_t m, std::int64_t n, std::int64_t k,
+           Span<float> scratch);
 
 /// Scratch bytes `linear` needs for these sizes.
-std::size_t linear_scratch_bytes(std::int64_t m, std::int64_t n,
-                                 std::int64_t k);
+std::size_t linear_scratch_bytes(std::int64_t m, std::int64_t n, std::int64_t k);
 
 /// y[m][n] = sum_k x[m][k] * weight[n][k] + bias[n] (PyTorch nn.Linear:
 /// weight is [out_features=n, in_features=k]). `bias` may be null (no bias),
 /// otherwise it has n elements. `y` must not overlap the inputs.
 /// kInvalidArgument as for `gemm`.
-Error linear(const float* x, std::int64_t m, std::int64_t k,
-             const float* weight, std::int64_t n, const float* bias, float* y,
-             Span<float> scratch);
+Error linear(const float* x, std::int64_t m, std::int64_t k, const float* weight, std::int64_t n,
+             const float* bias, float* y, Span<float> scratch);
 
 /// The shape of matmul(a, b): a is [B_a..., M, K], b is [B_b..., K, N],
 /// both of rank 2..kMaxDims; the batch dims B_a and B_b broadcast as in
@@ -61,7 +59,6 @@ std::size_t matmul_scratch_bytes(Span<const std::int64_t> a_shape,
 /// out = a @ b with the shapes of `matmul_output_shape`; `out` must not
 /// overlap the inputs. Each batch entry is an independent GEMM.
 Error matmul(const float* a, Span<const std::int64_t> a_shape, const float* b,
-             Span<const std::int64_t> b_shape, float* out,
-             Span<float> scratch);
+             Span<const std::int64_t> b_shape, float* out, Span<float> scratch);
 
 }  // namespace glassbox::runtime::kernels

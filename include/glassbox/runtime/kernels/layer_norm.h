@@ -37,9 +37,8 @@ namespace glassbox::runtime::kernels {
 /// kInvalidArgument for negative rows or cols, rows * cols overflowing
 /// int64, epsilon negative or NaN, or a null x, y or scale when the tensor
 /// is non-empty.
-Error layer_norm(const float* x, std::int64_t rows, std::int64_t cols,
-                 const float* scale, const float* bias, float epsilon,
-                 float* y);
+Error layer_norm(const float* x, std::int64_t rows, std::int64_t cols, const float* scale,
+                 const float* bias, float epsilon, float* y);
 
 /// ONNX GroupNormalization on x of shape [n, channels, spatial...] with
 /// `spatial` the product of the trailing dims: the channels split into
@@ -55,9 +54,8 @@ Error layer_norm(const float* x, std::int64_t rows, std::int64_t cols,
 /// channels % groups != 0, scale_size neither groups nor channels, the
 /// element count overflowing int64, epsilon negative or NaN, or a null x,
 /// y or scale when the tensor is non-empty.
-Error group_norm(const float* x, std::int64_t n, std::int64_t channels,
-                 std::int64_t spatial, std::int64_t groups,
-                 const float* scale, const float* bias,
+Error group_norm(const float* x, std::int64_t n, std::int64_t channels, std::int64_t spatial,
+                 std::int64_t groups, const float* scale, const float* bias,
                  std::int64_t scale_size, float epsilon, float* y);
 
 /// ONNX InstanceNormalization: group_norm with one group per channel, so
@@ -65,8 +63,7 @@ Error group_norm(const float* x, std::int64_t n, std::int64_t channels,
 /// then y = norm * scale[c] + bias[c]. `scale` and `bias` hold `channels`
 /// floats (`bias` null means no bias). kInvalidArgument as for group_norm;
 /// channels == 0 is a valid empty tensor here.
-Error instance_norm(const float* x, std::int64_t n, std::int64_t channels,
-                    std::int64_t spatial, const float* scale,
-                    const float* bias, float epsilon, float* y);
+Error instance_norm(const float* x, std::int64_t n, std::int64_t channels, std::int64_t spatial,
+                    const float* scale, const float* bias, float epsilon, float* y);
 
 }  // namespace glassbox::runtime::kernels

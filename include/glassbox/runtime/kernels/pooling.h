@@ -44,8 +44,7 @@ Result<Shape4> pool2d_output_shape(Shape4 input, const Pool2dParams& params);
 ///          [ow*stride_w - pad_left + kw*dilation_w];
 /// -infinity for a window with no in-bounds element. NaN wins (like
 /// PyTorch). `output` must not overlap `input`.
-Error max_pool2d(const float* input, Shape4 input_shape,
-                 const Pool2dParams& params, float* output);
+Error max_pool2d(const float* input, Shape4 input_shape, const Pool2dParams& params, float* output);
 
 /// out = (sum of the in-bounds window elements) / divisor, where the window
 /// is [oh*stride_h - pad_top, +kernel_h) x [ow*stride_w - pad_left,
@@ -53,12 +52,10 @@ Error max_pool2d(const float* input, Shape4 input_shape,
 /// the padded input [-pad_top, H + pad_bottom) x [-pad_left, W + pad_right)
 /// : the number of in-bounds elements (a window with none gives 0).
 /// kInvalidArgument also for dilation != 1.
-Error avg_pool2d(const float* input, Shape4 input_shape,
-                 const Pool2dParams& params, float* output);
+Error avg_pool2d(const float* input, Shape4 input_shape, const Pool2dParams& params, float* output);
 
 /// out[n][c][0][0] = mean of in[n][c][:][:] (sum in float, then divided by
 /// H*W). kInvalidArgument for a non-positive H or W or negative N, C.
-Error global_avg_pool2d(const float* input, Shape4 input_shape,
-                        float* output);
+Error global_avg_pool2d(const float* input, Shape4 input_shape, float* output);
 
 }  // namespace glassbox::runtime::kernels

@@ -86,8 +86,7 @@ Error reduce(ReduceOp op, const float* x, Span<const std::int64_t> x_shape,
 /// negative, the element count overflows int64, `axis` is out of range,
 /// the axis has size 0 (there is no index to return), or a pointer is null
 /// while its tensor is non-empty.
-Error arg_reduce(bool is_max, const float* x,
-                 Span<const std::int64_t> x_shape, std::int64_t axis,
+Error arg_reduce(bool is_max, const float* x, Span<const std::int64_t> x_shape, std::int64_t axis,
                  bool select_last_index, std::int64_t* y);
 
 }  // namespace glassbox::runtime::kernels

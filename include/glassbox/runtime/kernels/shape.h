@@ -71,7 +71,6 @@ Result<std::int64_t> checked_numel(Span<const std::int64_t> shape);
 /// leading 1s, and per dimension take the size that is not 1 (sizes must be
 /// equal or one of them 1; a 0 broadcasts only against 0 or 1).
 /// kInvalidArgument if they do not broadcast or a rank exceeds kMaxDims.
-Result<Dims> broadcast_shapes(Span<const std::int64_t> a,
-                              Span<const std::int64_t> b);
+Result<Dims> broadcast_shapes(Span<const std::int64_t> a, Span<const std::int64_t> b);
 
 }  // namespace glassbox::runtime::kernels

@@ -23,8 +23,7 @@ struct ConstTensor {
 /// along `axis`, where the output size is their sum. kInvalidArgument if
 /// there are no inputs, ranks or sizes disagree, or the axis is out of
 /// range. Only shapes are read.
-Result<Dims> concat_output_shape(Span<const ConstTensor> inputs,
-                                 std::int64_t axis);
+Result<Dims> concat_output_shape(Span<const ConstTensor> inputs, std::int64_t axis);
 
 /// Copies the inputs, in order, into `output` (shape from
 /// concat_output_shape), which must not overlap any input.
@@ -33,31 +32,29 @@ Error concat(Span<const ConstTensor> inputs, std::int64_t axis, float* output);
 /// Shape of permuting `shape` by `perm`: out[i] = shape[perm[i]].
 /// kInvalidArgument unless perm is a permutation of 0..rank-1 with
 /// rank <= kMaxDims (negative entries are not accepted).
-Result<Dims> transpose_output_shape(Span<const std::int64_t> shape,
-                                    Span<const std::int64_t> perm);
+Result<Dims> transpose_output_shape(Span<const std::int64_t> shape, Span<const std::int64_t> perm);
 
 /// out[i_0..i_r] = in[j] where j puts i_k at dimension perm[k] (like
 /// torch.permute followed by .contiguous()). `output` must not overlap
 /// `input`.
-Error transpose(const float* input, Span<const std::int64_t> shape,
-                Span<const std::int64_t> perm, float* output);
+Error transpose(const float* input, Span<const std::int64_t> shape, Span<const std::int64_t> perm,
+                float* output);
 
 /// kOk if `from` and `to` are valid shapes (rank <= kMaxDims, sizes >= 0)
 /// with equal element counts, else kInvalidArgument. Reshape needs nothing
 /// more: contiguous data keeps its order.
-Error check_reshape(Span<const std::int64_t> from,
-                    Span<const std::int64_t> to);
+Error check_reshape(Span<const std::int64_t> from, Span<const std::int64_t> to);
 
 /// Shape of torch.flatten(x, start_dim, end_dim): dims start..end
 /// (inclusive, negative counts from the end) merge into their product.
 /// A rank-0 shape flattens to [1]. kInvalidArgument if start > end after
 /// normalising or either is out of range.
-Result<Dims> flatten_shape(Span<const std::int64_t> shape,
-                           std::int64_t start_dim, std::int64_t end_dim);
+Result<Dims> flatten_shape(Span<const std::int64_t> shape, std::int64_t start_dim,
+                           std::int64_t end_dim);
 
 /// check_reshape(from, to), then copies numel floats from input to output
 /// (nothing is copied when output == input).
-Error reshape(const float* input, Span<const std::int64_t> from,
-              Span<const std::int64_t> to, float* output);
+Error reshape(const float* input, Span<const std::int64_t> from, Span<const std::int64_t> to,
+              float* output);
 
 }  // namespace glassbox::runtime::kernels
