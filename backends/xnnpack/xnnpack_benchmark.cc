@@ -30,9 +30,10 @@ aot::Graph graph_for(const std::string& model) {
 
 void run(benchmark::State& state, const std::string& model, int threads, Tracing tracing) {
   std::vector<aot::CompileSpec> specs = {aot::CompileSpec::from_string(
-      kProfilingSpecKey, tracing == Tracing::kPostTime ? "posttime" : "realtime")};
+      runtime::kProfilingSpecKey, tracing == Tracing::kPostTime ? "posttime" : "realtime")};
   if (threads > 0) {
-    specs.push_back(aot::CompileSpec::from_string(kThreadsSpecKey, std::to_string(threads)));
+    specs.push_back(
+        aot::CompileSpec::from_string(runtime::kThreadsSpecKey, std::to_string(threads)));
   }
   auto exported = testing::export_graph(graph_for(model), threads > 0, specs);
   if (!exported.ok() || register_xnnpack_backend_runtime() != Error::kOk) {

@@ -74,9 +74,10 @@ TEST_P(XnnpackEndToEndTest, MatchesPortableAndCoversEverySourceOp) {
   const auto [model_name, ids, mode] = GetParam();
   StatusOr<aot::Graph> graph = model(model_name);
   ASSERT_TRUE(graph.ok()) << graph.message();
-  auto delegated = testing::export_graph(*graph, true,
-                                         {aot::CompileSpec::from_string(kIdentifiersSpecKey, ids),
-                                          aot::CompileSpec::from_string(kProfilingSpecKey, mode)});
+  auto delegated =
+      testing::export_graph(*graph, true,
+                            {aot::CompileSpec::from_string(kIdentifiersSpecKey, ids),
+                             aot::CompileSpec::from_string(runtime::kProfilingSpecKey, mode)});
   auto portable = testing::export_graph(*graph, false);
   ASSERT_TRUE(delegated.ok()) << delegated.message();
   ASSERT_TRUE(portable.ok()) << portable.message();

@@ -495,8 +495,8 @@ TEST(XnnpackThreadsTest, TwoThreadsMatchOne) {
   std::string error;
   std::vector<std::vector<float>> outputs;
   for (const char* threads : {"1", "2"}) {
-    auto program = testing::export_graph(*graph, true,
-                                         {aot::CompileSpec::from_string(kThreadsSpecKey, threads)});
+    auto program = testing::export_graph(
+        *graph, true, {aot::CompileSpec::from_string(runtime::kThreadsSpecKey, threads)});
     ASSERT_TRUE(program.ok()) << program.message();
     outputs.push_back(testing::run_once(program->buffer(), nullptr, &error));
     ASSERT_TRUE(error.empty()) << error;

@@ -9,8 +9,8 @@
 #include <memory>
 #include <string>
 
-#include "backends/demo/aot/demo_backend.h"
 #include "backends/demo/aot/demo_model.h"
+#include "backends/demo/demo_plugin.h"
 #include "glassbox/etdump/etdump_reader.h"
 #include "glassbox/export/program_manager.h"
 #include "glassbox/inspector/formats.h"
@@ -51,13 +51,12 @@ Status demo(const DemoOptions& options, std::ostream& out) {
 
   // 1. Ahead of time: the model, lowered to the demo delegate.
   GLASSBOX_ASSIGN_OR_RETURN(aot::Graph model, backends::demo::build_conv_relu_tan_model());
-  static backends::demo::DemoBackend backend;
   exporter::Recipe recipe;
   recipe.generate_etrecord = true;
-  recipe.partitioners.push_back(backends::demo::make_demo_partitioner(backend));
+  GLASSBOX_RETURN_IF_ERROR(backends::add_to_recipe(
+      backends::demo::demo_plugin(), {.identifiers = options.ids, .perturb = ""}, &recipe));
   recipe.compile_specs.push_back(
-      aot::CompileSpec::from_string(backends::demo::kIdentifiersSpecKey, options.ids));
-  recipe.compile_specs.push_back(aot::CompileSpec::from_string("profiling", options.log_mode));
+      aot::CompileSpec::from_string(runtime::kProfilingSpecKey, options.log_mode));
   GLASSBOX_ASSIGN_OR_RETURN(exporter::ExecutorchProgramManager program,
                             exporter::export_model(std::move(model), recipe));
   GLASSBOX_RETURN_IF_ERROR(program.save(program_path));

@@ -1,7 +1,7 @@
 // `glassbox lower [MODEL.onnx | --model demo] --backend demo|xnnpack|portable
 //                 -o prog.gbx [--etrecord prog.etrecord] [--ids ...]
 //                 [--reference-inputs X.npy... | --reference-seed S]
-//                 [--input-shape NAME=D0xD1x...] [--demo-perturb KIND]`
+//                 [--input-shape NAME=D0xD1x...] [--perturb ID]`
 
 #include <algorithm>
 #include <map>
@@ -11,14 +11,12 @@
 #include <string>
 #include <vector>
 
-#include "backends/demo/aot/demo_backend.h"
+#include "backends/common/backend_plugin.h"
 #include "backends/demo/aot/demo_model.h"
-#include "backends/demo/runtime/demo_runtime.h"
 #include "frontends/onnx/importer.h"
 #include "glassbox/etrecord/reference_runner.h"
 #include "glassbox/export/program_manager.h"
 #include "glassbox/npy/npy.h"
-#include "src/cli/backend_support.h"
 #include "src/cli/commands.h"
 
 namespace glassbox::cli {
@@ -35,10 +33,9 @@ struct LowerOptions {
   // Numeric debugging: one .npy per model input, or a seed.
   std::vector<std::string> reference_inputs;
   std::optional<std::uint32_t> reference_seed;
-  // The demo backend's deliberate fault ("" = none): an op kind to perturb.
-  std::string demo_perturb;
-  // The XNNPACK backend's deliberate fault: an operator identifier.
-  std::string xnnpack_perturb;
+  // A deliberate fault ("" = none): the delegate debug identifier of the
+  // operator(s) to perturb, on any backend.
+  std::string perturb;
   // --input-shape NAME=D0xD1x...: static shapes for the ONNX model's inputs.
   std::vector<std::string> input_shapes;
 };
@@ -84,55 +81,23 @@ StatusOr<std::vector<etrecord::ReferenceTensor>> reference_inputs(const LowerOpt
   return inputs;
 }
 
-// The demo backend from the process-wide registry, registered on first use
-// (a second `lower` in one process, as in tests, finds it there).
-StatusOr<backends::demo::DemoBackend*> demo_backend() {
-  aot::BackendRegistry& registry = aot::global_backend_registry();
-  if (!registry.lookup(backends::demo::kDemoBackendName).ok()) {
-    GLASSBOX_RETURN_IF_ERROR(backends::demo::register_demo_backend(registry));
-  }
-  GLASSBOX_ASSIGN_OR_RETURN(aot::BackendDetails * backend,
-                            registry.lookup(backends::demo::kDemoBackendName));
-  auto* demo = dynamic_cast<backends::demo::DemoBackend*>(backend);
-  if (demo == nullptr) {
-    return Status(Error::kInternal, std::string("backend '") + backends::demo::kDemoBackendName +
-                                        "' is registered but is not the demo backend");
-  }
-  return demo;
-}
-
 StatusOr<exporter::Recipe> recipe_for(const LowerOptions& options) {
   exporter::Recipe recipe;
   recipe.generate_etrecord = !options.etrecord.empty();
   if (options.backend == "portable") {
-    if (options.ids_given || !options.demo_perturb.empty()) {
+    if (options.ids_given || !options.perturb.empty()) {
       return Status(Error::kInvalidArgument,
-                    "--ids and --demo-perturb apply to --backend demo or xnnpack only");
+                    "--ids and --perturb apply to a delegate backend, not to --backend portable");
     }
     return recipe;
   }
-  if (options.backend == "xnnpack") {
-    if (!options.demo_perturb.empty()) {
-      return Status(Error::kInvalidArgument, "--demo-perturb applies to --backend demo only");
-    }
-    GLASSBOX_RETURN_IF_ERROR(add_xnnpack_to_recipe(options.ids, &recipe));
-    if (!options.xnnpack_perturb.empty()) {
-      recipe.compile_specs.push_back(
-          aot::CompileSpec::from_string("perturb", options.xnnpack_perturb));
-    }
-    return recipe;
+  const backends::BackendPlugin* plugin = backends::find_backend_plugin(options.backend);
+  if (plugin == nullptr) {
+    return Status(Error::kInvalidArgument,
+                  "--backend " + options.backend + ": not built into this binary");
   }
-  if (!options.xnnpack_perturb.empty()) {
-    return Status(Error::kInvalidArgument, "--xnnpack-perturb applies to --backend xnnpack only");
-  }
-  GLASSBOX_ASSIGN_OR_RETURN(backends::demo::DemoBackend * backend, demo_backend());
-  recipe.partitioners.push_back(backends::demo::make_demo_partitioner(*backend));
-  recipe.compile_specs.push_back(
-      aot::CompileSpec::from_string(backends::demo::kIdentifiersSpecKey, options.ids));
-  if (!options.demo_perturb.empty()) {
-    recipe.compile_specs.push_back(
-        aot::CompileSpec::from_string(backends::demo::kPerturbSpecKey, options.demo_perturb));
-  }
+  GLASSBOX_RETURN_IF_ERROR(backends::add_to_recipe(
+      *plugin, {.identifiers = options.ids, .perturb = options.perturb}, &recipe));
   return recipe;
 }
 
@@ -157,9 +122,9 @@ StatusOr<std::string> perturbed_instruction(const exporter::ExecutorchProgramMan
     return "the delegate call(s) at instruction(s) " + instructions;
   }
   return Status(Error::kInvalidArgument,
-                "--xnnpack-perturb " + text +
-                    ": no XNNPACK operator has this identifier (see `glassbox inspect --view ops` "
-                    "or `etrecord show` for the identifiers)");
+                "--perturb " + text +
+                    ": no delegate operator has this identifier (see `glassbox etrecord show` or "
+                    "`glassbox inspect --view ops` for the identifiers)");
 }
 
 // "partition:    N ops delegated in D delegates; left on portable:" and
@@ -244,10 +209,12 @@ Status lower(const LowerOptions& options, std::ostream& out) {
   // none, so keep the model as it is before export consumes it.
   std::optional<aot::Graph> edge;
   if (with_reference) edge = model;
-  // The XNNPACK partition report, on the graph the partitioner will see.
+  // The partition report, on the graph the partitioner will see.
   std::vector<std::string> node_ops, partition_reasons;
-  if (options.backend == "xnnpack") {
-    GLASSBOX_ASSIGN_OR_RETURN(partition_reasons, xnnpack_partition_reasons(model));
+  const backends::BackendPlugin* plugin = backends::find_backend_plugin(options.backend);
+  const bool with_report = plugin != nullptr && plugin->partition_report != nullptr;
+  if (with_report) {
+    GLASSBOX_ASSIGN_OR_RETURN(partition_reasons, plugin->partition_report(model));
     for (const aot::Node& node : model.nodes) node_ops.push_back(node.op);
   }
 
@@ -256,9 +223,8 @@ Status lower(const LowerOptions& options, std::ostream& out) {
                             exporter::export_model(std::move(model), recipe));
   // Checked before anything is written: a fault that hits nothing is an error.
   std::string perturbed_in;
-  if (!options.xnnpack_perturb.empty()) {
-    GLASSBOX_ASSIGN_OR_RETURN(perturbed_in,
-                              perturbed_instruction(program, options.xnnpack_perturb));
+  if (!options.perturb.empty()) {
+    GLASSBOX_ASSIGN_OR_RETURN(perturbed_in, perturbed_instruction(program, options.perturb));
   }
   GLASSBOX_RETURN_IF_ERROR(program.save(options.output));
   std::size_t reference_ops = 0;
@@ -296,9 +262,7 @@ Status lower(const LowerOptions& options, std::ostream& out) {
       << "delegates:    " << delegates << "\n"
       << "handles:      " << covered.size() << " of " << source_handles.size()
       << " source operators covered by the debug handle map\n";
-  if (options.backend == "xnnpack") {
-    out << partition_summary(node_ops, partition_reasons, delegates);
-  }
+  if (with_report) out << partition_summary(node_ops, partition_reasons, delegates);
   if (recipe.generate_etrecord) out << "etrecord:     " << options.etrecord << "\n";
   if (edge.has_value()) {
     out << "reference:    "
@@ -306,13 +270,9 @@ Status lower(const LowerOptions& options, std::ostream& out) {
                                    : join_paths(options.reference_inputs))
         << " (outputs of " << reference_ops << " source operators, portable kernels)\n";
   }
-  if (!options.xnnpack_perturb.empty()) {
-    out << "fault:        XNNPACK operator '" << options.xnnpack_perturb << "' of " << perturbed_in
+  if (!options.perturb.empty()) {
+    out << "fault:        operator '" << options.perturb << "' of " << perturbed_in
         << " adds 0.05 to its output (deliberately wrong, for numeric debugging)\n";
-  }
-  if (!options.demo_perturb.empty()) {
-    out << "fault:        the demo backend perturbs every '" << options.demo_perturb
-        << "' op (deliberately wrong, for numeric debugging)\n";
   }
   out.flush();
   if (!out) return Status(Error::kAccessFailed, "cannot write the output");
@@ -336,11 +296,14 @@ void add_lower_commands(CLI::App& app, CommandContext& context) {
   command->add_option("--model", options->model, "the built-in model (when no MODEL.onnx)")
       ->check(CLI::IsMember({"demo"}))
       ->capture_default_str();
-  command
-      ->add_option("--backend", options->backend,
-                   "demo (the demo delegate: fuses conv+relu, decomposes tan), "
-                   "xnnpack (the XNNPACK delegate) or portable (no delegation)")
-      ->check(CLI::IsMember({"demo", "xnnpack", "portable"}))
+  std::string backend_help = "portable (no delegation)";
+  std::vector<std::string> backend_names = {"portable"};
+  for (const backends::BackendPlugin* plugin : backends::backend_plugins()) {
+    backend_help += ", " + std::string(plugin->name) + " (" + std::string(plugin->summary) + ")";
+    backend_names.emplace_back(plugin->name);
+  }
+  command->add_option("--backend", options->backend, "the backend: " + backend_help)
+      ->check(CLI::IsMember(backend_names))
       ->capture_default_str();
   command->add_option("-o,--output", options->output, "the program file to write")->required();
   command->add_option("--etrecord", options->etrecord, "also write the ETRecord here");
@@ -361,16 +324,12 @@ void add_lower_commands(CLI::App& app, CommandContext& context) {
                    "static shape of an ONNX input whose shape is symbolic or unknown, as "
                    "NAME=D0xD1x... (e.g. input=1x3x224x224); repeat for several inputs")
       ->type_name("NAME=SHAPE");
-  command
-      ->add_option("--demo-perturb", options->demo_perturb,
-                   "a deliberate fault for testing numeric debugging: the demo backend adds "
-                   "0.05 to every output of this op kind")
-      ->check(CLI::IsMember({"conv_relu", "conv", "relu", "sin", "cos", "div"}));
-  command->add_option("--xnnpack-perturb", options->xnnpack_perturb,
-                      "a deliberate fault for testing numeric debugging: the XNNPACK backend "
-                      "adds 0.05 to every output of the operator with this identifier (an int, "
-                      "or a string with --ids string; every delegate with it gets the fault; an "
-                      "identifier no operator has is refused before anything is written)");
+  command->add_option(
+      "--perturb", options->perturb,
+      "a deliberate fault for testing numeric debugging: the delegate adds 0.05 to every output "
+      "of the operator(s) with this delegate debug identifier (an int, or a string with --ids "
+      "string; `etrecord show` lists them; every delegate with it gets the fault). An identifier "
+      "no operator has is refused before anything is written");
   command->callback([options, command, &context] {
     options->ids_given = command->count("--ids") > 0;
     context.status = lower(*options, *context.out);

@@ -30,8 +30,7 @@ inline exporter::ExecutorchProgramManager export_demo(const std::string& ids = "
   static backends::demo::DemoBackend backend;
   exporter::Recipe recipe;
   recipe.partitioners.push_back(backends::demo::make_demo_partitioner(backend));
-  recipe.compile_specs.push_back(
-      aot::CompileSpec::from_string(backends::demo::kIdentifiersSpecKey, ids));
+  recipe.compile_specs.push_back(aot::CompileSpec::from_string(backends::kIdentifiersSpecKey, ids));
   recipe.generate_etrecord = generate_etrecord;
   return value_of(
       exporter::export_model(value_of(backends::demo::build_conv_relu_tan_model()), recipe));

@@ -45,11 +45,10 @@ TEST(ProgramManagerTest, ToEdgeToBackendToExecutorch) {
 TEST(ProgramManagerTest, AllEntryPointsAgree) {
   backends::demo::DemoBackend backend;
   const std::vector<aot::Partitioner> partitioners{backends::demo::make_demo_partitioner(backend)};
-  const EdgeProgramManager edge =
-      value_of(to_edge_transform_and_lower(demo_model(), partitioners,
-                                           {.compile_specs = {aot::CompileSpec::from_string(
-                                                backends::demo::kIdentifiersSpecKey, "generated")},
-                                            .generate_etrecord = true}));
+  const EdgeProgramManager edge = value_of(to_edge_transform_and_lower(
+      demo_model(), partitioners,
+      {.compile_specs = {aot::CompileSpec::from_string(backends::kIdentifiersSpecKey, "generated")},
+       .generate_etrecord = true}));
   const ExecutorchProgramManager a = value_of(edge.to_executorch());
   const ExecutorchProgramManager b = export_demo();
   EXPECT_EQ(a.buffer(), b.buffer());

@@ -47,7 +47,7 @@ TEST_P(DemoPipelineTest, FiveSourceOpsWithFusionAndDecomposition) {
   exporter::Recipe recipe;
   recipe.partitioners.push_back(backends::demo::make_demo_partitioner(backend));
   recipe.compile_specs.push_back(
-      aot::CompileSpec::from_string(backends::demo::kIdentifiersSpecKey, GetParam().ids));
+      aot::CompileSpec::from_string(backends::kIdentifiersSpecKey, GetParam().ids));
   recipe.generate_etrecord = true;
   const exporter::ExecutorchProgramManager program = value_of(
       exporter::export_model(value_of(backends::demo::build_conv_relu_tan_model()), recipe));

@@ -17,6 +17,7 @@
 #include "glassbox/etrecord/reference_runner.h"
 #include "glassbox/export/program_manager.h"
 #include "glassbox/inspector/numeric.h"
+#include "glassbox/runtime/delegate_specs.h"
 #include "glassbox/runtime/method.h"
 #include "glassbox/runtime/program.h"
 #include "src/testing/status_matchers.h"
@@ -49,10 +50,11 @@ Lowered lower(const std::string& ids, const std::string& perturb) {
   exporter::Recipe recipe;
   recipe.generate_etrecord = true;
   recipe.partitioners.push_back(backends::demo::make_demo_partitioner(backend));
-  recipe.compile_specs.push_back(
-      aot::CompileSpec::from_string(backends::demo::kIdentifiersSpecKey, ids));
-  recipe.compile_specs.push_back(
-      aot::CompileSpec::from_string(backends::demo::kPerturbSpecKey, perturb));
+  recipe.compile_specs.push_back(aot::CompileSpec::from_string(backends::kIdentifiersSpecKey, ids));
+  if (!perturb.empty()) {
+    recipe.compile_specs.push_back(
+        aot::CompileSpec::from_string(runtime::kPerturbSpecKey, perturb));
+  }
   exporter::ExecutorchProgramManager program = ok(exporter::export_model(graph, recipe));
   etrecord::ETRecord record = ok(program.get_etrecord());
   EXPECT_TRUE(etrecord::attach_reference(graph, ok(etrecord::seeded_reference_inputs(graph, kSeed)),
@@ -112,7 +114,7 @@ class NumericDemoTest : public ::testing::TestWithParam<const char*> {};
 INSTANTIATE_TEST_SUITE_P(Identifiers, NumericDemoTest, ::testing::Values("generated", "string"));
 
 TEST_P(NumericDemoTest, CaptureHoldsEveryOperatorAndDelegateOutputWithData) {
-  const Lowered lowered = lower(GetParam(), "none");
+  const Lowered lowered = lower(GetParam(), "");
   CapturedRun r;
   run(lowered, &r);
   EXPECT_EQ(r.tensor_data_dropped, 0u);
@@ -139,7 +141,7 @@ TEST_P(NumericDemoTest, CaptureHoldsEveryOperatorAndDelegateOutputWithData) {
 }
 
 TEST_P(NumericDemoTest, WithoutTheFaultNothingIsMarked) {
-  const Lowered lowered = lower(GetParam(), "none");
+  const Lowered lowered = lower(GetParam(), "");
   CapturedRun r;
   run(lowered, &r);
   const NumericReport report = ok(compare_numerics(r.dump, lowered.record, r.debug_data()));
@@ -153,7 +155,7 @@ TEST_P(NumericDemoTest, WithoutTheFaultNothingIsMarked) {
 
 TEST_P(NumericDemoTest, PerturbedCosIsTheFirstFailureAndNothingEarlierIs) {
   const std::string ids = GetParam();
-  const Lowered lowered = lower(ids, "cos");
+  const Lowered lowered = lower(ids, ids == "string" ? "tan.cos" : "3");  // cos
   CapturedRun r;
   run(lowered, &r);
   const NumericReport report = ok(compare_numerics(r.dump, lowered.record, r.debug_data()));
@@ -180,42 +182,33 @@ TEST_P(NumericDemoTest, PerturbedCosIsTheFirstFailureAndNothingEarlierIs) {
   EXPECT_NE(table.find("first failure"), std::string::npos);
 }
 
-TEST(DemoPerturbationTest, UnknownKindsAreRefused) {
-  backends::demo::DemoBackendRuntime& backend = backends::demo::demo_backend_runtime();
-  EXPECT_EQ(backend.set_perturbation_override("tanh"), Error::kInvalidArgument);
-  // A bad compile spec fails the method's load with a message naming it.
-  const Lowered lowered = lower("generated", "tanh");
-  ASSERT_EQ(backends::demo::register_demo_backend_runtime(), Error::kOk);
-  runtime::Diagnostics diag;
-  Result<runtime::Program> program = runtime::Program::load(lowered.program.buffer(), &diag);
-  ASSERT_THAT(program, IsOk()) << diag.message;
-  runtime::MemoryAllocator memory, temp;
-  EXPECT_FALSE(runtime::Method::load(*program, "forward", &memory, &temp, nullptr, &diag).ok());
-  EXPECT_NE(std::string(diag.message).find("perturb"), std::string::npos) << diag.message;
+// An empty fault is a typo, refused at export by the backend's spec parser.
+TEST(DemoPerturbationTest, AnEmptyPerturbSpecIsRefusedAtExport) {
+  static backends::demo::DemoBackend backend;
+  exporter::Recipe recipe;
+  recipe.partitioners.push_back(backends::demo::make_demo_partitioner(backend));
+  recipe.compile_specs.push_back(aot::CompileSpec::from_string(runtime::kPerturbSpecKey, ""));
+  const StatusOr<exporter::ExecutorchProgramManager> program =
+      exporter::export_model(ok(backends::demo::build_conv_relu_tan_model()), recipe);
+  ASSERT_FALSE(program.ok());
+  EXPECT_NE(program.status().message().find("perturb"), std::string::npos)
+      << program.status().message();
 }
 
-// The run-time override wins over the compile spec, both ways.
-TEST(DemoPerturbationTest, OverrideWinsOverTheCompileSpec) {
-  backends::demo::DemoBackendRuntime& backend = backends::demo::demo_backend_runtime();
-  ASSERT_EQ(backend.set_perturbation_override("none"), Error::kOk);
-  const Lowered perturbed = lower("generated", "cos");
+// The fault follows the identifier: the first fused conv_relu (generated
+// identifier 0) is row 0; an identifier no operator has changes nothing
+// (`glassbox lower --perturb` refuses it before writing anything).
+TEST(DemoPerturbationTest, TheFaultFollowsTheIdentifier) {
+  const Lowered first = lower("generated", "0");
   CapturedRun r;
-  run(perturbed, &r);
-  EXPECT_FALSE(ok(compare_numerics(r.dump, perturbed.record, r.debug_data())).first_failure);
-  ASSERT_EQ(backend.set_perturbation_override("relu"), Error::kOk);
-  const Lowered clean = lower("generated", "none");
-  CapturedRun r2;
-  run(clean, &r2);
-  ASSERT_EQ(backend.set_perturbation_override(nullptr), Error::kOk);
-  // relu is fused into conv_relu in this model, so no op is of kind relu.
-  EXPECT_FALSE(ok(compare_numerics(r2.dump, clean.record, r2.debug_data())).first_failure);
-  ASSERT_EQ(backend.set_perturbation_override("conv_relu"), Error::kOk);
-  CapturedRun r3;
-  run(clean, &r3);
-  ASSERT_EQ(backend.set_perturbation_override(nullptr), Error::kOk);
-  const NumericReport report = ok(compare_numerics(r3.dump, clean.record, r3.debug_data()));
+  run(first, &r);
+  const NumericReport report = ok(compare_numerics(r.dump, first.record, r.debug_data()));
   ASSERT_TRUE(report.first_failure.has_value());
   EXPECT_EQ(*report.first_failure, 0u) << "the first conv_relu";
+  const Lowered none = lower("generated", "99");
+  CapturedRun r2;
+  run(none, &r2);
+  EXPECT_FALSE(ok(compare_numerics(r2.dump, none.record, r2.debug_data())).first_failure);
 }
 
 }  // namespace

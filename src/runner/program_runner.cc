@@ -9,7 +9,7 @@
 #include <fstream>
 #include <random>
 
-#include "backends/demo/runtime/demo_runtime.h"
+#include "backends/common/backend_plugin.h"
 #include "glassbox/etdump/data_sink.h"
 #include "glassbox/etdump/delegate_output_filter.h"
 #include "glassbox/etdump/etdump_gen.h"
@@ -17,7 +17,6 @@
 #include "glassbox/npy/npy.h"
 #include "glassbox/runtime/method.h"
 #include "glassbox/runtime/program.h"
-#include "src/runner/runtime_support.h"
 
 namespace glassbox::runner {
 namespace {
@@ -132,25 +131,19 @@ Status fill_inputs(const RunOptions& options, runtime::Method& method) {
 
 }  // namespace
 
-Status register_runtime_backends() {
-  const Error e = backends::demo::register_demo_backend_runtime();
-  if (e != Error::kOk) {
-    return Status(e, "cannot register the demo backend's runtime half");
-  }
-  return Status();
-}
-
 StatusOr<RunSummary> run_program(const RunOptions& options) {
-  GLASSBOX_RETURN_IF_ERROR(register_runtime_backends());
-  if (options.delegate_profiling == "realtime" || options.delegate_profiling == "posttime") {
-    const backends::demo::ProfilingMode mode = options.delegate_profiling == "realtime"
-                                                   ? backends::demo::ProfilingMode::kRealTime
-                                                   : backends::demo::ProfilingMode::kPostTime;
-    backends::demo::demo_backend_runtime().set_profiling_mode_override(&mode);
-  } else {
-    backends::demo::demo_backend_runtime().set_profiling_mode_override(nullptr);
+  backends::RunSettings backend_settings;
+  backend_settings.threads = options.threads;
+  if (options.delegate_profiling == "realtime") {
+    backend_settings.log_mode = runtime::DelegateLogMode::kRealTime;
+  } else if (options.delegate_profiling == "posttime") {
+    backend_settings.log_mode = runtime::DelegateLogMode::kPostTime;
+  } else if (!options.delegate_profiling.empty()) {
+    return Status(Error::kInvalidArgument,
+                  "delegate profiling must be realtime or posttime, got '" +
+                      options.delegate_profiling + "'");
   }
-  GLASSBOX_RETURN_IF_ERROR(configure_xnnpack_runtime(options.delegate_profiling, options.threads));
+  GLASSBOX_RETURN_IF_ERROR(backends::prepare_backend_runtimes(backend_settings));
 
   // std::vector's storage is malloc-aligned, as the verifier requires.
   GLASSBOX_ASSIGN_OR_RETURN(std::vector<std::uint8_t> bytes, io::read_file(options.program_path));

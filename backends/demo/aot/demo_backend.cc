@@ -4,6 +4,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "backends/common/compile_specs.h"
 #include "backends/demo/aot/demo_program.h"
 #include "glassbox/aot/delegate_mapping_builder.h"
 #include "glassbox/aot/ops.h"
@@ -15,22 +16,7 @@ using aot::DelegateDebugIdentifier;
 using aot::Node;
 using aot::ValueId;
 
-enum class IdentifierMode { kGenerated, kInt, kString };
-
-StatusOr<IdentifierMode> identifier_mode(std::span<const aot::CompileSpec> specs) {
-  for (const aot::CompileSpec& spec : specs) {
-    if (spec.key != kIdentifiersSpecKey) continue;
-    const std::string value = spec.value_as_string();
-    if (value == "generated") return IdentifierMode::kGenerated;
-    if (value == "int") return IdentifierMode::kInt;
-    if (value == "string") return IdentifierMode::kString;
-    return Status(
-        Error::kInvalidArgument,
-        "compile spec \"identifiers\" must be \"generated\", \"int\" or \"string\", got \"" +
-            value + "\"");
-  }
-  return IdentifierMode::kGenerated;
-}
+using backends::IdentifierMode;
 
 // One preprocess call: walks the subgraph once, emitting ops and map entries.
 class Lowering {
@@ -182,7 +168,7 @@ class Lowering {
 
 StatusOr<aot::PreprocessResult> DemoBackend::preprocess(
     const aot::Graph& subgraph, std::span<const aot::CompileSpec> compile_specs) {
-  GLASSBOX_ASSIGN_OR_RETURN(IdentifierMode mode, identifier_mode(compile_specs));
+  GLASSBOX_ASSIGN_OR_RETURN(IdentifierMode mode, backends::parse_aot_compile_specs(compile_specs));
   return Lowering(subgraph, mode).run();
 }
 

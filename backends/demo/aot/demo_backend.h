@@ -12,8 +12,8 @@
 /// For conv1 -> relu1 -> conv2 -> relu2 -> tan (handles 1..5), generated
 /// identifiers give {0: [1, 2], 1: [3, 4], 2: [5], 3: [5], 4: [5]}.
 ///
-/// Compile spec "identifiers" (kIdentifiersSpecKey) picks how identifiers
-/// are made; its value is one of:
+/// Compile spec "identifiers" (backends/common/compile_specs.h) picks how
+/// identifiers are made; its value is one of:
 /// - "generated" (the default): DelegateMappingBuilder numbers them 0, 1, ...
 /// - "int": manual ints 100, 101, ... (kFirstManualIntIdentifier)
 /// - "string": manual names, "conv_relu_1", "conv_2", "relu_1" (numbered per
@@ -24,13 +24,13 @@
 #include <span>
 #include <string>
 
-#include "backends/demo/aot/demo_format.h"
+#include "backends/common/compile_specs.h"
+#include "backends/demo/demo_format.h"
 #include "glassbox/aot/backend_details.h"
 #include "glassbox/aot/partitioner.h"
 
 namespace glassbox::backends::demo {
 
-inline constexpr char kIdentifiersSpecKey[] = "identifiers";
 inline constexpr std::int64_t kFirstManualIntIdentifier = 100;
 
 class DemoBackend final : public aot::BackendDetails {

@@ -9,7 +9,7 @@
 #include <span>
 #include <vector>
 
-#include "backends/demo/aot/demo_format.h"
+#include "backends/demo/demo_format.h"
 #include "glassbox/aot/debug_handle_map.h"
 #include "glassbox/core/status.h"
 

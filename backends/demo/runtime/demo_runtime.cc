@@ -3,7 +3,7 @@
 #include <cstring>
 #include <limits>
 
-#include "backends/demo/aot/demo_format.h"
+#include "backends/demo/demo_format.h"
 #include "glassbox/core/byte_reader.h"
 #include "glassbox/runtime/delegate_hooks.h"
 #include "glassbox/runtime/kernels/conv.h"
@@ -44,6 +44,7 @@ struct Op {
   runtime::kernels::Shape4 weight_shape;
   const float* weight = nullptr;  // copied, aligned
   const float* bias = nullptr;
+  bool perturbed = false;  // compile spec "perturb" names this op
 };
 
 struct DemoState {
@@ -52,56 +53,10 @@ struct DemoState {
   std::uint32_t num_ops;
   Op* ops;
   std::uint32_t* output_slots;
-  ProfilingMode mode;
-  std::uint8_t perturb;  // 0 = none, else the DemoOpKind (which start at 1)
+  runtime::DelegateLogMode mode;
 };
 
 ErrorInfo bad(const char* what) { return make_error(Error::kCorruptData, what); }
-
-Result<ProfilingMode> mode_from_specs(Span<const runtime::CompileSpecView> specs) {
-  for (const runtime::CompileSpecView& spec : specs) {
-    if (std::strcmp(spec.key, "profiling") != 0) continue;
-    const char* value = reinterpret_cast<const char*>(spec.value.data());
-    const std::size_t n = spec.value.size();
-    if (n == 8 && std::memcmp(value, "realtime", 8) == 0) {
-      return ProfilingMode::kRealTime;
-    }
-    if (n == 8 && std::memcmp(value, "posttime", 8) == 0) {
-      return ProfilingMode::kPostTime;
-    }
-    return make_error(Error::kInvalidArgument,
-                      "compile spec 'profiling' must be realtime or posttime");
-  }
-  return ProfilingMode::kRealTime;
-}
-
-// 0 for "none", the DemoOpKind value for an op kind's label (kinds start
-// at 1), -1 when unknown.
-int perturb_code(const char* text, std::size_t n) {
-  if (n == 4 && std::memcmp(text, "none", 4) == 0) return 0;
-  for (std::uint8_t k = 1; k <= static_cast<std::uint8_t>(DemoOpKind::kDiv); ++k) {
-    const char* label = demo_op_kind_name(static_cast<DemoOpKind>(k));
-    if (label != nullptr && std::strlen(label) == n && std::memcmp(label, text, n) == 0) {
-      return k;
-    }
-  }
-  return -1;
-}
-
-Result<std::uint8_t> perturb_from_specs(Span<const runtime::CompileSpecView> specs) {
-  for (const runtime::CompileSpecView& spec : specs) {
-    if (std::strcmp(spec.key, kPerturbSpecKey) != 0) continue;
-    const int code =
-        perturb_code(reinterpret_cast<const char*>(spec.value.data()), spec.value.size());
-    if (code < 0) {
-      return make_error(Error::kInvalidArgument,
-                        "compile spec 'perturb' must be none, conv_relu, conv, relu, sin, "
-                        "cos or div");
-    }
-    return static_cast<std::uint8_t>(code);
-  }
-  return std::uint8_t{0};
-}
 
 // Reads one op; `slots_defined` is how many slots exist before it.
 ErrorInfo read_op(ByteReader& in, runtime::MemoryAllocator* memory, std::uint32_t slots_defined,
@@ -262,20 +217,19 @@ Result<runtime::DelegateHandle*> DemoBackendRuntime::init(
       program->num_outputs == 0 || program->num_ops > in.remaining() / kMinOpBytes) {
     return bad("demo program: bad header counts");
   }
-  Result<ProfilingMode> mode = mode_from_specs(specs);
-  if (!mode.ok()) return mode.error_info();
-  program->mode = has_override_ ? override_ : *mode;
-  Result<std::uint8_t> perturb = perturb_from_specs(specs);
-  if (!perturb.ok()) return perturb.error_info();
-  program->perturb = has_perturbation_override_ ? perturbation_override_ : *perturb;
+  Result<runtime::DelegateSpecs> common = runtime::parse_delegate_specs(specs);
+  if (!common.ok()) return common.error_info();
+  program->mode = has_override_ ? override_ : common->log_mode;
   program->ops = memory->allocate_array<Op>(program->num_ops);
   program->output_slots = memory->allocate_array<std::uint32_t>(program->num_outputs);
   if ((program->ops == nullptr && program->num_ops > 0) || program->output_slots == nullptr) {
     return make_error(Error::kMemoryAllocationFailed, "demo: out of memory");
   }
   for (std::uint32_t i = 0; i < program->num_ops; ++i) {
-    const ErrorInfo e = read_op(in, memory, program->num_inputs + i, &program->ops[i]);
+    Op& op = program->ops[i];
+    const ErrorInfo e = read_op(in, memory, program->num_inputs + i, &op);
     if (e.code != Error::kOk) return e;
+    op.perturbed = common->perturbs(op.int_id, op.name);
   }
   const std::uint32_t num_slots = program->num_inputs + program->num_ops;
   for (std::uint32_t i = 0; i < program->num_outputs; ++i) {
@@ -312,7 +266,7 @@ Error DemoBackendRuntime::execute(runtime::BackendExecutionContext& context,
     for (std::size_t d = 0; d < t.sizes.size(); ++d) shapes[i].dims[d] = t.sizes[d];
   }
   EventTracer* tracer = context.event_tracer();
-  const bool post_time = program->mode == ProfilingMode::kPostTime;
+  const bool post_time = program->mode == runtime::DelegateLogMode::kPostTime;
   for (std::uint32_t i = 0; i < program->num_ops; ++i) {
     const Op& op = program->ops[i];
     // Output size: conv needs its computed shape; the rest match input 0.
@@ -343,9 +297,9 @@ Error DemoBackendRuntime::execute(runtime::BackendExecutionContext& context,
       end_event(tracer, op, entry);
     }
     if (e != Error::kOk) return e;
-    if (program->perturb == static_cast<std::uint8_t>(op.kind)) {
+    if (op.perturbed) {
       const std::int64_t n = shapes[slot].numel();
-      for (std::int64_t k = 0; k < n; ++k) out[k] += kPerturbation;
+      for (std::int64_t k = 0; k < n; ++k) out[k] += runtime::kPerturbation;
     }
     slots[slot] = out;
     const TensorView view{ScalarType::kFloat,
@@ -372,21 +326,9 @@ Error DemoBackendRuntime::execute(runtime::BackendExecutionContext& context,
   return Error::kOk;
 }
 
-void DemoBackendRuntime::set_profiling_mode_override(const ProfilingMode* mode) {
+void DemoBackendRuntime::set_profiling_mode_override(const runtime::DelegateLogMode* mode) {
   has_override_ = mode != nullptr;
   if (mode != nullptr) override_ = *mode;
-}
-
-Error DemoBackendRuntime::set_perturbation_override(const char* kind) {
-  if (kind == nullptr) {
-    has_perturbation_override_ = false;
-    return Error::kOk;
-  }
-  const int code = perturb_code(kind, std::strlen(kind));
-  if (code < 0) return Error::kInvalidArgument;
-  has_perturbation_override_ = true;
-  perturbation_override_ = static_cast<std::uint8_t>(code);
-  return Error::kOk;
 }
 
 DemoBackendRuntime& demo_backend_runtime() {

@@ -21,39 +21,9 @@ namespace {
 
 using aot::Node;
 using aot::ValueId;
+using backends::IdentifierMode;
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
-
-Status check_specs(std::span<const aot::CompileSpec> specs, bool* string_ids) {
-  *string_ids = false;
-  for (const aot::CompileSpec& spec : specs) {
-    const std::string value = spec.value_as_string();
-    if (spec.key == kIdentifiersSpecKey) {
-      if (value == "string") {
-        *string_ids = true;
-      } else if (value != "generated" && value != "int") {
-        return Status(Error::kInvalidArgument,
-                      "compile spec \"identifiers\" must be \"generated\", \"int\" or "
-                      "\"string\", got \"" +
-                          value + "\"");
-      }
-    } else if (spec.key == kThreadsSpecKey) {
-      int threads = 0;
-      const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), threads);
-      if (ec != std::errc() || end != value.data() + value.size() || threads < 1 ||
-          threads > kMaxThreads) {
-        return Status(Error::kInvalidArgument,
-                      "compile spec \"threads\" must be an integer in [1, " +
-                          std::to_string(kMaxThreads) + "], got \"" + value + "\"");
-      }
-    } else if (spec.key == kProfilingSpecKey && value != "realtime" && value != "posttime") {
-      return Status(
-          Error::kInvalidArgument,
-          "compile spec \"profiling\" must be \"realtime\" or \"posttime\", got \"" + value + "\"");
-    }
-  }
-  return Status();
-}
 
 std::uint32_t u32(std::int64_t v) { return static_cast<std::uint32_t>(v); }
 
@@ -717,9 +687,8 @@ class Lowering {
 
 StatusOr<aot::PreprocessResult> XnnpackBackend::preprocess(
     const aot::Graph& subgraph, std::span<const aot::CompileSpec> compile_specs) {
-  bool string_ids = false;
-  GLASSBOX_RETURN_IF_ERROR(check_specs(compile_specs, &string_ids));
-  return Lowering(subgraph, string_ids).run();
+  GLASSBOX_ASSIGN_OR_RETURN(IdentifierMode mode, backends::parse_aot_compile_specs(compile_specs));
+  return Lowering(subgraph, mode == IdentifierMode::kString).run();
 }
 
 aot::Partitioner make_xnnpack_partitioner(XnnpackBackend& backend) {

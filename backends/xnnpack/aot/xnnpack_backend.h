@@ -38,17 +38,12 @@
 #include <span>
 #include <string>
 
-#include "backends/xnnpack/aot/xnnpack_format.h"
+#include "backends/common/compile_specs.h"
+#include "backends/xnnpack/xnnpack_format.h"
 #include "glassbox/aot/backend_details.h"
 #include "glassbox/aot/partitioner.h"
 
 namespace glassbox::backends::xnnpack {
-
-inline constexpr char kIdentifiersSpecKey[] = "identifiers";
-inline constexpr char kThreadsSpecKey[] = "threads";
-inline constexpr char kProfilingSpecKey[] = "profiling";
-/// The largest "threads" value either half accepts.
-inline constexpr int kMaxThreads = 64;
 
 class XnnpackBackend final : public aot::BackendDetails {
  public:

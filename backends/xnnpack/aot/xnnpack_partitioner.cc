@@ -6,7 +6,7 @@
 #include <limits>
 
 #include "backends/xnnpack/aot/node_attributes.h"
-#include "backends/xnnpack/aot/xnnpack_format.h"
+#include "backends/xnnpack/xnnpack_format.h"
 #include "glassbox/aot/ops.h"
 
 namespace glassbox::backends::xnnpack {

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "backends/xnnpack/aot/xnnpack_format.h"
+#include "backends/xnnpack/xnnpack_format.h"
 #include "glassbox/aot/debug_handle_map.h"
 
 namespace glassbox::backends::xnnpack {

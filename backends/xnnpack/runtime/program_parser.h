@@ -1,7 +1,7 @@
 #pragma once
 /// @file
 /// Parses and fully validates the XNNPACK backend's processed bytes
-/// (backends/xnnpack/aot/xnnpack_format.h) before any XNNPACK call sees
+/// (backends/xnnpack/xnnpack_format.h) before any XNNPACK call sees
 /// them. Device code: no exceptions, memory from the caller's allocator.
 ///
 /// Validation goes beyond framing: every operator's output descriptor must
@@ -14,7 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "backends/xnnpack/aot/xnnpack_format.h"
+#include "backends/xnnpack/xnnpack_format.h"
 #include "glassbox/core/ids.h"
 #include "glassbox/core/result.h"
 #include "glassbox/core/span.h"

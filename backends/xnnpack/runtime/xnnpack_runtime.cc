@@ -6,11 +6,12 @@
 #include <cstdio>
 #include <cstring>
 
-#include "backends/xnnpack/aot/xnnpack_format.h"
 #include "backends/xnnpack/runtime/layout_transpose.h"
 #include "backends/xnnpack/runtime/program_parser.h"
 #include "backends/xnnpack/runtime/xnn_operators.h"
+#include "backends/xnnpack/xnnpack_format.h"
 #include "glassbox/runtime/delegate_hooks.h"
+#include "glassbox/runtime/delegate_specs.h"
 
 namespace glassbox::backends::xnnpack {
 namespace {
@@ -19,7 +20,7 @@ using runtime::EventTracer;
 using runtime::Tensor;
 
 constexpr std::size_t kBufferAlignment = 64;
-constexpr std::uint32_t kMaxThreadCount = 64;
+constexpr std::uint32_t kMaxThreadCount = runtime::kMaxDelegateThreads;
 
 struct XnnDelegate {
   const ParsedProgram* program = nullptr;
@@ -27,10 +28,10 @@ struct XnnDelegate {
   CompiledOp* ops = nullptr;
   std::uint32_t num_compiled = 0;
   pthreadpool_t pool = nullptr;
-  ProfilingMode mode = ProfilingMode::kRealTime;
-  // A deliberate fault for numeric debugging (compile spec "perturb"): the
-  // operator whose output gets kPerturbation added, or -1.
-  std::int64_t perturbed_op = -1;
+  runtime::DelegateLogMode mode = runtime::DelegateLogMode::kRealTime;
+  // A deliberate fault for numeric debugging (compile spec "perturb"): per
+  // operator, whether its output gets runtime::kPerturbation added.
+  bool* perturbed = nullptr;
   // Per operator: whether it logs its output, i.e. it is the last of a run
   // of operators sharing one identifier (one source op decomposed, such
   // as hardsigmoid: the earlier ones hold partial results).
@@ -42,67 +43,6 @@ bool same_identifier(const ParsedOp& a, const ParsedOp& b) {
     return a.name != nullptr && b.name != nullptr && std::strcmp(a.name, b.name) == 0;
   }
   return a.int_id.value == b.int_id.value;
-}
-
-bool spec_is(const runtime::CompileSpecView& spec, const char* text) {
-  const std::size_t n = std::strlen(text);
-  return spec.value.size() == n && std::memcmp(spec.value.data(), text, n) == 0;
-}
-
-Result<ProfilingMode> mode_from_specs(Span<const runtime::CompileSpecView> specs) {
-  for (const runtime::CompileSpecView& spec : specs) {
-    if (std::strcmp(spec.key, "profiling") != 0) continue;
-    if (spec_is(spec, "realtime")) return ProfilingMode::kRealTime;
-    if (spec_is(spec, "posttime")) return ProfilingMode::kPostTime;
-    return make_error(Error::kInvalidArgument,
-                      "xnnpack: compile spec 'profiling' must be realtime or posttime");
-  }
-  return ProfilingMode::kRealTime;
-}
-
-Result<std::uint32_t> threads_from_specs(Span<const runtime::CompileSpecView> specs) {
-  for (const runtime::CompileSpecView& spec : specs) {
-    if (std::strcmp(spec.key, "threads") != 0) continue;
-    std::uint32_t threads = 0;
-    bool ok = spec.value.size() > 0 && spec.value.size() <= 2;
-    for (std::uint8_t ch : spec.value) {
-      ok = ok && ch >= '0' && ch <= '9';
-      threads = threads * 10 + static_cast<std::uint32_t>(ch - '0');
-    }
-    if (!ok || threads == 0 || threads > kMaxThreadCount) {
-      return make_error(Error::kInvalidArgument,
-                        "xnnpack: compile spec 'threads' must be an integer in [1, 64]");
-    }
-    return threads;
-  }
-  return 1u;
-}
-
-// What a "perturb" fault adds to every element: far above float rounding,
-// so `glassbox inspect --numeric` must point at that operator.
-constexpr float kPerturbation = 0.05f;
-
-// The op named by compile spec "perturb" (its identifier: decimal int or
-// string), -1 without the spec or when no operator of this delegate has
-// that identifier: the spec reaches every delegate of a program, and the
-// fault belongs to the one that has it (`glassbox lower` checks that one
-// does).
-Result<std::int64_t> perturbed_op_from_specs(Span<const runtime::CompileSpecView> specs,
-                                             const ParsedProgram& program) {
-  for (const runtime::CompileSpecView& spec : specs) {
-    if (std::strcmp(spec.key, "perturb") != 0) continue;
-    for (std::uint32_t i = 0; i < program.num_ops; ++i) {
-      const ParsedOp& op = program.ops[i];
-      char id[16];
-      const char* text = op.name;
-      if (text == nullptr) {
-        std::snprintf(id, sizeof(id), "%d", op.int_id.value);
-        text = id;
-      }
-      if (spec_is(spec, text)) return std::int64_t{i};
-    }
-  }
-  return std::int64_t{-1};
 }
 
 void release(XnnDelegate* d) {
@@ -151,29 +91,26 @@ Result<runtime::DelegateHandle*> XnnpackBackendRuntime::init(
     return make_error(Error::kNotSupported, "xnnpack: xnn_initialize failed on this CPU");
   }
   runtime::MemoryAllocator* memory = context.allocator();
-  Result<ProfilingMode> mode = mode_from_specs(specs);
-  if (!mode.ok()) return mode.error_info();
-  Result<std::uint32_t> threads = threads_from_specs(specs);
-  if (!threads.ok()) return threads.error_info();
+  Result<runtime::DelegateSpecs> common = runtime::parse_delegate_specs(specs);
+  if (!common.ok()) return common.error_info();
   Result<ParsedProgram*> program = parse_xnn_program(processed, memory);
   if (!program.ok()) return program.error_info();
-
-  Result<std::int64_t> perturbed = perturbed_op_from_specs(specs, **program);
-  if (!perturbed.ok()) return perturbed.error_info();
 
   auto* d = memory->allocate_array<XnnDelegate>(1);
   const std::uint32_t num_slots = (*program)->num_slots();
   if (d == nullptr) return make_error(Error::kMemoryAllocationFailed, "xnnpack: out of memory");
-  d->perturbed_op = *perturbed;
   d->program = *program;
-  d->mode = has_mode_override_ ? mode_override_ : *mode;
+  d->mode = has_mode_override_ ? mode_override_ : common->log_mode;
   d->buffers = memory->allocate_array<float*>(num_slots);
   d->ops = memory->allocate_array<CompiledOp>((*program)->num_ops);
   d->logs_output = memory->allocate_array<bool>((*program)->num_ops);
-  if (d->buffers == nullptr || d->ops == nullptr || d->logs_output == nullptr) {
+  d->perturbed = memory->allocate_array<bool>((*program)->num_ops);
+  if (d->buffers == nullptr || d->ops == nullptr || d->logs_output == nullptr ||
+      d->perturbed == nullptr) {
     return make_error(Error::kMemoryAllocationFailed, "xnnpack: out of memory");
   }
   for (std::uint32_t i = 0; i < d->program->num_ops; ++i) {
+    d->perturbed[i] = common->perturbs(d->program->ops[i].int_id, d->program->ops[i].name);
     d->logs_output[i] = i + 1 == d->program->num_ops ||
                         !same_identifier(d->program->ops[i], d->program->ops[i + 1]);
   }
@@ -193,7 +130,7 @@ Result<runtime::DelegateHandle*> XnnpackBackendRuntime::init(
     std::memcpy(d->buffers[s], d->program->constant_data[k],
                 static_cast<std::size_t>(d->program->slots[s].numel) * sizeof(float));
   }
-  const std::uint32_t thread_count = threads_override_ != 0 ? threads_override_ : *threads;
+  const std::uint32_t thread_count = threads_override_ != 0 ? threads_override_ : common->threads;
   if (thread_count > 1) {
     d->pool = shared_pool(thread_count);
     if (d->pool == nullptr) {
@@ -232,7 +169,7 @@ Error XnnpackBackendRuntime::execute(runtime::BackendExecutionContext& context,
     std::memcpy(d->buffers[i], t.data, t.nbytes);
   }
   EventTracer* tracer = context.event_tracer();
-  const bool post_time = d->mode == ProfilingMode::kPostTime;
+  const bool post_time = d->mode == runtime::DelegateLogMode::kPostTime;
   Ticks* times = nullptr;
   if (post_time && tracer != nullptr) {
     times = static_cast<Ticks*>(context.allocate(2 * program.num_ops * sizeof(Ticks)));
@@ -255,10 +192,10 @@ Error XnnpackBackendRuntime::execute(runtime::BackendExecutionContext& context,
       (void)runtime::event_tracer_end_profiling_delegate(tracer, entry, type, std::strlen(type));
     }
     if (e != Error::kOk) return e;
-    if (static_cast<std::int64_t>(i) == d->perturbed_op) {
+    if (d->perturbed[i]) {
       float* out = d->buffers[program.first_op_slot() + i];
       for (std::int64_t k = 0; k < program.slots[program.first_op_slot() + i].numel; ++k) {
-        out[k] += kPerturbation;
+        out[k] += runtime::kPerturbation;
       }
     }
     log_output(tracer, context, *d, i);
@@ -289,7 +226,7 @@ void XnnpackBackendRuntime::destroy(runtime::DelegateHandle* handle) {
   if (handle != nullptr) release(static_cast<XnnDelegate*>(handle));
 }
 
-void XnnpackBackendRuntime::set_profiling_mode_override(const ProfilingMode* mode) {
+void XnnpackBackendRuntime::set_profiling_mode_override(const runtime::DelegateLogMode* mode) {
   has_mode_override_ = mode != nullptr;
   if (mode != nullptr) mode_override_ = *mode;
 }

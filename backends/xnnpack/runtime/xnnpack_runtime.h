@@ -31,10 +31,9 @@
 #include <cstdint>
 
 #include "glassbox/runtime/backend.h"
+#include "glassbox/runtime/delegate_specs.h"
 
 namespace glassbox::backends::xnnpack {
-
-enum class ProfilingMode : std::uint8_t { kRealTime, kPostTime };
 
 class XnnpackBackendRuntime final : public runtime::BackendInterface {
  public:
@@ -51,7 +50,7 @@ class XnnpackBackendRuntime final : public runtime::BackendInterface {
 
   /// Forces a profiling mode for delegates initialised from now on, or
   /// clears the override (nullptr; `mode` is copied).
-  void set_profiling_mode_override(const ProfilingMode* mode);
+  void set_profiling_mode_override(const runtime::DelegateLogMode* mode);
   /// Forces a thread count (1..64) for delegates initialised from now on;
   /// 0 clears the override.
   void set_threads_override(std::uint32_t threads);
@@ -66,7 +65,7 @@ class XnnpackBackendRuntime final : public runtime::BackendInterface {
   pthreadpool_t shared_pool(std::uint32_t threads);
 
   bool has_mode_override_ = false;
-  ProfilingMode mode_override_ = ProfilingMode::kRealTime;
+  runtime::DelegateLogMode mode_override_ = runtime::DelegateLogMode::kRealTime;
   std::uint32_t threads_override_ = 0;
   // Pools by thread count (index threads - 2; 64 threads at most).
   pthreadpool_t pools_[63] = {};

@@ -2,8 +2,8 @@
 /// @file
 /// Loads a .gbx program, runs it with ETDumpGen recording, and writes the
 /// ETDump (and debug data): the work behind `glassbox run` and `glassbox
-/// demo`, and the run step of end-to-end tests. Registers the runtime half
-/// of every backend this build has.
+/// demo`, and the run step of end-to-end tests. Prepares the runtime half of
+/// every backend this build has (backends/common/backend_plugin.h).
 ///
 ///   runner::RunOptions run{.program_path = "m.gbx", .etdump_path = "m.etdp"};
 ///   GLASSBOX_ASSIGN_OR_RETURN(runner::RunSummary summary, runner::run_program(run));
@@ -29,14 +29,15 @@ struct RunOptions {
   runtime::ProfilingLevel profiling_level = runtime::ProfilingLevel::kAllEvents;
   bool use_tsc = false;
   // "" keeps the delegates' compile specs; "realtime" or "posttime" forces
-  // the demo backend's logging mode.
+  // every delegate's logging mode.
   std::string delegate_profiling;
   // Which delegate intermediate outputs are captured (debug level
   // intermediates): int ids in "BEGIN:END", string ids matching '*'
   // patterns. Empty keeps everything.
   std::string capture_id_range;
   std::vector<std::string> capture_names;
-  // Threads for XNNPACK delegates; 0 keeps the program's compile spec.
+  // Threads for delegates that use them (XNNPACK); 0 keeps the program's
+  // compile spec.
   std::uint32_t threads = 0;
   // Input 0 as a NumPy .npy file (float32/float64/int64, shape checked) or
   // raw little-endian float32 bytes; when empty, inputs are uniform random
@@ -62,9 +63,6 @@ struct RunSummary {
   std::vector<std::vector<std::int64_t>> output_shapes;
   double max_abs_error = -1;  // against --expect; -1 when not compared
 };
-
-/// Registers every runtime backend this build has (idempotent).
-Status register_runtime_backends();
 
 StatusOr<RunSummary> run_program(const RunOptions& options);
 
