@@ -11,7 +11,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "src/cli/run_cli.h"
+#include "src/cli/cli_test_util.h"
 
 namespace glassbox::cli {
 namespace {
@@ -22,21 +22,7 @@ using Json = nlohmann::json;
 
 const std::string kFixtures = GLASSBOX_ETDUMP_FIXTURE_DIR;
 
-struct CliResult {
-  int exit_code;
-  std::string out;
-  std::string err;
-};
-
-CliResult run(std::vector<std::string> args) {
-  args.insert(args.begin(), "glassbox");
-  std::vector<const char*> argv;
-  for (const std::string& a : args) argv.push_back(a.c_str());
-  std::ostringstream out;
-  std::ostringstream err;
-  const int code = run_cli(static_cast<int>(argv.size()), argv.data(), out, err);
-  return {code, out.str(), err.str()};
-}
+CliResult run(std::vector<std::string> args) { return run_glassbox(std::move(args)); }
 
 void write_file(const std::string& path, const std::vector<std::uint8_t>& bytes) {
   std::FILE* f = std::fopen(path.c_str(), "wb");

@@ -4,7 +4,10 @@
 // add_<name>_commands() function, declare it below and call it from
 // run_cli.cc.
 
+#include <functional>
 #include <ostream>
+#include <string>
+#include <vector>
 
 #include "CLI/CLI.hpp"
 #include "glassbox/core/status.h"
@@ -17,7 +20,24 @@ namespace glassbox::cli {
 struct CommandContext {
   std::ostream* out = nullptr;
   Status status;
+  /// A successful command's exit code when it is not kExitOk (an
+  /// interrupted run that saved its work: kExitInterrupted).
+  int exit_code = 0;
+  /// The failure is the command line's (exit code 2), not the input's (1).
+  bool usage_error = false;
 };
+
+/// A usage error when an output names the same file as an input (a
+/// command must never overwrite what it reads); empty paths are skipped.
+Status check_outputs_are_not_inputs(const std::vector<std::string>& inputs,
+                                    const std::vector<std::string>& outputs);
+
+/// Runs a command in two steps, so that exit codes mean what the README
+/// says: `check_usage` looks at the command line alone (options, their
+/// values and combinations; no file is opened), and its failure is a usage
+/// error; `work` does the work, and its failure is the input's.
+void run_command(CommandContext& context, const std::function<Status()>& check_usage,
+                 const std::function<Status()>& work);
 
 /// `glassbox etdump show` (etdump_command.cc).
 void add_etdump_commands(CLI::App& app, CommandContext& context);

@@ -14,6 +14,7 @@
 #include "glassbox/etdump/etdump_reader.h"
 #include "glassbox/export/program_manager.h"
 #include "glassbox/inspector/formats.h"
+#include "glassbox/io/output_files.h"
 #include "glassbox/runner/program_runner.h"
 #include "src/cli/commands.h"
 
@@ -32,14 +33,6 @@ struct DemoOptions {
   std::string clock = "steady";
 };
 
-Status write_text(const std::string& path, const std::string& text) {
-  std::ofstream file(path, std::ios::trunc);
-  file << text;
-  file.close();
-  if (!file) return Status(Error::kAccessFailed, "cannot write " + path);
-  return Status();
-}
-
 Status demo(const DemoOptions& options, std::ostream& out) {
   std::error_code ec;
   std::filesystem::create_directories(options.out_dir, ec);
@@ -48,6 +41,13 @@ Status demo(const DemoOptions& options, std::ostream& out) {
   const std::string etrecord_path = options.out_dir + "/demo.etrecord";
   const std::string etdump_path = options.out_dir + "/demo.etdp";
   const std::string trace_path = options.out_dir + "/demo.trace.json";
+  // Each file is written under a temporary name and renamed into place once
+  // the whole demo has succeeded.
+  io::OutputFiles outputs;
+  GLASSBOX_ASSIGN_OR_RETURN(const std::string program_file, outputs.add(program_path));
+  GLASSBOX_ASSIGN_OR_RETURN(const std::string etrecord_file, outputs.add(etrecord_path));
+  GLASSBOX_ASSIGN_OR_RETURN(const std::string etdump_file, outputs.add(etdump_path));
+  GLASSBOX_ASSIGN_OR_RETURN(const std::string trace_file, outputs.add(trace_path));
 
   // 1. Ahead of time: the model, lowered to the demo delegate.
   GLASSBOX_ASSIGN_OR_RETURN(aot::Graph model, backends::demo::build_conv_relu_tan_model());
@@ -59,24 +59,24 @@ Status demo(const DemoOptions& options, std::ostream& out) {
       aot::CompileSpec::from_string(runtime::kProfilingSpecKey, options.log_mode));
   GLASSBOX_ASSIGN_OR_RETURN(exporter::ExecutorchProgramManager program,
                             exporter::export_model(std::move(model), recipe));
-  GLASSBOX_RETURN_IF_ERROR(program.save(program_path));
+  GLASSBOX_RETURN_IF_ERROR(program.save(program_file));
   GLASSBOX_ASSIGN_OR_RETURN(etrecord::ETRecord record, program.get_etrecord());
-  GLASSBOX_RETURN_IF_ERROR(record.save(etrecord_path));
+  GLASSBOX_RETURN_IF_ERROR(record.save(etrecord_file));
 
   // 2. Run time: the program under ETDumpGen.
   RunOptions run;
-  run.program_path = program_path;
-  run.etdump_path = etdump_path;
+  run.program_path = program_file;
+  run.etdump_path = etdump_file;
   run.iterations = options.iterations;
   run.warmup = 1;
   run.use_tsc = options.clock == "tsc";
   GLASSBOX_ASSIGN_OR_RETURN(RunSummary summary, run_program(run));
 
   // 3. After the run: the Inspector joins the two.
-  GLASSBOX_ASSIGN_OR_RETURN(etdump::ETDumpFile dump, etdump::load_etdump_file(etdump_path));
+  GLASSBOX_ASSIGN_OR_RETURN(etdump::ETDumpFile dump, etdump::load_etdump_file(etdump_file));
   GLASSBOX_ASSIGN_OR_RETURN(inspector::Inspector inspector,
                             inspector::Inspector::create(dump, &record));
-  GLASSBOX_RETURN_IF_ERROR(write_text(trace_path, inspector::to_chrome_trace(inspector)));
+  GLASSBOX_RETURN_IF_ERROR(io::write_file(trace_file, inspector::to_chrome_trace(inspector)));
 
   out << "Lowered ConvReLUTanModel to the demo delegate (identifiers: " << options.ids << ", "
       << options.log_mode << " logging) and ran it " << options.iterations << " times ("
@@ -91,8 +91,8 @@ Status demo(const DemoOptions& options, std::ostream& out) {
       << "More views: glassbox inspect --etdump " << etdump_path << " --etrecord " << etrecord_path
       << " --view events|modules|reconcile\n";
   out.flush();
-  if (!out) return Status(Error::kAccessFailed, "cannot write the output");
-  return Status();
+  if (!out) return Status(Error::kAccessFailed, "cannot write to standard output");
+  return outputs.commit();
 }
 
 }  // namespace

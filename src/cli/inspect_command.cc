@@ -3,7 +3,7 @@
 //   [--baseline B] [--skip-first N] [--time-unit ns|us|ms|ticks]
 //   [--allow-fingerprint-mismatch] [-o FILE]
 //   [--numeric [--comparators LIST|all] [--threshold T]
-//              [--threshold-metric M] [--execution N]]`
+//              [--threshold-metric M] [--execution N] [--fail-on-exceed]]`
 // The work is in the inspector library; this file only reads files, builds
 // the Inspector and writes the rendering.
 
@@ -19,6 +19,7 @@
 #include "glassbox/inspector/inspector.h"
 #include "glassbox/inspector/numeric.h"
 #include "glassbox/io/file.h"
+#include "glassbox/io/output_files.h"
 #include "src/cli/commands.h"
 
 namespace glassbox::cli {
@@ -41,6 +42,7 @@ struct InspectOptions {
   std::optional<double> threshold;
   std::string threshold_metric = "max_abs";
   std::uint32_t execution = 0;
+  bool fail_on_exceed = false;
 };
 
 StatusOr<inspector::Inspector> inspect_file(const std::string& path,
@@ -54,33 +56,28 @@ StatusOr<inspector::Inspector> inspect_file(const std::string& path,
   return result;
 }
 
-Status write_output(const std::string& text, const std::string& path, std::ostream& out) {
-  if (path.empty() || path == "-") {
+// Writes `text` to stdout, or to `path` through a temporary file renamed
+// into place (an input is never overwritten).
+Status write_output(const std::string& text, const InspectOptions& options, std::ostream& out) {
+  if (options.output.empty() || options.output == "-") {
     out << text;
     out.flush();
-    if (!out) return Status(Error::kAccessFailed, "cannot write the output");
+    if (!out) return Status(Error::kAccessFailed, "cannot write to standard output");
     return Status();
   }
-  std::ofstream file(path, std::ios::binary | std::ios::trunc);
-  file << text;
-  file.close();
-  if (!file) return Status(Error::kAccessFailed, "cannot write " + path);
-  return Status();
+  io::OutputFiles outputs;
+  GLASSBOX_RETURN_IF_ERROR(outputs.refuse_inputs(
+      {options.etdump, options.etrecord, options.debug_data, options.baseline}));
+  GLASSBOX_ASSIGN_OR_RETURN(const std::string file, outputs.add(options.output));
+  GLASSBOX_RETURN_IF_ERROR(io::write_file(file, text));
+  return outputs.commit();
 }
 
 // `--numeric`: the comparison with the ETRecord's references instead of a
 // timing view.
 StatusOr<std::string> numeric_text(const InspectOptions& options, inspector::Format format,
                                    const etrecord::ETRecord* record,
-                                   std::span<const std::uint8_t> debug_data) {
-  if (record == nullptr) {
-    return Status(Error::kInvalidArgument,
-                  "--numeric needs --etrecord (an ETRecord lowered with --reference-inputs or "
-                  "--reference-seed)");
-  }
-  if (!options.baseline.empty()) {
-    return Status(Error::kInvalidArgument, "--numeric and --baseline cannot be combined");
-  }
+                                   std::span<const std::uint8_t> debug_data, bool* exceeded) {
   inspector::NumericOptions numeric;
   GLASSBOX_ASSIGN_OR_RETURN(numeric.comparators, inspector::parse_comparators(options.comparators));
   GLASSBOX_ASSIGN_OR_RETURN(numeric.threshold_metric,
@@ -92,7 +89,49 @@ StatusOr<std::string> numeric_text(const InspectOptions& options, inspector::For
   StatusOr<inspector::NumericReport> report =
       inspector::compare_numerics(dump, *record, debug_data, numeric);
   if (!report.ok()) return report.status().with_context(options.etdump);
+  if (report->unreadable_tensors > 0) {
+    return Status(Error::kMismatch,
+                  options.debug_data + ": " + std::to_string(report->unreadable_tensors) +
+                      " tensor(s) the ETDump logged lie outside this file (it is truncated, or "
+                      "from another run: pass the --debug-data file `glassbox run` wrote with " +
+                      options.etdump + ")");
+  }
+  *exceeded = report->first_failure.has_value();
   return inspector::render_numeric(*report, format);
+}
+
+// The command line alone: a failure here is a usage error (exit code 2).
+Status check_inspect_usage(const InspectOptions& options) {
+  if (options.output != "-") {
+    GLASSBOX_RETURN_IF_ERROR(check_outputs_are_not_inputs(
+        {options.etdump, options.etrecord, options.debug_data, options.baseline},
+        {options.output}));
+  }
+  GLASSBOX_RETURN_IF_ERROR(inspector::parse_view(options.view).status());
+  GLASSBOX_RETURN_IF_ERROR(inspector::parse_format(options.format).status());
+  if (!options.time_unit.empty()) {
+    GLASSBOX_RETURN_IF_ERROR(inspector::parse_time_unit(options.time_unit).status());
+  }
+  if (options.numeric) {
+    if (options.etrecord.empty()) {
+      return Status(Error::kInvalidArgument,
+                    "--numeric needs --etrecord (an ETRecord lowered with --reference-inputs or "
+                    "--reference-seed)");
+    }
+    if (options.debug_data.empty()) {
+      return Status(Error::kInvalidArgument,
+                    "--numeric needs --debug-data (the file `glassbox run --debug-level "
+                    "intermediates` wrote)");
+    }
+    if (!options.baseline.empty()) {
+      return Status(Error::kInvalidArgument, "--numeric and --baseline cannot be combined");
+    }
+    GLASSBOX_RETURN_IF_ERROR(inspector::parse_comparators(options.comparators).status());
+    GLASSBOX_RETURN_IF_ERROR(inspector::parse_comparator(options.threshold_metric).status());
+  } else if (options.fail_on_exceed) {
+    return Status(Error::kInvalidArgument, "--fail-on-exceed applies to --numeric only");
+  }
+  return Status();
 }
 
 Status inspect(const InspectOptions& options, std::ostream& out) {
@@ -116,9 +155,16 @@ Status inspect(const InspectOptions& options, std::ostream& out) {
   }
   const etrecord::ETRecord* record_ptr = record.has_value() ? &*record : nullptr;
   if (options.numeric) {
+    bool exceeded = false;
     GLASSBOX_ASSIGN_OR_RETURN(std::string text,
-                              numeric_text(options, format, record_ptr, debug_data));
-    return write_output(text, options.output, out);
+                              numeric_text(options, format, record_ptr, debug_data, &exceeded));
+    GLASSBOX_RETURN_IF_ERROR(write_output(text, options, out));
+    if (options.fail_on_exceed && exceeded) {
+      return Status(Error::kMismatch,
+                    "an operator exceeds the numeric threshold (--fail-on-exceed; the first "
+                    "failure is marked above)");
+    }
+    return Status();
   }
   GLASSBOX_ASSIGN_OR_RETURN(
       inspector::Inspector current,
@@ -134,7 +180,7 @@ Status inspect(const InspectOptions& options, std::ostream& out) {
   } else {
     text = inspector::render(current, view, format);
   }
-  return write_output(text, options.output, out);
+  return write_output(text, options, out);
 }
 
 }  // namespace
@@ -190,7 +236,14 @@ void add_inspect_commands(CLI::App& app, CommandContext& context) {
       ->add_option("--execution", options->execution,
                    "with --numeric: which execution (0-based \"Execute\" run) to compare")
       ->capture_default_str();
-  command->callback([options, &context] { context.status = inspect(*options, *context.out); });
+  command->add_flag("--fail-on-exceed", options->fail_on_exceed,
+                    "with --numeric: after printing, exit 1 when an operator exceeds the "
+                    "threshold (as `run --expect` does), for scripts and CI");
+  command->callback([options, &context] {
+    run_command(
+        context, [&] { return check_inspect_usage(*options); },
+        [&] { return inspect(*options, *context.out); });
+  });
 }
 
 }  // namespace glassbox::cli

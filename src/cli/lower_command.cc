@@ -16,6 +16,7 @@
 #include "frontends/onnx/importer.h"
 #include "glassbox/etrecord/reference_runner.h"
 #include "glassbox/export/program_manager.h"
+#include "glassbox/io/output_files.h"
 #include "glassbox/npy/npy.h"
 #include "src/cli/commands.h"
 
@@ -81,21 +82,43 @@ StatusOr<std::vector<etrecord::ReferenceTensor>> reference_inputs(const LowerOpt
   return inputs;
 }
 
-StatusOr<exporter::Recipe> recipe_for(const LowerOptions& options) {
-  exporter::Recipe recipe;
-  recipe.generate_etrecord = !options.etrecord.empty();
+// The command line alone: a failure here is a usage error (exit code 2).
+Status check_lower_usage(const LowerOptions& options) {
+  std::vector<std::string> inputs = options.reference_inputs;
+  inputs.push_back(options.model_file);
+  GLASSBOX_RETURN_IF_ERROR(
+      check_outputs_are_not_inputs(inputs, {options.output, options.etrecord}));
   if (options.backend == "portable") {
     if (options.ids_given || !options.perturb.empty()) {
       return Status(Error::kInvalidArgument,
                     "--ids and --perturb apply to a delegate backend, not to --backend portable");
     }
-    return recipe;
-  }
-  const backends::BackendPlugin* plugin = backends::find_backend_plugin(options.backend);
-  if (plugin == nullptr) {
+  } else if (backends::find_backend_plugin(options.backend) == nullptr) {
     return Status(Error::kInvalidArgument,
                   "--backend " + options.backend + ": not built into this binary");
   }
+  if (options.model_file.empty() && !options.input_shapes.empty()) {
+    return Status(Error::kInvalidArgument, "--input-shape applies to an ONNX model only");
+  }
+  std::map<std::string, std::vector<std::int64_t>, std::less<>> shapes;
+  for (const std::string& text : options.input_shapes) {
+    GLASSBOX_RETURN_IF_ERROR(parse_input_shape(text, &shapes));
+  }
+  const bool with_reference =
+      options.reference_seed.has_value() || !options.reference_inputs.empty();
+  if (with_reference && options.etrecord.empty()) {
+    return Status(Error::kInvalidArgument,
+                  "--reference-inputs and --reference-seed are stored in the ETRecord: give "
+                  "--etrecord too");
+  }
+  return Status();
+}
+
+StatusOr<exporter::Recipe> recipe_for(const LowerOptions& options) {
+  exporter::Recipe recipe;
+  recipe.generate_etrecord = !options.etrecord.empty();
+  const backends::BackendPlugin* plugin = backends::find_backend_plugin(options.backend);
+  if (plugin == nullptr) return recipe;  // portable: no delegation
   GLASSBOX_RETURN_IF_ERROR(backends::add_to_recipe(
       *plugin, {.identifiers = options.ids, .perturb = options.perturb}, &recipe));
   return recipe;
@@ -179,6 +202,16 @@ std::string join_paths(const std::vector<std::string>& paths) {
 }
 
 Status lower(const LowerOptions& options, std::ostream& out) {
+  // Written under temporary names, renamed into place once all succeeded.
+  io::OutputFiles outputs;
+  std::vector<std::string> input_files = options.reference_inputs;
+  input_files.push_back(options.model_file);
+  GLASSBOX_RETURN_IF_ERROR(outputs.refuse_inputs(input_files));
+  GLASSBOX_ASSIGN_OR_RETURN(const std::string program_file, outputs.add(options.output));
+  std::string etrecord_file;
+  if (!options.etrecord.empty()) {
+    GLASSBOX_ASSIGN_OR_RETURN(etrecord_file, outputs.add(options.etrecord));
+  }
   // --model is checked by CLI11; "demo" is the only model built in today.
   aot::Graph model;
   frontends::onnx::ImportStats import_stats;
@@ -190,8 +223,6 @@ Status lower(const LowerOptions& options, std::ostream& out) {
     import_options.stats = &import_stats;
     GLASSBOX_ASSIGN_OR_RETURN(model,
                               frontends::onnx::import_onnx(options.model_file, import_options));
-  } else if (!options.input_shapes.empty()) {
-    return Status(Error::kInvalidArgument, "--input-shape applies to an ONNX model only");
   } else {
     GLASSBOX_ASSIGN_OR_RETURN(model, backends::demo::build_conv_relu_tan_model());
   }
@@ -200,11 +231,6 @@ Status lower(const LowerOptions& options, std::ostream& out) {
   const std::size_t num_nodes = model.nodes.size();
   const bool with_reference =
       options.reference_seed.has_value() || !options.reference_inputs.empty();
-  if (with_reference && options.etrecord.empty()) {
-    return Status(Error::kInvalidArgument,
-                  "--reference-inputs and --reference-seed are stored in the ETRecord: give "
-                  "--etrecord too");
-  }
   // The reference runs the graph with its weights; the ETRecord's copy has
   // none, so keep the model as it is before export consumes it.
   std::optional<aot::Graph> edge;
@@ -226,7 +252,7 @@ Status lower(const LowerOptions& options, std::ostream& out) {
   if (!options.perturb.empty()) {
     GLASSBOX_ASSIGN_OR_RETURN(perturbed_in, perturbed_instruction(program, options.perturb));
   }
-  GLASSBOX_RETURN_IF_ERROR(program.save(options.output));
+  GLASSBOX_RETURN_IF_ERROR(program.save(program_file));
   std::size_t reference_ops = 0;
   if (recipe.generate_etrecord) {
     GLASSBOX_ASSIGN_OR_RETURN(etrecord::ETRecord record, program.get_etrecord());
@@ -236,7 +262,7 @@ Status lower(const LowerOptions& options, std::ostream& out) {
       GLASSBOX_RETURN_IF_ERROR(etrecord::attach_reference(*edge, std::move(inputs), &record));
       reference_ops = record.reference_op_outputs.size();
     }
-    GLASSBOX_RETURN_IF_ERROR(record.save(options.etrecord));
+    GLASSBOX_RETURN_IF_ERROR(record.save(etrecord_file));
   }
 
   const std::string method(aot::kForwardMethod);
@@ -276,7 +302,7 @@ Status lower(const LowerOptions& options, std::ostream& out) {
   }
   out.flush();
   if (!out) return Status(Error::kAccessFailed, "cannot write the output");
-  return Status();
+  return outputs.commit();
 }
 
 }  // namespace
@@ -289,10 +315,8 @@ void add_lower_commands(CLI::App& app, CommandContext& context) {
       "program (.gbx) and, with --etrecord, its ETRecord. With --backend xnnpack it "
       "also prints the partition: how many ops the delegate takes and, per op type "
       "left on the portable kernels, how many and why");
-  command
-      ->add_option("model_file", options->model_file,
-                   "an ONNX model (.onnx); without it, --model picks a built-in one")
-      ->check(CLI::ExistingFile);
+  command->add_option("model_file", options->model_file,
+                      "an ONNX model (.onnx); without it, --model picks a built-in one");
   command->add_option("--model", options->model, "the built-in model (when no MODEL.onnx)")
       ->check(CLI::IsMember({"demo"}))
       ->capture_default_str();
@@ -332,7 +356,9 @@ void add_lower_commands(CLI::App& app, CommandContext& context) {
       "no operator has is refused before anything is written");
   command->callback([options, command, &context] {
     options->ids_given = command->count("--ids") > 0;
-    context.status = lower(*options, *context.out);
+    run_command(
+        context, [&] { return check_lower_usage(*options); },
+        [&] { return lower(*options, *context.out); });
   });
 }
 

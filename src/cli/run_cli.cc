@@ -7,6 +7,7 @@
 
 #include "glassbox/config.h"
 #include "glassbox/etdump/etdump_model.h"
+#include "glassbox/io/output_files.h"
 #include "src/cli/commands.h"
 
 namespace glassbox::cli {
@@ -15,19 +16,15 @@ namespace {
 constexpr const char* kFooter =
     "Exit codes:\n"
     "  0  success\n"
-    "  1  bad input: a file is missing, unreadable, truncated or corrupt\n"
-    "  2  usage: unknown option, missing argument, bad value\n"
+    "  1  bad input: a file is missing, unreadable, truncated or corrupt, or its\n"
+    "     content is not what the command needs; or an output cannot be written\n"
+    "  2  usage: unknown option, missing argument, bad value or combination\n"
+    "  130  run/demo interrupted (SIGINT/SIGTERM): the completed executions were saved\n"
     "Errors are printed as one line on stderr: \"glassbox: <message>\".";
 
 std::string version_text() {
   return std::string("glassbox ") + kVersion + "\nreads ETDump schema version " +
          std::to_string(etdump::kETDumpSchemaVersion);
-}
-
-// The exit code for a failed command: usage errors are the caller's
-// command line, everything else is the input.
-int exit_code_for(const Status& status) {
-  return status.error() == Error::kInvalidArgument ? kExitUsage : kExitBadInput;
 }
 
 // The whole command tree; `context` collects the chosen command's result.
@@ -47,6 +44,31 @@ constexpr const char* kDescription =
     "Glassbox: delegate profiling tools for ExecuTorch-style runtimes";
 
 }  // namespace
+
+Status check_outputs_are_not_inputs(const std::vector<std::string>& inputs,
+                                    const std::vector<std::string>& outputs) {
+  for (const std::string& output : outputs) {
+    for (const std::string& input : inputs) {
+      if (!output.empty() && !input.empty() && io::same_file(output, input)) {
+        return Status(Error::kInvalidArgument,
+                      output +
+                          " is both an input and an output of this command; refusing to "
+                          "overwrite it");
+      }
+    }
+  }
+  return Status();
+}
+
+void run_command(CommandContext& context, const std::function<Status()>& check_usage,
+                 const std::function<Status()>& work) {
+  context.status = check_usage();
+  if (!context.status.ok()) {
+    context.usage_error = true;
+    return;
+  }
+  context.status = work();
+}
 
 int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   CLI::App app(kDescription, "glassbox");
@@ -68,9 +90,9 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   }
   if (!context.status.ok()) {
     err << "glassbox: " << context.status.message() << "\n";
-    return exit_code_for(context.status);
+    return context.usage_error ? kExitUsage : kExitBadInput;
   }
-  return kExitOk;
+  return context.exit_code;
 }
 
 CommandLineOutcome run_command_line(const std::vector<std::string>& args) {

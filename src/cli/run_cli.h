@@ -14,6 +14,8 @@ namespace glassbox::cli {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitBadInput = 1;  ///< A file is missing or invalid.
 inline constexpr int kExitUsage = 2;     ///< Bad command line.
+/// Stopped by SIGINT/SIGTERM after saving the completed work.
+inline constexpr int kExitInterrupted = 130;
 
 /// Runs the CLI with the process's stdout and stderr.
 int run_cli(int argc, char** argv);

@@ -1,12 +1,18 @@
 // `glassbox run PROGRAM.gbx --etdump OUT.etdp [...]`.
 
+#include <atomic>
+#include <cmath>
 #include <iostream>
 #include <map>
 #include <memory>
 #include <string>
 
+#include "glassbox/io/output_files.h"
 #include "glassbox/runner/program_runner.h"
 #include "src/cli/commands.h"
+#include "src/cli/interrupt.h"
+#include "src/cli/progress_line.h"
+#include "src/cli/run_cli.h"
 
 namespace glassbox::cli {
 namespace {
@@ -22,7 +28,26 @@ struct RunCommandOptions {
   std::string clock = "steady";
 };
 
-Status run(RunCommandOptions options, std::ostream& out) {
+// The command line alone: a failure here is a usage error (exit code 2).
+Status check_run_usage(const RunCommandOptions& options) {
+  const RunOptions& run = options.run;
+  GLASSBOX_RETURN_IF_ERROR(
+      check_outputs_are_not_inputs({run.program_path, run.input_path, run.expect_path},
+                                   {run.etdump_path, run.debug_data_path, run.output_path}));
+  for (const auto& [name, value] :
+       {std::pair{"--tolerance", options.run.tolerance}, std::pair{"--rtol", options.run.rtol}}) {
+    if (!std::isfinite(value) || value < 0) {
+      return Status(Error::kInvalidArgument, std::string(name) +
+                                                 " must be a finite number >= 0 (a NaN would turn "
+                                                 "the check off)");
+    }
+  }
+  return Status();
+}
+
+Status run(RunCommandOptions options, const std::atomic<bool>* stop, std::ostream& out,
+           bool* interrupted) {
+  options.run.stop = stop;
   static const std::map<std::string, runtime::DebugLevel> kDebugLevels = {
       {"none", runtime::DebugLevel::kNoLogging},
       {"outputs", runtime::DebugLevel::kProgramOutputs},
@@ -36,12 +61,37 @@ Status run(RunCommandOptions options, std::ostream& out) {
       options.run.debug_data_path.empty()) {
     options.run.debug_data_path = options.run.etdump_path + ".bin";
   }
-  options.run.progress = [](int done, int total) {
-    std::cerr << "\rglassbox run: " << done << "/" << total << " executions" << std::flush;
-  };
-  GLASSBOX_ASSIGN_OR_RETURN(RunSummary summary, run_program(options.run));
-  if (options.run.iterations + options.run.warmup > 1) std::cerr << "\r";
-  out << "ran " << options.run.program_path << " " << options.run.iterations << " time(s)";
+  // Written under temporary names, renamed into place once all succeeded;
+  // the summary names the final paths.
+  const RunOptions shown = options.run;
+  io::OutputFiles outputs;
+  GLASSBOX_RETURN_IF_ERROR(outputs.refuse_inputs(
+      {options.run.program_path, options.run.input_path, options.run.expect_path}));
+  GLASSBOX_ASSIGN_OR_RETURN(options.run.etdump_path, outputs.add(shown.etdump_path));
+  if (!shown.debug_data_path.empty()) {
+    GLASSBOX_ASSIGN_OR_RETURN(options.run.debug_data_path, outputs.add(shown.debug_data_path));
+  }
+  if (!shown.output_path.empty()) {
+    GLASSBOX_ASSIGN_OR_RETURN(options.run.output_path, outputs.add(shown.output_path));
+  }
+  ProgressLine progress("glassbox run", "executions");
+  options.run.progress = [&progress](int done, int total) { progress.update(done, total); };
+  StatusOr<RunSummary> ran = run_program(options.run);
+  progress.clear();
+  GLASSBOX_ASSIGN_OR_RETURN(RunSummary summary, std::move(ran));
+  if (!shown.output_path.empty() && summary.outputs.empty()) {
+    return Status(Error::kInvalidArgument, "-o: the program has no outputs to write");
+  }
+  if (!shown.expect_path.empty() && summary.outputs.empty()) {
+    return Status(Error::kInvalidArgument, "--expect: the program has no outputs to compare");
+  }
+  options.run = shown;
+  *interrupted = summary.interrupted;
+  if (summary.interrupted) {
+    out << "interrupted: saved the ETDump of the " << summary.completed
+        << " completed execution(s)\n";
+  }
+  out << "ran " << options.run.program_path << " " << summary.completed << " time(s)";
   if (options.run.warmup > 0) out << " after " << options.run.warmup << " warm-up run(s)";
   out << ": " << summary.mean_execute_ms << " ms per execute (traced)\n"
       << "  ETDump: " << options.run.etdump_path << " (" << summary.events << " events, "
@@ -55,7 +105,9 @@ Status run(RunCommandOptions options, std::ostream& out) {
     out << "  output 0 matches " << options.run.expect_path << ": max abs error "
         << summary.max_abs_error << " (tolerance " << options.run.tolerance << ")\n";
   }
-  return Status();
+  out.flush();
+  if (!out) return Status(Error::kAccessFailed, "cannot write the summary to standard output");
+  return outputs.commit();
 }
 
 }  // namespace
@@ -64,9 +116,7 @@ void add_run_commands(CLI::App& app, CommandContext& context) {
   auto options = std::make_shared<RunCommandOptions>();
   CLI::App* command =
       app.add_subcommand("run", "Run a program (.gbx) and record an ETDump of every execution");
-  command->add_option("program", options->run.program_path, "the program (.gbx)")
-      ->required()
-      ->check(CLI::ExistingFile);
+  command->add_option("program", options->run.program_path, "the program (.gbx)")->required();
   command->add_option("--etdump", options->run.etdump_path, "where to write the ETDump (.etdp)")
       ->required();
   command
@@ -106,7 +156,6 @@ void add_run_commands(CLI::App& app, CommandContext& context) {
       "--input", options->run.input_path,
       "input 0: a NumPy .npy file (float32/64 or int32/64; converted to the input's dtype: "
       "int64 token ids stay exact), or raw little-endian float32 bytes");
-  input->check(CLI::ExistingFile);
   command
       ->add_option("--seed", options->run.seed,
                    "seed for random float inputs in [-1, 1) (when no --input); int64 "
@@ -125,18 +174,30 @@ void add_run_commands(CLI::App& app, CommandContext& context) {
                    "spec, default 1)")
       ->check(CLI::Range(0, 64))
       ->capture_default_str();
+  command->add_option("--expect", options->run.expect_path,
+                      "reference output 0 (.npy); fails (exit 1) when an element differs by "
+                      "more than --tolerance + --rtol x |expected|");
   command
-      ->add_option("--expect", options->run.expect_path,
-                   "reference output 0 (.npy); fails (exit 1) when the max abs "
-                   "error exceeds --tolerance")
-      ->check(CLI::ExistingFile);
+      ->add_option("--tolerance", options->run.tolerance,
+                   "absolute error allowed against --expect (finite, >= 0)")
+      ->capture_default_str();
   command
-      ->add_option("--tolerance", options->run.tolerance, "max abs error allowed against --expect")
-      ->check(CLI::PositiveNumber)
+      ->add_option("--rtol", options->run.rtol,
+                   "relative error allowed against --expect, as a fraction of |expected| "
+                   "(finite, >= 0; untrained models' near-zero outputs make an absolute "
+                   "tolerance alone meaningless)")
       ->capture_default_str();
   command->add_option("-o,--output", options->run.output_path,
-                      "write output 0 of the last execution as .npy");
-  command->callback([options, &context] { context.status = run(*options, *context.out); });
+                      "write output 0 of the last execution as .npy, in its own dtype "
+                      "(float32, int64 ids or bool masks, exactly)");
+  command->callback([options, &context] {
+    InterruptFlag interrupt;
+    bool interrupted = false;
+    run_command(
+        context, [&] { return check_run_usage(*options); },
+        [&] { return run(*options, interrupt.get(), *context.out, &interrupted); });
+    if (context.status.ok() && interrupted) context.exit_code = kExitInterrupted;
+  });
 }
 
 }  // namespace glassbox::cli

@@ -44,13 +44,16 @@ Result<FileDataSink> FileDataSink::create(const char* path) {
 }
 
 FileDataSink::FileDataSink(FileDataSink&& other) noexcept
-    : file_(std::exchange(other.file_, nullptr)), used_(std::exchange(other.used_, 0)) {}
+    : file_(std::exchange(other.file_, nullptr)),
+      used_(std::exchange(other.used_, 0)),
+      write_failed_(std::exchange(other.write_failed_, false)) {}
 
 FileDataSink& FileDataSink::operator=(FileDataSink&& other) noexcept {
   if (this != &other) {
     (void)close();
     file_ = std::exchange(other.file_, nullptr);
     used_ = std::exchange(other.used_, 0);
+    write_failed_ = std::exchange(other.write_failed_, false);
   }
   return *this;
 }
@@ -69,6 +72,7 @@ Result<std::size_t> FileDataSink::write(const void* data, std::size_t length) {
   if (std::fwrite(data, 1, length, file_) != length) {
     // Rewind so that the next write's offset stays true to the file.
     (void)std::fseek(file_, static_cast<long>(start), SEEK_SET);
+    write_failed_ = true;
     return make_error(Error::kAccessFailed, "short write to debug data file");
   }
   used_ += length;
@@ -79,7 +83,7 @@ Error FileDataSink::close() {
   if (file_ == nullptr) return Error::kOk;
   const int rc = std::fclose(file_);
   file_ = nullptr;
-  return rc == 0 ? Error::kOk : Error::kAccessFailed;
+  return rc == 0 && !write_failed_ ? Error::kOk : Error::kAccessFailed;
 }
 
 }  // namespace glassbox::etdump

@@ -219,9 +219,9 @@ void compare(const etrecord::ReferenceTensor& reference, std::span<const std::ui
       etdump::read_tensor_values(*unit->value.tensor, debug_data);
   if (!values.ok()) {
     row.status = NumericStatus::kNoData;
-    row.note = values.error() == Error::kNotFound
-                   ? "logged without tensor data (no data sink, or it was full)"
-                   : values.message();
+    row.data_unreadable = values.error() != Error::kNotFound;
+    row.note = row.data_unreadable ? values.message()
+                                   : "logged without tensor data (no data sink, or it was full)";
     return;
   }
   if (row.runtime_sizes != row.reference_sizes) {
@@ -247,6 +247,7 @@ void summarize(NumericReport* report) {
     exceeding += row.exceeds;
     unmapped += row.status == NumericStatus::kUnmapped;
     no_data += row.status == NumericStatus::kNoData;
+    report->unreadable_tensors += row.data_unreadable;
     if (row.exceeds && row.kind != NumericRowKind::kProgramOutput && !report->first_failure) {
       report->first_failure = i;
       row.first_failure = true;

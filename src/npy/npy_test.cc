@@ -63,6 +63,29 @@ TEST(NpyTest, RoundTripsScalarsAndVectors) {
   EXPECT_NE(text.find("'shape': (3,)"), std::string::npos);  // Python's 1-tuple.
 }
 
+// Integer outputs (token ids, indices) are written exactly, in their own
+// dtype; truth values as numpy's bool.
+TEST(NpyTest, WritesIntegersAndBooleansInTheirOwnDtype) {
+  Array ids{{2}, {0, 0}};
+  ids.int_data = {16777217, -1};
+  const Bytes i8 = *serialize(ids);
+  const std::string text(i8.begin(), i8.end());
+  EXPECT_NE(text.find("'descr': '<i8'"), std::string::npos);
+  EXPECT_EQ(parse(i8)->int_data, (std::vector<std::int64_t>{16777217, -1}));
+  EXPECT_EQ(i8.size() % 64, 16u) << "header padded to 64, then 2 x 8 bytes";
+  Array mask{{3}, {0, 0, 0}};
+  mask.int_data = {1, 0, 1};
+  mask.boolean = true;
+  const Bytes b1 = *serialize(mask);
+  const std::string btext(b1.begin(), b1.end());
+  EXPECT_NE(btext.find("'descr': '|b1'"), std::string::npos);
+  EXPECT_EQ(b1.size() % 64, 3u);
+  EXPECT_EQ(b1.back(), 1);
+  Array wrong{{3}, {0, 0, 0}};
+  wrong.int_data = {1};
+  EXPECT_FALSE(serialize(wrong).ok());
+}
+
 TEST(NpyTest, ReadsWhatNumpyWrites) {
   // Header bytes of np.save(np.arange(6, dtype=np.float64).reshape(2, 3)).
   const Bytes f8 =

@@ -2,8 +2,9 @@
 // with spaces to a 64-byte boundary and ends in '\n', as numpy writes it.
 
 #include <cstring>
-#include <fstream>
+#include <string_view>
 
+#include "glassbox/io/output_files.h"
 #include "glassbox/npy/npy.h"
 #include "src/npy/npy_format.h"
 
@@ -19,7 +20,15 @@ StatusOr<std::vector<std::uint8_t>> serialize(const Array& array) {
     return Status(Error::kInvalidArgument, "npy: " + std::to_string(array.data.size()) +
                                                " elements for a shape of " + std::to_string(numel));
   }
-  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (";
+  // Integer arrays are written exactly, in their own dtype.
+  const bool integers = !array.int_data.empty();
+  if (integers && static_cast<std::int64_t>(array.int_data.size()) != numel) {
+    return Status(Error::kInvalidArgument, "npy: " + std::to_string(array.int_data.size()) +
+                                               " integers for a shape of " + std::to_string(numel));
+  }
+  const char* descr = !integers ? "<f4" : array.boolean ? "|b1" : "<i8";
+  const std::size_t element_size = !integers ? sizeof(float) : array.boolean ? 1 : 8;
+  std::string header = std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (";
   for (std::size_t i = 0; i < array.shape.size(); ++i) {
     header += std::to_string(array.shape[i]);
     // A 1-tuple needs its trailing comma in Python syntax.
@@ -41,7 +50,7 @@ StatusOr<std::vector<std::uint8_t>> serialize(const Array& array) {
   // here as overflows).
   const std::size_t header_start = internal::kPreambleSize + kLengthSize;
   const std::size_t data_start = header_start + header.size();
-  std::vector<std::uint8_t> out(data_start + array.data.size() * sizeof(float));
+  std::vector<std::uint8_t> out(data_start + static_cast<std::size_t>(numel) * element_size);
   std::memcpy(out.data(), internal::kMagic.data(), internal::kMagicSize);
   out[internal::kMagicSize] = 1;  // Version 1.0.
   out[internal::kMagicSize + 1] = 0;
@@ -49,7 +58,13 @@ StatusOr<std::vector<std::uint8_t>> serialize(const Array& array) {
   out[internal::kPreambleSize] = static_cast<std::uint8_t>(length & 0xff);
   out[internal::kPreambleSize + 1] = static_cast<std::uint8_t>(length >> 8);
   std::memcpy(out.data() + header_start, header.data(), header.size());
-  if (!array.data.empty()) {
+  if (integers && array.boolean) {
+    for (std::size_t i = 0; i < array.int_data.size(); ++i) {
+      out[data_start + i] = array.int_data[i] != 0 ? 1 : 0;
+    }
+  } else if (integers) {
+    std::memcpy(out.data() + data_start, array.int_data.data(), array.int_data.size() * 8);
+  } else if (!array.data.empty()) {
     std::memcpy(out.data() + data_start, array.data.data(), array.data.size() * sizeof(float));
   }
   return out;
@@ -57,12 +72,8 @@ StatusOr<std::vector<std::uint8_t>> serialize(const Array& array) {
 
 Status write_file(const std::string& path, const Array& array) {
   GLASSBOX_ASSIGN_OR_RETURN(std::vector<std::uint8_t> bytes, serialize(array));
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(reinterpret_cast<const char*>(bytes.data()),
-            static_cast<std::streamsize>(bytes.size()));
-  out.close();
-  if (!out) return Status(Error::kAccessFailed, "cannot write " + path);
-  return Status();
+  return io::write_file(
+      path, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
 }
 
 }  // namespace glassbox::npy

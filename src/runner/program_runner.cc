@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <random>
 
 #include "backends/common/backend_plugin.h"
@@ -14,21 +15,13 @@
 #include "glassbox/etdump/delegate_output_filter.h"
 #include "glassbox/etdump/etdump_gen.h"
 #include "glassbox/io/file.h"
+#include "glassbox/io/output_files.h"
 #include "glassbox/npy/npy.h"
 #include "glassbox/runtime/method.h"
 #include "glassbox/runtime/program.h"
 
 namespace glassbox::runner {
 namespace {
-
-Status write_file(const std::string& path, Span<const std::uint8_t> bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(reinterpret_cast<const char*>(bytes.data()),
-            static_cast<std::streamsize>(bytes.size()));
-  out.close();
-  if (!out) return Status(Error::kAccessFailed, "cannot write " + path);
-  return Status();
-}
 
 std::string shape_text(const std::vector<std::int64_t>& shape) {
   std::string text = "[";
@@ -38,7 +31,9 @@ std::string shape_text(const std::vector<std::int64_t>& shape) {
   return text + "]";
 }
 
-// Compares output 0 with the reference; Error::kMismatch above tolerance.
+// Compares output 0 with the reference, element by element as NumPy's
+// allclose does: |actual - expected| <= tolerance + rtol * |expected|, a NaN
+// on either side failing. Error::kMismatch naming the worst element.
 Status check_expected(const RunOptions& options, RunSummary* summary) {
   GLASSBOX_ASSIGN_OR_RETURN(npy::Array expected, npy::read_file(options.expect_path));
   if (expected.shape != summary->output_shapes.at(0)) {
@@ -47,17 +42,27 @@ Status check_expected(const RunOptions& options, RunSummary* summary) {
                                         shape_text(summary->output_shapes[0]));
   }
   double worst = 0;
+  std::optional<std::size_t> first_failure;
   const std::vector<float>& actual = summary->outputs[0];
   for (std::size_t i = 0; i < actual.size(); ++i) {
-    const double error = std::abs(double(actual[i]) - double(expected.data[i]));
+    const double reference = double(expected.data[i]);
+    const double error = std::abs(double(actual[i]) - reference);
     // NaN compares false: count it as the worst possible error.
     if (!(error <= worst)) worst = std::isnan(error) ? INFINITY : error;
+    if (!first_failure && !(error <= options.tolerance + options.rtol * std::abs(reference))) {
+      first_failure = i;
+    }
   }
   summary->max_abs_error = worst;
-  if (worst > options.tolerance) {
-    return Status(Error::kMismatch, "output 0 differs from " + options.expect_path +
-                                        ": max abs error " + std::to_string(worst) +
-                                        " > tolerance " + std::to_string(options.tolerance));
+  if (first_failure) {
+    const std::size_t i = *first_failure;
+    return Status(Error::kMismatch, "output 0 differs from " + options.expect_path + ": element " +
+                                        std::to_string(i) + " is " + std::to_string(actual[i]) +
+                                        ", expected " + std::to_string(expected.data[i]) +
+                                        " (allowed: tolerance " +
+                                        std::to_string(options.tolerance) + " + rtol " +
+                                        std::to_string(options.rtol) +
+                                        " x |expected|); max abs error " + std::to_string(worst));
   }
   return Status();
 }
@@ -207,6 +212,8 @@ StatusOr<RunSummary> run_program(const RunOptions& options) {
   const int total = options.warmup + options.iterations;
   auto last_report = std::chrono::steady_clock::now();
   double traced_seconds = 0;
+  int completed = 0;
+  bool interrupted = false;
   for (int run = 0; run < total; ++run) {
     // Warm-up runs are not recorded.
     method->set_event_tracer(run < options.warmup ? nullptr : &gen);
@@ -218,23 +225,34 @@ StatusOr<RunSummary> run_program(const RunOptions& options) {
     if (run >= options.warmup) {
       traced_seconds += std::chrono::duration<double>(end - start).count();
     }
+    if (run >= options.warmup) ++completed;
     if (options.progress && end - last_report > std::chrono::seconds(1)) {
       options.progress(run + 1, total);
       last_report = end;
+    }
+    if (options.stop != nullptr && options.stop->load(std::memory_order_relaxed)) {
+      interrupted = true;
+      break;
     }
   }
 
   Result<Span<const std::uint8_t>> dump = gen.get_etdump_data();
   if (!dump.ok()) return Status(dump.error_info());
-  GLASSBOX_RETURN_IF_ERROR(write_file(options.etdump_path, *dump));
+  GLASSBOX_RETURN_IF_ERROR(
+      io::write_file(options.etdump_path,
+                     std::string_view(reinterpret_cast<const char*>(dump->data()), dump->size())));
   if (sink.has_value() && sink->close() != Error::kOk) {
-    return Status(Error::kAccessFailed, "cannot write " + options.debug_data_path);
+    return Status(Error::kAccessFailed,
+                  "cannot write all debug data to " + options.debug_data_path +
+                      " (is the disk full?); the ETDump's tensor records would point past it");
   }
 
   RunSummary summary;
   summary.events = gen.num_events();
   summary.dropped = gen.dropped_events();
-  summary.mean_execute_ms = options.iterations > 0 ? 1e3 * traced_seconds / options.iterations : 0;
+  summary.completed = completed;
+  summary.interrupted = interrupted;
+  summary.mean_execute_ms = completed > 0 ? 1e3 * traced_seconds / completed : 0;
   summary.fingerprint = program->fingerprint();
   for (std::size_t o = 0; o < method->num_outputs(); ++o) {
     // Outputs of every dtype as float values (ids and masks are exact up
@@ -254,8 +272,18 @@ StatusOr<RunSummary> run_program(const RunOptions& options) {
     summary.output_shapes.emplace_back(t.sizes.begin(), t.sizes.end());
   }
   if (!options.output_path.empty() && !summary.outputs.empty()) {
-    GLASSBOX_RETURN_IF_ERROR(npy::write_file(
-        options.output_path, npy::Array{summary.output_shapes[0], summary.outputs[0]}));
+    // Written in the output's own dtype: int64 ids and bool masks exactly.
+    const runtime::Tensor& t = method->output(0);
+    npy::Array array{summary.output_shapes[0], summary.outputs[0]};
+    if (t.dtype == ScalarType::kLong) {
+      const auto* values = static_cast<const std::int64_t*>(t.data);
+      array.int_data.assign(values, values + t.numel());
+    } else if (t.dtype == ScalarType::kBool) {
+      const auto* values = static_cast<const std::uint8_t*>(t.data);
+      array.int_data.assign(values, values + t.numel());
+      array.boolean = true;
+    }
+    GLASSBOX_RETURN_IF_ERROR(npy::write_file(options.output_path, array));
   }
   if (!options.expect_path.empty() && !summary.outputs.empty()) {
     GLASSBOX_RETURN_IF_ERROR(check_expected(options, &summary));

@@ -65,6 +65,9 @@ class FileDataSink final : public DataSink {
   Result<std::size_t> write(const void* data, std::size_t length) override;
   std::size_t used_bytes() const override { return used_; }
   /// Flushes and closes; later writes fail with Error::kAccessFailed.
+  /// Error::kAccessFailed too when any write failed (a full disk): the
+  /// file lacks data the ETDump's records point at, which a caller must
+  /// not mistake for a complete capture.
   Error close();
 
  private:
@@ -72,6 +75,7 @@ class FileDataSink final : public DataSink {
 
   std::FILE* file_ = nullptr;
   std::size_t used_ = 0;
+  bool write_failed_ = false;
 };
 
 }  // namespace glassbox::etdump

@@ -160,6 +160,9 @@ struct NumericRow {
   std::vector<std::int64_t> reference_sizes;
   NumericStatus status = NumericStatus::kCompared;
   std::string note;  ///< Why a row was not compared, in words.
+  /// kNoData because the tensor's bytes lie outside the debug data given
+  /// (not because the run logged none).
+  bool data_unreadable = false;
   /// The requested comparators, in canonical order (compared rows only).
   std::vector<MetricValue> metrics;
   /// The threshold metric's value (compared rows only).
@@ -180,6 +183,10 @@ struct NumericReport {
   std::vector<NumericRow> rows;  ///< In execution order.
   /// Index into rows of the first exceeding operator row.
   std::optional<std::size_t> first_failure;
+  /// Logged tensors whose bytes lie outside the given debug data (a
+  /// truncated file, or another run's): the comparison is not to be
+  /// trusted, and tools treat it as an error naming the debug-data file.
+  std::size_t unreadable_tensors = 0;
   std::vector<Diagnostic> diagnostics;
 };
 

@@ -28,9 +28,12 @@ struct Array {
   std::vector<std::int64_t> shape;  ///< Empty for a 0-d array.
   std::vector<float> data;          ///< Row-major, shape's product elements.
   /// Integer arrays (i4, i8) as read: the exact values, which `data` holds
-  /// only as float (token ids and indices must not round). Empty otherwise;
-  /// the writer ignores it.
+  /// only as float (token ids and indices must not round). Empty otherwise.
+  /// The writer writes an array with int_data as '<i8' (or '|b1' when
+  /// `boolean`), exactly, and ignores `data`; without it, `data` as '<f4'.
   std::vector<std::int64_t> int_data = {};
+  /// With int_data: the values are truth values (0 or 1), written '|b1'.
+  bool boolean = false;
 
   /// The product of `shape` (1 for a 0-d array).
   std::int64_t numel() const;

@@ -8,6 +8,7 @@
 ///   runner::RunOptions run{.program_path = "m.gbx", .etdump_path = "m.etdp"};
 ///   GLASSBOX_ASSIGN_OR_RETURN(runner::RunSummary summary, runner::run_program(run));
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -43,15 +44,20 @@ struct RunOptions {
   // raw little-endian float32 bytes; when empty, inputs are uniform random
   // in [-1, 1) from `seed`.
   std::string input_path;
-  // Reference output 0 (.npy): the run fails when the max abs error
-  // exceeds `tolerance`.
+  // Reference output 0 (.npy): the run fails when an element differs by
+  // more than tolerance + rtol * |expected| (NumPy's allclose rule).
   std::string expect_path;
   double tolerance = 1e-4;
+  double rtol = 0;
   // Where to write output 0 (.npy).
   std::string output_path;
   std::uint32_t seed = 0;
   // Called once a second during long runs with (done, total).
   std::function<void(int, int)> progress;
+  // When set (a signal handler may set it), the run stops after the current
+  // execution and still writes the ETDump and debug data of the executions
+  // completed so far (RunSummary::interrupted).
+  const std::atomic<bool>* stop = nullptr;
 };
 
 struct RunSummary {
@@ -62,6 +68,8 @@ struct RunSummary {
   std::vector<std::vector<float>> outputs;  // of the last run
   std::vector<std::vector<std::int64_t>> output_shapes;
   double max_abs_error = -1;  // against --expect; -1 when not compared
+  int completed = 0;          // recorded executions that ran to the end
+  bool interrupted = false;   // `stop` ended the run early
 };
 
 StatusOr<RunSummary> run_program(const RunOptions& options);

@@ -1,0 +1,160 @@
+// Nothing lost and true exit codes, through run_cli(): a failed command
+// leaves existing files as they were and no new ones; an output naming an
+// input is refused; usage errors exit 2 and input errors exit 1.
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "src/cli/cli_test_util.h"
+
+namespace glassbox::cli {
+namespace {
+
+using ::testing::HasSubstr;
+
+CliResult glassbox(std::vector<std::string> args) { return run_glassbox(std::move(args)); }
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+class OutputsCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::path(::testing::TempDir()) /
+           ("outputs_cli_" +
+            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+    const CliResult lowered = glassbox({"lower", "--backend", "demo", "-o", path("m.gbx"),
+                                        "--etrecord", path("m.etrecord"), "--reference-seed", "3"});
+    ASSERT_EQ(lowered.exit_code, 0) << lowered.err;
+  }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  std::vector<std::string> files() const {
+    std::vector<std::string> names;
+    for (const auto& entry : std::filesystem::directory_iterator(dir_)) {
+      names.push_back(entry.path().filename().string());
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+  std::filesystem::path dir_;
+};
+
+TEST_F(OutputsCliTest, AFailedRunLeavesEveryExistingOutputAsItWas) {
+  const CliResult good =
+      glassbox({"run", path("m.gbx"), "--etdump", path("m.etdp"), "--debug-level", "intermediates",
+                "--debug-data", path("m.bin"), "--seed", "3"});
+  ASSERT_EQ(good.exit_code, 0) << good.err;
+  const std::string etdump = slurp(path("m.etdp"));
+  const std::string debug_data = slurp(path("m.bin"));
+  ASSERT_FALSE(debug_data.empty());
+  const std::vector<std::string> before = files();
+  std::ofstream(path("bad.npy")) << "not a numpy file";
+  const CliResult bad =
+      glassbox({"run", path("m.gbx"), "--etdump", path("m.etdp"), "--debug-level", "intermediates",
+                "--debug-data", path("m.bin"), "--input", path("bad.npy"), "-o", path("out.npy")});
+  EXPECT_EQ(bad.exit_code, kExitBadInput) << bad.err;
+  EXPECT_THAT(bad.err, HasSubstr("bad.npy"));
+  EXPECT_EQ(slurp(path("m.etdp")), etdump);
+  EXPECT_EQ(slurp(path("m.bin")), debug_data) << "was truncated to 0 bytes before";
+  std::vector<std::string> after = before;
+  after.push_back("bad.npy");
+  std::sort(after.begin(), after.end());
+  EXPECT_EQ(files(), after) << "no temporary or new file is left";
+}
+
+TEST_F(OutputsCliTest, AFailedLowerWritesNeitherProgramNorETRecord) {
+  std::ofstream(path("ref.npy")) << "garbage";
+  const CliResult r = glassbox({"lower", "--backend", "demo", "-o", path("new.gbx"), "--etrecord",
+                                path("new.etrecord"), "--reference-inputs", path("ref.npy")});
+  EXPECT_EQ(r.exit_code, kExitBadInput) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(path("new.gbx")));
+  EXPECT_FALSE(std::filesystem::exists(path("new.etrecord")));
+}
+
+TEST_F(OutputsCliTest, AnOutputThatIsAnInputIsRefusedBeforeAnythingIsWritten) {
+  const std::string program = slurp(path("m.gbx"));
+  const CliResult run = glassbox({"run", path("m.gbx"), "--etdump", path("m.gbx")});
+  EXPECT_EQ(run.exit_code, kExitUsage);
+  EXPECT_THAT(run.err, HasSubstr("both an input and an output"));
+  EXPECT_EQ(slurp(path("m.gbx")), program);
+  // Spelled another way, the same file.
+  const CliResult lower = glassbox(
+      {"lower", path("m.gbx"), "-o", (dir_ / "." / "m.gbx").string(), "--backend", "portable"});
+  EXPECT_EQ(lower.exit_code, kExitUsage);
+  EXPECT_EQ(slurp(path("m.gbx")), program);
+  ASSERT_EQ(glassbox({"run", path("m.gbx"), "--etdump", path("m.etdp")}).exit_code, 0);
+  const std::string etdump = slurp(path("m.etdp"));
+  const CliResult inspect = glassbox({"inspect", "--etdump", path("m.etdp"), "-o", path("m.etdp")});
+  EXPECT_EQ(inspect.exit_code, kExitUsage);
+  EXPECT_EQ(slurp(path("m.etdp")), etdump);
+  const CliResult expect = glassbox({"run", path("m.gbx"), "--etdump", path("e.etdp"), "--expect",
+                                     path("y.npy"), "-o", path("y.npy")});
+  EXPECT_EQ(expect.exit_code, kExitUsage) << "compared the output with itself before";
+}
+
+TEST_F(OutputsCliTest, ExitCodesSayWhoseFaultItIs) {
+  // A missing input file is the input's fault, for every command.
+  EXPECT_EQ(glassbox({"run", path("missing.gbx"), "--etdump", path("x.etdp")}).exit_code,
+            kExitBadInput);
+  EXPECT_EQ(glassbox({"lower", path("missing.onnx"), "-o", path("x.gbx")}).exit_code,
+            kExitBadInput);
+  EXPECT_EQ(glassbox({"inspect", "--etdump", path("missing.etdp")}).exit_code, kExitBadInput);
+  // Content the command cannot use is the input's fault too.
+  std::ofstream(path("junk.onnx")) << "not a model";
+  EXPECT_EQ(glassbox({"lower", path("junk.onnx"), "-o", path("x.gbx")}).exit_code, kExitBadInput);
+  // The command line's own mistakes are usage errors.
+  const CliResult nan = glassbox({"run", path("m.gbx"), "--etdump", path("x.etdp"), "--expect",
+                                  path("y.npy"), "--tolerance", "nan"});
+  EXPECT_EQ(nan.exit_code, kExitUsage);
+  EXPECT_THAT(nan.err, HasSubstr("--tolerance"));
+  EXPECT_EQ(glassbox({"run", path("m.gbx"), "--etdump", path("x.etdp"), "--rtol", "-1"}).exit_code,
+            kExitUsage);
+  EXPECT_EQ(
+      glassbox({"lower", "--backend", "portable", "--perturb", "1", "-o", path("x.gbx")}).exit_code,
+      kExitUsage);
+  EXPECT_EQ(glassbox({"inspect", "--etdump", path("m.etdp"), "--numeric"}).exit_code, kExitUsage);
+  EXPECT_FALSE(std::filesystem::exists(path("x.gbx")));
+  EXPECT_FALSE(std::filesystem::exists(path("x.etdp")));
+}
+
+TEST_F(OutputsCliTest, NumericNeedsTheRunsOwnDebugDataAndCanFailTheCommand) {
+  ASSERT_EQ(glassbox({"lower", "--backend", "demo", "--perturb", "3", "-o", path("f.gbx"),
+                      "--etrecord", path("f.etrecord"), "--reference-seed", "3"})
+                .exit_code,
+            0);
+  const CliResult ran = glassbox({"run", path("f.gbx"), "--etdump", path("f.etdp"), "--debug-level",
+                                  "intermediates", "--debug-data", path("f.bin"), "--seed", "3"});
+  ASSERT_EQ(ran.exit_code, 0) << ran.err;
+  const std::vector<std::string> numeric = {"inspect",      "--etdump",         path("f.etdp"),
+                                            "--etrecord",   path("f.etrecord"), "--numeric",
+                                            "--debug-data", path("f.bin")};
+  const CliResult shown = glassbox(numeric);
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  EXPECT_THAT(shown.out, HasSubstr("first failure"));
+  std::vector<std::string> failing = numeric;
+  failing.push_back("--fail-on-exceed");
+  const CliResult failed = glassbox(failing);
+  EXPECT_EQ(failed.exit_code, kExitBadInput);
+  EXPECT_THAT(failed.out, HasSubstr("first failure")) << "the report is still printed";
+  // A truncated debug-data file is an error naming it, not "no operator
+  // exceeds the threshold".
+  const std::string data = slurp(path("f.bin"));
+  std::ofstream(path("short.bin"), std::ios::binary) << data.substr(0, data.size() / 3);
+  std::vector<std::string> truncated = numeric;
+  truncated.back() = path("short.bin");
+  const CliResult cut = glassbox(truncated);
+  EXPECT_EQ(cut.exit_code, kExitBadInput) << cut.out;
+  EXPECT_THAT(cut.err, HasSubstr("short.bin"));
+}
+
+}  // namespace
+}  // namespace glassbox::cli

@@ -1,0 +1,110 @@
+#include "glassbox/io/output_files.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "src/testing/status_matchers.h"
+
+namespace glassbox::io {
+namespace {
+
+using ::glassbox::testing::ErrorIs;
+using ::glassbox::testing::IsOk;
+
+class OutputFilesTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::path(::testing::TempDir()) /
+           ("output_files_" +
+            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  static void write(const std::string& p, const std::string& text) { std::ofstream(p) << text; }
+  static std::string read(const std::string& p) {
+    std::ifstream in(p);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+  std::size_t files() const {
+    return static_cast<std::size_t>(std::distance(std::filesystem::directory_iterator(dir_), {}));
+  }
+  std::filesystem::path dir_;
+};
+
+TEST_F(OutputFilesTest, NothingReachesTheDestinationBeforeCommit) {
+  write(path("old.bin"), "old");
+  {
+    OutputFiles outputs;
+    StatusOr<std::string> temporary = outputs.add(path("old.bin"));
+    ASSERT_THAT(temporary, IsOk());
+    EXPECT_NE(*temporary, path("old.bin"));
+    EXPECT_EQ(std::filesystem::path(*temporary).parent_path(), dir_) << "same folder: atomic";
+    write(*temporary, "half-writ");
+    StatusOr<std::string> fresh = outputs.add(path("new.bin"));
+    ASSERT_THAT(fresh, IsOk());
+    write(*fresh, "new");
+    // The command fails here: no commit.
+  }
+  EXPECT_EQ(read(path("old.bin")), "old");
+  EXPECT_FALSE(std::filesystem::exists(path("new.bin")));
+  EXPECT_EQ(files(), 1u) << "temporary files are removed";
+}
+
+TEST_F(OutputFilesTest, CommitRenamesEveryOutputIntoPlace) {
+  write(path("a"), "old");
+  OutputFiles outputs;
+  const std::string a = *outputs.add(path("a"));
+  const std::string b = *outputs.add(path("b"));
+  write(a, "A");
+  write(b, "B");
+  ASSERT_THAT(outputs.commit(), IsOk());
+  EXPECT_EQ(read(path("a")), "A");
+  EXPECT_EQ(read(path("b")), "B");
+  EXPECT_EQ(files(), 2u);
+}
+
+TEST_F(OutputFilesTest, AnOutputNeverWrittenFailsTheCommitAndRenamesNothing) {
+  OutputFiles outputs;
+  write(*outputs.add(path("written")), "x");
+  ASSERT_THAT(outputs.add(path("forgotten")), IsOk());
+  EXPECT_THAT(outputs.commit(), ErrorIs(Error::kInternal, {"forgotten", "not written"}));
+  EXPECT_FALSE(std::filesystem::exists(path("written")));
+}
+
+TEST_F(OutputFilesTest, AnInputIsNeverAnOutput) {
+  write(path("in.gbx"), "program");
+  OutputFiles outputs;
+  ASSERT_THAT(outputs.refuse_inputs({path("in.gbx"), ""}), IsOk());
+  EXPECT_THAT(outputs.add(path("in.gbx")),
+              ErrorIs(Error::kInvalidArgument, {"in.gbx", "both an input and an output"}));
+  // Spelled differently, the same file.
+  EXPECT_THAT(outputs.add(dir_.string() + "/./sub/../in.gbx"),
+              ErrorIs(Error::kInvalidArgument, {"both an input and an output"}));
+  // Outputs added before the inputs are known are checked too.
+  OutputFiles later;
+  ASSERT_THAT(later.add(path("in.gbx")), IsOk());
+  EXPECT_THAT(later.refuse_inputs({path("in.gbx")}), ErrorIs(Error::kInvalidArgument));
+  EXPECT_EQ(read(path("in.gbx")), "program");
+}
+
+TEST_F(OutputFilesTest, TwoOutputsToOneFileAndDirectoriesAreRefused) {
+  OutputFiles outputs;
+  ASSERT_THAT(outputs.add(path("x")), IsOk());
+  EXPECT_THAT(outputs.add(path("x")), ErrorIs(Error::kInvalidArgument, {"two outputs"}));
+  EXPECT_THAT(outputs.add(dir_.string()), ErrorIs(Error::kInvalidArgument, {"directory"}));
+  EXPECT_THAT(outputs.add(""), ErrorIs(Error::kInvalidArgument, {"empty"}));
+}
+
+TEST(SameFileTest, ComparesExistingFilesByInodeAndOthersByPath) {
+  const std::string dir = ::testing::TempDir();
+  EXPECT_TRUE(same_file(dir + "/nope/../x.bin", dir + "/x.bin"));
+  EXPECT_FALSE(same_file(dir + "/x.bin", dir + "/y.bin"));
+}
+
+}  // namespace
+}  // namespace glassbox::io
