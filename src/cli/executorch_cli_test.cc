@@ -1,7 +1,8 @@
 // `glassbox etrecord show` and `glassbox inspect` on ExecuTorch's own
-// ETRecords (testdata/executorch), with ExecuTorch's ETDump fixture
-// (testdata/etdump/executorch_style.json, built by flatc) and with dumps
-// written here by ETDumpGen as ExecuTorch's runtime would log them.
+// ETRecords (testdata/executorch), with ExecuTorch-style ETDumps written by
+// hand (testdata/etdump/executorch_style.json and
+// testdata/executorch/string_ids_dump.json, built by flatc) and with one
+// written here by our ETDumpGen.
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -26,6 +27,7 @@ using Json = nlohmann::json;
 const std::string kRecords = std::string(GLASSBOX_TESTDATA_DIR) + "/executorch/";
 const std::string kExecuTorchDump =
     std::string(GLASSBOX_ETDUMP_FIXTURE_DIR) + "/executorch_style.etdp";
+const std::string kStringIdsDump = GLASSBOX_EXECUTORCH_STRING_IDS_DUMP;
 
 CommandLineOutcome glassbox(const std::vector<std::string>& args) {
   CommandLineOutcome outcome = run_command_line(args);
@@ -37,8 +39,9 @@ bool contains(const std::string& text, const std::string& fragment) {
   return text.find(fragment) != std::string::npos;
 }
 
-// The string-id fixture's program as ExecuTorch's runtime logs it: the add
-// kernel at instruction 0, the delegate's five string identifiers at 1.
+// The string-id fixture's program run under our ETDumpGen (a Glassbox
+// dump: tick ratio, no fingerprint set): the add kernel at instruction 0,
+// the delegate's five string identifiers at 1.
 std::string write_string_id_dump() {
   etdump::ETDumpGen gen;
   gen.create_event_block("Execute");
@@ -112,19 +115,42 @@ TEST(ExecuTorchCliTest, InspectExecuTorchsDumpWithItsRecord) {
 }
 
 TEST(ExecuTorchCliTest, InspectStringIdsInEveryView) {
-  const std::string dump = write_string_id_dump();
   for (const char* view : {"events", "ops", "modules", "reconcile"}) {
-    const CommandLineOutcome o = glassbox({"inspect", "--etdump", dump, "--etrecord",
+    const CommandLineOutcome o = glassbox({"inspect", "--etdump", kStringIdsDump, "--etrecord",
                                            kRecords + "string_ids.etrecord", "--view", view});
     EXPECT_THAT(o.status, IsOk()) << view;
-    EXPECT_TRUE(contains(o.out, "5 of 5 delegate identifiers found")) << view << "\n" << o.out;
+    EXPECT_TRUE(contains(o.out, "2 of 2 instruction ids and 5 of 5 delegate identifiers found"))
+        << view << "\n"
+        << o.out;
   }
+  const CommandLineOutcome ops = glassbox({"inspect", "--etdump", kStringIdsDump, "--etrecord",
+                                           kRecords + "string_ids.etrecord", "--format", "json"});
+  ASSERT_THAT(ops.status, IsOk());
+  // tan decomposed into sin, cos, div: 30 and 36 ns in the two runs.
+  bool tan = false;
+  const Json parsed = Json::parse(ops.out);
+  for (const Json& row : parsed["rows"]) {
+    if (row["label"] != "aten_tan_default") continue;
+    tan = true;
+    EXPECT_EQ(row["delegate_debug_identifiers"].size(), 3u) << row.dump();
+    EXPECT_EQ(row["mean_ns"], 33.0) << row.dump();
+  }
+  EXPECT_TRUE(tan) << ops.out;
   const CommandLineOutcome chrome =
-      glassbox({"inspect", "--etdump", dump, "--etrecord", kRecords + "string_ids.etrecord",
-                "--format", "chrome"});
+      glassbox({"inspect", "--etdump", kStringIdsDump, "--etrecord",
+                kRecords + "string_ids.etrecord", "--format", "chrome"});
   ASSERT_THAT(chrome.status, IsOk());
   EXPECT_TRUE(contains(chrome.out, "aten_tan_default"));
+}
+
+TEST(ExecuTorchCliTest, InspectOurOwnDumpWithExecuTorchsRecord) {
+  const std::string dump = write_string_id_dump();
+  const CommandLineOutcome o =
+      glassbox({"inspect", "--etdump", dump, "--etrecord", kRecords + "string_ids.etrecord"});
   std::filesystem::remove(dump);
+  ASSERT_THAT(o.status, IsOk());
+  EXPECT_TRUE(contains(o.out, "5 of 5 delegate identifiers found")) << o.out;
+  EXPECT_TRUE(contains(o.out, "conv_layer.{conv1,relu1}")) << o.out;
 }
 
 TEST(ExecuTorchCliTest, NumericSaysThePicklesAreNotRead) {
