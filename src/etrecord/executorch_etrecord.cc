@@ -23,6 +23,9 @@ constexpr std::array<std::string_view, 2> kPickles = {"reference_outputs", "repr
 // operators and the handles), older files' program and ET-dialect graph.
 constexpr std::array<std::string_view, 3> kCompanionSuffixes = {"_state_dict", "_constants",
                                                                 "_example_inputs"};
+// JSON held as a DOM takes several times its text in memory; a real edge
+// program of a large model is tens of MiB.
+constexpr std::size_t kMaxJsonEntryBytes = std::size_t{256} << 20;
 constexpr std::array<std::string_view, 4> kQuietEntries = {
     "exported_program", "export_graph_id", "program_buffer", "et_dialect_graph_module"};
 
@@ -77,9 +80,17 @@ class ExecuTorchReader {
       return corrupt("missing entry '" + std::string(name) +
                      "' (an ExecuTorch ETRecord without its program's maps cannot be joined)");
     }
+    GLASSBOX_RETURN_IF_ERROR(check_size(it->first, it->second));
     StatusOr<T> parsed = parser(text_of(it->second));
     if (!parsed.ok()) return corrupt("entry '" + std::string(name) + "': " + parsed.message());
     return parsed;
+  }
+
+  Status check_size(const std::string& name, const std::vector<std::uint8_t>& bytes) const {
+    if (bytes.size() <= kMaxJsonEntryBytes) return Status();
+    return corrupt("entry '" + name + "' is " + std::to_string(bytes.size()) +
+                   " bytes, more than the " + std::to_string(kMaxJsonEntryBytes >> 20) +
+                   " MiB of JSON this reader accepts");
   }
 
   // Sorts the entries into edge programs, pickles and the rest.
@@ -121,6 +132,7 @@ class ExecuTorchReader {
 
   Status read_graphs() {
     for (const auto& [method, entry] : edge_programs_) {
+      GLASSBOX_RETURN_IF_ERROR(check_size(*entry, entries_.at(*entry)));
       StatusOr<aot::Graph> graph =
           graph_from_exported_program(text_of(entries_.at(*entry)), &record_.notes);
       if (!graph.ok()) return corrupt("entry '" + *entry + "': " + graph.message());

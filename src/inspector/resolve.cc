@@ -35,9 +35,9 @@ std::string identifier_for_message(const aot::DelegateDebugIdentifier& id) {
 
 // An ETRecord without a fingerprint (ExecuTorch's) cannot say it describes
 // the dump's program; what can be checked is that every instruction id and
-// delegate identifier the dump logs exists in its maps. Identifiers missing
-// from a map are reported one by one above; this adds the instructions and
-// the summary.
+// delegate identifier the dump logs exists in its maps. resolve() reports
+// each identifier missing from a map; this adds the instructions and the
+// summary.
 void check_ids_against_maps(const std::set<std::int32_t>& instructions,
                             const std::set<std::int32_t>& unknown_instructions,
                             std::size_t identifiers, std::size_t unknown_identifiers,
@@ -70,6 +70,7 @@ void check_ids_against_maps(const std::set<std::int32_t>& instructions,
            std::to_string(identifiers) + " delegate identifiers found"});
 }
 
+// A string identifier an int-keyed map from ExecuTorch could have held.
 bool is_digit_string(const aot::DelegateDebugIdentifier& id) {
   const auto* text = std::get_if<std::string>(&id);
   return text != nullptr && !text->empty() &&
@@ -110,8 +111,9 @@ void InspectorBuilder::resolve(const etrecord::ETRecord& record, Inspector& insp
       identifiers.insert({instr, *group.identifier});
       if (match.result != IdentifierLookup::kFound) {
         unknown_identifiers.insert({instr, *group.identifier});
-        digit_strings |=
-            match.result == IdentifierLookup::kNotInMap && is_digit_string(*group.identifier);
+        digit_strings |= match.result == IdentifierLookup::kNotInMap &&
+                         aot::key_kind(*match.entry->delegate_map) == aot::IdentifierKind::kInt &&
+                         is_digit_string(*group.identifier);
         group.resolved = false;
         auto& misses = match.result == IdentifierLookup::kNotADelegate ? not_a_delegate
                        : match.result == IdentifierLookup::kNoMap      ? no_map
