@@ -88,8 +88,10 @@ def tensor_meta(sizes):
             "layout": 7}
 
 
-def edge_program(style, handle_as_int=False, metadata="module_stack"):
-    """torch.export's serialized ExportedProgram (schema 5.x) as a dict."""
+def edge_program(style, handle_as_int=False, metadata="module_stack", node_names=True):
+    """torch.export's serialized ExportedProgram (schema 5.x) as a dict.
+
+    node_names=False: nodes without "name", as files of 2023 have them."""
     nodes = []
     for name, target, inputs, output, handle, path, leaf_type, line in NODES:
         meta = {"debug_handle": handle if handle_as_int else str(handle)}
@@ -110,7 +112,7 @@ def edge_program(style, handle_as_int=False, metadata="module_stack"):
             meta["source_fn_stack"] = "conv_layer_%s,%s" % (path, leaf_type)
         meta["torch_fn"] = "%s;builtin_function_or_method.%s" % (name, target.split(".")[0])
         nodes.append({
-            "name": name,
+            **({"name": name} if node_names else {}),
             "target": EDGE_OPS + target,
             "inputs": [{"name": "arg%d" % i, "arg": tensor(n)} for i, n in enumerate(inputs)],
             "outputs": [tensor(output)],
@@ -199,9 +201,10 @@ def main():
              ("delegate_map", json.dumps(delegate_map("string"))),
              ("instruction_id_to_num_outs_map", json.dumps(NUM_OUTS_MAP))])
     # An older file: no num-outs map, the program buffer, the ET-dialect graph
-    # and an extra recorded module (aten_dialect_output/forward); source_fn_stack
-    # instead of nn_module_stack; debug handles as JSON ints.
-    old_program = edge_program("old", handle_as_int=True, metadata="source_fn")
+    # and an extra recorded module (aten_dialect_output/forward); nodes without
+    # names, source_fn_stack instead of nn_module_stack; debug handles as JSON ints.
+    old_program = edge_program("old", handle_as_int=True, metadata="source_fn",
+                               node_names=False)
     write("old_style.etrecord",
           [("ETRECORD_V0", ""),
            ("aten_dialect_output/forward", json.dumps(old_program)),

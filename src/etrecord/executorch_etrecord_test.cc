@@ -116,8 +116,10 @@ TEST(ExecuTorchETRecordTest, OldStyleFixture) {
   EXPECT_TRUE(record.instruction_id_to_num_outs_map.empty());
   EXPECT_TRUE(has_note(record, "aten_dialect_output/forward"));
   EXPECT_FALSE(has_note(record, "et_dialect_graph_module"));
-  // Debug handles as JSON ints; modules from source_fn_stack.
+  // Debug handles as JSON ints; modules from source_fn_stack; nodes
+  // without a name are named after their output.
   EXPECT_EQ(node(record, 2).debug_handle, DebugHandle(3));
+  EXPECT_EQ(node(record, 2).name, "aten_relu_default");
   EXPECT_THAT(node(record, 2).module_hierarchy,
               ElementsAre(aot::ModuleFrame{"conv_layer_relu1", "ReLU"}));
 }

@@ -189,7 +189,11 @@ class GraphReader {
   Status read_node(const Json& j, const std::string& path) {
     if (!j.is_object()) return corrupt(path, "expected an object");
     aot::Node node;
-    GLASSBOX_ASSIGN_OR_RETURN(node.name, string_member(j, path, "name"));
+    // Files of 2023 have no node "name"; the node is then named after its
+    // first output tensor, which torch names after the node.
+    if (j.contains("name")) {
+      GLASSBOX_ASSIGN_OR_RETURN(node.name, string_member(j, path, "name"));
+    }
     GLASSBOX_ASSIGN_OR_RETURN(const std::string target, string_member(j, path, "target"));
     node.op = op_from_target(target);
     node.attributes["target"] = target;
@@ -206,6 +210,9 @@ class GraphReader {
       for (const Json& argument : *outputs) tensor_names(argument, &names);
     }
     for (const std::string& n : names) node.outputs.push_back(output_value(n));
+    if (node.name.empty()) {
+      node.name = names.empty() ? "node_" + std::to_string(graph_.nodes.size()) : names.front();
+    }
     if (auto metadata = j.find("metadata"); metadata != j.end()) {
       GLASSBOX_RETURN_IF_ERROR(read_metadata(*metadata, child(path, "metadata"), &node));
     }
