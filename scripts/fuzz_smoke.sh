@@ -5,10 +5,11 @@
 #
 # BUILD_DIR is a build configured with clang and -DGLASSBOX_BUILD_FUZZERS=ON
 # (sanitizers recommended: -DCMAKE_CXX_FLAGS='-fsanitize=address,undefined').
-# The seed corpus is testdata/etdump/* plus the binary fixtures the build
-# generated from it (*.etdp), copied to a temporary directory so that the
-# fuzzer's new inputs never land in the source tree. Prints one summary line
-# per fuzzer; exits non-zero if any fuzzer crashed (or none was found).
+# The seed corpus is testdata/etdump/*, ExecuTorch's ETRecords of
+# testdata/executorch/ and the binary fixtures the build generated (*.etdp),
+# copied to a temporary directory so that the fuzzer's new inputs never land
+# in the source tree. Prints one summary line per fuzzer; exits non-zero if
+# any fuzzer crashed (or none was found).
 set -euo pipefail
 
 if [[ $# -ne 2 ]]; then
@@ -33,6 +34,7 @@ trap 'rm -rf "$work"' EXIT
 seeds="$work/seeds"
 mkdir -p "$seeds"
 find "$repo/testdata/etdump" -type f -exec cp {} "$seeds/" \;
+find "$repo/testdata/executorch" -type f -name '*.etrecord' -exec cp {} "$seeds/" \;
 # Generated fixtures may share a name (prefixed and unprefixed variants).
 n=0
 while IFS= read -r f; do

@@ -2,6 +2,7 @@
 
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -55,7 +56,9 @@ const Map* method_map(const aot::PerMethod<Map>& maps, const std::string& method
 Json to_json(const etrecord::ETRecord& record) {
   Json j = Json::object();
   j["version"] = record.version;
-  j["fingerprint"] = record.fingerprint;
+  j["source"] = etrecord::to_string(record.source);
+  // ExecuTorch's records have none: null, not an empty string.
+  j["fingerprint"] = record.fingerprint.empty() ? Json(nullptr) : Json(record.fingerprint);
   Json methods = Json::object();
   for (const auto& [method, graph] : record.edge_graphs) {
     Json nodes = Json::array();
@@ -76,7 +79,14 @@ Json to_json(const etrecord::ETRecord& record) {
   j["methods"] = std::move(methods);
   j["reference_inputs"] = record.reference_inputs.size();
   j["reference_outputs"] = record.reference_outputs.size();
+  j["notes"] = record.notes;
   return j;
+}
+
+template <typename Map>
+void add_instruction_ids(const Map* map, std::set<InstructionId>* ids) {
+  if (map == nullptr) return;
+  for (const auto& item : *map) ids->insert(item.first);
 }
 
 std::string handle_list(const std::vector<DebugHandle>& handles) {
@@ -89,9 +99,15 @@ std::string handle_list(const std::vector<DebugHandle>& handles) {
 
 std::string to_text(const etrecord::ETRecord& record, const std::string& file) {
   std::ostringstream out;
-  out << "ETRecord " << file << "\n  version " << record.version << ", fingerprint "
-      << record.fingerprint << ", reference inputs " << record.reference_inputs.size()
-      << ", reference outputs " << record.reference_outputs.size() << "\n";
+  out << "ETRecord " << file << "\n";
+  if (record.source == etrecord::RecordSource::kExecuTorch) {
+    out << "  written by ExecuTorch (" << etrecord::kExecuTorchMarkerEntry << "), no fingerprint\n";
+  } else {
+    out << "  version " << record.version << ", fingerprint " << record.fingerprint
+        << ", reference inputs " << record.reference_inputs.size() << ", reference outputs "
+        << record.reference_outputs.size() << "\n";
+  }
+  for (const std::string& note : record.notes) out << "  note: " << note << "\n";
   for (const auto& [method, graph] : record.edge_graphs) {
     out << "method " << method << ": edge graph of " << graph.nodes.size() << " operators\n";
     for (const aot::Node& node : graph.nodes) {
@@ -109,10 +125,17 @@ std::string to_text(const etrecord::ETRecord& record, const std::string& file) {
     const auto* num_outs = method_map(record.instruction_id_to_num_outs_map, method);
     const auto* handles = method_map(record.debug_handle_map, method);
     const auto* delegates = method_map(record.delegate_map, method);
-    out << "  instructions: " << (num_outs ? num_outs->size() : 0) << "\n";
-    if (num_outs == nullptr) continue;
-    for (const auto& [id, n] : *num_outs) {
-      out << "    " << id.value << ": outs " << n << ", handles ";
+    // ExecuTorch's num-outs map lists delegate calls only: the instructions
+    // are every id any of the three maps names.
+    std::set<InstructionId> ids;
+    add_instruction_ids(num_outs, &ids);
+    add_instruction_ids(handles, &ids);
+    add_instruction_ids(delegates, &ids);
+    out << "  instructions: " << ids.size() << "\n";
+    for (InstructionId id : ids) {
+      auto n = num_outs ? num_outs->find(id) : aot::InstructionNumOuts::const_iterator{};
+      out << "    " << id.value << ": outs "
+          << (num_outs && n != num_outs->end() ? std::to_string(n->second) : "?") << ", handles ";
       auto h = handles ? handles->find(id) : aot::InstructionDebugHandles::const_iterator{};
       out << (handles && h != handles->end() ? handle_list(h->second) : "none");
       auto d = delegates ? delegates->find(id) : aot::InstructionDelegateMap::const_iterator{};
@@ -151,9 +174,12 @@ void add_etrecord_commands(CLI::App& app, CommandContext& context) {
   CLI::App* etrecord = app.add_subcommand("etrecord", "Read ETRecord files");
   etrecord->require_subcommand(1);
   auto options = std::make_shared<ShowOptions>();
-  CLI::App* show_command =
-      etrecord->add_subcommand("show", "Print an ETRecord: its edge graph and its three maps");
-  show_command->add_option("file", options->file, "the ETRecord file (.etrecord)")->required();
+  CLI::App* show_command = etrecord->add_subcommand(
+      "show", "Print an ETRecord, ours or ExecuTorch's: its edge graph and its three maps");
+  show_command
+      ->add_option("file", options->file,
+                   "the ETRecord file (.etrecord, Glassbox's or ExecuTorch's)")
+      ->required();
   show_command->add_option("--format", options->format, "text or json")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();

@@ -195,7 +195,8 @@ void add_inspect_commands(CLI::App& app, CommandContext& context) {
   command->add_option("--etdump", options->etdump, "the ETDump file (.etdp), ours or ExecuTorch's")
       ->required();
   command->add_option("--etrecord", options->etrecord,
-                      "the program's ETRecord: names events after source operators");
+                      "the program's ETRecord, ours or ExecuTorch's: names events after source "
+                      "operators");
   command->add_option("--debug-data", options->debug_data,
                       "the debug-data file tensor offsets point into");
   command->add_option("--view", options->view, "events, ops, modules or reconcile")
@@ -219,7 +220,8 @@ void add_inspect_commands(CLI::App& app, CommandContext& context) {
   command->add_option("-o,--output", options->output, "write here instead of stdout");
   command->add_flag("--numeric", options->numeric,
                     "numeric debugging: compare the run's logged values (--debug-data) with the "
-                    "ETRecord's reference outputs and mark the first operator that goes wrong");
+                    "ETRecord's reference outputs and mark the first operator that goes wrong "
+                    "(ETRecords from glassbox lower only: ExecuTorch's are pickles, not read)");
   command
       ->add_option("--comparators", options->comparators,
                    "with --numeric: max_abs,l1,mse,snr,cosine (comma-separated) or all")

@@ -31,25 +31,36 @@ Status check_handles(std::string_view map, const std::string& method, Instructio
   return Status();
 }
 
-Status validate_method(const ETRecord& record, const std::string& method, const aot::Graph& graph) {
+// Checks the parts every record must hold: handle lists are sorted unique
+// sets and delegate maps are valid. `strict` (our own records) adds what
+// our emitter guarantees and ExecuTorch's does not: every instruction in
+// instruction_id_to_num_outs_map and every handle a node of the edge graph.
+Status validate_method(const ETRecord& record, const std::string& method, const aot::Graph& graph,
+                       bool strict) {
   std::set<DebugHandle> known;
   for (const aot::Node& node : graph.nodes) known.insert(node.debug_handle);
   const auto num_outs = record.instruction_id_to_num_outs_map.find(method);
-  if (num_outs == record.instruction_id_to_num_outs_map.end()) {
-    return invalid("instruction_id_to_num_outs_map: no entry for method '" + method + "'");
-  }
-  // Every instruction is listed, so the ids must be exactly 0..n-1.
-  std::int32_t expected = 0;
-  for (const auto& [id, n] : num_outs->second) {
-    if (id.value != expected++ || n < 0) {
-      return invalid(where("instruction_id_to_num_outs_map", method, id) +
-                     ": ids must run 0, 1, 2, ... with non-negative counts");
+  if (strict) {
+    if (num_outs == record.instruction_id_to_num_outs_map.end()) {
+      return invalid("instruction_id_to_num_outs_map: no entry for method '" + method + "'");
+    }
+    // Every instruction is listed, so the ids must be exactly 0..n-1.
+    std::int32_t expected = 0;
+    for (const auto& [id, n] : num_outs->second) {
+      if (id.value != expected++ || n < 0) {
+        return invalid(where("instruction_id_to_num_outs_map", method, id) +
+                       ": ids must run 0, 1, 2, ... with non-negative counts");
+      }
     }
   }
   auto plausible = [&](std::string_view map, InstructionId id) {
-    if (num_outs->second.contains(id)) return Status();
+    if (!strict || num_outs->second.contains(id)) return Status();
     return invalid(where(map, method, id) + ": no such instruction (the program has " +
                    std::to_string(num_outs->second.size()) + ")");
+  };
+  auto known_handles = [&](std::string_view map, InstructionId id,
+                           const std::vector<DebugHandle>& handles) {
+    return strict ? check_handles(map, method, id, handles, known) : Status();
   };
   if (auto it = record.debug_handle_map.find(method); it != record.debug_handle_map.end()) {
     for (const auto& [id, handles] : it->second) {
@@ -59,7 +70,7 @@ Status validate_method(const ETRecord& record, const std::string& method, const 
         return invalid(where("debug_handle_map", method, id) +
                        ": handles must be a non-empty sorted set");
       }
-      GLASSBOX_RETURN_IF_ERROR(check_handles("debug_handle_map", method, id, handles, known));
+      GLASSBOX_RETURN_IF_ERROR(known_handles("debug_handle_map", id, handles));
     }
   }
   if (auto it = record.delegate_map.find(method); it != record.delegate_map.end()) {
@@ -71,9 +82,25 @@ Status validate_method(const ETRecord& record, const std::string& method, const 
       Status valid = aot::validate_debug_handle_map(*entry.delegate_map);
       if (!valid.ok()) return invalid(where("delegate_map", method, id) + ": " + valid.message());
       for (const auto& [key, handles] : *entry.delegate_map) {
-        GLASSBOX_RETURN_IF_ERROR(check_handles("delegate_map", method, id, handles, known));
+        GLASSBOX_RETURN_IF_ERROR(known_handles("delegate_map", id, handles));
       }
     }
+  }
+  return Status();
+}
+
+// What differs for ExecuTorch's records: version 0, no fingerprint and no
+// reference tensors (theirs are pickles, never read).
+Status validate_executorch_header(const ETRecord& record) {
+  if (record.version != kExecuTorchETRecordVersion) {
+    return invalid("an ExecuTorch ETRecord has version " +
+                   std::to_string(kExecuTorchETRecordVersion) + ", not " +
+                   std::to_string(record.version));
+  }
+  if (!record.fingerprint.empty()) return invalid("an ExecuTorch ETRecord has no fingerprint");
+  if (!record.reference_inputs.empty() || !record.reference_outputs.empty() ||
+      !record.reference_op_outputs.empty()) {
+    return invalid("an ExecuTorch ETRecord holds no reference tensors Glassbox can read");
   }
   return Status();
 }
@@ -152,16 +179,23 @@ std::vector<std::uint8_t> bytes_of(std::string_view text) {
 
 }  // namespace
 
+std::string_view to_string(RecordSource source) {
+  return source == RecordSource::kExecuTorch ? "executorch" : "glassbox";
+}
+
 Status ETRecord::validate() const {
-  if (version != kETRecordVersion) {
+  const bool ours = source == RecordSource::kGlassbox;
+  if (!ours) {
+    GLASSBOX_RETURN_IF_ERROR(validate_executorch_header(*this));
+  } else if (version != kETRecordVersion) {
     return invalid("ETRecord version " + std::to_string(version) + " is not " +
                    std::to_string(kETRecordVersion));
-  }
-  if (fingerprint.size() != aot::kFingerprintLength ||
-      fingerprint.find_first_not_of("0123456789abcdef") != std::string::npos) {
+  } else if (fingerprint.size() != aot::kFingerprintLength ||
+             fingerprint.find_first_not_of("0123456789abcdef") != std::string::npos) {
     return invalid("fingerprint \"" + fingerprint + "\" is not " +
                    std::to_string(aot::kFingerprintLength) + " lowercase hex digits");
   }
+  if (ours && !notes.empty()) return invalid("notes belong to ExecuTorch ETRecords only");
   if (edge_graphs.empty()) return invalid("the ETRecord has no edge graph");
   GLASSBOX_RETURN_IF_ERROR(methods_have_graphs(debug_handle_map, *this, "debug_handle_map"));
   GLASSBOX_RETURN_IF_ERROR(methods_have_graphs(delegate_map, *this, "delegate_map"));
@@ -171,7 +205,7 @@ Status ETRecord::validate() const {
     if (method.empty() || method.find('/') != std::string::npos) {
       return invalid("method name '" + method + "' is empty or contains '/'");
     }
-    GLASSBOX_RETURN_IF_ERROR(validate_method(*this, method, graph));
+    GLASSBOX_RETURN_IF_ERROR(validate_method(*this, method, graph, ours));
   }
   GLASSBOX_RETURN_IF_ERROR(validate_tensors(reference_inputs, "input"));
   GLASSBOX_RETURN_IF_ERROR(validate_tensors(reference_outputs, "output"));
@@ -179,6 +213,11 @@ Status ETRecord::validate() const {
 }
 
 StatusOr<std::vector<std::uint8_t>> ETRecord::to_bytes() const {
+  if (source != RecordSource::kGlassbox) {
+    return invalid(
+        "an ETRecord read from ExecuTorch's format is not written: it has no fingerprint to "
+        "bind it to a program");
+  }
   GLASSBOX_RETURN_IF_ERROR(validate());
   internal::ZipEntries entries;
   entries[std::string(kMarkerEntry)] = bytes_of(std::to_string(version));

@@ -84,8 +84,8 @@ TEST(ETRecordBadInputTest, RandomByteFlipsNeverCrash) {
 TEST(ETRecordBadInputTest, ZipWithoutMarker) {
   ZipEntries entries = good_entries();
   entries.erase(std::string(kMarkerEntry));
-  EXPECT_THAT(load(entries), ErrorIs(Error::kCorruptData,
-                                     {kSource, "not a Glassbox ETRecord", "glassbox_etrecord"}));
+  EXPECT_THAT(load(entries), ErrorIs(Error::kCorruptData, {kSource, "not an ETRecord",
+                                                           "glassbox_etrecord", "ETRECORD_V0"}));
 }
 
 TEST(ETRecordBadInputTest, WrongVersion) {

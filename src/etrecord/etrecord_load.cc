@@ -11,6 +11,7 @@
 #include "glassbox/etrecord/etrecord.h"
 #include "glassbox/io/file.h"
 #include "src/etrecord/entry_names.h"
+#include "src/etrecord/executorch_etrecord.h"
 #include "src/etrecord/map_json.h"
 #include "src/etrecord/zip_archive.h"
 
@@ -65,8 +66,9 @@ class Reader {
   Status read_marker(ETRecord* record) const {
     auto it = entries_.find(kMarkerEntry);
     if (it == entries_.end()) {
-      return corrupt("not a Glassbox ETRecord (the zip has no '" + std::string(kMarkerEntry) +
-                     "' entry)");
+      return corrupt("not an ETRecord (the zip has neither Glassbox's '" +
+                     std::string(kMarkerEntry) + "' entry nor ExecuTorch's '" +
+                     std::string(kExecuTorchMarkerEntry) + "')");
     }
     const std::string_view text = text_of(it->second);
     if (text == std::to_string(kETRecordVersion)) {
@@ -198,6 +200,11 @@ StatusOr<ETRecord> ETRecord::load_from_memory(std::span<const std::uint8_t> byte
   // size); no exception leaves this function.
   try {
     GLASSBOX_ASSIGN_OR_RETURN(internal::ZipEntries entries, internal::read_zip(bytes, source_name));
+    // Ours first: an archive with both markers is ours (we never write
+    // ExecuTorch's), and ours is the stricter reader.
+    if (!entries.contains(kMarkerEntry) && entries.contains(kExecuTorchMarkerEntry)) {
+      return internal::read_executorch_etrecord(entries, source_name);
+    }
     return Reader(entries, source_name).read();
   } catch (const std::exception& e) {
     return Status(Error::kCorruptData, std::string(source_name) + ": cannot read: " + e.what());

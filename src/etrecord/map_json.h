@@ -4,7 +4,10 @@
 // access is type-checked first. Errors are kCorruptData with a path inside
 // the document ("forward.3.delegate_map.\"x\": ...").
 
+#include <cstdint>
+#include <limits>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,5 +42,66 @@ StatusOr<std::vector<std::int64_t>> parse_tensor_meta_entry(std::string_view tex
 
 // One-line text of `j`; bad UTF-8 in names is replaced, never thrown on.
 std::string dump(const Json& j);
+
+// The readers' building blocks, shared with ExecuTorch's maps
+// (executorch_maps.cc): errors as "<path>: <problem>", typed accessors and
+// the walk over {"<method>": {"<instr>": value}}.
+inline constexpr std::uint64_t kMaxInt32 = std::numeric_limits<std::int32_t>::max();
+inline Status corrupt(const std::string& path, const std::string& problem) {
+  return Status(Error::kCorruptData, path + ": " + problem);
+}
+
+inline std::string child(const std::string& path, std::string_view key) {
+  return path.empty() ? std::string(key) : path + "." + std::string(key);
+}
+
+inline StatusOr<Json> parse(std::string_view text) {
+  Json j = Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return corrupt("(document)", "not valid JSON");
+  if (!j.is_object()) return corrupt("(document)", "expected an object keyed by method name");
+  return j;
+}
+
+// A non-negative JSON integer no larger than `max`.
+inline StatusOr<std::uint64_t> as_count(const Json& j, const std::string& path, std::uint64_t max) {
+  if (!j.is_number_unsigned()) {
+    return corrupt(path, "expected a non-negative integer, got " + dump(j));
+  }
+  const auto v = j.get<std::uint64_t>();
+  if (v > max) return corrupt(path, std::to_string(v) + " is out of range");
+  return v;
+}
+
+// An instruction id key: canonical decimal in [0, max].
+inline StatusOr<std::uint64_t> key_as_int(const std::string& key, const std::string& path,
+                                          std::uint64_t max) {
+  const std::optional<std::uint64_t> value = aot::internal::parse_canonical_key(key, max);
+  if (!value.has_value()) {
+    return corrupt(path,
+                   "key \"" + key + "\" is not an integer in [0, " + std::to_string(max) + "]");
+  }
+  return *value;
+}
+
+// Walks {"<method>": {"<instr>": value}} calling `read(value, path)`.
+template <typename Map, typename Read>
+StatusOr<aot::PerMethod<Map>> per_method(std::string_view text, Read read) {
+  GLASSBOX_ASSIGN_OR_RETURN(Json root, parse(text));
+  aot::PerMethod<Map> out;
+  for (const auto& [method, by_instruction] : root.items()) {
+    if (method.empty()) return corrupt("(document)", "empty method name");
+    if (!by_instruction.is_object()) {
+      return corrupt(method, "expected an object keyed by instruction id");
+    }
+    Map& map = out[method];
+    for (const auto& [key, value] : by_instruction.items()) {
+      const std::string path = child(method, key);
+      GLASSBOX_ASSIGN_OR_RETURN(std::uint64_t instr, key_as_int(key, path, kMaxInt32));
+      GLASSBOX_ASSIGN_OR_RETURN(typename Map::mapped_type parsed, read(value, path));
+      map[InstructionId(static_cast<std::int32_t>(instr))] = std::move(parsed);
+    }
+  }
+  return out;
+}
 
 }  // namespace glassbox::etrecord::internal

@@ -60,6 +60,10 @@ void check_time(const etdump::ETDumpFile& dump, const InspectorOptions& options,
 
 Status check_same_program(const etdump::ETDumpFile& dump, const etrecord::ETRecord& record,
                           const InspectorOptions& options, Inspector& inspector) {
+  for (const std::string& note : record.notes) add(inspector, Severity::kInfo, "ETRecord: " + note);
+  // ExecuTorch's ETRecords have no fingerprint: the join itself checks the
+  // dump's ids against the record's maps instead (resolve.cc).
+  if (record.fingerprint.empty()) return Status();
   if (!dump.program_fingerprint.has_value()) {
     add(inspector, Severity::kInfo,
         "the ETDump records no program fingerprint (written by ExecuTorch?): cannot check "

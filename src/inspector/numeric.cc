@@ -310,6 +310,12 @@ StatusOr<NumericReport> compare_numerics(const etdump::ETDumpFile& dump,
   GLASSBOX_RETURN_IF_ERROR(check_fingerprint(dump, record, options.allow_fingerprint_mismatch,
                                              "; its reference outputs do not apply",
                                              " (compared anyway)", &report.diagnostics));
+  if (record.source == etrecord::RecordSource::kExecuTorch) {
+    return Status(Error::kInvalidArgument,
+                  "this ETRecord was written by ExecuTorch, whose reference outputs are Python "
+                  "pickles that Glassbox does not read: numeric comparison needs an ETRecord from "
+                  "glassbox lower --reference-inputs FILE.npy or --reference-seed S");
+  }
   if (record.reference_op_outputs.empty()) {
     return Status(Error::kInvalidArgument,
                   "the ETRecord holds no reference op outputs: lower the model with "

@@ -80,7 +80,8 @@ IdentifierMatch RecordIndex::find_identifier(InstructionId instruction,
 Status check_fingerprint(const etdump::ETDumpFile& dump, const etrecord::ETRecord& record,
                          bool allow_mismatch, std::string_view refusal,
                          std::string_view allowed_note, std::vector<Diagnostic>* diagnostics) {
-  if (!dump.program_fingerprint.has_value() || *dump.program_fingerprint == record.fingerprint) {
+  if (!dump.program_fingerprint.has_value() || record.fingerprint.empty() ||
+      *dump.program_fingerprint == record.fingerprint) {
     return Status();
   }
   const std::string message = "fingerprint mismatch: the ETDump was recorded from program " +

@@ -89,11 +89,11 @@ class RecordIndex {
 };
 
 /// Checks that `dump` was recorded from the program `record` describes.
-/// Passes when the fingerprints match or `dump` records none (ExecuTorch's
-/// do not: the caller may say so). On a mismatch the message names both
-/// fingerprints and ends with `refusal` (kMismatch), or, when
-/// `allow_mismatch`, with `allowed_note` in a kError diagnostic appended to
-/// `diagnostics` (must not be null) and the check passes.
+/// Passes when the fingerprints match or either side records none
+/// (ExecuTorch's ETDumps and ETRecords do not: the caller may say so). On a mismatch the message
+/// names both fingerprints and ends with `refusal` (kMismatch), or, when `allow_mismatch`, with
+/// `allowed_note` in a kError diagnostic appended to `diagnostics` (must not be null) and the check
+/// passes.
 Status check_fingerprint(const etdump::ETDumpFile& dump, const etrecord::ETRecord& record,
                          bool allow_mismatch, std::string_view refusal,
                          std::string_view allowed_note, std::vector<Diagnostic>* diagnostics);

@@ -33,6 +33,50 @@ std::string identifier_for_message(const aot::DelegateDebugIdentifier& id) {
   return aot::describe(id);
 }
 
+// An ETRecord without a fingerprint (ExecuTorch's) cannot say it describes
+// the dump's program; what can be checked is that every instruction id and
+// delegate identifier the dump logs exists in its maps. resolve() reports
+// each identifier missing from a map; this adds the instructions and the
+// summary.
+void check_ids_against_maps(const std::set<std::int32_t>& instructions,
+                            const std::set<std::int32_t>& unknown_instructions,
+                            std::size_t identifiers, std::size_t unknown_identifiers,
+                            bool digit_strings, std::vector<Diagnostic>& diagnostics) {
+  std::vector<std::string> unknown;
+  for (std::int32_t instr : unknown_instructions) unknown.push_back(std::to_string(instr));
+  if (!unknown.empty()) {
+    diagnostics.push_back({Severity::kWarning,
+                           "instruction ids logged in the ETDump but in none of the ETRecord's "
+                           "maps: " +
+                               list_text(unknown) +
+                               " (was the ETDump recorded from this ETRecord's program?)"});
+  }
+  if (digit_strings) {
+    diagnostics.push_back(
+        {Severity::kInfo,
+         "ExecuTorch's delegate_map does not record whether identifiers were ints or strings: "
+         "a map whose keys are all digits is read as int identifiers, so string identifiers "
+         "made of digits do not match it"});
+  }
+  const std::size_t instructions_found = instructions.size() - unknown_instructions.size();
+  const std::size_t identifiers_found = identifiers - unknown_identifiers;
+  const bool all = unknown_instructions.empty() && unknown_identifiers == 0;
+  diagnostics.push_back(
+      {all ? Severity::kInfo : Severity::kWarning,
+       "the ETRecord has no program fingerprint (written by ExecuTorch): checked instead that "
+       "the ETDump's ids exist in its maps: " +
+           std::to_string(instructions_found) + " of " + std::to_string(instructions.size()) +
+           " instruction ids and " + std::to_string(identifiers_found) + " of " +
+           std::to_string(identifiers) + " delegate identifiers found"});
+}
+
+// A string identifier an int-keyed map from ExecuTorch could have held.
+bool is_digit_string(const aot::DelegateDebugIdentifier& id) {
+  const auto* text = std::get_if<std::string>(&id);
+  return text != nullptr && !text->empty() &&
+         text->find_first_not_of("0123456789") == std::string::npos;
+}
+
 }  // namespace
 
 void InspectorBuilder::resolve(const etrecord::ETRecord& record, Inspector& inspector) {
@@ -44,15 +88,32 @@ void InspectorBuilder::resolve(const etrecord::ETRecord& record, Inspector& insp
   std::map<std::int32_t, std::vector<std::string>> unmapped;
   std::map<std::int32_t, std::vector<std::string>> not_a_delegate;
   std::map<std::int32_t, std::vector<std::string>> no_map;
+  // For records without a fingerprint: every instruction logged, those no
+  // map lists, and the distinct (instruction, identifier) pairs logged.
+  std::set<std::int32_t> instructions, unknown_instructions;
+  std::set<std::pair<std::int32_t, aot::DelegateDebugIdentifier>> identifiers, unknown_identifiers;
+  bool digit_strings = false;
 
   for (EventGroup& group : inspector.groups_) {
     if (group.role == EventRole::kFramework) continue;
+    if (group.instruction.is_set()) {
+      instructions.insert(group.instruction.value);
+      if (index.instruction_handles(group.instruction) == nullptr &&
+          index.delegate_entry(group.instruction) == nullptr) {
+        unknown_instructions.insert(group.instruction.value);
+      }
+    }
     if (group.role == EventRole::kDelegateInternal) {
       group.delegated = true;
       const std::int32_t instr = group.instruction.value;
       const IdentifierMatch match = index.find_identifier(group.instruction, *group.identifier);
       if (match.entry != nullptr) group.backend = match.entry->backend;
+      identifiers.insert({instr, *group.identifier});
       if (match.result != IdentifierLookup::kFound) {
+        unknown_identifiers.insert({instr, *group.identifier});
+        digit_strings |= match.result == IdentifierLookup::kNotInMap &&
+                         aot::key_kind(*match.entry->delegate_map) == aot::IdentifierKind::kInt &&
+                         is_digit_string(*group.identifier);
         group.resolved = false;
         auto& misses = match.result == IdentifierLookup::kNotADelegate ? not_a_delegate
                        : match.result == IdentifierLookup::kNoMap      ? no_map
@@ -97,6 +158,11 @@ void InspectorBuilder::resolve(const etrecord::ETRecord& record, Inspector& insp
                            "identifiers logged by the delegate at instruction " +
                                std::to_string(instr) + " but missing from its debug handle map: " +
                                list_text(ids) + " (shown unmapped, never matched by similarity)"});
+  }
+
+  if (record.fingerprint.empty()) {
+    check_ids_against_maps(instructions, unknown_instructions, identifiers.size(),
+                           unknown_identifiers.size(), digit_strings, diagnostics);
   }
 
   std::size_t mapped_total = 0, logged_total = 0;

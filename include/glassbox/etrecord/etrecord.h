@@ -36,6 +36,14 @@
 /// handle. No "ETRECORD_V0" entry is written: ExecuTorch's parser would
 /// accept the archive and then fail on our entries, which is worse than
 /// refusing it outright.
+///
+/// ExecuTorch's own ETRecords (a zip with an "ETRECORD_V0" entry, written by
+/// its `generate_etrecord`) are read too, into the same value with `source`
+/// kExecuTorch: the edge program's nodes (op, debug handle, module
+/// hierarchy, source line) and the three maps. They carry no fingerprint and
+/// no reference tensors Glassbox can read (theirs are Python pickles);
+/// `notes` says what was skipped. docs/executorch-interop.md lists every
+/// entry and how it is read.
 
 #include <cstdint>
 #include <map>
@@ -54,6 +62,19 @@ namespace glassbox::etrecord {
 inline constexpr int kETRecordVersion = 1;
 /// The name of the marker entry that identifies our archives.
 inline constexpr std::string_view kMarkerEntry = "glassbox_etrecord";
+/// The (empty) entry that identifies ExecuTorch's archives.
+inline constexpr std::string_view kExecuTorchMarkerEntry = "ETRECORD_V0";
+/// `ETRecord::version` of a record read from ExecuTorch's format (its
+/// marker's "V0").
+inline constexpr int kExecuTorchETRecordVersion = 0;
+
+/// Who wrote an ETRecord.
+enum class RecordSource : std::uint8_t {
+  kGlassbox,    ///< Our archive (glassbox_etrecord marker), with a fingerprint.
+  kExecuTorch,  ///< ExecuTorch's archive (ETRECORD_V0), read only.
+};
+/// "glassbox" or "executorch".
+std::string_view to_string(RecordSource source);
 
 /// A float32 tensor kept for numeric debugging (reference inputs/outputs).
 struct ReferenceTensor {
@@ -65,7 +86,9 @@ struct ReferenceTensor {
 /// The contents of one .etrecord file. A plain value type.
 struct ETRecord {
   int version = kETRecordVersion;
-  /// The program's fingerprint (aot::EmitResult::fingerprint).
+  RecordSource source = RecordSource::kGlassbox;
+  /// The program's fingerprint (aot::EmitResult::fingerprint); empty for
+  /// ExecuTorch's records, which have none.
   std::string fingerprint;
   /// Method name -> the graph before lowering, without constant data.
   aot::PerMethod<aot::Graph> edge_graphs;
@@ -81,8 +104,17 @@ struct ETRecord {
   /// on `reference_inputs`, in output order. Computed ahead of time by
   /// running the edge graph on the portable kernels (reference_runner.h).
   std::map<DebugHandle, std::vector<ReferenceTensor>> reference_op_outputs;
+  /// What loading skipped or could only partly read, one sentence each
+  /// (e.g. ExecuTorch's pickled reference outputs). Always empty for
+  /// records of our own format.
+  std::vector<std::string> notes;
 
-  /// Checks the record is consistent: known version, a 16-digit lowercase
+  /// Checks the record is consistent. For ExecuTorch's (source kExecuTorch):
+  /// version 0, no fingerprint, no reference tensors, maps only for methods
+  /// with an edge graph, sorted unique handle lists and valid delegate maps;
+  /// their handles need not be edge-graph nodes and their
+  /// instruction_id_to_num_outs_map need not list every instruction, as
+  /// ExecuTorch guarantees neither. For ours: known version, a 16-digit lowercase
   /// hex fingerprint, at least one edge graph, maps only for methods with an
   /// edge graph, every mapped instruction id listed in
   /// instruction_id_to_num_outs_map (which lists every instruction), every
@@ -93,12 +125,15 @@ struct ETRecord {
   Status validate() const;
 
   /// The archive's bytes (validated first). Same record, same bytes.
+  /// Records read from ExecuTorch's format are not written
+  /// (kInvalidArgument): they have no fingerprint to bind them to a program.
   StatusOr<std::vector<std::uint8_t>> to_bytes() const;
   /// Writes the archive to `path` (kAccessFailed when it cannot).
   Status save(const std::string& path) const;
 
-  /// Reads and checks the archive at `path`. Every error names the file and,
-  /// when one entry is at fault, the entry: kAccessFailed (unreadable),
+  /// Reads and checks the archive at `path`, ours or ExecuTorch's (told
+  /// apart by their marker entries). Every error names the file and, when
+  /// one entry is at fault, the entry: kAccessFailed (unreadable),
   /// kCorruptData (not a zip, no marker, missing entry, malformed JSON or
   /// shape, inconsistent maps), kVersionMismatch (another version).
   static StatusOr<ETRecord> load(const std::string& path);
