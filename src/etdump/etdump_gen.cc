@@ -375,8 +375,8 @@ Error ETDumpGen::write_delegate_event(bool string_id, std::uint32_t id, Ticks st
     return Error::kOk;
   }
   // Metadata is copied into the slots before the event (one claim, no
-  // lock): raw bytes, then a kMetadata record with the length, then the
-  // event. The event is kept whole or dropped whole.
+  // lock): see internal::kInlineMetadata. The event is kept whole or
+  // dropped whole.
   const std::uint64_t raw = internal::metadata_slots(metadata_len);
   if (raw + 2 > std::numeric_limits<std::uint32_t>::max()) return reject();
   const std::uint64_t first = claim(static_cast<std::uint32_t>(raw + 2));
@@ -391,16 +391,22 @@ Error ETDumpGen::write_delegate_event(bool string_id, std::uint32_t id, Ticks st
     dropped_.fetch_add(1, std::memory_order_relaxed);
     return Error::kOutOfResources;
   }
+  const std::uint16_t thread = thread_index();
+  Record header{0, metadata_len, 0, chain.value, instruction.value, RecordKind::kMetadata,
+                0, thread};
+  if (raw == 0) {
+    std::memcpy(&header, metadata, metadata_len);
+    header.instruction = static_cast<std::int32_t>(metadata_len);
+    header.flags = internal::kMetadataInline;
+  }
   const auto* bytes = static_cast<const std::uint8_t*>(metadata);
   for (std::uint64_t k = 0; k < raw; ++k) {
     const std::size_t offset = static_cast<std::size_t>(k) * sizeof(Record);
     std::memcpy(records_.slot(first + k), bytes + offset,
                 std::min(sizeof(Record), metadata_len - offset));
   }
+  *meta = header;
   flags |= internal::kHasMetadata;
-  const std::uint16_t thread = thread_index();
-  *meta =
-      Record{0, metadata_len, 0, chain.value, instruction.value, RecordKind::kMetadata, 0, thread};
   *r = Record{start, end, id, chain.value, instruction.value, kind, flags, thread};
   return Error::kOk;
 }

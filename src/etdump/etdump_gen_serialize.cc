@@ -65,12 +65,28 @@ void for_each_record_backward(const RecordStore& records, std::uint64_t begin, s
     if ((r->flags & internal::kHasMetadata) != 0 && j > begin) {
       const Record* meta = records.peek(j - 1);
       if (meta != nullptr && meta->kind == RecordKind::kMetadata) {
-        const std::uint64_t raw = internal::metadata_slots(meta->b);
+        const std::uint64_t raw = internal::metadata_slots(internal::metadata_length(*meta));
         if (j - 1 - begin >= raw) first = j - 1 - raw;
       }
     }
     f(j, first, *r);
     j = first;
+  }
+}
+
+// Copies 1 to 32 bytes that do not overlap, in a few fixed-size moves.
+inline void copy_short(std::uint8_t* to, const std::uint8_t* from, std::size_t n) {
+  if (n >= 16) {
+    std::memcpy(to, from, 16);
+    std::memcpy(to + n - 16, from + n - 16, 16);
+  } else if (n >= 8) {
+    std::memcpy(to, from, 8);
+    std::memcpy(to + n - 8, from + n - 8, 8);
+  } else if (n >= 4) {
+    std::memcpy(to, from, 4);
+    std::memcpy(to + n - 4, from + n - 4, 4);
+  } else {
+    for (std::size_t i = 0; i < n; ++i) to[i] = from[i];
   }
 }
 
@@ -177,11 +193,12 @@ class Serializer {
       }
       default: break;
     }
-    std::uint64_t metadata_length = 0;
-    if (first != j) metadata_length = records_.peek(j - 1)->b;
+    const Record* header = first != j ? records_.peek(j - 1) : nullptr;
+    const std::uint64_t metadata_length =
+        header != nullptr ? internal::metadata_length(*header) : 0;
     if (!w_.fits(profile_bytes(metadata_length), floor)) return 0;
     Pos metadata = 0;
-    if (first != j) metadata = copy_metadata(first, metadata_length);
+    if (header != nullptr) metadata = copy_metadata(*header, first, metadata_length);
     ProfileShape shape = ProfileShape::kDelegateInt;
     std::uint32_t ref = r.id;
     if (r.kind == RecordKind::kProfile) {
@@ -194,12 +211,21 @@ class Serializer {
     return w_.profile_event(r, shape, ref, metadata);
   }
 
-  // The metadata bytes fill the slots [first, first + raw); the
-  // destination is never below them, so a forward overlap is safe.
-  Pos copy_metadata(std::uint64_t first, std::uint64_t length) {
+  // The metadata bytes are in the header, or fill the slots [first,
+  // first + raw); the destination is never below them, so a forward
+  // overlap is safe. It starts at least 61 bytes above the slots (the
+  // group's two slots of 32 less the vector's length and padding), and
+  // above the header's end, so short metadata cannot overlap: it is copied
+  // inline, not by a call.
+  Pos copy_metadata(const Record& header, std::uint64_t first, std::uint64_t length) {
     std::uint8_t* to = w_.metadata_bytes(static_cast<std::size_t>(length));
-    if (records_.fixed_base() != nullptr) {
-      std::memmove(to, records_.fixed_base() + first, static_cast<std::size_t>(length));
+    const auto* from = internal::metadata_slots(length) == 0
+                           ? reinterpret_cast<const std::uint8_t*>(&header)
+                           : reinterpret_cast<const std::uint8_t*>(records_.peek(first));
+    if (length <= ETDumpWriter::kShortMetadata) {
+      copy_short(to, from, static_cast<std::size_t>(length));
+    } else if (records_.fixed_base() != nullptr) {
+      std::memmove(to, from, static_cast<std::size_t>(length));
     } else {
       for (std::uint64_t k = 0; k * sizeof(Record) < length; ++k) {
         const std::uint64_t done = k * sizeof(Record);

@@ -137,12 +137,6 @@ Record* RecordStore::allocate_chunk(std::uint64_t chunk_index) {
   return chunk;
 }
 
-const Record* RecordStore::peek(std::uint64_t index) const {
-  if (fixed_ != nullptr) return fixed_ + index;
-  const Record* chunk = chunks_[index >> kChunkShift].load(std::memory_order_acquire);
-  return chunk == nullptr ? nullptr : chunk + (index & (kChunkSize - 1));
-}
-
 void RecordStore::clear() {
   // Caller-buffer slots are not cleared: every claimed slot is written,
   // by its event or by Arena::mark_unwritten.

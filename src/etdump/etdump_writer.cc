@@ -142,7 +142,7 @@ void ETDumpWriter::write_shared() {
   store32(cur_, 0);
   empty_bytes_ = size();
   align(8);
-  const Pos t = table(kVtBool, kSmallTableBytes);
+  const Pos t = table<kSmallTableBytes>(kVtBool);
   *field(t, 4) = 1;
   true_value_ = t;
 }
@@ -159,12 +159,15 @@ Pos ETDumpWriter::string(const char* text, std::size_t length) {
 std::uint8_t* ETDumpWriter::metadata_bytes(std::size_t length) {
   const std::size_t bytes = (4 + length + 3) / 4 * 4;
   cur_ -= bytes;
+  // The padding lies in the last word; short metadata cannot overlap its
+  // source (see the serializer), so that word is cleared now, in one store.
+  if (length <= kShortMetadata) store32(cur_ + bytes - 4, 0);
   return cur_ + 4;
 }
 
 Pos ETDumpWriter::finish_metadata(std::size_t length) {
   const std::size_t bytes = (4 + length + 3) / 4 * 4;
-  std::memset(cur_ + 4 + length, 0, bytes - 4 - length);
+  if (length > kShortMetadata) std::memset(cur_ + 4 + length, 0, bytes - 4 - length);
   store32(cur_, static_cast<std::uint32_t>(length));
   return size();
 }
@@ -208,16 +211,16 @@ Pos ETDumpWriter::profile_event(const Record& r, ProfileShape shape, std::uint32
 
 Pos ETDumpWriter::allocation_event(const Record& r) {
   align(8);
-  const Pos at = table(kVtAllocationEvent, kAllocationBytes);
+  const Pos at = table<kAllocationBytes>(kVtAllocationEvent);
   store32(field(at, 4), r.id);
   store64(field(at, 8), r.a);
-  const Pos event = table(kVtEventAllocation, kEventBytes);
+  const Pos event = table<kEventBytes>(kVtEventAllocation);
   offset_field(event, 4, at);
   return event;
 }
 
 Pos ETDumpWriter::allocator(Pos name) {
-  const Pos at = table(name != 0 ? kVtAllocatorNamed : kVtAllocatorUnnamed, kAllocatorBytes);
+  const Pos at = table<kAllocatorBytes>(name != 0 ? kVtAllocatorNamed : kVtAllocatorUnnamed);
   if (name != 0) offset_field(at, 4, name);
   return at;
 }
@@ -242,7 +245,7 @@ Pos ETDumpWriter::tensor(const std::uint8_t*& cursor) {
   cursor += tensor_blob_size(tb.ndim);
   const Pos strides = long_vector(dims + tb.ndim, tb.ndim);
   const Pos sizes = long_vector(dims, tb.ndim);
-  const Pos at = table(kVtTensor, kTensorBytes);
+  const Pos at = table<kTensorBytes>(kVtTensor);
   offset_field(at, 4, sizes);
   store64(field(at, 8), static_cast<std::uint64_t>(tb.offset));
   offset_field(at, 16, strides);
@@ -261,15 +264,15 @@ Pos ETDumpWriter::debug_event(const Record& r, std::uint32_t id_ref) {
   switch (kind) {
     case ValueView::Kind::kNone: break;
     case ValueView::Kind::kInt:
-      member = table(kVtInt, kInt64TableBytes);
+      member = table<kInt64TableBytes>(kVtInt);
       store64(field(member, 8), static_cast<std::uint64_t>(header.int_value));
       break;
     case ValueView::Kind::kDouble:
-      member = table(kVtDouble, kInt64TableBytes);
+      member = table<kInt64TableBytes>(kVtDouble);
       std::memcpy(field(member, 8), &header.double_value, 8);
       break;
     case ValueView::Kind::kBool:
-      member = table(kVtBool, kSmallTableBytes);
+      member = table<kSmallTableBytes>(kVtBool);
       *field(member, 4) = header.int_value != 0 ? 1 : 0;
       break;
     case ValueView::Kind::kTensor: member = tensor(cursor); break;
@@ -281,7 +284,7 @@ Pos ETDumpWriter::debug_event(const Record& r, std::uint32_t id_ref) {
       begin_vector();
       for (std::uint32_t i = header.num_tensors; i-- > 0;) push_offset(tensors[i]);
       const Pos list = end_vector(header.num_tensors);
-      member = table(kVtTensorList, kSmallTableBytes);
+      member = table<kSmallTableBytes>(kVtTensorList);
       offset_field(member, 4, list);
       break;
     }
@@ -289,7 +292,7 @@ Pos ETDumpWriter::debug_event(const Record& r, std::uint32_t id_ref) {
   const bool output = (r.flags & kDebugOutput) != 0;
   const std::uint8_t type = value_type(kind);
   const Pos value =
-      table(static_cast<Vtable>(kVtValueFirst + 2 * type + (output ? 1 : 0)), kValueBytes);
+      table<kValueBytes>(static_cast<Vtable>(kVtValueFirst + 2 * type + (output ? 1 : 0)));
   if (member != 0) offset_field(value, kValueMember, member);
   if (output) offset_field(value, kValueOutput, true_value_);
   *field(value, kValueType) = type;
@@ -297,7 +300,7 @@ Pos ETDumpWriter::debug_event(const Record& r, std::uint32_t id_ref) {
   const Vtable vt = (r.flags & kDebugIdStr)   ? kVtDebugStr
                     : (r.flags & kDebugIdInt) ? kVtDebugInt
                                               : kVtDebugNone;
-  const Pos at = table(vt, kDebugBytes);
+  const Pos at = table<kDebugBytes>(vt);
   store32(field(at, 4), static_cast<std::uint32_t>(r.instruction));
   // DebugEvent.chain_index is unsigned in the schema: -1 wraps, exactly as
   // in ExecuTorch-written files.
@@ -305,7 +308,7 @@ Pos ETDumpWriter::debug_event(const Record& r, std::uint32_t id_ref) {
   offset_field(at, 16, value);
   if (vt == kVtDebugStr) offset_field(at, 20, id_ref);
   if (vt == kVtDebugInt) store32(field(at, 20), id_ref);
-  const Pos event = table(kVtEventDebug, kEventBytes);
+  const Pos event = table<kEventBytes>(kVtEventDebug);
   offset_field(event, 4, at);
   return event;
 }
@@ -314,7 +317,7 @@ Pos ETDumpWriter::run_data(const RunFields& run) {
   align(8);
   const auto vt =
       static_cast<Vtable>(kVtRunDataFirst + 2 * (run.name != 0) + (run.allocators != 0));
-  const Pos at = table(vt, kRunDataBytes);
+  const Pos at = table<kRunDataBytes>(vt);
   if (run.name != 0) offset_field(at, 4, run.name);
   store64(field(at, 8), run.dropped);
   store64(field(at, 16), run.rejected);
@@ -331,7 +334,7 @@ void ETDumpWriter::finish(const RootFields& root) {
                                   24, 44, 32};
   vtable(kVtRoot, kRootBytes, fields, 7);
   align(8);
-  const Pos at = table(kVtRoot, kRootBytes);
+  const Pos at = table<kRootBytes>(kVtRoot);
   offset_field(at, 4, root.run_data);
   store64(field(at, 8), root.tick_numerator);
   store64(field(at, 16), root.tick_denominator);

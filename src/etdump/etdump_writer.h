@@ -94,7 +94,9 @@ class ETDumpWriter {
   Pos profile_event(const Record& r, ProfileShape shape, std::uint32_t ref, Pos metadata);
   // Reserves a byte vector of `length` bytes; returns where the caller
   // copies them (memmove-safe: the destination is never below the source
-  // when the source lies below the cursor). Then call finish_metadata.
+  // when the source lies below the cursor; up to kShortMetadata bytes they
+  // do not overlap at all). Then call finish_metadata.
+  static constexpr std::size_t kShortMetadata = 32;
   std::uint8_t* metadata_bytes(std::size_t length);
   Pos finish_metadata(std::size_t length);
 
@@ -153,11 +155,12 @@ class ETDumpWriter {
       store32(cur_, 0);
     }
   }
-  // Starts a table of `bytes` (zeroed) that uses vtable `vt`; returns its
+  // Starts a table of `Bytes` (zeroed) that uses vtable `vt`; returns its
   // position.
-  Pos table(Vtable vt, std::size_t bytes) {
-    cur_ -= bytes;
-    std::memset(cur_, 0, bytes);
+  template <std::size_t Bytes>
+  Pos table(Vtable vt) {
+    cur_ -= Bytes;
+    std::memset(cur_, 0, Bytes);
     const Pos at = size();
     store32(cur_, static_cast<std::uint32_t>(static_cast<std::int32_t>(vtables_[vt] - at)));
     return at;

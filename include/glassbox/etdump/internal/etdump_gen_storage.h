@@ -18,8 +18,8 @@ enum class RecordKind : std::uint8_t {
   kProfile,      // a = start, b = end, id = name slot or kNoName
   kDelegateInt,  // a = start, b = end, id = int identifier
   kDelegateStr,  // a = start, b = end, id = name slot of the identifier
-  kMetadata,     // just before a delegate record with kHasMetadata: b = length;
-                 // the bytes fill the metadata_slots(b) slots before it
+  kMetadata,     // just before a delegate record with kHasMetadata: see
+                 // kInlineMetadata
   kAllocator,    // id = name slot, b = 1-based allocator id
   kAllocation,   // id = allocator id, a = size
   kDebug,        // a = value blob, id = delegate id (see flags)
@@ -47,9 +47,20 @@ struct Record {
 };
 static_assert(sizeof(Record) == 32, "the hot-path budget is 32 bytes/event");
 
-// Slots of raw metadata bytes before a kMetadata record.
+// A kMetadata record. Up to kInlineMetadata bytes are held in the record
+// itself (its first 24 bytes; the length where `instruction` is); longer
+// metadata fills metadata_slots(length) raw slots before it, with the
+// length in `b`. So a delegate event with metadata is one claim of
+// consecutive slots: [raw slots] [kMetadata] [event].
+inline constexpr std::size_t kInlineMetadata = 24;
+inline constexpr std::uint8_t kMetadataInline = 0x1;  // kMetadata: flags
+
 constexpr std::uint64_t metadata_slots(std::uint64_t length) {
-  return (length + sizeof(Record) - 1) / sizeof(Record);
+  return length <= kInlineMetadata ? 0 : (length + sizeof(Record) - 1) / sizeof(Record);
+}
+inline std::uint64_t metadata_length(const Record& header) {
+  return (header.flags & kMetadataInline) != 0 ? static_cast<std::uint32_t>(header.instruction)
+                                               : header.b;
 }
 
 // One event block, kept in the arena; blocks form a list from the newest.
@@ -181,7 +192,11 @@ class RecordStore {
     return chunk == nullptr ? nullptr : chunk + (index & (kChunkSize - 1));
   }
   // Read-only access for serialization: null for a never-allocated chunk.
-  const Record* peek(std::uint64_t index) const;
+  const Record* peek(std::uint64_t index) const {
+    if (fixed_ != nullptr) return fixed_ + index;
+    const Record* chunk = chunks_[index >> kChunkShift].load(std::memory_order_acquire);
+    return chunk == nullptr ? nullptr : chunk + (index & (kChunkSize - 1));
+  }
   Record* fixed_base() const { return fixed_; }
   void clear();
 
