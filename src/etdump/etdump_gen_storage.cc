@@ -1,5 +1,6 @@
 #include "glassbox/etdump/internal/etdump_gen_storage.h"
 
+#include <algorithm>
 #include <cstring>
 #include <new>
 
@@ -91,13 +92,17 @@ RecordStore::~RecordStore() {
 void RecordStore::init_fixed(Record* base, std::uint64_t capacity, std::int64_t budget) {
   fixed_ = base;
   capacity_ = capacity;
-  initial_budget_ = budget;
+  set_limit(budget);
   clear();
+}
+
+void RecordStore::set_limit(std::int64_t budget) {
+  const std::int64_t slots = budget / static_cast<std::int64_t>(kSlotBytes);
+  initial_limit_ = std::min(slots, static_cast<std::int64_t>(capacity_));
 }
 
 void RecordStore::init_heap(std::uint64_t max_records, std::int64_t budget) {
   fixed_ = nullptr;
-  initial_budget_ = budget;
   num_chunks_ = (max_records + kChunkSize - 1) >> kChunkShift;
   capacity_ = num_chunks_ << kChunkShift;
   chunks_.reset(new (std::nothrow) std::atomic<Record*>[num_chunks_]);
@@ -105,26 +110,26 @@ void RecordStore::init_heap(std::uint64_t max_records, std::int64_t budget) {
     num_chunks_ = 0;
     capacity_ = 0;
   }
+  set_limit(budget);
   for (std::uint64_t i = 0; i < num_chunks_; ++i) chunks_[i].store(nullptr);
   clear();
 }
 
 bool RecordStore::charge(std::size_t bytes) {
-  const auto amount = static_cast<std::int64_t>(bytes);
-  const std::int64_t left = budget_.fetch_sub(amount) - amount;
+  const auto slots = static_cast<std::int64_t>((bytes + kSlotBytes - 1) / kSlotBytes);
+  const std::int64_t left = limit_.fetch_sub(slots) - slots;
   // See claim(): both sides take their own counter first, then read the
   // other's.
-  if (left < 0 || static_cast<std::int64_t>(next_.load() * kSlotBytes) > left) {
-    budget_.fetch_add(amount);
+  if (static_cast<std::int64_t>(next_.load()) > left) {
+    limit_.fetch_add(slots);
     return false;
   }
   return true;
 }
 
 std::uint64_t RecordStore::event_capacity() const {
-  const std::int64_t left = budget_.load(std::memory_order_relaxed);
-  const std::uint64_t by_budget = left > 0 ? static_cast<std::uint64_t>(left) / kSlotBytes : 0;
-  return by_budget < capacity_ ? by_budget : capacity_;
+  const std::int64_t left = limit_.load(std::memory_order_relaxed);
+  return left > 0 ? static_cast<std::uint64_t>(left) : 0;
 }
 
 Record* RecordStore::allocate_chunk(std::uint64_t chunk_index) {
@@ -145,7 +150,7 @@ void RecordStore::clear() {
       delete[] chunks_[i].exchange(nullptr);
     }
   }
-  budget_.store(initial_budget_);
+  limit_.store(initial_limit_);
   next_.store(0, std::memory_order_relaxed);
 }
 

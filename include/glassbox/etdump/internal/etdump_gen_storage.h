@@ -165,13 +165,12 @@ class RecordStore {
     // same order in charge(), of a claim and a charge racing at least
     // one sees the other, so together they never overdraw the budget.
     *index = next_.fetch_add(count);
-    const std::uint64_t end = *index + count;
-    return end <= capacity_ && static_cast<std::int64_t>(end * kSlotBytes) <= budget_.load();
+    return static_cast<std::int64_t>(*index + count) <= limit_.load();
   }
   // Takes `bytes` from the budget; false (and nothing taken) when short.
   bool charge(std::size_t bytes);
 
-  // Slots this store could hold with no arena charges.
+  // Slots this store holds physically.
   std::uint64_t capacity() const { return capacity_; }
   // Single-slot events that fit in total, given the charges so far.
   std::uint64_t event_capacity() const;
@@ -181,8 +180,11 @@ class RecordStore {
     const std::uint64_t n = next_.load(std::memory_order_relaxed);
     return n < capacity_ ? n : capacity_;
   }
-  // Bytes charged by the arena so far (not counting slots).
-  std::int64_t charged() const { return initial_budget_ - budget_.load(); }
+  // Bytes charged by the arena so far (not counting slots), rounded up
+  // to whole slots.
+  std::int64_t charged() const {
+    return (initial_limit_ - limit_.load()) * static_cast<std::int64_t>(kSlotBytes);
+  }
   // The slot for a claimed index below capacity; in heap mode allocates
   // its chunk on first touch. Null only if that allocation failed.
   Record* slot(std::uint64_t index) {
@@ -202,10 +204,13 @@ class RecordStore {
 
  private:
   Record* allocate_chunk(std::uint64_t chunk_index);
+  void set_limit(std::int64_t budget);
 
   std::atomic<std::uint64_t> next_{0};
-  std::atomic<std::int64_t> budget_{0};
-  std::int64_t initial_budget_ = 0;
+  // The budget in slots: claims may end at or below it; arena charges
+  // lower it (rounded up to whole slots), so a claim checks one number.
+  std::atomic<std::int64_t> limit_{0};
+  std::int64_t initial_limit_ = 0;
   std::uint64_t capacity_ = 0;
   Record* fixed_ = nullptr;
   std::unique_ptr<std::atomic<Record*>[]> chunks_;
