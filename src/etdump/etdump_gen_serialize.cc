@@ -123,7 +123,9 @@ class Serializer {
     std::uint32_t num_allocators = 0;
     // The vectors are built from the scratch alone: by then the records
     // may have been written over.
-    std::memset(scratch_ + block.begin, 0, (block.end - block.begin) * sizeof(std::uint32_t));
+    if (block.end > block.begin) {
+      std::memset(scratch_ + block.begin, 0, (block.end - block.begin) * sizeof(std::uint32_t));
+    }
     for_each_record_backward(records_, block.begin, block.end,
                              [&](std::uint64_t j, std::uint64_t first, const Record& r) {
                                const std::uint8_t* floor = floor_base_ + floor_stride_ * first;
