@@ -62,7 +62,8 @@ def main():
             if name.startswith("BM_TwoClockReads"):
                 floors[label] = ns
             counters = {k: v for k, v in b.items()
-                        if k in ("GFLOP", "bytes_per_event")}
+                        if k in ("GFLOP", "bytes_per_event", "memcpy_ns_per_event",
+                                 "ratio_to_memcpy")}
             if "items_per_second" in b:
                 per_item = 1e9 / b["items_per_second"]
                 rows.append((name, label, per_item, ns, counters))

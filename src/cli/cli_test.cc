@@ -128,6 +128,7 @@ TEST(CliTest, ShowJsonWithExtensions) {
   EXPECT_EQ(j["tick_ratio"]["denominator"], 2);
   EXPECT_EQ(j["program_fingerprint"], "fnv1a64:0123456789abcdef");
   EXPECT_EQ(j["dropped_events"], 3);
+  EXPECT_EQ(j["dropped_blocks"], 2);
   EXPECT_EQ(j["producer"], "glassbox 0.1.0");
   const Json& run = j["runs"][0];
   EXPECT_EQ(run["dropped_events"], 3);
@@ -202,6 +203,7 @@ TEST(CliTest, ShowTextListsRunsAndEvents) {
   EXPECT_THAT(ext.out, HasSubstr("time unit: 1 tick = 2.5 ns (tick ratio 5/2)"));
   EXPECT_THAT(ext.out, HasSubstr("(1.5 us)"));
   EXPECT_THAT(ext.out, HasSubstr("thread 1  time duration_only"));
+  EXPECT_THAT(ext.out, HasSubstr("dropped blocks: 2\n"));
 }
 
 TEST(CliTest, TruncatedFileIsOneLineAndExitOne) {

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <new>
 
+#include "src/etdump/etdump_writer.h"
 #include "src/etdump/value_blob.h"
 
 namespace glassbox::etdump {
@@ -22,6 +24,8 @@ using runtime::ValueView;
 namespace {
 
 constexpr std::size_t kAlign = 64;
+// A FlatBuffer cannot exceed 2 GiB; the heap-mode budget keeps it below.
+constexpr std::int64_t kMaxHeapBudget = (std::int64_t{1} << 31) - (std::int64_t{1} << 20);
 
 // A small per-process index for the logging thread, assigned on first use.
 // Constant-initialised thread_local: reading it is one TLS load.
@@ -62,7 +66,7 @@ ETDumpGen::~ETDumpGen() = default;
 
 void ETDumpGen::init_heap() {
   caller_buffer_ = false;
-  arena_.init_heap();
+  arena_.init_heap(&records_);
   const std::size_t slots = NameTable::slots_for(options_.max_names);
   name_slots_heap_.reset(new (std::nothrow) NameSlot[slots]);
   if (name_slots_heap_ == nullptr) {
@@ -71,101 +75,68 @@ void ETDumpGen::init_heap() {
     return;
   }
   names_.init(name_slots_heap_.get(), slots, options_.max_names, &arena_);
-  records_.init_heap(options_.heap_max_events);
+  // A FlatBuffer cannot exceed 2 GiB: the budget keeps the dump below it.
+  records_.init_heap(options_.heap_max_events, kMaxHeapBudget);
   if (records_.capacity() == 0) status_ = Error::kMemoryAllocationFailed;
 }
 
-// Splits the caller's buffer once. Every region is 64-byte aligned. The
-// output region gets the worst-case serialized size of everything the other
-// regions can hold, so serialization always fits.
+// Splits the caller's buffer once: the name table, then one region that
+// records grow up into and the arena grows down into, sharing one budget.
+// The budget leaves room for the fixed part of the ETDump, which is then
+// written over the records (see etdump_gen_serialize.cc).
 void ETDumpGen::init_buffer(Span<std::uint8_t> buffer) {
   caller_buffer_ = true;
-  std::uint8_t* cursor = buffer.data();
-  std::size_t left = buffer.size();
-  auto take = [&](std::size_t bytes) -> std::uint8_t* {
-    const std::size_t pad = (kAlign - reinterpret_cast<std::uintptr_t>(cursor) % kAlign) % kAlign;
-    bytes = (bytes + kAlign - 1) & ~(kAlign - 1);
-    if (cursor == nullptr || pad > left || bytes > left - pad) return nullptr;
-    std::uint8_t* out = cursor + pad;
-    cursor = out + bytes;
-    left -= pad + bytes;
-    return out;
-  };
   auto fail = [&] {
     status_ = Error::kOutOfResources;
     names_.init(nullptr, 0, 0, &arena_);
-    arena_.init_fixed(nullptr, 0, 0);
-    records_.init_fixed(nullptr, 0);
+    records_.init_fixed(nullptr, 0, 0);
+    arena_.init_fixed(nullptr, &records_);
   };
-
+  auto align_up = [](std::uintptr_t p) { return (p + kAlign - 1) & ~std::uintptr_t{kAlign - 1}; };
+  const auto begin = reinterpret_cast<std::uintptr_t>(buffer.data());
+  const std::uintptr_t end = begin + buffer.size();
+  if (buffer.data() == nullptr) return fail();
   const std::size_t slots = NameTable::slots_for(options_.max_names);
-  auto* name_memory = take(slots * sizeof(NameSlot));
-  // The alignment slack of the regions taken below, kept off the budget.
-  constexpr std::size_t kRegions = 6;
-  if (name_memory == nullptr || left < internal::kFixedOutputBound + kRegions * kAlign) {
-    return fail();
-  }
-  const std::size_t usable = left - internal::kFixedOutputBound - kRegions * kAlign;
-  const double fraction = std::clamp(options_.arena_fraction, 0.01, 0.9);
-  const auto arena_region = static_cast<std::size_t>(static_cast<double>(usable) * fraction);
-  // Serialized values can be a few times larger than their arena blobs.
-  const std::size_t arena_bytes = arena_region / 4;
-  const std::size_t arena_output = arena_region - arena_bytes;
+  const std::uintptr_t names_at = align_up(begin);
+  const std::uintptr_t region_at = align_up(names_at + slots * sizeof(NameSlot));
+  const std::uintptr_t region_end = end & ~std::uintptr_t{7};
+  constexpr std::size_t kMinimum = internal::kFixedOutputBytes + 16 * internal::kSlotBytes +
+                                   internal::kBlockOutputBytes + sizeof(BlockEntry) + kAlign;
+  if (region_at > region_end || region_end - region_at < kMinimum) return fail();
+  const std::size_t region = region_end - region_at;
+  // Alignment of the scratch below the arena and of the dump: 16 bytes.
+  const auto budget = static_cast<std::int64_t>(region - internal::kFixedOutputBytes - 16);
 
-  constexpr std::size_t kPerEvent =
-      sizeof(Record) + sizeof(std::uint32_t) + internal::kRecordOutputBound;
-  constexpr std::size_t kPerBlock = sizeof(BlockEntry) + internal::kBlockOutputBound;
-  const std::size_t rest = usable - arena_region;
-  std::size_t blocks = options_.max_blocks;
-  if (blocks == 0) blocks = std::max<std::size_t>(16, rest / kPerEvent / 64);
-  if (rest < blocks * kPerBlock + 16 * kPerEvent) return fail();
-  const std::size_t events = (rest - blocks * kPerBlock) / kPerEvent;
-
-  auto* block_memory = take(blocks * sizeof(BlockEntry));
-  auto* offset_memory = take(events * sizeof(std::uint32_t));
-  auto* record_memory = take(events * sizeof(Record));
-  auto* arena_memory = take(arena_bytes);
-  if (!block_memory || !offset_memory || !record_memory || !arena_memory) {
-    return fail();
-  }
-  // The output region is what is left, from a 64-byte boundary; its size a
-  // multiple of 8 so the FlatBuffer's end (and so its start) stays aligned.
-  const std::size_t pad = (kAlign - reinterpret_cast<std::uintptr_t>(cursor) % kAlign) % kAlign;
-  if (pad > left) return fail();
-  cursor += pad;
-  left -= pad;
-  const std::size_t output_bytes = left & ~std::size_t{7};
-  const std::size_t needed = events * internal::kRecordOutputBound +
-                             blocks * internal::kBlockOutputBound + arena_output +
-                             internal::kFixedOutputBound;
-  if (output_bytes < needed) return fail();
-
-  names_.init(reinterpret_cast<NameSlot*>(name_memory), slots, options_.max_names, &arena_);
-  arena_.init_fixed(arena_memory, arena_bytes, arena_output);
-  records_.init_fixed(reinterpret_cast<Record*>(record_memory), events);
-  blocks_fixed_ = reinterpret_cast<BlockEntry*>(block_memory);
-  max_blocks_ = blocks;
-  offsets_fixed_ = reinterpret_cast<std::uint32_t*>(offset_memory);
-  output_region_ = Span<std::uint8_t>(cursor, output_bytes);
+  names_.init(reinterpret_cast<NameSlot*>(names_at), slots, options_.max_names, &arena_);
+  records_.init_fixed(reinterpret_cast<Record*>(region_at), region / sizeof(Record), budget);
+  arena_.init_fixed(reinterpret_cast<std::uint8_t*>(region_end), &records_);
 }
 
-std::size_t ETDumpGen::capacity() const { return static_cast<std::size_t>(records_.capacity()); }
+std::size_t ETDumpGen::capacity() const {
+  return static_cast<std::size_t>(records_.event_capacity());
+}
 
 std::size_t ETDumpGen::num_blocks() const { return num_blocks_; }
 
-std::uint64_t ETDumpGen::num_events() const { return records_.size(); }
+std::uint64_t ETDumpGen::num_events() const {
+  return finished_ ? finished_events_ : count_events();
+}
 
 void ETDumpGen::reset() {
   records_.clear();
   names_.clear();
   arena_.clear();
-  blocks_heap_.clear();
+  last_block_ = nullptr;
   num_blocks_ = 0;
   allocators_in_block_.store(0, std::memory_order_relaxed);
   blocks_exhausted_.store(false, std::memory_order_relaxed);
+  full_.store(false, std::memory_order_relaxed);
   dropped_.store(0, std::memory_order_relaxed);
+  dropped_blocks_.store(0, std::memory_order_relaxed);
   rejected_.store(0, std::memory_order_relaxed);
   tensor_data_dropped_.store(0, std::memory_order_relaxed);
+  finished_ = false;
+  finished_events_ = 0;
   output_ = {};
 }
 
@@ -184,47 +155,67 @@ void ETDumpGen::set_program_fingerprint(const char* fingerprint) {
 // ---- Records -----------------------------------------------------------------
 
 // Inlined into every logging path: it is most of the per-event work.
-[[gnu::always_inline]] inline bool ETDumpGen::claim(Record** first, Record** second) {
-  const std::uint32_t count = second == nullptr ? 1 : 2;
+[[gnu::always_inline]] inline std::uint64_t ETDumpGen::claim(std::uint32_t count) {
   if (!blocks_exhausted_.load(std::memory_order_relaxed)) [[likely]] {
-    const std::uint64_t index = records_.claim(count);
-    if (index + count <= records_.capacity()) [[likely]] {
-      *first = records_.slot(index);
-      if (second != nullptr) *second = records_.slot(index + 1);
-      if (*first != nullptr && (second == nullptr || *second != nullptr)) {
-        return true;
-      }
-      // A heap chunk could not be allocated: leave both slots empty.
-      if (*first != nullptr) (*first)->kind = RecordKind::kEmpty;
+    std::uint64_t index = 0;
+    if (records_.claim(count, &index)) [[likely]] {
+      return index;
     }
+    claim_failed(index, count);
   }
   dropped_.fetch_add(1, std::memory_order_relaxed);
-  return false;
+  return internal::RecordStore::kFull;
+}
+
+void ETDumpGen::claim_failed(std::uint64_t index, std::uint32_t count) {
+  full_.store(true, std::memory_order_relaxed);
+  if (caller_buffer_ && index < records_.capacity()) {
+    const std::uint64_t n = std::min<std::uint64_t>(count, records_.capacity() - index);
+    arena_.mark_unwritten(records_.fixed_base() + index, n);
+  }
+}
+
+// One record slot: null (a drop, counted) when full or when a heap chunk
+// cannot be allocated (the slot then stays empty).
+[[gnu::always_inline]] inline Record* ETDumpGen::claim_one() {
+  const std::uint64_t index = claim(1);
+  if (index == internal::RecordStore::kFull) return nullptr;
+  Record* record = records_.slot(index);
+  if (record == nullptr) dropped_.fetch_add(1, std::memory_order_relaxed);
+  return record;
 }
 
 // ---- Blocks and allocators ---------------------------------------------------
 
+Error ETDumpGen::refuse_block() {
+  // Without a block to put them in, later events would be attributed to
+  // the wrong execution: stop recording instead, and count what is lost.
+  blocks_exhausted_.store(true, std::memory_order_relaxed);
+  dropped_blocks_.fetch_add(1, std::memory_order_relaxed);
+  return Error::kOutOfResources;
+}
+
 Error ETDumpGen::create_event_block(const char* name) {
   if (status_ != Error::kOk) return status_;
-  if (caller_buffer_ && num_blocks_ == max_blocks_) {
-    // Without a block to put them in, later events would be attributed to
-    // the wrong execution: stop recording instead, and count what is lost.
-    blocks_exhausted_.store(true, std::memory_order_relaxed);
-    dropped_.fetch_add(1, std::memory_order_relaxed);
-    return Error::kOutOfResources;
+  if (blocks_exhausted_.load(std::memory_order_relaxed) || full_.load(std::memory_order_relaxed) ||
+      (options_.max_blocks != 0 && num_blocks_ == options_.max_blocks)) {
+    return refuse_block();
   }
-  BlockEntry entry{};
-  entry.first_record = records_.size();
-  entry.dropped_at_start = dropped_.load(std::memory_order_relaxed);
-  entry.rejected_at_start = rejected_.load(std::memory_order_relaxed);
-  entry.tensor_data_dropped_at_start = tensor_data_dropped_.load(std::memory_order_relaxed);
-  entry.name = name != nullptr ? names_.intern(name) : kNoName;
-  entry.bundled_input_index = bundled_input_index();
-  if (caller_buffer_) {
-    blocks_fixed_[num_blocks_] = entry;
-  } else {
-    blocks_heap_.push_back(entry);
+  const std::uint32_t name_slot = name != nullptr ? names_.intern(name) : kNoName;
+  void* memory = arena_.allocate(sizeof(BlockEntry), internal::kBlockOutputBytes);
+  if (memory == nullptr) {
+    full_.store(true, std::memory_order_relaxed);
+    return refuse_block();
   }
+  auto* entry = new (memory) BlockEntry{};
+  entry->previous = last_block_;
+  entry->first_record = records_.size();
+  entry->dropped_at_start = dropped_.load(std::memory_order_relaxed);
+  entry->rejected_at_start = rejected_.load(std::memory_order_relaxed);
+  entry->tensor_data_dropped_at_start = tensor_data_dropped_.load(std::memory_order_relaxed);
+  entry->name = name_slot;
+  entry->bundled_input_index = bundled_input_index();
+  last_block_ = entry;
   ++num_blocks_;
   allocators_in_block_.store(0, std::memory_order_relaxed);
   return Error::kOk;
@@ -232,13 +223,12 @@ Error ETDumpGen::create_event_block(const char* name) {
 
 AllocatorId ETDumpGen::track_allocator(const char* name) {
   const std::uint32_t slot = name != nullptr ? names_.intern(name) : kNoName;
-  Record* r = nullptr;
-  if ((name != nullptr && slot == kNoName) || !claim(&r)) {
-    if (name != nullptr && slot == kNoName) {
-      dropped_.fetch_add(1, std::memory_order_relaxed);
-    }
+  if (name != nullptr && slot == kNoName) {
+    dropped_.fetch_add(1, std::memory_order_relaxed);
     return kUnsetAllocatorId;
   }
+  Record* r = claim_one();
+  if (r == nullptr) return kUnsetAllocatorId;
   const std::uint32_t id = allocators_in_block_.fetch_add(1, std::memory_order_relaxed) + 1;
   *r = Record{0, id, slot, -1, -1, RecordKind::kAllocator, 0, thread_index()};
   return AllocatorId(id);
@@ -252,8 +242,8 @@ void ETDumpGen::track_allocation(AllocatorId allocator, std::size_t size) {
     (void)reject();
     return;
   }
-  Record* r = nullptr;
-  if (!claim(&r)) return;
+  Record* r = claim_one();
+  if (r == nullptr) return;
   *r = Record{size,
               0,
               allocator.value,
@@ -295,8 +285,8 @@ Error ETDumpGen::end_profiling(const EventTracerEntry& entry) {
   if (entry.delegate_event_id_type != DelegateDebugIdType::kNone) {
     return reject();  // a delegate entry must end with end_profiling_delegate
   }
-  Record* r = nullptr;
-  if (!claim(&r)) return Error::kOutOfResources;
+  Record* r = claim_one();
+  if (r == nullptr) return Error::kOutOfResources;
   const std::uint32_t name =
       entry.event_id < 0 ? kNoName : static_cast<std::uint32_t>(entry.event_id);
   *r = Record{entry.start_time,
@@ -379,32 +369,44 @@ Error ETDumpGen::write_delegate_event(bool string_id, std::uint32_t id, Ticks st
   const RecordKind kind = string_id ? RecordKind::kDelegateStr : RecordKind::kDelegateInt;
   std::uint8_t flags = time_source_bits(source);
   if (metadata_len == 0) {
-    Record* r = nullptr;
-    if (!claim(&r)) return Error::kOutOfResources;
+    Record* r = claim_one();
+    if (r == nullptr) return Error::kOutOfResources;
     *r = Record{start, end, id, chain.value, instruction.value, kind, flags, thread_index()};
     return Error::kOk;
   }
-  // Metadata is copied; the event is kept whole or dropped whole.
-  std::uint8_t* copy =
-      arena_.allocate(metadata_len, metadata_len + internal::kStringOutputOverhead);
-  Record* r = nullptr;
-  Record* meta = nullptr;
-  if (copy == nullptr) {
+  // Metadata is copied into the slots before the event (one claim, no
+  // lock): see internal::kInlineMetadata. The event is kept whole or
+  // dropped whole.
+  const std::uint64_t raw = internal::metadata_slots(metadata_len);
+  if (raw + 2 > std::numeric_limits<std::uint32_t>::max()) return reject();
+  const std::uint64_t first = claim(static_cast<std::uint32_t>(raw + 2));
+  if (first == internal::RecordStore::kFull) return Error::kOutOfResources;
+  Record* meta = records_.slot(first + raw);
+  Record* r = records_.slot(first + raw + 1);
+  bool slots_ok = meta != nullptr && r != nullptr;
+  for (std::uint64_t k = 0; slots_ok && k < raw; ++k)
+    slots_ok = records_.slot(first + k) != nullptr;
+  if (!slots_ok) {
+    // A heap chunk could not be allocated: every slot stays empty.
     dropped_.fetch_add(1, std::memory_order_relaxed);
     return Error::kOutOfResources;
   }
-  if (!claim(&r, &meta)) return Error::kOutOfResources;
-  std::memcpy(copy, metadata, metadata_len);
-  flags |= internal::kHasMetadata;
   const std::uint16_t thread = thread_index();
-  *meta = Record{reinterpret_cast<std::uintptr_t>(copy),
-                 metadata_len,
-                 0,
-                 chain.value,
-                 instruction.value,
-                 RecordKind::kMetadata,
-                 0,
-                 thread};
+  Record header{0, metadata_len, 0, chain.value, instruction.value, RecordKind::kMetadata,
+                0, thread};
+  if (raw == 0) {
+    std::memcpy(&header, metadata, metadata_len);
+    header.instruction = static_cast<std::int32_t>(metadata_len);
+    header.flags = internal::kMetadataInline;
+  }
+  const auto* bytes = static_cast<const std::uint8_t*>(metadata);
+  for (std::uint64_t k = 0; k < raw; ++k) {
+    const std::size_t offset = static_cast<std::size_t>(k) * sizeof(Record);
+    std::memcpy(records_.slot(first + k), bytes + offset,
+                std::min(sizeof(Record), metadata_len - offset));
+  }
+  *meta = header;
+  flags |= internal::kHasMetadata;
   *r = Record{start, end, id, chain.value, instruction.value, kind, flags, thread};
   return Error::kOk;
 }
@@ -465,16 +467,21 @@ Result<bool> ETDumpGen::write_value(const ValueView& value, std::uint8_t flags, 
     return make_error(reject(), "tensor list is longer than 64 tensors");
   }
   std::size_t blob_size = sizeof(ValueBlobHeader);
-  std::size_t bound = internal::kValueOutputBound;
   for (const TensorView& t : tensors) {
     if (t.sizes.size() > internal::kMaxLoggedTensorDims ||
         (!t.strides.empty() && t.strides.size() != t.sizes.size()) || element_size(t.dtype) == 0) {
       return make_error(reject(), "tensor has an unknown dtype or bad rank");
     }
     blob_size += internal::tensor_blob_size(t.sizes.size());
-    bound += internal::kTensorOutputBound + 16 * t.sizes.size();
   }
-  std::uint8_t* blob = arena_.allocate(blob_size, bound);
+  // Charged: the value's serialized size, less what its slot covers.
+  std::size_t total_dims = 0;
+  for (const TensorView& t : tensors) total_dims += t.sizes.size();
+  const std::size_t bytes = internal::debug_event_bytes(static_cast<std::uint8_t>(value.kind()),
+                                                        tensors.size(), total_dims);
+  const std::size_t output =
+      bytes > internal::kSlotOutputBytes ? bytes - internal::kSlotOutputBytes : 0;
+  std::uint8_t* blob = arena_.allocate(blob_size, output);
   if (blob == nullptr) {
     dropped_.fetch_add(1, std::memory_order_relaxed);
     return make_error(Error::kOutOfResources, "ETDump buffer is full");
@@ -503,10 +510,8 @@ Result<bool> ETDumpGen::write_value(const ValueView& value, std::uint8_t flags, 
     }
     out += internal::tensor_blob_size(t.sizes.size());
   }
-  Record* r = nullptr;
-  if (!claim(&r)) {
-    return make_error(Error::kOutOfResources, "ETDump buffer is full");
-  }
+  Record* r = claim_one();
+  if (r == nullptr) return make_error(Error::kOutOfResources, "ETDump buffer is full");
   *r = Record{
       reinterpret_cast<std::uintptr_t>(blob), blob_size,          id,    current_chain_id().value,
       current_instruction_id().value,         RecordKind::kDebug, flags, thread_index()};

@@ -7,7 +7,11 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <cstring>
+#include <ctime>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "glassbox/etdump/etdump_gen.h"
@@ -37,7 +41,9 @@ class Harness {
     ETDumpGenOptions options;
     options.clock = clock_for(state);
     gen_.emplace(Span<std::uint8_t>(memory_), options);
-    batch_ = gen_->capacity() / 2;
+    // A fixed batch (4.8 MB of records), so that figures compare across
+    // versions whose buffers hold different numbers of events.
+    batch_ = std::min<std::size_t>(gen_->capacity() / 2, 150000);
     (void)gen_->create_event_block("bench");
     state.SetLabel(clock_label(state));
   }
@@ -131,32 +137,158 @@ void BM_HookOnNullTracer(benchmark::State& state) {
 }
 BENCHMARK(BM_HookOnNullTracer);
 
-// A dump of `kEvents` delegate events with metadata, shared by the
-// serialization and reader benchmarks.
-constexpr std::int64_t kEvents = 100000;
+// ---- Serialization -----------------------------------------------------------
+//
+// Arguments: events, identifier (0 int, 1 string), metadata (0 none, 1 two
+// bytes), mode (0 heap, 1 caller buffer). Timed manually, in thread CPU
+// time, so that the caller-buffer refill (its dump is written over the
+// records) stays out of the figure. Each also reports the floor measured
+// in the same run the same way: a memcpy of the dump's bytes into a warm
+// buffer, per event, and the ratio.
 
-void fill(ETDumpGen& gen) {
+constexpr std::int64_t kDelegateIds = 64;
+
+void log_events(ETDumpGen& gen, std::int64_t events, bool string_id, bool metadata) {
   (void)gen.create_event_block("Execute");
-  for (std::int64_t i = 0; i < kEvents; ++i) {
-    (void)gen.log_profiling_delegate(nullptr, DelegateDebugIntId(static_cast<std::int32_t>(i % 64)),
-                                     static_cast<Ticks>(i), static_cast<Ticks>(i + 1), "op", 2);
+  const char* names[] = {"conv_1", "relu_2", "pool_3", "fc_4"};
+  for (std::int64_t i = 0; i < events; ++i) {
+    const char* name = string_id ? names[i % 4] : nullptr;
+    const DelegateDebugIntId id =
+        string_id ? kUnsetDelegateDebugIntId
+                  : DelegateDebugIntId(static_cast<std::int32_t>(i % kDelegateIds));
+    (void)gen.log_profiling_delegate(name, id, static_cast<Ticks>(i), static_cast<Ticks>(i + 1),
+                                     metadata ? "op" : nullptr, metadata ? 2 : 0);
   }
 }
 
-void BM_SerializePerEvent(benchmark::State& state) {
-  ETDumpGen gen;
-  fill(gen);
-  for (auto _ : state) {
-    Result<Span<const std::uint8_t>> out = gen.get_etdump_data();
-    benchmark::DoNotOptimize(out->data());
-  }
-  state.SetItemsProcessed(state.iterations() * kEvents);
+// Bytes a caller buffer needs for `events` such events (slots at 60 bytes,
+// two slots with short metadata), with room for the fixed parts.
+std::size_t buffer_bytes(std::int64_t events, bool metadata) {
+  return static_cast<std::size_t>(events) * (metadata ? 2 : 1) * 60 + (1 << 20);
 }
-BENCHMARK(BM_SerializePerEvent)->Unit(benchmark::kMillisecond);
+
+// CPU time of this thread: the machine the figures come from is shared,
+// and time spent descheduled is not the serializer's.
+double thread_ns() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) * 1e9 + static_cast<double>(t.tv_nsec);
+}
+
+// The median of 5 copies of `bytes` into a warm buffer.
+double memcpy_ns(Span<const std::uint8_t> bytes) {
+  std::vector<std::uint8_t> to(bytes.size(), 1);
+  std::vector<double> times;
+  for (int i = 0; i < 5; ++i) {
+    const double start = thread_ns();
+    std::memcpy(to.data(), bytes.data(), bytes.size());
+    benchmark::ClobberMemory();
+    times.push_back(thread_ns() - start);
+  }
+  std::sort(times.begin(), times.end());
+  return times[2];
+}
+
+void BM_Serialize(benchmark::State& state) {
+  const std::int64_t events = state.range(0);
+  const bool string_id = state.range(1) != 0;
+  const bool metadata = state.range(2) != 0;
+  const bool caller_buffer = state.range(3) != 0;
+  std::vector<std::uint8_t> memory(caller_buffer ? buffer_bytes(events, metadata) : 0, 0);
+  std::optional<ETDumpGen> gen;
+  if (caller_buffer) {
+    gen.emplace(Span<std::uint8_t>(memory));
+  } else {
+    gen.emplace();
+    log_events(*gen, events, string_id, metadata);
+  }
+  double total_ns = 0;
+  std::size_t dump_bytes = 0;
+  std::vector<std::uint8_t> last;
+  for (auto _ : state) {
+    if (caller_buffer) {
+      gen->reset();
+      log_events(*gen, events, string_id, metadata);
+    }
+    const double start = thread_ns();
+    Result<Span<const std::uint8_t>> out = gen->get_etdump_data();
+    benchmark::DoNotOptimize(out->data());
+    const double ns = thread_ns() - start;
+    state.SetIterationTime(ns * 1e-9);
+    total_ns += ns;
+    dump_bytes = out->size();
+    if (last.empty()) last.assign(out->begin(), out->end());
+  }
+  if (gen->dropped_events() != 0) state.SkipWithError("events dropped");
+  const double floor = memcpy_ns(last) / static_cast<double>(events);
+  const double per_event =
+      total_ns / static_cast<double>(state.iterations()) / static_cast<double>(events);
+  state.SetItemsProcessed(state.iterations() * events);
+  state.counters["bytes_per_event"] = static_cast<double>(dump_bytes) / static_cast<double>(events);
+  state.counters["memcpy_ns_per_event"] = floor;
+  state.counters["ratio_to_memcpy"] = per_event / floor;
+  state.SetLabel(std::string(caller_buffer ? "caller buffer" : "heap") +
+                 (string_id ? ", string ids" : ", int ids") + (metadata ? ", metadata" : ""));
+}
+BENCHMARK(BM_Serialize)
+    ->ArgNames({"events", "str", "meta", "buffer"})
+    ->ArgsProduct({{100000, 1000000}, {0, 1}, {0, 1}, {0, 1}})
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+
+// Log and serialize, per event, as a run would: a fresh heap tracer, or a
+// caller buffer reset, then `events` delegate event pairs (int ids, the
+// clock read at both ends) or post-time events with 2 bytes of metadata,
+// then get_etdump_data(). Argument 1: 0 pairs, 1 post-time with metadata.
+void BM_LogAndSerialize(benchmark::State& state) {
+  const std::int64_t events = state.range(0);
+  const bool post_time = state.range(1) != 0;
+  const bool caller_buffer = state.range(2) != 0;
+  std::vector<std::uint8_t> memory(caller_buffer ? buffer_bytes(events, post_time) : 0, 0);
+  std::optional<ETDumpGen> buffer_gen;
+  if (caller_buffer) buffer_gen.emplace(Span<std::uint8_t>(memory));
+  std::uint64_t dropped = 0;
+  for (auto _ : state) {
+    std::optional<ETDumpGen> heap_gen;
+    ETDumpGen* gen = nullptr;
+    if (caller_buffer) {
+      buffer_gen->reset();
+      gen = &*buffer_gen;
+    } else {
+      gen = &heap_gen.emplace();
+    }
+    (void)gen->create_event_block("Execute");
+    EventTracer* tracer = gen;
+    for (std::int64_t i = 0; i < events; ++i) {
+      const DelegateDebugIntId id(static_cast<std::int32_t>(i % kDelegateIds));
+      if (post_time) {
+        (void)runtime::event_tracer_log_profiling_delegate(
+            tracer, nullptr, id, static_cast<Ticks>(i), static_cast<Ticks>(i + 1), "op", 2);
+      } else {
+        EventTracerEntry e = runtime::event_tracer_start_profiling_delegate(tracer, nullptr, id);
+        (void)runtime::event_tracer_end_profiling_delegate(tracer, e);
+      }
+    }
+    Result<Span<const std::uint8_t>> out = gen->get_etdump_data();
+    benchmark::DoNotOptimize(out->data());
+    dropped += gen->dropped_events();
+  }
+  if (dropped != 0) state.SkipWithError("events dropped");
+  state.SetItemsProcessed(state.iterations() * events);
+  state.SetLabel(std::string(caller_buffer ? "caller buffer" : "heap") +
+                 (post_time ? ", post-time with metadata" : ", pairs"));
+}
+BENCHMARK(BM_LogAndSerialize)
+    ->ArgNames({"events", "post_time", "buffer"})
+    ->ArgsProduct({{100000, 1000000}, {0, 1}, {0, 1}})
+    ->Unit(benchmark::kMillisecond);
+
+// A dump of 100,000 delegate events with metadata, for the reader.
+constexpr std::int64_t kEvents = 100000;
 
 void BM_ReaderDecodePerEvent(benchmark::State& state) {
   ETDumpGen gen;
-  fill(gen);
+  log_events(gen, kEvents, false, true);
   Result<Span<const std::uint8_t>> out = gen.get_etdump_data();
   const std::vector<std::uint8_t> bytes(out->begin(), out->end());
   for (auto _ : state) {

@@ -1,48 +1,94 @@
 // ETDumpGen::get_etdump_data: turns the logged records into one ETDump
-// FlatBuffer. Runs once per dump, off the hot path; in caller-buffer mode
-// it builds inside the region reserved for it and allocates nothing.
+// FlatBuffer, written back to front by ETDumpWriter. Runs once per dump,
+// off the hot path; in caller-buffer mode it allocates nothing.
+//
+// Why the caller-buffer dump fits over the records. Records are read from
+// the last to the first, and each one's tables are written below what was
+// written before. Every slot was charged kSlotBytes: 56 bytes of output (no
+// event writes more than that per slot; larger ones charged the rest to
+// the budget when logged) and 4 of scratch. So when records [0, g) are
+// still unread, the bytes written so far are at most the fixed part, the
+// arena's charges and 56 per slot at or above g, while the region holds
+// 60 per slot in all: the cursor stays above slot g, the last unread byte.
+// ETDumpWriter checks this before each event all the same (fits()), and a
+// failed check is an error, never a write out of bounds.
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <new>
 
-#include "etdump_generated.h"
 #include "glassbox/config.h"
-#include "glassbox/core/check.h"
 #include "glassbox/etdump/etdump_gen.h"
+#include "src/etdump/etdump_writer.h"
 #include "src/etdump/value_blob.h"
 
 namespace glassbox::etdump {
 
 using internal::BlockEntry;
+using internal::ETDumpWriter;
 using internal::kNoName;
+using internal::Pos;
+using internal::ProfileShape;
 using internal::Record;
 using internal::RecordKind;
-using runtime::ValueView;
-
-namespace fb = ::etdump;
+using internal::RecordStore;
 
 namespace {
 
-// Hands the builder the whole reserved region once. Every event reserved
-// its worst case when logged, so the builder never asks to grow; if it
-// does, a size bound in etdump_gen_storage.h is wrong: a bug, not an error.
-class RegionAllocator final : public flatbuffers::Allocator {
- public:
-  explicit RegionAllocator(Span<std::uint8_t> region) : region_(region) {}
-  std::uint8_t* allocate(std::size_t size) override {
-    GLASSBOX_CHECK(size <= region_.size());
-    return region_.data();
-  }
-  void deallocate(std::uint8_t*, std::size_t) override {}
-  std::uint8_t* reallocate_downward(std::uint8_t*, std::size_t, std::size_t, std::size_t,
-                                    std::size_t) override {
-    GLASSBOX_CHECK(false && "ETDump output bound exceeded");
-    return nullptr;
-  }
+// Scratch tags: the low bits of a position (all positions are 4-aligned).
+constexpr std::uint32_t kTagEvent = 1;
+constexpr std::uint32_t kTagAllocator = 2;
+constexpr std::uint32_t kTagMask = 3;
 
- private:
-  Span<std::uint8_t> region_;
-};
+// The largest output of a profile event: its tables and its metadata.
+constexpr std::size_t profile_bytes(std::uint64_t metadata) { return 56 + 8 + metadata; }
+
+// Calls `f(index, first_slot, record)` for every record in [begin, end),
+// last to first, skipping empty slots and treating a delegate event with
+// metadata and the slots before it as one group.
+template <class F>
+void for_each_record_backward(const RecordStore& records, std::uint64_t begin, std::uint64_t end,
+                              F&& f) {
+  std::uint64_t j = end;
+  while (j > begin) {
+    --j;
+    const Record* r = records.peek(j);
+    if (r == nullptr) {
+      // A heap chunk never allocated: all of it is empty.
+      j &= ~(RecordStore::kChunkSize - 1);
+      j = std::max(j, begin);
+      continue;
+    }
+    if (r->kind == RecordKind::kEmpty || r->kind == RecordKind::kMetadata) continue;
+    std::uint64_t first = j;
+    if ((r->flags & internal::kHasMetadata) != 0 && j > begin) {
+      const Record* meta = records.peek(j - 1);
+      if (meta != nullptr && meta->kind == RecordKind::kMetadata) {
+        const std::uint64_t raw = internal::metadata_slots(internal::metadata_length(*meta));
+        if (j - 1 - begin >= raw) first = j - 1 - raw;
+      }
+    }
+    f(j, first, *r);
+    j = first;
+  }
+}
+
+// Copies 1 to 32 bytes that do not overlap, in a few fixed-size moves.
+inline void copy_short(std::uint8_t* to, const std::uint8_t* from, std::size_t n) {
+  if (n >= 16) {
+    std::memcpy(to, from, 16);
+    std::memcpy(to + n - 16, from + n - 16, 16);
+  } else if (n >= 8) {
+    std::memcpy(to, from, 8);
+    std::memcpy(to + n - 8, from + n - 8, 8);
+  } else if (n >= 4) {
+    std::memcpy(to, from, 4);
+    std::memcpy(to + n - 4, from + n - 4, 4);
+  } else {
+    for (std::size_t i = 0; i < n; ++i) to[i] = from[i];
+  }
+}
 
 bool is_event(RecordKind kind) {
   return kind == RecordKind::kProfile || kind == RecordKind::kDelegateInt ||
@@ -54,8 +100,7 @@ bool is_event(RecordKind kind) {
 struct BlockSpan {
   std::uint64_t begin = 0;
   std::uint64_t end = 0;
-  std::uint32_t name = kNoName;
-  const char* default_name = nullptr;  // for the implicit "Default" block
+  Pos name = 0;
   std::int32_t bundled_input_index = -1;
   std::uint64_t dropped = 0;
   std::uint64_t rejected = 0;
@@ -64,262 +109,297 @@ struct BlockSpan {
 
 class Serializer {
  public:
-  Serializer(flatbuffers::FlatBufferBuilder& fbb, internal::RecordStore& records,
-             internal::NameTable& names, std::uint32_t* offsets)
-      : fbb_(fbb), records_(records), names_(names), offsets_(offsets) {}
+  Serializer(ETDumpWriter& writer, const RecordStore& records, const internal::NameTable& names,
+             std::uint32_t* scratch, const std::uint8_t* floor_base, std::size_t floor_stride)
+      : w_(writer),
+        records_(records),
+        names_(names),
+        scratch_(scratch),
+        floor_base_(floor_base),
+        floor_stride_(floor_stride) {}
 
-  flatbuffers::Offset<fb::RunData> run(const BlockSpan& block) {
+  Pos run(const BlockSpan& block) {
     std::uint32_t num_events = 0;
     std::uint32_t num_allocators = 0;
-    for (std::uint64_t i = block.begin; i < block.end; ++i) {
-      const Record* r = records_.peek(i);
-      if (r == nullptr) continue;
-      if (r->kind == RecordKind::kAllocator) {
-        offsets_[i] = fb::CreateAllocator(fbb_, name(r->id)).o;
-        ++num_allocators;
-      } else if (is_event(r->kind)) {
-        const Record* next = (r->flags & internal::kHasMetadata) && i + 1 < block.end
-                                 ? records_.peek(i + 1)
-                                 : nullptr;
-        offsets_[i] = event(*r, next).o;
-        ++num_events;
-      }
+    // The vectors are built from the scratch alone: by then the records
+    // may have been written over.
+    if (block.end > block.begin) {
+      std::memset(scratch_ + block.begin, 0, (block.end - block.begin) * sizeof(std::uint32_t));
     }
-    const auto events = vector_of(block, num_events, false);
-    const auto allocators = num_allocators > 0 ? vector_of(block, num_allocators, true) : 0;
-    const auto run_name =
-        block.default_name != nullptr ? fbb_.CreateString(block.default_name) : name(block.name);
-    // The Glassbox counters are written even when zero, so that a reader
-    // can tell "nothing dropped" from "a writer that does not count".
-    fbb_.ForceDefaults(true);
-    const auto run = fb::CreateRunData(
-        fbb_, run_name, block.bundled_input_index,
-        flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::Allocator>>>(allocators),
-        flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::Event>>>(events),
-        block.dropped, block.rejected, block.tensor_data_dropped);
-    fbb_.ForceDefaults(false);
-    return run;
+    for_each_record_backward(records_, block.begin, block.end,
+                             [&](std::uint64_t j, std::uint64_t first, const Record& r) {
+                               const std::uint8_t* floor = floor_base_ + floor_stride_ * first;
+                               if (r.kind == RecordKind::kAllocator) {
+                                 if (!w_.fits(16, floor)) return;
+                                 scratch_[j] = w_.allocator(name(r.id)) | kTagAllocator;
+                                 ++num_allocators;
+                               } else if (is_event(r.kind)) {
+                                 const Pos event = this->event(j, first, r, floor);
+                                 if (event == 0) return;
+                                 scratch_[j] = event | kTagEvent;
+                                 ++num_events;
+                               }
+                             });
+    // A block's events sit above all unread records of earlier blocks.
+    const std::uint8_t* floor = floor_base_ + floor_stride_ * block.begin;
+    if (!w_.fits(16 + 4 * std::size_t{num_events + num_allocators}, floor)) return 0;
+    ETDumpWriter::RunFields run;
+    if (num_allocators > 0) run.allocators = vector_of(block, kTagAllocator, num_allocators);
+    run.events = vector_of(block, kTagEvent, num_events);
+    run.name = block.name;
+    run.bundled_input_index = block.bundled_input_index;
+    run.dropped = block.dropped;
+    run.rejected = block.rejected;
+    run.tensor_data_dropped = block.tensor_data_dropped;
+    if (!w_.fits(64, floor)) return 0;
+    return w_.run_data(run);
   }
+
+  std::uint64_t events_written() const { return events_written_; }
 
  private:
-  // Each distinct name is written once and shared by every event using it.
-  flatbuffers::Offset<flatbuffers::String> name(std::uint32_t slot) {
-    if (slot == kNoName) return 0;
-    internal::NameSlot& s = names_.slot(slot);
-    if (s.fb_offset == 0) {
-      s.fb_offset = fbb_.CreateString(s.text.load(std::memory_order_relaxed), s.length).o;
+  Pos name(std::uint32_t slot) const { return slot == kNoName ? 0 : names_.slot(slot).fb_offset; }
+
+  Pos vector_of(const BlockSpan& block, std::uint32_t tag, std::uint32_t count) {
+    w_.begin_vector();
+    for (std::uint64_t j = block.end; j-- > block.begin;) {
+      if ((scratch_[j] & kTagMask) == tag) w_.push_offset(scratch_[j] & ~kTagMask);
     }
-    return s.fb_offset;
+    return w_.end_vector(count);
   }
 
-  // A vector of the offsets stored for this block's events or allocators,
-  // in record order.
-  flatbuffers::uoffset_t vector_of(const BlockSpan& block, std::uint32_t count, bool allocators) {
-    fbb_.StartVector(count, sizeof(flatbuffers::uoffset_t));
-    for (std::uint64_t i = block.end; i-- > block.begin;) {
-      const Record* r = records_.peek(i);
-      if (r == nullptr) continue;
-      const bool wanted = allocators ? r->kind == RecordKind::kAllocator : is_event(r->kind);
-      if (wanted) fbb_.PushElement(flatbuffers::Offset<void>(offsets_[i]));
-    }
-    return fbb_.EndVector(count);
-  }
-
-  flatbuffers::Offset<fb::Event> event(const Record& r, const Record* meta) {
+  // 0 when it does not fit (the writer is then no longer ok()).
+  Pos event(std::uint64_t j, std::uint64_t first, const Record& r, const std::uint8_t* floor) {
+    ++events_written_;
     switch (r.kind) {
       case RecordKind::kAllocation:
-        return fb::CreateEvent(
-            fbb_, 0, fb::CreateAllocationEvent(fbb_, static_cast<std::int32_t>(r.id), r.a));
-      case RecordKind::kDebug: return fb::CreateEvent(fbb_, 0, 0, debug_event(r));
-      default: return fb::CreateEvent(fbb_, profile_event(r, meta));
-    }
-  }
-
-  flatbuffers::Offset<fb::ProfileEvent> profile_event(const Record& r, const Record* meta) {
-    const bool delegate = r.kind != RecordKind::kProfile;
-    const auto event_name = delegate ? 0 : name(r.id);
-    const auto id_str = r.kind == RecordKind::kDelegateStr ? name(r.id) : 0;
-    const std::int32_t id_int =
-        r.kind == RecordKind::kDelegateInt ? static_cast<std::int32_t>(r.id) : -1;
-    // Delegate events always carry a metadata vector, empty when none was
-    // given, as ExecuTorch's writer does.
-    flatbuffers::Offset<flatbuffers::Vector<std::uint8_t>> metadata = 0;
-    if (delegate) {
-      const bool has = meta != nullptr && meta->kind == RecordKind::kMetadata;
-      metadata = fbb_.CreateVector(has ? reinterpret_cast<const std::uint8_t*>(meta->a) : nullptr,
-                                   has ? static_cast<std::size_t>(meta->b) : 0);
-    }
-    return fb::CreateProfileEvent(fbb_, event_name, r.chain, r.instruction, id_int, id_str,
-                                  metadata, r.a, r.b, r.thread,
-                                  static_cast<fb::TimeSource>(r.flags & internal::kTimeSourceMask));
-  }
-
-  flatbuffers::Offset<fb::Tensor> tensor(const std::uint8_t*& cursor) {
-    internal::TensorBlob tb;
-    std::memcpy(&tb, cursor, sizeof(tb));
-    const auto* dims = reinterpret_cast<const std::int64_t*>(cursor + sizeof(tb));
-    cursor += internal::tensor_blob_size(tb.ndim);
-    const auto sizes = fbb_.CreateVector(dims, tb.ndim);
-    const auto strides = fbb_.CreateVector(dims + tb.ndim, tb.ndim);
-    return fb::CreateTensor(fbb_, static_cast<executorch_flatbuffer::ScalarType>(tb.dtype), sizes,
-                            strides, tb.offset);
-  }
-
-  flatbuffers::Offset<fb::DebugEvent> debug_event(const Record& r) {
-    const auto* blob = reinterpret_cast<const std::uint8_t*>(r.a);
-    internal::ValueBlobHeader header;
-    std::memcpy(&header, blob, sizeof(header));
-    const std::uint8_t* cursor = blob + sizeof(header);
-
-    fb::ValueType type = fb::ValueType::Null;
-    flatbuffers::Offset<fb::Tensor> single = 0;
-    flatbuffers::Offset<fb::TensorList> list = 0;
-    flatbuffers::Offset<fb::Int> int_value = 0;
-    flatbuffers::Offset<fb::Double> double_value = 0;
-    flatbuffers::Offset<fb::Bool> bool_value = 0;
-    switch (static_cast<ValueView::Kind>(header.kind)) {
-      case ValueView::Kind::kNone: break;
-      case ValueView::Kind::kInt:
-        type = fb::ValueType::Int;
-        int_value = fb::CreateInt(fbb_, header.int_value);
-        break;
-      case ValueView::Kind::kBool:
-        type = fb::ValueType::Bool;
-        bool_value = fb::CreateBool(fbb_, header.int_value != 0);
-        break;
-      case ValueView::Kind::kDouble:
-        type = fb::ValueType::Double;
-        double_value = fb::CreateDouble(fbb_, header.double_value);
-        break;
-      case ValueView::Kind::kTensor:
-        type = fb::ValueType::Tensor;
-        single = tensor(cursor);
-        break;
-      case ValueView::Kind::kTensorList: {
-        type = fb::ValueType::TensorList;
-        // Tensors are created first (children before parents), then their
-        // offsets are pushed back to front.
+        if (!w_.fits(32, floor)) return 0;
+        return w_.allocation_event(r);
+      case RecordKind::kDebug: {
+        internal::ValueBlobHeader header;
+        const auto* blob = reinterpret_cast<const std::uint8_t*>(r.a);
+        std::memcpy(&header, blob, sizeof(header));
+        std::size_t dims = 0;
+        const std::uint8_t* cursor = blob + sizeof(header);
         for (std::uint32_t i = 0; i < header.num_tensors; ++i) {
-          tensor_scratch_[i] = tensor(cursor).o;
+          internal::TensorBlob tb;
+          std::memcpy(&tb, cursor, sizeof(tb));
+          dims += tb.ndim;
+          cursor += internal::tensor_blob_size(tb.ndim);
         }
-        list = fb::CreateTensorList(fbb_, tensor_vector(header.num_tensors));
-        break;
+        if (!w_.fits(internal::debug_event_bytes(header.kind, header.num_tensors, dims), floor)) {
+          return 0;
+        }
+        const std::uint32_t id = (r.flags & internal::kDebugIdStr) != 0 ? name(r.id) : r.id;
+        return w_.debug_event(r, id);
+      }
+      default: break;
+    }
+    const Record* header = first != j ? records_.peek(j - 1) : nullptr;
+    const std::uint64_t metadata_length =
+        header != nullptr ? internal::metadata_length(*header) : 0;
+    if (!w_.fits(profile_bytes(metadata_length), floor)) return 0;
+    Pos metadata = 0;
+    if (header != nullptr) metadata = copy_metadata(*header, first, metadata_length);
+    ProfileShape shape = ProfileShape::kDelegateInt;
+    std::uint32_t ref = r.id;
+    if (r.kind == RecordKind::kProfile) {
+      shape = r.id == kNoName ? ProfileShape::kUnnamed : ProfileShape::kNamed;
+      ref = name(r.id);
+    } else if (r.kind == RecordKind::kDelegateStr) {
+      shape = ProfileShape::kDelegateStr;
+      ref = name(r.id);
+    }
+    return w_.profile_event(r, shape, ref, metadata);
+  }
+
+  // The metadata bytes are in the header, or fill the slots [first,
+  // first + raw); the destination is never below them, so a forward
+  // overlap is safe. It starts at least 61 bytes above the slots (the
+  // group's two slots of 32 less the vector's length and padding), and
+  // above the header's end, so short metadata cannot overlap: it is copied
+  // inline, not by a call.
+  Pos copy_metadata(const Record& header, std::uint64_t first, std::uint64_t length) {
+    std::uint8_t* to = w_.metadata_bytes(static_cast<std::size_t>(length));
+    const auto* from = internal::metadata_slots(length) == 0
+                           ? reinterpret_cast<const std::uint8_t*>(&header)
+                           : reinterpret_cast<const std::uint8_t*>(records_.peek(first));
+    if (length <= ETDumpWriter::kShortMetadata) {
+      copy_short(to, from, static_cast<std::size_t>(length));
+    } else if (records_.fixed_base() != nullptr) {
+      std::memmove(to, from, static_cast<std::size_t>(length));
+    } else {
+      for (std::uint64_t k = 0; k * sizeof(Record) < length; ++k) {
+        const std::uint64_t done = k * sizeof(Record);
+        std::memcpy(
+            to + done, records_.peek(first + k),
+            static_cast<std::size_t>(std::min<std::uint64_t>(sizeof(Record), length - done)));
       }
     }
-    // Program outputs carry output=true; the flag is absent otherwise.
-    const auto output = (r.flags & internal::kDebugOutput) ? fb::CreateBool(fbb_, true)
-                                                           : flatbuffers::Offset<fb::Bool>(0);
-    const auto value =
-        fb::CreateValue(fbb_, type, single, list, int_value, 0, double_value, bool_value, output);
-    const auto id_str = (r.flags & internal::kDebugIdStr) ? name(r.id) : 0;
-    const std::int32_t id_int =
-        (r.flags & internal::kDebugIdInt) ? static_cast<std::int32_t>(r.id) : -1;
-    // DebugEvent.chain_index is unsigned in the schema: -1 wraps, exactly as
-    // in ExecuTorch-written files.
-    return fb::CreateDebugEvent(fbb_,
-                                static_cast<std::uint64_t>(static_cast<std::int64_t>(r.chain)),
-                                r.instruction, value, id_int, id_str);
+    return w_.finish_metadata(static_cast<std::size_t>(length));
   }
 
-  flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::Tensor>>> tensor_vector(
-      std::uint32_t count) {
-    fbb_.StartVector(count, sizeof(flatbuffers::uoffset_t));
-    for (std::uint32_t i = count; i-- > 0;) {
-      fbb_.PushElement(flatbuffers::Offset<void>(tensor_scratch_[i]));
-    }
-    return fbb_.EndVector(count);
-  }
-
-  flatbuffers::FlatBufferBuilder& fbb_;
-  internal::RecordStore& records_;
-  internal::NameTable& names_;
-  std::uint32_t* offsets_;
-  std::uint32_t tensor_scratch_[internal::kMaxLoggedTensorList] = {};
+  ETDumpWriter& w_;
+  const RecordStore& records_;
+  const internal::NameTable& names_;
+  std::uint32_t* scratch_;
+  const std::uint8_t* floor_base_;
+  std::size_t floor_stride_;
+  std::uint64_t events_written_ = 0;
 };
 
 }  // namespace
+
+// Slots up to the last record written: claims past it failed and stayed
+// empty (in caller-buffer mode some of them may lie under the arena).
+static std::uint64_t last_record_end(const RecordStore& records, std::uint64_t end) {
+  while (end > 0) {
+    const Record* r = records.peek(end - 1);
+    if (r != nullptr && r->kind != RecordKind::kEmpty) break;
+    --end;
+  }
+  return end;
+}
+
+std::uint64_t ETDumpGen::count_events() const {
+  std::uint64_t end = records_.size();
+  if (caller_buffer_ && records_.fixed_base() != nullptr) {
+    const auto* low = reinterpret_cast<const Record*>(arena_.low());
+    end = std::min<std::uint64_t>(end, static_cast<std::uint64_t>(low - records_.fixed_base()));
+  }
+  std::uint64_t n = 0;
+  for_each_record_backward(
+      records_, 0, last_record_end(records_, end),
+      [&](std::uint64_t, std::uint64_t, const Record& r) { n += is_event(r.kind) ? 1 : 0; });
+  return n;
+}
 
 Result<Span<const std::uint8_t>> ETDumpGen::get_etdump_data() {
   if (status_ != Error::kOk) {
     return make_error(status_, "the ETDump buffer is too small to record");
   }
-  const std::uint64_t num_records = records_.size();
-  std::uint32_t* offsets = offsets_fixed_;
-  if (!caller_buffer_) {
-    offsets_heap_.assign(static_cast<std::size_t>(num_records), 0);
-    offsets = offsets_heap_.data();
+  if (finished_) return output_;
+
+  // Where the dump goes: below the scratch, itself below the arena, over
+  // the records (caller buffer); or one buffer of the charged size (heap).
+  std::uint64_t num_records = records_.size();
+  std::uint8_t* top = nullptr;
+  std::uint32_t* scratch = nullptr;
+  const std::uint8_t* floor_base = nullptr;
+  std::size_t floor_stride = 0;
+  if (caller_buffer_) {
+    const auto* low = reinterpret_cast<const Record*>(arena_.low());
+    num_records = std::min<std::uint64_t>(num_records,
+                                          static_cast<std::uint64_t>(low - records_.fixed_base()));
+    num_records = last_record_end(records_, num_records);
+    const std::size_t scratch_bytes = (4 * num_records + 15) & ~std::uint64_t{15};
+    top = arena_.low() - scratch_bytes;
+    scratch = reinterpret_cast<std::uint32_t*>(top);
+    floor_base = reinterpret_cast<const std::uint8_t*>(records_.fixed_base());
+    floor_stride = sizeof(Record);
+    if (top < floor_base + num_records * sizeof(Record)) {
+      return make_error(Error::kInternal, "ETDump budget exceeded (a bug)");
+    }
+  } else {
+    num_records = last_record_end(records_, num_records);
+    const std::size_t bytes = internal::kFixedOutputBytes +
+                              internal::kSlotBytes * static_cast<std::size_t>(num_records) +
+                              static_cast<std::size_t>(records_.charged()) + 16;
+    if (bytes > output_heap_size_) {
+      output_heap_.reset(new (std::nothrow) std::uint8_t[bytes]);
+      output_heap_size_ = output_heap_ != nullptr ? bytes : 0;
+    }
+    if (num_records > scratch_heap_size_) {
+      scratch_heap_.reset(new (std::nothrow) std::uint32_t[num_records]);
+      scratch_heap_size_ = scratch_heap_ != nullptr ? num_records : 0;
+    }
+    if (output_heap_ == nullptr || (num_records > 0 && scratch_heap_ == nullptr)) {
+      return make_error(Error::kMemoryAllocationFailed, "no memory for the ETDump");
+    }
+    // The end 8-aligned (new[] aligns the start to 16).
+    top = output_heap_.get() + (bytes & ~std::size_t{7});
+    scratch = scratch_heap_.get();
+    floor_base = output_heap_.get();
   }
+
+  ETDumpWriter w(top, floor_base);
+  w.write_shared();
   for (std::size_t i = 0; i < names_.num_slots(); ++i) {
-    names_.slot(static_cast<std::uint32_t>(i)).fb_offset = 0;
+    internal::NameSlot& slot = names_.slot(static_cast<std::uint32_t>(i));
+    const char* text = slot.text.load(std::memory_order_relaxed);
+    slot.fb_offset = text != nullptr ? w.string(text, slot.length) : 0;
   }
+  const Pos fingerprint =
+      fingerprint_[0] != '\0' ? w.string(fingerprint_, std::strlen(fingerprint_)) : 0;
+  char producer_text[32];
+  const int producer_length =
+      std::snprintf(producer_text, sizeof(producer_text), "glassbox %s", kVersion);
+  const Pos producer = w.string(
+      producer_text, std::min<std::size_t>(sizeof(producer_text) - 1,
+                                           static_cast<std::size_t>(std::max(producer_length, 0))));
 
-  RegionAllocator region(output_region_);
-  flatbuffers::FlatBufferBuilder fbb(caller_buffer_ ? output_region_.size() : 64 * 1024,
-                                     caller_buffer_ ? &region : nullptr, false, 8);
-  Serializer serializer(fbb, records_, names_, offsets);
-
-  // Blocks: an implicit "Default" block holds events logged before the
-  // first create_event_block.
-  BlockEntry* blocks = caller_buffer_ ? blocks_fixed_ : blocks_heap_.data();
+  Serializer serializer(w, records_, names_, scratch, floor_base, floor_stride);
   const std::uint64_t dropped = dropped_.load(std::memory_order_relaxed);
   const std::uint64_t rejected = rejected_.load(std::memory_order_relaxed);
   const std::uint64_t tensor_dropped = tensor_data_dropped_.load(std::memory_order_relaxed);
-  const std::uint64_t first_block_start = num_blocks_ > 0 ? blocks[0].first_record : num_records;
-  const bool implicit = first_block_start > 0 || num_blocks_ == 0;
 
-  flatbuffers::uoffset_t implicit_run = 0;
+  // Blocks, newest first (the dump is written back to front); each
+  // block's counters are the difference to the next one's start.
+  std::uint64_t end = num_records;
+  std::uint64_t next_dropped = dropped, next_rejected = rejected, next_tensors = tensor_dropped;
+  const BlockEntry* oldest = nullptr;
+  for (BlockEntry* b = last_block_; b != nullptr; b = b->previous) {
+    BlockSpan span;
+    span.begin = std::min(b->first_record, end);
+    span.end = end;
+    span.name = b->name == kNoName ? 0 : names_.slot(b->name).fb_offset;
+    span.bundled_input_index = b->bundled_input_index;
+    span.dropped = next_dropped - b->dropped_at_start;
+    span.rejected = next_rejected - b->rejected_at_start;
+    span.tensor_data_dropped = next_tensors - b->tensor_data_dropped_at_start;
+    b->run = serializer.run(span);
+    end = span.begin;
+    next_dropped = b->dropped_at_start;
+    next_rejected = b->rejected_at_start;
+    next_tensors = b->tensor_data_dropped_at_start;
+    oldest = b;
+  }
+  // An implicit "Default" block holds events logged before the first
+  // create_event_block.
+  const bool implicit = oldest == nullptr || oldest->first_record > 0;
+  Pos implicit_run = 0;
   if (implicit) {
     BlockSpan span;
-    span.end = first_block_start;
-    span.default_name = "Default";
-    span.dropped = num_blocks_ > 0 ? blocks[0].dropped_at_start : dropped;
-    span.rejected = num_blocks_ > 0 ? blocks[0].rejected_at_start : rejected;
-    span.tensor_data_dropped =
-        num_blocks_ > 0 ? blocks[0].tensor_data_dropped_at_start : tensor_dropped;
-    implicit_run = serializer.run(span).o;
+    span.end = end;
+    span.name = w.fits(16, floor_base) ? w.string("Default", 7) : 0;
+    span.dropped = next_dropped;
+    span.rejected = next_rejected;
+    span.tensor_data_dropped = next_tensors;
+    implicit_run = serializer.run(span);
   }
-  for (std::size_t k = 0; k < num_blocks_; ++k) {
-    const bool last = k + 1 == num_blocks_;
-    BlockSpan span;
-    span.begin = blocks[k].first_record;
-    span.end = last ? num_records : blocks[k + 1].first_record;
-    span.name = blocks[k].name;
-    span.bundled_input_index = blocks[k].bundled_input_index;
-    span.dropped = (last ? dropped : blocks[k + 1].dropped_at_start) - blocks[k].dropped_at_start;
-    span.rejected =
-        (last ? rejected : blocks[k + 1].rejected_at_start) - blocks[k].rejected_at_start;
-    span.tensor_data_dropped =
-        (last ? tensor_dropped : blocks[k + 1].tensor_data_dropped_at_start) -
-        blocks[k].tensor_data_dropped_at_start;
-    blocks[k].run_offset = serializer.run(span).o;
+  if (!w.fits(64 + 4 * (num_blocks_ + 1), floor_base)) {
+    return make_error(Error::kInternal, "ETDump budget exceeded (a bug)");
   }
-  const std::size_t num_runs = num_blocks_ + (implicit ? 1 : 0);
-  fbb.StartVector(num_runs, sizeof(flatbuffers::uoffset_t));
-  for (std::size_t k = num_blocks_; k-- > 0;) {
-    fbb.PushElement(flatbuffers::Offset<void>(blocks[k].run_offset));
-  }
-  if (implicit) fbb.PushElement(flatbuffers::Offset<void>(implicit_run));
-  const auto run_data = fbb.EndVector(num_runs);
+  w.begin_vector();
+  for (const BlockEntry* b = last_block_; b != nullptr; b = b->previous) w.push_offset(b->run);
+  if (implicit) w.push_offset(implicit_run);
+  ETDumpWriter::RootFields root;
+  root.run_data = w.end_vector(static_cast<std::uint32_t>(num_blocks_ + (implicit ? 1 : 0)));
+  root.tick_numerator = clock_.ratio().numerator;
+  root.tick_denominator = clock_.ratio().denominator;
+  root.fingerprint = fingerprint;
+  root.producer = producer;
+  root.dropped_events = dropped;
+  root.dropped_blocks = dropped_blocks_.load(std::memory_order_relaxed);
+  w.finish(root);
+  if (!w.ok()) return make_error(Error::kInternal, "ETDump budget exceeded (a bug)");
 
-  const fb::TickRatio ratio(clock_.ratio().numerator, clock_.ratio().denominator);
-  const auto fingerprint = fingerprint_[0] != '\0' ? fbb.CreateString(fingerprint_)
-                                                   : flatbuffers::Offset<flatbuffers::String>(0);
-  char producer_text[32];
-  std::snprintf(producer_text, sizeof(producer_text), "glassbox %s", kVersion);
-  const auto producer = fbb.CreateString(producer_text);
-  fbb.ForceDefaults(true);  // dropped_events even when zero, as above
-  const auto root = fb::CreateETDump(
-      fbb, /*version=*/0,
-      flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::RunData>>>(run_data), &ratio,
-      fingerprint, dropped, producer);
-  fbb.ForceDefaults(false);
-  fb::FinishSizePrefixedETDumpBuffer(fbb, root);
-
+  output_ = Span<const std::uint8_t>(w.cursor(), static_cast<std::size_t>(top - w.cursor()));
   if (caller_buffer_) {
-    output_ = Span<const std::uint8_t>(fbb.GetBufferPointer(), fbb.GetSize());
-  } else {
-    output_heap_.assign(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
-    output_ = Span<const std::uint8_t>(output_heap_);
+    // The records are gone: stop recording until reset().
+    finished_ = true;
+    finished_events_ = serializer.events_written();
+    blocks_exhausted_.store(true, std::memory_order_relaxed);
   }
   return output_;
 }

@@ -1,5 +1,6 @@
 #include "glassbox/etdump/internal/etdump_gen_storage.h"
 
+#include <algorithm>
 #include <cstring>
 #include <new>
 
@@ -23,27 +24,31 @@ std::uint32_t fnv1a(const char* text, std::size_t* length) {
 
 // ---- Arena -----------------------------------------------------------------
 
-void Arena::init_fixed(std::uint8_t* base, std::size_t size, std::size_t output_capacity) {
+void Arena::init_fixed(std::uint8_t* top, RecordStore* budget) {
   fixed_ = true;
-  base_ = base;
-  size_ = size;
-  output_capacity_ = output_capacity;
+  top_ = top;
+  budget_ = budget;
   clear();
 }
 
-void Arena::init_heap() {
+void Arena::init_heap(RecordStore* budget) {
   fixed_ = false;
-  output_capacity_ = static_cast<std::size_t>(-1);
+  budget_ = budget;
   clear();
 }
 
-std::uint8_t* Arena::allocate(std::size_t size, std::size_t output_bound) {
+std::uint8_t* Arena::allocate(std::size_t size, std::size_t output_bytes) {
   const std::size_t need = align8(size == 0 ? 1 : size);
   std::lock_guard<std::mutex> lock(mutex_);
-  if (output_bound > output_capacity_ - output_used_) return nullptr;
+  if (budget_ == nullptr || !budget_->charge(need + output_bytes)) return nullptr;
   if (fixed_) {
-    if (need > size_ - used_) return nullptr;
-  } else if (base_ == nullptr || need > size_ - used_) {
+    // The budget keeps the arena clear of every record that fits; this
+    // only guards against a wrong charge.
+    if (low_ == nullptr) return nullptr;
+    low_ -= need;
+    return low_;
+  }
+  if (base_ == nullptr || need > size_ - used_) {
     // A new chunk; an item larger than a chunk gets one of its own size.
     const std::size_t chunk = need > kHeapChunk ? need : kHeapChunk;
     std::unique_ptr<std::uint8_t[]> memory(new (std::nothrow) std::uint8_t[chunk]);
@@ -55,14 +60,21 @@ std::uint8_t* Arena::allocate(std::size_t size, std::size_t output_bound) {
   }
   std::uint8_t* out = base_ + used_;
   used_ += need;
-  output_used_ += output_bound;
   return out;
+}
+
+void Arena::mark_unwritten(Record* slots, std::uint64_t count) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (std::uint64_t i = 0; i < count; ++i) {
+    if (reinterpret_cast<std::uint8_t*>(slots + i + 1) > low_) return;
+    slots[i].kind = RecordKind::kEmpty;
+  }
 }
 
 void Arena::clear() {
   std::lock_guard<std::mutex> lock(mutex_);
+  low_ = top_;
   used_ = 0;
-  output_used_ = 0;
   if (!fixed_) {
     heap_chunks_.clear();
     base_ = nullptr;
@@ -77,13 +89,19 @@ RecordStore::~RecordStore() {
   if (fixed_ == nullptr) clear();
 }
 
-void RecordStore::init_fixed(Record* base, std::uint64_t capacity) {
+void RecordStore::init_fixed(Record* base, std::uint64_t capacity, std::int64_t budget) {
   fixed_ = base;
   capacity_ = capacity;
+  set_limit(budget);
   clear();
 }
 
-void RecordStore::init_heap(std::uint64_t max_records) {
+void RecordStore::set_limit(std::int64_t budget) {
+  const std::int64_t slots = budget / static_cast<std::int64_t>(kSlotBytes);
+  initial_limit_ = std::min(slots, static_cast<std::int64_t>(capacity_));
+}
+
+void RecordStore::init_heap(std::uint64_t max_records, std::int64_t budget) {
   fixed_ = nullptr;
   num_chunks_ = (max_records + kChunkSize - 1) >> kChunkShift;
   capacity_ = num_chunks_ << kChunkShift;
@@ -92,7 +110,26 @@ void RecordStore::init_heap(std::uint64_t max_records) {
     num_chunks_ = 0;
     capacity_ = 0;
   }
+  set_limit(budget);
   for (std::uint64_t i = 0; i < num_chunks_; ++i) chunks_[i].store(nullptr);
+  clear();
+}
+
+bool RecordStore::charge(std::size_t bytes) {
+  const auto slots = static_cast<std::int64_t>((bytes + kSlotBytes - 1) / kSlotBytes);
+  const std::int64_t left = limit_.fetch_sub(slots) - slots;
+  // See claim(): both sides take their own counter first, then read the
+  // other's.
+  if (static_cast<std::int64_t>(next_.load()) > left) {
+    limit_.fetch_add(slots);
+    return false;
+  }
+  return true;
+}
+
+std::uint64_t RecordStore::event_capacity() const {
+  const std::int64_t left = limit_.load(std::memory_order_relaxed);
+  return left > 0 ? static_cast<std::uint64_t>(left) : 0;
 }
 
 Record* RecordStore::allocate_chunk(std::uint64_t chunk_index) {
@@ -105,20 +142,15 @@ Record* RecordStore::allocate_chunk(std::uint64_t chunk_index) {
   return chunk;
 }
 
-const Record* RecordStore::peek(std::uint64_t index) const {
-  if (fixed_ != nullptr) return fixed_ + index;
-  const Record* chunk = chunks_[index >> kChunkShift].load(std::memory_order_acquire);
-  return chunk == nullptr ? nullptr : chunk + (index & (kChunkSize - 1));
-}
-
 void RecordStore::clear() {
-  if (fixed_ != nullptr) {
-    std::memset(static_cast<void*>(fixed_), 0, capacity_ * sizeof(Record));
-  } else {
+  // Caller-buffer slots are not cleared: every claimed slot is written,
+  // by its event or by Arena::mark_unwritten.
+  if (fixed_ == nullptr) {
     for (std::uint64_t i = 0; i < num_chunks_; ++i) {
       delete[] chunks_[i].exchange(nullptr);
     }
   }
+  limit_.store(initial_limit_);
   next_.store(0, std::memory_order_relaxed);
 }
 
@@ -193,7 +225,7 @@ std::uint32_t NameTable::insert(const char* text) {
   std::uint32_t index = find(text, hash, length);
   if (index != kNoName) return index;
   if (used_ >= max_names_) return kNoName;
-  std::uint8_t* copy = arena_->allocate(length + 1, length + kStringOutputOverhead);
+  std::uint8_t* copy = arena_->allocate(length + 1, output_bytes(length));
   if (copy == nullptr) return kNoName;
   std::memcpy(copy, text, length + 1);
   const std::size_t mask = num_slots_ - 1;

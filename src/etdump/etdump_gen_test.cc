@@ -13,6 +13,7 @@
 #include "glassbox/etdump/etdump_reader.h"
 #include "glassbox/runtime/delegate_hooks.h"
 #include "glassbox/runtime/event_tracer_hooks.h"
+#include "src/etdump/etdump_gen_test_util.h"
 #include "src/testing/status_matchers.h"
 
 namespace glassbox::etdump {
@@ -20,6 +21,7 @@ namespace {
 
 using ::glassbox::testing::ErrorIs;
 using ::glassbox::testing::IsOk;
+using testing_util::serialize;
 
 using runtime::EventTracerEntry;
 using runtime::LoggedValueKind;
@@ -43,9 +45,7 @@ class ETDumpGenTest : public ::testing::TestWithParam<bool> {
   bool caller_buffer() const { return GetParam(); }
 
   ETDumpFile dump() {
-    Result<Span<const std::uint8_t>> data = gen_->get_etdump_data();
-    EXPECT_THAT(data, IsOk());
-    StatusOr<ETDumpFile> file = parse_etdump(*data, "test.etdp");
+    StatusOr<ETDumpFile> file = serialize(*gen_);
     EXPECT_THAT(file, IsOk());
     return file.ok() ? *file : ETDumpFile{};
   }
@@ -277,19 +277,6 @@ TEST_P(ETDumpGenTest, BlocksAllocatorsAndAllocations) {
   EXPECT_EQ(file.runs[3].allocators, (std::vector<std::string>{"planned"}));
 }
 
-TEST_P(ETDumpGenTest, DumpCanBeTakenAgainAfterMoreEvents) {
-  ASSERT_EQ(gen_->create_event_block("Execute"), Error::kOk);
-  (void)gen_->log_profiling_delegate(nullptr, DelegateDebugIntId(1), 1, 2);
-  EXPECT_EQ(dump().runs.at(0).events.size(), 1u);
-  ASSERT_EQ(gen_->create_event_block("Execute"), Error::kOk);
-  (void)gen_->log_profiling_delegate(nullptr, DelegateDebugIntId(1), 3, 4);
-  ETDumpFile again = dump();
-  ASSERT_EQ(again.runs.size(), 2u);
-  EXPECT_EQ(again.runs[1].events.at(0).profile()->start_time, 3u);
-  gen_->reset();
-  EXPECT_TRUE(dump().runs.at(0).events.empty());
-}
-
 TEST_P(ETDumpGenTest, WorkerThreadsLogConcurrently) {
   constexpr int kThreads = 4;
   constexpr int kEventsPerThread = 2000;
@@ -311,9 +298,7 @@ TEST_P(ETDumpGenTest, WorkerThreadsLogConcurrently) {
     });
   }
   for (std::thread& th : pool) th.join();
-  Result<Span<const std::uint8_t>> data = gen.get_etdump_data();
-  ASSERT_THAT(data, IsOk());
-  StatusOr<ETDumpFile> file = parse_etdump(*data, "threads.etdp");
+  StatusOr<ETDumpFile> file = serialize(gen, "threads.etdp");
   ASSERT_THAT(file, IsOk());
   const auto& events = file->runs.at(0).events;
   ASSERT_EQ(events.size(), std::size_t{kThreads * kEventsPerThread});
@@ -352,19 +337,16 @@ TEST(ETDumpGenBufferTest, FullBufferDropsCountsAndKeepsEarlierEvents) {
   std::vector<std::uint8_t> memory(64 * 1024);
   ETDumpGen gen{Span<std::uint8_t>(memory)};
   ASSERT_EQ(gen.status(), Error::kOk);
+  ASSERT_EQ(gen.create_event_block("Execute"), Error::kOk);
   const std::size_t capacity = gen.capacity();
   ASSERT_GT(capacity, 16u);
-  ASSERT_EQ(gen.create_event_block("Execute"), Error::kOk);
   const std::size_t attempts = capacity * 3;
   for (std::size_t i = 0; i < attempts; ++i) {
     (void)gen.log_profiling_delegate(nullptr, DelegateDebugIntId(static_cast<std::int32_t>(i)), i,
                                      i + 1);
   }
   EXPECT_EQ(gen.dropped_events(), attempts - capacity);
-  Result<Span<const std::uint8_t>> data = gen.get_etdump_data();
-  ASSERT_THAT(data, IsOk());
-  EXPECT_LE(data->size(), memory.size());
-  StatusOr<ETDumpFile> file = parse_etdump(*data, "full.etdp");
+  StatusOr<ETDumpFile> file = testing_util::serialize_in(gen, memory, "full.etdp");
   ASSERT_THAT(file, IsOk());
   const auto& events = file->runs.at(0).events;
   ASSERT_EQ(events.size(), capacity);
@@ -427,9 +409,7 @@ TEST(ETDumpGenBufferTest, RandomMixPastCapacityAlwaysSerializes) {
       }
     }
     EXPECT_GT(gen.dropped_events(), 0u) << "the test must reach the limit";
-    Result<Span<const std::uint8_t>> out = gen.get_etdump_data();
-    ASSERT_THAT(out, IsOk());
-    StatusOr<ETDumpFile> file = parse_etdump(*out, "mix.etdp");
+    StatusOr<ETDumpFile> file = serialize(gen, "mix.etdp");
     ASSERT_THAT(file, IsOk());
   }
 }
@@ -443,11 +423,15 @@ TEST(ETDumpGenBufferTest, FullBlockTableStopsRecordingInsteadOfMisfiling) {
   ASSERT_EQ(gen.create_event_block("two"), Error::kOk);
   EXPECT_EQ(gen.create_event_block("three"), Error::kOutOfResources);
   (void)gen.log_profiling_delegate(nullptr, DelegateDebugIntId(1), 1, 2);
-  StatusOr<ETDumpFile> file = parse_etdump(*gen.get_etdump_data(), "b.etdp");
+  EXPECT_EQ(gen.dropped_events(), 1u) << "a refused block is not an event";
+  EXPECT_EQ(gen.dropped_blocks(), 1u);
+  StatusOr<ETDumpFile> file = serialize(gen, "b.etdp");
   ASSERT_THAT(file, IsOk());
   ASSERT_EQ(file->runs.size(), 2u);
   EXPECT_TRUE(file->runs[1].events.empty());
-  EXPECT_EQ(file->runs[1].dropped_events, 2u);
+  EXPECT_EQ(file->runs[1].dropped_events, 1u);
+  EXPECT_EQ(file->dropped_events, 1u);
+  EXPECT_EQ(file->dropped_blocks, 1u);
 }
 
 TEST(ETDumpGenHeapTest, FullNameTableDropsAndCounts) {
@@ -458,16 +442,37 @@ TEST(ETDumpGenHeapTest, FullNameTableDropsAndCounts) {
   (void)gen.end_profiling(gen.start_profiling("a"));         // name 2
   (void)gen.end_profiling(gen.start_profiling("b"));         // no room
   EXPECT_EQ(gen.dropped_events(), 1u);
-  StatusOr<ETDumpFile> file = parse_etdump(*gen.get_etdump_data(), "n.etdp");
+  StatusOr<ETDumpFile> file = serialize(gen, "n.etdp");
   ASSERT_THAT(file, IsOk());
   EXPECT_EQ(file->runs.at(0).events.size(), 1u);
+}
+
+// (A caller-buffer dump is written over the records: see
+// CallerBufferIsFinishedOnceSerialized.)
+TEST(ETDumpGenHeapTest, DumpCanBeTakenAgainAfterMoreEvents) {
+  ETDumpGen gen;
+  ASSERT_EQ(gen.create_event_block("Execute"), Error::kOk);
+  (void)gen.log_profiling_delegate(nullptr, DelegateDebugIntId(1), 1, 2);
+  StatusOr<ETDumpFile> first = serialize(gen);
+  ASSERT_THAT(first, IsOk());
+  EXPECT_EQ(first->runs.at(0).events.size(), 1u);
+  ASSERT_EQ(gen.create_event_block("Execute"), Error::kOk);
+  (void)gen.log_profiling_delegate(nullptr, DelegateDebugIntId(1), 3, 4);
+  StatusOr<ETDumpFile> again = serialize(gen);
+  ASSERT_THAT(again, IsOk());
+  ASSERT_EQ(again->runs.size(), 2u);
+  EXPECT_EQ(again->runs[1].events.at(0).profile()->start_time, 3u);
+  gen.reset();
+  StatusOr<ETDumpFile> after_reset = serialize(gen);
+  ASSERT_THAT(after_reset, IsOk());
+  EXPECT_TRUE(after_reset->runs.at(0).events.empty());
 }
 
 TEST(ETDumpGenHeapTest, TscClockRatioIsRecorded) {
   ETDumpGenOptions options;
   options.clock = Clock::tsc();
   ETDumpGen gen(options);
-  StatusOr<ETDumpFile> file = parse_etdump(*gen.get_etdump_data(), "t.etdp");
+  StatusOr<ETDumpFile> file = serialize(gen, "t.etdp");
   ASSERT_THAT(file, IsOk());
   EXPECT_EQ(file->tick_ratio, options.clock.ratio());
 }

@@ -92,6 +92,12 @@ void check_counters(const etdump::ETDumpFile& dump, Inspector& inspector) {
             " events were dropped because the tracer's buffer was full: statistics are "
             "incomplete; give ETDumpGen a bigger buffer");
   }
+  if (dump.dropped_blocks.value_or(0) > 0) {
+    add(inspector, Severity::kWarning,
+        std::to_string(*dump.dropped_blocks) +
+            " event blocks (executions) were refused because the tracer's buffer was full: "
+            "later executions are missing; give ETDumpGen a bigger buffer");
+  }
   if (rejected > 0) {
     add(inspector, Severity::kWarning,
         std::to_string(rejected) +

@@ -182,9 +182,11 @@ TEST(InspectorTest, ReportsDroppedAndRejectedEvents) {
   etdump::ETDumpFile dump = demo_dump(Ids::kInt, 1);
   dump.runs[1].dropped_events = 7;
   dump.runs[1].rejected_events = 2;
+  dump.dropped_blocks = 4;
   const Inspector insp = value_of(Inspector::create(dump));
   EXPECT_TRUE(has_diagnostic(insp, Severity::kWarning, "7 events were dropped"));
   EXPECT_TRUE(has_diagnostic(insp, Severity::kWarning, "2 events were rejected"));
+  EXPECT_TRUE(has_diagnostic(insp, Severity::kWarning, "4 event blocks"));
 }
 
 TEST(InspectorTest, ReversedTimesCountAsZero) {

@@ -16,15 +16,20 @@
 /// is built only in `get_etdump_data()`. ExecuTorch's ETDumpGen builds the
 /// FlatBuffer inline for every event.
 ///
-/// Memory. In caller-buffer mode the buffer is split once, at construction,
-/// into the name table, the block table, an arena (names, metadata bytes,
-/// logged values), the records and the region the ETDump is written into.
-/// Each event reserves its worst-case serialized size when it is logged, so
-/// `get_etdump_data()` can never run out of space. When the buffer is full,
-/// events are dropped and counted (RunData.dropped_events); earlier events
-/// are never touched and nothing aborts. `capacity()` tells how many events
-/// fit. In heap mode records and the arena grow in chunks (allocation only
-/// when a chunk fills).
+/// Memory. In caller-buffer mode records grow up from the start of the
+/// buffer and an arena (names, logged values, blocks) grows down from its
+/// end; `get_etdump_data()` then writes the ETDump back to front over the
+/// records it has already read, so a record's 32 bytes are not paid twice.
+/// Every event is charged its serialized size when it is logged (60 bytes
+/// for a profile or delegate event, more for names, metadata and values),
+/// so serialization can never run out of space; a 1 MB buffer holds about
+/// 17,000 int-id delegate events. When the buffer is full, events are
+/// dropped and counted (RunData.dropped_events) and later blocks are
+/// refused and counted (ETDump.dropped_blocks); earlier events are never
+/// touched and nothing aborts. `capacity()` tells how many events fit. In
+/// heap mode records and the arena grow in chunks (allocation only when a
+/// chunk fills) and the ETDump is written once into one buffer of the
+/// charged size.
 ///
 /// Threads. The per-event methods may be called concurrently from any
 /// number of threads (a delegate's worker pool); each profile event records
@@ -58,12 +63,8 @@ struct ETDumpGenOptions {
   Clock clock = Clock::steady();
   /// Distinct names and string identifiers the tracer can intern.
   std::size_t max_names = 256;
-  /// Caller-buffer mode: event blocks (executions) it can hold; 0 picks
-  /// one block per 64 events of capacity (at least 16).
+  /// Event blocks (executions) it records at most; 0: as many as fit.
   std::size_t max_blocks = 0;
-  /// Caller-buffer mode: share of the buffer for the arena (names, metadata
-  /// bytes and logged values, with their serialized size).
-  double arena_fraction = 0.25;
   /// Heap mode: the most events kept before dropping (bounds memory).
   std::size_t heap_max_events = std::size_t{1} << 26;
 };
@@ -82,7 +83,8 @@ class ETDumpGen final : public runtime::EventTracer {
 
   /// kOk, or why the tracer cannot record (buffer too small).
   Error status() const { return status_; }
-  /// Events (records) this tracer can hold.
+  /// Single-slot events (profile or delegate events without metadata)
+  /// this tracer can hold in all, given what its arena holds so far.
   std::size_t capacity() const;
   bool is_caller_buffer() const { return caller_buffer_; }
 
@@ -124,9 +126,14 @@ class ETDumpGen final : public runtime::EventTracer {
 
   /// Serializes everything logged so far into one ETDump (size-prefixed
   /// FlatBuffer). The span stays valid until the next call, `reset()` or
-  /// destruction. Logging may continue afterwards and a later call returns
-  /// a dump with the new events too (unlike ExecuTorch, nothing is reset
-  /// and the data sink is kept).
+  /// destruction.
+  ///
+  /// Heap mode: logging may continue afterwards and a later call returns a
+  /// dump with the new events too. Caller-buffer mode: the dump is written
+  /// over the records, so the tracer is then finished until `reset()`:
+  /// later events are dropped (counted in `dropped_events()`, not in the
+  /// dump) and later calls return the same dump. The data sink is kept in
+  /// both modes.
   Result<Span<const std::uint8_t>> get_etdump_data();
 
   /// Forgets every block, event and name. Keeps the sink and settings.
@@ -136,6 +143,8 @@ class ETDumpGen final : public runtime::EventTracer {
   std::size_t num_blocks() const;
   std::uint64_t num_events() const;
   std::uint64_t dropped_events() const { return dropped_.load(std::memory_order_relaxed); }
+  /// Blocks refused (buffer full, `max_blocks` reached or tracer finished).
+  std::uint64_t dropped_blocks() const { return dropped_blocks_.load(std::memory_order_relaxed); }
   std::uint64_t rejected_events() const { return rejected_.load(std::memory_order_relaxed); }
   std::uint64_t tensor_data_dropped() const {
     return tensor_data_dropped_.load(std::memory_order_relaxed);
@@ -144,9 +153,13 @@ class ETDumpGen final : public runtime::EventTracer {
  private:
   void init_heap();
   void init_buffer(Span<std::uint8_t> buffer);
-  // Claims one record slot, or two consecutive ones when `second` is not
-  // null; false (and counts a drop) when full.
-  bool claim(internal::Record** first, internal::Record** second = nullptr);
+  // Claims `count` consecutive record slots; their first index, or
+  // RecordStore::kFull (a drop, counted) when full.
+  std::uint64_t claim(std::uint32_t count);
+  internal::Record* claim_one();
+  [[gnu::cold]] void claim_failed(std::uint64_t index, std::uint32_t count);
+  Error refuse_block();
+  std::uint64_t count_events() const;
   Error reject() {
     rejected_.fetch_add(1, std::memory_order_relaxed);
     return Error::kInvalidArgument;
@@ -168,26 +181,30 @@ class ETDumpGen final : public runtime::EventTracer {
   internal::Arena arena_;
   std::unique_ptr<internal::NameSlot[]> name_slots_heap_;
 
-  // Blocks are created by the runtime thread only.
-  internal::BlockEntry* blocks_fixed_ = nullptr;  // caller-buffer mode
-  std::size_t max_blocks_ = 0;
-  std::vector<internal::BlockEntry> blocks_heap_;  // heap mode
+  // Blocks are created by the runtime thread only; they live in the arena,
+  // newest first.
+  internal::BlockEntry* last_block_ = nullptr;
   std::size_t num_blocks_ = 0;
   // Written by the runtime thread, read by threads that track allocations.
   std::atomic<std::uint32_t> allocators_in_block_{0};
 
-  // Scratch for serialization: the FlatBuffer offset of each record.
-  std::uint32_t* offsets_fixed_ = nullptr;
-  std::vector<std::uint32_t> offsets_heap_;
-
-  // Caller-buffer mode: the region the ETDump is built in.
-  Span<std::uint8_t> output_region_;
-  std::vector<std::uint8_t> output_heap_;
+  // Heap mode: where the ETDump and the serialization scratch go.
+  std::unique_ptr<std::uint8_t[]> output_heap_;
+  std::size_t output_heap_size_ = 0;
+  std::unique_ptr<std::uint32_t[]> scratch_heap_;
+  std::size_t scratch_heap_size_ = 0;
   Span<const std::uint8_t> output_;
+  // Caller-buffer mode: set once the ETDump has been written over the
+  // records; events counted then.
+  bool finished_ = false;
+  std::uint64_t finished_events_ = 0;
 
-  // Caller-buffer mode: set when the block table is full; nothing more is
-  // recorded, so no event lands in the wrong block.
+  // Set when a block is refused; nothing more is recorded, so no event
+  // lands in the wrong block.
   std::atomic<bool> blocks_exhausted_{false};
+  // Set when an event did not fit: later blocks are refused, not left empty.
+  std::atomic<bool> full_{false};
+  std::atomic<std::uint64_t> dropped_blocks_{0};
   std::atomic<std::uint64_t> dropped_{0};
   std::atomic<std::uint64_t> rejected_{0};
   std::atomic<std::uint64_t> tensor_data_dropped_{0};

@@ -182,7 +182,9 @@ struct ETDumpFile {
   std::optional<TickRatio> tick_ratio;
   std::optional<std::string> program_fingerprint;
   std::optional<std::uint64_t> dropped_events;  ///< Over all runs.
-  std::optional<std::string> producer;          ///< e.g. "glassbox 0.1.0".
+  /// Blocks (executions) refused because the buffer was full.
+  std::optional<std::uint64_t> dropped_blocks;
+  std::optional<std::string> producer;  ///< e.g. "glassbox 0.1.0".
 };
 
 }  // namespace glassbox::etdump

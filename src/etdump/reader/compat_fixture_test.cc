@@ -51,6 +51,7 @@ void check_executorch_style(const ETDumpFile& file) {
   EXPECT_EQ(file.tick_ratio, std::nullopt);
   EXPECT_EQ(file.program_fingerprint, std::nullopt);
   EXPECT_EQ(file.dropped_events, std::nullopt);
+  EXPECT_EQ(file.dropped_blocks, std::nullopt);
   EXPECT_EQ(file.producer, std::nullopt);
   ASSERT_EQ(file.runs.size(), 2u);
 
@@ -146,6 +147,7 @@ TEST(EtdumpCompatTest, ReadsGlassboxExtensions) {
   EXPECT_EQ(*file.tick_ratio, (TickRatio{5, 2}));
   EXPECT_EQ(file.program_fingerprint, "fnv1a64:0123456789abcdef");
   EXPECT_EQ(file.dropped_events, 3u);
+  EXPECT_EQ(file.dropped_blocks, 2u);
   EXPECT_EQ(file.producer, "glassbox 0.1.0");
   ASSERT_EQ(file.runs.size(), 1u);
   const RunData& run = file.runs[0];

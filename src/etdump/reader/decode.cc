@@ -243,6 +243,9 @@ StatusOr<ETDumpFile> decode_etdump(const VerifiedBuffer& buffer) {
   if (has_field(&root, fb::ETDump::VT_DROPPED_EVENTS)) {
     out.dropped_events = root.dropped_events();
   }
+  if (has_field(&root, fb::ETDump::VT_DROPPED_BLOCKS)) {
+    out.dropped_blocks = root.dropped_blocks();
+  }
   out.producer = to_optional_string(root.producer());
   if (const auto* runs = root.run_data()) {
     out.runs.reserve(runs->size());

@@ -127,6 +127,7 @@ StatusOr<nlohmann::ordered_json> etdump_to_json(const ETDumpFile& file,
     root["program_fingerprint"] = *file.program_fingerprint;
   }
   if (file.dropped_events) root["dropped_events"] = *file.dropped_events;
+  if (file.dropped_blocks) root["dropped_blocks"] = *file.dropped_blocks;
   if (file.producer) root["producer"] = *file.producer;
 
   Json runs = Json::array();

@@ -164,6 +164,9 @@ StatusOr<std::string> etdump_to_text(const ETDumpFile& file, const DebugData* de
   if (file.dropped_events) {
     out += fmt::format("dropped events: {}\n", *file.dropped_events);
   }
+  if (file.dropped_blocks.value_or(0) > 0) {
+    out += fmt::format("dropped blocks: {}\n", *file.dropped_blocks);
+  }
   for (std::size_t r = 0; r < file.runs.size(); ++r) {
     const RunData& run = file.runs[r];
     out += "\n" + run_header(r, run) + "\n";

@@ -1,8 +1,8 @@
 #pragma once
 // Layout-only types behind ETDumpGen: the 32-byte event record, the record
-// store, the name table and the arena. Not part of the public API; in a
-// public header only because ETDumpGen holds them by value, so that
-// caller-buffer mode allocates nothing at all.
+// store with its byte budget, the name table and the arena. Not part of the
+// public API; in a public header only because ETDumpGen holds them by
+// value, so that caller-buffer mode allocates nothing at all.
 
 #include <atomic>
 #include <cstddef>
@@ -18,7 +18,8 @@ enum class RecordKind : std::uint8_t {
   kProfile,      // a = start, b = end, id = name slot or kNoName
   kDelegateInt,  // a = start, b = end, id = int identifier
   kDelegateStr,  // a = start, b = end, id = name slot of the identifier
-  kMetadata,     // follows a delegate record: a = bytes, b = length
+  kMetadata,     // just before a delegate record with kHasMetadata: see
+                 // kInlineMetadata
   kAllocator,    // id = name slot, b = 1-based allocator id
   kAllocation,   // id = allocator id, a = size
   kDebug,        // a = value blob, id = delegate id (see flags)
@@ -26,7 +27,7 @@ enum class RecordKind : std::uint8_t {
 
 // Record.flags bits.
 inline constexpr std::uint8_t kTimeSourceMask = 0x3;  // runtime::TimeSource
-inline constexpr std::uint8_t kHasMetadata = 0x4;     // a kMetadata follows
+inline constexpr std::uint8_t kHasMetadata = 0x4;     // a kMetadata precedes
 inline constexpr std::uint8_t kDebugIdInt = 0x8;      // kDebug: id is int
 inline constexpr std::uint8_t kDebugIdStr = 0x10;     // kDebug: id is a name
 inline constexpr std::uint8_t kDebugOutput = 0x20;    // kDebug: program output
@@ -46,14 +47,32 @@ struct Record {
 };
 static_assert(sizeof(Record) == 32, "the hot-path budget is 32 bytes/event");
 
+// A kMetadata record. Up to kInlineMetadata bytes are held in the record
+// itself (its first 24 bytes; the length where `instruction` is); longer
+// metadata fills metadata_slots(length) raw slots before it, with the
+// length in `b`. So a delegate event with metadata is one claim of
+// consecutive slots: [raw slots] [kMetadata] [event].
+inline constexpr std::size_t kInlineMetadata = 24;
+inline constexpr std::uint8_t kMetadataInline = 0x1;  // kMetadata: flags
+
+constexpr std::uint64_t metadata_slots(std::uint64_t length) {
+  return length <= kInlineMetadata ? 0 : (length + sizeof(Record) - 1) / sizeof(Record);
+}
+inline std::uint64_t metadata_length(const Record& header) {
+  return (header.flags & kMetadataInline) != 0 ? static_cast<std::uint32_t>(header.instruction)
+                                               : header.b;
+}
+
+// One event block, kept in the arena; blocks form a list from the newest.
 struct BlockEntry {
+  BlockEntry* previous;
   std::uint64_t first_record;
   std::uint64_t dropped_at_start;
   std::uint64_t rejected_at_start;
   std::uint64_t tensor_data_dropped_at_start;
   std::uint32_t name;
   std::int32_t bundled_input_index;
-  std::uint32_t run_offset;  // serialization scratch
+  std::uint32_t run;  // serialization scratch: where its RunData went
 };
 
 struct NameSlot {
@@ -65,27 +84,45 @@ struct NameSlot {
   std::uint32_t fb_offset;  // serialization scratch: 0 = not yet written
 };
 
-// Worst-case serialized sizes, charged when an event is logged so that the
-// ETDump always fits its region. Checked by the buffer-mode stress tests.
-inline constexpr std::size_t kRecordOutputBound = 128;
-inline constexpr std::size_t kBlockOutputBound = 192;
-inline constexpr std::size_t kFixedOutputBound = 16 * 1024;
-inline constexpr std::size_t kStringOutputOverhead = 8;
-inline constexpr std::size_t kValueOutputBound = 192;
-inline constexpr std::size_t kTensorOutputBound = 80;  // + 16 per dimension
+// Serialized-size budget. Every record slot is charged kSlotBytes, which
+// covers the largest single-slot event in the ETDump (a profile or delegate
+// event: 52 bytes of tables and 4 of the events vector) plus 4 bytes of
+// serialization scratch; anything larger (names, values, blocks) charges
+// the rest when it is logged. The ETDump is written over the records it
+// has consumed, so a record's 32 bytes are not charged again: see
+// docs/benchmarks.md and etdump_gen_serialize.cc for the bound.
+inline constexpr std::size_t kSlotBytes = 60;
+inline constexpr std::size_t kSlotOutputBytes = 56;  // kSlotBytes - scratch
+// The serialized size of one block (RunData, its two vectors and its entry
+// in run_data, with alignment), charged when it is created.
+inline constexpr std::size_t kBlockOutputBytes = 48 + 8 + 8 + 4 + 8;
+// Everything written once per dump (vtables, root, shared objects, the
+// implicit first block, fingerprint and producer), with alignment slack.
+inline constexpr std::size_t kFixedOutputBytes = 2048;
 // Limits on one logged value (larger ones are refused, not truncated).
 inline constexpr std::size_t kMaxLoggedTensorDims = 32;
 inline constexpr std::size_t kMaxLoggedTensorList = 64;
 
-// Bump allocator for variable-size data (name text, metadata bytes, value
-// blobs). Thread-safe; not on the int-id hot path.
+class RecordStore;
+
+// Bump allocator for variable-size data (name text, value blobs, blocks).
+// Thread-safe; not on the event hot path. Every allocation also charges its
+// serialized size to the record store's budget. In caller-buffer mode it
+// grows down from the end of the region the records grow up from.
 class Arena {
  public:
-  void init_fixed(std::uint8_t* base, std::size_t size, std::size_t output_capacity);
-  void init_heap();
-  // 8-aligned space for `size` bytes, charging `output_bound` bytes of
-  // serialized size; null when either runs out.
-  std::uint8_t* allocate(std::size_t size, std::size_t output_bound);
+  void init_fixed(std::uint8_t* top, RecordStore* budget);
+  void init_heap(RecordStore* budget);
+  // 8-aligned space for `size` bytes, charging `size + output_bytes` to
+  // the budget; null when either runs out.
+  std::uint8_t* allocate(std::size_t size, std::size_t output_bytes);
+  // Caller-buffer mode: the lowest arena byte (the ETDump ends below it).
+  std::uint8_t* low() const { return low_; }
+  // Caller-buffer mode: marks the slots of a failed claim empty, those
+  // below the arena (the others are never read). Slots are not cleared
+  // in advance, so this is what keeps a failed claim from reading as
+  // whatever the buffer held.
+  void mark_unwritten(Record* slots, std::uint64_t count);
   void clear();
 
  private:
@@ -93,15 +130,17 @@ class Arena {
 
   std::mutex mutex_;
   bool fixed_ = false;
-  std::uint8_t* base_ = nullptr;
+  RecordStore* budget_ = nullptr;
+  std::uint8_t* top_ = nullptr;   // caller-buffer mode
+  std::uint8_t* low_ = nullptr;   // caller-buffer mode
+  std::uint8_t* base_ = nullptr;  // heap mode: current chunk
   std::size_t size_ = 0;
   std::size_t used_ = 0;
-  std::size_t output_capacity_ = 0;
-  std::size_t output_used_ = 0;
   std::vector<std::unique_ptr<std::uint8_t[]>> heap_chunks_;
 };
 
-// The array of records: one fixed block, or chunks allocated as they fill.
+// The array of records: one fixed block, or chunks allocated as they fill,
+// and the byte budget records and arena share.
 class RecordStore {
  public:
   static constexpr unsigned kChunkShift = 12;  // 4096 records, 128 KiB
@@ -112,19 +151,39 @@ class RecordStore {
   RecordStore& operator=(const RecordStore&) = delete;
   ~RecordStore();
 
-  void init_fixed(Record* base, std::uint64_t capacity);
-  void init_heap(std::uint64_t max_records);
+  // `budget` bytes are shared by records (kSlotBytes each) and arena
+  // charges.
+  void init_fixed(Record* base, std::uint64_t capacity, std::int64_t budget);
+  void init_heap(std::uint64_t max_records, std::int64_t budget);
 
-  // Claims `count` consecutive slots; returns the first index, or
-  // `capacity()` or more when the store is full.
-  std::uint64_t claim(std::uint32_t count) {
-    return next_.fetch_add(count, std::memory_order_relaxed);
+  static constexpr std::uint64_t kFull = ~std::uint64_t{0};
+
+  // Claims `count` consecutive slots from `*index`; false when they do
+  // not fit (they stay unwritten: see Arena::mark_unwritten).
+  [[gnu::always_inline]] bool claim(std::uint32_t count, std::uint64_t* index) {
+    // Sequentially consistent (on x86 as cheap as relaxed): with the
+    // same order in charge(), of a claim and a charge racing at least
+    // one sees the other, so together they never overdraw the budget.
+    *index = next_.fetch_add(count);
+    return static_cast<std::int64_t>(*index + count) <= limit_.load();
   }
+  // Takes `bytes` from the budget; false (and nothing taken) when short.
+  bool charge(std::size_t bytes);
+
+  // Slots this store holds physically.
   std::uint64_t capacity() const { return capacity_; }
-  // Records claimed so far (those past capacity were dropped).
+  // Single-slot events that fit in total, given the charges so far.
+  std::uint64_t event_capacity() const;
+  // Slots claimed so far, capped at the physical capacity. In
+  // caller-buffer mode slots at or above `limit` are never valid records.
   std::uint64_t size() const {
     const std::uint64_t n = next_.load(std::memory_order_relaxed);
     return n < capacity_ ? n : capacity_;
+  }
+  // Bytes charged by the arena so far (not counting slots), rounded up
+  // to whole slots.
+  std::int64_t charged() const {
+    return (initial_limit_ - limit_.load()) * static_cast<std::int64_t>(kSlotBytes);
   }
   // The slot for a claimed index below capacity; in heap mode allocates
   // its chunk on first touch. Null only if that allocation failed.
@@ -135,13 +194,23 @@ class RecordStore {
     return chunk == nullptr ? nullptr : chunk + (index & (kChunkSize - 1));
   }
   // Read-only access for serialization: null for a never-allocated chunk.
-  const Record* peek(std::uint64_t index) const;
+  const Record* peek(std::uint64_t index) const {
+    if (fixed_ != nullptr) return fixed_ + index;
+    const Record* chunk = chunks_[index >> kChunkShift].load(std::memory_order_acquire);
+    return chunk == nullptr ? nullptr : chunk + (index & (kChunkSize - 1));
+  }
+  Record* fixed_base() const { return fixed_; }
   void clear();
 
  private:
   Record* allocate_chunk(std::uint64_t chunk_index);
+  void set_limit(std::int64_t budget);
 
   std::atomic<std::uint64_t> next_{0};
+  // The budget in slots: claims may end at or below it; arena charges
+  // lower it (rounded up to whole slots), so a claim checks one number.
+  std::atomic<std::int64_t> limit_{0};
+  std::int64_t initial_limit_ = 0;
   std::uint64_t capacity_ = 0;
   Record* fixed_ = nullptr;
   std::unique_ptr<std::atomic<Record*>[]> chunks_;
@@ -163,6 +232,10 @@ class NameTable {
   void clear();
 
   static std::size_t slots_for(std::size_t max_names);
+  // Serialized size of an interned string of `length` bytes.
+  static constexpr std::size_t output_bytes(std::size_t length) {
+    return (4 + length + 1 + 3) / 4 * 4 + 4;  // + alignment
+  }
 
  private:
   struct CacheEntry {

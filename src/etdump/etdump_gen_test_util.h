@@ -1,0 +1,45 @@
+#pragma once
+// Test helpers shared by the ETDumpGen tests.
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "etdump_generated.h"
+#include "glassbox/etdump/etdump_gen.h"
+#include "glassbox/etdump/etdump_reader.h"
+
+namespace glassbox::etdump::testing_util {
+
+// The writer lays out FlatBuffers by hand: every dump a test produces goes
+// through the FlatBuffers verifier of the generated schema code, with its
+// alignment checks, before anything reads it.
+inline ::testing::AssertionResult Verifies(Span<const std::uint8_t> bytes) {
+  flatbuffers::Verifier verifier(bytes.data(), bytes.size());
+  if (!::etdump::VerifySizePrefixedETDumpBuffer(verifier)) {
+    return ::testing::AssertionFailure() << "the FlatBuffers verifier rejects the dump";
+  }
+  return ::testing::AssertionSuccess();
+}
+
+// Serializes, verifies and parses.
+inline StatusOr<ETDumpFile> serialize(ETDumpGen& gen, const char* name = "test.etdp") {
+  Result<Span<const std::uint8_t>> data = gen.get_etdump_data();
+  if (!data.ok()) return Status(data.error_info());
+  EXPECT_TRUE(Verifies(*data));
+  return parse_etdump(*data, name);
+}
+
+// The same for a caller-buffer tracer on `memory`: the dump must lie
+// inside it.
+inline StatusOr<ETDumpFile> serialize_in(ETDumpGen& gen, const std::vector<std::uint8_t>& memory,
+                                         const char* name) {
+  Result<Span<const std::uint8_t>> data = gen.get_etdump_data();
+  if (!data.ok()) return Status(data.error_info());
+  EXPECT_GE(data->data(), memory.data());
+  EXPECT_LE(data->data() + data->size(), memory.data() + memory.size());
+  EXPECT_TRUE(Verifies(*data));
+  return parse_etdump(*data, name);
+}
+
+}  // namespace glassbox::etdump::testing_util
