@@ -154,8 +154,9 @@ TEST(ExecuTorchCliTest, InspectOurOwnDumpWithExecuTorchsRecord) {
 }
 
 TEST(ExecuTorchCliTest, NumericSaysThePicklesAreNotRead) {
-  const CommandLineOutcome o = glassbox({"inspect", "--etdump", kExecuTorchDump, "--etrecord",
-                                         kRecords + "int_ids.etrecord", "--numeric"});
+  const CommandLineOutcome o =
+      glassbox({"inspect", "--etdump", kExecuTorchDump, "--etrecord", kRecords + "int_ids.etrecord",
+                "--numeric", "--debug-data", kExecuTorchDump});
   EXPECT_THAT(o.status, ErrorIs(Error::kInvalidArgument, {"pickles", "not read"}));
 }
 
