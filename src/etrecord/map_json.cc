@@ -21,8 +21,7 @@ std::string child(const std::string& path, std::string_view key) {
 }
 
 StatusOr<Json> parse(std::string_view text) {
-  Json j = Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return corrupt("(document)", "not valid JSON");
+  GLASSBOX_ASSIGN_OR_RETURN(Json j, aot::internal::parse_json_fast(text, "(document)"));
   if (!j.is_object()) return corrupt("(document)", "expected an object keyed by method name");
   return j;
 }
@@ -88,7 +87,8 @@ StatusOr<aot::DelegateMapEntry> delegate_entry_from(const Json& j, const std::st
 template <typename Map>
 std::string entry_text(const aot::PerMethod<Map>& maps, Json (*value)(const Map&)) {
   Json root = Json::object();
-  for (const auto& [method, map] : maps) root[method] = value(map);
+  for (const auto& [method, map] : maps)
+    aot::internal::append_new_member(&root, method, value(map));
   return dump(root);
 }
 
@@ -101,7 +101,8 @@ std::string dump(const Json& j) {
 Json debug_handles_value(const aot::InstructionDebugHandles& map) {
   Json j = Json::object();
   for (const auto& [id, handles] : map) {
-    j[std::to_string(id.value)] = aot::internal::debug_handles_to_json(handles);
+    aot::internal::append_new_member(&j, std::to_string(id.value),
+                                     aot::internal::debug_handles_to_json(handles));
   }
   return j;
 }
@@ -116,14 +117,14 @@ Json delegates_value(const aot::InstructionDelegateMap& map) {
     } else {
       e[std::string(kEntriesMember)] = nullptr;
     }
-    j[std::to_string(id.value)] = std::move(e);
+    aot::internal::append_new_member(&j, std::to_string(id.value), std::move(e));
   }
   return j;
 }
 
 Json num_outs_value(const aot::InstructionNumOuts& map) {
   Json j = Json::object();
-  for (const auto& [id, n] : map) j[std::to_string(id.value)] = n;
+  for (const auto& [id, n] : map) aot::internal::append_new_member(&j, std::to_string(id.value), n);
   return j;
 }
 
