@@ -8,6 +8,7 @@
 #include "glassbox/aot/emitter.h"
 #include "glassbox/aot/graph_builder.h"
 #include "glassbox/aot/memory_plan.h"
+#include "src/testing/sanitizer_build.h"
 #include "test_util.h"
 
 namespace glassbox::aot {
@@ -29,6 +30,7 @@ Graph long_chain() {
 }
 
 TEST(AotScaleTest, LongChainIsPlannedInLinearTime) {
+  SKIP_IN_SANITIZER_BUILD();
   const Graph graph = long_chain();
   StatusOr<MemoryPlan> plan = plan_memory(graph);
   ASSERT_THAT(plan, IsOk());
@@ -39,6 +41,7 @@ TEST(AotScaleTest, LongChainIsPlannedInLinearTime) {
 }
 
 TEST(AotScaleTest, LongChainIsEmitted) {
+  SKIP_IN_SANITIZER_BUILD();
   StatusOr<EmitResult> emitted = emit(long_chain());
   ASSERT_THAT(emitted, IsOk());
 }

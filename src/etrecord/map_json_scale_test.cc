@@ -8,6 +8,7 @@
 #include <string>
 
 #include "src/etrecord/map_json.h"
+#include "src/testing/sanitizer_build.h"
 #include "src/testing/status_matchers.h"
 
 namespace glassbox::etrecord::internal {
@@ -18,6 +19,7 @@ using ::glassbox::testing::IsOk;
 constexpr std::int32_t kInstructions = 100'000;
 
 TEST(MapJsonScaleTest, HundredThousandInstructionsRoundTrip) {
+  SKIP_IN_SANITIZER_BUILD();
   aot::PerMethod<aot::InstructionDebugHandles> handles;
   aot::PerMethod<aot::InstructionNumOuts> num_outs;
   for (std::int32_t i = 0; i < kInstructions; ++i) {
@@ -36,6 +38,7 @@ TEST(MapJsonScaleTest, HundredThousandInstructionsRoundTrip) {
 
 // One delegate whose own map has an identifier per instruction.
 TEST(MapJsonScaleTest, DelegateMapOfHundredThousandIdentifiersRoundTrips) {
+  SKIP_IN_SANITIZER_BUILD();
   aot::DebugHandleMap identifiers;
   for (std::int64_t i = 0; i < kInstructions; ++i) {
     identifiers["node_" + std::to_string(i)] = {DebugHandle(static_cast<std::uint32_t>(i) + 1)};

@@ -147,7 +147,7 @@ Status load_and_run(const Bytes& bytes, int* runs_left) {
 
 TEST(DamagedInputsTest, ProgramsLoadOrFailCleanly) {
   ASSERT_THAT(runner::register_runtime_backends(), IsOk());
-  int runs_left = 24;
+  int runs_left = 4;
   run_corpus("program", demo_program().buffer(),
              [&runs_left](const Bytes& b) { return load_and_run(b, &runs_left); });
 }
