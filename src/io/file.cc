@@ -82,10 +82,4 @@ StatusOr<std::vector<std::uint8_t>> read_file(const std::string& path, std::uint
   return bytes;
 }
 
-Status check_regular_file(const std::string& path) {
-  struct stat info {};
-  if (::stat(path.c_str(), &info) != 0 || S_ISREG(info.st_mode)) return Status();
-  return not_regular(path, info.st_mode);
-}
-
 }  // namespace glassbox::io

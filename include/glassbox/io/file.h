@@ -29,10 +29,4 @@ inline constexpr std::uint64_t kMaxFileBytes = std::uint64_t{8} << 30;
 StatusOr<std::vector<std::uint8_t>> read_file(const std::string& path,
                                               std::uint64_t max_bytes = kMaxFileBytes);
 
-/// kAccessFailed "<path>: is not a regular file (a directory)" when `path`
-/// exists and is not a regular file (following symlinks), else Ok (a
-/// missing file is the opener's error to report). For readers that open
-/// files through another library.
-Status check_regular_file(const std::string& path);
-
 }  // namespace glassbox::io
