@@ -5,7 +5,7 @@
 JOBS ?= 2
 GLASSBOX := build/default/tools/glassbox/glassbox
 
-.PHONY: all setup build demo test check-format test-asan test-notrace bench fuzz models onnx-testdata clean
+.PHONY: all setup build demo test check-format test-asan test-tsan test-notrace bench fuzz models onnx-testdata clean
 
 all: build
 
@@ -39,6 +39,13 @@ test-asan: setup build/asan/build.ninja
 	cmake --build build/asan -j $(JOBS)
 	ctest --test-dir build/asan --output-on-failure -j $(JOBS)
 	@bash scripts/fuzz_smoke.sh build/asan 10
+
+# The multi-threaded logging tests under ThreadSanitizer: only their two
+# test binaries are built (not part of `make test`).
+TSAN_TESTS := etdump_gen_test etdump_gen_threads_test
+test-tsan: setup build/tsan/build.ninja
+	cmake --build build/tsan -j $(JOBS) --target $(TSAN_TESTS)
+	TSAN_OPTIONS=halt_on_error=1 ctest --test-dir build/tsan --output-on-failure -j $(JOBS) -R 'ETDumpGen'
 
 bench: setup build/bench/build.ninja build/bench-notrace/build.ninja
 	cmake --build build/bench -j $(JOBS)

@@ -40,13 +40,13 @@ function(glassbox_add_library name)
   endif()
 endfunction()
 
-# glassbox_add_test(name SOURCES ... DEPS ...): a GoogleTest binary beside the
+# glassbox_add_test(name SOURCES ... DEPS ... [TIMEOUT s]): a GoogleTest binary beside the
 # code it tests, registered with ctest.
 function(glassbox_add_test name)
   if(NOT GLASSBOX_BUILD_TESTS)
     return()
   endif()
-  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;DEPS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gmock GTest::gtest_main)
   # Tests may include private test helpers by their path from the root.
@@ -54,7 +54,24 @@ function(glassbox_add_test name)
   target_compile_definitions(${name} PRIVATE
     GLASSBOX_TESTDATA_DIR="${PROJECT_SOURCE_DIR}/testdata")
   glassbox_warnings(${name})
-  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60)
+  if(ARG_TIMEOUT)
+    # TIMEOUT (seconds per test case) turns "this must stay fast" into a
+    # failure instead of a slow suite; sanitizer builds run several times
+    # slower, so they get more.
+    set(timeout ${ARG_TIMEOUT})
+    if(CMAKE_CXX_FLAGS MATCHES "sanitize")
+      math(EXPR timeout "${timeout} * 6")
+    endif()
+    # Tests that bound time (large inputs under a timeout) skip themselves
+    # in sanitizer builds, which run them 20-50x slower; the default build
+    # runs them.
+    if(CMAKE_CXX_FLAGS MATCHES "sanitize")
+      target_compile_definitions(${name} PRIVATE GLASSBOX_SANITIZER_BUILD=1)
+    endif()
+    gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT ${timeout})
+  else()
+    gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60)
+  endif()
 endfunction()
 
 # glassbox_add_benchmark(name SOURCES ... DEPS ...)

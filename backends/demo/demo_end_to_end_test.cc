@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <random>
 #include <set>
 #include <string>
@@ -16,6 +17,7 @@
 
 #include "backends/demo/aot/demo_backend.h"
 #include "backends/demo/aot/demo_model.h"
+#include "backends/demo/aot/demo_program.h"
 #include "backends/demo/runtime/demo_runtime.h"
 #include "glassbox/etdump/etdump_gen.h"
 #include "glassbox/etdump/etdump_reader.h"
@@ -188,6 +190,58 @@ TEST(DemoEndToEndBadInputTest, CorruptProgramsAreClearErrors) {
       runtime::Method::load(*loaded, "forward", &memory, &temp, nullptr, &diag);
   EXPECT_FALSE(method.ok());
   EXPECT_NE(std::string(diag.message).find("DemoBackend"), std::string::npos) << diag.message;
+}
+
+// Conv parameters that parse but whose output size overflows, or does not
+// match the planned tensors: the method fails to load, naming the delegate,
+// instead of writing out of bounds at run time.
+TEST(DemoEndToEndBadInputTest, ConvParametersAreCheckedAgainstThePlanAtLoad) {
+  const exporter::ExecutorchProgramManager program = export_demo("int", "realtime", true);
+  const std::vector<std::uint8_t>& good = program.buffer();
+  ASSERT_EQ(register_demo_backend_runtime(), Error::kOk);
+  const std::string magic(kDemoMagic, 4);
+  const auto blob_at = std::search(good.begin(), good.end(), magic.begin(), magic.end());
+  ASSERT_NE(blob_at, good.end());
+  const std::size_t offset = static_cast<std::size_t>(blob_at - good.begin());
+  std::uint32_t length = 0;  // the FlatBuffers vector's length precedes its bytes
+  std::memcpy(&length, good.data() + offset - 4, 4);
+  ASSERT_LE(offset + length, good.size());
+  StatusOr<DemoProgram> decoded =
+      decode_demo_program(std::span<const std::uint8_t>(good.data() + offset, length));
+  ASSERT_THAT(decoded, IsOk());
+
+  constexpr std::int64_t kHuge = std::int64_t{1} << 60;
+  const std::vector<std::function<void(DemoConvParams&)>> corruptions = {
+      [](DemoConvParams& c) {
+        c.stride[1] = 262145;
+        c.padding[0] = kHuge + 1;
+      },
+      [](DemoConvParams& c) {
+        c.padding = {4 * kHuge, 4 * kHuge};
+      },
+      [](DemoConvParams& c) {
+        c.dilation = {4 * kHuge, 1};
+      },
+      [](DemoConvParams& c) {
+        c.stride = {2, 2};
+      },  // fits, but not the planned output
+  };
+  for (std::size_t k = 0; k < corruptions.size(); ++k) {
+    DemoProgram bad = *decoded;
+    corruptions[k](bad.ops.at(0).conv);
+    const std::vector<std::uint8_t> blob = encode_demo_program(bad);
+    ASSERT_EQ(blob.size(), length);
+    std::vector<std::uint8_t> bytes = good;
+    std::copy(blob.begin(), blob.end(), bytes.begin() + static_cast<std::ptrdiff_t>(offset));
+    runtime::Diagnostics diag;
+    Result<runtime::Program> loaded = runtime::Program::load(bytes, &diag);
+    ASSERT_THAT(loaded, IsOk()) << diag.message;
+    runtime::MemoryAllocator memory, temp;
+    Result<runtime::Method> method =
+        runtime::Method::load(*loaded, "forward", &memory, &temp, nullptr, &diag);
+    EXPECT_FALSE(method.ok()) << "corruption " << k;
+    EXPECT_NE(std::string(diag.message).find("delegate 0"), std::string::npos) << diag.message;
+  }
 }
 
 }  // namespace

@@ -116,7 +116,24 @@ StatusOr<ValueId> ImportContext::emit(std::string_view op, std::vector<ValueId> 
   StatusOr<ValueId> out =
       writer_->add_node(op, std::move(inputs), std::move(attributes), step, value_name);
   if (!out.ok()) return invalid(out.message());
+  GLASSBOX_RETURN_IF_ERROR(check_runtime_value(op, writer_->value(*out).shape));
   return out;
+}
+
+Status ImportContext::check_runtime_value(std::string_view op,
+                                          const std::vector<std::int64_t>& shape) const {
+  // The runtime holds this value: the same limit as a graph input. (Empty
+  // tensors are left to the kernels: reshape, slice, split and where run
+  // on them; a kernel that cannot refuses the program at load.)
+  constexpr std::int64_t kMaxElements = std::int64_t{1} << 31;
+  std::int64_t numel = 1;
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    if (__builtin_mul_overflow(numel, shape[d], &numel) || numel > kMaxElements) {
+      return unsupported("the " + std::string(op) + " output's dim " + std::to_string(d) + " (" +
+                         std::to_string(shape[d]) + ") makes it larger than 2^31 elements");
+    }
+  }
+  return Status();
 }
 
 void ImportContext::set_output(std::size_t i, Operand operand) {

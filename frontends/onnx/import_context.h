@@ -88,6 +88,10 @@ class ImportContext {
   const std::string& source() const { return source_; }
 
  private:
+  /// kNotSupported, naming the node, for a value of more than 2^31
+  /// elements, which the runtime cannot hold.
+  Status check_runtime_value(std::string_view op, const std::vector<std::int64_t>& shape) const;
+
   GraphWriter* writer_;
   std::string source_;
   std::int64_t opset_;

@@ -2,8 +2,6 @@
 
 #include <onnx/onnx_pb.h>
 
-#include <fstream>
-#include <iterator>
 #include <limits>
 #include <set>
 
@@ -11,6 +9,7 @@
 #include "frontends/onnx/graph_writer.h"
 #include "frontends/onnx/import_context.h"
 #include "frontends/onnx/model_checks.h"
+#include "glassbox/io/file.h"
 
 namespace glassbox::frontends::onnx {
 namespace {
@@ -169,11 +168,7 @@ StatusOr<aot::Graph> import_onnx_from_memory(std::span<const std::uint8_t> bytes
 }
 
 StatusOr<aot::Graph> import_onnx(const std::string& path, const ImportOptions& options) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status(Error::kAccessFailed, "cannot open " + path);
-  std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)),
-                                  std::istreambuf_iterator<char>());
-  if (in.bad()) return Status(Error::kAccessFailed, "cannot read " + path);
+  GLASSBOX_ASSIGN_OR_RETURN(std::vector<std::uint8_t> bytes, io::read_file(path));
   return import_onnx_from_memory(bytes, options, path);
 }
 

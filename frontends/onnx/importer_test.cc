@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 
 #include "frontends/onnx/test_models.h"
 #include "glassbox/export/program_manager.h"
@@ -139,6 +140,69 @@ TEST(ImporterTest, RefusesHugeOrHighRankInputs) {
   ImportOptions options;
   options.input_shapes["x"] = {std::int64_t{1} << 40, 3};
   EXPECT_TRUE(contains(import_onnx_from_memory(m.bytes(), options).message(), "larger than 2^31"));
+}
+
+// Node attributes and computed shapes are bounded like inputs: a pad of
+// 2^40, a tile to 2^33 elements or a reshape to rank 7 is refused at import,
+// naming the node, instead of overflowing shape inference or writing a
+// program the runtime refuses.
+TEST(ImporterTest, RefusesHugeAttributesAndShapesNamingTheNode) {
+  constexpr std::int64_t kHuge = std::int64_t{1} << 40;
+  struct Case {
+    const char* name;
+    std::function<void(ModelWriter&)> build;
+    const char* fragment;
+  };
+  const std::vector<Case> cases = {
+      {"conv pads",
+       [](ModelWriter& m) {
+         m.floats("w", {1, 1, 1, 1}, {1.0f});
+         auto* conv = m.node("Conv", "/conv/Conv", {"x", "w"}, {"y"});
+         ModelWriter::set_ints(conv, "pads", {kHuge, 0, kHuge, 0});
+       },
+       "/conv/Conv"},
+      {"conv strides",
+       [](ModelWriter& m) {
+         m.floats("w", {1, 1, 1, 1}, {1.0f});
+         auto* conv = m.node("Conv", "/conv/Conv", {"x", "w"}, {"y"});
+         ModelWriter::set_ints(conv, "strides", {1, kHuge});
+       },
+       "/conv/Conv"},
+      {"pool pads",
+       [](ModelWriter& m) {
+         auto* pool = m.node("MaxPool", "/pool/MaxPool", {"x"}, {"y"});
+         ModelWriter::set_ints(pool, "kernel_shape", {1, 1});
+         ModelWriter::set_ints(pool, "pads", {0, 0, kHuge, kHuge});
+       },
+       "/pool/MaxPool"},
+      {"pad",
+       [](ModelWriter& m) {
+         m.ints("pads", {8}, {0, 0, kHuge, 0, 0, 0, kHuge, 0});
+         m.node("Pad", "/Pad", {"x", "pads"}, {"y"});
+       },
+       "/Pad"},
+      {"tile",
+       [](ModelWriter& m) {
+         m.ints("repeats", {4}, {1, 1, 1 << 15, 1 << 15});
+         m.node("Tile", "/Tile", {"x", "repeats"}, {"y"});
+       },
+       "larger than 2^31 elements"},
+      {"reshape rank",
+       [](ModelWriter& m) {
+         m.ints("shape", {7}, {1, 1, 1, 1, 1, 4, 4});
+         m.node("Reshape", "/Reshape", {"x", "shape"}, {"y"});
+       },
+       "rank 7"},
+  };
+  for (const Case& c : cases) {
+    ModelWriter m;
+    m.input("x", {1, 1, 4, 4}).output("y");
+    c.build(m);
+    StatusOr<aot::Graph> graph = import_onnx_from_memory(m.bytes(), {}, "huge.onnx");
+    ASSERT_FALSE(graph.ok()) << c.name;
+    EXPECT_TRUE(contains(graph.message(), "huge.onnx: node '")) << graph.message();
+    EXPECT_TRUE(contains(graph.message(), c.fragment)) << c.name << ": " << graph.message();
+  }
 }
 
 TEST(ImporterTest, DynamicInputNeedsAStaticShape) {

@@ -55,7 +55,8 @@ Status validate_debug_handle_map(const DebugHandleMap& map) {
 
 StatusOr<std::string> debug_handle_map_to_json(const DebugHandleMap& map) {
   GLASSBOX_RETURN_IF_ERROR(validate_debug_handle_map(map));
-  return internal::debug_handle_map_to_json_value(map).dump();
+  return internal::debug_handle_map_to_json_value(map).dump(
+      -1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 StatusOr<DebugHandleMap> debug_handle_map_from_json(std::string_view json) {

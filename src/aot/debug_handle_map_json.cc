@@ -15,7 +15,37 @@ std::string child(const std::string& path, std::string_view member) {
   return path.empty() ? std::string(member) : path + "." + std::string(member);
 }
 
+Json to_ordered(nlohmann::json& j) {
+  if (j.is_object()) {
+    Json out = Json::object();
+    out.get_ref<Json::object_t&>().reserve(j.size());
+    for (auto& [key, value] : j.get_ref<nlohmann::json::object_t&>()) {
+      append_new_member(&out, key, to_ordered(value));
+    }
+    return out;
+  }
+  if (j.is_array()) {
+    Json out = Json::array();
+    out.get_ref<Json::array_t&>().reserve(j.size());
+    for (nlohmann::json& value : j) out.push_back(to_ordered(value));
+    return out;
+  }
+  return Json(std::move(j));
+}
+
 }  // namespace
+
+void append_new_member(Json* object, std::string key, Json value) {
+  Json::object_t& members = object->get_ref<Json::object_t&>();
+  members.Json::object_t::Container::emplace_back(std::move(key), std::move(value));
+}
+
+StatusOr<Json> parse_json_fast(std::string_view text, const std::string& what) {
+  nlohmann::json parsed = nlohmann::json::parse(text.begin(), text.end(), nullptr,
+                                                /*allow_exceptions=*/false);
+  if (parsed.is_discarded()) return corrupt(what, "not valid JSON");
+  return to_ordered(parsed);
+}
 
 Json debug_handles_to_json(const std::vector<DebugHandle>& handles) {
   Json list = Json::array();
@@ -68,7 +98,7 @@ void write_debug_handle_map(const DebugHandleMap& map, std::string_view entries_
     const std::string key = std::holds_alternative<std::int64_t>(id)
                                 ? std::to_string(std::get<std::int64_t>(id))
                                 : std::get<std::string>(id);
-    entries[key] = debug_handles_to_json(handles);
+    append_new_member(&entries, key, debug_handles_to_json(handles));
   }
   (*object)["key_type"] = std::string(to_string(key_kind(map)));
   (*object)[std::string(entries_member)] = std::move(entries);

@@ -336,7 +336,8 @@ StatusOr<std::string> graph_to_json(const Graph& graph, const GraphJsonOptions& 
   Json outputs = Json::array();
   for (ValueId id : graph.outputs) outputs.push_back(id.value);
   j["outputs"] = std::move(outputs);
-  return j.dump(options.indent);
+  // Names come from models: bytes that are not UTF-8 are replaced, not thrown on.
+  return j.dump(options.indent, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 StatusOr<Graph> graph_from_json(std::string_view text) {

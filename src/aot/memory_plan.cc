@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
+#include <queue>
 #include <string>
 #include <vector>
 
@@ -67,28 +69,33 @@ StatusOr<MemoryPlan> plan_memory(const Graph& graph) {
     order.insert(order.end(), node.outputs.begin(), node.outputs.end());
   }
 
+  // The placed values still live, by offset (first fit walks them in that
+  // order), and the same values by last step, to retire them once the
+  // production order passes it. Only live values are ever looked at, so a
+  // long chain costs O(n log n), not O(n^2).
   MemoryPlan plan;
-  std::vector<ValueId> placed;
+  std::multimap<std::int64_t, const PlannedValue*> live_by_offset;
+  using Retirement =
+      std::pair<std::int64_t, std::multimap<std::int64_t, const PlannedValue*>::iterator>;
+  auto later_first = [](const Retirement& a, const Retirement& b) { return a.first > b.first; };
+  std::priority_queue<Retirement, std::vector<Retirement>, decltype(later_first)> retire(
+      later_first);
   for (ValueId id : order) {
     PlannedValue& entry = planned.at(id);
     GLASSBOX_ASSIGN_OR_RETURN(entry.size_bytes, byte_size(*graph.find_value(id)));
     if (entry.size_bytes == 0) continue;  // Occupies nothing; offset 0.
-
-    std::vector<const PlannedValue*> live;
-    for (ValueId other : placed) {
-      const PlannedValue& p = planned.at(other);
-      if (p.last_step >= entry.first_step) live.push_back(&p);
+    while (!retire.empty() && retire.top().first < entry.first_step) {
+      live_by_offset.erase(retire.top().second);
+      retire.pop();
     }
-    std::sort(live.begin(), live.end(),
-              [](const PlannedValue* a, const PlannedValue* b) { return a->offset < b->offset; });
     std::int64_t candidate = 0;
-    for (const PlannedValue* p : live) {
-      if (candidate + entry.size_bytes <= p->offset) break;  // Fits in the gap.
-      candidate = std::max(candidate, align_up(p->offset + p->size_bytes));
+    for (const auto& [offset, p] : live_by_offset) {
+      if (candidate + entry.size_bytes <= offset) break;  // Fits in the gap.
+      candidate = std::max(candidate, align_up(offset + p->size_bytes));
     }
     entry.offset = candidate;
     plan.arena_bytes = std::max(plan.arena_bytes, align_up(candidate + entry.size_bytes));
-    placed.push_back(id);
+    retire.emplace(entry.last_step, live_by_offset.emplace(candidate, &entry));
   }
   plan.values = std::move(planned);
   return plan;

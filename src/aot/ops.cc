@@ -604,9 +604,32 @@ StatusOr<TensorType> infer_output_type(std::string_view op_name, std::span<const
                                                     : " to " + std::to_string(info->max_inputs)) +
                    " inputs, got " + std::to_string(in.size()));
   }
-  for (const TensorType& t : in) {
-    for (std::int64_t d : t.shape) {
-      if (d < 0) return invalid("negative dimension in " + shape_string(t.shape));
+  // Bounds first, so that no shape rule below can overflow int64: every
+  // dimension and integer attribute is at most 2^31 in magnitude, ranks at
+  // most 6, so sums and products of a few of them stay far below 2^63.
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    const Shape& shape = in[i].shape;
+    if (shape.size() > kMaxRank) {
+      return invalid("input " + std::to_string(i) + " has rank " + std::to_string(shape.size()) +
+                     "; at most " + std::to_string(kMaxRank) + " is supported");
+    }
+    for (std::size_t d = 0; d < shape.size(); ++d) {
+      if (shape[d] < 0 || shape[d] > kMaxDimension) {
+        return invalid("input " + std::to_string(i) + " dim " + std::to_string(d) + " is " +
+                       std::to_string(shape[d]) + " in " + shape_string(shape) +
+                       "; dims must be in [0, 2^31]");
+      }
+    }
+  }
+  for (const auto& [name, value] : attrs) {
+    Shape ints;
+    if (const auto* one = std::get_if<std::int64_t>(&value)) ints.push_back(*one);
+    if (const auto* list = std::get_if<Shape>(&value)) ints = *list;
+    for (std::int64_t v : ints) {
+      if (v < -kMaxDimension || v > kMaxDimension) {
+        return invalid("attribute '" + name + "' has the value " + std::to_string(v) +
+                       "; integer attributes must be within +-2^31");
+      }
     }
   }
   GLASSBOX_ASSIGN_OR_RETURN(ScalarType out_dtype, check_dtypes(*info, in, attrs));
@@ -625,6 +648,10 @@ StatusOr<TensorType> infer_output_type(std::string_view op_name, std::span<const
   }();
   if (!out.ok()) return out;
   out->dtype = out_dtype;
+  if (out->shape.size() > kMaxRank) {
+    return invalid("the output would have rank " + std::to_string(out->shape.size()) +
+                   "; at most " + std::to_string(kMaxRank) + " is supported");
+  }
   GLASSBOX_RETURN_IF_ERROR(checked_numel(out->shape));
   return out;
 }

@@ -30,10 +30,8 @@ Status show(const ShowOptions& options, std::ostream& out) {
     debug = &debug_data;
   }
   if (options.format == "json") {
-    GLASSBOX_ASSIGN_OR_RETURN(nlohmann::ordered_json json, etdump_to_json(file, debug));
-    // Strings in a file are not guaranteed UTF-8; replace bad bytes rather
-    // than failing the whole dump.
-    out << json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    // Streamed: the whole document would take many times the debug data.
+    GLASSBOX_RETURN_IF_ERROR(etdump::write_etdump_json(file, debug, out));
   } else {
     GLASSBOX_ASSIGN_OR_RETURN(std::string text, etdump_to_text(file, debug));
     out << text;

@@ -30,7 +30,8 @@ StatusOr<aot::DelegateMapEntry> delegate_entry_from(const Json& j, const std::st
 template <typename Map>
 std::string entry_text(const aot::PerMethod<Map>& maps, Json (*value)(const Map&)) {
   Json root = Json::object();
-  for (const auto& [method, map] : maps) root[method] = value(map);
+  for (const auto& [method, map] : maps)
+    aot::internal::append_new_member(&root, method, value(map));
   return dump(root);
 }
 
@@ -43,7 +44,8 @@ std::string dump(const Json& j) {
 Json debug_handles_value(const aot::InstructionDebugHandles& map) {
   Json j = Json::object();
   for (const auto& [id, handles] : map) {
-    j[std::to_string(id.value)] = aot::internal::debug_handles_to_json(handles);
+    aot::internal::append_new_member(&j, std::to_string(id.value),
+                                     aot::internal::debug_handles_to_json(handles));
   }
   return j;
 }
@@ -58,14 +60,14 @@ Json delegates_value(const aot::InstructionDelegateMap& map) {
     } else {
       e[std::string(kEntriesMember)] = nullptr;
     }
-    j[std::to_string(id.value)] = std::move(e);
+    aot::internal::append_new_member(&j, std::to_string(id.value), std::move(e));
   }
   return j;
 }
 
 Json num_outs_value(const aot::InstructionNumOuts& map) {
   Json j = Json::object();
-  for (const auto& [id, n] : map) j[std::to_string(id.value)] = n;
+  for (const auto& [id, n] : map) aot::internal::append_new_member(&j, std::to_string(id.value), n);
   return j;
 }
 

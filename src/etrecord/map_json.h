@@ -56,8 +56,7 @@ inline std::string child(const std::string& path, std::string_view key) {
 }
 
 inline StatusOr<Json> parse(std::string_view text) {
-  Json j = Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return corrupt("(document)", "not valid JSON");
+  GLASSBOX_ASSIGN_OR_RETURN(Json j, aot::internal::parse_json_fast(text, "(document)"));
   if (!j.is_object()) return corrupt("(document)", "expected an object keyed by method name");
   return j;
 }

@@ -2,7 +2,10 @@
 
 #include <zip.h>
 
+#include <algorithm>
 #include <memory>
+#include <set>
+#include <utility>
 
 namespace glassbox::etrecord::internal {
 namespace {
@@ -32,6 +35,22 @@ std::string libzip_message(zip_error_t* error) {
 
 Status write_failed(const std::string& what) {
   return Status(Error::kInternal, "cannot build the ETRecord archive: " + what);
+}
+
+// A relative path of printable characters with no ".." component: entry
+// names may end up in messages and, for tools that extract, in paths.
+bool safe_entry_name(std::string_view name) {
+  if (name.empty() || name.size() > 1024 || name.front() == '/') return false;
+  for (const char c : name) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f || c == '\\') return false;
+  }
+  std::size_t start = 0;
+  while (start <= name.size()) {
+    const std::size_t end = std::min(name.find('/', start), name.size());
+    if (name.substr(start, end - start) == "..") return false;
+    start = end + 1;
+  }
+  return true;
 }
 
 }  // namespace
@@ -80,8 +99,8 @@ StatusOr<std::vector<std::uint8_t>> write_zip(const ZipEntries& entries) {
   return bytes;
 }
 
-StatusOr<ZipEntries> read_zip(std::span<const std::uint8_t> archive_bytes,
-                              std::string_view source) {
+StatusOr<ZipEntries> read_zip(std::span<const std::uint8_t> archive_bytes, std::string_view source,
+                              const ZipLimits& limits) {
   auto corrupt = [&](const std::string& problem) {
     return Status(Error::kCorruptData, std::string(source) + ": " + problem);
   };
@@ -98,10 +117,14 @@ StatusOr<ZipEntries> read_zip(std::span<const std::uint8_t> archive_bytes,
   buffer.release();  // Owned by the archive now.
 
   const zip_int64_t count = zip_get_num_entries(archive.get(), 0);
-  if (count < 0 || static_cast<std::uint64_t>(count) > kMaxZipEntries) {
+  if (count < 0 || static_cast<std::uint64_t>(count) > limits.max_entries) {
     return corrupt("the archive has too many entries");
   }
-  ZipEntries entries;
+  // First every name and declared size, from the central directory alone:
+  // a bomb is refused before a byte is inflated.
+  std::vector<std::pair<std::string, std::uint64_t>> declared;
+  std::set<std::string, std::less<>> names;
+  std::uint64_t total = 0;
   for (zip_uint64_t i = 0; i < static_cast<zip_uint64_t>(count); ++i) {
     zip_stat_t stat;
     zip_stat_init(&stat);
@@ -110,33 +133,45 @@ StatusOr<ZipEntries> read_zip(std::span<const std::uint8_t> archive_bytes,
                      " is unreadable: " + zip_strerror(archive.get()));
     }
     const std::string name = stat.name;
-    if ((stat.valid & ZIP_STAT_SIZE) == 0 || stat.size > kMaxEntryBytes) {
-      return corrupt("entry '" + name + "' is too large");
+    if (!safe_entry_name(name)) {
+      return corrupt("entry " + std::to_string(i) + " has an unsafe name");
     }
+    if ((stat.valid & ZIP_STAT_SIZE) == 0 || stat.size > limits.max_entry_bytes) {
+      return corrupt("entry '" + name + "' is too large (more than " +
+                     std::to_string(limits.max_entry_bytes) + " bytes)");
+    }
+    total += stat.size;  // cannot wrap: each is at most max_entry_bytes
+    if (total > limits.max_total_bytes) {
+      return corrupt("the archive expands to more than " + std::to_string(limits.max_total_bytes) +
+                     " bytes");
+    }
+    if (!names.insert(name).second) return corrupt("entry '" + name + "' appears twice");
+    declared.emplace_back(name, stat.size);
+  }
+  ZipEntries entries;
+  for (zip_uint64_t i = 0; i < declared.size(); ++i) {
+    const auto& [name, size] = declared[i];
     File file(zip_fopen_index(archive.get(), i, 0));
     if (!file) return corrupt("entry '" + name + "': " + zip_strerror(archive.get()));
-    // Grow as bytes really arrive rather than trusting the declared size,
-    // so a forged header cannot make us allocate a gigabyte up front.
-    constexpr std::size_t kChunk = 64 * 1024;
+    // Grown as bytes really arrive (a forged header must not make us
+    // allocate its size up front), up to the declared size plus one byte,
+    // which shows a longer entry without inflating the rest of it.
+    constexpr std::uint64_t kChunk = 64 * 1024;
     std::vector<std::uint8_t> data;
-    for (;;) {
-      const std::size_t old_size = data.size();
-      data.resize(old_size + kChunk);
-      const zip_int64_t read = zip_fread(file.get(), data.data() + old_size, kChunk);
+    std::size_t got = 0;
+    while (got <= size) {
+      data.resize(got + static_cast<std::size_t>(std::min(kChunk, size + 1 - got)));
+      const zip_int64_t read = zip_fread(file.get(), data.data() + got, data.size() - got);
       if (read < 0) {
         return corrupt("entry '" + name +
                        "' is corrupt or truncated: " + zip_file_strerror(file.get()));
       }
-      data.resize(old_size + static_cast<std::size_t>(read));
       if (read == 0) break;
-      if (data.size() > stat.size) break;  // Longer than declared: reported below.
+      got += static_cast<std::size_t>(read);
     }
-    if (data.size() != stat.size) {
-      return corrupt("entry '" + name + "' does not have its declared size");
-    }
-    if (!entries.emplace(name, std::move(data)).second) {
-      return corrupt("entry '" + name + "' appears twice");
-    }
+    if (got != size) return corrupt("entry '" + name + "' does not have its declared size");
+    data.resize(got);
+    entries.emplace(name, std::move(data));
   }
   return entries;
 }

@@ -1,6 +1,7 @@
 // The terminal table: a header saying what is shown and in which unit, the
 // aligned rows, a note on fused rows, then every diagnostic.
 
+#include "glassbox/io/printable.h"
 #include "src/inspector/format_internal.h"
 #include "src/inspector/text.h"
 
@@ -39,7 +40,7 @@ std::string runs_note(const Inspector& inspector) {
 std::string diagnostics_text(const Inspector& inspector) {
   std::string out;
   for (const Diagnostic& d : inspector.diagnostics()) {
-    out += std::string(to_string(d.severity)) + ": " + d.message + "\n";
+    out += std::string(to_string(d.severity)) + ": " + io::printable(d.message) + "\n";
   }
   return out;
 }

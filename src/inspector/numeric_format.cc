@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "glassbox/inspector/numeric.h"
+#include "glassbox/io/printable.h"
 #include "src/inspector/text.h"
 
 namespace glassbox::inspector {
@@ -168,18 +169,19 @@ std::string table(const NumericReport& report) {
       "decomposition\n(several identifiers) is compared at its last output.\n";
   if (report.first_failure) {
     const NumericRow& row = report.rows[*report.first_failure];
-    out += "\nfirst failure: " + std::string(to_string(row.kind)) + " output at instruction " +
-           instruction_text(row);
-    if (!row.identifiers.empty()) out += ", identifier(s) " + identifiers_text(row, ", ");
-    out += "; source op(s) " + join(row.op_names, ", ") + " (compared with " + row.reference_op +
-           "'s reference: " + std::string(to_string(report.threshold_metric)) + " = " +
-           number(row.threshold_value, 6) + ")\n";
+    std::string line = "first failure: " + std::string(to_string(row.kind)) +
+                       " output at instruction " + instruction_text(row);
+    if (!row.identifiers.empty()) line += ", identifier(s) " + identifiers_text(row, ", ");
+    line += "; source op(s) " + join(row.op_names, ", ") + " (compared with " + row.reference_op +
+            "'s reference: " + std::string(to_string(report.threshold_metric)) + " = " +
+            number(row.threshold_value, 6) + ")";
+    out += "\n" + io::printable(line) + "\n";
   } else {
     out += "\nno operator exceeds the threshold\n";
   }
   if (!report.diagnostics.empty()) out += "\n";
   for (const Diagnostic& d : report.diagnostics) {
-    out += std::string(to_string(d.severity)) + ": " + d.message + "\n";
+    out += std::string(to_string(d.severity)) + ": " + io::printable(d.message) + "\n";
   }
   return out;
 }
@@ -244,7 +246,7 @@ std::string json(const NumericReport& report) {
     diagnostics.push_back({{"severity", to_string(d.severity)}, {"message", d.message}});
   }
   doc["diagnostics"] = diagnostics;
-  return doc.dump(2) + "\n";
+  return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace

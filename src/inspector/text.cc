@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "glassbox/io/printable.h"
+
 namespace glassbox::inspector {
 
 std::string fixed(double value, int decimals) {
@@ -38,15 +40,10 @@ TimeScale human_scale(const Inspector& inspector, double largest_ns) {
 }
 
 std::string delimited(const Sheet& sheet, char separator) {
-  auto cell = [separator](const std::string& text) {
-    if (separator == '\t') {
-      std::string clean = text;
-      std::replace_if(
-          clean.begin(), clean.end(), [](char c) { return c == '\t' || c == '\n' || c == '\r'; },
-          ' ');
-      return clean;
-    }
-    if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+  auto cell = [separator](const std::string& raw) {
+    // Escaped first: no line break or tab is left to split a row or cell.
+    const std::string text = io::printable(raw);
+    if (separator == '\t' || text.find_first_of(",\"") == std::string::npos) return text;
     std::string quoted = "\"";
     for (char c : text) {
       if (c == '"') quoted += '"';
@@ -68,7 +65,8 @@ std::string delimited(const Sheet& sheet, char separator) {
 }
 
 std::string aligned(const Sheet& sheet, std::size_t max_width) {
-  auto cut = [max_width](const std::string& s) {
+  auto cut = [max_width](const std::string& raw) {
+    const std::string s = io::printable(raw);
     return s.size() <= max_width ? s : s.substr(0, max_width - 3) + "...";
   };
   std::vector<std::size_t> width(sheet.columns.size(), 0);

@@ -2,6 +2,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <cstdio>
 #include <string>
@@ -54,9 +55,35 @@ TEST(ReadFileTest, MissingFileNamesThePath) {
   EXPECT_THAT(read.message(), StartsWith("/nonexistent/x.bin: cannot open: "));
 }
 
-TEST(ReadFileTest, DirectoryCannotBeRead) {
+TEST(ReadFileTest, DirectoryIsRefusedByKind) {
   StatusOr<std::vector<std::uint8_t>> read = read_file(::testing::TempDir());
-  ASSERT_THAT(read, ErrorIs(Error::kAccessFailed));
+  ASSERT_THAT(read, ErrorIs(Error::kAccessFailed, {"is not a regular file (a directory)"}));
+}
+
+// /dev/zero never ends: reading it would exhaust memory.
+TEST(ReadFileTest, DeviceIsRefusedWithoutReading) {
+  StatusOr<std::vector<std::uint8_t>> read = read_file("/dev/zero");
+  ASSERT_THAT(read, ErrorIs(Error::kAccessFailed,
+                            {"/dev/zero: is not a regular file", "character device"}));
+}
+
+// A FIFO with no writer would block a plain open or read forever; if this
+// regresses the test hangs and ctest's timeout fails it.
+TEST(ReadFileTest, FifoIsRefusedWithoutBlocking) {
+  const std::string path = ::testing::TempDir() + "/read_file_fifo";
+  std::remove(path.c_str());
+  ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0);
+  StatusOr<std::vector<std::uint8_t>> read = read_file(path);
+  EXPECT_THAT(read, ErrorIs(Error::kAccessFailed, {"is not a regular file (a FIFO)"}));
+  std::remove(path.c_str());
+}
+
+TEST(ReadFileTest, FileLargerThanTheCapIsRefused) {
+  const std::string path = write_temp("read_file_cap.bin", std::vector<std::uint8_t>(100, 1));
+  EXPECT_THAT(read_file(path, 99),
+              ErrorIs(Error::kOutOfResources, {"read_file_cap.bin: is 100 bytes", "99"}));
+  EXPECT_THAT(read_file(path, 100), IsOk());
+  std::remove(path.c_str());
 }
 
 }  // namespace

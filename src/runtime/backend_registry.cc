@@ -30,6 +30,14 @@ Registry& registry() {
 
 BackendInterface::~BackendInterface() = default;
 
+ErrorInfo BackendInterface::prepare(DelegateHandle* handle, Span<Tensor* const> inputs,
+                                    Span<Tensor* const> outputs) const {
+  (void)handle;
+  (void)inputs;
+  (void)outputs;
+  return kOk;
+}
+
 Error register_backend(const char* name, BackendInterface* backend) {
   if (name == nullptr || backend == nullptr) return Error::kInvalidArgument;
   Registry& r = registry();

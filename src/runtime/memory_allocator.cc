@@ -16,7 +16,8 @@ std::size_t padding_for(const std::uint8_t* p, std::size_t alignment) {
 }  // namespace
 
 void* MemoryAllocator::allocate(std::size_t size, std::size_t alignment) {
-  if (alignment == 0 || (alignment & (alignment - 1)) != 0) return nullptr;
+  // A size near SIZE_MAX would wrap the capacity arithmetic below.
+  if (alignment == 0 || (alignment & (alignment - 1)) != 0 || size > SIZE_MAX / 2) return nullptr;
   std::uint8_t* base = heap() ? chunk_ : buffer_.data();
   std::size_t capacity = heap() ? chunk_size_ : buffer_.size();
   std::size_t pad = base ? padding_for(base + used_, alignment) : 0;

@@ -219,6 +219,15 @@ Result<Method> Method::load(const Program& program, const char* name,
         return scratch.error_info();
       }
       if (*scratch > scratch_bytes) scratch_bytes = *scratch;
+    } else {
+      const Delegate& delegate = method.delegates_[instr.delegate];
+      const ErrorInfo checked = delegate.backend->prepare(
+          delegate.handle, Span<Tensor* const>(instr.inputs, instr.num_inputs),
+          Span<Tensor* const>(instr.outputs, instr.num_outputs));
+      if (checked.code != Error::kOk) {
+        report(diagnostics, "instruction %u: delegate %zu: %s", i, instr.delegate, checked.message);
+        return checked;
+      }
     }
   }
   if (scratch_bytes > 0) {

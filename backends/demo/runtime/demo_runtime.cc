@@ -1,5 +1,6 @@
 #include "backends/demo/runtime/demo_runtime.h"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 
@@ -18,6 +19,8 @@ using runtime::Tensor;
 constexpr std::size_t kMaxRank = 6;
 constexpr std::size_t kMaxOperands = 2;
 constexpr std::uint32_t kMaxOps = 4096;
+// Delegate call inputs and outputs; keeps slot counts far from u32 overflow.
+constexpr std::uint32_t kMaxCallValues = 4096;
 constexpr std::int64_t kMaxWeights = std::int64_t{1} << 28;
 // kind, identifier tag + int id, operand count + one slot.
 constexpr std::size_t kMinOpBytes = 1 + 1 + 8 + 1 + 4;
@@ -53,6 +56,7 @@ struct DemoState {
   std::uint32_t num_ops;
   Op* ops;
   std::uint32_t* output_slots;
+  Shape* slot_shapes;  // scratch for prepare: one per slot
   runtime::DelegateLogMode mode;
 };
 
@@ -214,7 +218,8 @@ Result<runtime::DelegateHandle*> DemoBackendRuntime::init(
   }
   if (!in.read(&program->num_ops) || !in.read(&program->num_inputs) ||
       !in.read(&program->num_outputs) || program->num_ops > kMaxOps || program->num_inputs == 0 ||
-      program->num_outputs == 0 || program->num_ops > in.remaining() / kMinOpBytes) {
+      program->num_inputs > kMaxCallValues || program->num_outputs == 0 ||
+      program->num_outputs > kMaxCallValues || program->num_ops > in.remaining() / kMinOpBytes) {
     return bad("demo program: bad header counts");
   }
   Result<runtime::DelegateSpecs> common = runtime::parse_delegate_specs(specs);
@@ -222,7 +227,9 @@ Result<runtime::DelegateHandle*> DemoBackendRuntime::init(
   program->mode = has_override_ ? override_ : common->log_mode;
   program->ops = memory->allocate_array<Op>(program->num_ops);
   program->output_slots = memory->allocate_array<std::uint32_t>(program->num_outputs);
-  if ((program->ops == nullptr && program->num_ops > 0) || program->output_slots == nullptr) {
+  program->slot_shapes = memory->allocate_array<Shape>(program->num_inputs + program->num_ops);
+  if ((program->ops == nullptr && program->num_ops > 0) || program->output_slots == nullptr ||
+      program->slot_shapes == nullptr) {
     return make_error(Error::kMemoryAllocationFailed, "demo: out of memory");
   }
   for (std::uint32_t i = 0; i < program->num_ops; ++i) {
@@ -239,6 +246,57 @@ Result<runtime::DelegateHandle*> DemoBackendRuntime::init(
   }
   if (!in.at_end()) return bad("demo program: trailing bytes");
   return static_cast<runtime::DelegateHandle*>(program);
+}
+
+ErrorInfo DemoBackendRuntime::prepare(runtime::DelegateHandle* handle, Span<Tensor* const> inputs,
+                                      Span<Tensor* const> outputs) const {
+  auto* program = static_cast<DemoState*>(handle);
+  if (inputs.size() != program->num_inputs || outputs.size() != program->num_outputs) {
+    return make_error(Error::kInvalidArgument,
+                      "demo delegate: the call's input or output count differs from the blob's");
+  }
+  Shape* shapes = program->slot_shapes;
+  for (std::uint32_t i = 0; i < program->num_inputs; ++i) {
+    const Tensor& t = *inputs[i];
+    if (t.dtype != ScalarType::kFloat || t.sizes.size() > kMaxRank ||
+        !runtime::kernels::checked_numel(t.sizes).ok()) {
+      return make_error(Error::kInvalidArgument,
+                        "demo delegate: an input is not a float32 tensor of rank <= 6");
+    }
+    shapes[i] = Shape{};
+    shapes[i].rank = t.sizes.size();
+    for (std::size_t d = 0; d < t.sizes.size(); ++d) shapes[i].dims[d] = t.sizes[d];
+  }
+  // Each op's output shape, as execute will compute it; conv's is
+  // overflow-checked, the others keep their operand's shape.
+  for (std::uint32_t i = 0; i < program->num_ops; ++i) {
+    const Op& op = program->ops[i];
+    const Shape& x = shapes[op.operands[0]];
+    Shape& y = shapes[program->num_inputs + i];
+    y = x;
+    if (op.kind == DemoOpKind::kConv || op.kind == DemoOpKind::kConvRelu) {
+      if (x.rank != 4) return bad("demo program: conv operand is not 4-d");
+      Result<runtime::kernels::Shape4> conv = runtime::kernels::conv2d_output_shape(
+          {x.dims[0], x.dims[1], x.dims[2], x.dims[3]}, op.weight_shape, op.conv);
+      if (!conv.ok()) return make_error(Error::kCorruptData, conv.message());
+      y = Shape{{conv->n, conv->c, conv->h, conv->w}, 4};
+    } else if (op.kind == DemoOpKind::kDiv) {
+      const Shape& b = shapes[op.operands[1]];
+      if (b.rank != x.rank || !std::equal(x.dims, x.dims + x.rank, b.dims)) {
+        return bad("demo program: div operands differ in shape");
+      }
+    }
+  }
+  for (std::uint32_t i = 0; i < program->num_outputs; ++i) {
+    const Shape& s = shapes[program->output_slots[i]];
+    const Tensor& out = *outputs[i];
+    if (out.dtype != ScalarType::kFloat || out.sizes.size() != s.rank ||
+        !std::equal(s.dims, s.dims + s.rank, out.sizes.data()) ||
+        out.nbytes != static_cast<std::size_t>(s.numel()) * sizeof(float)) {
+      return bad("demo program: an output's shape differs from its planned tensor");
+    }
+  }
+  return kOk;
 }
 
 Error DemoBackendRuntime::execute(runtime::BackendExecutionContext& context,

@@ -31,6 +31,8 @@ class DemoBackendRuntime final : public runtime::BackendInterface {
   Result<runtime::DelegateHandle*> init(runtime::BackendInitContext& context,
                                         Span<const std::uint8_t> processed,
                                         Span<const runtime::CompileSpecView> specs) override;
+  ErrorInfo prepare(runtime::DelegateHandle* handle, Span<runtime::Tensor* const> inputs,
+                    Span<runtime::Tensor* const> outputs) const override;
   Error execute(runtime::BackendExecutionContext& context, runtime::DelegateHandle* handle,
                 Span<runtime::Tensor* const> inputs, Span<runtime::Tensor* const> outputs) override;
 

@@ -388,3 +388,60 @@ TEST_P(XnnpackProgramParserTest, BadCompileSpecsAreErrors) {
 
 }  // namespace
 }  // namespace glassbox::backends::xnnpack
+
+namespace glassbox::backends::xnnpack {
+namespace {
+
+// Planned float32 tensors with a slot's exact shape.
+struct PlannedTensor {
+  std::vector<std::int64_t> sizes;
+  std::vector<float> data;
+  runtime::Tensor tensor;
+  explicit PlannedTensor(const SlotDesc& slot)
+      : sizes(slot.dims, slot.dims + slot.rank), data(static_cast<std::size_t>(slot.numel)) {
+    tensor = runtime::Tensor{ScalarType::kFloat, sizes, data.data(), data.size() * sizeof(float)};
+  }
+};
+
+// Method::load calls prepare with each delegate call's planned tensors: it
+// accepts exactly the blob's input and output shapes.
+TEST(XnnpackPrepareTest, AcceptsOnlyTheBlobsShapes) {
+  const std::vector<std::uint8_t> blob = model_blob(false);
+  runtime::MemoryAllocator memory;
+  Result<ParsedProgram*> parsed =
+      parse_xnn_program(Span<const std::uint8_t>(blob.data(), blob.size()), &memory);
+  ASSERT_TRUE(parsed.ok());
+  ASSERT_EQ((*parsed)->num_inputs, 1u);
+  ASSERT_EQ((*parsed)->num_outputs, 1u);
+  PlannedTensor in((*parsed)->slots[0]);
+  PlannedTensor out((*parsed)->slots[(*parsed)->outputs[0]]);
+
+  runtime::BackendInitContext context(&memory, nullptr, "forward");
+  XnnpackBackendRuntime& backend = xnnpack_backend_runtime();
+  Result<runtime::DelegateHandle*> handle =
+      backend.init(context, Span<const std::uint8_t>(blob.data(), blob.size()), {});
+  ASSERT_TRUE(handle.ok()) << handle.message();
+  runtime::Tensor* ins[] = {&in.tensor};
+  runtime::Tensor* outs[] = {&out.tensor};
+  EXPECT_EQ(backend.prepare(*handle, ins, outs).code, Error::kOk);
+
+  // An output buffer one element short, then a wrong dim with the right
+  // byte count, then a missing output.
+  runtime::Tensor short_out = out.tensor;
+  short_out.nbytes -= sizeof(float);
+  runtime::Tensor* short_outs[] = {&short_out};
+  EXPECT_EQ(backend.prepare(*handle, ins, short_outs).code, Error::kInvalidArgument);
+  std::vector<std::int64_t> reshaped = out.sizes;
+  std::swap(reshaped.front(), reshaped.back());
+  runtime::Tensor reshaped_out = out.tensor;
+  reshaped_out.sizes = reshaped;
+  runtime::Tensor* reshaped_outs[] = {&reshaped_out};
+  if (reshaped != out.sizes) {
+    EXPECT_EQ(backend.prepare(*handle, ins, reshaped_outs).code, Error::kInvalidArgument);
+  }
+  EXPECT_EQ(backend.prepare(*handle, ins, {}).code, Error::kInvalidArgument);
+  backend.destroy(*handle);
+}
+
+}  // namespace
+}  // namespace glassbox::backends::xnnpack

@@ -78,6 +78,18 @@ void log_output(EventTracer* tracer, runtime::BackendExecutionContext& context,
   (void)runtime::event_tracer_log_output_delegate(tracer, op.name, op.int_id, view_of(desc, data));
 }
 
+// A float32 tensor with exactly the slot's shape and buffer size.
+bool matches(const Tensor& t, const SlotDesc& desc) {
+  if (t.dtype != ScalarType::kFloat || t.sizes.size() != desc.rank || t.data == nullptr ||
+      t.nbytes != static_cast<std::size_t>(desc.numel) * sizeof(float)) {
+    return false;
+  }
+  for (std::size_t k = 0; k < desc.rank; ++k) {
+    if (t.sizes[k] != desc.dims[k]) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 bool XnnpackBackendRuntime::is_available() const {
@@ -148,6 +160,29 @@ Result<runtime::DelegateHandle*> XnnpackBackendRuntime::init(
   return static_cast<runtime::DelegateHandle*>(d);
 }
 
+ErrorInfo XnnpackBackendRuntime::prepare(runtime::DelegateHandle* handle,
+                                         Span<Tensor* const> inputs,
+                                         Span<Tensor* const> outputs) const {
+  const ParsedProgram& program = *static_cast<const XnnDelegate*>(handle)->program;
+  if (inputs.size() != program.num_inputs || outputs.size() != program.num_outputs) {
+    return make_error(Error::kInvalidArgument,
+                      "xnnpack delegate: the call's input or output count differs from the blob's");
+  }
+  for (std::uint32_t i = 0; i < program.num_inputs; ++i) {
+    if (!matches(*inputs[i], program.slots[i])) {
+      return make_error(Error::kInvalidArgument,
+                        "xnnpack delegate: an input differs from the blob's input shape");
+    }
+  }
+  for (std::uint32_t i = 0; i < program.num_outputs; ++i) {
+    if (!matches(*outputs[i], program.slots[program.outputs[i]])) {
+      return make_error(Error::kInvalidArgument,
+                        "xnnpack delegate: an output differs from the blob's output shape");
+    }
+  }
+  return kOk;
+}
+
 Error XnnpackBackendRuntime::execute(runtime::BackendExecutionContext& context,
                                      runtime::DelegateHandle* handle, Span<Tensor* const> inputs,
                                      Span<Tensor* const> outputs) {
@@ -158,14 +193,7 @@ Error XnnpackBackendRuntime::execute(runtime::BackendExecutionContext& context,
   }
   for (std::uint32_t i = 0; i < program.num_inputs; ++i) {
     const Tensor& t = *inputs[i];
-    const SlotDesc& desc = program.slots[i];
-    if (t.dtype != ScalarType::kFloat || t.sizes.size() != desc.rank ||
-        t.nbytes != static_cast<std::size_t>(desc.numel) * sizeof(float) || t.data == nullptr) {
-      return Error::kInvalidArgument;
-    }
-    for (std::size_t k = 0; k < desc.rank; ++k) {
-      if (t.sizes[k] != desc.dims[k]) return Error::kInvalidArgument;
-    }
+    if (!matches(t, program.slots[i])) return Error::kInvalidArgument;
     std::memcpy(d->buffers[i], t.data, t.nbytes);
   }
   EventTracer* tracer = context.event_tracer();
@@ -213,10 +241,7 @@ Error XnnpackBackendRuntime::execute(runtime::BackendExecutionContext& context,
     const SlotDesc& desc = program.slots[slot];
     Tensor& out = *outputs[i];
     const std::size_t bytes = static_cast<std::size_t>(desc.numel) * sizeof(float);
-    if (out.dtype != ScalarType::kFloat || out.nbytes != bytes || out.sizes.size() != desc.rank ||
-        out.data == nullptr) {
-      return Error::kInvalidArgument;  // the planned output does not match
-    }
+    if (!matches(out, desc)) return Error::kInvalidArgument;  // the planned output does not match
     std::memcpy(out.data, d->buffers[slot], bytes);
   }
   return Error::kOk;

@@ -42,6 +42,10 @@ class XnnpackBackendRuntime final : public runtime::BackendInterface {
   Result<runtime::DelegateHandle*> init(runtime::BackendInitContext& context,
                                         Span<const std::uint8_t> processed,
                                         Span<const runtime::CompileSpecView> specs) override;
+  /// Checks the call's tensors against the blob's slot shapes (which the
+  /// parser bounded and checked op by op).
+  ErrorInfo prepare(runtime::DelegateHandle* handle, Span<runtime::Tensor* const> inputs,
+                    Span<runtime::Tensor* const> outputs) const override;
   Error execute(runtime::BackendExecutionContext& context, runtime::DelegateHandle* handle,
                 Span<runtime::Tensor* const> inputs, Span<runtime::Tensor* const> outputs) override;
   /// Deletes the XNNPACK operators (the thread pool is shared, see below).

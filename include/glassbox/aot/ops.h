@@ -178,9 +178,17 @@ struct TensorType {
 /// Whether `name` is an op of the table above (delegate_call is not).
 bool is_known_op(std::string_view name);
 
+/// The largest rank and the largest dimension, integer attribute (in
+/// magnitude) and element count infer_output_type accepts: the runtime's
+/// limits, and small enough that no shape rule's arithmetic can overflow.
+inline constexpr std::size_t kMaxRank = 6;
+inline constexpr std::int64_t kMaxDimension = std::int64_t{1} << 31;
+
 /// The output type of `op_name` applied to inputs of `input_types` with
 /// `attributes`. Errors (kInvalidArgument) say what is wrong without naming
-/// the node; callers add that context.
+/// the node; callers add that context. Inputs of rank above kMaxRank or a
+/// dimension above kMaxDimension, and integer attributes beyond
+/// +-kMaxDimension, are errors before any shape rule runs.
 StatusOr<TensorType> infer_output_type(std::string_view op_name,
                                        std::span<const TensorType> input_types,
                                        const AttributeMap& attributes);

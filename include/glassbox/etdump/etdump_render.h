@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <ostream>
 #include <span>
 #include <string>
 
@@ -29,6 +30,15 @@ struct DebugData {
 /// debug-data file and the event.
 StatusOr<nlohmann::ordered_json> etdump_to_json(const ETDumpFile& file,
                                                 const DebugData* debug_data);
+
+/// Writes the document of etdump_to_json to `out`, indented by 2 spaces and
+/// ended by a newline, one event at a time: memory stays that of the
+/// largest event, not of the whole document (with debug data, many times
+/// the data's size). Bytes that are not UTF-8 are replaced by U+FFFD.
+/// Errors: those of etdump_to_json, found before anything is written (the
+/// debug data is decoded in a first pass, one tensor at a time), and
+/// kAccessFailed "cannot write the output" once `out` fails.
+Status write_etdump_json(const ETDumpFile& file, const DebugData* debug_data, std::ostream& out);
 
 /// A readable listing, one line per event under a header per run. Not a
 /// stable format: scripts use the JSON. With `debug_data` (may be null)

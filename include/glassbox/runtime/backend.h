@@ -83,6 +83,13 @@ class BackendInterface {
   virtual Result<DelegateHandle*> init(BackendInitContext& context,
                                        Span<const std::uint8_t> processed,
                                        Span<const CompileSpecView> specs) = 0;
+  /// Called at program load for each delegate call of `handle`, with the
+  /// call's planned tensors: proves the blob can run on them (every shape
+  /// it computes overflow-checked, each output matching its planned buffer
+  /// in dtype and size), so that a corrupt blob fails to load instead of
+  /// writing out of bounds at run time. The default accepts any tensors.
+  virtual ErrorInfo prepare(DelegateHandle* handle, Span<Tensor* const> inputs,
+                            Span<Tensor* const> outputs) const;
   /// Runs the delegate: reads `inputs`, writes `outputs` (shapes and
   /// buffers are planned by the runtime).
   virtual Error execute(BackendExecutionContext& context, DelegateHandle* handle,

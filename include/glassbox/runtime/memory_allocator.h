@@ -33,6 +33,7 @@ class MemoryAllocator {
   /// Typed convenience: `count` default-initialised Ts, or null.
   template <typename T>
   T* allocate_array(std::size_t count) {
+    if (count > SIZE_MAX / sizeof(T)) return nullptr;
     void* p = allocate(count * sizeof(T),
                        alignof(T) > kDefaultAlignment ? alignof(T) : kDefaultAlignment);
     if (p == nullptr) return nullptr;

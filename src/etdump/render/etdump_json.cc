@@ -1,3 +1,4 @@
+#include <ostream>
 #include <string>
 
 #include "glassbox/etdump/etdump_render.h"
@@ -113,10 +114,7 @@ StatusOr<Json> debug_json(const DebugEvent& d, const DebugData* debug_data, cons
   return j;
 }
 
-}  // namespace
-
-StatusOr<nlohmann::ordered_json> etdump_to_json(const ETDumpFile& file,
-                                                const DebugData* debug_data) {
+Json file_header_json(const ETDumpFile& file) {
   Json root;
   root["version"] = file.version;
   if (file.tick_ratio) {
@@ -129,36 +127,124 @@ StatusOr<nlohmann::ordered_json> etdump_to_json(const ETDumpFile& file,
   if (file.dropped_events) root["dropped_events"] = *file.dropped_events;
   if (file.dropped_blocks) root["dropped_blocks"] = *file.dropped_blocks;
   if (file.producer) root["producer"] = *file.producer;
+  return root;
+}
 
+// A run's members except "events".
+Json run_header_json(const RunData& run) {
+  Json jr;
+  jr["name"] = run.name;
+  jr["bundled_input_index"] = run.bundled_input_index;
+  jr["allocators"] = run.allocators;
+  if (run.dropped_events) jr["dropped_events"] = *run.dropped_events;
+  if (run.rejected_events) jr["rejected_events"] = *run.rejected_events;
+  if (run.tensor_data_dropped) {
+    jr["tensor_data_dropped"] = *run.tensor_data_dropped;
+  }
+  return jr;
+}
+
+StatusOr<Json> event_json(const ETDumpFile& file, std::size_t r, std::size_t e,
+                          const DebugData* debug_data) {
+  const RunData& run = file.runs[r];
+  const Event& event = run.events[e];
+  if (const auto* p = event.profile()) return profile_json(file, *p);
+  if (const auto* a = event.allocation()) return allocation_json(run, *a);
+  return debug_json(*event.debug(), debug_data, where(r, e));
+}
+
+// Decodes every tensor's values once, one tensor at a time, so that bad
+// debug data is an error before anything is written rather than half-way
+// through the output.
+Status check_debug_values(const ETDumpFile& file, const DebugData* debug_data) {
+  if (debug_data == nullptr) return Status();
+  for (std::size_t r = 0; r < file.runs.size(); ++r) {
+    for (std::size_t e = 0; e < file.runs[r].events.size(); ++e) {
+      const DebugEvent* d = file.runs[r].events[e].debug();
+      if (d == nullptr) continue;
+      std::vector<const Tensor*> tensors;
+      if (d->value.tensor) tensors.push_back(&*d->value.tensor);
+      if (d->value.tensor_list) {
+        for (const Tensor& t : *d->value.tensor_list) tensors.push_back(&t);
+      }
+      for (const Tensor* t : tensors) {
+        GLASSBOX_RETURN_IF_ERROR(tensor_values(*t, debug_data, where(r, e)).status());
+      }
+    }
+  }
+  return Status();
+}
+
+// `j` dumped with indent 2 as if nested `depth` spaces deep (the first line
+// is not indented: the caller has written the indent). Strings never hold
+// a raw line break in JSON, so every '\n' is layout. Bytes that are not
+// UTF-8 are replaced, never thrown on.
+std::string indented(const Json& j, std::size_t depth) {
+  const std::string text = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+  const std::string newline = "\n" + std::string(depth, ' ');
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    if (c == '\n') {
+      out += newline;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+// An object with at least one member, dumped as above without its closing
+// "\n}": the caller appends members, then closes it.
+std::string open_object(const Json& j, std::size_t depth) {
+  std::string text = indented(j, depth);
+  return text.substr(0, text.rfind('\n'));
+}
+
+}  // namespace
+
+StatusOr<nlohmann::ordered_json> etdump_to_json(const ETDumpFile& file,
+                                                const DebugData* debug_data) {
+  Json root = file_header_json(file);
   Json runs = Json::array();
   for (std::size_t r = 0; r < file.runs.size(); ++r) {
     const RunData& run = file.runs[r];
-    Json jr;
-    jr["name"] = run.name;
-    jr["bundled_input_index"] = run.bundled_input_index;
-    jr["allocators"] = run.allocators;
-    if (run.dropped_events) jr["dropped_events"] = *run.dropped_events;
-    if (run.rejected_events) jr["rejected_events"] = *run.rejected_events;
-    if (run.tensor_data_dropped) {
-      jr["tensor_data_dropped"] = *run.tensor_data_dropped;
-    }
+    Json jr = run_header_json(run);
     Json events = Json::array();
     for (std::size_t e = 0; e < run.events.size(); ++e) {
-      const Event& event = run.events[e];
-      if (const auto* p = event.profile()) {
-        events.push_back(profile_json(file, *p));
-      } else if (const auto* a = event.allocation()) {
-        events.push_back(allocation_json(run, *a));
-      } else {
-        GLASSBOX_ASSIGN_OR_RETURN(Json d, debug_json(*event.debug(), debug_data, where(r, e)));
-        events.push_back(std::move(d));
-      }
+      GLASSBOX_ASSIGN_OR_RETURN(Json event, event_json(file, r, e, debug_data));
+      events.push_back(std::move(event));
     }
     jr["events"] = std::move(events);
     runs.push_back(std::move(jr));
   }
   root["runs"] = std::move(runs);
   return root;
+}
+
+Status write_etdump_json(const ETDumpFile& file, const DebugData* debug_data, std::ostream& out) {
+  auto failed = [&out] {
+    return !out ? Status(Error::kAccessFailed, "cannot write the output") : Status();
+  };
+  GLASSBOX_RETURN_IF_ERROR(check_debug_values(file, debug_data));
+  // The document of etdump_to_json, dumped with indent 2, written piece by
+  // piece: each object's own members, then its last array one element at
+  // a time, each element dumped alone and indented to its depth.
+  out << open_object(file_header_json(file), 0) << ",\n  \"runs\": [";
+  for (std::size_t r = 0; r < file.runs.size(); ++r) {
+    const RunData& run = file.runs[r];
+    out << (r == 0 ? "\n    " : ",\n    ") << open_object(run_header_json(run), 4)
+        << ",\n      \"events\": [";
+    for (std::size_t e = 0; e < run.events.size(); ++e) {
+      GLASSBOX_ASSIGN_OR_RETURN(Json event, event_json(file, r, e, debug_data));
+      out << (e == 0 ? "\n        " : ",\n        ") << indented(event, 8);
+      GLASSBOX_RETURN_IF_ERROR(failed());
+    }
+    out << (run.events.empty() ? "]" : "\n      ]") << "\n    }";
+  }
+  out << (file.runs.empty() ? "]" : "\n  ]") << "\n}\n";
+  out.flush();
+  return failed();
 }
 
 }  // namespace glassbox::etdump

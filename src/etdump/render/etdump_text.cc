@@ -4,6 +4,7 @@
 #include "fmt/format.h"
 #include "fmt/ranges.h"
 #include "glassbox/etdump/etdump_render.h"
+#include "glassbox/io/printable.h"
 #include "src/etdump/render/debug_values.h"
 
 namespace glassbox::etdump {
@@ -39,9 +40,9 @@ std::string time_unit_line(const ETDumpFile& file) {
 std::string label(const std::optional<std::string>& name, DelegateDebugIntId int_id,
                   const std::optional<std::string>& str_id) {
   std::vector<std::string> parts;
-  if (name) parts.push_back(fmt::format("\"{}\"", *name));
+  if (name) parts.push_back(fmt::format("\"{}\"", io::printable(*name)));
   if (int_id.is_set()) parts.push_back(fmt::format("delegate id {}", int_id.value));
-  if (str_id) parts.push_back(fmt::format("delegate id \"{}\"", *str_id));
+  if (str_id) parts.push_back(fmt::format("delegate id \"{}\"", io::printable(*str_id)));
   if (parts.empty()) return "(unnamed)";
   return fmt::format("{}", fmt::join(parts, " "));
 }
@@ -129,15 +130,15 @@ StatusOr<std::string> debug_line(const DebugEvent& d, const DebugData* debug_dat
 }
 
 std::string run_header(std::size_t index, const RunData& run) {
-  std::string header = fmt::format("run {} \"{}\": {} event{}", index, run.name, run.events.size(),
-                                   run.events.size() == 1 ? "" : "s");
+  std::string header = fmt::format("run {} \"{}\": {} event{}", index, io::printable(run.name),
+                                   run.events.size(), run.events.size() == 1 ? "" : "s");
   if (run.bundled_input_index != -1) {
     header += fmt::format(", bundled input {}", run.bundled_input_index);
   }
   if (!run.allocators.empty()) {
     std::vector<std::string> names;
     for (std::size_t i = 0; i < run.allocators.size(); ++i) {
-      names.push_back(fmt::format("{}={}", i + 1, run.allocators[i]));
+      names.push_back(fmt::format("{}={}", i + 1, io::printable(run.allocators[i])));
     }
     header += fmt::format(", allocators {}", fmt::join(names, " "));
   }
@@ -157,9 +158,9 @@ StatusOr<std::string> etdump_to_text(const ETDumpFile& file, const DebugData* de
   std::string out = fmt::format("ETDump version {}: {} run{}\n", file.version, file.runs.size(),
                                 file.runs.size() == 1 ? "" : "s");
   out += time_unit_line(file) + "\n";
-  if (file.producer) out += fmt::format("producer: {}\n", *file.producer);
+  if (file.producer) out += fmt::format("producer: {}\n", io::printable(*file.producer));
   if (file.program_fingerprint) {
-    out += fmt::format("program fingerprint: {}\n", *file.program_fingerprint);
+    out += fmt::format("program fingerprint: {}\n", io::printable(*file.program_fingerprint));
   }
   if (file.dropped_events) {
     out += fmt::format("dropped events: {}\n", *file.dropped_events);
@@ -177,7 +178,8 @@ StatusOr<std::string> etdump_to_text(const ETDumpFile& file, const DebugData* de
         line = profile_line(file, *p);
       } else if (const auto* a = event.allocation()) {
         line = fmt::format("allocation  allocator {} ({})  {} bytes", a->allocator_id.value,
-                           run.allocators[a->allocator_id.value - 1], a->allocation_size);
+                           io::printable(run.allocators[a->allocator_id.value - 1]),
+                           a->allocation_size);
       } else {
         GLASSBOX_ASSIGN_OR_RETURN(line, debug_line(*event.debug(), debug_data, where(r, e)));
       }

@@ -80,16 +80,27 @@ Result<Shape4> conv2d_output_shape(Shape4 input, Shape4 weight, const Conv2dPara
   if (p.stride_h < 1 || p.stride_w < 1 || p.dilation_h < 1 || p.dilation_w < 1 || p.pad_top < 0 ||
       p.pad_left < 0 || p.pad_bottom < 0 || p.pad_right < 0 || p.groups < 1)
     return make_error(Error::kInvalidArgument, "conv2d: bad parameters");
-  if (input.c % p.groups != 0 || weight.n % p.groups != 0 || weight.c * p.groups != input.c)
+  std::int64_t grouped_channels = 0;
+  if (input.c % p.groups != 0 || weight.n % p.groups != 0 ||
+      __builtin_mul_overflow(weight.c, p.groups, &grouped_channels) || grouped_channels != input.c)
     return make_error(Error::kInvalidArgument, "conv2d: channels vs groups");
-  const std::int64_t span_h = p.dilation_h * (weight.h - 1) + 1;
-  const std::int64_t span_w = p.dilation_w * (weight.w - 1) + 1;
-  const std::int64_t padded_h = input.h + p.pad_top + p.pad_bottom;
-  const std::int64_t padded_w = input.w + p.pad_left + p.pad_right;
-  if (padded_h < span_h || padded_w < span_w)
+  // Every step checked: parameters read from a file may be anything, and
+  // the kernel's index arithmetic stays below these sums.
+  std::int64_t span_h = 0, span_w = 0, padded_h = 0, padded_w = 0;
+  if (__builtin_mul_overflow(p.dilation_h, weight.h - 1, &span_h) ||
+      __builtin_mul_overflow(p.dilation_w, weight.w - 1, &span_w) ||
+      __builtin_add_overflow(input.h, p.pad_top, &padded_h) ||
+      __builtin_add_overflow(padded_h, p.pad_bottom, &padded_h) ||
+      __builtin_add_overflow(input.w, p.pad_left, &padded_w) ||
+      __builtin_add_overflow(padded_w, p.pad_right, &padded_w))
+    return make_error(Error::kInvalidArgument, "conv2d: padded size out of range");
+  if (padded_h <= span_h || padded_w <= span_w)
     return make_error(Error::kInvalidArgument, "conv2d: kernel exceeds input");
-  return Shape4{input.n, weight.n, (padded_h - span_h) / p.stride_h + 1,
-                (padded_w - span_w) / p.stride_w + 1};
+  const Shape4 out{input.n, weight.n, (padded_h - span_h - 1) / p.stride_h + 1,
+                   (padded_w - span_w - 1) / p.stride_w + 1};
+  if (!checked_numel(input).ok() || !checked_numel(weight).ok() || !checked_numel(out).ok())
+    return make_error(Error::kInvalidArgument, "conv2d: output size out of range");
+  return out;
 }
 
 std::size_t conv2d_scratch_bytes(Shape4 input, Shape4 weight, const Conv2dParams& params) {

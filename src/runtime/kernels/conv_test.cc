@@ -137,6 +137,27 @@ TEST(Conv2dTest, RejectsInvalidShapes) {
       Error::kInvalidArgument);
 }
 
+// Parameters read from a file may be anything: sizes that overflow int64
+// anywhere in the formula are errors, never a wrapped output shape.
+TEST(Conv2dTest, RejectsSizesThatOverflow) {
+  constexpr std::int64_t kHuge = std::int64_t{1} << 60;
+  Conv2dParams wide = make(1, 0, 1, 1);
+  wide.stride_w = 262145;
+  wide.pad_top = wide.pad_bottom = kHuge + 1;
+  EXPECT_EQ(conv2d_output_shape({4, 3, 64, 64}, {32, 3, 3, 3}, wide).error(),
+            Error::kInvalidArgument);
+  Conv2dParams padded = make(1, 0, 1, 1);
+  padded.pad_top = padded.pad_bottom = 4 * kHuge;
+  EXPECT_EQ(conv2d_output_shape({1, 3, 8, 8}, {4, 3, 3, 3}, padded).error(),
+            Error::kInvalidArgument);
+  Conv2dParams dilated = make(1, 0, 1, 1);
+  dilated.dilation_h = 4 * kHuge;
+  EXPECT_EQ(conv2d_output_shape({1, 3, 8, 8}, {4, 3, 3, 3}, dilated).error(),
+            Error::kInvalidArgument);
+  EXPECT_EQ(conv2d_output_shape({1, 3, 8, 8}, {4, 3, 3, 3}, make(1, 0, 1, kHuge)).error(),
+            Error::kInvalidArgument);
+}
+
 TEST(Conv2dTest, RejectsShortScratchAndNullPointers) {
   const Shape4 is{1, 3, 8, 8};
   const Shape4 ws{4, 3, 3, 3};

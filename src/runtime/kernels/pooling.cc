@@ -7,15 +7,23 @@
 namespace glassbox::runtime::kernels {
 namespace {
 
+// 0 when the window does not fit or a step overflows.
 std::int64_t pooled_size(std::int64_t in, std::int64_t kernel, std::int64_t stride,
                          std::int64_t pad_begin, std::int64_t pad_end, std::int64_t dilation,
                          bool ceil_mode) {
-  const std::int64_t span = dilation * (kernel - 1) + 1;
-  const std::int64_t room = in + pad_begin + pad_end - span;
-  if (room < 0) return 0;
-  std::int64_t out = (ceil_mode ? (room + stride - 1) / stride : room / stride) + 1;
+  std::int64_t span = 0, padded = 0, room = 0;
+  if (__builtin_mul_overflow(dilation, kernel - 1, &span) ||
+      __builtin_add_overflow(in, pad_begin, &padded) ||
+      __builtin_add_overflow(padded, pad_end, &padded) ||
+      __builtin_sub_overflow(padded, span, &room) || --room < 0)
+    return 0;
+  // room / stride + 1 rounded up without forming room + stride.
+  std::int64_t out = room / stride + 1 + (ceil_mode && room % stride != 0 ? 1 : 0);
   // PyTorch: the last window must start inside the input or begin padding.
-  if (ceil_mode && (out - 1) * stride >= in + pad_begin) --out;
+  std::int64_t last_start = 0;
+  if (ceil_mode &&
+      (__builtin_mul_overflow(out - 1, stride, &last_start) || last_start >= in + pad_begin))
+    --out;
   return out;
 }
 
@@ -36,7 +44,10 @@ Result<Shape4> pool2d_output_shape(Shape4 in, const Pool2dParams& p) {
   const std::int64_t ow =
       pooled_size(in.w, p.kernel_w, p.stride_w, p.pad_left, p.pad_right, p.dilation_w, p.ceil_mode);
   if (oh < 1 || ow < 1) return make_error(Error::kInvalidArgument, "pool2d: window exceeds input");
-  return Shape4{in.n, in.c, oh, ow};
+  const Shape4 out{in.n, in.c, oh, ow};
+  if (!checked_numel(in).ok() || !checked_numel(out).ok())
+    return make_error(Error::kInvalidArgument, "pool2d: output size out of range");
+  return out;
 }
 
 Error max_pool2d(const float* input, Shape4 in, const Pool2dParams& p, float* output) {

@@ -162,5 +162,18 @@ TEST(PoolingTest, RejectsInvalidArguments) {
   EXPECT_EQ(global_avg_pool2d(buf.data(), {1, 1, 0, 4}, buf.data()), Error::kInvalidArgument);
 }
 
+TEST(PoolingTest, RejectsSizesThatOverflow) {
+  constexpr std::int64_t kHuge = std::int64_t{1} << 60;
+  Pool2dParams padded = make(1, 1, 0, false, true);
+  padded.pad_top = padded.pad_bottom = 4 * kHuge;
+  EXPECT_EQ(pool2d_output_shape({1, 1, 4, 4}, padded).error(), Error::kInvalidArgument);
+  Pool2dParams many = make(1, 1, 0, false, true);
+  many.pad_left = many.pad_right = kHuge;
+  EXPECT_EQ(pool2d_output_shape({64, 64, 4, 4}, many).error(), Error::kInvalidArgument);
+  Pool2dParams dilated = make(2, 1, 0, true, true);
+  dilated.dilation_w = 4 * kHuge;
+  EXPECT_EQ(pool2d_output_shape({1, 1, 4, 4}, dilated).error(), Error::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace glassbox::runtime::kernels

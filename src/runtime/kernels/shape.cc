@@ -1,5 +1,7 @@
 #include "glassbox/runtime/kernels/shape.h"
 
+#include <limits>
+
 namespace glassbox::runtime::kernels {
 
 Result<Dims> make_dims(Span<const std::int64_t> shape) {
@@ -14,9 +16,22 @@ Result<Dims> make_dims(Span<const std::int64_t> shape) {
 }
 
 Result<std::int64_t> checked_numel(Span<const std::int64_t> shape) {
-  Result<Dims> d = make_dims(shape);
-  if (!d.ok()) return d.error_info();
-  return d->numel();
+  if (shape.size() > kMaxDims) return make_error(Error::kInvalidArgument, "rank exceeds kMaxDims");
+  // Bounded by the byte count of the largest element (8 bytes), so that
+  // `numel * element_size` cannot overflow in any caller.
+  constexpr std::int64_t kMaxNumel = std::numeric_limits<std::int64_t>::max() / 8;
+  std::int64_t n = 1;
+  for (std::int64_t size : shape) {
+    if (size < 0) return make_error(Error::kInvalidArgument, "negative dimension size");
+    if (__builtin_mul_overflow(n, size, &n) || n > kMaxNumel)
+      return make_error(Error::kInvalidArgument, "element count overflows");
+  }
+  return n;
+}
+
+Result<std::int64_t> checked_numel(Shape4 shape) {
+  const std::int64_t sizes[] = {shape.n, shape.c, shape.h, shape.w};
+  return checked_numel(Span<const std::int64_t>(sizes, 4));
 }
 
 Result<Dims> broadcast_shapes(Span<const std::int64_t> a, Span<const std::int64_t> b) {

@@ -63,9 +63,13 @@ struct Dims {
 /// kMaxDims or a size is negative.
 Result<Dims> make_dims(Span<const std::int64_t> shape);
 
-/// Product of `shape`'s sizes, or kInvalidArgument for a negative size or a
-/// rank above kMaxDims.
+/// Product of `shape`'s sizes, or kInvalidArgument for a negative size, a
+/// rank above kMaxDims, or a product whose float32 byte count overflows
+/// int64 (so callers may multiply the result by an element size).
 Result<std::int64_t> checked_numel(Span<const std::int64_t> shape);
+
+/// The same for an NCHW shape.
+Result<std::int64_t> checked_numel(Shape4 shape);
 
 /// NumPy broadcasting of two shapes: right-align them, pad the shorter with
 /// leading 1s, and per dimension take the size that is not 1 (sizes must be
