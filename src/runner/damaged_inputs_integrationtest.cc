@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/common/backend_plugin.h"
 #include "backends/demo/aot/demo_backend.h"
 #include "backends/demo/aot/demo_model.h"
 #include "frontends/onnx/importer.h"
@@ -146,7 +147,7 @@ Status load_and_run(const Bytes& bytes, int* runs_left) {
 }
 
 TEST(DamagedInputsTest, ProgramsLoadOrFailCleanly) {
-  ASSERT_THAT(runner::register_runtime_backends(), IsOk());
+  ASSERT_THAT(backends::prepare_backend_runtimes({}), IsOk());
   int runs_left = 4;
   run_corpus("program", demo_program().buffer(),
              [&runs_left](const Bytes& b) { return load_and_run(b, &runs_left); });
