@@ -139,6 +139,18 @@ TEST(InspectorTest, FingerprintMismatchIsAnErrorUnlessAllowed) {
   options.allow_fingerprint_mismatch = true;
   const Inspector insp = value_of(Inspector::create(demo_dump(Ids::kInt), &record, {}, options));
   EXPECT_TRUE(has_diagnostic(insp, Severity::kError, "fingerprint mismatch"));
+  EXPECT_EQ(insp.fingerprint_check(), FingerprintCheck::kMismatchAllowed);
+}
+
+TEST(InspectorTest, SaysWhatTheFingerprintCheckFound) {
+  const etrecord::ETRecord record = demo_record(Ids::kInt);
+  etdump::ETDumpFile dump = demo_dump(Ids::kInt);
+  EXPECT_EQ(value_of(Inspector::create(dump, &record)).fingerprint_check(),
+            FingerprintCheck::kMatch);
+  EXPECT_EQ(value_of(Inspector::create(dump)).fingerprint_check(), FingerprintCheck::kNoETRecord);
+  dump.program_fingerprint.reset();
+  EXPECT_EQ(value_of(Inspector::create(dump, &record)).fingerprint_check(),
+            FingerprintCheck::kNotInDump);
 }
 
 TEST(InspectorTest, TimeUnitComesFromTheDumpOrIsAssumed) {
@@ -185,6 +197,9 @@ TEST(InspectorTest, ReportsDroppedAndRejectedEvents) {
   const Inspector insp = value_of(Inspector::create(dump));
   EXPECT_TRUE(has_diagnostic(insp, Severity::kWarning, "7 events were dropped"));
   EXPECT_TRUE(has_diagnostic(insp, Severity::kWarning, "2 events were rejected"));
+  EXPECT_EQ(insp.counters().dropped_events, 7u);
+  EXPECT_EQ(insp.counters().rejected_events, 2u);
+  EXPECT_EQ(insp.counters().tensor_data_dropped, 0u);
 }
 
 TEST(InspectorTest, ReversedTimesCountAsZero) {

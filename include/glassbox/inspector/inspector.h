@@ -186,6 +186,23 @@ struct EventGroup {
   PerfStats stats;
 };
 
+/// What the tracer counted but could not record, over the whole dump.
+struct TracerCounters {
+  std::uint64_t dropped_events = 0;       ///< Buffer full.
+  std::uint64_t rejected_events = 0;      ///< Invalid calls.
+  std::uint64_t tensor_data_dropped = 0;  ///< Logged tensors without data.
+};
+
+/// What the ETDump-vs-ETRecord fingerprint check found.
+enum class FingerprintCheck : std::uint8_t {
+  kNoETRecord,       ///< Nothing to check against.
+  kNotInDump,        ///< The dump records none (written by ExecuTorch?).
+  kMatch,            ///< Same program.
+  kMismatchAllowed,  ///< Different programs, joined anyway.
+};
+/// "no_etrecord", "not_in_dump", "match" or "mismatch_allowed".
+std::string_view to_string(FingerprintCheck check);
+
 /// One run of the dump.
 struct RunInfo {
   std::string name;
@@ -230,6 +247,10 @@ class Inspector {
   std::size_t mapped_identifiers() const { return mapped_identifiers_; }
   std::size_t logged_identifiers() const { return logged_identifiers_; }
 
+  /// The dump's counters (also reported as diagnostics).
+  const TracerCounters& counters() const { return counters_; }
+  FingerprintCheck fingerprint_check() const { return fingerprint_check_; }
+
  private:
   friend class InspectorBuilder;
   Inspector() = default;
@@ -243,6 +264,8 @@ class Inspector {
   std::vector<std::uint8_t> debug_data_;
   std::size_t mapped_identifiers_ = 0;
   std::size_t logged_identifiers_ = 0;
+  TracerCounters counters_;
+  FingerprintCheck fingerprint_check_ = FingerprintCheck::kNoETRecord;
 };
 
 }  // namespace glassbox::inspector
