@@ -14,6 +14,8 @@
 #include "glassbox/etdump/etdump_reader.h"
 #include "glassbox/export/program_manager.h"
 #include "glassbox/inspector/formats.h"
+#include "glassbox/io/file.h"
+#include "glassbox/report/report.h"
 #include "glassbox/runner/program_runner.h"
 #include "src/cli/commands.h"
 
@@ -48,6 +50,7 @@ Status demo(const DemoOptions& options, std::ostream& out) {
   const std::string etrecord_path = options.out_dir + "/demo.etrecord";
   const std::string etdump_path = options.out_dir + "/demo.etdp";
   const std::string trace_path = options.out_dir + "/demo.trace.json";
+  const std::string report_path = options.out_dir + "/demo.html";
 
   // 1. Ahead of time: the model, lowered to the demo delegate.
   GLASSBOX_ASSIGN_OR_RETURN(aot::Graph model, backends::demo::build_conv_relu_tan_model());
@@ -78,6 +81,11 @@ Status demo(const DemoOptions& options, std::ostream& out) {
   GLASSBOX_ASSIGN_OR_RETURN(inspector::Inspector inspector,
                             inspector::Inspector::create(dump, &record));
   GLASSBOX_RETURN_IF_ERROR(write_text(trace_path, inspector::to_chrome_trace(inspector)));
+  report::ReportOptions report_options;
+  report_options.title = "ConvReLUTanModel";
+  GLASSBOX_ASSIGN_OR_RETURN(std::string page,
+                            report::render_report({.current = &inspector}, report_options));
+  GLASSBOX_RETURN_IF_ERROR(io::write_file_atomically(report_path, page));
 
   out << "Lowered ConvReLUTanModel to the demo delegate (identifiers: " << options.ids << ", "
       << options.log_mode << " logging) and ran it " << options.iterations << " times ("
@@ -89,6 +97,7 @@ Status demo(const DemoOptions& options, std::ostream& out) {
       << "  demo.etdp        the ETDump (" << summary.events << " events, " << summary.dropped
       << " dropped)\n"
       << "  demo.trace.json  a Chrome trace: open it in https://ui.perfetto.dev\n"
+      << "  demo.html        the report: one page to open in a browser (glassbox report)\n"
       << "More views: glassbox inspect --etdump " << etdump_path << " --etrecord " << etrecord_path
       << " --view events|modules|reconcile\n";
   out.flush();
@@ -105,7 +114,7 @@ void add_demo_commands(CLI::App& app, CommandContext& context) {
       "The main job on the demo model (ConvReLUTanModel): lower it to the demo delegate "
       "with an ETRecord, run it under ETDumpGen, and print per-operator time "
       "inside the delegate mapped back to the model's operators. Writes "
-      "demo.gbx, demo.etrecord, demo.etdp and demo.trace.json into DIR");
+      "demo.gbx, demo.etrecord, demo.etdp, demo.trace.json and demo.html (the report) into DIR");
   command->add_option("--out", options->out_dir, "output directory (DIR)")->capture_default_str();
   command
       ->add_option("--iterations", options->iterations,

@@ -20,6 +20,7 @@
 #include "glassbox/inspector/numeric.h"
 #include "glassbox/io/file.h"
 #include "src/cli/commands.h"
+#include "src/cli/inspect_files.h"
 
 namespace glassbox::cli {
 namespace {
@@ -42,17 +43,6 @@ struct InspectOptions {
   std::string threshold_metric = "max_abs";
   std::uint32_t execution = 0;
 };
-
-StatusOr<inspector::Inspector> inspect_file(const std::string& path,
-                                            const etrecord::ETRecord* record,
-                                            std::span<const std::uint8_t> debug_data,
-                                            const inspector::InspectorOptions& options) {
-  GLASSBOX_ASSIGN_OR_RETURN(etdump::ETDumpFile dump, etdump::load_etdump_file(path));
-  StatusOr<inspector::Inspector> result =
-      inspector::Inspector::create(dump, record, debug_data, options);
-  if (!result.ok()) return result.status().with_context(path);
-  return result;
-}
 
 Status write_output(const std::string& text, const std::string& path, std::ostream& out) {
   if (path.empty() || path == "-") {

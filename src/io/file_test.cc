@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,29 @@ TEST(ReadFileTest, MissingFileNamesThePath) {
 TEST(ReadFileTest, DirectoryCannotBeRead) {
   StatusOr<std::vector<std::uint8_t>> read = read_file(::testing::TempDir());
   ASSERT_THAT(read, ErrorIs(Error::kAccessFailed));
+}
+
+TEST(WriteFileAtomicallyTest, ReplacesTheFileAndLeavesNoTemporary) {
+  const std::string dir = ::testing::TempDir() + "/atomic_write";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string path = dir + "/out.html";
+  ASSERT_THAT(write_file_atomically(path, "old contents, longer than the new"), IsOk());
+  ASSERT_THAT(write_file_atomically(path, "new"), IsOk());
+  const std::vector<std::uint8_t> bytes = read_file(path).value();
+  EXPECT_EQ(std::string(bytes.begin(), bytes.end()), "new");
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    ++files;
+    EXPECT_EQ(entry.path().filename(), "out.html");
+  }
+  EXPECT_EQ(files, 1);
+}
+
+TEST(WriteFileAtomicallyTest, MissingFolderNamesThePath) {
+  const Status status = write_file_atomically("/nonexistent/dir/out.html", "x");
+  ASSERT_THAT(status, ErrorIs(Error::kAccessFailed));
+  EXPECT_THAT(status.message(), StartsWith("/nonexistent/dir/out.html: cannot write: "));
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "glassbox/core/status.h"
@@ -18,5 +19,11 @@ namespace glassbox::io {
 /// kAccessFailed, "<path>: cannot open: <reason>" or "<path>: cannot read:
 /// <reason>".
 StatusOr<std::vector<std::uint8_t>> read_file(const std::string& path);
+
+/// Writes `contents` to `path` atomically: into a new temporary file in the
+/// same folder, then renamed over `path`, so a reader never sees a partial
+/// file and a failed write leaves any old file as it was. The file gets
+/// mode 0644. Errors: kAccessFailed, "<path>: cannot write: <reason>".
+Status write_file_atomically(const std::string& path, std::string_view contents);
 
 }  // namespace glassbox::io

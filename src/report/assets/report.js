@@ -42,7 +42,7 @@
   function fmtMetric(v) {
     if (typeof v === 'string') return v;  // "inf", "-inf", "nan"
     if (v === 0) return '0';
-    return Math.abs(v) >= 1e4 || Math.abs(v) < 1e-3 ? v.toExponential(3) : v.toPrecision(4);
+    return Math.abs(v) >= 1e4 || Math.abs(v) < 1e-3 ? v.toExponential(3) : String(Number(v.toPrecision(4)));
   }
 
   function ids(list) { return list.map(String).join(','); }
@@ -460,7 +460,7 @@
     svg.appendChild(svgEl('line', { class: 'axis', x1: L, x2: L, y1: T, y2: H - B }));
     svg.appendChild(svgEl('line', { class: 'axis', x1: L, x2: W - 10, y1: H - B, y2: H - B }));
     if (log) {
-      for (let e = Math.log10(lo); e <= Math.log10(hi); e++) {
+      for (let e = Math.round(Math.log10(lo)); e <= Math.round(Math.log10(hi)); e++) {
         const yy = yOf(Math.pow(10, e));
         svg.appendChild(svgEl('line', { class: 'axis', x1: L - 4, x2: W - 10, y1: yy, y2: yy, 'stroke-opacity': 0.4 }));
         svg.appendChild(svgEl('text', { x: L - 6, y: yy + 4, 'text-anchor': 'end', class: 'muted' }, `1e${e}`));
@@ -530,7 +530,7 @@
         `delta ${r.delta > 0 ? '+' : ''}${fmtTime(r.delta)} (${r.delta_percent > 0 ? '+' : ''}${r.delta_percent.toFixed(1)}%)`);
       svg.appendChild(bar);
       svg.appendChild(svgEl('text', { x: up ? mid + w + 4 : mid - w - 4, y: y + barH * 0.7, 'text-anchor': up ? 'start' : 'end', class: 'muted' },
-        `${r.delta > 0 ? '+' : ''}${r.delta_percent.toFixed(1)}%`));
+        `${r.delta > 0 ? '+' : ''}${fmtTime(r.delta)} (${r.delta > 0 ? '+' : ''}${r.delta_percent.toFixed(1)}%)`));
     });
     box.appendChild(svg);
     return `${rows.length} bars`;
@@ -543,5 +543,7 @@
   section('timeline', drawTimeline);
   section('numeric', drawNumeric);
   section('baseline', drawBaseline);
+  // Milliseconds from navigation start to the last chart drawn.
+  state.renderedMs = performance.now();
   state.done = true;
 }());
