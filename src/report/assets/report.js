@@ -193,7 +193,8 @@
       const opCell = el('td', {}, row.label);
       if (row.fused) opCell.appendChild(el('span', { class: 'badge fused', title: 'several source ops share this time' }, 'fused'));
       if (row.decomposed) opCell.appendChild(el('span', { class: 'badge decomposed', title: 'one source op run as several delegate steps' }, 'decomposed'));
-      if (!row.mapped) opCell.appendChild(el('span', { class: 'badge unmapped' }, 'unmapped'));
+      // Without an ETRecord nothing is mapped: the summary says so once.
+      if (!row.mapped && data.summary.etrecord) opCell.appendChild(el('span', { class: 'badge unmapped', title: 'its events could not be mapped to source ops' }, 'unmapped'));
       tr.appendChild(opCell);
       tr.appendChild(el('td', {}, opModules(row) || '-'));
       tr.appendChild(el('td', {}, row.backend || '-'));
@@ -364,7 +365,7 @@
         const g = t.groups[e[1]];
         const ey = laneY[e[0]] + e[4] * ROW_H;
         const rect = svgEl('rect', {
-          class: `tl-event role-${g.role}`, x: x0, y: ey, width: w, height: ROW_H - 2, 'data-role': g.role,
+          class: `tl-event role-${g.role}${w < 3 ? ' thin' : ''}`, x: x0, y: ey, width: w, height: ROW_H - 2, 'data-role': g.role,
         });
         attachTip(rect, groupTip(e));
         layer.appendChild(rect);
