@@ -98,6 +98,22 @@ TEST(InspectorTest, ResolvesIntIdentifiersByExactKey) {
   EXPECT_TRUE(has_diagnostic(insp, Severity::kInfo, "5 of 5 identifiers logged"));
 }
 
+TEST(InspectorTest, GroupsKeepTheDelegateMetadataOfTheirFirstEvent) {
+  etdump::ETDumpFile dump = demo_dump(Ids::kInt, 2);
+  for (etdump::RunData& run : dump.runs) {
+    for (etdump::Event& e : run.events) {
+      auto* p = std::get_if<etdump::ProfileEvent>(&e.data);
+      if (p != nullptr && p->delegate_debug_id_int.value == 100) {
+        p->delegate_debug_metadata = std::vector<std::uint8_t>{'c', '+', 'r'};
+      }
+    }
+  }
+  const Inspector insp = value_of(Inspector::create(dump));
+  EXPECT_EQ(find_group(insp, "100")->delegate_debug_metadata,
+            (std::vector<std::uint8_t>{'c', '+', 'r'}));
+  EXPECT_TRUE(find_group(insp, "101")->delegate_debug_metadata.empty());
+}
+
 TEST(InspectorTest, NeverMatchesBySubstring) {
   // ExecuTorch would attach the handles of key "10" or "0" to id 1000 (its
   // substring fallback); we report it unmapped.

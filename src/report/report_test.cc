@@ -11,6 +11,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -184,6 +185,29 @@ TEST(ReportTimelineTest, NestsDelegateEventsUnderTheirCall) {
   EXPECT_EQ(t["events"][0][2], 0.0);
   // Method::execute: 10 before the call, the call (20 + 3600 of events + 25 + 5), 15 after.
   EXPECT_EQ(t["extent"], 3675.0);
+}
+
+TEST(ReportTimelineTest, ShowsDelegateMetadataAsTextOrHex) {
+  etdump::ETDumpFile dump = demo_dump(Ids::kInt, 1);
+  for (etdump::Event& e : dump.runs[1].events) {
+    auto* p = std::get_if<etdump::ProfileEvent>(&e.data);
+    if (p == nullptr) continue;
+    if (p->delegate_debug_id_int.value == 100) {
+      p->delegate_debug_metadata = std::vector<std::uint8_t>{'c', 'o', 'n', 'v'};
+    }
+    if (p->delegate_debug_id_int.value == 101) {
+      p->delegate_debug_metadata = std::vector<std::uint8_t>{0x01, 0xab};
+    }
+  }
+  const Inspector current = value_of(Inspector::create(dump));
+  std::map<std::string, std::string> metadata;
+  const nlohmann::json data = data_of({.current = &current});
+  for (const nlohmann::json& g : data["timeline"]["groups"]) {
+    metadata[g["name"].get<std::string>()] = g["metadata"].get<std::string>();
+  }
+  EXPECT_EQ(metadata["100"], "conv");
+  EXPECT_EQ(metadata["101"], "0x01ab");
+  EXPECT_EQ(metadata["102"], "");
 }
 
 TEST(ReportTimelineTest, KeepsTheLongestEventsOfAHugeExecution) {

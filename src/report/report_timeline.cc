@@ -51,6 +51,21 @@ std::vector<Span> run_spans(const Inspector& inspector) {
   return spans;
 }
 
+// Metadata is the delegate's own bytes: text when it is printable ASCII
+// (labels, op types), else hex, so nothing unreadable reaches the page.
+std::string metadata_text(const std::vector<std::uint8_t>& bytes) {
+  const bool printable =
+      std::all_of(bytes.begin(), bytes.end(), [](std::uint8_t b) { return b >= 0x20 && b < 0x7f; });
+  if (printable) return std::string(bytes.begin(), bytes.end());
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string hex = "0x";
+  for (std::uint8_t b : bytes) {
+    hex += kHex[b >> 4];
+    hex += kHex[b & 0xf];
+  }
+  return hex;
+}
+
 Json group_json(const EventGroup& g) {
   Json ops = Json::array(), types = Json::array(), modules = Json::array(), handles = Json::array();
   for (const inspector::SourceOp& op : g.source_ops) {
@@ -68,6 +83,7 @@ Json group_json(const EventGroup& g) {
               {"op_types", types},
               {"modules", modules},
               {"debug_handles", handles},
+              {"metadata", metadata_text(g.delegate_debug_metadata)},
               {"mapped", !(g.delegated && !g.resolved)}};
 }
 

@@ -89,6 +89,12 @@ async function checkDemo(browser) {
   assert.equal(count('delegate_call'), 1, 'one DELEGATE_CALL block');
   assert.equal(count('delegate'), 5, 'five delegate blocks');
   assert.equal(count('framework'), 1, 'Method::execute');
+  // Hovering a delegate block names its identifier, ops and the delegate's metadata.
+  await page.hover('#timeline-chart rect.tl-event[data-role="delegate"]');
+  const tip = await page.textContent('#tooltip');
+  assert.match(tip, /identifier \d+/);
+  assert.match(tip, /ops conv2d/);
+  assert.match(tip, /metadata \S+/);
   // Zooming keeps the timeline drawn.
   await page.hover('#timeline-chart svg');
   await page.mouse.wheel(0, -300);

@@ -176,6 +176,10 @@ struct EventGroup {
   std::vector<SourceOp> source_ops;        ///< In handle order.
   /// False for a delegate event whose identifier is not in its map.
   bool resolved = true;
+  /// The delegate debug metadata the group's first event carried (what a
+  /// delegate says about the op, e.g. "conv+relu, fused" or XNNPACK's
+  /// operator type); empty when none.
+  std::vector<std::uint8_t> delegate_debug_metadata;
 
   /// One sample per run in which the group occurred: the sum of its
   /// durations in that run (ns unless TimeInfo says ticks).

@@ -329,6 +329,7 @@
       if (mods.length) lines.push(`module ${[...new Set(mods)].join(', ')}`);
       if (g.backend) lines.push(`backend ${g.backend}`);
       if (g.instruction !== null) lines.push(`instruction ${g.instruction}`);
+      if (g.metadata) lines.push(`metadata ${g.metadata}`);
       if (!g.mapped) lines.push('UNMAPPED: identifier not in the delegate map');
       return lines.join('\n');
     };
