@@ -5,7 +5,7 @@
 JOBS ?= 2
 GLASSBOX := build/default/tools/glassbox/glassbox
 
-.PHONY: all setup build demo test check-format test-asan test-tsan test-notrace bench fuzz models onnx-testdata clean
+.PHONY: all setup build demo test check-format test-asan test-tsan test-notrace bench fuzz models onnx-testdata report-screenshot clean
 
 all: build
 
@@ -52,6 +52,13 @@ bench: setup build/bench/build.ninja build/bench-notrace/build.ninja
 	cmake --build build/bench-notrace -j $(JOBS) --target whole_model_benchmark
 	@bash scripts/run_benchmarks.sh build/bench build/bench-notrace
 	@bash scripts/bench_zoo.sh build/bench/tools/glassbox/glassbox
+	@bash scripts/bench_report.sh build/bench/src/report/report_benchmark
+
+# The README's picture: a fresh `glassbox demo`'s report, screenshot by
+# headless chromium into docs/images/demo-report.png.
+report-screenshot: build
+	$(GLASSBOX) demo --out build/report-screenshot >/dev/null
+	node tests/browser/screenshot.js build/report-screenshot/demo.html docs/images/demo-report.png
 
 fuzz: setup build/asan/build.ninja
 	cmake --build build/asan -j $(JOBS)

@@ -39,14 +39,4 @@ for m in resnet18 mobilenet_v2 mobilenet_v3_large resnet50 lraspp_mobilenet_v3_l
   table+=$'\n'"| $m | $portable ms | $off ms | $on ms | $overhead | $two ms |"
 done
 echo "$table"
-python3 - "$doc" "$table" <<'PY'
-import sys
-doc, table = sys.argv[1], sys.argv[2]
-begin, end = "<!-- BEGIN ZOO RESULTS -->", "<!-- END ZOO RESULTS -->"
-text = open(doc).read()
-if begin not in text:
-    text += f"\n## Model zoo latency\n\n{begin}\n{end}\n"
-head, _, rest = text.partition(begin)
-_, _, tail = rest.partition(end)
-open(doc, "w").write(head + begin + "\n" + table + "\n" + end + tail)
-PY
+python3 "$root/scripts/replace_section.py" "$doc" "ZOO RESULTS" "Model zoo latency" "$table"

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Installs the Debian packages Glassbox builds with, if any is missing.
-# Idempotent: when everything is installed it only runs dpkg-query.
+# Installs the Debian packages Glassbox builds with, if any is missing, and
+# the browser tests' npm package (tests/browser: playwright-core, driving
+# Debian's chromium) with the machine's Node.js and npm. Idempotent: when everything is installed it only runs
+# dpkg-query and compares two files.
 set -euo pipefail
 
 packages=(
@@ -11,6 +13,7 @@ packages=(
   libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
   libxnnpack-dev libpthreadpool-dev libcpuinfo-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  chromium
 )
 
 missing=()
@@ -19,13 +22,20 @@ for p in "${packages[@]}"; do
   [ "$status" = "installed" ] || missing+=("$p")
 done
 
-if [ ${#missing[@]} -eq 0 ]; then
-  exit 0
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  sudo_cmd=()
+  if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo_cmd[@]}" apt-get update -q
+  "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
-echo "setup: installing ${missing[*]}"
-sudo_cmd=()
-if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
-export DEBIAN_FRONTEND=noninteractive
-"${sudo_cmd[@]}" apt-get update -q
-"${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+# The browser tests' dependencies, exactly as locked; again only when the
+# lock file changed since the last install.
+browser_dir="$(cd "$(dirname "$0")/.." && pwd)/tests/browser"
+if ! cmp -s "$browser_dir/package-lock.json" "$browser_dir/node_modules/.glassbox-installed-lock"; then
+  echo "setup: npm ci in tests/browser"
+  (cd "$browser_dir" && npm ci --no-audit --no-fund --loglevel=error)
+  cp "$browser_dir/package-lock.json" "$browser_dir/node_modules/.glassbox-installed-lock"
+fi

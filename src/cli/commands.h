@@ -54,6 +54,9 @@ void add_inspect_commands(CLI::App& app, CommandContext& context);
 /// `glassbox run` (run_command.cc).
 void add_run_commands(CLI::App& app, CommandContext& context);
 
+/// `glassbox report` (report_command.cc).
+void add_report_commands(CLI::App& app, CommandContext& context);
+
 /// `glassbox demo` (demo_command.cc).
 void add_demo_commands(CLI::App& app, CommandContext& context);
 

@@ -15,6 +15,7 @@
 #include "glassbox/export/program_manager.h"
 #include "glassbox/inspector/formats.h"
 #include "glassbox/io/output_files.h"
+#include "glassbox/report/report.h"
 #include "glassbox/runner/program_runner.h"
 #include "src/cli/commands.h"
 
@@ -41,6 +42,7 @@ Status demo(const DemoOptions& options, std::ostream& out) {
   const std::string etrecord_path = options.out_dir + "/demo.etrecord";
   const std::string etdump_path = options.out_dir + "/demo.etdp";
   const std::string trace_path = options.out_dir + "/demo.trace.json";
+  const std::string report_path = options.out_dir + "/demo.html";
   // Each file is written under a temporary name and renamed into place once
   // the whole demo has succeeded.
   io::OutputFiles outputs;
@@ -48,6 +50,7 @@ Status demo(const DemoOptions& options, std::ostream& out) {
   GLASSBOX_ASSIGN_OR_RETURN(const std::string etrecord_file, outputs.add(etrecord_path));
   GLASSBOX_ASSIGN_OR_RETURN(const std::string etdump_file, outputs.add(etdump_path));
   GLASSBOX_ASSIGN_OR_RETURN(const std::string trace_file, outputs.add(trace_path));
+  GLASSBOX_ASSIGN_OR_RETURN(const std::string report_file, outputs.add(report_path));
 
   // 1. Ahead of time: the model, lowered to the demo delegate.
   GLASSBOX_ASSIGN_OR_RETURN(aot::Graph model, backends::demo::build_conv_relu_tan_model());
@@ -77,6 +80,11 @@ Status demo(const DemoOptions& options, std::ostream& out) {
   GLASSBOX_ASSIGN_OR_RETURN(inspector::Inspector inspector,
                             inspector::Inspector::create(dump, &record));
   GLASSBOX_RETURN_IF_ERROR(io::write_file(trace_file, inspector::to_chrome_trace(inspector)));
+  report::ReportOptions report_options;
+  report_options.title = "ConvReLUTanModel";
+  GLASSBOX_ASSIGN_OR_RETURN(std::string page,
+                            report::render_report({.current = &inspector}, report_options));
+  GLASSBOX_RETURN_IF_ERROR(io::write_file(report_file, page));
 
   out << "Lowered ConvReLUTanModel to the demo delegate (identifiers: " << options.ids << ", "
       << options.log_mode << " logging) and ran it " << options.iterations << " times ("
@@ -88,6 +96,7 @@ Status demo(const DemoOptions& options, std::ostream& out) {
       << "  demo.etdp        the ETDump (" << summary.events << " events, " << summary.dropped
       << " dropped)\n"
       << "  demo.trace.json  a Chrome trace: open it in https://ui.perfetto.dev\n"
+      << "  demo.html        the report: one page to open in a browser (glassbox report)\n"
       << "More views: glassbox inspect --etdump " << etdump_path << " --etrecord " << etrecord_path
       << " --view events|modules|reconcile\n";
   out.flush();
@@ -104,7 +113,7 @@ void add_demo_commands(CLI::App& app, CommandContext& context) {
       "The main job on the demo model (ConvReLUTanModel): lower it to the demo delegate "
       "with an ETRecord, run it under ETDumpGen, and print per-operator time "
       "inside the delegate mapped back to the model's operators. Writes "
-      "demo.gbx, demo.etrecord, demo.etdp and demo.trace.json into DIR");
+      "demo.gbx, demo.etrecord, demo.etdp, demo.trace.json and demo.html (the report) into DIR");
   command->add_option("--out", options->out_dir, "output directory (DIR)")->capture_default_str();
   command
       ->add_option("--iterations", options->iterations,

@@ -21,6 +21,7 @@
 #include "glassbox/io/file.h"
 #include "glassbox/io/output_files.h"
 #include "src/cli/commands.h"
+#include "src/cli/inspect_files.h"
 
 namespace glassbox::cli {
 namespace {
@@ -44,17 +45,6 @@ struct InspectOptions {
   std::uint32_t execution = 0;
   bool fail_on_exceed = false;
 };
-
-StatusOr<inspector::Inspector> inspect_file(const std::string& path,
-                                            const etrecord::ETRecord* record,
-                                            std::span<const std::uint8_t> debug_data,
-                                            const inspector::InspectorOptions& options) {
-  GLASSBOX_ASSIGN_OR_RETURN(etdump::ETDumpFile dump, etdump::load_etdump_file(path));
-  StatusOr<inspector::Inspector> result =
-      inspector::Inspector::create(dump, record, debug_data, options);
-  if (!result.ok()) return result.status().with_context(path);
-  return result;
-}
 
 // Writes `text` to stdout, or to `path` through a temporary file renamed
 // into place (an input is never overwritten).

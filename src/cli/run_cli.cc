@@ -38,6 +38,7 @@ void add_all_commands(CLI::App& app, CommandContext& context) {
   add_etdump_commands(app, context);
   add_etrecord_commands(app, context);
   add_inspect_commands(app, context);
+  add_report_commands(app, context);
 }
 
 constexpr const char* kDescription =

@@ -36,6 +36,10 @@ class InspectorBuilder {
   static void set_debug_data(Inspector& i, std::vector<std::uint8_t> d) {
     i.debug_data_ = std::move(d);
   }
+  static TracerCounters& counters(Inspector& i) { return i.counters_; }
+  static void set_fingerprint_check(Inspector& i, FingerprintCheck check) {
+    i.fingerprint_check_ = check;
+  }
   static void set_coverage(Inspector& i, std::size_t mapped, std::size_t logged) {
     i.mapped_identifiers_ = mapped;
     i.logged_identifiers_ = logged;

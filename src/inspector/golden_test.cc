@@ -4,6 +4,8 @@
 //   GLASSBOX_UPDATE_GOLDENS=1 <build>/src/inspector/inspector_test
 // and review the diff.
 
+#include "src/testing/golden.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -28,16 +30,7 @@ using testing::value_of;
 const std::string kGoldenDir = std::string(GLASSBOX_TESTDATA_DIR) + "/inspector/";
 
 void expect_golden(const std::string& name, const std::string& actual) {
-  const std::string path = kGoldenDir + name;
-  if (std::getenv("GLASSBOX_UPDATE_GOLDENS") != nullptr) {
-    std::ofstream(path, std::ios::binary | std::ios::trunc) << actual;
-    return;
-  }
-  std::ifstream in(path, std::ios::binary);
-  ASSERT_TRUE(in) << path << " is missing; run with GLASSBOX_UPDATE_GOLDENS=1";
-  std::stringstream expected;
-  expected << in.rdbuf();
-  EXPECT_EQ(actual, expected.str()) << "differs from " << path;
+  ::glassbox::testing::expect_golden(kGoldenDir + name, actual);
 }
 
 void expect_goldens(const std::string& stem, const Inspector& insp, View view,

@@ -115,6 +115,9 @@ void InspectorBuilder::group(const etdump::ETDumpFile& dump, std::uint32_t skip_
           index.try_emplace(key, static_cast<std::uint32_t>(inspector.groups_.size()));
       if (inserted) inspector.groups_.push_back(make_group(key));
       EventGroup& group = inspector.groups_[it->second];
+      if (inserted && e->delegate_debug_metadata.has_value()) {
+        group.delegate_debug_metadata = *e->delegate_debug_metadata;
+      }
 
       // A clock read out of order (or a bad post-time log) gives end <
       // start; count it as zero and say so rather than wrap around.

@@ -65,11 +65,15 @@ Status check_same_program(const etdump::ETDumpFile& dump, const etrecord::ETReco
   // dump's ids against the record's maps instead (resolve.cc).
   if (record.fingerprint.empty()) return Status();
   if (!dump.program_fingerprint.has_value()) {
+    InspectorBuilder::set_fingerprint_check(inspector, FingerprintCheck::kNotInDump);
     add(inspector, Severity::kInfo,
         "the ETDump records no program fingerprint (written by ExecuTorch?): cannot check "
         "that it belongs to the ETRecord's program");
     return Status();
   }
+  InspectorBuilder::set_fingerprint_check(inspector, *dump.program_fingerprint == record.fingerprint
+                                                         ? FingerprintCheck::kMatch
+                                                         : FingerprintCheck::kMismatchAllowed);
   return check_fingerprint(
       dump, record, options.allow_fingerprint_mismatch,
       "; pass the matching ETRecord, or --allow-fingerprint-mismatch to join them anyway",
@@ -86,6 +90,7 @@ void check_counters(const etdump::ETDumpFile& dump, Inspector& inspector) {
   }
   // The file-level counter covers events dropped outside any block too.
   if (dump.dropped_events.has_value()) dropped = std::max(dropped, *dump.dropped_events);
+  InspectorBuilder::counters(inspector) = TracerCounters{dropped, rejected, tensors};
   if (dropped > 0) {
     add(inspector, Severity::kWarning,
         std::to_string(dropped) +

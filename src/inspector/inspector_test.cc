@@ -98,6 +98,22 @@ TEST(InspectorTest, ResolvesIntIdentifiersByExactKey) {
   EXPECT_TRUE(has_diagnostic(insp, Severity::kInfo, "5 of 5 identifiers logged"));
 }
 
+TEST(InspectorTest, GroupsKeepTheDelegateMetadataOfTheirFirstEvent) {
+  etdump::ETDumpFile dump = demo_dump(Ids::kInt, 2);
+  for (etdump::RunData& run : dump.runs) {
+    for (etdump::Event& e : run.events) {
+      auto* p = std::get_if<etdump::ProfileEvent>(&e.data);
+      if (p != nullptr && p->delegate_debug_id_int.value == 100) {
+        p->delegate_debug_metadata = std::vector<std::uint8_t>{'c', '+', 'r'};
+      }
+    }
+  }
+  const Inspector insp = value_of(Inspector::create(dump));
+  EXPECT_EQ(find_group(insp, "100")->delegate_debug_metadata,
+            (std::vector<std::uint8_t>{'c', '+', 'r'}));
+  EXPECT_TRUE(find_group(insp, "101")->delegate_debug_metadata.empty());
+}
+
 TEST(InspectorTest, NeverMatchesBySubstring) {
   // ExecuTorch would attach the handles of key "10" or "0" to id 1000 (its
   // substring fallback); we report it unmapped.
@@ -139,6 +155,18 @@ TEST(InspectorTest, FingerprintMismatchIsAnErrorUnlessAllowed) {
   options.allow_fingerprint_mismatch = true;
   const Inspector insp = value_of(Inspector::create(demo_dump(Ids::kInt), &record, {}, options));
   EXPECT_TRUE(has_diagnostic(insp, Severity::kError, "fingerprint mismatch"));
+  EXPECT_EQ(insp.fingerprint_check(), FingerprintCheck::kMismatchAllowed);
+}
+
+TEST(InspectorTest, SaysWhatTheFingerprintCheckFound) {
+  const etrecord::ETRecord record = demo_record(Ids::kInt);
+  etdump::ETDumpFile dump = demo_dump(Ids::kInt);
+  EXPECT_EQ(value_of(Inspector::create(dump, &record)).fingerprint_check(),
+            FingerprintCheck::kMatch);
+  EXPECT_EQ(value_of(Inspector::create(dump)).fingerprint_check(), FingerprintCheck::kNoETRecord);
+  dump.program_fingerprint.reset();
+  EXPECT_EQ(value_of(Inspector::create(dump, &record)).fingerprint_check(),
+            FingerprintCheck::kNotInDump);
 }
 
 TEST(InspectorTest, TimeUnitComesFromTheDumpOrIsAssumed) {
@@ -187,6 +215,9 @@ TEST(InspectorTest, ReportsDroppedAndRejectedEvents) {
   EXPECT_TRUE(has_diagnostic(insp, Severity::kWarning, "7 events were dropped"));
   EXPECT_TRUE(has_diagnostic(insp, Severity::kWarning, "2 events were rejected"));
   EXPECT_TRUE(has_diagnostic(insp, Severity::kWarning, "4 event blocks"));
+  EXPECT_EQ(insp.counters().dropped_events, 7u);
+  EXPECT_EQ(insp.counters().rejected_events, 2u);
+  EXPECT_EQ(insp.counters().tensor_data_dropped, 0u);
 }
 
 TEST(InspectorTest, ReversedTimesCountAsZero) {

@@ -46,6 +46,16 @@ std::string_view to_string(TimeUnitSource source) {
   return "?";
 }
 
+std::string_view to_string(FingerprintCheck check) {
+  switch (check) {
+    case FingerprintCheck::kNoETRecord: return "no_etrecord";
+    case FingerprintCheck::kNotInDump: return "not_in_dump";
+    case FingerprintCheck::kMatch: return "match";
+    case FingerprintCheck::kMismatchAllowed: return "mismatch_allowed";
+  }
+  return "?";
+}
+
 std::string_view to_string(EventRole role) {
   switch (role) {
     case EventRole::kFramework: return "framework";

@@ -83,6 +83,13 @@ StatusOr<std::string> OutputFiles::add(const std::string& path) {
   if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
     return Status(Error::kInvalidArgument, path + " is a directory, not an output file");
   }
+  // A destination folder that is missing or not writable fails here, naming
+  // the destination, before the command does its work.
+  const std::filesystem::path folder = std::filesystem::path(path).parent_path();
+  const std::string folder_text = folder.empty() ? "." : folder.string();
+  if (::access(folder_text.c_str(), W_OK | X_OK) != 0) {
+    return Status(Error::kAccessFailed, path + ": cannot write: " + std::strerror(errno));
+  }
   entries_.push_back({path, temporary_name(path)});
   return entries_.back().temporary;
 }
@@ -93,6 +100,13 @@ Status OutputFiles::refuse_inputs(const std::vector<std::string>& inputs) {
   }
   for (const Entry& entry : entries_) GLASSBOX_RETURN_IF_ERROR(check_not_input(entry.path));
   return Status();
+}
+
+Status write_file_atomically(const std::string& path, std::string_view contents) {
+  OutputFiles outputs;
+  GLASSBOX_ASSIGN_OR_RETURN(const std::string temporary, outputs.add(path));
+  GLASSBOX_RETURN_IF_ERROR(write_file(temporary, contents));
+  return outputs.commit();
 }
 
 Status OutputFiles::commit() {

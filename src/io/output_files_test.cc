@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "glassbox/io/file.h"
 #include "src/testing/status_matchers.h"
 
 namespace glassbox::io {
@@ -14,6 +15,7 @@ namespace {
 
 using ::glassbox::testing::ErrorIs;
 using ::glassbox::testing::IsOk;
+using ::testing::StartsWith;
 
 class OutputFilesTest : public ::testing::Test {
  protected:
@@ -104,6 +106,29 @@ TEST(SameFileTest, ComparesExistingFilesByInodeAndOthersByPath) {
   const std::string dir = ::testing::TempDir();
   EXPECT_TRUE(same_file(dir + "/nope/../x.bin", dir + "/x.bin"));
   EXPECT_FALSE(same_file(dir + "/x.bin", dir + "/y.bin"));
+}
+
+TEST(WriteFileAtomicallyTest, ReplacesTheFileAndLeavesNoTemporary) {
+  const std::string dir = ::testing::TempDir() + "/atomic_write";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string path = dir + "/out.html";
+  ASSERT_THAT(write_file_atomically(path, "old contents, longer than the new"), IsOk());
+  ASSERT_THAT(write_file_atomically(path, "new"), IsOk());
+  const std::vector<std::uint8_t> bytes = read_file(path).value();
+  EXPECT_EQ(std::string(bytes.begin(), bytes.end()), "new");
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    ++files;
+    EXPECT_EQ(entry.path().filename(), "out.html");
+  }
+  EXPECT_EQ(files, 1);
+}
+
+TEST(WriteFileAtomicallyTest, MissingFolderNamesThePath) {
+  const Status status = write_file_atomically("/nonexistent/dir/out.html", "x");
+  ASSERT_THAT(status, ErrorIs(Error::kAccessFailed));
+  EXPECT_THAT(status.message(), StartsWith("/nonexistent/dir/out.html: cannot write: "));
 }
 
 }  // namespace

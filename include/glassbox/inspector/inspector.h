@@ -176,6 +176,10 @@ struct EventGroup {
   std::vector<SourceOp> source_ops;        ///< In handle order.
   /// False for a delegate event whose identifier is not in its map.
   bool resolved = true;
+  /// The delegate debug metadata the group's first event carried (what a
+  /// delegate says about the op, e.g. "conv+relu, fused" or XNNPACK's
+  /// operator type); empty when none.
+  std::vector<std::uint8_t> delegate_debug_metadata;
 
   /// One sample per run in which the group occurred: the sum of its
   /// durations in that run (ns unless TimeInfo says ticks).
@@ -185,6 +189,23 @@ struct EventGroup {
   std::uint64_t occurrences = 0;  ///< Events over all runs used.
   PerfStats stats;
 };
+
+/// What the tracer counted but could not record, over the whole dump.
+struct TracerCounters {
+  std::uint64_t dropped_events = 0;       ///< Buffer full.
+  std::uint64_t rejected_events = 0;      ///< Invalid calls.
+  std::uint64_t tensor_data_dropped = 0;  ///< Logged tensors without data.
+};
+
+/// What the ETDump-vs-ETRecord fingerprint check found.
+enum class FingerprintCheck : std::uint8_t {
+  kNoETRecord,       ///< Nothing to check against.
+  kNotInDump,        ///< The dump records none (written by ExecuTorch?).
+  kMatch,            ///< Same program.
+  kMismatchAllowed,  ///< Different programs, joined anyway.
+};
+/// "no_etrecord", "not_in_dump", "match" or "mismatch_allowed".
+std::string_view to_string(FingerprintCheck check);
 
 /// One run of the dump.
 struct RunInfo {
@@ -230,6 +251,10 @@ class Inspector {
   std::size_t mapped_identifiers() const { return mapped_identifiers_; }
   std::size_t logged_identifiers() const { return logged_identifiers_; }
 
+  /// The dump's counters (also reported as diagnostics).
+  const TracerCounters& counters() const { return counters_; }
+  FingerprintCheck fingerprint_check() const { return fingerprint_check_; }
+
  private:
   friend class InspectorBuilder;
   Inspector() = default;
@@ -243,6 +268,8 @@ class Inspector {
   std::vector<std::uint8_t> debug_data_;
   std::size_t mapped_identifiers_ = 0;
   std::size_t logged_identifiers_ = 0;
+  TracerCounters counters_;
+  FingerprintCheck fingerprint_check_ = FingerprintCheck::kNoETRecord;
 };
 
 }  // namespace glassbox::inspector

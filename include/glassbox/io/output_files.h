@@ -29,6 +29,10 @@ bool same_file(const std::string& a, const std::string& b);
 /// device", "Permission denied").
 Status write_file(const std::string& path, std::string_view bytes);
 
+/// One output written atomically: an OutputFiles of one file, committed.
+/// Errors: kAccessFailed, "<path>: cannot write: <reason>".
+Status write_file_atomically(const std::string& path, std::string_view contents);
+
 class OutputFiles {
  public:
   OutputFiles() = default;
@@ -39,7 +43,8 @@ class OutputFiles {
 
   /// Registers `path` as an output and returns the temporary path to write
   /// it to. Errors (kInvalidArgument): an empty path, a path given twice,
-  /// a path that is one of the inputs given to refuse_inputs, a directory.
+  /// a path that is one of the inputs given to refuse_inputs, a directory;
+  /// (kAccessFailed) a destination folder that is missing or not writable.
   StatusOr<std::string> add(const std::string& path);
 
   /// Errors when an output already added, or added later, names the same

@@ -1,0 +1,16 @@
+"""Replaces the text between two HTML-comment markers of a Markdown file.
+
+usage: replace_section.py DOC NAME TITLE TEXT
+Writes TEXT between "<!-- BEGIN NAME -->" and "<!-- END NAME -->" of DOC; when
+the markers are missing, appends a "## TITLE" section holding them.
+"""
+import sys
+
+doc, name, title, body = sys.argv[1:5]
+begin, end = f"<!-- BEGIN {name} -->", f"<!-- END {name} -->"
+text = open(doc).read()
+if begin not in text:
+    text += f"\n## {title}\n\n{begin}\n{end}\n"
+head, _, rest = text.partition(begin)
+_, _, tail = rest.partition(end)
+open(doc, "w").write(head + begin + "\n" + body + "\n" + end + tail)

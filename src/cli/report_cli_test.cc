@@ -1,0 +1,136 @@
+// `glassbox report` end to end: the demo lowered with a fault in its cos
+// (so tan's decomposition fails the numeric check), run twice with the
+// real `glassbox lower` / `glassbox run`, then reported.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "src/cli/run_cli.h"
+#include "src/testing/status_matchers.h"
+
+namespace glassbox::cli {
+namespace {
+
+using ::glassbox::testing::ErrorIs;
+using ::glassbox::testing::IsOk;
+using ::testing::HasSubstr;
+
+Status report(std::vector<std::string> args) {
+  args.insert(args.begin(), "report");
+  const CommandLineOutcome result = run_command_line(args);
+  if (!result.parsed) return Status(Error::kInvalidArgument, "command line not parsed");
+  return result.status;
+}
+
+void glassbox(std::vector<std::string> args) {
+  std::vector<const char*> argv = {"glassbox"};
+  for (const std::string& a : args) argv.push_back(a.c_str());
+  std::ostringstream out, err;
+  EXPECT_EQ(run_cli(static_cast<int>(argv.size()), argv.data(), out, err), 0) << err.str();
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The report data embedded in a page.
+nlohmann::json embedded_data(const std::string& page) {
+  const std::string open = "id=\"glassbox-data\">";
+  const std::size_t begin = page.find(open);
+  if (begin == std::string::npos) return nullptr;
+  const std::size_t end = page.find("</script>", begin);
+  return nlohmann::json::parse(page.substr(begin + open.size(), end - begin - open.size()));
+}
+
+class ReportCliTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("glassbox_report_cli_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir_);
+    glassbox({"lower", "--model", "demo", "--backend", "demo", "-o", path("m.gbx"), "--etrecord",
+              path("m.etrecord"), "--reference-seed", "7", "--demo-perturb", "cos"});
+    glassbox({"run", path("m.gbx"), "--etdump", path("m.etdp"), "--iterations", "3",
+              "--debug-level", "intermediates", "--debug-data", path("m.bin"), "--seed", "7"});
+    glassbox({"run", path("m.gbx"), "--etdump", path("old.etdp"), "--iterations", "2"});
+  }
+  static void TearDownTestSuite() { std::filesystem::remove_all(dir_); }
+  static std::string path(const std::string& name) { return (dir_ / name).string(); }
+  static std::filesystem::path dir_;
+};
+std::filesystem::path ReportCliTest::dir_;
+
+TEST_F(ReportCliTest, WritesOnePageWithEveryPart) {
+  ASSERT_THAT(report({"--etdump", path("m.etdp"), "--etrecord", path("m.etrecord"), "--debug-data",
+                      path("m.bin"), "--baseline", path("old.etdp"), "-o", path("r.html")}),
+              IsOk());
+  const std::string page = read_text(path("r.html"));
+  EXPECT_THAT(page, HasSubstr("<!doctype html>"));
+  const nlohmann::json data = embedded_data(page);
+  ASSERT_TRUE(data.is_object());
+  EXPECT_EQ(data["summary"]["title"], "m");  // the ETRecord's file name
+  EXPECT_EQ(data["summary"]["fingerprint"], "match");
+  EXPECT_EQ(data["ops"].size(), 3u);
+  EXPECT_EQ(data["timeline"]["chosen"], "median");
+  // The fault is in cos: tan's decomposition is the first failure.
+  const nlohmann::json& numeric = data["numeric"];
+  ASSERT_TRUE(numeric["first_failure"].is_number());
+  EXPECT_EQ(numeric["rows"][numeric["first_failure"].get<std::size_t>()]["label"], "tan");
+  EXPECT_EQ(numeric["execution"], data["timeline"]["execution"]);
+  EXPECT_EQ(data["baseline"]["rows"].size(), 3u);
+}
+
+TEST_F(ReportCliTest, TheGivenExecutionIsShownAndChecked) {
+  ASSERT_THAT(report({"--etdump", path("m.etdp"), "--execution", "2", "--title", "demo", "-o",
+                      path("e.html")}),
+              IsOk());
+  const nlohmann::json data = embedded_data(read_text(path("e.html")));
+  EXPECT_EQ(data["timeline"]["execution"], 2);
+  EXPECT_EQ(data["timeline"]["chosen"], "given");
+  EXPECT_EQ(data["summary"]["title"], "demo");
+  EXPECT_THAT(report({"--etdump", path("m.etdp"), "--execution", "3", "-o", path("e.html")}),
+              ErrorIs(Error::kInvalidArgument, {"has 3 executions"}));
+}
+
+TEST_F(ReportCliTest, RefusesToOverwriteAnInput) {
+  const std::string before = read_text(path("m.etdp"));
+  EXPECT_THAT(report({"--etdump", path("m.etdp"), "-o", path("m.etdp")}),
+              ErrorIs(Error::kInvalidArgument, {"both an input and an output"}));
+  EXPECT_THAT(report({"--etdump", path("m.etdp"), "--baseline", path("old.etdp"), "-o",
+                      (dir_ / "." / "old.etdp").string()}),
+              ErrorIs(Error::kInvalidArgument, {"both an input and an output"}));
+  EXPECT_EQ(read_text(path("m.etdp")), before);
+}
+
+TEST_F(ReportCliTest, ClearErrors) {
+  EXPECT_THAT(
+      report({"--etdump", path("m.etdp"), "--debug-data", path("m.bin"), "-o", path("x.html")}),
+      ErrorIs(Error::kInvalidArgument, {"--debug-data needs --etrecord"}));
+  EXPECT_THAT(report({"--etdump", path("missing.etdp"), "-o", path("x.html")}),
+              ErrorIs(Error::kAccessFailed, {"missing.etdp"}));
+  EXPECT_THAT(report({"--etdump", path("m.etdp"), "-o", path("no/such/dir/x.html")}),
+              ErrorIs(Error::kAccessFailed, {"x.html: cannot write"}));
+  EXPECT_FALSE(std::filesystem::exists(path("x.html")));
+}
+
+TEST_F(ReportCliTest, DemoWritesItsReport) {
+  glassbox({"demo", "--out", path("demo"), "--iterations", "2"});
+  const nlohmann::json data = embedded_data(read_text(path("demo/demo.html")));
+  ASSERT_TRUE(data.is_object());
+  EXPECT_EQ(data["summary"]["title"], "ConvReLUTanModel");
+  EXPECT_EQ(data["ops"].size(), 3u);
+}
+
+}  // namespace
+}  // namespace glassbox::cli

@@ -1,0 +1,93 @@
+// The two comparison charts' data: numeric error along execution order,
+// and per-op time deltas against a baseline run.
+
+#include <algorithm>
+#include <cmath>
+
+#include "src/report/report_json.h"
+
+namespace glassbox::report {
+namespace {
+
+using inspector::Comparator;
+
+// JSON has no inf or NaN: they are spelled as strings, as in
+// `inspect --numeric --format json`.
+Json metric_json(double value) {
+  if (std::isnan(value)) return "nan";
+  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
+  return value;
+}
+
+bool fails_below(Comparator metric) {
+  return metric == Comparator::kSnr || metric == Comparator::kCosine;
+}
+
+std::string row_label(const inspector::NumericRow& row) {
+  if (row.kind == inspector::NumericRowKind::kProgramOutput) {
+    return "output " + std::to_string(row.output_index);
+  }
+  std::string label;
+  for (const std::string& name : row.op_names) label += (label.empty() ? "" : "+") + name;
+  return label.empty() ? "(unmapped)" : label;
+}
+
+}  // namespace
+
+Json numeric_json(const inspector::NumericReport& report) {
+  Json rows = Json::array();
+  for (const inspector::NumericRow& row : report.rows) {
+    Json ids = Json::array();
+    for (const aot::DelegateDebugIdentifier& id : row.identifiers)
+      ids.push_back(identifier_json(id));
+    const bool compared = row.status == inspector::NumericStatus::kCompared;
+    rows.push_back(
+        {{"order", row.order},
+         {"kind", to_string(row.kind)},
+         {"label", row_label(row)},
+         {"instruction", row.instruction.is_set() ? Json(row.instruction.value) : Json()},
+         {"backend", row.backend},
+         {"identifiers", ids},
+         {"reference_op", row.reference_op},
+         {"status", to_string(row.status)},
+         {"value", compared ? metric_json(row.threshold_value) : Json()},
+         {"exceeds", row.exceeds},
+         {"first_failure", row.first_failure},
+         {"note", row.note}});
+  }
+  // Errors and differences span decades: a log axis, except for snr (dB,
+  // already logarithmic) and cosine (close to 1).
+  const bool log_scale =
+      !fails_below(report.threshold_metric) && report.threshold_metric != Comparator::kCosine;
+  return Json{{"execution", report.execution},
+              {"metric", to_string(report.threshold_metric)},
+              {"threshold", metric_json(report.threshold)},
+              {"fails_when", fails_below(report.threshold_metric) ? "below" : "above"},
+              {"scale", log_scale ? "log" : "linear"},
+              {"first_failure", report.first_failure ? Json(*report.first_failure) : Json()},
+              {"rows", rows}};
+}
+
+Json baseline_json(const inspector::Inspector& baseline, const inspector::Inspector& current) {
+  std::vector<inspector::DeltaRow> deltas = inspector::compare_ops(baseline, current);
+  // Regressions first, the largest on top; compare_ops' |delta| order breaks ties.
+  std::stable_sort(
+      deltas.begin(), deltas.end(),
+      [](const inspector::DeltaRow& a, const inspector::DeltaRow& b) { return a.delta > b.delta; });
+  Json rows = Json::array();
+  for (const inspector::DeltaRow& d : deltas) {
+    Json handles = Json::array();
+    for (DebugHandle h : d.debug_handles) handles.push_back(h.value);
+    rows.push_back({{"label", d.label},
+                    {"debug_handles", handles},
+                    {"in_baseline", d.in_baseline},
+                    {"in_current", d.in_current},
+                    {"baseline", round_time(d.baseline_mean)},
+                    {"current", round_time(d.current_mean)},
+                    {"delta", round_time(d.delta)},
+                    {"delta_percent", round_time(d.delta_percent)}});
+  }
+  return Json{{"rows", rows}};
+}
+
+}  // namespace glassbox::report

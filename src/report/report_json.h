@@ -1,0 +1,54 @@
+#pragma once
+// Private: the sections of the report data, one builder each. Every time is
+// in the Inspector's unit (ns, or ticks) rounded to 0.1, so the data is
+// deterministic and small.
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "glassbox/inspector/inspector.h"
+#include "glassbox/inspector/numeric.h"
+#include "glassbox/inspector/views.h"
+#include "glassbox/report/report.h"
+
+namespace glassbox::report {
+
+// Keys stay in the order written: the golden data reads like the docs.
+using Json = nlohmann::ordered_json;
+
+/// `value` rounded to one decimal.
+double round_time(double value);
+
+/// An identifier as JSON in its own type (an int id is a number).
+Json identifier_json(const aot::DelegateDebugIdentifier& id);
+
+/// Model, backends, executions, time unit, coverage, counters, fingerprint,
+/// diagnostics.
+Json summary_json(const inspector::Inspector& inspector, const std::vector<inspector::OpRow>& ops,
+                  const ReportOptions& options);
+
+/// The ops table; each row lists the indices of the modules (into
+/// modules_json's rows) it has an op in, so a module can filter the table.
+Json ops_json(const inspector::Inspector& inspector, const std::vector<inspector::OpRow>& ops,
+              const std::vector<inspector::ModuleRow>& modules);
+
+/// The module tree, depth first, each row with its parent's index.
+Json modules_json(const std::vector<inspector::ModuleRow>& modules);
+
+/// One execution's events, lanes and the groups they belong to; null when
+/// the dump holds no execution to show.
+StatusOr<Json> timeline_json(const inspector::Inspector& inspector, const ReportOptions& options);
+
+/// The numeric comparison along execution order.
+Json numeric_json(const inspector::NumericReport& report);
+
+/// Per-op deltas against a baseline, regressions first.
+Json baseline_json(const inspector::Inspector& baseline, const inspector::Inspector& current);
+
+/// `data` as text: one member per line at the top (and inside its objects),
+/// one element per line in arrays of rows, compact within a row, so that a
+/// golden diff shows which row changed.
+std::string dump_by_rows(const Json& data);
+
+}  // namespace glassbox::report

@@ -1,0 +1,148 @@
+// `glassbox report` pages in a real browser (ctest label `browser`).
+// Makes the demo's report and a report of the demo with a deliberate
+// numeric fault (cos perturbed, so tan's decomposition fails) plus a
+// baseline, opens both in headless Chromium and checks what a person
+// would see. Screenshots go to OUT_DIR.
+//
+// usage: node report_browser_test.js GLASSBOX_BINARY OUT_DIR
+// Exit 77 (ctest: skipped) only when Chromium is not installed.
+'use strict';
+
+const assert = require('assert/strict');
+const { execFileSync } = require('child_process');
+const fs = require('fs');
+const path = require('path');
+const { chromiumPresent, launch, openReport, CHROMIUM } = require('./chromium');
+
+const [glassbox, outDir] = process.argv.slice(2);
+if (!glassbox || !outDir) {
+  console.error('usage: node report_browser_test.js GLASSBOX_BINARY OUT_DIR');
+  process.exit(2);
+}
+if (!chromiumPresent()) {
+  console.log(`SKIPPED: ${CHROMIUM} is not installed (scripts/setup.sh installs Debian's chromium)`);
+  process.exit(77);
+}
+
+fs.rmSync(outDir, { recursive: true, force: true });
+fs.mkdirSync(outDir, { recursive: true });
+const out = (name) => path.join(outDir, name);
+const run = (...args) => execFileSync(glassbox, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+
+function makeReports() {
+  run('demo', '--out', out('demo'), '--iterations', '5');
+  run('lower', '--model', 'demo', '--backend', 'demo', '-o', out('fault.gbx'), '--etrecord',
+    out('fault.etrecord'), '--reference-seed', '7', '--demo-perturb', 'cos');
+  run('run', out('fault.gbx'), '--etdump', out('fault.etdp'), '--iterations', '3',
+    '--debug-level', 'intermediates', '--debug-data', out('fault.bin'), '--seed', '7');
+  run('run', out('fault.gbx'), '--etdump', out('before.etdp'), '--iterations', '3');
+  run('report', '--etdump', out('fault.etdp'), '--etrecord', out('fault.etrecord'),
+    '--debug-data', out('fault.bin'), '--baseline', out('before.etdp'), '-o', out('fault.html'));
+}
+
+async function checkCommon(page, problems) {
+  assert.deepEqual(problems, [], 'the page loads with no console errors and no requests');
+  const sections = await page.evaluate(() => window.glassboxReport.sections);
+  for (const [name, outcome] of Object.entries(sections)) assert.notEqual(outcome, 'failed', `${name} draws`);
+}
+
+async function checkDemo(browser) {
+  const { page, problems } = await openReport(browser, out('demo/demo.html'));
+  await checkCommon(page, problems);
+  assert.match(await page.title(), /ConvReLUTanModel/);
+
+  // The ops table: two fused conv+relu rows, tan decomposed into three ids.
+  const rows = await page.$$eval('#ops-table tbody tr', (trs) => trs.map((tr) => ({
+    label: tr.dataset.label, ids: Number(tr.dataset.identifiers), fused: tr.dataset.fused === 'true',
+    decomposed: tr.dataset.decomposed === 'true', badges: [...tr.querySelectorAll('.badge')].map((b) => b.textContent),
+  })));
+  assert.equal(rows.length, 3, 'three ops rows');
+  const fused = rows.filter((r) => r.fused);
+  assert.deepEqual(fused.map((r) => r.label).sort(), ['conv2d+relu', 'conv2d_1+relu_1']);
+  for (const r of fused) assert.ok(r.badges.includes('fused'), `${r.label} is marked fused`);
+  const tan = rows.find((r) => r.label === 'tan');
+  assert.ok(tan, 'a tan row');
+  assert.equal(tan.ids, 3, 'tan has three identifiers');
+  assert.ok(tan.decomposed && tan.badges.includes('decomposed'), 'tan is marked decomposed');
+
+  // Sorting by op name, then filtering by text.
+  await page.click('#ops-table th[data-key="label"]');
+  const sorted = await page.$$eval('#ops-table tbody tr', (trs) => trs.map((tr) => tr.dataset.label));
+  assert.deepEqual(sorted, ['conv2d+relu', 'conv2d_1+relu_1', 'tan']);
+  await page.fill('#ops-filter', 'tan');
+  assert.equal(await page.$$eval('#ops-table tbody tr', (trs) => trs.length), 1);
+  await page.fill('#ops-filter', '');
+
+  // The module tree: the model, conv_layer and its four modules; a node
+  // filters the table.
+  assert.equal(await page.$$eval('.module-node', (n) => n.length), 6);
+  await page.click('.module-node[data-path="conv_layer.conv1"]');
+  const filtered = await page.$$eval('#ops-table tbody tr', (trs) => trs.map((tr) => tr.dataset.label));
+  assert.deepEqual(filtered, ['conv2d+relu']);
+  await page.click('#module-filter');
+  assert.equal(await page.$$eval('#ops-table tbody tr', (trs) => trs.length), 3);
+
+  // The timeline of one execution: one DELEGATE_CALL holding the five
+  // delegate events (conv+relu twice, sin, cos, div), inside Method::execute.
+  const roles = await page.$$eval('#timeline-chart rect.tl-event', (rs) => rs.map((r) => r.dataset.role));
+  const count = (role) => roles.filter((r) => r === role).length;
+  assert.equal(count('delegate_call'), 1, 'one DELEGATE_CALL block');
+  assert.equal(count('delegate'), 5, 'five delegate blocks');
+  assert.equal(count('framework'), 1, 'Method::execute');
+  // Hovering a delegate block names its identifier, ops and the delegate's metadata.
+  await page.hover('#timeline-chart rect.tl-event[data-role="delegate"]');
+  const tip = await page.textContent('#tooltip');
+  assert.match(tip, /identifier \d+/);
+  assert.match(tip, /ops conv2d/);
+  assert.match(tip, /metadata \S+/);
+  // Zooming keeps the timeline drawn.
+  await page.hover('#timeline-chart svg');
+  await page.mouse.wheel(0, -300);
+  assert.ok(await page.$$eval('#timeline-chart rect.tl-event', (rs) => rs.length) >= 1);
+  await page.dblclick('#timeline-chart svg');
+
+  assert.equal(await page.isHidden('#numeric'), true, 'no numeric chart without --debug-data');
+  await page.mouse.move(0, 0);  // no tooltip in the picture
+  await page.screenshot({ path: out('demo-report.png'), fullPage: true });
+  await page.close();
+}
+
+async function checkFault(browser) {
+  const { page, problems } = await openReport(browser, out('fault.html'));
+  await checkCommon(page, problems);
+  const data = await page.evaluate(() => JSON.parse(document.getElementById('glassbox-data').textContent));
+  const ff = data.numeric.first_failure;
+  assert.equal(typeof ff, 'number', 'the fault is found');
+  assert.equal(data.numeric.rows[ff].label, 'tan');
+  // The chart marks exactly that row, and draws the threshold.
+  const marker = await page.$('#numeric-first-failure');
+  assert.ok(marker, 'the first failure is marked');
+  assert.equal(await marker.getAttribute('data-order'), String(data.numeric.rows[ff].order));
+  assert.ok(await page.$('#numeric-threshold'), 'the threshold is drawn');
+  assert.equal(await page.$$eval('#numeric-chart circle.point', (c) => c.length), data.numeric.rows.length);
+  assert.match(await page.textContent('#numeric-note'), /first failure: tan/);
+  // Rows before the failure pass.
+  const points = await page.$$eval('#numeric-chart circle.point', (c) => c.map((p) => p.getAttribute('class')));
+  for (let i = 0; i < ff; i++) assert.ok(!points[i].includes('exceeds'), `row ${i} before the failure passes`);
+
+  assert.equal(await page.isVisible('#baseline'), true);
+  assert.equal(await page.$$eval('#baseline-chart rect.delta', (r) => r.length), 3);
+  await page.mouse.move(0, 0);
+  await page.screenshot({ path: out('fault-report.png'), fullPage: true });
+  await page.close();
+}
+
+(async () => {
+  makeReports();
+  const browser = await launch();
+  try {
+    await checkDemo(browser);
+    await checkFault(browser);
+  } finally {
+    await browser.close();
+  }
+  console.log(`report_browser_test: passed; screenshots in ${outDir}`);
+})().catch((err) => {
+  console.error(`report_browser_test: FAILED: ${err.stack || err}`);
+  process.exit(1);
+});
