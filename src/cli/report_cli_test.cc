@@ -60,7 +60,7 @@ class ReportCliTest : public ::testing::Test {
            ("glassbox_report_cli_" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir_);
     glassbox({"lower", "--model", "demo", "--backend", "demo", "-o", path("m.gbx"), "--etrecord",
-              path("m.etrecord"), "--reference-seed", "7", "--demo-perturb", "cos"});
+              path("m.etrecord"), "--reference-seed", "7", "--perturb", "3"});
     glassbox({"run", path("m.gbx"), "--etdump", path("m.etdp"), "--iterations", "3",
               "--debug-level", "intermediates", "--debug-data", path("m.bin"), "--seed", "7"});
     glassbox({"run", path("m.gbx"), "--etdump", path("old.etdp"), "--iterations", "2"});

@@ -32,7 +32,7 @@ const run = (...args) => execFileSync(glassbox, args, { stdio: ['ignore', 'pipe'
 function makeReports() {
   run('demo', '--out', out('demo'), '--iterations', '5');
   run('lower', '--model', 'demo', '--backend', 'demo', '-o', out('fault.gbx'), '--etrecord',
-    out('fault.etrecord'), '--reference-seed', '7', '--demo-perturb', 'cos');
+    out('fault.etrecord'), '--reference-seed', '7', '--perturb', '3');
   run('run', out('fault.gbx'), '--etdump', out('fault.etdp'), '--iterations', '3',
     '--debug-level', 'intermediates', '--debug-data', out('fault.bin'), '--seed', '7');
   run('run', out('fault.gbx'), '--etdump', out('before.etdp'), '--iterations', '3');
