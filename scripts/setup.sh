@@ -11,6 +11,7 @@ packages=(
   libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
   libxnnpack-dev libpthreadpool-dev libcpuinfo-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  pybind11-dev python3-pybind11 python3-dev python3-numpy python3-pandas python3-pytest
 )
 
 missing=()
