@@ -17,19 +17,11 @@
 #include "glassbox/io/file.h"
 #include "glassbox/io/output_files.h"
 #include "glassbox/npy/npy.h"
+#include "glassbox/runner/loaded_program.h"
 #include "glassbox/runtime/method.h"
-#include "glassbox/runtime/program.h"
 
 namespace glassbox::runner {
 namespace {
-
-std::string shape_text(const std::vector<std::int64_t>& shape) {
-  std::string text = "[";
-  for (std::size_t i = 0; i < shape.size(); ++i) {
-    text += (i ? ", " : "") + std::to_string(shape[i]);
-  }
-  return text + "]";
-}
 
 // Compares output 0 with the reference, element by element as NumPy's
 // allclose does: |actual - expected| <= tolerance + rtol * |expected|, a NaN
@@ -148,15 +140,7 @@ StatusOr<RunSummary> run_program(const RunOptions& options) {
                   "delegate profiling must be realtime or posttime, got '" +
                       options.delegate_profiling + "'");
   }
-  GLASSBOX_RETURN_IF_ERROR(backends::prepare_backend_runtimes(backend_settings));
-
-  // std::vector's storage is malloc-aligned, as the verifier requires.
-  GLASSBOX_ASSIGN_OR_RETURN(std::vector<std::uint8_t> bytes, io::read_file(options.program_path));
-  runtime::Diagnostics diagnostics;
-  Result<runtime::Program> program = runtime::Program::load(bytes, &diagnostics);
-  if (!program.ok()) {
-    return Status(program.error(), options.program_path + ": " + diagnostics.message);
-  }
+  GLASSBOX_ASSIGN_OR_RETURN(LoadedProgram program, LoadedProgram::load_file(options.program_path));
 
   // Declared before the tracer, which keeps a pointer to it.
   etdump::IdentifierFilter filter;
@@ -186,7 +170,6 @@ StatusOr<RunSummary> run_program(const RunOptions& options) {
   etdump::ETDumpGenOptions gen_options;
   gen_options.clock = options.use_tsc ? Clock::tsc() : Clock::steady();
   etdump::ETDumpGen gen(gen_options);
-  gen.set_program_fingerprint(program->fingerprint());
   gen.set_debug_level(options.debug_level);
   gen.set_profiling_level(options.profiling_level);
   gen.set_delegate_output_filter(&filter);
@@ -201,12 +184,8 @@ StatusOr<RunSummary> run_program(const RunOptions& options) {
     gen.set_data_sink(&*sink);
   }
 
-  runtime::MemoryAllocator method_memory, temp_memory;
-  Result<runtime::Method> method =
-      runtime::Method::load(*program, "forward", &method_memory, &temp_memory, &gen, &diagnostics);
-  if (!method.ok()) {
-    return Status(method.error(), options.program_path + ": " + diagnostics.message);
-  }
+  GLASSBOX_ASSIGN_OR_RETURN(LoadedMethod loaded, program.load_method(&gen, backend_settings));
+  runtime::Method* method = &loaded.method();
   GLASSBOX_RETURN_IF_ERROR(fill_inputs(options, *method));
 
   const int total = options.warmup + options.iterations;
@@ -218,9 +197,7 @@ StatusOr<RunSummary> run_program(const RunOptions& options) {
     // Warm-up runs are not recorded.
     method->set_event_tracer(run < options.warmup ? nullptr : &gen);
     const auto start = std::chrono::steady_clock::now();
-    if (method->execute(&diagnostics) != Error::kOk) {
-      return Status(Error::kInternal, options.program_path + ": " + diagnostics.message);
-    }
+    GLASSBOX_RETURN_IF_ERROR(loaded.execute());
     const auto end = std::chrono::steady_clock::now();
     if (run >= options.warmup) {
       traced_seconds += std::chrono::duration<double>(end - start).count();
@@ -253,7 +230,7 @@ StatusOr<RunSummary> run_program(const RunOptions& options) {
   summary.completed = completed;
   summary.interrupted = interrupted;
   summary.mean_execute_ms = completed > 0 ? 1e3 * traced_seconds / completed : 0;
-  summary.fingerprint = program->fingerprint();
+  summary.fingerprint = program.fingerprint();
   for (std::size_t o = 0; o < method->num_outputs(); ++o) {
     // Outputs of every dtype as float values (ids and masks are exact up
     // to 2^24), for --expect and -o.

@@ -1,0 +1,41 @@
+"""Glassbox: ExecuTorch's delegate-debugging workflow on Glassbox's C++ core.
+
+    import glassbox
+    program = glassbox.demo_model()                      # or glassbox.load_onnx("m.onnx")
+    edge = glassbox.to_edge_transform_and_lower(
+        program, partitioner=[glassbox.DemoPartitioner()], generate_etrecord=True)
+    et_program = edge.to_executorch()
+    et_program.save("m.gbx")
+    et_program.get_etrecord().save("m.etrecord")
+
+    tracer = glassbox.ETDumpGen()
+    outputs = glassbox.load("m.gbx").run([x], etdump=tracer)
+    tracer.save("m.etdp")
+
+    inspector = glassbox.Inspector(etdump_path="m.etdp", etrecord="m.etrecord")
+    inspector.print_data_tabular()
+
+See docs/python.md.
+"""
+
+from .errors import (CorruptFileError, Error, InternalError, InvalidArgumentError,
+                     InvalidStateError, IOError, MismatchError, NotSupportedError,
+                     OutOfResourcesError)
+from .aot import (DemoPartitioner, EdgeProgramManager, ETRecord, ExecutorchProgramManager,
+                  ExportedProgram, Partitioner, XnnpackPartitioner, demo_model,
+                  generate_etrecord, load_onnx, to_edge, to_edge_transform_and_lower)
+from .runtime import ETDumpGen, Program, load, load_from_buffer
+from .inspector import Event, EventBlock, Inspector, PerfData, TimeScale
+from ._core import core as _glassbox
+
+backends = tuple(_glassbox.backend_names())
+"""The delegate backends built into this module ("demo", "xnnpack")."""
+
+__all__ = [
+    "CorruptFileError", "DemoPartitioner", "ETDumpGen", "ETRecord", "EdgeProgramManager",
+    "Error", "Event", "EventBlock", "ExecutorchProgramManager", "ExportedProgram", "IOError",
+    "Inspector", "InternalError", "InvalidArgumentError", "InvalidStateError", "MismatchError",
+    "NotSupportedError", "OutOfResourcesError", "Partitioner", "PerfData", "Program",
+    "TimeScale", "XnnpackPartitioner", "backends", "demo_model", "generate_etrecord", "load",
+    "load_from_buffer", "load_onnx", "to_edge", "to_edge_transform_and_lower",
+]

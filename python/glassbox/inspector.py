@@ -1,0 +1,314 @@
+"""ExecuTorch's Inspector on Glassbox's C++ Inspector.
+
+One source of truth: the join of ETDump and ETRecord, the grouping, the
+statistics and every view are computed in C++; the tables here are the C++
+JSON renderings (`glassbox inspect --format json`, docs/inspector.md) parsed
+into pandas DataFrames, and the raw samples are the C++ event groups'.
+Python only converts time units and, when given, applies the delegate time
+scale converter."""
+
+import enum
+import json
+import os
+import sys
+
+import numpy as np
+
+from ._core import core as _glassbox
+from ._files import write_atomically
+from .aot import ETRecord
+from .errors import InvalidArgumentError
+
+
+class TimeScale(str, enum.Enum):
+    """ExecuTorch's time scales; CYCLES keeps raw ticks."""
+
+    NS = "ns"
+    US = "us"
+    MS = "ms"
+    S = "s"
+    CYCLES = "cycles"
+
+
+_PER_NS = {"ns": 1.0, "us": 1e-3, "ms": 1e-6, "s": 1e-9}
+
+
+def _scale(value, what):
+    try:
+        return TimeScale(value.value if isinstance(value, enum.Enum) else str(value).lower())
+    except ValueError:
+        raise InvalidArgumentError(
+            f"{what} must be one of ns, us, ms, s, cycles; got {value!r}") from None
+
+
+class PerfData:
+    """Timing of one event over the runs used: the raw samples (one per run,
+    in the target time scale) and their statistics."""
+
+    def __init__(self, raw, stats):
+        self.raw = list(raw)
+        self.p10 = stats["p10"]
+        self.p50 = stats["p50"]
+        self.p90 = stats["p90"]
+        self.avg = stats["avg"]
+        self.min = stats["min"]
+        self.max = stats["max"]
+        self.stddev = stats["stddev"]
+        self.count = stats["count"]
+
+    def __repr__(self):
+        return f"PerfData(n={self.count}, avg={self.avg:.6g}, p50={self.p50:.6g})"
+
+
+class Event:
+    """One grouped event (block, instruction, delegate identifier, name)."""
+
+    def __init__(self, group, perf_data, metadata):
+        self.name = group["name"]
+        self.perf_data = perf_data
+        self.role = group["role"]
+        self.instruction_id = group["instruction"]
+        self.delegate_debug_identifier = group["delegate_debug_identifier"]
+        self.is_delegated_op = group["delegated"]
+        self.delegate_backend_name = group["backend"] or None
+        self.debug_handles = group["debug_handles"]
+        self.resolved = group["resolved"]
+        self.occurrences = group["occurrences"]
+        ops = group["source_ops"]
+        self.op_types = [op["type"] for op in ops]
+        self.op_names = [op["name"] for op in ops]
+        self.module_hierarchy = [[path for path, _ in op["module_hierarchy"]] for op in ops]
+        self.stack_traces = [op["source_location"] for op in ops]
+        self.delegate_debug_metadata = metadata
+
+    def __repr__(self):
+        return f"Event({self.name!r}, {self.perf_data!r})"
+
+
+class EventBlock:
+    """The events of one kind of run ("Execute", "Default")."""
+
+    def __init__(self, name, events):
+        self.name = name
+        self.events = events
+
+    def __repr__(self):
+        return f"EventBlock({self.name!r}, {len(self.events)} events)"
+
+
+def _frame(rows):
+    """A DataFrame of `rows` (dicts) in which a column holding None keeps
+    its values as they are (ints stay ints, None stays None) instead of
+    pandas' float NaN."""
+    import pandas as pd
+
+    frame = pd.DataFrame(rows)
+    for column in frame.columns:
+        values = [row.get(column) for row in rows]
+        if any(value is None for value in values):
+            frame[column] = pd.Series(values, dtype=object)
+    return frame
+
+
+def _stats(samples):
+    """The C++ PerfStats rule (linear percentiles, population stddev), for
+    samples changed by a delegate time scale converter."""
+    if not samples:
+        return {k: 0.0 for k in ("p10", "p50", "p90", "avg", "min", "max", "stddev", "total")} | {
+            "count": 0}
+    a = np.asarray(samples, dtype=float)
+    return {"count": len(a), "total": float(a.sum()), "min": float(a.min()),
+            "max": float(a.max()), "avg": float(a.mean()), "p10": float(np.percentile(a, 10)),
+            "p50": float(np.percentile(a, 50)), "p90": float(np.percentile(a, 90)),
+            "stddev": float(a.std())}
+
+
+_TIME_COLUMNS = ["p10", "p50", "p90", "avg", "min", "max", "stddev", "total"]
+_JSON_TIME = {"p10": "p10", "p50": "p50", "p90": "p90", "avg": "mean", "min": "min",
+              "max": "max", "stddev": "stddev", "total": "total"}
+
+_DISTANCES = {"MSE": "mse", "L1": "l1", "SNR": "snr", "MAX_ABS": "max_abs",
+              "COSINE": "cosine"}
+
+
+class Inspector:
+    """Joins an ETDump with its ETRecord (optional) and shows where the time
+    went, per event, operator, module; and, with a debug buffer and an
+    ETRecord holding reference outputs, where the values went wrong.
+
+    source_time_scale: what the dump's raw timestamps are; None uses the
+      dump's tick ratio (ExecuTorch-written dumps have none: ns assumed).
+    target_time_scale: the unit of every time this object returns.
+    delegate_time_scale_converter: f(event_name, time) -> time, applied to
+      every delegate-internal sample (in the source unit) before anything
+      else; those events' statistics are then recomputed from the converted
+      samples.
+    delegate_metadata_parser: accepted for ExecuTorch's signature but not
+      called yet: the event groups do not carry delegate debug metadata, so
+      Event.delegate_debug_metadata is None.
+    """
+
+    def __init__(self, etdump_path, etrecord=None, source_time_scale=None,
+                 target_time_scale=TimeScale.MS, debug_buffer_path=None,
+                 delegate_metadata_parser=None, delegate_time_scale_converter=None,
+                 skip_first_runs=0, allow_fingerprint_mismatch=False):
+        if isinstance(etrecord, (str, os.PathLike)):
+            etrecord = ETRecord.load(etrecord)
+        record = etrecord._record if etrecord is not None else None
+        time_unit = None
+        if source_time_scale is not None:
+            source = _scale(source_time_scale, "source_time_scale")
+            if source is TimeScale.S:
+                raise InvalidArgumentError("source_time_scale s is not supported: use ns, us, "
+                                           "ms or cycles")
+            time_unit = "ticks" if source is TimeScale.CYCLES else source.value
+        self._target = _scale(target_time_scale, "target_time_scale")
+        self._etdump_path = os.fspath(etdump_path)
+        self._cpp = _glassbox.Inspector(
+            self._etdump_path, record,
+            None if debug_buffer_path is None else os.fspath(debug_buffer_path), time_unit,
+            int(skip_first_runs), bool(allow_fingerprint_mismatch))
+        self._converter = delegate_time_scale_converter
+        self._metadata_parser = delegate_metadata_parser
+        self._groups = self._cpp.groups()
+
+    # Units -----------------------------------------------------------------
+
+    @property
+    def time_unit(self):
+        """The unit of the times this object returns ("ms", or "ticks" when
+        the source is raw cycles)."""
+        return "ticks" if self._cpp.time_unit == "ticks" else self._target.value
+
+    def _factor(self):
+        return 1.0 if self._cpp.time_unit == "ticks" else _PER_NS[self._target.value]
+
+    def _samples(self, group):
+        samples = group["samples"]
+        if self._converter is not None and group["role"] == "delegate":
+            samples = [self._converter(group["name"], s) for s in samples]
+        return samples
+
+    # ExecuTorch's API ------------------------------------------------------
+
+    @property
+    def event_blocks(self):
+        blocks = {}
+        factor = self._factor()
+        for group in self._groups:
+            samples = self._samples(group)
+            stats = group["stats"] if samples is group["samples"] else _stats(samples)
+            scaled = {k: (v * factor if k != "count" else v) for k, v in stats.items()}
+            perf = PerfData([s * factor for s in samples], scaled)
+            blocks.setdefault(group["block"], []).append(Event(group, perf, None))
+        return [EventBlock(name, events) for name, events in blocks.items()]
+
+    def _json(self, view):
+        return json.loads(self._cpp.render(view, "json"))
+
+    def to_dataframe(self, include_units=False, include_delegate_debug_data=False):
+        """One row per event group (the events view), ExecuTorch's columns:
+        event_block_name, event_name, raw, p10, p50, p90, avg, min, max, ...
+        Statistics equal `glassbox inspect --view events --format json`
+        converted to the target time scale."""
+        del include_delegate_debug_data  # no delegate debug data columns yet
+        by_key = {(g["block"], g["name"], g["instruction"], g["delegate_debug_identifier"]): g
+                  for g in self._groups}
+        factor = self._factor()
+        suffix = "ticks" if self._cpp.time_unit == "ticks" else "ns"
+        rows = []
+        for row in self._json("events")["rows"]:
+            key = (row["block"], row["name"], row["instruction"],
+                   row["delegate_debug_identifier"])
+            group = by_key[key]
+            samples = self._samples(group)
+            converted = samples is not group["samples"]
+            stats = _stats(samples) if converted else None
+            out = {"event_block_name": row["block"], "event_name": row["name"],
+                   "raw": [s * factor for s in samples]}
+            for column in _TIME_COLUMNS:
+                value = stats[column] if converted else row[f"{_JSON_TIME[column]}_{suffix}"]
+                out[column] = value * factor
+            out.update({
+                "count": row["count"], "occurrences": row["occurrences"],
+                "op_types": row["op_types"], "op_names": row["op_names"],
+                "delegate_debug_identifier": row["delegate_debug_identifier"],
+                "module_hierarchy": row["module_hierarchy"],
+                "is_delegated_op": row["delegated"],
+                "delegate_backend_name": row["backend"], "role": row["role"],
+                "instruction_id": row["instruction"], "debug_handles": row["debug_handles"],
+                "resolved": row["resolved"]})
+            rows.append(out)
+        frame = _frame(rows)
+        if include_units and not frame.empty:
+            frame = frame.rename(columns={c: f"{c} ({self.time_unit})"
+                                          for c in ["raw"] + _TIME_COLUMNS})
+        return frame
+
+    def print_data_tabular(self, file=None, include_units=True,
+                           include_delegate_debug_data=False, view="events"):
+        """Prints a view as `glassbox inspect --format table` does (units in
+        the title; the C++ table chooses ns, us or ms per table)."""
+        del include_units, include_delegate_debug_data
+        print(self._cpp.render(view, "table"), end="", file=file or sys.stdout)
+
+    def save_data_to_tsv(self, file_path, view="events"):
+        """Writes a view as `glassbox inspect --format tsv` (times in ns)."""
+        write_atomically(file_path, self._cpp.render(view, "tsv"))
+
+    def find_total_for_module(self, module_name):
+        """The mean time per execution spent in `module_name` (a dotted
+        module path; "" for the whole model), from the modules view; 0.0
+        when no event maps to it."""
+        suffix = "ticks" if self._cpp.time_unit == "ticks" else "ns"
+        for row in self._json("modules")["rows"]:
+            if row["module"] == module_name:
+                return row[f"total_mean_{suffix}"] * self._factor()
+        return 0.0
+
+    def calculate_numeric_gap(self, distance="MSE", threshold=None, execution=0):
+        """Per compared output, the gap between the run's value (debug
+        buffer) and the ETRecord's reference, as a DataFrame: aot_ops,
+        runtime_ops, gap, exceeds, first_failure, ... `distance` is MSE, L1,
+        SNR, MAX_ABS or COSINE."""
+        metric = _DISTANCES.get(str(distance).upper())
+        if metric is None:
+            raise InvalidArgumentError(
+                f"distance must be one of {', '.join(_DISTANCES)}, got {distance!r}")
+        report = json.loads(self._cpp.render_numeric(metric, metric, threshold, int(execution),
+                                                     "json"))
+        rows = []
+        for row in report["rows"]:
+            gap = row.get("metrics", {}).get(metric)
+            rows.append({
+                "aot_ops": row["op_names"], "aot_op_types": row["op_types"],
+                "runtime_ops": row["identifiers"] or [row["kind"]], "kind": row["kind"],
+                "backend": row["backend"], "instruction_id": row["instruction"],
+                "gap": float(gap) if gap is not None else float("nan"),
+                "exceeds": row["exceeds"], "first_failure": row["first_failure"],
+                "status": row["status"], "note": row["note"]})
+        return _frame(rows)
+
+    # Beyond ExecuTorch -----------------------------------------------------
+
+    def view_dataframe(self, view):
+        """The ops, modules, reconcile (or events) view as a DataFrame, with
+        the JSON's columns (times in ns, or ticks)."""
+        return _frame(self._json(view)["rows"])
+
+    def diagnostics(self):
+        return self._json("events")["diagnostics"]
+
+    def diff(self, baseline):
+        """Per-op deltas against `baseline` (an Inspector of an earlier run
+        of the same program), as `glassbox inspect --baseline`."""
+        return _frame(json.loads(self._cpp.render_comparison(baseline._cpp, "json"))["rows"])
+
+    def to_chrome_trace(self, path=None):
+        """The Chrome Trace Event JSON (Perfetto UI); written to `path` if
+        given, else returned."""
+        text = self._cpp.render("events", "chrome")
+        if path is None:
+            return text
+        write_atomically(path, text)
+        return None

@@ -1,0 +1,179 @@
+// The Inspector: the C++ join of ETDump and ETRecord, its views rendered by
+// the same formatters as `glassbox inspect` (JSON, parsed in Python), and
+// its event groups with their raw samples.
+
+#include "glassbox/inspector/inspector.h"
+
+#include <pybind11/stl.h>
+
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "glassbox/etdump/etdump_reader.h"
+#include "glassbox/etrecord/etrecord.h"
+#include "glassbox/inspector/formats.h"
+#include "glassbox/inspector/numeric.h"
+#include "glassbox/io/file.h"
+#include "python/src/bindings.h"
+
+namespace py = pybind11;
+
+namespace glassbox::python {
+namespace {
+
+// What one Inspector needs kept together: the dump and record it joined
+// (numeric comparison reads them again) and the debug data.
+struct PyInspector {
+  etdump::ETDumpFile dump;
+  std::optional<etrecord::ETRecord> record;
+  std::string etdump_path;
+  std::optional<inspector::Inspector> inspector;
+};
+
+py::object identifier_object(const inspector::Identifier& id) {
+  if (!id.has_value()) return py::none();
+  if (const auto* number = std::get_if<std::int64_t>(&*id)) return py::int_(*number);
+  return py::str(std::get<std::string>(*id));
+}
+
+py::dict stats_dict(const inspector::PerfStats& s) {
+  py::dict d;
+  d["count"] = s.count;
+  d["total"] = s.total;
+  d["min"] = s.min;
+  d["max"] = s.max;
+  d["avg"] = s.mean;
+  d["p10"] = s.p10;
+  d["p50"] = s.p50;
+  d["p90"] = s.p90;
+  d["stddev"] = s.stddev;
+  return d;
+}
+
+py::dict source_op_dict(const inspector::SourceOp& op) {
+  py::dict d;
+  d["debug_handle"] = op.handle.value;
+  d["name"] = op.name;
+  d["type"] = op.type;
+  py::list hierarchy;
+  for (const aot::ModuleFrame& frame : op.module_hierarchy) {
+    hierarchy.append(py::make_tuple(frame.path, frame.type));
+  }
+  d["module_hierarchy"] = hierarchy;
+  d["source_location"] =
+      op.source_location.file.empty()
+          ? std::string()
+          : op.source_location.file + ":" + std::to_string(op.source_location.line);
+  return d;
+}
+
+py::dict group_dict(const inspector::EventGroup& g) {
+  py::dict d;
+  d["block"] = g.block;
+  d["name"] = g.name;
+  d["role"] = std::string(inspector::to_string(g.role));
+  d["instruction"] =
+      g.instruction.is_set() ? py::object(py::int_(g.instruction.value)) : py::none();
+  d["delegate_debug_identifier"] = identifier_object(g.identifier);
+  d["delegated"] = g.delegated;
+  d["backend"] = g.backend;
+  d["resolved"] = g.resolved;
+  std::vector<std::int64_t> handles;
+  for (DebugHandle h : g.debug_handles) handles.push_back(h.value);
+  d["debug_handles"] = handles;
+  py::list ops;
+  for (const inspector::SourceOp& op : g.source_ops) ops.append(source_op_dict(op));
+  d["source_ops"] = ops;
+  d["samples"] = g.samples;
+  d["sample_runs"] = g.sample_runs;
+  d["occurrences"] = g.occurrences;
+  d["stats"] = stats_dict(g.stats);
+  return d;
+}
+
+PyInspector create(const std::string& etdump_path, const etrecord::ETRecord* record,
+                   const std::optional<std::string>& debug_data_path,
+                   const std::optional<std::string>& time_unit, std::uint32_t skip_first_runs,
+                   bool allow_fingerprint_mismatch) {
+  PyInspector result;
+  result.etdump_path = etdump_path;
+  result.dump = value_or_throw(etdump::load_etdump_file(etdump_path));
+  if (record != nullptr) result.record = *record;
+  std::vector<std::uint8_t> debug_data;
+  if (debug_data_path.has_value()) debug_data = value_or_throw(io::read_file(*debug_data_path));
+  inspector::InspectorOptions options;
+  options.skip_first_runs = skip_first_runs;
+  options.allow_fingerprint_mismatch = allow_fingerprint_mismatch;
+  if (time_unit.has_value())
+    options.time_unit = value_or_throw(inspector::parse_time_unit(*time_unit));
+  StatusOr<inspector::Inspector> created = inspector::Inspector::create(
+      result.dump, result.record ? &*result.record : nullptr, debug_data, options);
+  if (!created.ok()) throw_status(created.status().with_context(etdump_path));
+  result.inspector.emplace(std::move(*created));
+  return result;
+}
+
+}  // namespace
+
+void register_inspector(py::module_& m) {
+  py::class_<PyInspector>(m, "Inspector")
+      .def(py::init(&create), py::arg("etdump_path"), py::arg("etrecord"),
+           py::arg("debug_data_path"), py::arg("time_unit"), py::arg("skip_first_runs"),
+           py::arg("allow_fingerprint_mismatch"))
+      .def("render",
+           [](const PyInspector& self, const std::string& view, const std::string& format) {
+             return inspector::render(*self.inspector, value_or_throw(inspector::parse_view(view)),
+                                      value_or_throw(inspector::parse_format(format)));
+           })
+      .def("render_comparison",
+           [](const PyInspector& self, const PyInspector& baseline, const std::string& format) {
+             return value_or_throw(
+                 inspector::render_comparison(*baseline.inspector, *self.inspector,
+                                              value_or_throw(inspector::parse_format(format))));
+           })
+      .def("render_numeric",
+           [](const PyInspector& self, const std::string& comparators,
+              const std::string& threshold_metric, std::optional<double> threshold,
+              std::uint32_t execution, const std::string& format) {
+             if (!self.record.has_value()) {
+               throw_status(Status(Error::kInvalidArgument,
+                                   "numeric comparison needs an ETRecord with reference outputs "
+                                   "(lower with reference inputs)"));
+             }
+             inspector::NumericOptions options;
+             options.comparators = value_or_throw(inspector::parse_comparators(comparators));
+             options.threshold_metric =
+                 value_or_throw(inspector::parse_comparator(threshold_metric));
+             options.threshold = threshold;
+             options.execution = execution;
+             StatusOr<inspector::NumericReport> report = inspector::compare_numerics(
+                 self.dump, *self.record, self.inspector->debug_data(), options);
+             if (!report.ok()) throw_status(report.status().with_context(self.etdump_path));
+             return value_or_throw(inspector::render_numeric(
+                 *report, value_or_throw(inspector::parse_format(format))));
+           })
+      .def("groups",
+           [](const PyInspector& self) {
+             py::list groups;
+             for (const inspector::EventGroup& g : self.inspector->groups()) {
+               groups.append(group_dict(g));
+             }
+             return groups;
+           })
+      .def("runs",
+           [](const PyInspector& self) {
+             py::list runs;
+             for (const inspector::RunInfo& run : self.inspector->runs()) {
+               runs.append(py::make_tuple(run.name, run.used));
+             }
+             return runs;
+           })
+      .def_property_readonly("time_unit",
+                             [](const PyInspector& self) { return self.inspector->time().unit; })
+      .def_property_readonly(
+          "has_etrecord", [](const PyInspector& self) { return self.inspector->has_etrecord(); });
+}
+
+}  // namespace glassbox::python

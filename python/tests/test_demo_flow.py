@@ -1,0 +1,107 @@
+"""ExecuTorch's demo flow in Python: ConvReLUTanModel lowered to the demo
+delegate with an ETRecord, run under ETDumpGen, inspected."""
+
+import numpy as np
+
+import glassbox
+
+
+def test_run_gives_the_models_output_shape_and_is_deterministic(demo_files):
+    (output,) = demo_files["outputs"]
+    assert output.shape == (4, 32, 64, 64)
+    assert output.dtype == np.float32
+    again = glassbox.load(demo_files["gbx"]).run([demo_files["input"]])
+    np.testing.assert_array_equal(again[0], output)
+    other = glassbox.load(demo_files["gbx"]).run([demo_files["input"] * 0.5])
+    assert not np.array_equal(other[0], output)
+
+
+def test_program_from_buffer_matches_the_saved_file(demo_files):
+    edge = glassbox.to_edge_transform_and_lower(
+        glassbox.demo_model(), partitioner=[glassbox.DemoPartitioner()])
+    program = edge.to_executorch()
+    assert program.buffer == demo_files["gbx"].read_bytes()
+    from_buffer = glassbox.load_from_buffer(program.buffer)
+    np.testing.assert_array_equal(from_buffer.run([demo_files["input"]])[0],
+                                  demo_files["outputs"][0])
+
+
+def test_event_blocks_name_the_models_operators_and_modules(demo_files):
+    inspector = glassbox.Inspector(etdump_path=demo_files["etdp"],
+                                   etrecord=demo_files["etrecord"])
+    blocks = {block.name: block for block in inspector.event_blocks}
+    assert "Execute" in blocks
+    delegate_events = [e for e in blocks["Execute"].events if e.is_delegated_op]
+    assert delegate_events, "the demo delegate logs its operators"
+    op_types = {t for e in delegate_events for t in e.op_types}
+    assert {"conv2d", "relu", "tan"} <= op_types
+    modules = {m for e in delegate_events for ops in e.module_hierarchy for m in ops}
+    assert "conv_layer.conv1" in modules
+    assert all(e.delegate_backend_name == "DemoBackend" for e in delegate_events)
+    for event in delegate_events:
+        perf = event.perf_data
+        assert len(perf.raw) == 3  # three traced runs
+        assert perf.min <= perf.p10 <= perf.p50 <= perf.p90 <= perf.max
+        assert np.isclose(perf.avg, np.mean(perf.raw))
+
+
+def test_target_time_scale_converts_every_time(demo_files):
+    in_ms = glassbox.Inspector(etdump_path=demo_files["etdp"], etrecord=demo_files["etrecord"])
+    in_us = glassbox.Inspector(etdump_path=demo_files["etdp"], etrecord=demo_files["etrecord"],
+                               target_time_scale=glassbox.TimeScale.US)
+    a = in_ms.to_dataframe()
+    b = in_us.to_dataframe()
+    np.testing.assert_allclose(b["avg"], a["avg"] * 1000)
+    assert in_us.time_unit == "us"
+    assert "avg (us)" in in_us.to_dataframe(include_units=True).columns
+
+
+def test_delegate_time_scale_converter_scales_only_delegate_events(demo_files):
+    plain = glassbox.Inspector(etdump_path=demo_files["etdp"], etrecord=demo_files["etrecord"])
+    doubled = glassbox.Inspector(etdump_path=demo_files["etdp"], etrecord=demo_files["etrecord"],
+                                 delegate_time_scale_converter=lambda name, t: 2 * t)
+    a = plain.to_dataframe()
+    b = doubled.to_dataframe()
+    delegate = a["role"] == "delegate"
+    assert delegate.any() and (~delegate).any()
+    np.testing.assert_allclose(b["avg"][delegate], 2 * a["avg"][delegate])
+    np.testing.assert_allclose(b["avg"][~delegate], a["avg"][~delegate])
+
+
+def test_find_total_for_module_and_tabular_outputs(demo_files, tmp_path, capsys):
+    inspector = glassbox.Inspector(etdump_path=demo_files["etdp"],
+                                   etrecord=demo_files["etrecord"])
+    whole = inspector.find_total_for_module("")
+    conv1 = inspector.find_total_for_module("conv_layer.conv1")
+    assert 0 < conv1 < whole
+    assert inspector.find_total_for_module("no.such.module") == 0.0
+    inspector.print_data_tabular()
+    assert "conv2d" in capsys.readouterr().out
+    inspector.save_data_to_tsv(tmp_path / "events.tsv")
+    header = (tmp_path / "events.tsv").read_text().splitlines()[0].split("\t")
+    assert header[:3] == ["block", "name", "role"]
+    assert inspector.to_chrome_trace().startswith("{")
+
+
+def test_generate_etrecord_standalone_equals_get_etrecord(demo_files, tmp_path):
+    edge = glassbox.to_edge(glassbox.demo_model(), generate_etrecord=True)
+    lowered = edge.to_backend([glassbox.DemoPartitioner()])
+    program = lowered.to_executorch()
+    # The manager after lowering still knows the edge graph: no deepcopy.
+    glassbox.generate_etrecord(tmp_path / "standalone.etrecord", lowered, program)
+    program.get_etrecord().save(tmp_path / "from_manager.etrecord")
+    assert ((tmp_path / "standalone.etrecord").read_bytes()
+            == (tmp_path / "from_manager.etrecord").read_bytes())
+    assert (tmp_path / "from_manager.etrecord").read_bytes() == \
+        demo_files["etrecord"].read_bytes()
+
+
+def test_a_fixed_size_tracer_drops_events_instead_of_failing(demo_files, tmp_path):
+    # 40 KiB holds about 30 of the 37 events of three runs.
+    tracer = glassbox.ETDumpGen(buffer_size=40 * 1024)
+    glassbox.load(demo_files["gbx"]).run([demo_files["input"]], etdump=tracer, iterations=3)
+    assert tracer.num_events > 0 and tracer.dropped_events > 0
+    tracer.save(tmp_path / "partial.etdp")
+    inspector = glassbox.Inspector(etdump_path=tmp_path / "partial.etdp",
+                                   etrecord=demo_files["etrecord"])
+    assert any("dropped" in d["message"] for d in inspector.diagnostics())
