@@ -60,3 +60,21 @@ def test_executorch_written_etdump_without_an_etrecord(cli):
     assert "Fancy Fusion" in set(frame["delegate_debug_identifier"])
     assert any("ASSUMED" in d["message"] or "assum" in d["message"]
                for d in inspector.diagnostics())
+
+
+def test_executorch_etrecord_joins_in_python_as_in_the_cli(cli, testdata):
+    import os
+    import pathlib
+
+    folder = os.environ.get("GLASSBOX_ETDUMP_FIXTURE_DIR")
+    if not folder or not (pathlib.Path(folder) / "executorch_style.etdp").exists():
+        pytest.skip("the ETDump fixtures are built by the etdump_fixtures target")
+    dump = pathlib.Path(folder) / "executorch_style.etdp"
+    record = testdata / "executorch" / "int_ids.etrecord"
+    inspector = glassbox.Inspector(etdump_path=dump, etrecord=record)
+    for view in ("ops", "modules"):
+        expected = cli_json(cli, "--etdump", dump, "--etrecord", record, "--view", view)["rows"]
+        assert inspector.view_dataframe(view).to_dict("records") == expected
+    # ExecuTorch's ETRecord has no fingerprint: the identifiers are checked
+    # against its maps instead, and the unmapped one is reported.
+    assert any("Fancy Fusion" in d["message"] for d in inspector.diagnostics())
