@@ -4,6 +4,7 @@
 // print the per-operator table (delegate events mapped back to the source
 // operators and their module paths).
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -18,6 +19,8 @@
 #include "glassbox/report/report.h"
 #include "glassbox/runner/program_runner.h"
 #include "src/cli/commands.h"
+#include "src/cli/interrupt.h"
+#include "src/cli/run_cli.h"
 
 namespace glassbox::cli {
 namespace {
@@ -34,7 +37,8 @@ struct DemoOptions {
   std::string clock = "steady";
 };
 
-Status demo(const DemoOptions& options, std::ostream& out) {
+Status demo(const DemoOptions& options, const std::atomic<bool>* stop, std::ostream& out,
+            bool* interrupted) {
   std::error_code ec;
   std::filesystem::create_directories(options.out_dir, ec);
   if (ec) return Status(Error::kAccessFailed, "cannot create " + options.out_dir);
@@ -73,7 +77,12 @@ Status demo(const DemoOptions& options, std::ostream& out) {
   run.iterations = options.iterations;
   run.warmup = 1;
   run.use_tsc = options.clock == "tsc";
+  run.stop = stop;
   GLASSBOX_ASSIGN_OR_RETURN(RunSummary summary, run_program(run));
+  *interrupted = summary.interrupted;
+  if (summary.completed == 0) {
+    return Status(Error::kInvalidState, "interrupted before any execution completed");
+  }
 
   // 3. After the run: the Inspector joins the two.
   GLASSBOX_ASSIGN_OR_RETURN(etdump::ETDumpFile dump, etdump::load_etdump_file(etdump_file));
@@ -87,7 +96,7 @@ Status demo(const DemoOptions& options, std::ostream& out) {
   GLASSBOX_RETURN_IF_ERROR(io::write_file(report_file, page));
 
   out << "Lowered ConvReLUTanModel to the demo delegate (identifiers: " << options.ids << ", "
-      << options.log_mode << " logging) and ran it " << options.iterations << " times ("
+      << options.log_mode << " logging) and ran it " << summary.completed << " times ("
       << summary.mean_execute_ms << " ms per execute).\n\n"
       << inspector::render(inspector, inspector::View::kOps, inspector::Format::kTable)
       << "\nFiles in " << options.out_dir << "/:\n"
@@ -99,6 +108,9 @@ Status demo(const DemoOptions& options, std::ostream& out) {
       << "  demo.html        the report: one page to open in a browser (glassbox report)\n"
       << "More views: glassbox inspect --etdump " << etdump_path << " --etrecord " << etrecord_path
       << " --view events|modules|reconcile\n";
+  if (summary.interrupted) {
+    out << "interrupted: the files hold the " << summary.completed << " completed execution(s)\n";
+  }
   out.flush();
   if (!out) return Status(Error::kAccessFailed, "cannot write to standard output");
   return outputs.commit();
@@ -138,7 +150,12 @@ void add_demo_commands(CLI::App& app, CommandContext& context) {
                    "is stored in the dump)")
       ->check(CLI::IsMember({"steady", "tsc"}))
       ->capture_default_str();
-  command->callback([options, &context] { context.status = demo(*options, *context.out); });
+  command->callback([options, &context] {
+    InterruptFlag interrupt;
+    bool interrupted = false;
+    context.status = demo(*options, interrupt.get(), *context.out, &interrupted);
+    if (context.status.ok() && interrupted) context.exit_code = kExitInterrupted;
+  });
 }
 
 }  // namespace glassbox::cli

@@ -126,6 +126,25 @@ TEST_F(OutputsCliTest, ExitCodesSayWhoseFaultItIs) {
   EXPECT_FALSE(std::filesystem::exists(path("x.etdp")));
 }
 
+// An .npy input is recognised by its extension in any case, or by its magic
+// bytes whatever its name (not read as raw float32 bytes).
+TEST_F(OutputsCliTest, NpyInputsAreRecognisedByExtensionCaseOrMagic) {
+  ASSERT_EQ(glassbox({"run", path("m.gbx"), "--etdump", path("a.etdp"), "--seed", "3", "-o",
+                      path("x.npy")})
+                .exit_code,
+            0);
+  std::filesystem::copy_file(path("x.npy"), path("X.NPY"));
+  std::filesystem::copy_file(path("x.npy"), path("x.input"));
+  // Output 0 is not input 0's shape: read as .npy, the shapes are named;
+  // read as raw float32 bytes, the byte count would be.
+  for (const char* name : {"X.NPY", "x.input"}) {
+    const CliResult r =
+        glassbox({"run", path("m.gbx"), "--etdump", path("c.etdp"), "--input", path(name)});
+    EXPECT_EQ(r.exit_code, kExitBadInput) << name;
+    EXPECT_THAT(r.err, HasSubstr("does not match input 0")) << name;
+  }
+}
+
 TEST_F(OutputsCliTest, NumericNeedsTheRunsOwnDebugDataAndCanFailTheCommand) {
   ASSERT_EQ(glassbox({"lower", "--backend", "demo", "--perturb", "3", "-o", path("f.gbx"),
                       "--etrecord", path("f.etrecord"), "--reference-seed", "3"})

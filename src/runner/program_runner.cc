@@ -1,11 +1,13 @@
 #include "glassbox/runner/program_runner.h"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <climits>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <random>
@@ -81,14 +83,30 @@ std::vector<std::uint8_t> input_bytes(const runtime::Tensor& t, const std::vecto
   return bytes;
 }
 
+// Whether `path` is a NumPy file: its extension in any case (X.NPY), or
+// the .npy magic at its start whatever its name.
+bool is_npy(const std::string& path) {
+  std::string extension = std::filesystem::path(path).extension().string();
+  std::transform(extension.begin(), extension.end(), extension.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (extension == ".npy") return true;
+  char magic[6] = {};
+  std::ifstream in(path, std::ios::binary);
+  return in.read(magic, sizeof(magic)) && std::memcmp(magic, "\x93NUMPY", sizeof(magic)) == 0;
+}
+
 Status fill_inputs(const RunOptions& options, runtime::Method& method) {
+  if (!options.input_path.empty() && method.num_inputs() == 0) {
+    return Status(Error::kInvalidArgument, "--input: the program has no inputs to feed");
+  }
+  const bool input_is_npy = !options.input_path.empty() && is_npy(options.input_path);
   std::mt19937 rng(options.seed);
   std::uniform_real_distribution<float> uniform(-1.f, 1.f);
   for (std::size_t i = 0; i < method.num_inputs(); ++i) {
     const runtime::Tensor& t = method.input(i);
     std::vector<float> data(static_cast<std::size_t>(t.numel()));
     std::vector<std::int64_t> ints;
-    if (i == 0 && options.input_path.ends_with(".npy")) {
+    if (i == 0 && input_is_npy) {
       GLASSBOX_ASSIGN_OR_RETURN(npy::Array array, npy::read_file(options.input_path));
       if (!std::equal(array.shape.begin(), array.shape.end(), t.sizes.begin(), t.sizes.end())) {
         return Status(Error::kInvalidArgument, options.input_path + ": shape " +
