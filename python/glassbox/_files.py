@@ -1,19 +1,13 @@
-"""Writing files atomically: a temporary file in the same folder, then a
-rename, so a reader never sees half a file."""
+"""Writing files atomically through the C++ core's io::write_file_atomically
+(a temporary file beside the destination, renamed on success), the same
+mechanism as the command line's outputs."""
 
 import os
-import tempfile
+
+from ._core import core as _glassbox
 
 
 def write_atomically(path, data):
-    path = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(path))
-    handle, temp = tempfile.mkstemp(dir=folder, prefix=".", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb" if isinstance(data, (bytes, bytearray)) else "w") as out:
-            out.write(data)
-        os.replace(temp, path)
-    except BaseException:
-        if os.path.exists(temp):
-            os.unlink(temp)
-        raise
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    _glassbox.write_file_atomically(os.fspath(path), bytes(data))
