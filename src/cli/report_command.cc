@@ -40,6 +40,11 @@ struct ReportCommandOptions {
 
 // The command line alone: a failure here is a usage error (exit code 2).
 Status check_report_usage(const ReportCommandOptions& options) {
+  if (!options.debug_data.empty() && options.etrecord.empty()) {
+    return Status(Error::kInvalidArgument,
+                  "--debug-data needs --etrecord (an ETRecord lowered with --reference-inputs or "
+                  "--reference-seed) to compare the values with");
+  }
   return check_outputs_are_not_inputs(
       {options.etdump, options.etrecord, options.debug_data, options.baseline}, {options.output});
 }
@@ -53,14 +58,9 @@ std::string page_title(const ReportCommandOptions& options) {
 }
 
 StatusOr<inspector::NumericReport> numeric_report(const ReportCommandOptions& options,
-                                                  const etrecord::ETRecord* record,
+                                                  const etrecord::ETRecord& record,
                                                   std::span<const std::uint8_t> debug_data,
                                                   std::uint32_t execution) {
-  if (record == nullptr) {
-    return Status(Error::kInvalidArgument,
-                  "--debug-data needs --etrecord (an ETRecord lowered with --reference-inputs or "
-                  "--reference-seed) to compare the values with");
-  }
   inspector::NumericOptions numeric;
   GLASSBOX_ASSIGN_OR_RETURN(numeric.threshold_metric,
                             inspector::parse_comparator(options.threshold_metric));
@@ -69,7 +69,7 @@ StatusOr<inspector::NumericReport> numeric_report(const ReportCommandOptions& op
   numeric.allow_fingerprint_mismatch = options.allow_fingerprint_mismatch;
   GLASSBOX_ASSIGN_OR_RETURN(etdump::ETDumpFile dump, etdump::load_etdump_file(options.etdump));
   StatusOr<inspector::NumericReport> report =
-      inspector::compare_numerics(dump, *record, debug_data, numeric);
+      inspector::compare_numerics(dump, record, debug_data, numeric);
   if (!report.ok()) return report.status().with_context(options.etdump);
   return report;
 }
@@ -110,7 +110,8 @@ Status write_report(const ReportCommandOptions& options, std::ostream& out) {
     // The values compared are those of the execution the timeline shows.
     StatusOr<std::uint32_t> execution = report::timeline_execution(current, report_options);
     if (!execution.ok()) return execution.status().with_context(options.etdump);
-    GLASSBOX_ASSIGN_OR_RETURN(numeric, numeric_report(options, record_ptr, debug_data, *execution));
+    GLASSBOX_ASSIGN_OR_RETURN(numeric,
+                              numeric_report(options, *record_ptr, debug_data, *execution));
     inputs.numeric = &*numeric;
   }
   StatusOr<std::string> page = report::render_report(inputs, report_options);
