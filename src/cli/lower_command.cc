@@ -259,7 +259,13 @@ Status lower(const LowerOptions& options, std::ostream& out) {
     if (edge.has_value()) {
       GLASSBOX_ASSIGN_OR_RETURN(std::vector<etrecord::ReferenceTensor> inputs,
                                 reference_inputs(options, *edge));
-      GLASSBOX_RETURN_IF_ERROR(etrecord::attach_reference(*edge, std::move(inputs), &record));
+      Status attached = etrecord::attach_reference(*edge, std::move(inputs), &record);
+      // An input that does not fit the model is the input files' fault: name them.
+      if (!attached.ok() && !options.reference_inputs.empty() &&
+          attached.message().starts_with("reference input")) {
+        return attached.with_context(join_paths(options.reference_inputs));
+      }
+      GLASSBOX_RETURN_IF_ERROR(attached);
       reference_ops = record.reference_op_outputs.size();
     }
     GLASSBOX_RETURN_IF_ERROR(record.save(etrecord_file));
