@@ -175,6 +175,24 @@ TEST_F(DamagedFilesCliTest, DebugData) {
   EXPECT_EQ(snapshot(dir_), before);
 }
 
+// The file at fault is the one named: here the ETRecord, not the ETDump.
+TEST_F(DamagedFilesCliTest, AnETRecordWithoutReferencesIsNamedAsTheFault) {
+  ASSERT_EQ(run_glassbox({"lower", "--backend", "demo", "-o", path("plain.gbx"), "--etrecord",
+                          path("plain.etrecord")})
+                .exit_code,
+            0);
+  for (const char* command : {"inspect", "report"}) {
+    std::vector<std::string> args = {
+        command,        "--etdump",    path("m.etdp"), "--etrecord",   path("plain.etrecord"),
+        "--debug-data", path("m.bin"), "-o",           path("new.out")};
+    if (std::string(command) == "inspect") args.push_back("--numeric");
+    const CliResult r = run_glassbox(args);
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_THAT(r.err, ::testing::StartsWith("glassbox: " + path("plain.etrecord") + ": "));
+    EXPECT_FALSE(fs::exists(path("new.out")));
+  }
+}
+
 TEST_F(DamagedFilesCliTest, OnnxModels) {
   check_every_variant("m.onnx", {"lower", "@", "--backend", "portable", "-o", path("new.etdp"),
                                  "--etrecord", path("new.etrecord")});
