@@ -1,7 +1,7 @@
 """Glassbox: ExecuTorch's delegate-debugging workflow on Glassbox's C++ core.
 
     import glassbox
-    program = glassbox.demo_model()     # or glassbox.load_onnx("m.onnx"), glassbox.export(module, (x,))
+    program = glassbox.demo_model()     # or load_onnx("m.onnx"), export(module, (x,))
     edge = glassbox.to_edge_transform_and_lower(
         program, partitioner=[glassbox.DemoPartitioner()], generate_etrecord=True)
     et_program = edge.to_executorch()

@@ -61,9 +61,21 @@ class PerfData:
 
 
 class Event:
-    """One grouped event (block, instruction, delegate identifier, name)."""
+    """One grouped event (block, instruction, delegate identifier, name).
 
-    def __init__(self, group, perf_data, metadata):
+    raw_delegate_debug_metadatas: what the delegate attached to the event,
+      as bytes in a list (Glassbox keeps the group's first occurrence's);
+      empty when it attached nothing.
+    delegate_debug_metadatas / delegate_debug_metadata: the Inspector's
+      delegate_metadata_parser applied to that list (ExecuTorch's meaning:
+      a dict of columns, or a list), for delegate events that carry
+      metadata; the raw list otherwise.
+    debug_data: the values logged for this event in the first run of its
+      block (NumPy arrays for tensors, Python numbers for scalars), read
+      from the debug buffer; empty without one.
+    """
+
+    def __init__(self, group, perf_data, metadata_parser=None, debug_data=None):
         self.name = group["name"]
         self.perf_data = perf_data
         self.role = group["role"]
@@ -79,10 +91,33 @@ class Event:
         self.op_names = [op["name"] for op in ops]
         self.module_hierarchy = [[path for path, _ in op["module_hierarchy"]] for op in ops]
         self.stack_traces = [op["source_location"] for op in ops]
-        self.delegate_debug_metadata = metadata
+        metadata = group["delegate_debug_metadata"]
+        self.raw_delegate_debug_metadatas = [metadata] if metadata else []
+        self.delegate_debug_metadatas = _parsed_metadata(
+            self.raw_delegate_debug_metadatas, group, metadata_parser)
+        self.debug_data = list(debug_data or [])
+
+    @property
+    def delegate_debug_metadata(self):
+        """The same as delegate_debug_metadatas (singular, for one group)."""
+        return self.delegate_debug_metadatas
 
     def __repr__(self):
         return f"Event({self.name!r}, {self.perf_data!r})"
+
+
+def _parsed_metadata(raw, group, parser):
+    """The parser sees delegate-internal events only (known from the dump
+    alone, with or without an ETRecord), as ExecuTorch's does."""
+    if parser is None or group["role"] != "delegate" or not raw:
+        return raw
+    return parser(raw)
+
+
+def _event_key(block, instruction, identifier):
+    """What an event and the values logged for it share (ExecuTorch's
+    signature): the block, the instruction and the delegate identifier."""
+    return (block, instruction, identifier)
 
 
 class EventBlock:
@@ -143,9 +178,13 @@ class Inspector:
       every delegate-internal sample (in the source unit) before anything
       else; those events' statistics are then recomputed from the converted
       samples.
-    delegate_metadata_parser: accepted for ExecuTorch's signature but not
-      called yet: the event groups do not carry delegate debug metadata, so
-      Event.delegate_debug_metadata is None.
+    delegate_metadata_parser: f(list of bytes) -> dict or list, called with
+      the delegate debug metadata of each delegate event that has some;
+      shown as Event.delegate_debug_metadata(s) and, with
+      include_delegate_debug_data=True, as DataFrame columns (a dict's keys)
+      or one delegate_debug_metadata column (a list).
+    debug_buffer_path: the debug buffer (or file) logged values point into;
+      with it events carry their values as NumPy arrays (Event.debug_data).
     """
 
     def __init__(self, etdump_path, etrecord=None, source_time_scale=None,
@@ -171,6 +210,11 @@ class Inspector:
         self._converter = delegate_time_scale_converter
         self._metadata_parser = delegate_metadata_parser
         self._groups = self._cpp.groups()
+        self._debug_data = {}
+        for logged in self._cpp.debug_events():
+            key = _event_key(logged["block"], logged["instruction"],
+                             logged["delegate_debug_identifier"])
+            self._debug_data.setdefault(key, []).append(logged["value"])
 
     # Units -----------------------------------------------------------------
 
@@ -200,8 +244,15 @@ class Inspector:
             stats = group["stats"] if samples is group["samples"] else _stats(samples)
             scaled = {k: (v * factor if k != "count" else v) for k, v in stats.items()}
             perf = PerfData([s * factor for s in samples], scaled)
-            blocks.setdefault(group["block"], []).append(Event(group, perf, None))
+            blocks.setdefault(group["block"], []).append(
+                Event(group, perf, self._metadata_parser, self._group_debug_data(group)))
         return [EventBlock(name, events) for name, events in blocks.items()]
+
+    def _group_debug_data(self, group):
+        if group["instruction"] is None and group["delegate_debug_identifier"] is None:
+            return []  # framework steps (Method::execute) log no values of their own
+        return self._debug_data.get(_event_key(group["block"], group["instruction"],
+                                               group["delegate_debug_identifier"]), [])
 
     def _json(self, view):
         return json.loads(self._cpp.render(view, "json"))
@@ -210,8 +261,10 @@ class Inspector:
         """One row per event group (the events view), ExecuTorch's columns:
         event_block_name, event_name, raw, p10, p50, p90, avg, min, max, ...
         Statistics equal `glassbox inspect --view events --format json`
-        converted to the target time scale."""
-        del include_delegate_debug_data  # no delegate debug data columns yet
+        converted to the target time scale. debug_data holds each event's
+        logged values (see Event.debug_data). include_delegate_debug_data
+        adds the parsed delegate debug metadata: a dict's keys as columns, a
+        list as one delegate_debug_metadata column."""
         by_key = {(g["block"], g["name"], g["instruction"], g["delegate_debug_identifier"]): g
                   for g in self._groups}
         factor = self._factor()
@@ -237,13 +290,24 @@ class Inspector:
                 "is_delegated_op": row["delegated"],
                 "delegate_backend_name": row["backend"], "role": row["role"],
                 "instruction_id": row["instruction"], "debug_handles": row["debug_handles"],
-                "resolved": row["resolved"]})
+                "resolved": row["resolved"], "debug_data": self._group_debug_data(group)})
+            if include_delegate_debug_data:
+                out.update(self._metadata_columns(group))
             rows.append(out)
         frame = _frame(rows)
         if include_units and not frame.empty:
             frame = frame.rename(columns={c: f"{c} ({self.time_unit})"
                                           for c in ["raw"] + _TIME_COLUMNS})
         return frame
+
+    def _metadata_columns(self, group):
+        raw = [group["delegate_debug_metadata"]] if group["delegate_debug_metadata"] else []
+        parsed = _parsed_metadata(raw, group, self._metadata_parser)
+        if isinstance(parsed, dict):
+            return parsed
+        if parsed:
+            return {"delegate_debug_metadata": parsed}
+        return {}
 
     def print_data_tabular(self, file=None, include_units=True,
                            include_delegate_debug_data=False, view="events"):

@@ -49,6 +49,8 @@ def test_every_example_runs(tmp_path, testdata, monkeypatch):
     assert "ExportedProgram('ConvReLUTanModel', 5 operators)" in out
     assert "(4, 32, 64, 64) float32" in out
     if has_torch():
-        assert "ExportedProgram('Sequential', 4 operators) ['conv2d', 'relu', 'conv2d', 'relu']" in out
+        assert ("ExportedProgram('Sequential', 4 operators) ['conv2d', 'relu', 'conv2d', 'relu']"
+                in out)
     assert "CorruptFileError" in out and "demo.etrecord" in out
+    assert "tan.cos (4, 32, 64, 64) float32 {'kernel': 'cos'}" in out
     assert (tmp_path / "demo.trace.json").exists() and (tmp_path / "debug.etrecord").exists()
