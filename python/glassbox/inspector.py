@@ -4,15 +4,13 @@ One source of truth: the join of ETDump and ETRecord, the grouping, the
 statistics and every view are computed in C++; the tables here are the C++
 JSON renderings (`glassbox inspect --format json`, docs/inspector.md) parsed
 into pandas DataFrames, and the raw samples are the C++ event groups'.
-Python only converts time units and, when given, applies the delegate time
-scale converter."""
+Python only converts time units; the delegate time scale converter is
+handed to the C++ Inspector, so every view honours it."""
 
 import enum
 import json
 import os
 import sys
-
-import numpy as np
 
 from ._core import core as _glassbox
 from ._files import write_atomically
@@ -39,6 +37,16 @@ def _scale(value, what):
     except ValueError:
         raise InvalidArgumentError(
             f"{what} must be one of ns, us, ms, s, cycles; got {value!r}") from None
+
+
+def _ratio(backend, value):
+    """(numerator, denominator) nanoseconds per tick; an int n is n/1."""
+    pair = (value, 1) if isinstance(value, int) else tuple(value)
+    if len(pair) != 2 or not all(isinstance(v, int) and v > 0 for v in pair):
+        raise InvalidArgumentError(
+            f"delegate_time_scales[{backend!r}] must be a positive int or a (numerator, "
+            f"denominator) pair of positive ints, got {value!r}")
+    return pair
 
 
 class PerfData:
@@ -145,19 +153,6 @@ def _frame(rows):
     return frame
 
 
-def _stats(samples):
-    """The C++ PerfStats rule (linear percentiles, population stddev), for
-    samples changed by a delegate time scale converter."""
-    if not samples:
-        return {k: 0.0 for k in ("p10", "p50", "p90", "avg", "min", "max", "stddev", "total")} | {
-            "count": 0}
-    a = np.asarray(samples, dtype=float)
-    return {"count": len(a), "total": float(a.sum()), "min": float(a.min()),
-            "max": float(a.max()), "avg": float(a.mean()), "p10": float(np.percentile(a, 10)),
-            "p50": float(np.percentile(a, 50)), "p90": float(np.percentile(a, 90)),
-            "stddev": float(a.std())}
-
-
 _TIME_COLUMNS = ["p10", "p50", "p90", "avg", "min", "max", "stddev", "total"]
 _JSON_TIME = {"p10": "p10", "p50": "p50", "p90": "p90", "avg": "mean", "min": "min",
               "max": "max", "stddev": "stddev", "total": "total"}
@@ -174,10 +169,16 @@ class Inspector:
     source_time_scale: what the dump's raw timestamps are; None uses the
       dump's tick ratio (ExecuTorch-written dumps have none: ns assumed).
     target_time_scale: the unit of every time this object returns.
-    delegate_time_scale_converter: f(event_name, time) -> time, applied to
-      every delegate-internal sample (in the source unit) before anything
-      else; those events' statistics are then recomputed from the converted
-      samples.
+    delegate_time_scale_converter: ExecuTorch's f(event_name, raw_time) ->
+      time in the target time scale, called by the C++ Inspector with each
+      delegate-internal event's raw start and end time (its name is the
+      identifier's text for unnamed events); it applies in every view (the
+      tables, the DataFrames, find_total_for_module, the Chrome trace) and
+      wins over any delegate time scale.
+    delegate_time_scales: {backend name: (numerator, denominator)}, the
+      nanoseconds per tick of a backend's delegate-internal events (as
+      `glassbox inspect --delegate-time-scale BACKEND=NUM/DEN`), for dumps
+      that record none; needs an ETRecord to know each event's backend.
     delegate_metadata_parser: f(list of bytes) -> dict or list, called with
       the delegate debug metadata of each delegate event that has some;
       shown as Event.delegate_debug_metadata(s) and, with
@@ -190,7 +191,8 @@ class Inspector:
     def __init__(self, etdump_path, etrecord=None, source_time_scale=None,
                  target_time_scale=TimeScale.MS, debug_buffer_path=None,
                  delegate_metadata_parser=None, delegate_time_scale_converter=None,
-                 skip_first_runs=0, allow_fingerprint_mismatch=False):
+                 skip_first_runs=0, allow_fingerprint_mismatch=False,
+                 delegate_time_scales=None):
         if isinstance(etrecord, (str, os.PathLike)):
             etrecord = ETRecord.load(etrecord)
         record = etrecord._record if etrecord is not None else None
@@ -206,8 +208,9 @@ class Inspector:
         self._cpp = _glassbox.Inspector(
             self._etdump_path, record,
             None if debug_buffer_path is None else os.fspath(debug_buffer_path), time_unit,
-            int(skip_first_runs), bool(allow_fingerprint_mismatch))
-        self._converter = delegate_time_scale_converter
+            int(skip_first_runs), bool(allow_fingerprint_mismatch),
+            delegate_time_scale_converter, 1.0 / _PER_NS.get(self._target.value, 1.0),
+            {str(k): _ratio(k, v) for k, v in (delegate_time_scales or {}).items()})
         self._metadata_parser = delegate_metadata_parser
         self._groups = self._cpp.groups()
         self._debug_data = {}
@@ -227,12 +230,6 @@ class Inspector:
     def _factor(self):
         return 1.0 if self._cpp.time_unit == "ticks" else _PER_NS[self._target.value]
 
-    def _samples(self, group):
-        samples = group["samples"]
-        if self._converter is not None and group["role"] == "delegate":
-            samples = [self._converter(group["name"], s) for s in samples]
-        return samples
-
     # ExecuTorch's API ------------------------------------------------------
 
     @property
@@ -240,10 +237,8 @@ class Inspector:
         blocks = {}
         factor = self._factor()
         for group in self._groups:
-            samples = self._samples(group)
-            stats = group["stats"] if samples is group["samples"] else _stats(samples)
-            scaled = {k: (v * factor if k != "count" else v) for k, v in stats.items()}
-            perf = PerfData([s * factor for s in samples], scaled)
+            scaled = {k: (v * factor if k != "count" else v) for k, v in group["stats"].items()}
+            perf = PerfData([s * factor for s in group["samples"]], scaled)
             blocks.setdefault(group["block"], []).append(
                 Event(group, perf, self._metadata_parser, self._group_debug_data(group)))
         return [EventBlock(name, events) for name, events in blocks.items()]
@@ -274,14 +269,10 @@ class Inspector:
             key = (row["block"], row["name"], row["instruction"],
                    row["delegate_debug_identifier"])
             group = by_key[key]
-            samples = self._samples(group)
-            converted = samples is not group["samples"]
-            stats = _stats(samples) if converted else None
             out = {"event_block_name": row["block"], "event_name": row["name"],
-                   "raw": [s * factor for s in samples]}
+                   "raw": [s * factor for s in group["samples"]]}
             for column in _TIME_COLUMNS:
-                value = stats[column] if converted else row[f"{_JSON_TIME[column]}_{suffix}"]
-                out[column] = value * factor
+                out[column] = row[f"{_JSON_TIME[column]}_{suffix}"] * factor
             out.update({
                 "count": row["count"], "occurrences": row["occurrences"],
                 "op_types": row["op_types"], "op_names": row["op_names"],
@@ -290,7 +281,8 @@ class Inspector:
                 "is_delegated_op": row["delegated"],
                 "delegate_backend_name": row["backend"], "role": row["role"],
                 "instruction_id": row["instruction"], "debug_handles": row["debug_handles"],
-                "resolved": row["resolved"], "debug_data": self._group_debug_data(group)})
+                "resolved": row["resolved"], "time_scale": row["time_scale"],
+                "debug_data": self._group_debug_data(group)})
             if include_delegate_debug_data:
                 out.update(self._metadata_columns(group))
             rows.append(out)

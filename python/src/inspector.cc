@@ -7,9 +7,13 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <functional>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -93,6 +97,7 @@ py::dict group_dict(const inspector::EventGroup& g) {
   d["sample_runs"] = g.sample_runs;
   d["occurrences"] = g.occurrences;
   d["stats"] = stats_dict(g.stats);
+  d["time_scale"] = std::string(inspector::to_string(g.time_scale));
   d["delegate_debug_metadata"] =
       py::bytes(reinterpret_cast<const char*>(g.delegate_debug_metadata.data()),
                 g.delegate_debug_metadata.size());
@@ -167,10 +172,25 @@ py::list debug_events(const PyInspector& self) {
   return events;
 }
 
-PyInspector create(const std::string& etdump_path, const etrecord::ETRecord* record,
-                   const std::optional<std::string>& debug_data_path,
-                   const std::optional<std::string>& time_unit, std::uint32_t skip_first_runs,
-                   bool allow_fingerprint_mismatch) {
+// Python's delegate_time_scale_converter as the C++ option: it returns the
+// time in the target time scale (ExecuTorch's meaning), the C++ Inspector
+// wants nanoseconds. Called with the GIL held (the Inspector runs on the
+// calling thread); a Python exception propagates to the caller.
+std::function<double(std::string_view, double)> converter_in_ns(py::function converter,
+                                                                double ns_per_target_unit) {
+  return [converter = std::move(converter), ns_per_target_unit](std::string_view name,
+                                                                double raw_time) {
+    return py::cast<double>(converter(py::str(name.data(), name.size()), raw_time)) *
+           ns_per_target_unit;
+  };
+}
+
+PyInspector create(
+    const std::string& etdump_path, const etrecord::ETRecord* record,
+    const std::optional<std::string>& debug_data_path, const std::optional<std::string>& time_unit,
+    std::uint32_t skip_first_runs, bool allow_fingerprint_mismatch,
+    std::optional<py::function> converter, double ns_per_target_unit,
+    const std::map<std::string, std::pair<std::uint64_t, std::uint64_t>>& delegate_time_scales) {
   PyInspector result;
   result.etdump_path = etdump_path;
   result.dump = value_or_throw(etdump::load_etdump_file(etdump_path));
@@ -185,6 +205,19 @@ PyInspector create(const std::string& etdump_path, const etrecord::ETRecord* rec
   options.allow_fingerprint_mismatch = allow_fingerprint_mismatch;
   if (time_unit.has_value())
     options.time_unit = value_or_throw(inspector::parse_time_unit(*time_unit));
+  if (converter.has_value()) {
+    options.delegate_time_scale_converter =
+        converter_in_ns(std::move(*converter), ns_per_target_unit);
+  }
+  for (const auto& [backend, ratio] : delegate_time_scales) {
+    if (ratio.first == 0 || ratio.second == 0) {
+      throw_status(Status(Error::kInvalidArgument, "delegate_time_scales['" + backend +
+                                                       "']: nanoseconds per tick must be a "
+                                                       "(numerator, denominator) of positive "
+                                                       "integers"));
+    }
+    options.delegate_time_scales[backend] = TickRatio{ratio.first, ratio.second};
+  }
   StatusOr<inspector::Inspector> created = inspector::Inspector::create(
       result.dump, result.record ? &*result.record : nullptr, debug_data, options);
   if (!created.ok()) throw_status(created.status().with_context(etdump_path));
@@ -198,7 +231,8 @@ void register_inspector(py::module_& m) {
   py::class_<PyInspector>(m, "Inspector")
       .def(py::init(&create), py::arg("etdump_path"), py::arg("etrecord"),
            py::arg("debug_data_path"), py::arg("time_unit"), py::arg("skip_first_runs"),
-           py::arg("allow_fingerprint_mismatch"))
+           py::arg("allow_fingerprint_mismatch"), py::arg("delegate_time_scale_converter"),
+           py::arg("ns_per_target_unit"), py::arg("delegate_time_scales"))
       .def("render",
            [](const PyInspector& self, const std::string& view, const std::string& format) {
              return inspector::render(*self.inspector, value_or_throw(inspector::parse_view(view)),
