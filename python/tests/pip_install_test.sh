@@ -9,10 +9,11 @@
 # Exit 77 (ctest: skipped) with the reason when a build dependency is missing.
 set -eu
 source_dir=$1
-for module in venv setuptools wheel pip numpy pandas; do
+for module in ensurepip setuptools wheel pip numpy pandas; do
   if ! /usr/bin/python3 -c "import $module" 2>/dev/null; then
     echo "pip_install_test SKIPPED: /usr/bin/python3 has no $module" \
-         "(scripts/setup.sh installs python3-$module)"
+         "(scripts/setup.sh installs it: python3-venv, python3-setuptools, python3-wheel," \
+         "python3-pip, python3-numpy, python3-pandas)"
     exit 77
   fi
 done
