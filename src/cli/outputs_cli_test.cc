@@ -121,6 +121,12 @@ TEST_F(OutputsCliTest, ExitCodesSayWhoseFaultItIs) {
   EXPECT_EQ(
       glassbox({"lower", "--backend", "portable", "--perturb", "1", "-o", path("x.gbx")}).exit_code,
       kExitUsage);
+  // A fault on an identifier no delegate has would hit nothing: refused by
+  // the exporter's check, nothing written.
+  const CliResult lost =
+      glassbox({"lower", "--backend", "demo", "--perturb", "77", "-o", path("x.gbx")});
+  EXPECT_NE(lost.exit_code, 0);
+  EXPECT_THAT(lost.err, HasSubstr("--perturb 77: no delegate operator has the identifier 77"));
   EXPECT_EQ(glassbox({"inspect", "--etdump", path("m.etdp"), "--numeric"}).exit_code, kExitUsage);
   EXPECT_FALSE(std::filesystem::exists(path("x.gbx")));
   EXPECT_FALSE(std::filesystem::exists(path("x.etdp")));

@@ -152,6 +152,23 @@ void ETDumpGen::set_program_fingerprint(const char* fingerprint) {
   fingerprint_[n] = '\0';
 }
 
+Error ETDumpGen::set_delegate_time_scale(const char* backend, TickRatio ns_per_tick) {
+  if (backend == nullptr || ns_per_tick.numerator == 0 || ns_per_tick.denominator == 0) {
+    return Error::kInvalidArgument;
+  }
+  const std::size_t length = std::strlen(backend);
+  if (length == 0 || length > kMaxBackendNameLength) return Error::kInvalidArgument;
+  std::size_t i = 0;
+  while (i < num_delegate_scales_ && std::strcmp(delegate_scales_[i].backend, backend) != 0) ++i;
+  if (i == kMaxDelegateTimeScales) return Error::kOutOfResources;
+  if (i == num_delegate_scales_) {
+    std::memcpy(delegate_scales_[i].backend, backend, length + 1);
+    ++num_delegate_scales_;
+  }
+  delegate_scales_[i].ns_per_tick = ns_per_tick;
+  return Error::kOk;
+}
+
 // ---- Records -----------------------------------------------------------------
 
 // Inlined into every logging path: it is most of the per-event work.

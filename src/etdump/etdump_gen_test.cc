@@ -70,6 +70,55 @@ TEST_P(ETDumpGenTest, EmptyDumpHasExtensionsAndNoRuns) {
   EXPECT_FALSE(file.program_fingerprint.has_value());
 }
 
+TEST_P(ETDumpGenTest, DelegateTimeScalesRoundTripAndOutliveReset) {
+  EXPECT_TRUE(dump().delegate_time_scales.empty()) << "absent until a delegate declares one";
+  gen_->reset();  // a caller buffer records nothing more once serialized
+  runtime::EventTracer* tracer = gen_.get();
+  ASSERT_EQ(runtime::event_tracer_set_delegate_time_scale(tracer, "NpuBackend", TickRatio{4, 1}),
+            Error::kOk);
+  // 800 MHz: 1.25 ns per tick, stored in lowest terms.
+  ASSERT_EQ(runtime::event_tracer_set_delegate_ticks_per_second(tracer, "Dsp", 800000000),
+            Error::kOk);
+  // A second declaration replaces the first.
+  ASSERT_EQ(runtime::event_tracer_set_delegate_time_scale(tracer, "NpuBackend", TickRatio{2, 1}),
+            Error::kOk);
+  ASSERT_EQ(gen_->create_event_block("Execute"), Error::kOk);
+  ASSERT_EQ(gen_->log_profiling_delegate(nullptr, DelegateDebugIntId(1), 10, 30), Error::kOk);
+  const std::vector<DelegateTimeScale> expected = {{"NpuBackend", TickRatio{2, 1}},
+                                                   {"Dsp", TickRatio{5, 4}}};
+  ETDumpFile file = dump();
+  EXPECT_EQ(file.delegate_time_scales, expected);
+  EXPECT_EQ(file.runs.back().events.size(), 1u);
+  gen_->reset();
+  EXPECT_EQ(dump().delegate_time_scales, expected) << "declared at init, kept for the next dump";
+}
+
+TEST_P(ETDumpGenTest, DelegateTimeScaleRefusals) {
+  EXPECT_EQ(gen_->set_delegate_time_scale(nullptr, TickRatio{1, 1}), Error::kInvalidArgument);
+  EXPECT_EQ(gen_->set_delegate_time_scale("", TickRatio{1, 1}), Error::kInvalidArgument);
+  EXPECT_EQ(gen_->set_delegate_time_scale("Npu", TickRatio{0, 1}), Error::kInvalidArgument);
+  EXPECT_EQ(gen_->set_delegate_time_scale("Npu", TickRatio{1, 0}), Error::kInvalidArgument);
+  EXPECT_EQ(runtime::event_tracer_set_delegate_ticks_per_second(gen_.get(), "Npu", 0),
+            Error::kInvalidArgument);
+  const std::string too_long(runtime::EventTracer::kMaxBackendNameLength + 1, 'b');
+  EXPECT_EQ(gen_->set_delegate_time_scale(too_long.c_str(), TickRatio{1, 1}),
+            Error::kInvalidArgument);
+  const std::string longest(runtime::EventTracer::kMaxBackendNameLength, 'b');
+  EXPECT_EQ(gen_->set_delegate_time_scale(longest.c_str(), TickRatio{1, 1}), Error::kOk);
+  for (std::size_t i = 1; i < runtime::EventTracer::kMaxDelegateTimeScales; ++i) {
+    EXPECT_EQ(
+        gen_->set_delegate_time_scale(("backend" + std::to_string(i)).c_str(), TickRatio{i, 1}),
+        Error::kOk);
+  }
+  EXPECT_EQ(gen_->set_delegate_time_scale("one_too_many", TickRatio{1, 1}), Error::kOutOfResources);
+  EXPECT_EQ(runtime::event_tracer_set_delegate_time_scale(nullptr, "Npu", TickRatio{1, 1}),
+            Error::kOk)
+      << "a no-op without a tracer";
+  const ETDumpFile file = dump();
+  ASSERT_EQ(file.delegate_time_scales.size(), runtime::EventTracer::kMaxDelegateTimeScales);
+  EXPECT_EQ(file.delegate_time_scales[0].backend, longest);
+}
+
 TEST_P(ETDumpGenTest, FrameworkEventsRoundTrip) {
   ASSERT_EQ(gen_->create_event_block("Execute"), Error::kOk);
   gen_->set_program_fingerprint("abc123");

@@ -86,6 +86,7 @@ OpRow build_row(const std::vector<EventGroup>& groups, const std::vector<std::si
     row.delegated |= g.delegated || g.role == EventRole::kDelegateCall;
     if (!g.backend.empty()) add_unique(backends, g.backend);
     if (g.identifier.has_value()) add_unique(row.delegate_debug_identifiers, *g.identifier);
+    if (g.time_scale != TimeScaleSource::kClock) row.time_scale = g.time_scale;
     add_unique(row.instructions, g.instruction.value);
     row.occurrences += g.occurrences;
     for (std::size_t s = 0; s < g.samples.size(); ++s) per_run[g.sample_runs[s]] += g.samples[s];

@@ -124,6 +124,10 @@ class ETDumpGen final : public runtime::EventTracer {
   /// (at most 64 characters kept; copied).
   void set_program_fingerprint(const char* fingerprint);
 
+  /// Records a delegate's time scale (see EventTracer). Kept across
+  /// `reset()`: delegates declare it once, at init.
+  Error set_delegate_time_scale(const char* backend, TickRatio ns_per_tick) override;
+
   /// Serializes everything logged so far into one ETDump (size-prefixed
   /// FlatBuffer). The span stays valid until the next call, `reset()` or
   /// destruction.
@@ -212,6 +216,12 @@ class ETDumpGen final : public runtime::EventTracer {
   DataSink* data_sink_ = nullptr;
   std::mutex sink_mutex_;
   char fingerprint_[65] = {};
+  struct DelegateScale {
+    char backend[kMaxBackendNameLength + 1] = {};
+    TickRatio ns_per_tick;
+  };
+  DelegateScale delegate_scales_[kMaxDelegateTimeScales];
+  std::size_t num_delegate_scales_ = 0;
 };
 
 }  // namespace glassbox::etdump

@@ -56,6 +56,9 @@ struct OpRow {
   bool shared = false;
   /// False when no event of the row could be mapped to source ops.
   bool mapped = true;
+  /// What converted the row's times: its delegate events' source (kClock
+  /// when none was scaled).
+  TimeScaleSource time_scale = TimeScaleSource::kClock;
   std::uint64_t occurrences = 0;
   /// One sample per run (sum over the row's units in that run).
   std::vector<double> samples;

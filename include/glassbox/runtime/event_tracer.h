@@ -264,6 +264,20 @@ class EventTracer {
   /// post-time read their timestamps from it.
   virtual const Clock& clock() const = 0;
 
+  /// Declares that `backend`'s delegate-internal events carry times in the
+  /// backend's own ticks (cycles of an NPU, say), not in ticks of
+  /// `clock()`: nanoseconds = ticks * ns_per_tick. Call it once at init
+  /// (`delegate_hooks.h` has the hook); a later call for the same backend
+  /// replaces the ratio. The ETDump records it so the Inspector converts
+  /// that backend's events without being told. kInvalidArgument for an
+  /// empty or over-long name (more than kMaxBackendNameLength bytes) or a
+  /// zero in the ratio; kOutOfResources when kMaxDelegateTimeScales
+  /// backends have declared one already. Tracers that keep no time scales
+  /// answer kNotSupported.
+  virtual Error set_delegate_time_scale(const char* backend, TickRatio ns_per_tick);
+  static constexpr std::size_t kMaxDelegateTimeScales = 8;
+  static constexpr std::size_t kMaxBackendNameLength = 63;
+
   // ---- State (not virtual) ----------------------------------------------
 
   /// Sets the chain and instruction that later events belong to.
