@@ -142,6 +142,15 @@ Record* RecordStore::allocate_chunk(std::uint64_t chunk_index) {
   return chunk;
 }
 
+void RecordStore::reserve(std::uint64_t count) {
+  if (fixed_ != nullptr) return;
+  const std::uint64_t first = size();
+  const std::uint64_t end = count < capacity_ - first ? first + count : capacity_;
+  for (std::uint64_t c = first >> kChunkShift; (c << kChunkShift) < end; ++c) {
+    if (chunks_[c].load(std::memory_order_acquire) == nullptr) (void)allocate_chunk(c);
+  }
+}
+
 void RecordStore::clear() {
   // Caller-buffer slots are not cleared: every claimed slot is written,
   // by its event or by Arena::mark_unwritten.
