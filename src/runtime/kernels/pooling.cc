@@ -164,9 +164,11 @@ template <typename Fold, typename Finish, typename FinishInterior>
         dst[ow] = empty;
         continue;
       }
-      const float* tap = row + (w.start(ow) - first);
-      float v = tap[kw0 * w.dilation];
-      for (std::int64_t kw = kw0 + 1; kw < kw1; ++kw) v = fold(v, tap[kw * w.dilation]);
+      // An index, not a pointer: a window starting in the padding would
+      // put a pointer to its first tap before the row.
+      const std::int64_t base = w.start(ow) - first;
+      float v = row[base + kw0 * w.dilation];
+      for (std::int64_t kw = kw0 + 1; kw < kw1; ++kw) v = fold(v, row[base + kw * w.dilation]);
       dst[ow] = finish(v, ow);
     }
   }
