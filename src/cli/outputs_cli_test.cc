@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -69,6 +70,27 @@ TEST_F(OutputsCliTest, AFailedRunLeavesEveryExistingOutputAsItWas) {
   after.push_back("bad.npy");
   std::sort(after.begin(), after.end());
   EXPECT_EQ(files(), after) << "no temporary or new file is left";
+}
+
+TEST_F(OutputsCliTest, ProfilingLevelNoneWritesOneEmptyBlockPerExecution) {
+  const std::map<std::string, std::string> levels = {
+      {"all", ""}, {"method", "1 event,"}, {"none", "0 events,"}};
+  for (const auto& [level, per_run] : levels) {
+    SCOPED_TRACE(level);
+    const std::string dump = path(level + ".etdp");
+    const CliResult r = glassbox(
+        {"run", path("m.gbx"), "--etdump", dump, "--iterations", "2", "--profiling-level", level});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const CliResult shown = glassbox({"etdump", "show", dump});
+    ASSERT_EQ(shown.exit_code, 0) << shown.err;
+    EXPECT_THAT(shown.out, HasSubstr("run 2 \"Execute\""));
+    if (!per_run.empty()) {
+      EXPECT_THAT(shown.out, HasSubstr("run 1 \"Execute\": " + per_run));
+      EXPECT_THAT(shown.out, HasSubstr("run 2 \"Execute\": " + per_run));
+    }
+    EXPECT_EQ(shown.out.find("Method::execute") == std::string::npos, level == "none");
+    EXPECT_EQ(shown.out.find("DELEGATE_CALL") == std::string::npos, level != "all");
+  }
 }
 
 TEST_F(OutputsCliTest, AFailedLowerWritesNeitherProgramNorETRecord) {

@@ -238,6 +238,14 @@ Error ETDumpGen::create_event_block(const char* name) {
   return Error::kOk;
 }
 
+void ETDumpGen::reserve_like_last_block(std::size_t executions) {
+  if (caller_buffer_ || last_block_ == nullptr) return;
+  const std::uint64_t per_block = records_.size() - last_block_->first_record;
+  std::uint64_t total = 0;
+  if (__builtin_mul_overflow(per_block, executions, &total)) total = ~std::uint64_t{0};
+  records_.reserve(total);
+}
+
 AllocatorId ETDumpGen::track_allocator(const char* name) {
   const std::uint32_t slot = name != nullptr ? names_.intern(name) : kNoName;
   if (name != nullptr && slot == kNoName) {

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <random>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "glassbox/etdump/etdump_reader.h"
+#include "glassbox/etdump/internal/etdump_gen_storage.h"
 #include "glassbox/runtime/delegate_hooks.h"
 #include "glassbox/runtime/event_tracer_hooks.h"
 #include "src/etdump/etdump_gen_test_util.h"
@@ -515,6 +517,42 @@ TEST(ETDumpGenHeapTest, DumpCanBeTakenAgainAfterMoreEvents) {
   StatusOr<ETDumpFile> after_reset = serialize(gen);
   ASSERT_THAT(after_reset, IsOk());
   EXPECT_TRUE(after_reset->runs.at(0).events.empty());
+}
+
+TEST(ETDumpGenHeapTest, ReservingChangesNothingInTheDump) {
+  // Two tracers see the same events; one reserves room for three more
+  // blocks like its first after that block, as `glassbox run` does.
+  ETDumpGen plain;
+  ETDumpGen reserving;
+  for (int block = 0; block < 4; ++block) {
+    for (ETDumpGen* gen : {&plain, &reserving}) {
+      ASSERT_EQ(gen->create_event_block("Execute"), Error::kOk);
+      for (int i = 0; i < 3000; ++i) {
+        (void)gen->log_profiling_delegate(nullptr, DelegateDebugIntId(i), i, i + 1, "op", 2);
+      }
+    }
+    if (block == 0) reserving.reserve_like_last_block(3);
+  }
+  Result<Span<const std::uint8_t>> a = plain.get_etdump_data();
+  Result<Span<const std::uint8_t>> b = reserving.get_etdump_data();
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_TRUE(std::equal(a->begin(), a->end(), b->begin(), b->end()));
+  EXPECT_EQ(reserving.num_events(), 4u * 3000u);
+}
+
+TEST(RecordStoreTest, ReserveAllocatesTheChunksTheNextSlotsNeed) {
+  constexpr std::uint64_t kChunk = internal::RecordStore::kChunkSize;
+  internal::RecordStore store;
+  store.init_heap(4 * kChunk, std::int64_t{1} << 30);
+  std::uint64_t index = 0;
+  ASSERT_TRUE(store.claim(10, &index));
+  EXPECT_EQ(store.peek(10), nullptr) << "chunks are allocated on first touch";
+  store.reserve(kChunk);  // slots [10, kChunk + 10): chunks 0 and 1
+  EXPECT_NE(store.peek(10), nullptr);
+  EXPECT_NE(store.peek(kChunk + 9), nullptr);
+  EXPECT_EQ(store.peek(2 * kChunk), nullptr) << "chunk 2 is not needed";
+  store.reserve(~std::uint64_t{0});  // clamped to the capacity
+  EXPECT_NE(store.peek(4 * kChunk - 1), nullptr);
 }
 
 TEST(ETDumpGenHeapTest, TscClockRatioIsRecorded) {

@@ -77,8 +77,10 @@ enum class DebugLevel : std::uint8_t {
   kIntermediateOutputs = 2,
 };
 
-/// How much the runtime profiles. Ordered: compare with >=.
-enum class ProfilingLevel : std::uint8_t {
+/// How much the runtime profiles. Ordered: compare with >=. kMethodOnly and
+/// kAllEvents keep ExecuTorch's numbers (0 and 1), so kNone sits below them.
+enum class ProfilingLevel : std::int8_t {
+  kNone = -1,       ///< no profile events at all (event blocks and values still)
   kMethodOnly = 0,  ///< only method-level events (Method::execute)
   kAllEvents = 1,   ///< plus operator, instruction and delegate events
 };

@@ -208,6 +208,10 @@ class RecordStore {
     return chunk == nullptr ? nullptr : chunk + (index & (kChunkSize - 1));
   }
   Record* fixed_base() const { return fixed_; }
+  // Heap mode: allocates now every chunk the next `count` slots fall in
+  // (up to the capacity), so that claiming them later allocates nothing.
+  // Runtime thread, between executions; a no-op in caller-buffer mode.
+  void reserve(std::uint64_t count);
   void clear();
 
  private:
