@@ -6,7 +6,11 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-set(GLASSBOX_INSTALLED_LIBRARIES core kernels schema runtime etdump)
+set(GLASSBOX_INSTALLED_LIBRARIES core kernels schema runtime)
+# The device-only build (GLASSBOX_DEVICE_ONLY) has no etdump layer.
+if(TARGET glassbox_etdump)
+  list(APPEND GLASSBOX_INSTALLED_LIBRARIES etdump)
+endif()
 foreach(name IN LISTS GLASSBOX_INSTALLED_LIBRARIES)
   # Consumers link glassbox::<name>, the same names as inside this build.
   set_target_properties(glassbox_${name} PROPERTIES EXPORT_NAME ${name})
@@ -39,6 +43,11 @@ install(FILES ${CMAKE_BINARY_DIR}/install/glassboxConfig.cmake
 # may choose it after configuring.
 file(RELATIVE_PATH GLASSBOX_PC_TO_PREFIX /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)
 string(REGEX REPLACE "/$" "" GLASSBOX_PC_TO_PREFIX "${GLASSBOX_PC_TO_PREFIX}")
+set(GLASSBOX_PC_LIBS -lglassbox_runtime -lglassbox_kernels -lglassbox_core)
+if(TARGET glassbox_etdump)
+  list(PREPEND GLASSBOX_PC_LIBS -lglassbox_etdump)
+endif()
+list(JOIN GLASSBOX_PC_LIBS " " GLASSBOX_PC_LIBS)
 configure_file(${PROJECT_SOURCE_DIR}/cmake/install/glassbox.pc.in
   ${CMAKE_BINARY_DIR}/install/glassbox.pc @ONLY)
 install(FILES ${CMAKE_BINARY_DIR}/install/glassbox.pc

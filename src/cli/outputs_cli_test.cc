@@ -148,7 +148,7 @@ TEST_F(OutputsCliTest, ExitCodesSayWhoseFaultItIs) {
   const CliResult lost =
       glassbox({"lower", "--backend", "demo", "--perturb", "77", "-o", path("x.gbx")});
   EXPECT_NE(lost.exit_code, 0);
-  EXPECT_THAT(lost.err, HasSubstr("--perturb 77: no delegate operator has the identifier 77"));
+  EXPECT_THAT(lost.err, HasSubstr("--perturb 77: no delegate operator has this identifier"));
   EXPECT_EQ(glassbox({"inspect", "--etdump", path("m.etdp"), "--numeric"}).exit_code, kExitUsage);
   EXPECT_FALSE(std::filesystem::exists(path("x.gbx")));
   EXPECT_FALSE(std::filesystem::exists(path("x.etdp")));

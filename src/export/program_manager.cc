@@ -89,9 +89,8 @@ StatusOr<std::vector<InstructionId>> delegate_calls_with_identifier(
   }
   if (calls.empty()) {
     return Status(Error::kInvalidArgument,
-                  "no delegate operator has the identifier " + std::string(identifier) +
-                      " (see `glassbox etrecord show` or `glassbox inspect --view ops` for the "
-                      "identifiers)");
+                  "no delegate operator has this identifier (see `glassbox etrecord show` or "
+                  "`glassbox inspect --view ops` for the identifiers)");
   }
   return calls;
 }

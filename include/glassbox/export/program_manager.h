@@ -135,8 +135,8 @@ StatusOr<ExecutorchProgramManager> export_model(aot::Graph graph, const Recipe& 
 /// identifier `identifier` (an int in decimal, or a string), in instruction
 /// order. A deliberate fault (a partitioner's perturb) is asked for by
 /// identifier; when no delegate has it the fault would silently hit
-/// nothing, so that is kInvalidArgument "no delegate operator has the
-/// identifier ..." (the caller adds what asked for it).
+/// nothing, so that is kInvalidArgument "no delegate operator has this
+/// identifier" (the caller adds which, and what asked for it).
 StatusOr<std::vector<InstructionId>> delegate_calls_with_identifier(
     const ExecutorchProgramManager& program, std::string_view identifier);
 
