@@ -130,6 +130,8 @@ TEST(CliTest, ShowJsonWithExtensions) {
   EXPECT_EQ(j["dropped_events"], 3);
   EXPECT_EQ(j["dropped_blocks"], 2);
   EXPECT_EQ(j["producer"], "glassbox 0.1.0");
+  EXPECT_EQ(j["delegate_time_scales"][0]["backend"], "NpuBackend");
+  EXPECT_EQ(j["delegate_time_scales"][0]["numerator"], 4);
   const Json& run = j["runs"][0];
   EXPECT_EQ(run["dropped_events"], 3);
   EXPECT_EQ(run["rejected_events"], 1);
@@ -204,6 +206,8 @@ TEST(CliTest, ShowTextListsRunsAndEvents) {
   EXPECT_THAT(ext.out, HasSubstr("(1.5 us)"));
   EXPECT_THAT(ext.out, HasSubstr("thread 1  time duration_only"));
   EXPECT_THAT(ext.out, HasSubstr("dropped blocks: 2\n"));
+  EXPECT_THAT(ext.out,
+              HasSubstr("delegate time scale: backend \"NpuBackend\": 1 tick = 4 ns (4/1)\n"));
 }
 
 TEST(CliTest, TruncatedFileIsOneLineAndExitOne) {

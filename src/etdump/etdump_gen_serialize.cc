@@ -322,7 +322,7 @@ Result<Span<const std::uint8_t>> ETDumpGen::get_etdump_data() {
     floor_base = output_heap_.get();
   }
 
-  ETDumpWriter w(top, floor_base);
+  ETDumpWriter w(top);
   w.write_shared();
   for (std::size_t i = 0; i < names_.num_slots(); ++i) {
     internal::NameSlot& slot = names_.slot(static_cast<std::uint32_t>(i));

@@ -68,10 +68,9 @@ std::size_t debug_event_bytes(std::uint8_t kind, std::size_t num_tensors, std::s
 
 class ETDumpWriter {
  public:
-  // Writes down from `top` (8-aligned); `floor` is the lowest byte it may
-  // touch.
-  ETDumpWriter(std::uint8_t* top, const std::uint8_t* floor)
-      : top_(top), cur_(top), floor_(floor) {}
+  // Writes down from `top` (8-aligned). The lowest byte it may touch rises
+  // as records are read, so `fits` takes it each time.
+  explicit ETDumpWriter(std::uint8_t* top) : top_(top), cur_(top) {}
 
   Pos size() const { return static_cast<Pos>(top_ - cur_); }
   std::uint8_t* cursor() const { return cur_; }
@@ -181,7 +180,6 @@ class ETDumpWriter {
 
   std::uint8_t* top_;
   std::uint8_t* cur_;
-  const std::uint8_t* floor_;
   bool ok_ = true;
   Pos vtables_[kNumVtables] = {};
   Pos empty_bytes_ = 0;
