@@ -5,6 +5,8 @@
 // the file, and leaves the output folder exactly as it was: no new file,
 // no changed file, no temporary left behind.
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -67,8 +69,11 @@ std::map<std::string, Bytes> snapshot(const fs::path& dir) {
 class DamagedFilesCliTest : public ::testing::Test {
  protected:
   // The good files, made once by the commands themselves.
+  // Folders named per process: ctest runs each test in its own process, in
+  // parallel, so a shared folder would be made and removed under another.
   static void SetUpTestSuite() {
-    good_ = fs::path(::testing::TempDir()) / "damaged_files_cli_good";
+    good_ =
+        fs::path(::testing::TempDir()) / ("damaged_files_cli_good_" + std::to_string(::getpid()));
     fs::remove_all(good_);
     fs::create_directories(good_);
     const auto g = [](const std::string& name) { return (good_ / name).string(); };
@@ -85,7 +90,7 @@ class DamagedFilesCliTest : public ::testing::Test {
   }
 
   void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) / "damaged_files_cli";
+    dir_ = fs::path(::testing::TempDir()) / ("damaged_files_cli_" + std::to_string(::getpid()));
     fs::remove_all(dir_);
     fs::copy(good_, dir_);
     // Outputs that already exist must survive a failed command untouched.
@@ -136,6 +141,18 @@ class DamagedFilesCliTest : public ::testing::Test {
 };
 
 fs::path DamagedFilesCliTest::good_;
+
+// Removes the per-process folders (they hold a few MB each).
+class CleanUp : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    fs::remove_all(fs::path(::testing::TempDir()) /
+                   ("damaged_files_cli_good_" + std::to_string(::getpid())));
+    fs::remove_all(fs::path(::testing::TempDir()) /
+                   ("damaged_files_cli_" + std::to_string(::getpid())));
+  }
+};
+const ::testing::Environment* const kCleanUp = ::testing::AddGlobalTestEnvironment(new CleanUp);
 
 TEST_F(DamagedFilesCliTest, Programs) {
   check_every_variant("m.gbx", {"run", "@", "--etdump", path("old.etdp"), "--seed", "1"});
