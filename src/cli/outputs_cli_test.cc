@@ -2,6 +2,8 @@
 // leaves existing files as they were and no new ones; an output naming an
 // input is refused; usage errors exit 2 and input errors exit 1.
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -29,7 +31,7 @@ class OutputsCliTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = std::filesystem::path(::testing::TempDir()) /
-           ("outputs_cli_" +
+           ("outputs_cli_" + std::to_string(::getpid()) + "_" +
             std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
@@ -37,6 +39,8 @@ class OutputsCliTest : public ::testing::Test {
                                         "--etrecord", path("m.etrecord"), "--reference-seed", "3"});
     ASSERT_EQ(lowered.exit_code, 0) << lowered.err;
   }
+  // Per process: builds of other trees may run the same test at once.
+  void TearDown() override { std::filesystem::remove_all(dir_); }
   std::string path(const std::string& name) const { return (dir_ / name).string(); }
   std::vector<std::string> files() const {
     std::vector<std::string> names;
