@@ -1,6 +1,6 @@
 #pragma once
 /// @file
-/// The XNNPACK backend's processed-bytes format, version 1.2. The AOT half
+/// The XNNPACK backend's processed-bytes format, version 1.3. The AOT half
 /// writes it (xnnpack_program.h), the runtime half parses and validates it
 /// (runtime/program_parser.h). Constants only, so device code may include it.
 ///
@@ -122,6 +122,14 @@
 /// logical [1, C, 1, 1] whose bytes are [1, 1, 1, C]. The same constant
 /// read twice in the same layout is stored once.
 ///
+/// Added in 1.3 (a 1.2 reader refuses these blobs by their minor version):
+///   kCopy            may also be an identity in any layout (input and
+///                    output with the same dims and layout): a 1x1 pooling
+///                    window with stride 1 and no padding.
+///   kMaxPooling kAveragePooling  ceil mode arrives as extra bottom / right
+///                    padding (the format is unchanged; XNNPACK leaves padded
+///                    cells out of the max and of the average's divisor).
+///
 /// Identifiers: consecutive operators may share one (1.2; the AOT half
 /// does so for hardsigmoid, a multiply by alpha then an add of beta with
 /// the output range [0, 1]); each is timed and logged under it, and only
@@ -136,7 +144,7 @@ inline constexpr char kXnnpackBackendName[] = "XnnpackBackend";
 
 inline constexpr char kXnnMagic[4] = {'G', 'B', 'X', 'N'};
 inline constexpr std::uint16_t kXnnFormatMajor = 1;
-inline constexpr std::uint16_t kXnnFormatMinor = 2;
+inline constexpr std::uint16_t kXnnFormatMinor = 3;
 /// The first minor version with the constants section.
 inline constexpr std::uint16_t kXnnConstantsMinor = 2;
 /// Bytes before the first input descriptor.

@@ -376,6 +376,47 @@ std::vector<OpCase> cases_1_0() {
                                           .padding = {1, 1},
                                           .count_include_pad = false}));
        }},
+      // Ceil mode: XNNPACK gets the extra last window as bottom / right
+      // padding, left out of the max and of the average's divisor.
+      {"max_pool_ceil_mode",
+       [](GraphBuilder& b) {
+         b.output(b.max_pool2d(
+             conv(b, image(b, 4, 8), 4, 8),
+             {.kernel = {3, 3}, .stride = std::array<std::int64_t, 2>{2, 2}, .ceil_mode = true}));
+       }},
+      {"max_pool_ceil_mode_padded",
+       [](GraphBuilder& b) {
+         b.output(b.max_pool2d(image(b, 4, 8), {.kernel = {3, 3},
+                                                .stride = std::array<std::int64_t, 2>{2, 2},
+                                                .padding = {1, 1},
+                                                .ceil_mode = true}));
+       }},
+      {"max_pool_asymmetric_padding_ceil_mode",
+       [](GraphBuilder& b) {
+         b.output(b.op("max_pool2d", {image(b, 3, 10)},
+                       aot::AttributeMap{{"kernel", Ints{3, 2}},
+                                         {"stride", Ints{2, 3}},
+                                         {"padding", Ints{0, 1, 1, 0}},
+                                         {"ceil_mode", std::int64_t{1}}}));
+       }},
+      {"avg_pool_ceil_mode",
+       [](GraphBuilder& b) {
+         b.output(b.avg_pool2d(
+             image(b, 4, 8),
+             {.kernel = {3, 3}, .stride = std::array<std::int64_t, 2>{2, 2}, .ceil_mode = true}));
+       }},
+      {"avg_pool_ceil_mode_pad_excluded",
+       [](GraphBuilder& b) {
+         b.output(b.avg_pool2d(image(b, 4, 8), {.kernel = {3, 3},
+                                                .stride = std::array<std::int64_t, 2>{2, 2},
+                                                .padding = {1, 1},
+                                                .ceil_mode = true,
+                                                .count_include_pad = false}));
+       }},
+      {"avg_pool_1x1_identity",
+       [](GraphBuilder& b) {
+         b.output(b.avg_pool2d(conv(b, image(b), 4, 8), {.kernel = {1, 1}}));
+       }},
       {"global_avg_pool",
        [](GraphBuilder& b) { b.output(b.global_avg_pool2d(conv(b, image(b), 4, 8))); }},
       {"add_nhwc",

@@ -1,6 +1,7 @@
 #include "backends/xnnpack/aot/xnnpack_backend.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <charconv>
 #include <limits>
@@ -439,11 +440,32 @@ class Lowering {
 
   Status lower_pool(const Node& node) {
     Sources sources{&node};
+    XnnOp op;
+    if (identity_pool(node)) {
+      const XnnLayout layout = current_layout(node.inputs[0]);
+      op.kind = XnnOpKind::kCopy;
+      GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t in, slot_for(node.inputs[0], layout, sources));
+      op.operands = {in};
+      return emit_value(std::move(op), sources, node.outputs[0], layout);
+    }
     const bool max_pool = node.op == aot::op::kMaxPool2d;
-    const auto pad = padding_tlbr(node);
+    auto pad = padding_tlbr(node);  // top, left, bottom, right
     const auto kernel = int_pair(node, "kernel", {1, 1});
     const auto stride = int_pair(node, "stride", kernel);
-    XnnOp op;
+    const auto dilation =
+        max_pool ? int_pair(node, "dilation", {1, 1}) : std::array<std::int64_t, 2>{1, 1};
+    // XNNPACK rounds the output size down; ceil mode's extra last window
+    // becomes extra bottom / right padding, sized from the graph's output
+    // (which follows PyTorch's rule for when that window exists). XNNPACK
+    // leaves padded cells out of the max and of the average's divisor.
+    const auto& in_dims = value(node.inputs[0]).shape;
+    const auto& out_dims = value(node.outputs[0]).shape;
+    for (int i = 0; i < 2; ++i) {
+      const std::int64_t needed = (out_dims[2 + i] - 1) * stride[i] +
+                                  dilation[i] * (kernel[i] - 1) + 1 -
+                                  (in_dims[2 + i] + pad[i] + pad[2 + i]);
+      pad[2 + i] += std::max<std::int64_t>(needed, 0);
+    }
     op.kind = max_pool ? XnnOpKind::kMaxPooling : XnnOpKind::kAveragePooling;
     GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t in,
                               slot_for(node.inputs[0], XnnLayout::kNhwc, sources));
@@ -451,7 +473,6 @@ class Lowering {
     op.ints = {u32(pad[0]),    u32(pad[3]),    u32(pad[2]),    u32(pad[1]),
                u32(kernel[0]), u32(kernel[1]), u32(stride[0]), u32(stride[1])};
     if (max_pool) {
-      const auto dilation = int_pair(node, "dilation", {1, 1});
       op.ints.push_back(u32(dilation[0]));
       op.ints.push_back(u32(dilation[1]));
     }

@@ -134,14 +134,17 @@ std::string constant_operands_rejection(const Graph& graph, const Node& node) {
 }
 
 std::string pool_rejection(const Node& node, bool average) {
-  if (int_attr(node, "ceil_mode", 0) != 0) return "ceil_mode pooling";
-  // XNNPACK refuses a 1x1 pooling window (found on alexnet, whose adaptive
-  // pool exports as a 1x1 AveragePool): leave it on the portable kernels.
-  const auto kernel = int_pair(node, "kernel", {1, 1});
-  if (kernel[0] * kernel[1] < 2) return "1x1 pooling window";
-  if (!average) return kTaken;
   const auto pad = padding_tlbr(node);
   const bool padded = pad[0] != 0 || pad[1] != 0 || pad[2] != 0 || pad[3] != 0;
+  // XNNPACK refuses a 1x1 pooling window (alexnet's adaptive pool exports
+  // as one); with stride 1 and no padding it is a copy (identity_pool).
+  const auto kernel = int_pair(node, "kernel", {1, 1});
+  if (kernel[0] * kernel[1] < 2) {
+    return identity_pool(node) ? kTaken : "1x1 pooling window with a stride or padding";
+  }
+  if (!average) return kTaken;
+  // Ceil mode's overhang is padding XNNPACK excludes from the divisor like
+  // the portable kernel does; only explicit padding may be counted.
   if (padded && int_attr(node, "count_include_pad", 1) != 0) {
     return "average pooling counting the padding";
   }
@@ -327,6 +330,15 @@ std::optional<ValueId> bias_of_add(const Graph& graph, const Node& add, ValueId 
     if (b[i] != 1) return std::nullopt;
   }
   return bias;
+}
+
+bool identity_pool(const Node& node) {
+  const auto kernel = int_pair(node, "kernel", {1, 1});
+  const auto stride = int_pair(node, "stride", kernel);
+  const auto dilation = int_pair(node, "dilation", {1, 1});
+  const auto pad = padding_tlbr(node);
+  return kernel[0] == 1 && kernel[1] == 1 && stride[0] == 1 && stride[1] == 1 && dilation[0] == 1 &&
+         dilation[1] == 1 && pad[0] == 0 && pad[1] == 0 && pad[2] == 0 && pad[3] == 0;
 }
 
 std::optional<MeanAxes> mean_axes(const Graph& graph, const Node& node) {

@@ -84,4 +84,8 @@ enum class MeanAxes {
 /// The axes of a reduce_mean XNNPACK can run; nullopt for others.
 std::optional<MeanAxes> mean_axes(const aot::Graph& graph, const aot::Node& node);
 
+/// A max or average pool whose 1x1 window, stride 1 and no padding make it
+/// the identity: lowered as a copy (XNNPACK refuses 1x1 windows).
+bool identity_pool(const aot::Node& node);
+
 }  // namespace glassbox::backends::xnnpack

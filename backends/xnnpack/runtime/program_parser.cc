@@ -280,6 +280,8 @@ ErrorInfo expected_output(const ParsedOp& op, const SlotDesc* slots, const SlotD
       }
       return kOk;
     case XnnOpKind::kCopy:
+      // 1.3: an identity (same dims, same layout) may be NHWC.
+      if (same_dims(x, out.dims, out.rank) && x.layout == out.layout) return kOk;
       if (!readable_as(x, XnnLayout::kLogical) || !readable_as(out, XnnLayout::kLogical) ||
           out.numel != x.numel) {
         return bad("xnnpack program: copy (reshape) changes the element count or layout");
