@@ -129,6 +129,14 @@
 ///   kMaxPooling kAveragePooling  ceil mode arrives as extra bottom / right
 ///                    padding (the format is unchanged; XNNPACK leaves padded
 ///                    cells out of the max and of the average's divisor).
+///   kSlice           axis (byte order), start. One operand; the output has
+///                    the input's layout and dims but along axis, where it
+///                    holds [start, start + output dim). XNNPACK 2022 has no
+///                    slice: a strided copy_nc_x32.
+///   kChannelShuffle  groups (>= 1, divides C). NHWC in and out, same dims:
+///                    output channel j * groups + g is input channel
+///                    g * (C / groups) + j (PyTorch's channel_shuffle).
+///                    XNNPACK 2022 has no transpose: Glassbox's own kernel.
 ///
 /// Identifiers: consecutive operators may share one (1.2; the AOT half
 /// does so for hardsigmoid, a multiply by alpha then an add of beta with
@@ -189,8 +197,11 @@ enum class XnnOpKind : std::uint8_t {
   kResizeBilinear = 32,
   kDeconvolution = 33,
   kMeanLastAxis = 34,
+  // 1.3
+  kSlice = 35,
+  kChannelShuffle = 36,
 };
-inline constexpr std::uint8_t kXnnMaxOpKind = 34;
+inline constexpr std::uint8_t kXnnMaxOpKind = 36;
 /// Rank slots of kConstantPad's pre/post lists.
 inline constexpr std::uint32_t kXnnPadRank = kXnnMaxRank;
 
@@ -240,6 +251,8 @@ constexpr const char* xnn_op_type_name(XnnOpKind kind) {
     case XnnOpKind::kResizeBilinear: return "resize_bilinear2d_nhwc_f32";
     case XnnOpKind::kDeconvolution: return "deconvolution2d_nhwc_f32";
     case XnnOpKind::kMeanLastAxis: return "global_average_pooling_nwc_f32";
+    case XnnOpKind::kSlice: return "copy_nc_x32";
+    case XnnOpKind::kChannelShuffle: return "glassbox_channel_shuffle_nhwc";
   }
   return nullptr;
 }

@@ -417,6 +417,28 @@ std::vector<OpCase> cases_1_0() {
        [](GraphBuilder& b) {
          b.output(b.avg_pool2d(conv(b, image(b), 4, 8), {.kernel = {1, 1}}));
        }},
+      // ShuffleNet's channel split and shuffle: slices and the reshape /
+      // transpose / reshape pattern, all inside one NHWC delegate.
+      {"slice_channels_and_shuffle",
+       [](GraphBuilder& b) {
+         const ValueId x = conv(b, image(b, 4, 6), 4, 8);
+         const auto half = [&](std::int64_t start) {
+           return b.op("slice", {x},
+                       aot::AttributeMap{{"starts", Ints{0, start, 0, 0}},
+                                         {"steps", Ints{1, 1, 1, 1}},
+                                         {"shape", Ints{2, 4, 6, 6}}});
+         };
+         const ValueId both = b.concat({half(0), b.relu(conv(b, half(4), 4, 4))}, 1);
+         const ValueId groups = b.transpose(b.reshape(both, {2, 2, 4, 6, 6}), {0, 2, 1, 3, 4});
+         b.output(b.reshape(groups, {2, 8, 6, 6}));
+       }},
+      {"slice_last_axis_logical",
+       [](GraphBuilder& b) {
+         b.output(b.op(
+             "slice", {b.input("x", ScalarType::kFloat, {3, 5, 7})},
+             aot::AttributeMap{
+                 {"starts", Ints{0, 0, 2}}, {"steps", Ints{1, 1, 1}}, {"shape", Ints{3, 5, 4}}}));
+       }},
       {"global_avg_pool",
        [](GraphBuilder& b) { b.output(b.global_avg_pool2d(conv(b, image(b), 4, 8))); }},
       {"add_nhwc",

@@ -28,6 +28,9 @@ constexpr float kInf = std::numeric_limits<float>::infinity();
 
 std::uint32_t u32(std::int64_t v) { return static_cast<std::uint32_t>(v); }
 
+// Logical N, C, H, W sit at NHWC byte positions 0, 3, 1, 2.
+constexpr std::int64_t kNhwcPosition[4] = {0, 3, 1, 2};
+
 // Both layouts order the bytes alike when the permutation only moves
 // size-1 dimensions: C == 1 or H * W == 1.
 bool layouts_alias(const std::vector<std::int64_t>& dims) {
@@ -318,6 +321,20 @@ class Lowering {
                                 slot_for(node.inputs[0], XnnLayout::kNhwc, sources));
       x.operands = {in};
       return emit_value(std::move(x), sources, node.outputs[0], XnnLayout::kNhwc);
+    }
+    if (op == aot::op::kReshape) {
+      if (const Node* t = sole_user(node.outputs[0]); t != nullptr) {
+        if (const auto shuffle = channel_shuffle_of(graph_, *t);
+            shuffle && shuffle->split == &node) {
+          return lower_channel_shuffle(*t, *shuffle);
+        }
+      }
+    }
+    if (op == aot::op::kSlice) return lower_slice(node);
+    if (op == aot::op::kTranspose) {
+      return Status(Error::kNotSupported, "XNNPACK backend: transpose '" + node.name +
+                                              "' is not the middle of a channel shuffle in the "
+                                              "same partition");
     }
     if (op == aot::op::kSoftmax || op == aot::op::kFlatten || op == aot::op::kReshape) {
       Sources sources{&node};
@@ -668,6 +685,35 @@ class Lowering {
     return emit_value(std::move(op), sources, node.outputs[0], XnnLayout::kLogical);
   }
 
+  // Three source ops, one operator: NHWC makes the shuffle a transpose of
+  // each pixel's [G][C/G] channels.
+  Status lower_channel_shuffle(const Node& transpose, const ChannelShuffle& shuffle) {
+    Sources sources{shuffle.split, &transpose, shuffle.merge};
+    absorb(transpose);
+    absorb(*shuffle.merge);
+    XnnOp op;
+    op.kind = XnnOpKind::kChannelShuffle;
+    GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t in,
+                              slot_for(shuffle.split->inputs[0], XnnLayout::kNhwc, sources));
+    op.operands = {in};
+    op.ints = {u32(shuffle.groups)};
+    return emit_value(std::move(op), sources, shuffle.merge->outputs[0], XnnLayout::kNhwc);
+  }
+
+  Status lower_slice(const Node& node) {
+    Sources sources{&node};
+    const SliceAxis slice = *slice_axis(graph_, node);
+    const XnnLayout layout = current_layout(node.inputs[0]);
+    XnnOp op;
+    op.kind = XnnOpKind::kSlice;
+    GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t in, slot_for(node.inputs[0], layout, sources));
+    op.operands = {in};
+    op.ints = {u32(layout == XnnLayout::kNhwc ? kNhwcPosition[slice.axis]
+                                              : static_cast<std::int64_t>(slice.axis)),
+               u32(slice.start)};
+    return emit_value(std::move(op), sources, node.outputs[0], layout);
+  }
+
   Status lower_concat(const Node& node) {
     Sources sources{&node};
     const std::size_t rank = value(node.outputs[0]).shape.size();
@@ -684,8 +730,6 @@ class Lowering {
       GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t slot, operand_slot(in, layout, sources));
       op.operands.push_back(slot);
     }
-    // Logical N, C, H, W sit at NHWC byte positions 0, 3, 1, 2.
-    static constexpr std::int64_t kNhwcPosition[4] = {0, 3, 1, 2};
     op.ints = {u32(nhwc ? kNhwcPosition[axis] : axis)};
     return emit_value(std::move(op), sources, node.outputs[0], layout);
   }

@@ -202,6 +202,12 @@ TEST(XnnpackPartitionerTest, ReportSaysWhyEachNodeStaysPortable) {
                   {"output_padding", Ints{1, 1}},
                   {"groups", std::int64_t{1}}}),
        "output_padding >= stride"},
+      {b.op("slice", {x},
+            Attrs{{"starts", Ints{0, 0, 0, 0}},
+                  {"steps", Ints{1, 1, 2, 1}},
+                  {"shape", Ints{1, 2, 3, 6}}}),
+       "slice with a step or along several axes"},
+      {b.transpose(x, {0, 2, 1, 3}), "transpose other than a channel shuffle"},
       {b.relu(x), ""},
       {b.op("pow", {m, b.constant("two", {}, {2.f})}, {}), ""},
   };

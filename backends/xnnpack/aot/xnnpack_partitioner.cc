@@ -254,6 +254,12 @@ std::string op_rejection(const Graph& graph, const Node& node) {
     return int_attr(node, "blocksize", 1) >= 2 ? kTaken : "depth_to_space blocksize 1";
   }
   if (op == aot::op::kResize) return resize_rejection(graph, node);
+  if (op == aot::op::kSlice) {
+    return slice_axis(graph, node) ? kTaken : "slice with a step or along several axes";
+  }
+  if (op == aot::op::kTranspose) {
+    return channel_shuffle_of(graph, node) ? kTaken : "transpose other than a channel shuffle";
+  }
   return kTaken;
 }
 
@@ -263,12 +269,12 @@ std::set<std::string, std::less<>> xnnpack_supported_ops() {
   using namespace aot::op;
   std::set<std::string, std::less<>> ops;
   for (std::string_view name :
-       {kConv2d,     kBatchNorm,  kLinear,  kMatmul,  kMaxPool2d,    kAvgPool2d, kGlobalAvgPool2d,
-        kAdd,        kSub,        kMul,     kDiv,     kRelu,         kClamp,     kHardswish,
-        kSigmoid,    kSoftmax,    kFlatten, kReshape, kConcat,       kAbs,       kNeg,
-        kFloor,      kCeil,       kRound,   kSqrt,    kElu,          kLeakyRelu, kPow,
-        kMin,        kMax,        kPrelu,   kPad,     kDepthToSpace, kResize,    kConvTranspose2d,
-        kReduceMean, kHardsigmoid}) {
+       {kConv2d,     kBatchNorm,   kLinear,  kMatmul,   kMaxPool2d,    kAvgPool2d, kGlobalAvgPool2d,
+        kAdd,        kSub,         kMul,     kDiv,      kRelu,         kClamp,     kHardswish,
+        kSigmoid,    kSoftmax,     kFlatten, kReshape,  kConcat,       kAbs,       kNeg,
+        kFloor,      kCeil,        kRound,   kSqrt,     kElu,          kLeakyRelu, kPow,
+        kMin,        kMax,         kPrelu,   kPad,      kDepthToSpace, kResize,    kConvTranspose2d,
+        kReduceMean, kHardsigmoid, kSlice,   kTranspose}) {
     ops.emplace(name);
   }
   return ops;
@@ -330,6 +336,47 @@ std::optional<ValueId> bias_of_add(const Graph& graph, const Node& add, ValueId 
     if (b[i] != 1) return std::nullopt;
   }
   return bias;
+}
+
+std::optional<SliceAxis> slice_axis(const Graph& graph, const Node& node) {
+  const auto& in = graph.find_value(node.inputs[0])->shape;
+  const auto starts = ints_attr(node, "starts");
+  const auto steps = ints_attr(node, "steps");
+  const auto shape = ints_attr(node, "shape");
+  if (starts.size() != in.size() || steps.size() != in.size() || shape.size() != in.size()) {
+    return std::nullopt;
+  }
+  std::optional<SliceAxis> sliced;
+  for (std::size_t d = 0; d < in.size(); ++d) {
+    if (shape[d] == in[d] && starts[d] == 0 && (steps[d] == 1 || shape[d] == 1)) continue;
+    if (sliced || (steps[d] != 1 && shape[d] != 1)) return std::nullopt;
+    sliced = SliceAxis{d, starts[d]};
+  }
+  return sliced.value_or(SliceAxis{0, 0});
+}
+
+std::optional<ChannelShuffle> channel_shuffle_of(const Graph& graph, const Node& transpose) {
+  if (transpose.op != aot::op::kTranspose ||
+      ints_attr(transpose, "perm") != std::vector<std::int64_t>{0, 2, 1, 3, 4}) {
+    return std::nullopt;
+  }
+  const Node* split = producer_of(graph, transpose.inputs[0]);
+  if (split == nullptr || split->op != aot::op::kReshape ||
+      users_of(graph, transpose.inputs[0]) != 1 || users_of(graph, transpose.outputs[0]) != 1) {
+    return std::nullopt;
+  }
+  const Node* merge = nullptr;
+  for (const Node& n : graph.nodes) {
+    if (!n.inputs.empty() && n.inputs[0] == transpose.outputs[0]) merge = &n;
+  }
+  if (merge == nullptr || merge->op != aot::op::kReshape) return std::nullopt;
+  const auto& x = graph.find_value(split->inputs[0])->shape;
+  const auto& groups = graph.find_value(split->outputs[0])->shape;
+  if (x.size() != 4 || groups.size() != 5 || groups[0] != x[0] || groups[1] * groups[2] != x[1] ||
+      groups[3] != x[2] || groups[4] != x[3] || graph.find_value(merge->outputs[0])->shape != x) {
+    return std::nullopt;
+  }
+  return ChannelShuffle{split, merge, groups[1]};
 }
 
 bool identity_pool(const Node& node) {
