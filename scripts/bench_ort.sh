@@ -36,7 +36,9 @@ glassbox_ms() {
 
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 version=$(node -p "require('$ort/node_modules/onnxruntime-node/package.json').version")
-table="Measured $(date -u +%F) on $(nproc) cores of $cpu; onnxruntime-node $version (CPU
+load=$(cut -d' ' -f1-3 /proc/loadavg)
+table="Measured $(date -u +%F) on $(nproc) cores of $cpu (load average $load at the start);
+onnxruntime-node $version (CPU
 execution provider, graph optimizations all); median of $iterations runs after 3 warm-ups on
 both sides; Glassbox: \`glassbox run --threads N --profiling-level method\` of the
 \`lower --backend xnnpack\` program. Ratio > 1: Glassbox slower.
