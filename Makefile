@@ -64,6 +64,7 @@ bench: setup build/bench/build.ninja build/bench-notrace/build.ninja
 	cmake --build build/bench-notrace -j $(JOBS) --target whole_model_benchmark
 	@bash scripts/run_benchmarks.sh build/bench build/bench-notrace
 	@bash scripts/bench_zoo.sh build/bench/tools/glassbox/glassbox
+	@bash scripts/bench_ort.sh build/bench/tools/glassbox/glassbox
 	@bash scripts/bench_report.sh build/bench/src/report/report_benchmark
 
 # The README's picture: a fresh `glassbox demo`'s report, screenshot by

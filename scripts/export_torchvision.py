@@ -29,7 +29,8 @@ SEED = 0
 OPSET = 13
 MODELS = ["resnet18", "mobilenet_v2", "squeezenet1_1", "mobilenet_v3_small", "alexnet",
           "efficientnet_b0", "mobilenet_v3_large", "resnet50", "vit_b_16", "encoder_opset14",
-          "encoder_opset17", "lraspp_mobilenet_v3_large"]
+          "encoder_opset17", "lraspp_mobilenet_v3_large", "googlenet", "shufflenet_v2_x1_0",
+          "regnet_x_400mf"]
 # Opset per model where it is not OPSET.
 OPSETS = {"vit_b_16": 14, "encoder_opset14": 14, "encoder_opset17": 17}
 

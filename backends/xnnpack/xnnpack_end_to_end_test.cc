@@ -129,7 +129,9 @@ TEST_P(XnnpackEndToEndTest, MatchesPortableAndCoversEverySourceOp) {
       ASSERT_TRUE(pe->delegate_debug_metadata.has_value());
       const std::string type(pe->delegate_debug_metadata->begin(),
                              pe->delegate_debug_metadata->end());
-      EXPECT_TRUE(type.ends_with("_f32") || type.ends_with("_x32") || type.starts_with("glassbox_"))
+      EXPECT_TRUE(type.ends_with("_f32") || type.ends_with("_x32") ||
+                  type.starts_with("glassbox_") || type == "layout: NCHW->NHWC" ||
+                  type == "layout: NHWC->NCHW")
           << type;
       EXPECT_LE(pe->start_time, pe->end_time);
     } else if (e.debug() != nullptr) {

@@ -1,6 +1,6 @@
 #pragma once
 /// @file
-/// The XNNPACK backend's processed-bytes format, version 1.2. The AOT half
+/// The XNNPACK backend's processed-bytes format, version 1.3. The AOT half
 /// writes it (xnnpack_program.h), the runtime half parses and validates it
 /// (runtime/program_parser.h). Constants only, so device code may include it.
 ///
@@ -122,6 +122,22 @@
 /// logical [1, C, 1, 1] whose bytes are [1, 1, 1, C]. The same constant
 /// read twice in the same layout is stored once.
 ///
+/// Added in 1.3 (a 1.2 reader refuses these blobs by their minor version):
+///   kCopy            may also be an identity in any layout (input and
+///                    output with the same dims and layout): a 1x1 pooling
+///                    window with stride 1 and no padding.
+///   kMaxPooling kAveragePooling  ceil mode arrives as extra bottom / right
+///                    padding (the format is unchanged; XNNPACK leaves padded
+///                    cells out of the max and of the average's divisor).
+///   kSlice           axis (byte order), start. One operand; the output has
+///                    the input's layout and dims but along axis, where it
+///                    holds [start, start + output dim). XNNPACK 2022 has no
+///                    slice: a strided copy_nc_x32.
+///   kChannelShuffle  groups (>= 1, divides C). NHWC in and out, same dims:
+///                    output channel j * groups + g is input channel
+///                    g * (C / groups) + j (PyTorch's channel_shuffle).
+///                    XNNPACK 2022 has no transpose: Glassbox's own kernel.
+///
 /// Identifiers: consecutive operators may share one (1.2; the AOT half
 /// does so for hardsigmoid, a multiply by alpha then an add of beta with
 /// the output range [0, 1]); each is timed and logged under it, and only
@@ -136,7 +152,7 @@ inline constexpr char kXnnpackBackendName[] = "XnnpackBackend";
 
 inline constexpr char kXnnMagic[4] = {'G', 'B', 'X', 'N'};
 inline constexpr std::uint16_t kXnnFormatMajor = 1;
-inline constexpr std::uint16_t kXnnFormatMinor = 2;
+inline constexpr std::uint16_t kXnnFormatMinor = 3;
 /// The first minor version with the constants section.
 inline constexpr std::uint16_t kXnnConstantsMinor = 2;
 /// Bytes before the first input descriptor.
@@ -181,8 +197,11 @@ enum class XnnOpKind : std::uint8_t {
   kResizeBilinear = 32,
   kDeconvolution = 33,
   kMeanLastAxis = 34,
+  // 1.3
+  kSlice = 35,
+  kChannelShuffle = 36,
 };
-inline constexpr std::uint8_t kXnnMaxOpKind = 34;
+inline constexpr std::uint8_t kXnnMaxOpKind = 36;
 /// Rank slots of kConstantPad's pre/post lists.
 inline constexpr std::uint32_t kXnnPadRank = kXnnMaxRank;
 
@@ -194,8 +213,9 @@ enum class XnnLayout : std::uint8_t {
 enum class XnnIdentifierTag : std::uint8_t { kInt = 0, kString = 1 };
 
 /// The metadata logged with each operator's event: XNNPACK's operator type
-/// name, or ours for the layout conversions XNNPACK 2022 lacks. Null for
-/// an unknown kind.
+/// name, or ours for what XNNPACK 2022 lacks; the layout conversions'
+/// "layout: ..." makes the Inspector's ops view give each a row of its own.
+/// Null for an unknown kind.
 constexpr const char* xnn_op_type_name(XnnOpKind kind) {
   switch (kind) {
     case XnnOpKind::kConvolution: return "convolution_nhwc_f32";
@@ -213,8 +233,8 @@ constexpr const char* xnn_op_type_name(XnnOpKind kind) {
     case XnnOpKind::kSoftmax: return "softmax_nc_f32";
     case XnnOpKind::kCopy: return "copy_nc_x32";
     case XnnOpKind::kConcatenate: return "concatenate_x32";
-    case XnnOpKind::kNchwToNhwc: return "glassbox_nchw_to_nhwc";
-    case XnnOpKind::kNhwcToNchw: return "glassbox_nhwc_to_nchw";
+    case XnnOpKind::kNchwToNhwc: return "layout: NCHW->NHWC";
+    case XnnOpKind::kNhwcToNchw: return "layout: NHWC->NCHW";
     case XnnOpKind::kAbs: return "abs_nc_f32";
     case XnnOpKind::kBankersRounding: return "bankers_rounding_nc_f32";
     case XnnOpKind::kCeiling: return "ceiling_nc_f32";
@@ -232,6 +252,8 @@ constexpr const char* xnn_op_type_name(XnnOpKind kind) {
     case XnnOpKind::kResizeBilinear: return "resize_bilinear2d_nhwc_f32";
     case XnnOpKind::kDeconvolution: return "deconvolution2d_nhwc_f32";
     case XnnOpKind::kMeanLastAxis: return "global_average_pooling_nwc_f32";
+    case XnnOpKind::kSlice: return "copy_nc_x32";
+    case XnnOpKind::kChannelShuffle: return "glassbox_channel_shuffle_nhwc";
   }
   return nullptr;
 }

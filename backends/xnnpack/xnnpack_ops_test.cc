@@ -376,6 +376,69 @@ std::vector<OpCase> cases_1_0() {
                                           .padding = {1, 1},
                                           .count_include_pad = false}));
        }},
+      // Ceil mode: XNNPACK gets the extra last window as bottom / right
+      // padding, left out of the max and of the average's divisor.
+      {"max_pool_ceil_mode",
+       [](GraphBuilder& b) {
+         b.output(b.max_pool2d(
+             conv(b, image(b, 4, 8), 4, 8),
+             {.kernel = {3, 3}, .stride = std::array<std::int64_t, 2>{2, 2}, .ceil_mode = true}));
+       }},
+      {"max_pool_ceil_mode_padded",
+       [](GraphBuilder& b) {
+         b.output(b.max_pool2d(image(b, 4, 8), {.kernel = {3, 3},
+                                                .stride = std::array<std::int64_t, 2>{2, 2},
+                                                .padding = {1, 1},
+                                                .ceil_mode = true}));
+       }},
+      {"max_pool_asymmetric_padding_ceil_mode",
+       [](GraphBuilder& b) {
+         b.output(b.op("max_pool2d", {image(b, 3, 10)},
+                       aot::AttributeMap{{"kernel", Ints{3, 2}},
+                                         {"stride", Ints{2, 3}},
+                                         {"padding", Ints{0, 1, 1, 0}},
+                                         {"ceil_mode", std::int64_t{1}}}));
+       }},
+      {"avg_pool_ceil_mode",
+       [](GraphBuilder& b) {
+         b.output(b.avg_pool2d(
+             image(b, 4, 8),
+             {.kernel = {3, 3}, .stride = std::array<std::int64_t, 2>{2, 2}, .ceil_mode = true}));
+       }},
+      {"avg_pool_ceil_mode_pad_excluded",
+       [](GraphBuilder& b) {
+         b.output(b.avg_pool2d(image(b, 4, 8), {.kernel = {3, 3},
+                                                .stride = std::array<std::int64_t, 2>{2, 2},
+                                                .padding = {1, 1},
+                                                .ceil_mode = true,
+                                                .count_include_pad = false}));
+       }},
+      {"avg_pool_1x1_identity",
+       [](GraphBuilder& b) {
+         b.output(b.avg_pool2d(conv(b, image(b), 4, 8), {.kernel = {1, 1}}));
+       }},
+      // ShuffleNet's channel split and shuffle: slices and the reshape /
+      // transpose / reshape pattern, all inside one NHWC delegate.
+      {"slice_channels_and_shuffle",
+       [](GraphBuilder& b) {
+         const ValueId x = conv(b, image(b, 4, 6), 4, 8);
+         const auto half = [&](std::int64_t start) {
+           return b.op("slice", {x},
+                       aot::AttributeMap{{"starts", Ints{0, start, 0, 0}},
+                                         {"steps", Ints{1, 1, 1, 1}},
+                                         {"shape", Ints{2, 4, 6, 6}}});
+         };
+         const ValueId both = b.concat({half(0), b.relu(conv(b, half(4), 4, 4))}, 1);
+         const ValueId groups = b.transpose(b.reshape(both, {2, 2, 4, 6, 6}), {0, 2, 1, 3, 4});
+         b.output(b.reshape(groups, {2, 8, 6, 6}));
+       }},
+      {"slice_last_axis_logical",
+       [](GraphBuilder& b) {
+         b.output(b.op(
+             "slice", {b.input("x", ScalarType::kFloat, {3, 5, 7})},
+             aot::AttributeMap{
+                 {"starts", Ints{0, 0, 2}}, {"steps", Ints{1, 1, 1}}, {"shape", Ints{3, 5, 4}}}));
+       }},
       {"global_avg_pool",
        [](GraphBuilder& b) { b.output(b.global_avg_pool2d(conv(b, image(b), 4, 8))); }},
       {"add_nhwc",

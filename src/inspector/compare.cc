@@ -12,7 +12,8 @@ namespace {
 // Debug handles name a source op in any run of the same model; labels are
 // the fallback when there is no ETRecord.
 std::string match_key(const OpRow& row) {
-  if (row.debug_handles.empty()) return "label:" + row.label;
+  // A layout conversion shares its handles with the op that needed it.
+  if (row.debug_handles.empty() || row.label.starts_with("layout: ")) return "label:" + row.label;
   std::string key = "handles:";
   for (DebugHandle h : row.debug_handles) key += std::to_string(h.value) + ",";
   return key;

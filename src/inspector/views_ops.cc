@@ -1,9 +1,11 @@
 // The ops view (see views.h): choose the finest events per instruction,
-// merge those that share debug handles, sum per run.
+// merge those that share debug handles (layout conversions excepted), sum
+// per run.
 
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <set>
 
 #include "glassbox/inspector/views.h"
@@ -59,6 +61,19 @@ struct Components {
     if (a != b) parent[std::max(a, b)] = std::min(a, b);
   }
 };
+
+// A delegate's layout conversion (delegate metadata "layout: ..."; the
+// XNNPACK delegate's NCHW <-> NHWC copies): a row of its own, so its time
+// is not folded into the operator that needed it.
+std::optional<std::string> layout_conversion(const EventGroup& g) {
+  static constexpr std::string_view kPrefix = "layout: ";
+  const auto& m = g.delegate_debug_metadata;
+  if (g.role != EventRole::kDelegateInternal || m.size() < kPrefix.size() ||
+      !std::equal(kPrefix.begin(), kPrefix.end(), m.begin())) {
+    return std::nullopt;
+  }
+  return std::string(m.begin(), m.end());
+}
 
 std::string location_text(const aot::SourceLocation& loc) {
   if (loc.file.empty()) return {};
@@ -121,6 +136,9 @@ OpRow build_row(const std::vector<EventGroup>& groups, const std::vector<std::si
   } else {
     row.label = groups[members.front()].name;
   }
+  if (const auto layout = layout_conversion(groups[members.front()]); layout) {
+    row.label = *layout + (row.op_names.empty() ? "" : " (" + row.label + ")");
+  }
   for (const auto& [run, value] : per_run) {
     row.sample_runs.push_back(run);
     row.samples.push_back(value);
@@ -141,6 +159,7 @@ std::vector<OpRow> ops_view(const Inspector& inspector) {
   Components components(units.size());
   std::map<std::uint32_t, std::size_t> first_unit_of_handle;
   for (std::size_t u = 0; u < units.size(); ++u) {
+    if (layout_conversion(groups[units[u]])) continue;
     for (DebugHandle h : groups[units[u]].debug_handles) {
       auto [it, inserted] = first_unit_of_handle.try_emplace(h.value, u);
       if (!inserted) components.unite(it->second, u);

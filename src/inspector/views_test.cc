@@ -62,6 +62,27 @@ TEST(OpsViewTest, OverlappingHandlesAreNeverSplit) {
   EXPECT_DOUBLE_EQ(rows[0].stats.mean, 30);
 }
 
+TEST(OpsViewTest, LayoutConversionIsARowOfItsOwn) {
+  // Identifier 0 converts conv2d's input (mapped to it), 1 is conv2d+relu.
+  etrecord::ETRecord record = demo_record(Ids::kInt);
+  aot::DebugHandleMap map;
+  map[aot::DelegateDebugIdentifier(std::int64_t{0})] = {DebugHandle(1)};
+  map[aot::DelegateDebugIdentifier(std::int64_t{1})] = {DebugHandle(1), DebugHandle(2)};
+  record.delegate_map["forward"][InstructionId(0)].delegate_map = map;
+  DumpBuilder b;
+  b.file().program_fingerprint = testing::kFingerprint;
+  b.run("Execute").int_event(0, 0, 0, 10).int_event(1, 0, 10, 40).op("DELEGATE_CALL", 0, 0, 40);
+  const std::string layout = "layout: NCHW->NHWC";
+  std::get<etdump::ProfileEvent>(b.file().runs.back().events[0].data).delegate_debug_metadata =
+      std::vector<std::uint8_t>(layout.begin(), layout.end());
+  const std::vector<OpRow> rows = ops_view(value_of(Inspector::create(b.build(), &record)));
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].label, "conv2d+relu");
+  EXPECT_DOUBLE_EQ(rows[0].stats.mean, 30);
+  EXPECT_EQ(rows[1].label, "layout: NCHW->NHWC (conv2d)");
+  EXPECT_DOUBLE_EQ(rows[1].stats.mean, 10);
+}
+
 TEST(OpsViewTest, DelegateWithoutInnerEventsIsOneOpaqueRow) {
   const etrecord::ETRecord record = demo_record(Ids::kInt);
   DumpBuilder b;

@@ -1,6 +1,7 @@
 #include "backends/xnnpack/aot/xnnpack_backend.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <charconv>
 #include <limits>
@@ -26,6 +27,9 @@ using backends::IdentifierMode;
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
 std::uint32_t u32(std::int64_t v) { return static_cast<std::uint32_t>(v); }
+
+// Logical N, C, H, W sit at NHWC byte positions 0, 3, 1, 2.
+constexpr std::int64_t kNhwcPosition[4] = {0, 3, 1, 2};
 
 // Both layouts order the bytes alike when the permutation only moves
 // size-1 dimensions: C == 1 or H * W == 1.
@@ -318,6 +322,20 @@ class Lowering {
       x.operands = {in};
       return emit_value(std::move(x), sources, node.outputs[0], XnnLayout::kNhwc);
     }
+    if (op == aot::op::kReshape) {
+      if (const Node* t = sole_user(node.outputs[0]); t != nullptr) {
+        if (const auto shuffle = channel_shuffle_of(graph_, *t);
+            shuffle && shuffle->split == &node) {
+          return lower_channel_shuffle(*t, *shuffle);
+        }
+      }
+    }
+    if (op == aot::op::kSlice) return lower_slice(node);
+    if (op == aot::op::kTranspose) {
+      return Status(Error::kNotSupported, "XNNPACK backend: transpose '" + node.name +
+                                              "' is not the middle of a channel shuffle in the "
+                                              "same partition");
+    }
     if (op == aot::op::kSoftmax || op == aot::op::kFlatten || op == aot::op::kReshape) {
       Sources sources{&node};
       XnnOp x;
@@ -439,11 +457,32 @@ class Lowering {
 
   Status lower_pool(const Node& node) {
     Sources sources{&node};
+    XnnOp op;
+    if (identity_pool(node)) {
+      const XnnLayout layout = current_layout(node.inputs[0]);
+      op.kind = XnnOpKind::kCopy;
+      GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t in, slot_for(node.inputs[0], layout, sources));
+      op.operands = {in};
+      return emit_value(std::move(op), sources, node.outputs[0], layout);
+    }
     const bool max_pool = node.op == aot::op::kMaxPool2d;
-    const auto pad = padding_tlbr(node);
+    auto pad = padding_tlbr(node);  // top, left, bottom, right
     const auto kernel = int_pair(node, "kernel", {1, 1});
     const auto stride = int_pair(node, "stride", kernel);
-    XnnOp op;
+    const auto dilation =
+        max_pool ? int_pair(node, "dilation", {1, 1}) : std::array<std::int64_t, 2>{1, 1};
+    // XNNPACK rounds the output size down; ceil mode's extra last window
+    // becomes extra bottom / right padding, sized from the graph's output
+    // (which follows PyTorch's rule for when that window exists). XNNPACK
+    // leaves padded cells out of the max and of the average's divisor.
+    const auto& in_dims = value(node.inputs[0]).shape;
+    const auto& out_dims = value(node.outputs[0]).shape;
+    for (int i = 0; i < 2; ++i) {
+      const std::int64_t needed = (out_dims[2 + i] - 1) * stride[i] +
+                                  dilation[i] * (kernel[i] - 1) + 1 -
+                                  (in_dims[2 + i] + pad[i] + pad[2 + i]);
+      pad[2 + i] += std::max<std::int64_t>(needed, 0);
+    }
     op.kind = max_pool ? XnnOpKind::kMaxPooling : XnnOpKind::kAveragePooling;
     GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t in,
                               slot_for(node.inputs[0], XnnLayout::kNhwc, sources));
@@ -451,7 +490,6 @@ class Lowering {
     op.ints = {u32(pad[0]),    u32(pad[3]),    u32(pad[2]),    u32(pad[1]),
                u32(kernel[0]), u32(kernel[1]), u32(stride[0]), u32(stride[1])};
     if (max_pool) {
-      const auto dilation = int_pair(node, "dilation", {1, 1});
       op.ints.push_back(u32(dilation[0]));
       op.ints.push_back(u32(dilation[1]));
     }
@@ -647,6 +685,35 @@ class Lowering {
     return emit_value(std::move(op), sources, node.outputs[0], XnnLayout::kLogical);
   }
 
+  // Three source ops, one operator: NHWC makes the shuffle a transpose of
+  // each pixel's [G][C/G] channels.
+  Status lower_channel_shuffle(const Node& transpose, const ChannelShuffle& shuffle) {
+    Sources sources{shuffle.split, &transpose, shuffle.merge};
+    absorb(transpose);
+    absorb(*shuffle.merge);
+    XnnOp op;
+    op.kind = XnnOpKind::kChannelShuffle;
+    GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t in,
+                              slot_for(shuffle.split->inputs[0], XnnLayout::kNhwc, sources));
+    op.operands = {in};
+    op.ints = {u32(shuffle.groups)};
+    return emit_value(std::move(op), sources, shuffle.merge->outputs[0], XnnLayout::kNhwc);
+  }
+
+  Status lower_slice(const Node& node) {
+    Sources sources{&node};
+    const SliceAxis slice = *slice_axis(graph_, node);
+    const XnnLayout layout = current_layout(node.inputs[0]);
+    XnnOp op;
+    op.kind = XnnOpKind::kSlice;
+    GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t in, slot_for(node.inputs[0], layout, sources));
+    op.operands = {in};
+    op.ints = {u32(layout == XnnLayout::kNhwc ? kNhwcPosition[slice.axis]
+                                              : static_cast<std::int64_t>(slice.axis)),
+               u32(slice.start)};
+    return emit_value(std::move(op), sources, node.outputs[0], layout);
+  }
+
   Status lower_concat(const Node& node) {
     Sources sources{&node};
     const std::size_t rank = value(node.outputs[0]).shape.size();
@@ -663,8 +730,6 @@ class Lowering {
       GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t slot, operand_slot(in, layout, sources));
       op.operands.push_back(slot);
     }
-    // Logical N, C, H, W sit at NHWC byte positions 0, 3, 1, 2.
-    static constexpr std::int64_t kNhwcPosition[4] = {0, 3, 1, 2};
     op.ints = {u32(nhwc ? kNhwcPosition[axis] : axis)};
     return emit_value(std::move(op), sources, node.outputs[0], layout);
   }

@@ -138,7 +138,8 @@ TEST(XnnpackPartitionerTest, LeavesUnsupportedNodesOnPortable) {
       b.batch_norm(x, b.constant("m", {2}, filled(2, 0.f)), b.constant("v", {2}, filled(2, 1.f)),
                    b.constant("g", {2}, filled(2, 1.f)),
                    b.constant("bb", {2}, filled(2, 0.f)));  // no conv before
-  const ValueId one = b.avg_pool2d(x, {.kernel = {1, 1}});  // XNNPACK refuses 1x1 (alexnet)
+  const ValueId one = b.avg_pool2d(  // XNNPACK refuses 1x1; a strided one is no copy
+      x, {.kernel = {1, 1}, .stride = std::array<std::int64_t, 2>{2, 2}});
   const ValueId r = b.relu(b.mul(x, b.constant("k", {2, 1, 1}, filled(2, 2.f))));  // taken
   for (ValueId v : {t, p, s, a, bn, one, r}) b.output(v);
   const aot::Graph graph = std::move(b.build()).value();
@@ -163,7 +164,14 @@ TEST(XnnpackPartitionerTest, ReportSaysWhyEachNodeStaysPortable) {
             Attrs{{"axis", std::int64_t{-1}}, {"eps", 1e-5}}),
        "op not supported by XNNPACK"},
       {b.add(i, i), "int64 tensor"},
-      {b.max_pool2d(x, {.kernel = {2, 2}, .ceil_mode = true}), "ceil_mode pooling"},
+      {b.max_pool2d(
+           x, {.kernel = {3, 3}, .stride = std::array<std::int64_t, 2>{2, 2}, .ceil_mode = true}),
+       ""},
+      {b.avg_pool2d(x, {.kernel = {3, 3}, .padding = {1, 1}, .ceil_mode = true}),
+       "average pooling counting the padding"},
+      {b.avg_pool2d(x, {.kernel = {1, 1}, .stride = std::array<std::int64_t, 2>{2, 2}}),
+       "1x1 pooling window with a stride or padding"},
+      {b.max_pool2d(x, {.kernel = {1, 1}}), ""},
       {b.add(m, b.constant("c", {3, 4}, filled(12, 1.f))), ""},
       {b.concat({b.constant("row", {1, 4}, filled(4, 1.f)), m}, 0), ""},
       {b.mul(b.constant("lhs", {1}, {2.f}), b.constant("rhs", {3, 1}, {1.f, 2.f, 3.f})),
@@ -194,6 +202,12 @@ TEST(XnnpackPartitionerTest, ReportSaysWhyEachNodeStaysPortable) {
                   {"output_padding", Ints{1, 1}},
                   {"groups", std::int64_t{1}}}),
        "output_padding >= stride"},
+      {b.op("slice", {x},
+            Attrs{{"starts", Ints{0, 0, 0, 0}},
+                  {"steps", Ints{1, 1, 2, 1}},
+                  {"shape", Ints{1, 2, 3, 6}}}),
+       "slice with a step or along several axes"},
+      {b.transpose(x, {0, 2, 1, 3}), "transpose other than a channel shuffle"},
       {b.relu(x), ""},
       {b.op("pow", {m, b.constant("two", {}, {2.f})}, {}), ""},
   };

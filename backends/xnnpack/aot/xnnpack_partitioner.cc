@@ -134,14 +134,17 @@ std::string constant_operands_rejection(const Graph& graph, const Node& node) {
 }
 
 std::string pool_rejection(const Node& node, bool average) {
-  if (int_attr(node, "ceil_mode", 0) != 0) return "ceil_mode pooling";
-  // XNNPACK refuses a 1x1 pooling window (found on alexnet, whose adaptive
-  // pool exports as a 1x1 AveragePool): leave it on the portable kernels.
-  const auto kernel = int_pair(node, "kernel", {1, 1});
-  if (kernel[0] * kernel[1] < 2) return "1x1 pooling window";
-  if (!average) return kTaken;
   const auto pad = padding_tlbr(node);
   const bool padded = pad[0] != 0 || pad[1] != 0 || pad[2] != 0 || pad[3] != 0;
+  // XNNPACK refuses a 1x1 pooling window (alexnet's adaptive pool exports
+  // as one); with stride 1 and no padding it is a copy (identity_pool).
+  const auto kernel = int_pair(node, "kernel", {1, 1});
+  if (kernel[0] * kernel[1] < 2) {
+    return identity_pool(node) ? kTaken : "1x1 pooling window with a stride or padding";
+  }
+  if (!average) return kTaken;
+  // Ceil mode's overhang is padding XNNPACK excludes from the divisor like
+  // the portable kernel does; only explicit padding may be counted.
   if (padded && int_attr(node, "count_include_pad", 1) != 0) {
     return "average pooling counting the padding";
   }
@@ -251,6 +254,12 @@ std::string op_rejection(const Graph& graph, const Node& node) {
     return int_attr(node, "blocksize", 1) >= 2 ? kTaken : "depth_to_space blocksize 1";
   }
   if (op == aot::op::kResize) return resize_rejection(graph, node);
+  if (op == aot::op::kSlice) {
+    return slice_axis(graph, node) ? kTaken : "slice with a step or along several axes";
+  }
+  if (op == aot::op::kTranspose) {
+    return channel_shuffle_of(graph, node) ? kTaken : "transpose other than a channel shuffle";
+  }
   return kTaken;
 }
 
@@ -260,12 +269,12 @@ std::set<std::string, std::less<>> xnnpack_supported_ops() {
   using namespace aot::op;
   std::set<std::string, std::less<>> ops;
   for (std::string_view name :
-       {kConv2d,     kBatchNorm,  kLinear,  kMatmul,  kMaxPool2d,    kAvgPool2d, kGlobalAvgPool2d,
-        kAdd,        kSub,        kMul,     kDiv,     kRelu,         kClamp,     kHardswish,
-        kSigmoid,    kSoftmax,    kFlatten, kReshape, kConcat,       kAbs,       kNeg,
-        kFloor,      kCeil,       kRound,   kSqrt,    kElu,          kLeakyRelu, kPow,
-        kMin,        kMax,        kPrelu,   kPad,     kDepthToSpace, kResize,    kConvTranspose2d,
-        kReduceMean, kHardsigmoid}) {
+       {kConv2d,     kBatchNorm,   kLinear,  kMatmul,   kMaxPool2d,    kAvgPool2d, kGlobalAvgPool2d,
+        kAdd,        kSub,         kMul,     kDiv,      kRelu,         kClamp,     kHardswish,
+        kSigmoid,    kSoftmax,     kFlatten, kReshape,  kConcat,       kAbs,       kNeg,
+        kFloor,      kCeil,        kRound,   kSqrt,     kElu,          kLeakyRelu, kPow,
+        kMin,        kMax,         kPrelu,   kPad,      kDepthToSpace, kResize,    kConvTranspose2d,
+        kReduceMean, kHardsigmoid, kSlice,   kTranspose}) {
     ops.emplace(name);
   }
   return ops;
@@ -327,6 +336,56 @@ std::optional<ValueId> bias_of_add(const Graph& graph, const Node& add, ValueId 
     if (b[i] != 1) return std::nullopt;
   }
   return bias;
+}
+
+std::optional<SliceAxis> slice_axis(const Graph& graph, const Node& node) {
+  const auto& in = graph.find_value(node.inputs[0])->shape;
+  const auto starts = ints_attr(node, "starts");
+  const auto steps = ints_attr(node, "steps");
+  const auto shape = ints_attr(node, "shape");
+  if (starts.size() != in.size() || steps.size() != in.size() || shape.size() != in.size()) {
+    return std::nullopt;
+  }
+  std::optional<SliceAxis> sliced;
+  for (std::size_t d = 0; d < in.size(); ++d) {
+    if (shape[d] == in[d] && starts[d] == 0 && (steps[d] == 1 || shape[d] == 1)) continue;
+    if (sliced || (steps[d] != 1 && shape[d] != 1)) return std::nullopt;
+    sliced = SliceAxis{d, starts[d]};
+  }
+  return sliced.value_or(SliceAxis{0, 0});
+}
+
+std::optional<ChannelShuffle> channel_shuffle_of(const Graph& graph, const Node& transpose) {
+  if (transpose.op != aot::op::kTranspose ||
+      ints_attr(transpose, "perm") != std::vector<std::int64_t>{0, 2, 1, 3, 4}) {
+    return std::nullopt;
+  }
+  const Node* split = producer_of(graph, transpose.inputs[0]);
+  if (split == nullptr || split->op != aot::op::kReshape ||
+      users_of(graph, transpose.inputs[0]) != 1 || users_of(graph, transpose.outputs[0]) != 1) {
+    return std::nullopt;
+  }
+  const Node* merge = nullptr;
+  for (const Node& n : graph.nodes) {
+    if (!n.inputs.empty() && n.inputs[0] == transpose.outputs[0]) merge = &n;
+  }
+  if (merge == nullptr || merge->op != aot::op::kReshape) return std::nullopt;
+  const auto& x = graph.find_value(split->inputs[0])->shape;
+  const auto& groups = graph.find_value(split->outputs[0])->shape;
+  if (x.size() != 4 || groups.size() != 5 || groups[0] != x[0] || groups[1] * groups[2] != x[1] ||
+      groups[3] != x[2] || groups[4] != x[3] || graph.find_value(merge->outputs[0])->shape != x) {
+    return std::nullopt;
+  }
+  return ChannelShuffle{split, merge, groups[1]};
+}
+
+bool identity_pool(const Node& node) {
+  const auto kernel = int_pair(node, "kernel", {1, 1});
+  const auto stride = int_pair(node, "stride", kernel);
+  const auto dilation = int_pair(node, "dilation", {1, 1});
+  const auto pad = padding_tlbr(node);
+  return kernel[0] == 1 && kernel[1] == 1 && stride[0] == 1 && stride[1] == 1 && dilation[0] == 1 &&
+         dilation[1] == 1 && pad[0] == 0 && pad[1] == 0 && pad[2] == 0 && pad[3] == 0;
 }
 
 std::optional<MeanAxes> mean_axes(const Graph& graph, const Node& node) {

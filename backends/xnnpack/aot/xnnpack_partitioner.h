@@ -84,4 +84,27 @@ enum class MeanAxes {
 /// The axes of a reduce_mean XNNPACK can run; nullopt for others.
 std::optional<MeanAxes> mean_axes(const aot::Graph& graph, const aot::Node& node);
 
+/// A slice XNNPACK copies as rows: at most one axis narrowed, with step 1
+/// (size-1 picks of any step count as step 1). No axis narrowed: axis 0.
+struct SliceAxis {
+  std::size_t axis;  ///< logical
+  std::int64_t start;
+};
+std::optional<SliceAxis> slice_axis(const aot::Graph& graph, const aot::Node& node);
+
+/// A channel shuffle as PyTorch exports it: reshape [N, C, H, W] to
+/// [N, G, C/G, H, W], transpose with perm [0, 2, 1, 3, 4], reshape back.
+/// Found from the transpose; nullopt when `transpose` is not its middle.
+struct ChannelShuffle {
+  const aot::Node* split;  ///< the first reshape
+  const aot::Node* merge;  ///< the reshape back
+  std::int64_t groups;
+};
+std::optional<ChannelShuffle> channel_shuffle_of(const aot::Graph& graph,
+                                                 const aot::Node& transpose);
+
+/// A max or average pool whose 1x1 window, stride 1 and no padding make it
+/// the identity: lowered as a copy (XNNPACK refuses 1x1 windows).
+bool identity_pool(const aot::Node& node);
+
 }  // namespace glassbox::backends::xnnpack

@@ -69,6 +69,8 @@ ParamShape param_shape(XnnOpKind kind) {
     case XnnOpKind::kDepthToSpace:
     case XnnOpKind::kResizeBilinear: return {1, false, false};
     case XnnOpKind::kConstantPad: return {2 * kXnnPadRank, false, true};
+    case XnnOpKind::kSlice: return {2, false, false};
+    case XnnOpKind::kChannelShuffle: return {1, false, false};
     case XnnOpKind::kElu:
     case XnnOpKind::kLeakyRelu: return {0, false, true};
     case XnnOpKind::kHardswish:
@@ -280,6 +282,8 @@ ErrorInfo expected_output(const ParsedOp& op, const SlotDesc* slots, const SlotD
       }
       return kOk;
     case XnnOpKind::kCopy:
+      // 1.3: an identity (same dims, same layout) may be NHWC.
+      if (same_dims(x, out.dims, out.rank) && x.layout == out.layout) return kOk;
       if (!readable_as(x, XnnLayout::kLogical) || !readable_as(out, XnnLayout::kLogical) ||
           out.numel != x.numel) {
         return bad("xnnpack program: copy (reshape) changes the element count or layout");
@@ -296,6 +300,29 @@ ErrorInfo expected_output(const ParsedOp& op, const SlotDesc* slots, const SlotD
       }
       return kOk;
     }
+    case XnnOpKind::kSlice: {
+      // Same rank and layout; along the axis [start, start + out) of the input.
+      const std::uint32_t axis = p[0];
+      if (out.rank != x.rank || !readable_as(x, out.layout) || axis >= x.rank) {
+        return bad("xnnpack program: slice input rank, layout or axis wrong");
+      }
+      SlotDesc xv = x;
+      xv.layout = out.layout;
+      for (std::size_t d = 0; d < x.rank; ++d) {
+        if (d == axis ? std::int64_t{p[1]} + out.physical(d) > xv.physical(d)
+                      : out.physical(d) != xv.physical(d)) {
+          return bad("xnnpack program: slice reads outside its input");
+        }
+      }
+      for (std::size_t i = 0; i < out.rank; ++i) dims[i] = out.dims[i];
+      return kOk;
+    }
+    case XnnOpKind::kChannelShuffle:
+      if (x.rank != 4 || x.layout != XnnLayout::kNhwc || out.layout != XnnLayout::kNhwc ||
+          p[0] == 0 || x.dims[1] % p[0] != 0) {
+        return bad("xnnpack program: channel shuffle input or groups wrong");
+      }
+      return kOk;
     case XnnOpKind::kConcatenate: {
       const std::uint32_t axis = p[0];
       if (axis >= out.rank) return bad("xnnpack program: concatenation axis out of range");

@@ -323,8 +323,21 @@ xnn_status create_and_setup(const ParsedProgram& program, const ParsedOp& op,
       return xnn_setup_global_average_pooling_nwc_f32(
           ops[0], static_cast<std::size_t>(x.numel) / width, width, in[0], out, pool);
     }
+    case XnnOpKind::kSlice: {
+      // Rows of the dims before the axis; each copies a contiguous run.
+      *what = "xnnpack: slice rejected by XNNPACK";
+      SlotDesc xv = x;
+      xv.layout = out_desc.layout;
+      const std::size_t axis = p[0];
+      const std::size_t inner = product(xv, axis + 1, xv.rank);
+      const std::size_t run = static_cast<std::size_t>(out_desc.physical(axis)) * inner;
+      s = xnn_create_copy_nc_x32(run, product(xv, axis, xv.rank), run, 0, &ops[0]);
+      if (s != xnn_status_success) return s;
+      return xnn_setup_copy_nc_x32(ops[0], product(xv, 0, axis), in[0] + p[1] * inner, out, pool);
+    }
     case XnnOpKind::kNchwToNhwc:
-    case XnnOpKind::kNhwcToNchw: break;
+    case XnnOpKind::kNhwcToNchw:
+    case XnnOpKind::kChannelShuffle: break;
   }
   return xnn_status_success;
 }
@@ -337,7 +350,8 @@ ErrorInfo compile_operator(const ParsedProgram& program, std::uint32_t index, fl
   const std::uint32_t out_slot = program.first_op_slot() + index;
   const SlotDesc& out_desc = program.slots[out_slot];
   *out = CompiledOp{};
-  if (op.kind == XnnOpKind::kNchwToNhwc || op.kind == XnnOpKind::kNhwcToNchw) {
+  if (op.kind == XnnOpKind::kNchwToNhwc || op.kind == XnnOpKind::kNhwcToNchw ||
+      op.kind == XnnOpKind::kChannelShuffle) {
     const SlotDesc& x = program.slots[op.operands[0]];
     out->input = buffers[op.operands[0]];
     out->output = buffers[out_slot];
@@ -345,6 +359,14 @@ ErrorInfo compile_operator(const ParsedProgram& program, std::uint32_t index, fl
     out->c = x.dims[1];
     out->hw = x.dims[2] * x.dims[3];
     out->to_nhwc = op.kind == XnnOpKind::kNchwToNhwc;
+    if (op.kind == XnnOpKind::kChannelShuffle) {
+      // Each pixel's channels as [groups][C / groups], transposed: the
+      // NCHW -> NHWC kernel with pixels as the batch.
+      out->n = x.dims[0] * x.dims[2] * x.dims[3];
+      out->c = op.ints[0];
+      out->hw = x.dims[1] / op.ints[0];
+      out->to_nhwc = true;
+    }
     return kOk;
   }
   const std::uint32_t count = op.kind == XnnOpKind::kConcatenate ? op.num_operands : 1;

@@ -19,10 +19,11 @@ namespace glassbox::backends::xnnpack {
 /// A delegate operator ready to run.
 struct CompiledOp {
   /// XNNPACK operators run in order: one, or one copy per input of a
-  /// concatenation, or none for a layout conversion (our own loop).
+  /// concatenation, or none for a layout conversion or a channel shuffle
+  /// (our own transpose loop).
   xnn_operator** operators = nullptr;
   std::uint32_t num_operators = 0;
-  /// Layout conversions only.
+  /// Layout conversions and channel shuffles only.
   const float* input = nullptr;
   float* output = nullptr;
   std::int64_t n = 0, c = 0, hw = 0;

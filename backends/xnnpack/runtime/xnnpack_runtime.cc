@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "backends/xnnpack/runtime/buffer_plan.h"
 #include "backends/xnnpack/runtime/layout_transpose.h"
 #include "backends/xnnpack/runtime/program_parser.h"
 #include "backends/xnnpack/runtime/xnn_operators.h"
@@ -126,15 +127,22 @@ Result<runtime::DelegateHandle*> XnnpackBackendRuntime::init(
     d->logs_output[i] = i + 1 == d->program->num_ops ||
                         !same_identifier(d->program->ops[i], d->program->ops[i + 1]);
   }
-  for (std::uint32_t s = 0; s < num_slots; ++s) {
-    // XNNPACK may read (never use) up to XNN_EXTRA_BYTES past an input.
-    const std::size_t bytes =
-        static_cast<std::size_t>(d->program->slots[s].numel) * sizeof(float) + XNN_EXTRA_BYTES;
-    d->buffers[s] = static_cast<float*>(memory->allocate(bytes, kBufferAlignment));
-    if (d->buffers[s] == nullptr) {
+  // XNNPACK may read (never use) up to XNN_EXTRA_BYTES past an input.
+  BufferPlan plan;
+  if (const ErrorInfo e = plan_buffers(*d->program, XNN_EXTRA_BYTES, memory, &plan);
+      e.code != Error::kOk) {
+    return e;
+  }
+  auto** storage = memory->allocate_array<float*>(plan.num_buffers);
+  if (storage == nullptr)
+    return make_error(Error::kMemoryAllocationFailed, "xnnpack: out of memory");
+  for (std::uint32_t b = 0; b < plan.num_buffers; ++b) {
+    storage[b] = static_cast<float*>(memory->allocate(plan.bytes[b], kBufferAlignment));
+    if (storage[b] == nullptr) {
       return make_error(Error::kMemoryAllocationFailed, "xnnpack: out of memory for tensors");
     }
   }
+  for (std::uint32_t s = 0; s < num_slots; ++s) d->buffers[s] = storage[plan.buffer_of[s]];
   // Constants get buffers like every slot (aligned, with the slack), filled
   // once here, so operators read them like inputs.
   for (std::uint32_t k = 0; k < d->program->num_constants; ++k) {

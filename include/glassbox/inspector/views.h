@@ -37,7 +37,10 @@ std::vector<const EventGroup*> events_view(const Inspector& inspector);
 struct OpRow {
   /// What the row is called: its ops' names joined with "+"; for a delegate
   /// that logged nothing inside, delegate_call_label(); else the event name
-  /// or identifier.
+  /// or identifier. A delegate's layout conversion (delegate metadata
+  /// "layout: NCHW->NHWC" and the like) is a row of its own, called by that
+  /// metadata and the ops it was inserted for, e.g.
+  /// "layout: NCHW->NHWC (conv1)".
   std::string label;
   std::vector<std::string> op_names;
   std::vector<std::string> op_types;

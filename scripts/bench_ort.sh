@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Glassbox (XNNPACK delegate) beside ONNX Runtime on the model zoo (make
+# models): 1 and 2 intra-op threads, median of ITERATIONS runs after 3
+# warm-ups on both sides, the same input. ONNX Runtime comes from npm
+# (bench/ort: `npm ci --ignore-scripts`; its binary ships in the package).
+# Writes the table between the ORT COMPARISON markers of docs/benchmarks.md.
+# Skips quietly without the models or without bench/ort/node_modules.
+# Usage: bench_ort.sh GLASSBOX [MODELS_DIR] [ITERATIONS]
+set -euo pipefail
+glassbox=${1:?usage: bench_ort.sh GLASSBOX [MODELS_DIR] [ITERATIONS]}
+models=${2:-$HOME/.cache/glassbox/models}
+iterations=${3:-20}
+root=$(cd "$(dirname "$0")/.." && pwd)
+doc="$root/docs/benchmarks.md"
+ort="$root/bench/ort"
+if [ ! -f "$models/resnet18.onnx" ]; then
+  echo "bench_ort: no models in $models (run make models); skipped"
+  exit 0
+fi
+if [ ! -d "$ort/node_modules/onnxruntime-node" ] || ! command -v node >/dev/null; then
+  echo "bench_ort: no onnxruntime-node (cd bench/ort && npm ci --ignore-scripts); skipped"
+  exit 0
+fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# Median ms per execute: the p50 of the Method::execute events the run
+# recorded (warm-ups are not recorded).
+glassbox_ms() {
+  "$glassbox" run "$1" --etdump "$work/x.etdp" --iterations "$iterations" --warmup 3 \
+    --threads "$3" --profiling-level method --input "$models/$2.input.npy" >/dev/null
+  "$glassbox" inspect --etdump "$work/x.etdp" --view events --format csv |
+    awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) if ($i == "p50_ns") col = i }
+             $2 == "Method::execute" { printf "%.3f", $col / 1e6 }'
+}
+
+cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
+version=$(node -p "require('$ort/node_modules/onnxruntime-node/package.json').version")
+load=$(cut -d' ' -f1-3 /proc/loadavg)
+table="Measured $(date -u +%F) on $(nproc) cores of $cpu (load average $load at the start);
+onnxruntime-node $version (CPU
+execution provider, graph optimizations all); median of $iterations runs after 3 warm-ups on
+both sides; Glassbox: \`glassbox run --threads N --profiling-level method\` of the
+\`lower --backend xnnpack\` program. Ratio > 1: Glassbox slower.
+
+| model | threads | Glassbox XNNPACK | ONNX Runtime | ratio |
+|---|---:|---:|---:|---:|"
+for m in resnet18 mobilenet_v2 mobilenet_v3_small mobilenet_v3_large squeezenet1_1 googlenet \
+         shufflenet_v2_x1_0 regnet_x_400mf efficientnet_b0 resnet50; do
+  [ -f "$models/$m.onnx" ] || continue
+  "$glassbox" lower "$models/$m.onnx" --backend xnnpack -o "$work/$m.gbx" >/dev/null
+  for threads in 1 2; do
+    ours=$(glassbox_ms "$work/$m.gbx" "$m" "$threads")
+    theirs=$(node "$ort/time_model.js" "$models/$m.onnx" "$models/$m.input.npy" "$threads" \
+      "$iterations" 3)
+    ratio=$(awk -v a="$ours" -v b="$theirs" 'BEGIN { printf "%.2fx", a / b }')
+    table+=$'\n'"| $m | $threads | $ours ms | $theirs ms | $ratio |"
+  done
+done
+echo "$table"
+python3 "$root/scripts/replace_section.py" "$doc" "ORT COMPARISON" \
+  "Glassbox beside ONNX Runtime" "$table"
