@@ -106,6 +106,7 @@ Json events_rows(const Inspector& inspector) {
     row["module_hierarchy"] = modules;
     row["occurrences"] = g->occurrences;
     row["time_scale"] = to_string(g->time_scale);
+    row["delegate_debug_metadata"] = string_or_null(metadata_text(g->delegate_debug_metadata));
     add_stats(row, g->stats);
     rows.push_back(std::move(row));
   }

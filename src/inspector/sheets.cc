@@ -117,6 +117,7 @@ Sheet events_sheet(const Inspector& inspector, SheetMode mode, TimeScale* scale)
                         {"module_hierarchy", false},
                         {"occurrences", true}});
     add_stat_columns(sheet, *scale);
+    set_columns(sheet, {{"delegate_debug_metadata", false}});
     for (const EventGroup* g : rows) {
       std::vector<std::string> names, types, modules;
       for (const SourceOp& op : g->source_ops) {
@@ -138,6 +139,7 @@ Sheet events_sheet(const Inspector& inspector, SheetMode mode, TimeScale* scale)
                                         join(modules, ";"),
                                         std::to_string(g->occurrences)};
       add_stats(cells, g->stats, *scale);
+      cells.push_back(metadata_text(g->delegate_debug_metadata));
       sheet.rows.push_back(std::move(cells));
     }
     return sheet;
@@ -148,7 +150,7 @@ Sheet events_sheet(const Inspector& inspector, SheetMode mode, TimeScale* scale)
   set_columns(sheet, {{"block", false}, {"event", false}, {"role", false}, {"instr", true}});
   sheet.name_column = 1;
   add_human_stat_columns(sheet, *scale);
-  set_columns(sheet, {{"backend", false}, {"op types", false}});
+  set_columns(sheet, {{"backend", false}, {"op types", false}, {"metadata", false}});
   for (const EventGroup* g : rows) {
     std::vector<std::string> types;
     for (const SourceOp& op : g->source_ops) types.push_back(op.type);
@@ -158,6 +160,8 @@ Sheet events_sheet(const Inspector& inspector, SheetMode mode, TimeScale* scale)
     add_human_stats(cells, g->stats, *scale);
     cells.push_back(g->backend.empty() ? "-" : g->backend);
     cells.push_back(types.empty() ? "-" : join(types, ","));
+    const std::string metadata = metadata_text(g->delegate_debug_metadata);
+    cells.push_back(metadata.empty() ? "-" : metadata);
     sheet.rows.push_back(std::move(cells));
   }
   return sheet;

@@ -66,6 +66,21 @@ std::string delimited(const Sheet& sheet, char separator) {
   return out;
 }
 
+std::string metadata_text(const std::vector<std::uint8_t>& metadata) {
+  std::size_t size = metadata.size();
+  while (size > 0 && metadata[size - 1] == 0) --size;
+  const bool text = std::all_of(metadata.begin(), metadata.begin() + static_cast<long>(size),
+                                [](std::uint8_t b) { return b >= 0x20 || b == '\t'; });
+  if (text) return std::string(metadata.begin(), metadata.begin() + static_cast<long>(size));
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out = "0x";
+  for (std::size_t i = 0; i < metadata.size() && i < 32; ++i) {
+    out += kHex[metadata[i] >> 4];
+    out += kHex[metadata[i] & 0xF];
+  }
+  return metadata.size() > 32 ? out + "..." : out;
+}
+
 std::string shorten_middle(std::string_view text, std::size_t width) {
   if (text.size() <= width) return std::string(text);
   if (width <= 3) return std::string(text.substr(0, width));

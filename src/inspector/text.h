@@ -52,6 +52,11 @@ Sheet make_sheet(const Inspector& inspector, View view, SheetMode mode, TimeScal
 Sheet make_comparison_sheet(const Inspector& baseline, const Inspector& current, SheetMode mode,
                             TimeScale* scale);
 
+/// A delegate's debug metadata as text: the bytes themselves when they are
+/// text (trailing NULs dropped; escaped later like every file string), else
+/// "0x" and the hex of the first 32 bytes ("..." when there are more).
+std::string metadata_text(const std::vector<std::uint8_t>& metadata);
+
 /// RFC 4180 (csv) or tab-separated (tsv) text of `sheet`.
 std::string delimited(const Sheet& sheet, char separator);
 /// `text` cut to `width` characters by replacing its middle with "...",
