@@ -69,8 +69,9 @@ std::string delimited(const Sheet& sheet, char separator) {
 std::string metadata_text(const std::vector<std::uint8_t>& metadata) {
   std::size_t size = metadata.size();
   while (size > 0 && metadata[size - 1] == 0) --size;
-  const bool text = std::all_of(metadata.begin(), metadata.begin() + static_cast<long>(size),
-                                [](std::uint8_t b) { return b >= 0x20 || b == '\t'; });
+  const bool text =
+      std::all_of(metadata.begin(), metadata.begin() + static_cast<long>(size),
+                  [](std::uint8_t b) { return (b >= 0x20 && b != 0x7f) || b == '\t'; });
   if (text) return std::string(metadata.begin(), metadata.begin() + static_cast<long>(size));
   static constexpr char kHex[] = "0123456789abcdef";
   std::string out = "0x";

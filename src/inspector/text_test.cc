@@ -49,3 +49,19 @@ TEST(AlignedTest, ShortNamesAreNotCut) {
 
 }  // namespace
 }  // namespace glassbox::inspector
+
+namespace glassbox::inspector {
+namespace {
+
+TEST(MetadataTextTest, TextAsTextBinaryAsHex) {
+  const std::string op = "convolution_nhwc_f32";
+  std::vector<std::uint8_t> text(op.begin(), op.end());
+  text.push_back(0);  // a C string's NUL is not part of the text
+  EXPECT_EQ(metadata_text(text), op);
+  EXPECT_EQ(metadata_text({1, 2, 0xab}), "0x0102ab");
+  EXPECT_EQ(metadata_text(std::vector<std::uint8_t>(40, 0x7f)).size(), 2 + 64 + 3u);
+  EXPECT_EQ(metadata_text({}), "");
+}
+
+}  // namespace
+}  // namespace glassbox::inspector
