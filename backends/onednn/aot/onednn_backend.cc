@@ -11,6 +11,7 @@
 #include "backends/onednn/aot/onednn_program.h"
 #include "backends/xnnpack/aot/batch_norm_folding.h"
 #include "backends/xnnpack/aot/node_attributes.h"
+#include "backends/common/graph_uses.h"
 #include "glassbox/aot/delegate_mapping_builder.h"
 #include "glassbox/aot/ops.h"
 
@@ -81,21 +82,16 @@ std::int64_t normalized_axis(std::int64_t axis, std::size_t rank) {
 class Lowering {
  public:
   Lowering(const Graph& graph, bool string_ids)
-      : graph_(graph), string_ids_(string_ids), builder_(!string_ids) {}
+      : graph_(graph), string_ids_(string_ids), builder_(!string_ids), uses_(graph) {}
 
   StatusOr<aot::PreprocessResult> run() {
     for (std::size_t i = 0; i < graph_.inputs.size(); ++i) {
       program_.inputs.push_back(value(graph_.inputs[i]).shape);
       slots_[graph_.inputs[i].value] = static_cast<std::uint32_t>(i);
     }
-    for (std::size_t n = 0; n < graph_.nodes.size(); ++n) {
-      for (ValueId in : graph_.nodes[n].inputs) users_[in.value].push_back(n);
-    }
-    for (ValueId out : graph_.outputs) ++output_uses_[out.value];
-    absorbed_.assign(graph_.nodes.size(), false);
 
     for (std::size_t n = 0; n < graph_.nodes.size(); ++n) {
-      if (absorbed_[n]) continue;
+      if (uses_.absorbed(n)) continue;
       const Node& node = graph_.nodes[n];
       if (const std::string why = onednn_rejection(graph_, node); !why.empty()) {
         return Status(Error::kNotSupported, "oneDNN backend cannot lower node '" + node.name +
@@ -112,50 +108,23 @@ class Lowering {
       GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t slot, plain(out, producer_sources_[it->second]));
       program_.outputs.push_back(slot);
     }
-    number_slots();
+    number_slots(program_.inputs.size(), program_.constants.size(), &program_.ops,
+                 &program_.outputs);
     return aot::PreprocessResult{encode_dnn_program(program_), builder_.get_delegate_mapping()};
   }
 
  private:
-  // While lowering, constant k has the provisional slot kConstantTag + k and
-  // operator i the slot num_inputs + i; number_slots makes them final.
-  static constexpr std::uint32_t kConstantTag = 1u << 31;
-
-  void number_slots() {
-    const auto num_inputs = static_cast<std::uint32_t>(program_.inputs.size());
-    const auto num_constants = static_cast<std::uint32_t>(program_.constants.size());
-    const auto final_slot = [&](std::uint32_t* slot) {
-      if (*slot >= kConstantTag) {
-        *slot = num_inputs + (*slot - kConstantTag);
-      } else if (*slot >= num_inputs) {
-        *slot += num_constants;
-      }
-    };
-    for (DnnOp& op : program_.ops) {
-      for (std::uint32_t& slot : op.operands) final_slot(&slot);
-    }
-    for (std::uint32_t& slot : program_.outputs) final_slot(&slot);
-  }
-
   const aot::Value& value(ValueId id) const { return *graph_.find_value(id); }
   bool is_constant(ValueId id) const { return value(id).kind == aot::ValueKind::kConstant; }
 
   std::uint32_t add_constant(std::vector<std::int64_t> dims, std::vector<float> data) {
     if (dims.empty()) dims = {1};
     program_.constants.push_back({std::move(dims), std::move(data)});
-    return kConstantTag + static_cast<std::uint32_t>(program_.constants.size() - 1);
+    return kProvisionalConstant + static_cast<std::uint32_t>(program_.constants.size() - 1);
   }
 
-  const Node* sole_user(ValueId id) const {
-    if (output_uses_.contains(id.value)) return nullptr;
-    auto it = users_.find(id.value);
-    if (it == users_.end() || it->second.size() != 1) return nullptr;
-    return &graph_.nodes[it->second[0]];
-  }
-
-  void absorb(const Node& node) {
-    absorbed_[static_cast<std::size_t>(&node - graph_.nodes.data())] = true;
-  }
+  const Node* sole_user(ValueId id) const { return uses_.sole_user(id); }
+  void absorb(const Node& node) { uses_.absorb(node); }
 
   // Appends `op` under a new identifier mapped to `sources` and returns the
   // provisional slot it writes; `blocked` says whether oneDNN may pick a
@@ -471,15 +440,13 @@ class Lowering {
   const Graph& graph_;
   bool string_ids_;
   aot::DelegateMappingBuilder builder_;
+  GraphUses uses_;
   DnnProgram program_;
   std::unordered_map<std::int32_t, std::uint32_t> slots_;
   std::unordered_map<std::uint32_t, bool> blocked_;
   std::unordered_map<std::uint32_t, Sources> producer_sources_;
   std::unordered_map<std::uint32_t, std::uint32_t> plain_copies_;
   std::unordered_map<std::uint32_t, std::uint32_t> consumer_copies_;
-  std::unordered_map<std::int32_t, std::vector<std::size_t>> users_;
-  std::unordered_map<std::int32_t, int> output_uses_;
-  std::vector<bool> absorbed_;
 };
 
 }  // namespace

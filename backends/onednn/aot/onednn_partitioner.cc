@@ -5,6 +5,7 @@
 
 #include "backends/onednn/onednn_format.h"
 #include "backends/xnnpack/aot/node_attributes.h"
+#include "backends/common/graph_uses.h"
 #include "glassbox/aot/ops.h"
 
 namespace glassbox::backends::onednn {
@@ -31,17 +32,6 @@ std::string value_rejection(const Graph& graph, ValueId id) {
   return kTaken;
 }
 
-bool computed(const Graph& graph, ValueId id) {
-  const aot::Value* v = graph.find_value(id);
-  return v != nullptr && v->kind != aot::ValueKind::kConstant;
-}
-
-bool float_constant(const Graph& graph, ValueId id) {
-  const aot::Value* v = graph.find_value(id);
-  return is_constant_with_data(graph, id) && v->dtype == ScalarType::kFloat &&
-         static_cast<std::int64_t>(v->data.size()) == v->numel();
-}
-
 const std::vector<std::int64_t>& shape_of(const Graph& graph, ValueId id) {
   static const std::vector<std::int64_t> kNone;
   const aot::Value* v = graph.find_value(id);
@@ -52,26 +42,10 @@ bool is_binary(std::string_view op) {
   return op == "add" || op == "sub" || op == "mul" || op == "div" || op == "min" || op == "max";
 }
 
-const Node* producer_of(const Graph& graph, ValueId id) {
-  for (const Node& n : graph.nodes) {
-    if (!n.outputs.empty() && n.outputs[0] == id) return &n;
-  }
-  return nullptr;
-}
-
-int users_of(const Graph& graph, ValueId id) {
-  int users = 0;
-  for (const Node& n : graph.nodes) {
-    for (ValueId in : n.inputs) users += in == id ? 1 : 0;
-  }
-  for (ValueId out : graph.outputs) users += out == id ? 1 : 0;
-  return users;
-}
-
 std::string conv_rejection(const Graph& graph, const Node& node) {
   if (shape_of(graph, node.inputs[0]).size() != 4) return "conv2d input not 4-D";
-  if (!float_constant(graph, node.inputs[1])) return "non-constant weights";
-  if (node.inputs.size() > 2 && !float_constant(graph, node.inputs[2])) {
+  if (!is_float_constant(graph, node.inputs[1])) return "non-constant weights";
+  if (node.inputs.size() > 2 && !is_float_constant(graph, node.inputs[2])) {
     return "non-constant bias";
   }
   return kTaken;
@@ -82,9 +56,9 @@ std::string batch_norm_rejection(const Graph& graph, const Node& node) {
   if (conv == nullptr || conv->op != aot::op::kConv2d || !conv_rejection(graph, *conv).empty()) {
     return "batch_norm not after a conv2d (only folded ones are taken)";
   }
-  if (users_of(graph, node.inputs[0]) != 1) return "its conv2d has other users";
+  if (count_users(graph, node.inputs[0]) != 1) return "its conv2d has other users";
   for (std::size_t i = 1; i < node.inputs.size(); ++i) {
-    if (!float_constant(graph, node.inputs[i])) return "non-constant batch_norm parameters";
+    if (!is_float_constant(graph, node.inputs[i])) return "non-constant batch_norm parameters";
   }
   return kTaken;
 }
@@ -97,10 +71,10 @@ std::string binary_rejection(const Graph& graph, const Node& node) {
       node.op == "add" || node.op == "mul" || node.op == "min" || node.op == "max";
   if (!a_full && !(commutative && b_full)) return "both operands broadcast";
   for (ValueId in : node.inputs) {
-    if (!computed(graph, in) && !float_constant(graph, in)) return "constant without data";
+    if (!is_computed(graph, in) && !is_float_constant(graph, in)) return "constant without data";
   }
   const ValueId full = a_full ? node.inputs[0] : node.inputs[1];
-  if (!computed(graph, full)) return "constant operand";
+  if (!is_computed(graph, full)) return "constant operand";
   return kTaken;
 }
 
@@ -178,19 +152,19 @@ std::string onednn_rejection(const Graph& graph, const Node& node) {
     if (std::string why = value_rejection(graph, out); !why.empty()) return why;
   }
   for (ValueId in : node.inputs) {
-    if (computed(graph, in)) {
+    if (is_computed(graph, in)) {
       if (std::string why = value_rejection(graph, in); !why.empty()) return why;
     }
   }
-  if (!computed(graph, node.inputs[0]) && !is_binary(node.op)) return "constant input";
+  if (!is_computed(graph, node.inputs[0]) && !is_binary(node.op)) return "constant input";
   const std::string_view op = node.op;
   if (op == aot::op::kConv2d) return conv_rejection(graph, node);
   if (op == aot::op::kBatchNorm) return batch_norm_rejection(graph, node);
   if (op == aot::op::kLinear || op == aot::op::kMatmul) {
-    if (!float_constant(graph, node.inputs[1]) || shape_of(graph, node.inputs[1]).size() != 2) {
+    if (!is_float_constant(graph, node.inputs[1]) || shape_of(graph, node.inputs[1]).size() != 2) {
       return op == aot::op::kMatmul ? "activation x activation matmul" : "non-constant weights";
     }
-    if (node.inputs.size() > 2 && !float_constant(graph, node.inputs[2])) {
+    if (node.inputs.size() > 2 && !is_float_constant(graph, node.inputs[2])) {
       return "non-constant bias";
     }
     if (shape_of(graph, node.inputs[0]).size() < 2) return "1-D matmul input";
@@ -207,7 +181,7 @@ std::string onednn_rejection(const Graph& graph, const Node& node) {
   if (is_binary(op)) return binary_rejection(graph, node);
   if (op == aot::op::kConcat) {
     for (ValueId in : node.inputs) {
-      if (!computed(graph, in)) return "constant concat input";
+      if (!is_computed(graph, in)) return "constant concat input";
     }
   }
   return kTaken;
