@@ -50,8 +50,7 @@ class GraphUses {
 /// known at the end); final_slot renumbers.
 inline constexpr std::uint32_t kProvisionalConstant = 1u << 31;
 
-inline void final_slot(std::uint32_t num_inputs, std::uint32_t num_constants,
-                       std::uint32_t* slot) {
+inline void final_slot(std::uint32_t num_inputs, std::uint32_t num_constants, std::uint32_t* slot) {
   if (*slot >= kProvisionalConstant) {
     *slot = num_inputs + (*slot - kProvisionalConstant);
   } else if (*slot >= num_inputs) {

@@ -11,14 +11,13 @@
 
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <functional>
 #include <ostream>
-#include <random>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "backends/common/testing/delegate_test_helpers.h"
 #include "backends/onednn/aot/onednn_backend.h"
 #include "backends/onednn/aot/onednn_partitioner.h"
 #include "backends/onednn/runtime/onednn_runtime.h"
@@ -26,8 +25,6 @@
 #include "glassbox/etdump/etdump_gen.h"
 #include "glassbox/etdump/etdump_reader.h"
 #include "glassbox/export/program_manager.h"
-#include "glassbox/runtime/method.h"
-#include "glassbox/runtime/program.h"
 
 namespace glassbox::backends::onednn {
 namespace {
@@ -48,13 +45,11 @@ StatusOr<exporter::ExecutorchProgramManager> export_graph(
   return exporter::export_model(std::move(graph), recipe);
 }
 
-std::vector<float> random_values(std::size_t n, std::uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.f, 1.f);
-  std::vector<float> v(n);
-  for (float& x : v) x = dist(rng);
-  return v;
-}
+using testing::batch_norm;
+using testing::conv;
+using testing::image;
+using testing::max_relative_error;
+using testing::weights;
 
 // Output 0 of one run on seeded random inputs; empty with `*error` set on
 // failure.
@@ -64,43 +59,7 @@ std::vector<float> run_once(const std::vector<std::uint8_t>& bytes, runtime::Eve
     *error = "cannot register the runtime half";
     return {};
   }
-  runtime::Diagnostics diag;
-  Result<runtime::Program> program = runtime::Program::load(bytes, &diag);
-  if (!program.ok()) {
-    *error = std::string("Program::load: ") + diag.message;
-    return {};
-  }
-  runtime::MemoryAllocator memory, temp;
-  Result<runtime::Method> method =
-      runtime::Method::load(*program, "forward", &memory, &temp, tracer, &diag);
-  if (!method.ok()) {
-    *error = std::string("Method::load: ") + diag.message;
-    return {};
-  }
-  for (std::size_t i = 0; i < method->num_inputs(); ++i) {
-    const std::vector<float> x = random_values(static_cast<std::size_t>(method->input(i).numel()),
-                                               100 + static_cast<std::uint32_t>(i));
-    if (method->set_input(i, x.data(), x.size() * sizeof(float)) != Error::kOk) {
-      *error = "set_input failed";
-      return {};
-    }
-  }
-  if (method->execute(&diag) != Error::kOk) {
-    *error = std::string("execute: ") + diag.message;
-    return {};
-  }
-  const runtime::Tensor& y = method->output(0);
-  return std::vector<float>(y.float_data(), y.float_data() + y.numel());
-}
-
-double max_relative_error(const std::vector<float>& a, const std::vector<float>& b) {
-  if (a.size() != b.size()) return INFINITY;
-  double worst = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    const double e = std::abs(double(a[i]) - b[i]) / (1.0 + std::abs(double(b[i])));
-    if (!(e <= worst)) worst = std::isnan(e) ? INFINITY : e;
-  }
-  return worst;
+  return testing::run_program_once(bytes, tracer, error);
 }
 
 struct OpCase {
@@ -109,33 +68,6 @@ struct OpCase {
 };
 
 void PrintTo(const OpCase& c, std::ostream* os) { *os << c.name; }
-
-ValueId weights(GraphBuilder& b, const std::string& name, std::vector<std::int64_t> shape) {
-  std::int64_t n = 1;
-  for (std::int64_t d : shape) n *= d;
-  return b.constant(
-      name, shape,
-      random_values(static_cast<std::size_t>(n), static_cast<std::uint32_t>(name.size() * 31 + n)));
-}
-
-ValueId image(GraphBuilder& b, std::int64_t c = 4, std::int64_t hw = 9) {
-  return b.input("x", ScalarType::kFloat, {2, c, hw, hw});
-}
-
-ValueId conv(GraphBuilder& b, ValueId x, std::int64_t cin, std::int64_t cout,
-             aot::Conv2dOptions options = {.padding = {1, 1}}, std::int64_t k = 3) {
-  static int count = 0;
-  const std::string name = "c" + std::to_string(++count);
-  return b.conv2d(x, weights(b, name + ".w", {cout, cin / options.groups, k, k}),
-                  weights(b, name + ".b", {cout}), options);
-}
-
-ValueId batch_norm(GraphBuilder& b, ValueId x, std::int64_t c) {
-  std::vector<float> var = random_values(static_cast<std::size_t>(c), 3);
-  for (float& v : var) v = v * v + 0.5f;
-  return b.batch_norm(x, weights(b, "bn.mean", {c}), b.constant("bn.var", {c}, var),
-                      weights(b, "bn.gamma", {c}), weights(b, "bn.beta", {c}), 1e-3);
-}
 
 std::vector<OpCase> cases() {
   return {

@@ -7,11 +7,11 @@
 #include <utility>
 #include <vector>
 
+#include "backends/common/graph_uses.h"
 #include "backends/onednn/aot/onednn_partitioner.h"
 #include "backends/onednn/aot/onednn_program.h"
 #include "backends/xnnpack/aot/batch_norm_folding.h"
 #include "backends/xnnpack/aot/node_attributes.h"
-#include "backends/common/graph_uses.h"
 #include "glassbox/aot/delegate_mapping_builder.h"
 #include "glassbox/aot/ops.h"
 

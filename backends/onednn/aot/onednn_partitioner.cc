@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <limits>
 
+#include "backends/common/graph_uses.h"
 #include "backends/onednn/onednn_format.h"
 #include "backends/xnnpack/aot/node_attributes.h"
-#include "backends/common/graph_uses.h"
 #include "glassbox/aot/ops.h"
 
 namespace glassbox::backends::onednn {

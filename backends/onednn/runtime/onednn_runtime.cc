@@ -737,8 +737,8 @@ Result<runtime::DelegateHandle*> OnednnBackendRuntime::init(
   d->program = *program;
   d->engine = static_cast<dnnl_engine_t>(engine_);
   d->stream = static_cast<dnnl_stream_t>(stream_);
-  d->mode = has_mode_override_ ? mode_override_ : common->log_mode;
-  d->threads = threads_override_ != 0 ? threads_override_ : common->threads;
+  d->mode = log_mode(*common);
+  d->threads = threads(*common);
   const std::uint32_t num_slots = p.num_slots();
   d->mds = memory->allocate_array<dnnl_memory_desc_t>(num_slots);
   d->buffers = memory->allocate_array<float*>(num_slots);
@@ -883,16 +883,6 @@ Error OnednnBackendRuntime::execute(runtime::BackendExecutionContext& context,
 
 void OnednnBackendRuntime::destroy(runtime::DelegateHandle* handle) {
   if (handle != nullptr) release(static_cast<DnnDelegate*>(handle));
-}
-
-void OnednnBackendRuntime::set_profiling_mode_override(const runtime::DelegateLogMode* mode) {
-  has_mode_override_ = mode != nullptr;
-  if (mode != nullptr) mode_override_ = *mode;
-}
-
-void OnednnBackendRuntime::set_threads_override(std::uint32_t threads) {
-  threads_override_ =
-      threads > runtime::kMaxDelegateThreads ? runtime::kMaxDelegateThreads : threads;
 }
 
 OnednnBackendRuntime::~OnednnBackendRuntime() {

@@ -29,12 +29,13 @@
 
 #include <cstdint>
 
+#include "backends/common/run_overrides.h"
 #include "glassbox/runtime/backend.h"
 #include "glassbox/runtime/delegate_specs.h"
 
 namespace glassbox::backends::onednn {
 
-class OnednnBackendRuntime final : public runtime::BackendInterface {
+class OnednnBackendRuntime final : public runtime::BackendInterface, public RunOverrides {
  public:
   /// False when oneDNN cannot create a CPU engine.
   bool is_available() const override;
@@ -51,22 +52,12 @@ class OnednnBackendRuntime final : public runtime::BackendInterface {
   void destroy(runtime::DelegateHandle* handle) override;
   ~OnednnBackendRuntime() override;
 
-  /// Forces a profiling mode for delegates initialised from now on, or
-  /// clears the override (nullptr; `mode` is copied).
-  void set_profiling_mode_override(const runtime::DelegateLogMode* mode);
-  /// Forces a thread count (1..64) for delegates initialised from now on;
-  /// 0 clears the override.
-  void set_threads_override(std::uint32_t threads);
-
  private:
   // One CPU engine and stream for every delegate (created on first init).
   bool ensure_engine();
 
   void* engine_ = nullptr;
   void* stream_ = nullptr;
-  bool has_mode_override_ = false;
-  runtime::DelegateLogMode mode_override_ = runtime::DelegateLogMode::kRealTime;
-  std::uint32_t threads_override_ = 0;
 };
 
 /// The process-wide instance, registered by register_onednn_backend_runtime.

@@ -9,11 +9,11 @@
 #include <unordered_map>
 #include <vector>
 
+#include "backends/common/graph_uses.h"
 #include "backends/xnnpack/aot/batch_norm_folding.h"
 #include "backends/xnnpack/aot/node_attributes.h"
 #include "backends/xnnpack/aot/xnnpack_partitioner.h"
 #include "backends/xnnpack/aot/xnnpack_program.h"
-#include "backends/common/graph_uses.h"
 #include "glassbox/aot/delegate_mapping_builder.h"
 #include "glassbox/aot/ops.h"
 

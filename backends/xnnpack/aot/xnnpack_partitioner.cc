@@ -5,9 +5,9 @@
 #include <cmath>
 #include <limits>
 
+#include "backends/common/graph_uses.h"
 #include "backends/xnnpack/aot/node_attributes.h"
 #include "backends/xnnpack/xnnpack_format.h"
-#include "backends/common/graph_uses.h"
 #include "glassbox/aot/ops.h"
 
 namespace glassbox::backends::xnnpack {
