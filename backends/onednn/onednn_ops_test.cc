@@ -184,22 +184,13 @@ TEST_P(OnednnOpTest, MatchesPortableKernels) {
       *delegated->delegate_map().at("forward").begin()->second.delegate_map;
   StatusOr<etdump::ETDumpFile> dump = etdump::parse_etdump(*tracer.get_etdump_data(), "ops");
   ASSERT_TRUE(dump.ok()) << dump.message();
-  std::set<DebugHandle> covered, source_ops;
-  std::set<aot::DelegateDebugIdentifier> logged;
-  for (const etdump::Event& e : dump->runs.back().events) {
-    const etdump::ProfileEvent* pe = e.profile();
-    if (pe == nullptr || pe->name.has_value()) continue;  // not a delegate event
-    const aot::DelegateDebugIdentifier id =
-        pe->delegate_debug_id_str
-            ? aot::DelegateDebugIdentifier(*pe->delegate_debug_id_str)
-            : aot::DelegateDebugIdentifier(std::int64_t{pe->delegate_debug_id_int.value});
-    ASSERT_TRUE(map.contains(id)) << "an event logged with an unmapped identifier";
-    covered.insert(map.at(id).begin(), map.at(id).end());
-    logged.insert(id);
-  }
+  const backends::testing::LoggedDelegateEvents logged =
+      backends::testing::logged_delegate_events(*dump, map);
+  EXPECT_EQ(logged.unmapped, 0u) << "events logged with identifiers the map lacks";
+  std::set<DebugHandle> source_ops;
   for (const aot::Node& node : graph->nodes) source_ops.insert(node.debug_handle);
-  EXPECT_EQ(covered, source_ops);
-  EXPECT_EQ(logged.size(), map.size()) << "a mapped identifier was never logged";
+  EXPECT_EQ(logged.handles, source_ops);
+  EXPECT_EQ(logged.identifiers.size(), map.size()) << "a mapped identifier was never logged";
 }
 
 // The fused primitives: conv + batch_norm + add (sum) + relu is ONE

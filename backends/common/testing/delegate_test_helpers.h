@@ -7,10 +7,13 @@
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "glassbox/aot/debug_handle_map.h"
 #include "glassbox/aot/graph_builder.h"
+#include "glassbox/etdump/etdump_reader.h"
 #include "glassbox/runtime/method.h"
 #include "glassbox/runtime/program.h"
 
@@ -100,6 +103,36 @@ inline aot::ValueId batch_norm(aot::GraphBuilder& b, aot::ValueId x, std::int64_
   for (float& v : var) v = v * v + 0.5f;
   return b.batch_norm(x, weights(b, "bn.mean", {c}), b.constant("bn.var", {c}, var),
                       weights(b, "bn.gamma", {c}), weights(b, "bn.beta", {c}), 1e-3);
+}
+
+/// The delegate-internal events of `dump`'s last run, as `map` sees them.
+struct LoggedDelegateEvents {
+  std::set<aot::DelegateDebugIdentifier> identifiers;
+  /// The debug handles `map` gives the identifiers logged.
+  std::set<DebugHandle> handles;
+  /// Identifiers logged that `map` lacks.
+  std::size_t unmapped = 0;
+};
+
+inline LoggedDelegateEvents logged_delegate_events(const etdump::ETDumpFile& dump,
+                                                   const aot::DebugHandleMap& map) {
+  LoggedDelegateEvents logged;
+  for (const etdump::Event& e : dump.runs.back().events) {
+    const etdump::ProfileEvent* pe = e.profile();
+    if (pe == nullptr || pe->name.has_value()) continue;  // not a delegate event
+    const aot::DelegateDebugIdentifier id =
+        pe->delegate_debug_id_str
+            ? aot::DelegateDebugIdentifier(*pe->delegate_debug_id_str)
+            : aot::DelegateDebugIdentifier(std::int64_t{pe->delegate_debug_id_int.value});
+    auto it = map.find(id);
+    if (it == map.end()) {
+      ++logged.unmapped;
+      continue;
+    }
+    logged.identifiers.insert(id);
+    logged.handles.insert(it->second.begin(), it->second.end());
+  }
+  return logged;
 }
 
 }  // namespace glassbox::backends::testing
