@@ -74,6 +74,9 @@
 ///                 src's dims in another memory format.
 ///   kReshape      operands: src. ints: none. Output: another shape with
 ///                 src's element count (flatten, reshape).
+///   kLayerNorm    operands: src (plain), scale and shift (constant slots
+///                 [C], C src's last dim). ints: none; floats: eps (> 0).
+///                 Normalizes over the last axis; output: src's dims.
 
 #include <cstdint>
 
@@ -103,8 +106,9 @@ enum class DnnOpKind : std::uint8_t {
   kConcat = 7,
   kReorder = 8,
   kReshape = 9,
+  kLayerNorm = 10,
 };
-inline constexpr std::uint8_t kDnnMaxOpKind = 9;
+inline constexpr std::uint8_t kDnnMaxOpKind = 10;
 
 /// Eltwise algorithms (oneDNN's, alpha and beta as oneDNN defines them).
 enum class DnnEltwise : std::uint8_t {
@@ -153,6 +157,7 @@ constexpr const char* dnn_op_kind_name(DnnOpKind kind) {
     case DnnOpKind::kConcat: return "concat";
     case DnnOpKind::kReorder: return "reorder";
     case DnnOpKind::kReshape: return "reshape";
+    case DnnOpKind::kLayerNorm: return "layer_normalization";
   }
   return nullptr;
 }

@@ -147,6 +147,12 @@ std::vector<OpCase> cases() {
          ValueId x = image(b);
          b.output(b.concat({conv(b, x, 4, 3), conv(b, x, 4, 5), b.relu(x)}, 1));
        }},
+      {"layer_norm_last_axis",
+       [](GraphBuilder& b) {
+         ValueId x = b.input("x", ScalarType::kFloat, {2, 5, 16});
+         b.output(b.op("layer_norm", {x, weights(b, "ln.s", {16}), weights(b, "ln.b", {16})},
+                       {{"axis", std::int64_t{-1}}, {"eps", 1e-5}}));
+       }},
       {"reshape_after_conv",
        [](GraphBuilder& b) {
          b.output(b.reshape(conv(b, image(b), 4, 8), {2, -1, 9}));

@@ -270,6 +270,7 @@ class Lowering {
                 .floats = {}};
       return define(node.outputs[0], emit_named(std::move(dnn), sources, false));
     }
+    if (op == aot::op::kLayerNorm) return lower_layer_norm(node);
     if (op == aot::op::kBatchNorm) {
       return Status(Error::kNotSupported,
                     "oneDNN backend: batch_norm '" + node.name + "' without its conv2d");
@@ -370,6 +371,24 @@ class Lowering {
         .floats = {}};
     append_post_ops(steps, &dnn);
     return define(out, emit_named(std::move(dnn), sources, false));
+  }
+
+  Status lower_layer_norm(const Node& node) {
+    Sources sources{&node};
+    GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t src, plain(node.inputs[0], sources));
+    const auto& shape = value(node.inputs[0]).shape;
+    const std::int64_t c = shape.back();
+    const std::vector<float> zeros(static_cast<std::size_t>(c), 0.f);
+    const std::uint32_t scale = add_constant({c}, value(node.inputs[1]).data);
+    const std::uint32_t shift =
+        add_constant({c}, node.inputs.size() > 2 ? value(node.inputs[2]).data : zeros);
+    DnnOp dnn{.kind = DnnOpKind::kLayerNorm,
+              .identifier = {},
+              .operands = {src, scale, shift},
+              .output = shape,
+              .ints = {},
+              .floats = {static_cast<float>(float_attr(node, "eps").value_or(1e-5))}};
+    return define(node.outputs[0], emit_named(std::move(dnn), sources, false));
   }
 
   Status lower_pool(const Node& node) {

@@ -112,6 +112,7 @@ std::set<std::string, std::less<>> onednn_supported_ops() {
           "softmax",
           "concat",
           "flatten",
+          "layer_norm",
           "reshape"};
 }
 
@@ -179,6 +180,17 @@ std::string onednn_rejection(const Graph& graph, const Node& node) {
     return kTaken;
   }
   if (is_binary(op)) return binary_rejection(graph, node);
+  if (op == aot::op::kLayerNorm) {
+    const auto& x = shape_of(graph, node.inputs[0]);
+    const std::int64_t axis = int_attr(node, "axis", -1);
+    if (axis != -1 && axis != static_cast<std::int64_t>(x.size()) - 1) {
+      return "layer norm not over the last axis only";
+    }
+    for (std::size_t i = 1; i < node.inputs.size(); ++i) {
+      if (!is_float_constant(graph, node.inputs[i])) return "non-constant layer norm scale or bias";
+    }
+    return kTaken;
+  }
   if (op == aot::op::kConcat) {
     for (ValueId in : node.inputs) {
       if (!is_computed(graph, in)) return "constant concat input";

@@ -1,24 +1,24 @@
 #pragma once
 /// @file
 /// Which graph nodes the oneDNN backend takes, and why it leaves the
-/// others on the portable kernels.
+/// others on the portable kernels:
 ///
-/// | op | taken when |
-/// |----|------------|
-/// | conv2d | weight (and bias) constant; grouped and depthwise included |
-/// | batch_norm | it follows a taken conv2d with no other user (folded in) |
-/// | linear | weight (and bias) constant, 2-D |
-/// | matmul | b a constant 2-D matrix |
-/// | max_pool2d avg_pool2d | ceil mode becomes extra bottom/right padding; avg with
-/// count_include_pad=1 only when ceil mode adds none | | global_avg_pool2d | always | | relu
-/// leaky_relu clamp sigmoid hardswish hardsigmoid gelu tanh exp log abs sqrt elu neg softplus |
-/// input computed | | add sub mul div min max | the output has one operand's shape (sub, div: the
-/// first's); the other operand computed or a float constant | | softmax | always | | concat | every
-/// input computed | | flatten reshape | always |
+/// - conv2d: weight (and bias) constant; grouped and depthwise included.
+/// - batch_norm: it follows a taken conv2d with no other user (folded in).
+/// - linear: weight (and bias) constant, 2-D. matmul: b a constant 2-D matrix.
+/// - max_pool2d, avg_pool2d: ceil mode becomes extra bottom/right padding;
+///   avg with count_include_pad=1 only when ceil mode adds none.
+/// - global_avg_pool2d: always.
+/// - relu leaky_relu clamp sigmoid hardswish hardsigmoid gelu tanh exp log
+///   abs sqrt elu neg softplus: input computed.
+/// - add sub mul div min max: the output has one operand's shape (sub, div:
+///   the first's); the other operand computed or a float constant.
+/// - softmax, flatten, reshape: always. concat: every input computed.
+/// - layer_norm: over the last axis only; scale and bias constant.
 ///
 /// Every computed value must be float32 of rank 1..6 with no zero-sized
-/// dimension. Layer and group norm, transpose, pad, resize and reductions
-/// other than global average pooling stay portable.
+/// dimension. Group norm, transpose, pad, resize, reductions other than
+/// global average pooling, erf and pow stay portable.
 
 #include <array>
 #include <cstdint>

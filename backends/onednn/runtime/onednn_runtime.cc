@@ -236,6 +236,7 @@ class OpBuilder {
       case DnnOpKind::kConcat: e = concat(op); break;
       case DnnOpKind::kReorder: e = reorder(op, i); break;
       case DnnOpKind::kReshape: e = reshape(op); break;
+      case DnnOpKind::kLayerNorm: e = layer_norm(op); break;
     }
     if (e.code != Error::kOk) return e;
     const char* impl = "";
@@ -464,6 +465,20 @@ class OpBuilder {
                                            static_cast<int>(op.ints[0])),
             "softmax creation");
     return finish_single(op, &desc, "softmax creation", DNNL_ARG_SRC);
+  }
+
+  ErrorInfo layer_norm(const DnnParsedOp& op) {
+    if (!is_plain(*d_, op.operands[0])) {
+      return make_error(Error::kCorruptData, "onednn program: layer norm input not in plain order");
+    }
+    dnnl_layer_normalization_desc_t desc;
+    DNN_TRY(dnnl_layer_normalization_forward_desc_init(
+                &desc, dnnl_forward_inference, &d_->mds[op.operands[0]], nullptr, op.floats[0],
+                dnnl_use_scale | dnnl_use_shift),
+            "layer norm creation");
+    arg(DNNL_ARG_SCALE, d_->mems[op.operands[1]]);
+    arg(DNNL_ARG_SHIFT, d_->mems[op.operands[2]]);
+    return finish_single(op, &desc, "layer norm creation", DNNL_ARG_SRC);
   }
 
   ErrorInfo binary(const DnnParsedOp& op) {

@@ -49,7 +49,8 @@ IntShape int_shape(DnnOpKind kind) {
     case DnnOpKind::kSoftmax:
     case DnnOpKind::kConcat:
     case DnnOpKind::kReorder: return {1, false};
-    case DnnOpKind::kReshape: return {0, false};
+    case DnnOpKind::kReshape:
+    case DnnOpKind::kLayerNorm: return {0, false};
   }
   return {0, false};
 }
@@ -161,6 +162,20 @@ ErrorInfo check_op(const DnnParsedProgram& program, const DnnParsedOp& op, const
         return bad("onednn program: reshape changes the element count");
       }
       return kOk;
+    case DnnOpKind::kLayerNorm: {
+      if (op.num_operands != 3 || !same_dims(x, out) || !(op.floats[0] > 0) ||
+          !std::isfinite(op.floats[0])) {
+        return bad("onednn program: layer norm shape or eps");
+      }
+      for (std::uint32_t k = 1; k < 3; ++k) {
+        const DnnSlot& s = slots[op.operands[k]];
+        if (!program.is_constant(op.operands[k]) || s.rank != 1 ||
+            s.dims[0] != x.dims[x.rank - 1]) {
+          return bad("onednn program: layer norm scale or shift does not match");
+        }
+      }
+      return kOk;
+    }
     case DnnOpKind::kBinary: {
       if (op.num_operands != 2 || p[0] > 5 || !same_dims(x, out)) {
         return bad("onednn program: binary shapes do not match");
@@ -269,7 +284,8 @@ ErrorInfo read_op(ByteReader& in, runtime::MemoryAllocator* memory, DnnParsedPro
   const IntShape shape = int_shape(op->kind);
   if (shape.post_ops) {
     if (ErrorInfo e = read_post_ops(op, shape.fixed); e.code != Error::kOk) return e;
-  } else if (op->num_ints != shape.fixed || op->num_floats != 0) {
+  } else if (op->num_ints != shape.fixed ||
+             op->num_floats != (op->kind == DnnOpKind::kLayerNorm ? 1u : 0u)) {
     return bad("onednn program: parameter count does not match the operator");
   }
   return check_op(*program, *op, out);
