@@ -787,6 +787,9 @@ Result<runtime::DelegateHandle*> OnednnBackendRuntime::init(
       return dnn_error(memory, "memory creation", st);
     }
   }
+  // oneDNN plans each primitive's work split for the thread count in force
+  // when it is created: the one execute will use.
+  omp_set_num_threads(static_cast<int>(d->threads));
   OpBuilder builder(d, memory);
   for (std::uint32_t i = 0; i < p.num_ops; ++i) {
     d->num_created = i + 1;  // release() cleans up a half-built operator too
