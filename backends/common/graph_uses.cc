@@ -46,6 +46,14 @@ const aot::Node* GraphUses::sole_user(aot::ValueId id) const {
   return &graph_.nodes[it->second[0]];
 }
 
+std::vector<const aot::Node*> GraphUses::users(aot::ValueId id) const {
+  std::vector<const aot::Node*> nodes;
+  if (auto it = users_.find(id.value); it != users_.end()) {
+    for (std::size_t n : it->second) nodes.push_back(&graph_.nodes[n]);
+  }
+  return nodes;
+}
+
 void GraphUses::absorb(const aot::Node& node) {
   absorbed_[static_cast<std::size_t>(&node - graph_.nodes.data())] = true;
 }

@@ -34,6 +34,10 @@ class GraphUses {
   /// The node that is the only use of `id`, if any (a graph output is a
   /// use that cannot be fused away).
   const aot::Node* sole_user(aot::ValueId id) const;
+  /// The nodes reading `id` (a node reading it twice is listed twice), and
+  /// whether it is a graph output.
+  std::vector<const aot::Node*> users(aot::ValueId id) const;
+  bool is_output(aot::ValueId id) const { return output_uses_.contains(id.value); }
   void absorb(const aot::Node& node);
   bool absorbed(std::size_t node_index) const { return absorbed_[node_index]; }
 

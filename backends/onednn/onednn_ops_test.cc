@@ -124,6 +124,11 @@ std::vector<OpCase> cases() {
          ValueId s = conv(b, b.global_avg_pool2d(x), 8, 8, {}, 1);
          b.output(b.mul(x, b.hardsigmoid(s, 1.0 / 6, 0.5)));
        }},
+      {"hardswish_as_onnx_13_writes_it",
+       [](GraphBuilder& b) {
+         ValueId x = conv(b, image(b), 4, 8);
+         b.output(b.mul(x, b.hardsigmoid(x, 1.0 / 6, 0.5)));
+       }},
       {"eltwise_chain",
        [](GraphBuilder& b) {
          ValueId x = b.input("x", ScalarType::kFloat, {4, 33});

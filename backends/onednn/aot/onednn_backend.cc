@@ -1,5 +1,6 @@
 #include "backends/onednn/aot/onednn_backend.h"
 
+#include <cmath>
 #include <limits>
 #include <map>
 #include <optional>
@@ -194,9 +195,43 @@ class Lowering {
     return consumer_copies_[s] = copy;
   }
 
+  // x * hardsigmoid(x) with PyTorch's constants (how hardswish reaches
+  // ONNX before opset 14): the hardsigmoid and mul reading `x`, or nulls.
+  std::pair<const Node*, const Node*> hardswish_of(ValueId x) const {
+    const std::vector<const Node*> readers = uses_.users(x);
+    if (uses_.is_output(x) || readers.size() != 2) return {nullptr, nullptr};
+    for (int i = 0; i < 2; ++i) {
+      const Node* h = readers[static_cast<std::size_t>(i)];
+      const Node* m = readers[static_cast<std::size_t>(1 - i)];
+      const double alpha = float_attr(*h, "alpha").value_or(0.2);
+      const double beta = float_attr(*h, "beta").value_or(0.5);
+      if (h->op != aot::op::kHardsigmoid || std::abs(alpha - 1.0 / 6) > 1e-6 || beta != 0.5 ||
+          sole_user(h->outputs[0]) != m || m->op != aot::op::kMul ||
+          !onednn_rejection(graph_, *m).empty()) {
+        continue;
+      }
+      const bool reads_both = (m->inputs[0] == x && m->inputs[1] == h->outputs[0]) ||
+                              (m->inputs[1] == x && m->inputs[0] == h->outputs[0]);
+      if (reads_both) return {h, m};
+    }
+    return {nullptr, nullptr};
+  }
+
   // Follows activation users of `*out` while they fit in the step budget.
   void absorb_activations(ValueId* out, Sources* sources, std::vector<EltwiseStep>* steps) {
-    while (const Node* user = sole_user(*out)) {
+    while (true) {
+      if (const auto [h, m] = hardswish_of(*out);
+          h != nullptr && steps->size() < kDnnMaxEltwiseSteps) {
+        absorb(*h);
+        absorb(*m);
+        sources->push_back(h);
+        sources->push_back(m);
+        steps->push_back({DnnEltwise::kHardswish});
+        *out = m->outputs[0];
+        continue;
+      }
+      const Node* user = sole_user(*out);
+      if (user == nullptr) return;
       std::vector<EltwiseStep> more = eltwise_steps(*user);
       if (more.empty() || steps->size() + more.size() > kDnnMaxEltwiseSteps ||
           !onednn_rejection(graph_, *user).empty()) {
