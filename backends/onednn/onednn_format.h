@@ -63,8 +63,9 @@
 ///                 kernel_h, kernel_w, stride_h, stride_w, dilation_h,
 ///                 dilation_w, pad_top, pad_left, pad_bottom, pad_right
 ///                 (ceil mode is extra bottom/right padding).
-///   kEltwise      operands: src. ints: the post-ops (k >= 1): step 1 is
-///                 the primitive, the others its post-ops. Output: src's dims.
+///   kEltwise      operands: src. ints: the post-ops (k >= 1): step 1 reads
+///                 src, the others apply in turn to its output (the runtime
+///                 runs them in place). Output: src's dims.
 ///   kBinary       operands: src0 (the output's dims), src1 (broadcast to
 ///                 src0 with numpy's rules, rank <= src0's). ints: DnnBinary,
 ///                 then the post-ops.

@@ -17,6 +17,7 @@
 ///   already computed where the convolution runs;
 /// - an add of a constant bias over the last axis after linear or matmul
 ///   becomes the matmul's bias;
+/// - x * hardsigmoid(x) with alpha 1/6, beta 0.5 is one hardswish step;
 /// - chains of elementwise activations (relu, clamp, hardswish, gelu, ...)
 ///   after a convolution, matmul, binary or eltwise become its eltwise
 ///   post-ops; hardsigmoid is two of them (linear, clip to [0, 1]);
