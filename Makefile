@@ -5,7 +5,7 @@
 JOBS ?= 2
 GLASSBOX := build/default/tools/glassbox/glassbox
 
-.PHONY: all setup build demo test check-format test-asan test-tsan test-notrace bench fuzz models onnx-testdata report-screenshot clean
+.PHONY: all setup build install demo test check-format test-python-install test-asan test-tsan test-notrace bench fuzz models onnx-testdata report-screenshot clean
 
 all: build
 
@@ -17,6 +17,12 @@ build/%/build.ninja: | setup
 
 build: setup build/default/build.ninja
 	cmake --build build/default -j $(JOBS)
+
+# Headers, the runtime and etdump static libraries (with core and kernels),
+# the CMake package (find_package(glassbox)), glassbox.pc and the CLI.
+PREFIX ?= /usr/local
+install: build
+	cmake --install build/default --prefix $(PREFIX)
 
 demo: build
 	@bash scripts/demo.sh $(GLASSBOX)
@@ -30,6 +36,12 @@ test: build check-format test-notrace
 # Every tracked .h/.cc follows .clang-format (checks only; never rewrites).
 check-format: setup
 	@bash scripts/check_format.sh
+
+# pip install of the checkout into a fresh venv with the extension built from
+# nothing in build/pip (minutes; make test's python_pip_install reuses
+# build/default and takes seconds).
+test-python-install: setup
+	/bin/sh python/tests/pip_install_test.sh $(CURDIR)
 
 test-notrace: setup build/notrace/build.ninja
 	cmake --build build/notrace -j $(JOBS)

@@ -28,8 +28,11 @@ function(glassbox_add_library name)
   cmake_parse_arguments(ARG "DEVICE" "" "SOURCES;DEPS;PRIVATE_DEPS" ${ARGN})
   add_library(glassbox_${name} STATIC ${ARG_SOURCES})
   add_library(glassbox::${name} ALIAS glassbox_${name})
+  # Installed, the public and generated headers both sit under include/.
   target_include_directories(glassbox_${name} PUBLIC
-    ${PROJECT_SOURCE_DIR}/include ${CMAKE_BINARY_DIR}/generated)
+    $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
+    $<BUILD_INTERFACE:${CMAKE_BINARY_DIR}/generated>
+    $<INSTALL_INTERFACE:include>)
   # Private headers beside the code are included by their path from the
   # project root ("src/etdump/value_blob.h").
   target_include_directories(glassbox_${name} PRIVATE ${PROJECT_SOURCE_DIR})

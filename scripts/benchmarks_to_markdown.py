@@ -4,12 +4,18 @@
 Every per-event figure is also given as a ratio to the floor measured in the
 same run with the same clock: BM_TwoClockReads (two raw clock reads).
 Only the part of the file between the BEGIN/END markers is replaced.
+Two more tables have their own markers: the memory-bound kernels beside a
+memcpy of the same bytes (KERNEL BANDWIDTH), and the whole-model cost of
+each profiling level on real programs (PROFILING OVERHEAD).
 """
 import json
 import pathlib
 import platform
 import subprocess
 import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from replace_section import replace_section  # noqa: E402
 
 BEGIN = "<!-- BEGIN GENERATED RESULTS -->"
 END = "<!-- END GENERATED RESULTS -->"
@@ -39,6 +45,8 @@ def main():
     results_dir, doc = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
     rows, floors, context = [], {}, None
     whole = {}  # (model, mode) -> ms per execute
+    bandwidth = {}  # case -> {"kernel"|"memcpy": (us per call, GB/s)}
+    overhead = []  # (program, counters)
     for path in sorted(results_dir.glob("*.json")):
         data = json.loads(path.read_text())
         context = context or data.get("context", {})
@@ -58,6 +66,13 @@ def main():
                         continue
                     mode = "CompiledOut"
                 whole[(model, mode)] = ns / 1e6
+                continue
+            if name.startswith("BM_Bandwidth/"):
+                _, case, side = name.split("/")
+                bandwidth.setdefault(case, {})[side] = (ns / 1e3, b["bytes_per_second"] / 1e9)
+                continue
+            if name.startswith("BM_ProfilingOverhead/"):
+                overhead.append((name.split("/")[1], b))
                 continue
             if name.startswith("BM_TwoClockReads"):
                 floors[label] = ns
@@ -114,6 +129,36 @@ def main():
     head, _, rest = text.partition(BEGIN)
     _, _, tail = rest.partition(END)
     doc.write_text(head + "\n".join(lines) + tail)
+    if bandwidth:
+        table = [
+            f"Machine: {machine()}. Median of 3 repetitions; bytes are read plus written.",
+            "",
+            "| kernel case | time | GB/s | memcpy of the same bytes | memcpy GB/s | kernel / memcpy time |",
+            "|---|---:|---:|---:|---:|---:|",
+        ]
+        for case, sides in bandwidth.items():
+            if "kernel" not in sides or "memcpy" not in sides:
+                continue
+            (k_us, k_gbs), (m_us, m_gbs) = sides["kernel"], sides["memcpy"]
+            table.append(f"| {case} | {k_us:.1f} us | {k_gbs:.1f} | {m_us:.1f} us | {m_gbs:.1f} | "
+                         f"{k_us / m_us:.2f}x |")
+        replace_section(str(doc), "KERNEL BANDWIDTH", "Portable kernels against memcpy",
+                        "\n".join(table))
+    if overhead:
+        table = [
+            f"Machine: {machine()}. Median ms per execute over interleaved rounds, 1 thread;",
+            "in parentheses the change against no tracer.",
+            "",
+            "| program | no tracer | level none | level method | level all |",
+            "|---|---:|---:|---:|---:|",
+        ]
+        for program, c in overhead:
+            cells = [f"{c['no_tracer_ms']:.3f}"]
+            for level in ("none", "method", "all"):
+                cells.append(f"{c[level + '_ms']:.3f} ({c[level + '_overhead_pct']:+.2f}%)")
+            table.append(f"| {program} | " + " | ".join(cells) + " |")
+        replace_section(str(doc), "PROFILING OVERHEAD", "Profiling overhead on real programs",
+                        "\n".join(table))
 
 
 if __name__ == "__main__":

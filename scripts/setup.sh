@@ -16,6 +16,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   chromium
   pybind11-dev python3-pybind11 python3-dev python3-numpy python3-pandas python3-pytest
+  python3-setuptools python3-wheel python3-pip python3-venv
 )
 
 missing=()

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <random>
 #include <set>
 #include <string>
@@ -22,6 +23,8 @@
 #include "glassbox/etdump/etdump_gen.h"
 #include "glassbox/etdump/etdump_reader.h"
 #include "glassbox/export/program_manager.h"
+#include "glassbox/inspector/inspector.h"
+#include "glassbox/inspector/views.h"
 #include "glassbox/runtime/method.h"
 #include "glassbox/runtime/program.h"
 #include "src/testing/status_matchers.h"
@@ -35,7 +38,7 @@ using ::glassbox::testing::IsOk;
 const std::string kForward(aot::kForwardMethod);
 
 exporter::ExecutorchProgramManager export_demo(const char* ids, const char* profiling,
-                                               bool delegated) {
+                                               bool delegated, const char* clock = nullptr) {
   StatusOr<aot::Graph> graph = build_conv_relu_tan_model();
   EXPECT_THAT(graph, IsOk());
   static DemoBackend backend;
@@ -45,6 +48,9 @@ exporter::ExecutorchProgramManager export_demo(const char* ids, const char* prof
     recipe.partitioners.push_back(make_demo_partitioner(backend));
     recipe.compile_specs.push_back(aot::CompileSpec::from_string(kIdentifiersSpecKey, ids));
     recipe.compile_specs.push_back(aot::CompileSpec::from_string("profiling", profiling));
+    if (clock != nullptr) {
+      recipe.compile_specs.push_back(aot::CompileSpec::from_string(kDemoClockSpecKey, clock));
+    }
   }
   StatusOr<exporter::ExecutorchProgramManager> program =
       exporter::export_model(std::move(*graph), recipe);
@@ -154,6 +160,79 @@ TEST_P(DemoEndToEndTest, DelegatedRunMatchesPortableAndMapsEveryEvent) {
   EXPECT_EQ(delegate_calls, 1);
   EXPECT_EQ(logged, mapped) << "every logged identifier is in the map and vice versa";
   EXPECT_EQ(d.dump.program_fingerprint, delegated.fingerprint());
+}
+
+// A delegate that counts cycles: the dump records its scale, and the
+// Inspector turns each delegate event's cycles back into nanoseconds.
+TEST(DemoEndToEndCyclesTest, DeclaredTimeScaleIsRecordedAndApplied) {
+  const exporter::ExecutorchProgramManager program = export_demo("int", "realtime", true, "cycles");
+  const RunOutput d = run(program.buffer());
+  const std::vector<etdump::DelegateTimeScale> expected = {{kDemoBackendName, kDemoCycleTime}};
+  ASSERT_EQ(d.dump.delegate_time_scales, expected);
+
+  StatusOr<etrecord::ETRecord> record = program.get_etrecord();
+  ASSERT_THAT(record, IsOk());
+  StatusOr<inspector::Inspector> insp = inspector::Inspector::create(d.dump, &*record);
+  ASSERT_THAT(insp, IsOk());
+  // Each delegate event's one sample is its raw cycle count times 4 ns.
+  std::map<std::int64_t, double> raw_cycles;
+  for (const etdump::Event& e : d.dump.runs.at(1).events) {
+    const etdump::ProfileEvent* p = e.profile();
+    if (p != nullptr && p->delegate_debug_id_int.is_set()) {
+      EXPECT_EQ(p->time_source, etdump::TimeSource::kMeasured);
+      raw_cycles[p->delegate_debug_id_int.value] +=
+          static_cast<double>(p->end_time - p->start_time);
+    }
+  }
+  ASSERT_EQ(raw_cycles.size(), 5u) << "conv_relu x2, sin, cos, div";
+  std::size_t scaled = 0;
+  for (const inspector::EventGroup& g : insp->groups()) {
+    if (g.role != inspector::EventRole::kDelegateInternal) {
+      EXPECT_EQ(g.time_scale, inspector::TimeScaleSource::kClock) << g.name;
+      continue;
+    }
+    ++scaled;
+    EXPECT_EQ(g.backend, kDemoBackendName);
+    EXPECT_EQ(g.time_scale, inspector::TimeScaleSource::kDump);
+    ASSERT_EQ(g.samples.size(), 1u);
+    EXPECT_DOUBLE_EQ(g.samples[0], 4.0 * raw_cycles.at(std::get<std::int64_t>(*g.identifier)));
+  }
+  EXPECT_EQ(scaled, 5u);
+  ASSERT_EQ(insp->time().delegate_scales.size(), 1u);
+  EXPECT_EQ(insp->time().delegate_scales[0].source, inspector::TimeScaleSource::kDump);
+
+  // The cycles count the same time the DELEGATE_CALL around them does: the
+  // converted inner events fit inside it (up to a cycle of rounding per
+  // timestamp), which they would not with a larger scale.
+  for (const inspector::ReconcileRow& row : inspector::reconcile_view(*insp)) {
+    if (row.kind == inspector::ReconcileKind::kDelegateGap) {
+      EXPECT_GE(row.stats.mean, -2.0 * 5 * 4) << "inner events exceed their DELEGATE_CALL";
+    }
+  }
+  // In the timeline the inner events start with their DELEGATE_CALL, not
+  // at the counter's own origin.
+  double call_start = -1, first_inner = -1;
+  for (const inspector::Occurrence& o : insp->occurrences()) {
+    const inspector::EventGroup& g = insp->groups()[o.group];
+    if (g.role == inspector::EventRole::kDelegateCall) call_start = o.start;
+    if (g.role == inspector::EventRole::kDelegateInternal &&
+        (first_inner < 0 || o.start < first_inner)) {
+      first_inner = o.start;
+    }
+  }
+  EXPECT_DOUBLE_EQ(first_inner, call_start);
+}
+
+TEST(DemoEndToEndCyclesTest, BadClockSpecIsRefusedAtLoad) {
+  const exporter::ExecutorchProgramManager program = export_demo("int", "realtime", true, "hours");
+  ASSERT_EQ(register_demo_backend_runtime(), Error::kOk);
+  runtime::Diagnostics diag;
+  Result<runtime::Program> loaded = runtime::Program::load(program.buffer(), &diag);
+  ASSERT_THAT(loaded, IsOk());
+  runtime::MemoryAllocator memory, temp;
+  Result<runtime::Method> method =
+      runtime::Method::load(*loaded, "forward", &memory, &temp, nullptr, &diag);
+  EXPECT_THAT(method, ErrorIs(Error::kInvalidArgument, {"compile spec 'clock'"}));
 }
 
 TEST(DemoEndToEndBadInputTest, CorruptProgramsAreClearErrors) {

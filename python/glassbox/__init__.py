@@ -1,7 +1,7 @@
 """Glassbox: ExecuTorch's delegate-debugging workflow on Glassbox's C++ core.
 
     import glassbox
-    program = glassbox.demo_model()                      # or glassbox.load_onnx("m.onnx")
+    program = glassbox.demo_model()     # or load_onnx("m.onnx"), export(module, (x,))
     edge = glassbox.to_edge_transform_and_lower(
         program, partitioner=[glassbox.DemoPartitioner()], generate_etrecord=True)
     et_program = edge.to_executorch()
@@ -24,6 +24,7 @@ from .errors import (CorruptFileError, Error, InternalError, InvalidArgumentErro
 from .aot import (DemoPartitioner, EdgeProgramManager, ETRecord, ExecutorchProgramManager,
                   ExportedProgram, Partitioner, XnnpackPartitioner, demo_model,
                   generate_etrecord, load_onnx, to_edge, to_edge_transform_and_lower)
+from .torch_export import export
 from .runtime import ETDumpGen, Program, load, load_from_buffer
 from .inspector import Event, EventBlock, Inspector, PerfData, TimeScale
 from ._core import core as _glassbox
@@ -36,6 +37,6 @@ __all__ = [
     "Error", "Event", "EventBlock", "ExecutorchProgramManager", "ExportedProgram", "IOError",
     "Inspector", "InternalError", "InvalidArgumentError", "InvalidStateError", "MismatchError",
     "NotSupportedError", "OutOfResourcesError", "Partitioner", "PerfData", "Program",
-    "TimeScale", "XnnpackPartitioner", "backends", "demo_model", "generate_etrecord", "load",
-    "load_from_buffer", "load_onnx", "to_edge", "to_edge_transform_and_lower",
+    "TimeScale", "XnnpackPartitioner", "backends", "demo_model", "export", "generate_etrecord",
+    "load", "load_from_buffer", "load_onnx", "to_edge", "to_edge_transform_and_lower",
 ]

@@ -68,12 +68,20 @@ class DemoPartitioner(Partitioner):
     backend = "demo"
 
 
-def _choices(partitioner):
+def _partitioners(partitioner):
     if partitioner is None:
         return []
     if isinstance(partitioner, Partitioner):
-        partitioner = [partitioner]
-    return [p._choice() for p in partitioner]
+        return [partitioner]
+    return list(partitioner)
+
+
+def _choices(partitioner):
+    return [p._choice() for p in _partitioners(partitioner)]
+
+
+def _perturbs(partitioner):
+    return tuple(p.perturb for p in _partitioners(partitioner) if p.perturb)
 
 
 class ETRecord:
@@ -135,14 +143,24 @@ class EdgeProgramManager:
     """A graph on its way to a program, with the snapshot of the graph
     before lowering that the ETRecord keeps (no deepcopy needed)."""
 
-    def __init__(self, edge):
+    def __init__(self, edge, perturbs=()):
         self._edge = edge
+        # The faults the partitioners asked for, checked once the delegate
+        # maps exist (to_executorch).
+        self._perturbs = tuple(perturbs)
 
     def to_backend(self, partitioner):
-        return EdgeProgramManager(self._edge.to_backend(_choices(partitioner)))
+        return EdgeProgramManager(self._edge.to_backend(_choices(partitioner)),
+                                  self._perturbs + _perturbs(partitioner))
 
     def to_executorch(self):
-        return ExecutorchProgramManager(self._edge.to_executorch(), self._edge)
+        """Emits the program. A partitioner's perturb that names an
+        identifier no delegate has raises glassbox.InvalidArgumentError (the
+        fault would hit nothing), as `glassbox lower --perturb` does."""
+        program = self._edge.to_executorch()
+        for identifier in self._perturbs:
+            _glassbox.check_perturb(program, identifier)
+        return ExecutorchProgramManager(program, self._edge)
 
     def exported_program(self):
         """The current (lowered) graph."""
@@ -157,7 +175,7 @@ def to_edge_transform_and_lower(program, partitioner=None, generate_etrecord=Fal
     """to_edge, then each partitioner in turn; no partitioner keeps every
     operator on the portable kernels."""
     return EdgeProgramManager(_glassbox.to_edge_transform_and_lower(
-        program._graph, _choices(partitioner), generate_etrecord))
+        program._graph, _choices(partitioner), generate_etrecord), _perturbs(partitioner))
 
 
 def generate_etrecord(et_record, edge_program, executorch_program):

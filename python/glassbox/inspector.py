@@ -4,15 +4,13 @@ One source of truth: the join of ETDump and ETRecord, the grouping, the
 statistics and every view are computed in C++; the tables here are the C++
 JSON renderings (`glassbox inspect --format json`, docs/inspector.md) parsed
 into pandas DataFrames, and the raw samples are the C++ event groups'.
-Python only converts time units and, when given, applies the delegate time
-scale converter."""
+Python only converts time units; the delegate time scale converter is
+handed to the C++ Inspector, so every view honours it."""
 
 import enum
 import json
 import os
 import sys
-
-import numpy as np
 
 from ._core import core as _glassbox
 from ._files import write_atomically
@@ -41,6 +39,16 @@ def _scale(value, what):
             f"{what} must be one of ns, us, ms, s, cycles; got {value!r}") from None
 
 
+def _ratio(backend, value):
+    """(numerator, denominator) nanoseconds per tick; an int n is n/1."""
+    pair = (value, 1) if isinstance(value, int) else tuple(value)
+    if len(pair) != 2 or not all(isinstance(v, int) and v > 0 for v in pair):
+        raise InvalidArgumentError(
+            f"delegate_time_scales[{backend!r}] must be a positive int or a (numerator, "
+            f"denominator) pair of positive ints, got {value!r}")
+    return pair
+
+
 class PerfData:
     """Timing of one event over the runs used: the raw samples (one per run,
     in the target time scale) and their statistics."""
@@ -61,9 +69,21 @@ class PerfData:
 
 
 class Event:
-    """One grouped event (block, instruction, delegate identifier, name)."""
+    """One grouped event (block, instruction, delegate identifier, name).
 
-    def __init__(self, group, perf_data, metadata):
+    raw_delegate_debug_metadatas: what the delegate attached to the event,
+      as bytes in a list (Glassbox keeps the group's first occurrence's);
+      empty when it attached nothing.
+    delegate_debug_metadatas / delegate_debug_metadata: the Inspector's
+      delegate_metadata_parser applied to that list (ExecuTorch's meaning:
+      a dict of columns, or a list), for delegate events that carry
+      metadata; the raw list otherwise.
+    debug_data: the values logged for this event in the first run of its
+      block (NumPy arrays for tensors, Python numbers for scalars), read
+      from the debug buffer; empty without one.
+    """
+
+    def __init__(self, group, perf_data, metadata_parser=None, debug_data=None):
         self.name = group["name"]
         self.perf_data = perf_data
         self.role = group["role"]
@@ -79,10 +99,33 @@ class Event:
         self.op_names = [op["name"] for op in ops]
         self.module_hierarchy = [[path for path, _ in op["module_hierarchy"]] for op in ops]
         self.stack_traces = [op["source_location"] for op in ops]
-        self.delegate_debug_metadata = metadata
+        metadata = group["delegate_debug_metadata"]
+        self.raw_delegate_debug_metadatas = [metadata] if metadata else []
+        self.delegate_debug_metadatas = _parsed_metadata(
+            self.raw_delegate_debug_metadatas, group, metadata_parser)
+        self.debug_data = list(debug_data or [])
+
+    @property
+    def delegate_debug_metadata(self):
+        """The same as delegate_debug_metadatas (singular, for one group)."""
+        return self.delegate_debug_metadatas
 
     def __repr__(self):
         return f"Event({self.name!r}, {self.perf_data!r})"
+
+
+def _parsed_metadata(raw, group, parser):
+    """The parser sees delegate-internal events only (known from the dump
+    alone, with or without an ETRecord), as ExecuTorch's does."""
+    if parser is None or group["role"] != "delegate" or not raw:
+        return raw
+    return parser(raw)
+
+
+def _event_key(block, instruction, identifier):
+    """What an event and the values logged for it share (ExecuTorch's
+    signature): the block, the instruction and the delegate identifier."""
+    return (block, instruction, identifier)
 
 
 class EventBlock:
@@ -110,19 +153,6 @@ def _frame(rows):
     return frame
 
 
-def _stats(samples):
-    """The C++ PerfStats rule (linear percentiles, population stddev), for
-    samples changed by a delegate time scale converter."""
-    if not samples:
-        return {k: 0.0 for k in ("p10", "p50", "p90", "avg", "min", "max", "stddev", "total")} | {
-            "count": 0}
-    a = np.asarray(samples, dtype=float)
-    return {"count": len(a), "total": float(a.sum()), "min": float(a.min()),
-            "max": float(a.max()), "avg": float(a.mean()), "p10": float(np.percentile(a, 10)),
-            "p50": float(np.percentile(a, 50)), "p90": float(np.percentile(a, 90)),
-            "stddev": float(a.std())}
-
-
 _TIME_COLUMNS = ["p10", "p50", "p90", "avg", "min", "max", "stddev", "total"]
 _JSON_TIME = {"p10": "p10", "p50": "p50", "p90": "p90", "avg": "mean", "min": "min",
               "max": "max", "stddev": "stddev", "total": "total"}
@@ -139,19 +169,30 @@ class Inspector:
     source_time_scale: what the dump's raw timestamps are; None uses the
       dump's tick ratio (ExecuTorch-written dumps have none: ns assumed).
     target_time_scale: the unit of every time this object returns.
-    delegate_time_scale_converter: f(event_name, time) -> time, applied to
-      every delegate-internal sample (in the source unit) before anything
-      else; those events' statistics are then recomputed from the converted
-      samples.
-    delegate_metadata_parser: accepted for ExecuTorch's signature but not
-      called yet: the event groups do not carry delegate debug metadata, so
-      Event.delegate_debug_metadata is None.
+    delegate_time_scale_converter: ExecuTorch's f(event_name, raw_time) ->
+      time in the target time scale, called by the C++ Inspector with each
+      delegate-internal event's raw start and end time (its name is the
+      identifier's text for unnamed events); it applies in every view (the
+      tables, the DataFrames, find_total_for_module, the Chrome trace) and
+      wins over any delegate time scale.
+    delegate_time_scales: {backend name: (numerator, denominator)}, the
+      nanoseconds per tick of a backend's delegate-internal events (as
+      `glassbox inspect --delegate-time-scale BACKEND=NUM/DEN`), for dumps
+      that record none; needs an ETRecord to know each event's backend.
+    delegate_metadata_parser: f(list of bytes) -> dict or list, called with
+      the delegate debug metadata of each delegate event that has some;
+      shown as Event.delegate_debug_metadata(s) and, with
+      include_delegate_debug_data=True, as DataFrame columns (a dict's keys)
+      or one delegate_debug_metadata column (a list).
+    debug_buffer_path: the debug buffer (or file) logged values point into;
+      with it events carry their values as NumPy arrays (Event.debug_data).
     """
 
     def __init__(self, etdump_path, etrecord=None, source_time_scale=None,
                  target_time_scale=TimeScale.MS, debug_buffer_path=None,
                  delegate_metadata_parser=None, delegate_time_scale_converter=None,
-                 skip_first_runs=0, allow_fingerprint_mismatch=False):
+                 skip_first_runs=0, allow_fingerprint_mismatch=False,
+                 delegate_time_scales=None):
         if isinstance(etrecord, (str, os.PathLike)):
             etrecord = ETRecord.load(etrecord)
         record = etrecord._record if etrecord is not None else None
@@ -167,10 +208,16 @@ class Inspector:
         self._cpp = _glassbox.Inspector(
             self._etdump_path, record,
             None if debug_buffer_path is None else os.fspath(debug_buffer_path), time_unit,
-            int(skip_first_runs), bool(allow_fingerprint_mismatch))
-        self._converter = delegate_time_scale_converter
+            int(skip_first_runs), bool(allow_fingerprint_mismatch),
+            delegate_time_scale_converter, 1.0 / _PER_NS.get(self._target.value, 1.0),
+            {str(k): _ratio(k, v) for k, v in (delegate_time_scales or {}).items()})
         self._metadata_parser = delegate_metadata_parser
         self._groups = self._cpp.groups()
+        self._debug_data = {}
+        for logged in self._cpp.debug_events():
+            key = _event_key(logged["block"], logged["instruction"],
+                             logged["delegate_debug_identifier"])
+            self._debug_data.setdefault(key, []).append(logged["value"])
 
     # Units -----------------------------------------------------------------
 
@@ -183,12 +230,6 @@ class Inspector:
     def _factor(self):
         return 1.0 if self._cpp.time_unit == "ticks" else _PER_NS[self._target.value]
 
-    def _samples(self, group):
-        samples = group["samples"]
-        if self._converter is not None and group["role"] == "delegate":
-            samples = [self._converter(group["name"], s) for s in samples]
-        return samples
-
     # ExecuTorch's API ------------------------------------------------------
 
     @property
@@ -196,12 +237,17 @@ class Inspector:
         blocks = {}
         factor = self._factor()
         for group in self._groups:
-            samples = self._samples(group)
-            stats = group["stats"] if samples is group["samples"] else _stats(samples)
-            scaled = {k: (v * factor if k != "count" else v) for k, v in stats.items()}
-            perf = PerfData([s * factor for s in samples], scaled)
-            blocks.setdefault(group["block"], []).append(Event(group, perf, None))
+            scaled = {k: (v * factor if k != "count" else v) for k, v in group["stats"].items()}
+            perf = PerfData([s * factor for s in group["samples"]], scaled)
+            blocks.setdefault(group["block"], []).append(
+                Event(group, perf, self._metadata_parser, self._group_debug_data(group)))
         return [EventBlock(name, events) for name, events in blocks.items()]
+
+    def _group_debug_data(self, group):
+        if group["instruction"] is None and group["delegate_debug_identifier"] is None:
+            return []  # framework steps (Method::execute) log no values of their own
+        return self._debug_data.get(_event_key(group["block"], group["instruction"],
+                                               group["delegate_debug_identifier"]), [])
 
     def _json(self, view):
         return json.loads(self._cpp.render(view, "json"))
@@ -210,8 +256,10 @@ class Inspector:
         """One row per event group (the events view), ExecuTorch's columns:
         event_block_name, event_name, raw, p10, p50, p90, avg, min, max, ...
         Statistics equal `glassbox inspect --view events --format json`
-        converted to the target time scale."""
-        del include_delegate_debug_data  # no delegate debug data columns yet
+        converted to the target time scale. debug_data holds each event's
+        logged values (see Event.debug_data). include_delegate_debug_data
+        adds the parsed delegate debug metadata: a dict's keys as columns, a
+        list as one delegate_debug_metadata column."""
         by_key = {(g["block"], g["name"], g["instruction"], g["delegate_debug_identifier"]): g
                   for g in self._groups}
         factor = self._factor()
@@ -221,14 +269,10 @@ class Inspector:
             key = (row["block"], row["name"], row["instruction"],
                    row["delegate_debug_identifier"])
             group = by_key[key]
-            samples = self._samples(group)
-            converted = samples is not group["samples"]
-            stats = _stats(samples) if converted else None
             out = {"event_block_name": row["block"], "event_name": row["name"],
-                   "raw": [s * factor for s in samples]}
+                   "raw": [s * factor for s in group["samples"]]}
             for column in _TIME_COLUMNS:
-                value = stats[column] if converted else row[f"{_JSON_TIME[column]}_{suffix}"]
-                out[column] = value * factor
+                out[column] = row[f"{_JSON_TIME[column]}_{suffix}"] * factor
             out.update({
                 "count": row["count"], "occurrences": row["occurrences"],
                 "op_types": row["op_types"], "op_names": row["op_names"],
@@ -237,13 +281,25 @@ class Inspector:
                 "is_delegated_op": row["delegated"],
                 "delegate_backend_name": row["backend"], "role": row["role"],
                 "instruction_id": row["instruction"], "debug_handles": row["debug_handles"],
-                "resolved": row["resolved"]})
+                "resolved": row["resolved"], "time_scale": row["time_scale"],
+                "debug_data": self._group_debug_data(group)})
+            if include_delegate_debug_data:
+                out.update(self._metadata_columns(group))
             rows.append(out)
         frame = _frame(rows)
         if include_units and not frame.empty:
             frame = frame.rename(columns={c: f"{c} ({self.time_unit})"
                                           for c in ["raw"] + _TIME_COLUMNS})
         return frame
+
+    def _metadata_columns(self, group):
+        raw = [group["delegate_debug_metadata"]] if group["delegate_debug_metadata"] else []
+        parsed = _parsed_metadata(raw, group, self._metadata_parser)
+        if isinstance(parsed, dict):
+            return parsed
+        if parsed:
+            return {"delegate_debug_metadata": parsed}
+        return {}
 
     def print_data_tabular(self, file=None, include_units=True,
                            include_delegate_debug_data=False, view="events"):

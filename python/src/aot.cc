@@ -148,6 +148,14 @@ void register_aot(py::module_& m) {
         }));
       },
       py::arg("graph"), py::arg("backends"), py::arg("generate_etrecord") = false);
+  // A partitioner's perturb must name an identifier some delegate has, as
+  // `glassbox lower --perturb` requires: the same exporter check.
+  m.def("check_perturb",
+        [](const exporter::ExecutorchProgramManager& program, const std::string& identifier) {
+          StatusOr<std::vector<InstructionId>> calls =
+              exporter::delegate_calls_with_identifier(program, identifier);
+          if (!calls.ok()) throw_status(calls.status().with_context("perturb=" + identifier));
+        });
   m.def("make_etrecord", [](const exporter::EdgeProgramManager& edge,
                             const exporter::ExecutorchProgramManager& program) {
     return value_or_throw(etrecord::make_etrecord(edge.edge_graph(), program.emit_result()));

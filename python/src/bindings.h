@@ -3,10 +3,12 @@
 // subclass its code maps to (glassbox/errors.py owns the hierarchy), and
 // one registration function per area.
 
+#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
 #include <utility>
 
+#include "glassbox/core/scalar_type.h"
 #include "glassbox/core/status.h"
 
 namespace glassbox::python {
@@ -31,6 +33,9 @@ auto without_gil(Work work) {
   pybind11::gil_scoped_release release;
   return work();
 }
+
+/// NumPy's dtype for a tensor of `type` (run-time tensors and logged values).
+pybind11::dtype numpy_dtype(ScalarType type);
 
 void register_aot(pybind11::module_& m);
 void register_runtime(pybind11::module_& m);

@@ -6,8 +6,14 @@
 
 #include <pybind11/stl.h>
 
+#include <algorithm>
+#include <functional>
+#include <map>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -29,6 +35,7 @@ struct PyInspector {
   etdump::ETDumpFile dump;
   std::optional<etrecord::ETRecord> record;
   std::string etdump_path;
+  std::string debug_data_path;
   std::optional<inspector::Inspector> inspector;
 };
 
@@ -90,24 +97,127 @@ py::dict group_dict(const inspector::EventGroup& g) {
   d["sample_runs"] = g.sample_runs;
   d["occurrences"] = g.occurrences;
   d["stats"] = stats_dict(g.stats);
+  d["time_scale"] = std::string(inspector::to_string(g.time_scale));
+  d["delegate_debug_metadata"] =
+      py::bytes(reinterpret_cast<const char*>(g.delegate_debug_metadata.data()),
+                g.delegate_debug_metadata.size());
   return d;
 }
 
-PyInspector create(const std::string& etdump_path, const etrecord::ETRecord* record,
-                   const std::optional<std::string>& debug_data_path,
-                   const std::optional<std::string>& time_unit, std::uint32_t skip_first_runs,
-                   bool allow_fingerprint_mismatch) {
+py::object identifier_of(const etdump::DebugEvent& event) {
+  if (event.delegate_debug_id_str.has_value()) return py::str(*event.delegate_debug_id_str);
+  if (event.delegate_debug_id_int.is_set()) return py::int_(event.delegate_debug_id_int.value);
+  return py::none();
+}
+
+// A logged tensor as a NumPy array of its own dtype and shape, its values
+// read (and bounds-checked) from the debug data by the C++ reader; None
+// when the tensor was logged without data.
+py::object tensor_array(const etdump::Tensor& tensor, std::span<const std::uint8_t> debug_data,
+                        const std::string& where) {
+  if (tensor.offset < 0) return py::none();
+  StatusOr<std::vector<double>> values = etdump::read_tensor_values(tensor, debug_data);
+  if (!values.ok()) throw_status(values.status().with_context(where));
+  py::array_t<double> array(std::vector<py::ssize_t>(tensor.sizes.begin(), tensor.sizes.end()));
+  std::copy(values->begin(), values->end(), array.mutable_data());
+  const std::optional<ScalarType> type = tensor.known_scalar_type();
+  return array.attr("astype")(numpy_dtype(type.value_or(ScalarType::kDouble)));
+}
+
+py::object value_object(const etdump::Value& value, std::span<const std::uint8_t> debug_data,
+                        const std::string& where) {
+  if (value.tensor.has_value()) return tensor_array(*value.tensor, debug_data, where);
+  if (value.tensor_list.has_value()) {
+    py::list list;
+    for (const etdump::Tensor& t : *value.tensor_list)
+      list.append(tensor_array(t, debug_data, where));
+    return list;
+  }
+  if (value.int_value.has_value()) return py::int_(*value.int_value);
+  if (value.float_value.has_value()) return py::float_(*value.float_value);
+  if (value.double_value.has_value()) return py::float_(*value.double_value);
+  if (value.bool_value.has_value()) return py::bool_(*value.bool_value);
+  return py::none();
+}
+
+// The logged values of the first used run of each block name, as
+// ExecuTorch's Event.debug_data shows them (one run's values); none
+// without debug data, which the values point into.
+py::list debug_events(const PyInspector& self) {
+  py::list events;
+  if (self.debug_data_path.empty()) return events;
+  const std::vector<inspector::RunInfo>& runs = self.inspector->runs();
+  std::vector<std::string> blocks_seen;
+  const std::vector<std::uint8_t>& debug_data = self.inspector->debug_data();
+  for (std::size_t r = 0; r < runs.size() && r < self.dump.runs.size(); ++r) {
+    if (!runs[r].used ||
+        std::find(blocks_seen.begin(), blocks_seen.end(), runs[r].name) != blocks_seen.end()) {
+      continue;
+    }
+    blocks_seen.push_back(runs[r].name);
+    for (const etdump::Event& event : self.dump.runs[r].events) {
+      const etdump::DebugEvent* debug = event.debug();
+      if (debug == nullptr) continue;
+      py::dict d;
+      d["block"] = runs[r].name;
+      d["instruction"] = debug->instruction_id.is_set()
+                             ? py::object(py::int_(debug->instruction_id.value))
+                             : py::none();
+      d["delegate_debug_identifier"] = identifier_of(*debug);
+      d["name"] = debug->name.has_value() ? py::object(py::str(*debug->name)) : py::none();
+      d["value"] = value_object(debug->value, debug_data, self.debug_data_path);
+      events.append(d);
+    }
+  }
+  return events;
+}
+
+// Python's delegate_time_scale_converter as the C++ option: it returns the
+// time in the target time scale (ExecuTorch's meaning), the C++ Inspector
+// wants nanoseconds. Called with the GIL held (the Inspector runs on the
+// calling thread); a Python exception propagates to the caller.
+std::function<double(std::string_view, double)> converter_in_ns(py::function converter,
+                                                                double ns_per_target_unit) {
+  return [converter = std::move(converter), ns_per_target_unit](std::string_view name,
+                                                                double raw_time) {
+    return py::cast<double>(converter(py::str(name.data(), name.size()), raw_time)) *
+           ns_per_target_unit;
+  };
+}
+
+PyInspector create(
+    const std::string& etdump_path, const etrecord::ETRecord* record,
+    const std::optional<std::string>& debug_data_path, const std::optional<std::string>& time_unit,
+    std::uint32_t skip_first_runs, bool allow_fingerprint_mismatch,
+    std::optional<py::function> converter, double ns_per_target_unit,
+    const std::map<std::string, std::pair<std::uint64_t, std::uint64_t>>& delegate_time_scales) {
   PyInspector result;
   result.etdump_path = etdump_path;
   result.dump = value_or_throw(etdump::load_etdump_file(etdump_path));
   if (record != nullptr) result.record = *record;
   std::vector<std::uint8_t> debug_data;
-  if (debug_data_path.has_value()) debug_data = value_or_throw(io::read_file(*debug_data_path));
+  if (debug_data_path.has_value()) {
+    debug_data = value_or_throw(io::read_file(*debug_data_path));
+    result.debug_data_path = *debug_data_path;
+  }
   inspector::InspectorOptions options;
   options.skip_first_runs = skip_first_runs;
   options.allow_fingerprint_mismatch = allow_fingerprint_mismatch;
   if (time_unit.has_value())
     options.time_unit = value_or_throw(inspector::parse_time_unit(*time_unit));
+  if (converter.has_value()) {
+    options.delegate_time_scale_converter =
+        converter_in_ns(std::move(*converter), ns_per_target_unit);
+  }
+  for (const auto& [backend, ratio] : delegate_time_scales) {
+    if (ratio.first == 0 || ratio.second == 0) {
+      throw_status(Status(Error::kInvalidArgument, "delegate_time_scales['" + backend +
+                                                       "']: nanoseconds per tick must be a "
+                                                       "(numerator, denominator) of positive "
+                                                       "integers"));
+    }
+    options.delegate_time_scales[backend] = TickRatio{ratio.first, ratio.second};
+  }
   StatusOr<inspector::Inspector> created = inspector::Inspector::create(
       result.dump, result.record ? &*result.record : nullptr, debug_data, options);
   if (!created.ok()) throw_status(created.status().with_context(etdump_path));
@@ -121,7 +231,8 @@ void register_inspector(py::module_& m) {
   py::class_<PyInspector>(m, "Inspector")
       .def(py::init(&create), py::arg("etdump_path"), py::arg("etrecord"),
            py::arg("debug_data_path"), py::arg("time_unit"), py::arg("skip_first_runs"),
-           py::arg("allow_fingerprint_mismatch"))
+           py::arg("allow_fingerprint_mismatch"), py::arg("delegate_time_scale_converter"),
+           py::arg("ns_per_target_unit"), py::arg("delegate_time_scales"))
       .def("render",
            [](const PyInspector& self, const std::string& view, const std::string& format) {
              return inspector::render(*self.inspector, value_or_throw(inspector::parse_view(view)),
@@ -162,6 +273,7 @@ void register_inspector(py::module_& m) {
              }
              return groups;
            })
+      .def("debug_events", &debug_events)
       .def("runs",
            [](const PyInspector& self) {
              py::list runs;

@@ -65,21 +65,6 @@ class Tracer {
   std::optional<etdump::BufferDataSink> sink_;
 };
 
-// NumPy's dtype for each ScalarType the runtime has.
-py::dtype numpy_dtype(ScalarType type) {
-  switch (type) {
-    case ScalarType::kByte: return py::dtype::of<std::uint8_t>();
-    case ScalarType::kChar: return py::dtype::of<std::int8_t>();
-    case ScalarType::kShort: return py::dtype::of<std::int16_t>();
-    case ScalarType::kInt: return py::dtype::of<std::int32_t>();
-    case ScalarType::kLong: return py::dtype::of<std::int64_t>();
-    case ScalarType::kHalf: return py::dtype("float16");
-    case ScalarType::kDouble: return py::dtype::of<double>();
-    case ScalarType::kBool: return py::dtype::of<bool>();
-    default: return py::dtype::of<float>();
-  }
-}
-
 // The input as the program takes it: cast to its dtype (no copy when the
 // array already is C-contiguous of that dtype), then its bytes.
 runner::HostTensor host_tensor(const py::array& given, const runner::TensorSpec& spec) {
@@ -99,6 +84,25 @@ py::array numpy_array(const runner::HostTensor& t) {
 }
 
 }  // namespace
+
+// NumPy's dtype for each ScalarType the runtime and the ETDump have
+// (bfloat16, which NumPy lacks, and the quantized types read as float32).
+py::dtype numpy_dtype(ScalarType type) {
+  switch (type) {
+    case ScalarType::kByte: return py::dtype::of<std::uint8_t>();
+    case ScalarType::kChar: return py::dtype::of<std::int8_t>();
+    case ScalarType::kShort: return py::dtype::of<std::int16_t>();
+    case ScalarType::kInt: return py::dtype::of<std::int32_t>();
+    case ScalarType::kLong: return py::dtype::of<std::int64_t>();
+    case ScalarType::kHalf: return py::dtype("float16");
+    case ScalarType::kDouble: return py::dtype::of<double>();
+    case ScalarType::kBool: return py::dtype::of<bool>();
+    case ScalarType::kUInt16: return py::dtype::of<std::uint16_t>();
+    case ScalarType::kUInt32: return py::dtype::of<std::uint32_t>();
+    case ScalarType::kUInt64: return py::dtype::of<std::uint64_t>();
+    default: return py::dtype::of<float>();
+  }
+}
 
 void register_runtime(py::module_& m) {
   py::class_<Tracer>(m, "ETDumpGen")

@@ -2,6 +2,7 @@
 delegate with an ETRecord, run under ETDumpGen, inspected."""
 
 import numpy as np
+import pytest
 
 import glassbox
 
@@ -56,16 +57,50 @@ def test_target_time_scale_converts_every_time(demo_files):
     assert "avg (us)" in in_us.to_dataframe(include_units=True).columns
 
 
+def by_event(frame):
+    return frame.set_index(["event_block_name", "event_name", "instruction_id"], drop=False)
+
+
 def test_delegate_time_scale_converter_scales_only_delegate_events(demo_files):
     plain = glassbox.Inspector(etdump_path=demo_files["etdp"], etrecord=demo_files["etrecord"])
+    names = set()
+
+    def doubled_in_ms(name, raw_time):
+        # ExecuTorch's meaning: a raw time (here ns, the dump's clock) in,
+        # the same time in the target time scale (ms) out; here doubled.
+        names.add(name)
+        return 2 * raw_time * 1e-6
+
     doubled = glassbox.Inspector(etdump_path=demo_files["etdp"], etrecord=demo_files["etrecord"],
-                                 delegate_time_scale_converter=lambda name, t: 2 * t)
-    a = plain.to_dataframe()
-    b = doubled.to_dataframe()
+                                 delegate_time_scale_converter=doubled_in_ms)
+    # Rows are ordered by time: compare them by event.
+    a = by_event(plain.to_dataframe())
+    b = by_event(doubled.to_dataframe()).loc[a.index]
     delegate = a["role"] == "delegate"
     assert delegate.any() and (~delegate).any()
-    np.testing.assert_allclose(b["avg"][delegate], 2 * a["avg"][delegate])
+    np.testing.assert_allclose(b["avg"][delegate], 2 * a["avg"][delegate], rtol=1e-6)
     np.testing.assert_allclose(b["avg"][~delegate], a["avg"][~delegate])
+    assert set(b["time_scale"][delegate]) == {"converter"}
+    # Called with the delegate events' names (identifier text when unnamed).
+    assert names == set(a["event_name"][delegate])
+    # The C++ views honour it too: the ops view's delegate rows double.
+    ops_plain = plain.view_dataframe("ops").set_index("label")
+    ops_doubled = doubled.view_dataframe("ops").set_index("label")
+    assert ops_doubled.loc["tan", "mean_ns"] == pytest.approx(2 * ops_plain.loc["tan", "mean_ns"])
+
+
+def test_delegate_time_scales_give_a_backend_its_tick_length(demo_files):
+    plain = glassbox.Inspector(etdump_path=demo_files["etdp"], etrecord=demo_files["etrecord"])
+    scaled = glassbox.Inspector(etdump_path=demo_files["etdp"], etrecord=demo_files["etrecord"],
+                                delegate_time_scales={"DemoBackend": (3, 2)})
+    a = by_event(plain.to_dataframe())
+    b = by_event(scaled.to_dataframe()).loc[a.index]
+    delegate = a["role"] == "delegate"
+    np.testing.assert_allclose(b["avg"][delegate], 1.5 * a["avg"][delegate], rtol=1e-6)
+    np.testing.assert_allclose(b["avg"][~delegate], a["avg"][~delegate])
+    with pytest.raises(glassbox.InvalidArgumentError, match="DemoBackend"):
+        glassbox.Inspector(etdump_path=demo_files["etdp"], etrecord=demo_files["etrecord"],
+                           delegate_time_scales={"DemoBackend": (0, 1)})
 
 
 def test_find_total_for_module_and_tabular_outputs(demo_files, tmp_path, capsys):

@@ -54,3 +54,17 @@ def test_without_a_fault_no_operator_exceeds(clean, distance):
 def test_unknown_distance_is_refused(clean):
     with pytest.raises(glassbox.InvalidArgumentError, match="distance"):
         clean.calculate_numeric_gap("KL")
+
+
+@pytest.mark.parametrize("lower", [
+    lambda p: glassbox.to_edge_transform_and_lower(glassbox.demo_model(), partitioner=[p]),
+    lambda p: glassbox.to_edge(glassbox.demo_model()).to_backend([p]),
+], ids=["to_edge_transform_and_lower", "to_backend"])
+def test_a_fault_no_delegate_operator_has_is_refused(lower):
+    # String identifiers: "tan.cos" exists, "tan.tan" does not; the
+    # exporter's check, the one `glassbox lower --perturb` makes.
+    edge = lower(glassbox.DemoPartitioner(ids="string", perturb="tan.tan"))
+    with pytest.raises(glassbox.InvalidArgumentError,
+                       match="perturb=tan.tan: no delegate operator has the identifier tan.tan"):
+        edge.to_executorch()
+    assert lower(glassbox.DemoPartitioner(ids="string", perturb="tan.cos")).to_executorch()

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -166,6 +167,65 @@ TEST_F(InspectCliTest, BadInputIsOneClearError) {
   EXPECT_EQ(inspect({"--etdump", path("int.etdp"), "--time-unit", "s"}).exit_code, kExitUsage);
   const Outcome skip_all = inspect({"--etdump", path("int.etdp"), "--skip-first", "3"});
   EXPECT_THAT(skip_all.status, ErrorIs(Error::kInvalidArgument));
+}
+
+// A cycle-counting backend's scale for a dump that records none: every
+// delegate event's time scales by the ratio, nothing else moves.
+TEST_F(InspectCliTest, DelegateTimeScaleOptionConvertsThatBackendsEvents) {
+  const std::vector<std::string> base = {
+      "--etdump", path("int.etdp"), "--etrecord", path("int.etrecord"),
+      "--view",   "events",         "--format",   "json"};
+  std::vector<std::string> scaled_args = base;
+  scaled_args.insert(scaled_args.end(), {"--delegate-time-scale", "DemoBackend=1000/1"});
+  const Outcome plain = inspect(base);
+  const Outcome scaled = inspect(scaled_args);
+  ASSERT_THAT(plain.status, IsOk());
+  ASSERT_THAT(scaled.status, IsOk());
+  const auto plain_json = nlohmann::json::parse(plain.out);
+  const auto scaled_json = nlohmann::json::parse(scaled.out);
+  const double ns_per_tick = plain_json["time"]["ns_per_tick"];
+  EXPECT_EQ(scaled_json["time"]["delegate_scales"][0]["backend"], "DemoBackend");
+  EXPECT_EQ(scaled_json["time"]["delegate_scales"][0]["source"], "option");
+  ASSERT_EQ(plain_json["rows"].size(), scaled_json["rows"].size());
+  // Rows are sorted by time, which the scale changes: match them by name.
+  std::map<std::string, nlohmann::json> scaled_rows;
+  for (const auto& row : scaled_json["rows"]) {
+    scaled_rows[row["block"].get<std::string>() + "/" + row["name"].get<std::string>()] = row;
+  }
+  int delegate_rows = 0;
+  for (const auto& before : plain_json["rows"]) {
+    const auto& after = scaled_rows.at(before["block"].get<std::string>() + "/" +
+                                       before["name"].get<std::string>());
+    const double total = before["total_ns"];
+    if (before["role"] == "delegate") {
+      ++delegate_rows;
+      EXPECT_EQ(after["time_scale"], "option");
+      EXPECT_NEAR(after["total_ns"], total * 1000 / ns_per_tick, 1 + total * 1e-6);
+    } else {
+      EXPECT_EQ(after["time_scale"], "clock");
+      EXPECT_EQ(after["total_ns"], before["total_ns"]);
+    }
+  }
+  EXPECT_EQ(delegate_rows, 5);
+}
+
+TEST_F(InspectCliTest, BadDelegateTimeScaleIsAUsageError) {
+  for (const std::vector<std::string>& scales : {std::vector<std::string>{"DemoBackend=4"},
+                                                 {"DemoBackend=4/0"},
+                                                 {"=4/1"},
+                                                 {"DemoBackend=4/1", "DemoBackend=2/1"}}) {
+    std::vector<const char*> argv = {"glassbox", "inspect", "--etdump", "never-opened.etdp"};
+    for (const std::string& s : scales) {
+      argv.push_back("--delegate-time-scale");
+      argv.push_back(s.c_str());
+    }
+    std::ostringstream out, err;
+    EXPECT_EQ(run_cli(static_cast<int>(argv.size()), argv.data(), out, err), kExitUsage)
+        << scales[0];
+    const bool explained = err.str().find("BACKEND=NUM/DEN") != std::string::npos ||
+                           err.str().find("names backend 'DemoBackend' twice") != std::string::npos;
+    EXPECT_TRUE(explained) << err.str();
+  }
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // `glassbox inspect --etdump F [--etrecord R] [--debug-data D]
 //   [--view events|ops|modules|reconcile] [--format table|csv|tsv|json|chrome]
 //   [--baseline B] [--skip-first N] [--time-unit ns|us|ms|ticks]
+//   [--delegate-time-scale BACKEND=NUM/DEN]...
 //   [--allow-fingerprint-mismatch] [-o FILE]
 //   [--numeric [--comparators LIST|all] [--threshold T]
 //              [--threshold-metric M] [--execution N] [--fail-on-exceed]]`
@@ -8,6 +9,7 @@
 // the Inspector and writes the rendering.
 
 #include <fstream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -35,6 +37,7 @@ struct InspectOptions {
   std::string baseline;
   std::uint32_t skip_first = 0;
   std::string time_unit;
+  std::vector<std::string> delegate_time_scales;
   bool allow_fingerprint_mismatch = false;
   std::string output;
   // Numeric debugging.
@@ -75,6 +78,7 @@ StatusOr<std::string> numeric_text(const InspectOptions& options, inspector::For
   numeric.threshold = options.threshold;
   numeric.execution = options.execution;
   numeric.allow_fingerprint_mismatch = options.allow_fingerprint_mismatch;
+  GLASSBOX_RETURN_IF_ERROR(inspector::check_has_references(*record).with_context(options.etrecord));
   GLASSBOX_ASSIGN_OR_RETURN(etdump::ETDumpFile dump, etdump::load_etdump_file(options.etdump));
   StatusOr<inspector::NumericReport> report =
       inspector::compare_numerics(dump, *record, debug_data, numeric);
@@ -90,6 +94,20 @@ StatusOr<std::string> numeric_text(const InspectOptions& options, inspector::For
   return inspector::render_numeric(*report, format);
 }
 
+// `--delegate-time-scale BACKEND=NUM/DEN`, repeatable, one per backend.
+StatusOr<std::map<std::string, TickRatio, std::less<>>> delegate_time_scales(
+    const InspectOptions& options) {
+  std::map<std::string, TickRatio, std::less<>> scales;
+  for (const std::string& text : options.delegate_time_scales) {
+    GLASSBOX_ASSIGN_OR_RETURN(auto scale, inspector::parse_delegate_time_scale(text));
+    if (!scales.insert(scale).second) {
+      return Status(Error::kInvalidArgument,
+                    "--delegate-time-scale names backend '" + scale.first + "' twice");
+    }
+  }
+  return scales;
+}
+
 // The command line alone: a failure here is a usage error (exit code 2).
 Status check_inspect_usage(const InspectOptions& options) {
   if (options.output != "-") {
@@ -102,6 +120,7 @@ Status check_inspect_usage(const InspectOptions& options) {
   if (!options.time_unit.empty()) {
     GLASSBOX_RETURN_IF_ERROR(inspector::parse_time_unit(options.time_unit).status());
   }
+  GLASSBOX_RETURN_IF_ERROR(delegate_time_scales(options).status());
   if (options.numeric) {
     if (options.etrecord.empty()) {
       return Status(Error::kInvalidArgument,
@@ -134,6 +153,7 @@ Status inspect(const InspectOptions& options, std::ostream& out) {
     GLASSBOX_ASSIGN_OR_RETURN(inspector_options.time_unit,
                               inspector::parse_time_unit(options.time_unit));
   }
+  GLASSBOX_ASSIGN_OR_RETURN(inspector_options.delegate_time_scales, delegate_time_scales(options));
 
   std::optional<etrecord::ETRecord> record;
   if (!options.etrecord.empty()) {
@@ -205,6 +225,10 @@ void add_inspect_commands(CLI::App& app, CommandContext& context) {
                    "what the dump's raw timestamps are (overrides its tick ratio; "
                    "ExecuTorch-written files have none and default to ns)")
       ->check(CLI::IsMember({"ns", "us", "ms", "ticks"}));
+  command->add_option("--delegate-time-scale", options->delegate_time_scales,
+                      "BACKEND=NUM/DEN: that backend's delegate events count its own ticks, "
+                      "NUM/DEN ns each (for ExecuTorch-written dumps; replaces a scale the "
+                      "delegate recorded; needs --etrecord); repeatable");
   command->add_flag("--allow-fingerprint-mismatch", options->allow_fingerprint_mismatch,
                     "join an ETDump and an ETRecord of different programs anyway");
   command->add_option("-o,--output", options->output, "write here instead of stdout");

@@ -124,30 +124,18 @@ StatusOr<exporter::Recipe> recipe_for(const LowerOptions& options) {
   return recipe;
 }
 
-// The delegate calls whose debug handle map has identifier `text` (an int
-// in decimal or a string; every delegate with it gets the fault), as
-// "the delegate call(s) at instruction(s) N, M"; an error naming the
-// identifier when no delegate has it (the fault would be lost).
+// "the delegate call(s) at instruction(s) N, M" that get the fault asked for
+// by `--perturb text`; the exporter refuses an identifier no delegate has.
 StatusOr<std::string> perturbed_instruction(const exporter::ExecutorchProgramManager& program,
                                             const std::string& text) {
+  StatusOr<std::vector<InstructionId>> calls =
+      exporter::delegate_calls_with_identifier(program, text);
+  if (!calls.ok()) return calls.status().with_context("--perturb " + text);
   std::string instructions;
-  for (const auto& [instruction, entry] :
-       program.delegate_map().at(std::string(aot::kForwardMethod))) {
-    if (!entry.delegate_map.has_value()) continue;
-    for (const auto& [id, handles] : *entry.delegate_map) {
-      if (aot::describe(id) == text ||
-          (std::holds_alternative<std::string>(id) && std::get<std::string>(id) == text)) {
-        instructions += (instructions.empty() ? "" : ", ") + std::to_string(instruction.value);
-      }
-    }
+  for (InstructionId instruction : *calls) {
+    instructions += (instructions.empty() ? "" : ", ") + std::to_string(instruction.value);
   }
-  if (!instructions.empty()) {
-    return "the delegate call(s) at instruction(s) " + instructions;
-  }
-  return Status(Error::kInvalidArgument,
-                "--perturb " + text +
-                    ": no delegate operator has this identifier (see `glassbox etrecord show` or "
-                    "`glassbox inspect --view ops` for the identifiers)");
+  return "the delegate call(s) at instruction(s) " + instructions;
 }
 
 // "partition:    N ops delegated in D delegates; left on portable:" and
@@ -259,7 +247,13 @@ Status lower(const LowerOptions& options, std::ostream& out) {
     if (edge.has_value()) {
       GLASSBOX_ASSIGN_OR_RETURN(std::vector<etrecord::ReferenceTensor> inputs,
                                 reference_inputs(options, *edge));
-      GLASSBOX_RETURN_IF_ERROR(etrecord::attach_reference(*edge, std::move(inputs), &record));
+      Status attached = etrecord::attach_reference(*edge, std::move(inputs), &record);
+      // An input that does not fit the model is the input files' fault: name them.
+      if (!attached.ok() && !options.reference_inputs.empty() &&
+          attached.message().starts_with("reference input")) {
+        return attached.with_context(join_paths(options.reference_inputs));
+      }
+      GLASSBOX_RETURN_IF_ERROR(attached);
       reference_ops = record.reference_op_outputs.size();
     }
     GLASSBOX_RETURN_IF_ERROR(record.save(etrecord_file));

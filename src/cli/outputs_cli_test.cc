@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -71,6 +72,27 @@ TEST_F(OutputsCliTest, AFailedRunLeavesEveryExistingOutputAsItWas) {
   EXPECT_EQ(files(), after) << "no temporary or new file is left";
 }
 
+TEST_F(OutputsCliTest, ProfilingLevelNoneWritesOneEmptyBlockPerExecution) {
+  const std::map<std::string, std::string> levels = {
+      {"all", ""}, {"method", "1 event,"}, {"none", "0 events,"}};
+  for (const auto& [level, per_run] : levels) {
+    SCOPED_TRACE(level);
+    const std::string dump = path(level + ".etdp");
+    const CliResult r = glassbox(
+        {"run", path("m.gbx"), "--etdump", dump, "--iterations", "2", "--profiling-level", level});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const CliResult shown = glassbox({"etdump", "show", dump});
+    ASSERT_EQ(shown.exit_code, 0) << shown.err;
+    EXPECT_THAT(shown.out, HasSubstr("run 2 \"Execute\""));
+    if (!per_run.empty()) {
+      EXPECT_THAT(shown.out, HasSubstr("run 1 \"Execute\": " + per_run));
+      EXPECT_THAT(shown.out, HasSubstr("run 2 \"Execute\": " + per_run));
+    }
+    EXPECT_EQ(shown.out.find("Method::execute") == std::string::npos, level == "none");
+    EXPECT_EQ(shown.out.find("DELEGATE_CALL") == std::string::npos, level != "all");
+  }
+}
+
 TEST_F(OutputsCliTest, AFailedLowerWritesNeitherProgramNorETRecord) {
   std::ofstream(path("ref.npy")) << "garbage";
   const CliResult r = glassbox({"lower", "--backend", "demo", "-o", path("new.gbx"), "--etrecord",
@@ -121,6 +143,12 @@ TEST_F(OutputsCliTest, ExitCodesSayWhoseFaultItIs) {
   EXPECT_EQ(
       glassbox({"lower", "--backend", "portable", "--perturb", "1", "-o", path("x.gbx")}).exit_code,
       kExitUsage);
+  // A fault on an identifier no delegate has would hit nothing: refused by
+  // the exporter's check, nothing written.
+  const CliResult lost =
+      glassbox({"lower", "--backend", "demo", "--perturb", "77", "-o", path("x.gbx")});
+  EXPECT_NE(lost.exit_code, 0);
+  EXPECT_THAT(lost.err, HasSubstr("--perturb 77: no delegate operator has the identifier 77"));
   EXPECT_EQ(glassbox({"inspect", "--etdump", path("m.etdp"), "--numeric"}).exit_code, kExitUsage);
   EXPECT_FALSE(std::filesystem::exists(path("x.gbx")));
   EXPECT_FALSE(std::filesystem::exists(path("x.etdp")));

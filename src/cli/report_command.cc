@@ -67,6 +67,7 @@ StatusOr<inspector::NumericReport> numeric_report(const ReportCommandOptions& op
   numeric.threshold = options.threshold;
   numeric.execution = execution;
   numeric.allow_fingerprint_mismatch = options.allow_fingerprint_mismatch;
+  GLASSBOX_RETURN_IF_ERROR(inspector::check_has_references(record).with_context(options.etrecord));
   GLASSBOX_ASSIGN_OR_RETURN(etdump::ETDumpFile dump, etdump::load_etdump_file(options.etdump));
   StatusOr<inspector::NumericReport> report =
       inspector::compare_numerics(dump, record, debug_data, numeric);

@@ -2,6 +2,7 @@
 
 #include <exception>
 #include <iostream>
+#include <new>
 #include <sstream>
 #include <string>
 
@@ -71,6 +72,21 @@ void run_command(CommandContext& context, const std::function<Status()>& check_u
   context.status = work();
 }
 
+namespace {
+
+// "glassbox inspect": the subcommands given, for messages.
+std::string command_text(const CLI::App& app) {
+  std::string text = "glassbox";
+  for (const CLI::App* sub = &app;;) {
+    const std::vector<CLI::App*> chosen = sub->get_subcommands();
+    if (chosen.empty()) return text;
+    sub = chosen.front();
+    text += " " + sub->get_name();
+  }
+}
+
+}  // namespace
+
 int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   CLI::App app(kDescription, "glassbox");
   CommandContext context;
@@ -84,6 +100,12 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   } catch (const CLI::ParseError& e) {
     err << "glassbox: " << e.what() << " (see glassbox --help)\n";
     return kExitUsage;
+  } catch (const std::bad_alloc&) {
+    // Readers check sizes against the file before allocating (io::read_file
+    // names the file and the bytes); this is the last guard.
+    err << "glassbox: out of memory in '" << command_text(app)
+        << "': an input needs more memory than this machine has\n";
+    return kExitBadInput;
   } catch (const std::exception& e) {
     // Commands report errors as Status; this only guards against a bug.
     err << "glassbox: internal error: " << e.what() << "\n";

@@ -152,6 +152,23 @@ void ETDumpGen::set_program_fingerprint(const char* fingerprint) {
   fingerprint_[n] = '\0';
 }
 
+Error ETDumpGen::set_delegate_time_scale(const char* backend, TickRatio ns_per_tick) {
+  if (backend == nullptr || ns_per_tick.numerator == 0 || ns_per_tick.denominator == 0) {
+    return Error::kInvalidArgument;
+  }
+  const std::size_t length = std::strlen(backend);
+  if (length == 0 || length > kMaxBackendNameLength) return Error::kInvalidArgument;
+  std::size_t i = 0;
+  while (i < num_delegate_scales_ && std::strcmp(delegate_scales_[i].backend, backend) != 0) ++i;
+  if (i == kMaxDelegateTimeScales) return Error::kOutOfResources;
+  if (i == num_delegate_scales_) {
+    std::memcpy(delegate_scales_[i].backend, backend, length + 1);
+    ++num_delegate_scales_;
+  }
+  delegate_scales_[i].ns_per_tick = ns_per_tick;
+  return Error::kOk;
+}
+
 // ---- Records -----------------------------------------------------------------
 
 // Inlined into every logging path: it is most of the per-event work.
@@ -219,6 +236,14 @@ Error ETDumpGen::create_event_block(const char* name) {
   ++num_blocks_;
   allocators_in_block_.store(0, std::memory_order_relaxed);
   return Error::kOk;
+}
+
+void ETDumpGen::reserve_like_last_block(std::size_t executions) {
+  if (caller_buffer_ || last_block_ == nullptr) return;
+  const std::uint64_t per_block = records_.size() - last_block_->first_record;
+  std::uint64_t total = 0;
+  if (__builtin_mul_overflow(per_block, executions, &total)) total = ~std::uint64_t{0};
+  records_.reserve(total);
 }
 
 AllocatorId ETDumpGen::track_allocator(const char* name) {

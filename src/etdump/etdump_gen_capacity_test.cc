@@ -102,6 +102,16 @@ class Logger {
   int allocators_ = 0;
 };
 
+// Declares the most delegate time scales, with the longest names: their
+// bytes are reserved up front, so they can never overflow the buffer.
+void declare_every_time_scale(ETDumpGen& gen) {
+  for (std::size_t i = 0; i < runtime::EventTracer::kMaxDelegateTimeScales; ++i) {
+    std::string name(runtime::EventTracer::kMaxBackendNameLength, 'a');
+    name[0] = static_cast<char>('A' + i);
+    ASSERT_EQ(gen.set_delegate_time_scale(name.c_str(), TickRatio{i + 1, 3}), Error::kOk);
+  }
+}
+
 // Logs `steps` events of kind `mix` (all kinds at random if negative), a
 // block every 300, then checks that the dump verifies and accounts for
 // every attempt.
@@ -142,6 +152,7 @@ TEST(ETDumpGenCapacityTest, EveryKindInEverySizeSerializesAndAccountsForEveryEve
       std::vector<std::uint8_t> memory(kb * 1024 + rng() % 64, 0x5a);
       ETDumpGen gen{Span<std::uint8_t>(memory.data() + rng() % 8, memory.size() - 8)};
       ASSERT_EQ(gen.status(), Error::kOk);
+      declare_every_time_scale(gen);
       for (int round = 0; round < 2; ++round) {
         gen.reset();
         fill_and_check(gen, memory, mix, kb * 1024 / 16, rng);
@@ -254,6 +265,7 @@ TEST(ETDumpGenCapacityTest, FlatcReadsEveryKindOfEvent) {
                                          ? std::make_unique<ETDumpGen>(Span<std::uint8_t>(memory))
                                          : std::make_unique<ETDumpGen>();
     gen->set_program_fingerprint("fp");
+    declare_every_time_scale(*gen);
     std::mt19937 rng(7);
     Logger logger(*gen);
     for (int block = 0; block < 20; ++block) {
@@ -268,6 +280,8 @@ TEST(ETDumpGenCapacityTest, FlatcReadsEveryKindOfEvent) {
     ASSERT_THAT(file, IsOk());
     EXPECT_EQ(events_in(*file), logger.attempted());
     EXPECT_EQ(file->runs.size(), 20u);
+    ASSERT_EQ(file->delegate_time_scales.size(), runtime::EventTracer::kMaxDelegateTimeScales);
+    EXPECT_EQ(file->delegate_time_scales.back().ns_per_tick, (TickRatio{8, 3}));
 #ifdef GLASSBOX_FLATC
     const std::string dir = ::testing::TempDir();
     const std::string path = dir + "/kinds" + std::to_string(caller_buffer) + ".etdp";
@@ -284,6 +298,7 @@ TEST(ETDumpGenCapacityTest, FlatcReadsEveryKindOfEvent) {
     EXPECT_NE(text.find("\"delegate_debug_metadata\""), std::string::npos);
     EXPECT_NE(text.find("\"tensor_list\""), std::string::npos);
     EXPECT_NE(text.find("\"program_fingerprint\": \"fp\""), std::string::npos);
+    EXPECT_NE(text.find("\"denominator\": 3"), std::string::npos) << "delegate_time_scales";
 #endif
   }
 }

@@ -338,6 +338,19 @@ Result<Span<const std::uint8_t>> ETDumpGen::get_etdump_data() {
       producer_text, std::min<std::size_t>(sizeof(producer_text) - 1,
                                            static_cast<std::size_t>(std::max(producer_length, 0))));
 
+  Pos scales[kMaxDelegateTimeScales];
+  for (std::size_t i = 0; i < num_delegate_scales_; ++i) {
+    const DelegateScale& scale = delegate_scales_[i];
+    scales[i] = w.delegate_time_scale(w.string(scale.backend, std::strlen(scale.backend)),
+                                      scale.ns_per_tick.numerator, scale.ns_per_tick.denominator);
+  }
+  Pos scale_vector = 0;
+  if (num_delegate_scales_ > 0) {
+    w.begin_vector();
+    for (std::size_t i = num_delegate_scales_; i-- > 0;) w.push_offset(scales[i]);
+    scale_vector = w.end_vector(static_cast<std::uint32_t>(num_delegate_scales_));
+  }
+
   Serializer serializer(w, records_, names_, scratch, floor_base, floor_stride);
   const std::uint64_t dropped = dropped_.load(std::memory_order_relaxed);
   const std::uint64_t rejected = rejected_.load(std::memory_order_relaxed);
@@ -389,6 +402,7 @@ Result<Span<const std::uint8_t>> ETDumpGen::get_etdump_data() {
   root.tick_denominator = clock_.ratio().denominator;
   root.fingerprint = fingerprint;
   root.producer = producer;
+  root.delegate_time_scales = scale_vector;
   root.dropped_events = dropped;
   root.dropped_blocks = dropped_blocks_.load(std::memory_order_relaxed);
   w.finish(root);

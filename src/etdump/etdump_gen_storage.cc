@@ -142,6 +142,21 @@ Record* RecordStore::allocate_chunk(std::uint64_t chunk_index) {
   return chunk;
 }
 
+void RecordStore::reserve(std::uint64_t count) {
+  if (fixed_ != nullptr) return;
+  // No further than the budget lets claims go: those slots could never
+  // be used.
+  const std::int64_t limit = limit_.load(std::memory_order_relaxed);
+  const std::uint64_t last =
+      std::min(capacity_, limit > 0 ? static_cast<std::uint64_t>(limit) : std::uint64_t{0});
+  const std::uint64_t first = size();
+  if (first >= last) return;
+  const std::uint64_t end = count < last - first ? first + count : last;
+  for (std::uint64_t c = first >> kChunkShift; (c << kChunkShift) < end; ++c) {
+    if (chunks_[c].load(std::memory_order_acquire) == nullptr) (void)allocate_chunk(c);
+  }
+}
+
 void RecordStore::clear() {
   // Caller-buffer slots are not cleared: every claimed slot is written,
   // by its event or by Arena::mark_unwritten.

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <random>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "glassbox/etdump/etdump_reader.h"
+#include "glassbox/etdump/internal/etdump_gen_storage.h"
 #include "glassbox/runtime/delegate_hooks.h"
 #include "glassbox/runtime/event_tracer_hooks.h"
 #include "src/etdump/etdump_gen_test_util.h"
@@ -68,6 +70,55 @@ TEST_P(ETDumpGenTest, EmptyDumpHasExtensionsAndNoRuns) {
   ASSERT_TRUE(file.producer.has_value());
   EXPECT_EQ(file.producer->rfind("glassbox ", 0), 0u);
   EXPECT_FALSE(file.program_fingerprint.has_value());
+}
+
+TEST_P(ETDumpGenTest, DelegateTimeScalesRoundTripAndOutliveReset) {
+  EXPECT_TRUE(dump().delegate_time_scales.empty()) << "absent until a delegate declares one";
+  gen_->reset();  // a caller buffer records nothing more once serialized
+  runtime::EventTracer* tracer = gen_.get();
+  ASSERT_EQ(runtime::event_tracer_set_delegate_time_scale(tracer, "NpuBackend", TickRatio{4, 1}),
+            Error::kOk);
+  // 800 MHz: 1.25 ns per tick, stored in lowest terms.
+  ASSERT_EQ(runtime::event_tracer_set_delegate_ticks_per_second(tracer, "Dsp", 800000000),
+            Error::kOk);
+  // A second declaration replaces the first.
+  ASSERT_EQ(runtime::event_tracer_set_delegate_time_scale(tracer, "NpuBackend", TickRatio{2, 1}),
+            Error::kOk);
+  ASSERT_EQ(gen_->create_event_block("Execute"), Error::kOk);
+  ASSERT_EQ(gen_->log_profiling_delegate(nullptr, DelegateDebugIntId(1), 10, 30), Error::kOk);
+  const std::vector<DelegateTimeScale> expected = {{"NpuBackend", TickRatio{2, 1}},
+                                                   {"Dsp", TickRatio{5, 4}}};
+  ETDumpFile file = dump();
+  EXPECT_EQ(file.delegate_time_scales, expected);
+  EXPECT_EQ(file.runs.back().events.size(), 1u);
+  gen_->reset();
+  EXPECT_EQ(dump().delegate_time_scales, expected) << "declared at init, kept for the next dump";
+}
+
+TEST_P(ETDumpGenTest, DelegateTimeScaleRefusals) {
+  EXPECT_EQ(gen_->set_delegate_time_scale(nullptr, TickRatio{1, 1}), Error::kInvalidArgument);
+  EXPECT_EQ(gen_->set_delegate_time_scale("", TickRatio{1, 1}), Error::kInvalidArgument);
+  EXPECT_EQ(gen_->set_delegate_time_scale("Npu", TickRatio{0, 1}), Error::kInvalidArgument);
+  EXPECT_EQ(gen_->set_delegate_time_scale("Npu", TickRatio{1, 0}), Error::kInvalidArgument);
+  EXPECT_EQ(runtime::event_tracer_set_delegate_ticks_per_second(gen_.get(), "Npu", 0),
+            Error::kInvalidArgument);
+  const std::string too_long(runtime::EventTracer::kMaxBackendNameLength + 1, 'b');
+  EXPECT_EQ(gen_->set_delegate_time_scale(too_long.c_str(), TickRatio{1, 1}),
+            Error::kInvalidArgument);
+  const std::string longest(runtime::EventTracer::kMaxBackendNameLength, 'b');
+  EXPECT_EQ(gen_->set_delegate_time_scale(longest.c_str(), TickRatio{1, 1}), Error::kOk);
+  for (std::size_t i = 1; i < runtime::EventTracer::kMaxDelegateTimeScales; ++i) {
+    EXPECT_EQ(
+        gen_->set_delegate_time_scale(("backend" + std::to_string(i)).c_str(), TickRatio{i, 1}),
+        Error::kOk);
+  }
+  EXPECT_EQ(gen_->set_delegate_time_scale("one_too_many", TickRatio{1, 1}), Error::kOutOfResources);
+  EXPECT_EQ(runtime::event_tracer_set_delegate_time_scale(nullptr, "Npu", TickRatio{1, 1}),
+            Error::kOk)
+      << "a no-op without a tracer";
+  const ETDumpFile file = dump();
+  ASSERT_EQ(file.delegate_time_scales.size(), runtime::EventTracer::kMaxDelegateTimeScales);
+  EXPECT_EQ(file.delegate_time_scales[0].backend, longest);
 }
 
 TEST_P(ETDumpGenTest, FrameworkEventsRoundTrip) {
@@ -466,6 +517,42 @@ TEST(ETDumpGenHeapTest, DumpCanBeTakenAgainAfterMoreEvents) {
   StatusOr<ETDumpFile> after_reset = serialize(gen);
   ASSERT_THAT(after_reset, IsOk());
   EXPECT_TRUE(after_reset->runs.at(0).events.empty());
+}
+
+TEST(ETDumpGenHeapTest, ReservingChangesNothingInTheDump) {
+  // Two tracers see the same events; one reserves room for three more
+  // blocks like its first after that block, as `glassbox run` does.
+  ETDumpGen plain;
+  ETDumpGen reserving;
+  for (int block = 0; block < 4; ++block) {
+    for (ETDumpGen* gen : {&plain, &reserving}) {
+      ASSERT_EQ(gen->create_event_block("Execute"), Error::kOk);
+      for (int i = 0; i < 3000; ++i) {
+        (void)gen->log_profiling_delegate(nullptr, DelegateDebugIntId(i), i, i + 1, "op", 2);
+      }
+    }
+    if (block == 0) reserving.reserve_like_last_block(3);
+  }
+  Result<Span<const std::uint8_t>> a = plain.get_etdump_data();
+  Result<Span<const std::uint8_t>> b = reserving.get_etdump_data();
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_TRUE(std::equal(a->begin(), a->end(), b->begin(), b->end()));
+  EXPECT_EQ(reserving.num_events(), 4u * 3000u);
+}
+
+TEST(RecordStoreTest, ReserveAllocatesTheChunksTheNextSlotsNeed) {
+  constexpr std::uint64_t kChunk = internal::RecordStore::kChunkSize;
+  internal::RecordStore store;
+  store.init_heap(4 * kChunk, std::int64_t{1} << 30);
+  std::uint64_t index = 0;
+  ASSERT_TRUE(store.claim(10, &index));
+  EXPECT_EQ(store.peek(10), nullptr) << "chunks are allocated on first touch";
+  store.reserve(kChunk);  // slots [10, kChunk + 10): chunks 0 and 1
+  EXPECT_NE(store.peek(10), nullptr);
+  EXPECT_NE(store.peek(kChunk + 9), nullptr);
+  EXPECT_EQ(store.peek(2 * kChunk), nullptr) << "chunk 2 is not needed";
+  store.reserve(~std::uint64_t{0});  // clamped to the capacity
+  EXPECT_NE(store.peek(4 * kChunk - 1), nullptr);
 }
 
 TEST(ETDumpGenHeapTest, TscClockRatioIsRecorded) {

@@ -17,7 +17,8 @@ constexpr std::uint16_t kTensorBytes = 24;
 constexpr std::uint16_t kInt64TableBytes = 16;  // Int, Double
 constexpr std::uint16_t kSmallTableBytes = 8;   // Bool, TensorList
 constexpr std::uint16_t kRunDataBytes = 48;
-constexpr std::uint16_t kRootBytes = 48;
+constexpr std::uint16_t kRootBytes = 56;  // 52 bytes of fields, padded to 8
+constexpr std::uint16_t kTimeScaleBytes = 24;
 
 // ProfileEvent: [soffset][A: start end ref | B: ref start end] then
 // chain instruction metadata thread time_source.
@@ -136,6 +137,8 @@ void ETDumpWriter::write_shared() {
       vtable(static_cast<Vtable>(kVtValueFirst + 2 * type + output), kValueBytes, fields, 8);
     }
   }
+  // backend ns_per_tick
+  vt(kVtDelegateTimeScale, kTimeScaleBytes, {4, 8});
   // The empty byte vector every delegate event without metadata shares
   // (ExecuTorch always writes one), and the Bool(true) of program outputs.
   cur_ -= 4;
@@ -328,11 +331,23 @@ Pos ETDumpWriter::run_data(const RunFields& run) {
   return at;
 }
 
+Pos ETDumpWriter::delegate_time_scale(Pos backend, std::uint64_t numerator,
+                                      std::uint64_t denominator) {
+  align(8);  // the ratio's 8-byte members
+  const Pos at = table<kTimeScaleBytes>(kVtDelegateTimeScale);
+  offset_field(at, 4, backend);
+  store64(field(at, 8), numerator);
+  store64(field(at, 16), denominator);
+  return at;
+}
+
 void ETDumpWriter::finish(const RootFields& root) {
   // version run_data tick_ratio fingerprint dropped_events producer dropped_blocks
-  const std::uint16_t fields[] = {0,  4,  8, static_cast<std::uint16_t>(root.fingerprint ? 40 : 0),
-                                  24, 44, 32};
-  vtable(kVtRoot, kRootBytes, fields, 7);
+  // delegate_time_scales
+  const std::uint16_t fields[] = {
+      0,  4,  8,  static_cast<std::uint16_t>(root.fingerprint ? 40 : 0),
+      24, 44, 32, static_cast<std::uint16_t>(root.delegate_time_scales ? 48 : 0)};
+  vtable(kVtRoot, kRootBytes, fields, 8);
   align(8);
   const Pos at = table<kRootBytes>(kVtRoot);
   offset_field(at, 4, root.run_data);
@@ -342,6 +357,7 @@ void ETDumpWriter::finish(const RootFields& root) {
   store64(field(at, 32), root.dropped_blocks);
   if (root.fingerprint != 0) offset_field(at, 40, root.fingerprint);
   offset_field(at, 44, root.producer);
+  if (root.delegate_time_scales != 0) offset_field(at, 48, root.delegate_time_scales);
   // Identifier, root offset and size prefix: 12 bytes, after which the
   // whole buffer is a multiple of 8.
   cur_ -= 4;

@@ -53,7 +53,8 @@ enum Vtable : std::uint8_t {
   kVtTensorList,
   kVtRunDataFirst,                      // + 2 * has_name + has_allocators
   kVtValueFirst = kVtRunDataFirst + 4,  // + 2 * ValueType member + has_output
-  kVtRoot = kVtValueFirst + 2 * 8,
+  kVtDelegateTimeScale = kVtValueFirst + 2 * 8,
+  kVtRoot,
   kNumVtables,
 };
 
@@ -131,6 +132,9 @@ class ETDumpWriter {
   };
   Pos run_data(const RunFields& run);
 
+  // One DelegateTimeScale table; `backend` is its name's position.
+  Pos delegate_time_scale(Pos backend, std::uint64_t numerator, std::uint64_t denominator);
+
   struct RootFields {
     Pos run_data = 0;
     std::uint64_t tick_numerator = 1;
@@ -139,6 +143,7 @@ class ETDumpWriter {
     Pos producer = 0;
     std::uint64_t dropped_events = 0;
     std::uint64_t dropped_blocks = 0;
+    Pos delegate_time_scales = 0;  // 0: none
   };
   // Writes the root, the identifier, the root offset and the size prefix;
   // the dump is then [cursor(), top).

@@ -1,7 +1,10 @@
 #include "glassbox/export/program_manager.h"
 
 #include <fstream>
+#include <string>
+#include <variant>
 
+#include "glassbox/aot/debug_handle_map.h"
 #include "glassbox/aot/to_backend.h"
 
 namespace glassbox::exporter {
@@ -65,6 +68,32 @@ StatusOr<ExecutorchProgramManager> export_model(aot::Graph graph, const Recipe& 
           std::move(graph), recipe.partitioners,
           {.compile_specs = recipe.compile_specs, .generate_etrecord = recipe.generate_etrecord}));
   return manager.to_executorch();
+}
+
+StatusOr<std::vector<InstructionId>> delegate_calls_with_identifier(
+    const ExecutorchProgramManager& program, std::string_view identifier) {
+  std::vector<InstructionId> calls;
+  const auto forward = program.delegate_map().find(aot::kForwardMethod);
+  if (forward != program.delegate_map().end()) {
+    for (const auto& [instruction, entry] : forward->second) {
+      if (!entry.delegate_map.has_value()) continue;
+      for (const auto& [id, handles] : *entry.delegate_map) {
+        // describe() quotes string identifiers; compare those unquoted.
+        const auto* text = std::get_if<std::string>(&id);
+        if (aot::describe(id) == identifier || (text != nullptr && *text == identifier)) {
+          calls.push_back(instruction);
+          break;
+        }
+      }
+    }
+  }
+  if (calls.empty()) {
+    return Status(Error::kInvalidArgument,
+                  "no delegate operator has the identifier " + std::string(identifier) +
+                      " (see `glassbox etrecord show` or `glassbox inspect --view ops` for the "
+                      "identifiers)");
+  }
+  return calls;
 }
 
 }  // namespace glassbox::exporter

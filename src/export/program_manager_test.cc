@@ -5,9 +5,14 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <string>
+#include <variant>
+#include <vector>
 
+#include "glassbox/aot/debug_handle_map.h"
 #include "glassbox/aot/to_backend.h"
 #include "src/etrecord/test_records.h"
+#include "src/testing/status_matchers.h"
 
 namespace glassbox::exporter {
 namespace {
@@ -16,6 +21,7 @@ using etrecord::testing::ErrorIs;
 using etrecord::testing::export_demo;
 using etrecord::testing::IsOk;
 using etrecord::testing::value_of;
+using ::glassbox::testing::IsOkAndHolds;
 
 const std::string kForward(aot::kForwardMethod);
 
@@ -88,6 +94,36 @@ TEST(ProgramManagerTest, InvalidGraphIsRejectedByToEdge) {
   aot::Graph graph = demo_model();
   graph.nodes[1].inputs[0] = aot::ValueId(999);
   EXPECT_THAT(to_edge(graph), ErrorIs(Error::kInvalidArgument));
+}
+
+// The delegate call a fault asked for by identifier lands in: the one whose
+// map has it, found by int (as text) or string identifier.
+TEST(ProgramManagerTest, DelegateCallsWithIdentifierFindsTheDelegateThatHasIt) {
+  for (const char* ids : {"int", "string"}) {
+    const ExecutorchProgramManager program = export_demo(ids);
+    const auto& delegates = program.delegate_map().at(kForward);
+    ASSERT_EQ(delegates.size(), 1u);
+    const InstructionId call = delegates.begin()->first;
+    for (const auto& [id, handles] : *delegates.begin()->second.delegate_map) {
+      const std::string text =
+          std::holds_alternative<std::string>(id) ? std::get<std::string>(id) : aot::describe(id);
+      EXPECT_THAT(delegate_calls_with_identifier(program, text),
+                  IsOkAndHolds(std::vector<InstructionId>{call}))
+          << ids << " " << text;
+    }
+  }
+}
+
+TEST(ProgramManagerTest, DelegateCallsWithIdentifierRefusesOneNoDelegateHas) {
+  EXPECT_THAT(
+      delegate_calls_with_identifier(export_demo("string"), "tan.nope"),
+      ErrorIs(Error::kInvalidArgument, {"no delegate operator has the identifier tan.nope"}));
+  // An int identifier's text does not match a string one, and a program
+  // without delegates has none at all.
+  EXPECT_THAT(delegate_calls_with_identifier(export_demo("int"), "99"),
+              ErrorIs(Error::kInvalidArgument, {"identifier 99"}));
+  const ExecutorchProgramManager portable = value_of(export_model(demo_model(), {}));
+  EXPECT_THAT(delegate_calls_with_identifier(portable, "0"), ErrorIs(Error::kInvalidArgument));
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // orchestrates and checks; group.cc groups; resolve.cc joins the ETRecord
 // through record_index.h, as numeric.cc does).
 
+#include <functional>
 #include <string_view>
 
 #include "glassbox/inspector/inspector.h"
@@ -15,12 +16,20 @@ inline constexpr std::string_view kExecuteBlock = "Execute";
 /// Framework events ExecuTorch logs at instruction 0; never resolved.
 inline constexpr std::string_view kMethodExecute = "Method::execute";
 
+using DelegateTimeConverter = std::function<double(std::string_view, double)>;
+
 class InspectorBuilder {
  public:
   /// Fills runs_, groups_ (unresolved) and occurrences_ from `dump`, using
-  /// inspector.time_ to convert. Adds diagnostics for bad durations.
+  /// inspector.time_ to convert, and `converter` (may be null) for
+  /// delegate-internal events. Adds diagnostics for bad durations.
   static void group(const etdump::ETDumpFile& dump, std::uint32_t skip_first_runs,
-                    Inspector& inspector);
+                    const DelegateTimeConverter* converter, Inspector& inspector);
+  /// Applies the delegate time scales of the dump and the options to the
+  /// resolved delegate-internal groups (delegate_time.cc), and places
+  /// events on a delegate's own clock in the timeline.
+  static void scale_delegate_times(const etdump::ETDumpFile& dump, const InspectorOptions& options,
+                                   Inspector& inspector);
   /// Resolves groups_ through `record` and adds the coverage diagnostics.
   static void resolve(const etrecord::ETRecord& record, Inspector& inspector);
   /// Computes each group's stats from its samples.

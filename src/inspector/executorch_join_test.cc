@@ -21,6 +21,7 @@ namespace {
 using ::glassbox::testing::ErrorIs;
 using testing::DumpBuilder;
 using ::testing::ElementsAre;
+using testing::has_diagnostic;
 using testing::value_of;
 
 const std::string kDir = std::string(GLASSBOX_TESTDATA_DIR) + "/executorch/";
@@ -63,13 +64,6 @@ const OpRow* row_with(const std::vector<OpRow>& rows, const std::string& op_name
     }
   }
   return nullptr;
-}
-
-bool has_diagnostic(const Inspector& insp, Severity severity, const std::string& fragment) {
-  return std::any_of(
-      insp.diagnostics().begin(), insp.diagnostics().end(), [&](const Diagnostic& d) {
-        return d.severity == severity && d.message.find(fragment) != std::string::npos;
-      });
 }
 
 void expect_mapped_rows(const std::vector<OpRow>& rows) {

@@ -48,6 +48,9 @@ std::string group_args(const EventGroup& g) {
   args += ",\"debug_handles\":[" + handles + "],\"op_names\":[" + names + "],\"op_types\":[" +
           types + "],\"module_path\":[" + modules + "]";
   if (g.delegated && !g.resolved) args += ",\"unmapped\":true";
+  if (g.time_scale != TimeScaleSource::kClock) {
+    args += ",\"time_scale\":" + json_string(to_string(g.time_scale));
+  }
   return args;  // Closed per occurrence, after "run".
 }
 

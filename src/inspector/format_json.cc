@@ -51,9 +51,19 @@ Json header(const Inspector& inspector, std::string_view view) {
   doc["format"] = "glassbox-inspector";
   doc["version"] = 1;
   doc["view"] = view;
-  doc["time"] = {{"unit", inspector.time().unit},
-                 {"source", to_string(inspector.time().source)},
-                 {"ns_per_tick", inspector.time().ns_per_tick}};
+  const TimeInfo& time = inspector.time();
+  Json scales = Json::array();
+  for (const TimeInfo::DelegateScale& s : time.delegate_scales) {
+    scales.push_back({{"backend", s.backend},
+                      {"numerator", s.ns_per_tick.numerator},
+                      {"denominator", s.ns_per_tick.denominator},
+                      {"source", to_string(s.source)}});
+  }
+  doc["time"] = {{"unit", time.unit},
+                 {"source", to_string(time.source)},
+                 {"ns_per_tick", time.ns_per_tick},
+                 {"delegate_scales", scales},
+                 {"delegate_converter", time.delegate_converter}};
   std::size_t executions = 0, skipped = 0;
   for (const RunInfo& run : inspector.runs()) {
     if (run.name != "Execute") continue;
@@ -95,6 +105,7 @@ Json events_rows(const Inspector& inspector) {
     row["op_types"] = types;
     row["module_hierarchy"] = modules;
     row["occurrences"] = g->occurrences;
+    row["time_scale"] = to_string(g->time_scale);
     add_stats(row, g->stats);
     rows.push_back(std::move(row));
   }
@@ -120,6 +131,7 @@ Json ops_rows(const Inspector& inspector) {
     row["shared"] = r.shared;
     row["mapped"] = r.mapped;
     row["occurrences"] = r.occurrences;
+    row["time_scale"] = to_string(r.time_scale);
     add_stats(row, r.stats);
     rows.push_back(std::move(row));
   }

@@ -21,7 +21,17 @@ std::string time_note(const Inspector& inspector, const TimeScale& scale) {
       break;
     case TimeUnitSource::kOverride: source = "unit given by --time-unit"; break;
   }
-  return "times in " + scale.unit + " (" + source + ")";
+  std::string delegates;
+  for (const TimeInfo::DelegateScale& s : inspector.time().delegate_scales) {
+    delegates += "; delegate events of " + io::printable(s.backend) + " in its own ticks, " +
+                 std::to_string(s.ns_per_tick.numerator) + "/" +
+                 std::to_string(s.ns_per_tick.denominator) + " ns per tick (" +
+                 std::string(to_string(s.source)) + ")";
+  }
+  if (inspector.time().delegate_converter) {
+    delegates += "; delegate events converted by the delegate time scale converter";
+  }
+  return "times in " + scale.unit + " (" + source + delegates + ")";
 }
 
 }  // namespace

@@ -91,7 +91,7 @@ EventGroup make_group(const Key& key) {
 }  // namespace
 
 void InspectorBuilder::group(const etdump::ETDumpFile& dump, std::uint32_t skip_first_runs,
-                             Inspector& inspector) {
+                             const DelegateTimeConverter* converter, Inspector& inspector) {
   const double ns_per_tick = inspector.time_.ns_per_tick;
   std::unordered_map<Key, std::uint32_t, KeyHash> index;
   std::uint64_t reversed = 0;
@@ -113,7 +113,12 @@ void InspectorBuilder::group(const etdump::ETDumpFile& dump, std::uint32_t skip_
       const Key key = key_of(run.name, *e);
       auto [it, inserted] =
           index.try_emplace(key, static_cast<std::uint32_t>(inspector.groups_.size()));
-      if (inserted) inspector.groups_.push_back(make_group(key));
+      if (inserted) {
+        inspector.groups_.push_back(make_group(key));
+        if (converter != nullptr && inspector.groups_.back().role == EventRole::kDelegateInternal) {
+          inspector.groups_.back().time_scale = TimeScaleSource::kConverter;
+        }
+      }
       EventGroup& group = inspector.groups_[it->second];
       if (inserted && e->delegate_debug_metadata.has_value()) {
         group.delegate_debug_metadata = *e->delegate_debug_metadata;
@@ -122,7 +127,19 @@ void InspectorBuilder::group(const etdump::ETDumpFile& dump, std::uint32_t skip_
       // A clock read out of order (or a bad post-time log) gives end <
       // start; count it as zero and say so rather than wrap around.
       double duration = 0;
-      if (e->end_time >= e->start_time) {
+      double start = static_cast<double>(e->start_time) * ns_per_tick;
+      if (group.time_scale == TimeScaleSource::kConverter) {
+        // ExecuTorch's contract: the event's name (its identifier's text)
+        // and a raw time in, the time in the display unit out.
+        const std::string identifier = identifier_text(group.identifier);
+        start = (*converter)(identifier, static_cast<double>(e->start_time));
+        const double end = (*converter)(identifier, static_cast<double>(e->end_time));
+        if (end >= start) {
+          duration = end - start;
+        } else {
+          ++reversed;
+        }
+      } else if (e->end_time >= e->start_time) {
         duration = static_cast<double>(e->end_time - e->start_time) * ns_per_tick;
       } else {
         ++reversed;
@@ -134,7 +151,6 @@ void InspectorBuilder::group(const etdump::ETDumpFile& dump, std::uint32_t skip_
         group.samples.back() += duration;
       }
       ++group.occurrences;
-      const double start = static_cast<double>(e->start_time) * ns_per_tick;
       inspector.occurrences_.push_back(
           {it->second, run_index, e->thread_index.value_or(0), start, start + duration});
     }

@@ -142,7 +142,19 @@ StatusOr<Inspector> Inspector::create(const etdump::ETDumpFile& dump,
         "the ETDump has no \"Execute\" run: nothing was executed while tracing");
   }
 
-  InspectorBuilder::group(dump, options.skip_first_runs, inspector);
+  const DelegateTimeConverter* converter = nullptr;
+  if (options.delegate_time_scale_converter) {
+    if (options.time_unit == TimeUnit::kTicks) {
+      add(inspector, Severity::kInfo,
+          "raw ticks asked for: the delegate time scale converter is not applied");
+    } else {
+      converter = &options.delegate_time_scale_converter;
+      InspectorBuilder::time(inspector).delegate_converter = true;
+      add(inspector, Severity::kInfo,
+          "delegate events converted by the delegate time scale converter (an option)");
+    }
+  }
+  InspectorBuilder::group(dump, options.skip_first_runs, converter, inspector);
   if (etrecord != nullptr) {
     InspectorBuilder::set_has_etrecord(inspector, true);
     InspectorBuilder::resolve(*etrecord, inspector);
@@ -150,6 +162,7 @@ StatusOr<Inspector> Inspector::create(const etdump::ETDumpFile& dump,
     add(inspector, Severity::kInfo,
         "no ETRecord: events are named from the ETDump alone, without source operators");
   }
+  InspectorBuilder::scale_delegate_times(dump, options, inspector);
   InspectorBuilder::finish(inspector);
   InspectorBuilder::set_debug_data(inspector,
                                    std::vector<std::uint8_t>(debug_data.begin(), debug_data.end()));

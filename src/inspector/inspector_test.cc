@@ -16,22 +16,10 @@ using ::glassbox::testing::ErrorIs;
 using testing::demo_dump;
 using testing::demo_record;
 using testing::DumpBuilder;
+using testing::find_group;
+using testing::has_diagnostic;
 using testing::Ids;
 using testing::value_of;
-
-const EventGroup* find_group(const Inspector& insp, const std::string& name) {
-  for (const EventGroup& g : insp.groups()) {
-    if (g.name == name) return &g;
-  }
-  return nullptr;
-}
-
-bool has_diagnostic(const Inspector& insp, Severity severity, const std::string& fragment) {
-  return std::any_of(
-      insp.diagnostics().begin(), insp.diagnostics().end(), [&](const Diagnostic& d) {
-        return d.severity == severity && d.message.find(fragment) != std::string::npos;
-      });
-}
 
 TEST(InspectorTest, GroupsEventsAcrossRuns) {
   const Inspector insp = value_of(Inspector::create(demo_dump(Ids::kInt, 3)));

@@ -46,6 +46,16 @@ std::string_view to_string(TimeUnitSource source) {
   return "?";
 }
 
+std::string_view to_string(TimeScaleSource source) {
+  switch (source) {
+    case TimeScaleSource::kClock: return "clock";
+    case TimeScaleSource::kDump: return "delegate scale from dump";
+    case TimeScaleSource::kOption: return "option";
+    case TimeScaleSource::kConverter: return "converter";
+  }
+  return "?";
+}
+
 std::string_view to_string(FingerprintCheck check) {
   switch (check) {
     case FingerprintCheck::kNoETRecord: return "no_etrecord";

@@ -298,6 +298,21 @@ std::string_view to_string(NumericStatus status) {
   return "?";
 }
 
+Status check_has_references(const etrecord::ETRecord& record) {
+  if (record.source == etrecord::RecordSource::kExecuTorch) {
+    return Status(Error::kInvalidArgument,
+                  "this ETRecord was written by ExecuTorch, whose reference outputs are Python "
+                  "pickles that Glassbox does not read: numeric comparison needs an ETRecord from "
+                  "glassbox lower --reference-inputs FILE.npy or --reference-seed S");
+  }
+  if (record.reference_op_outputs.empty()) {
+    return Status(Error::kInvalidArgument,
+                  "the ETRecord holds no reference op outputs: lower the model with "
+                  "--reference-inputs FILE.npy or --reference-seed S");
+  }
+  return Status();
+}
+
 StatusOr<NumericReport> compare_numerics(const etdump::ETDumpFile& dump,
                                          const etrecord::ETRecord& record,
                                          std::span<const std::uint8_t> debug_data,
@@ -310,17 +325,7 @@ StatusOr<NumericReport> compare_numerics(const etdump::ETDumpFile& dump,
   GLASSBOX_RETURN_IF_ERROR(check_fingerprint(dump, record, options.allow_fingerprint_mismatch,
                                              "; its reference outputs do not apply",
                                              " (compared anyway)", &report.diagnostics));
-  if (record.source == etrecord::RecordSource::kExecuTorch) {
-    return Status(Error::kInvalidArgument,
-                  "this ETRecord was written by ExecuTorch, whose reference outputs are Python "
-                  "pickles that Glassbox does not read: numeric comparison needs an ETRecord from "
-                  "glassbox lower --reference-inputs FILE.npy or --reference-seed S");
-  }
-  if (record.reference_op_outputs.empty()) {
-    return Status(Error::kInvalidArgument,
-                  "the ETRecord holds no reference op outputs: lower the model with "
-                  "--reference-inputs FILE.npy or --reference-seed S");
-  }
+  GLASSBOX_RETURN_IF_ERROR(check_has_references(record));
   const etdump::RunData* run = nullptr;
   std::uint32_t executions = 0;
   for (const etdump::RunData& r : dump.runs) {

@@ -186,8 +186,10 @@ void InspectorBuilder::resolve(const etrecord::ETRecord& record, Inspector& insp
         diagnostics.push_back(
             {Severity::kWarning,
              message + "; never logged: " + list_text(never) +
-                 (seen.empty() ? " (delegate profiling off? its time is shown as one DELEGATE_CALL)"
-                               : "")});
+                 (!seen.empty() ? ""
+                  : instructions.contains(instr.value)
+                      ? " (delegate profiling off? its time is shown as one DELEGATE_CALL)"
+                      : " (no event of this delegate was logged: method-level profiling?)")});
       }
     }
   }

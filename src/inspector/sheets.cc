@@ -146,6 +146,7 @@ Sheet events_sheet(const Inspector& inspector, SheetMode mode, TimeScale* scale)
   for (const EventGroup* g : rows) largest = std::max(largest, g->stats.max);
   *scale = human_scale(inspector, largest);
   set_columns(sheet, {{"block", false}, {"event", false}, {"role", false}, {"instr", true}});
+  sheet.name_column = 1;
   add_human_stat_columns(sheet, *scale);
   set_columns(sheet, {{"backend", false}, {"op types", false}});
   for (const EventGroup* g : rows) {
@@ -217,8 +218,9 @@ Sheet ops_sheet(const Inspector& inspector, SheetMode mode, TimeScale* scale) {
   set_columns(sheet, {{"%", true}});
   for (const OpRow& r : rows) {
     std::vector<std::string> cells = {
-        r.label + (r.mapped ? "" : " (unmapped)"), compact_paths(unique(r.module_hierarchy)),
-        r.backend.empty() ? "-" : r.backend,
+        // Without an ETRecord nothing maps: a diagnostic says so once.
+        r.label + (r.mapped || !inspector.has_etrecord() ? "" : " (unmapped)"),
+        compact_paths(unique(r.module_hierarchy)), r.backend.empty() ? "-" : r.backend,
         r.delegate_debug_identifiers.empty() ? "-"
                                              : join(id_texts(r.delegate_debug_identifiers), ",")};
     add_human_stats(cells, r.stats, *scale);

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <map>
 
 #include "glassbox/io/printable.h"
 
@@ -64,22 +66,71 @@ std::string delimited(const Sheet& sheet, char separator) {
   return out;
 }
 
+std::string shorten_middle(std::string_view text, std::size_t width) {
+  if (text.size() <= width) return std::string(text);
+  if (width <= 3) return std::string(text.substr(0, width));
+  // The tail distinguishes names more often than the head
+  // ("/layer4/layer4.1/conv2/Conv" vs ".../conv1/Conv"), so it gets two
+  // thirds of the room.
+  const std::size_t head = (width - 3) / 3;
+  const std::size_t tail = width - 3 - head;
+  return std::string(text.substr(0, head)) + "..." + std::string(text.substr(text.size() - tail));
+}
+
+namespace {
+
+// Names get this much more room than other text cells: they are what a
+// reader looks for.
+constexpr std::size_t kNameRoom = 16;
+
+// The narrowest width >= `width` at which shortening keeps apart every two
+// cells of `cells` that differ.
+std::size_t distinguishing_width(const std::vector<std::string>& cells, std::size_t width) {
+  std::size_t longest = 0;
+  for (const std::string& c : cells) longest = std::max(longest, c.size());
+  for (; width < longest; ++width) {
+    std::map<std::string, const std::string*> seen;
+    bool clash = false;
+    for (const std::string& c : cells) {
+      auto [it, inserted] = seen.try_emplace(shorten_middle(c, width), &c);
+      if (!inserted && *it->second != c) {
+        clash = true;
+        break;
+      }
+    }
+    if (!clash) break;
+  }
+  return width;
+}
+
+}  // namespace
+
 std::string aligned(const Sheet& sheet, std::size_t max_width) {
-  auto cut = [max_width](const std::string& raw) {
-    const std::string s = io::printable(raw);
-    return s.size() <= max_width ? s : s.substr(0, max_width - 3) + "...";
-  };
-  std::vector<std::size_t> width(sheet.columns.size(), 0);
-  for (std::size_t c = 0; c < width.size(); ++c) width[c] = cut(sheet.columns[c]).size();
+  std::vector<std::vector<std::string>> cells;  // Escaped, then shortened.
+  cells.push_back({});
+  for (const std::string& c : sheet.columns) cells.back().push_back(io::printable(c));
   for (const auto& row : sheet.rows) {
-    for (std::size_t c = 0; c < width.size(); ++c)
-      width[c] = std::max(width[c], cut(row[c]).size());
+    cells.push_back({});
+    for (const std::string& c : row) cells.back().push_back(io::printable(c));
+  }
+  std::vector<std::size_t> width(sheet.columns.size(), 0);
+  for (std::size_t c = 0; c < width.size(); ++c) {
+    std::vector<std::string> column;
+    for (std::size_t r = 1; r < cells.size(); ++r) column.push_back(cells[r][c]);
+    const std::size_t cut = sheet.numeric[c] ? SIZE_MAX
+                            : c == sheet.name_column
+                                ? distinguishing_width(column, max_width + kNameRoom)
+                                : max_width;
+    for (auto& row : cells) {
+      if (row[c].size() > cut) row[c] = shorten_middle(row[c], cut);
+      width[c] = std::max(width[c], row[c].size());
+    }
   }
   std::string out;
-  auto line = [&](const std::vector<std::string>& cells) {
+  auto line = [&](const std::vector<std::string>& row) {
     std::string text;
     for (std::size_t c = 0; c < width.size(); ++c) {
-      const std::string v = cut(cells[c]);
+      const std::string& v = row[c];
       const std::string pad(width[c] - v.size(), ' ');
       if (c > 0) text += "  ";
       text += sheet.numeric[c] ? pad + v : v + pad;
@@ -87,11 +138,11 @@ std::string aligned(const Sheet& sheet, std::size_t max_width) {
     while (!text.empty() && text.back() == ' ') text.pop_back();
     out += text + '\n';
   };
-  line(sheet.columns);
+  line(cells.front());
   std::size_t total = 0;
   for (std::size_t c = 0; c < width.size(); ++c) total += width[c] + (c > 0 ? 2 : 0);
   out += std::string(total, '-') + '\n';
-  for (const auto& row : sheet.rows) line(row);
+  for (std::size_t r = 1; r < cells.size(); ++r) line(cells[r]);
   return out;
 }
 

@@ -36,6 +36,9 @@ struct Sheet {
   std::vector<std::string> columns;
   std::vector<bool> numeric;
   std::vector<std::vector<std::string>> rows;
+  /// The column that names each row: shortening never makes two of its
+  /// different cells print alike.
+  std::size_t name_column = 0;
 };
 
 enum class SheetMode : std::uint8_t {
@@ -51,7 +54,12 @@ Sheet make_comparison_sheet(const Inspector& baseline, const Inspector& current,
 
 /// RFC 4180 (csv) or tab-separated (tsv) text of `sheet`.
 std::string delimited(const Sheet& sheet, char separator);
-/// Aligned columns, text cells cut to `max_width` with "...".
+/// `text` cut to `width` characters by replacing its middle with "...",
+/// keeping a third of the room for the head and the rest for the tail.
+std::string shorten_middle(std::string_view text, std::size_t width);
+/// Aligned columns. Text cells longer than `max_width` are shortened in the
+/// middle; the name column is widened as far as needed so that no two
+/// different names print alike.
 std::string aligned(const Sheet& sheet, std::size_t max_width);
 
 /// A JSON string literal of `text` (bytes that are not valid UTF-8 are

@@ -86,6 +86,7 @@ OpRow build_row(const std::vector<EventGroup>& groups, const std::vector<std::si
     row.delegated |= g.delegated || g.role == EventRole::kDelegateCall;
     if (!g.backend.empty()) add_unique(backends, g.backend);
     if (g.identifier.has_value()) add_unique(row.delegate_debug_identifiers, *g.identifier);
+    if (g.time_scale != TimeScaleSource::kClock) row.time_scale = g.time_scale;
     add_unique(row.instructions, g.instruction.value);
     row.occurrences += g.occurrences;
     for (std::size_t s = 0; s < g.samples.size(); ++s) per_run[g.sample_runs[s]] += g.samples[s];
@@ -103,7 +104,17 @@ OpRow build_row(const std::vector<EventGroup>& groups, const std::vector<std::si
   std::sort(row.instructions.begin(), row.instructions.end());
   row.mapped = !row.debug_handles.empty();
   row.shared = row.op_names.size() > 1;
-  if (!row.op_names.empty()) {
+  const bool whole_delegate_calls = std::all_of(members.begin(), members.end(), [&](std::size_t m) {
+    return groups[m].role == EventRole::kDelegateCall;
+  });
+  if (whole_delegate_calls) {
+    // The delegate logged nothing inside: its ops are all of the delegate's,
+    // which name it less well than where it runs (and two such rows must
+    // not look alike).
+    for (std::size_t i = 0; i < row.instructions.size(); ++i) {
+      row.label += (i > 0 ? "+" : "") + delegate_call_label(InstructionId(row.instructions[i]));
+    }
+  } else if (!row.op_names.empty()) {
     for (std::size_t i = 0; i < row.op_names.size(); ++i) {
       row.label += (i > 0 ? "+" : "") + row.op_names[i];
     }
@@ -119,6 +130,10 @@ OpRow build_row(const std::vector<EventGroup>& groups, const std::vector<std::si
 }
 
 }  // namespace
+
+std::string delegate_call_label(InstructionId instruction) {
+  return "DELEGATE_CALL (instruction " + std::to_string(instruction.value) + ")";
+}
 
 std::vector<OpRow> ops_view(const Inspector& inspector) {
   const std::vector<EventGroup>& groups = inspector.groups();

@@ -72,6 +72,18 @@ TEST(OpsViewTest, DelegateWithoutInnerEventsIsOneOpaqueRow) {
   EXPECT_EQ(rows[0].op_names.size(), 5u);
   EXPECT_TRUE(rows[0].shared);
   EXPECT_TRUE(rows[0].delegated);
+  // Named by where it runs, not by all of its five ops.
+  EXPECT_EQ(rows[0].label, "DELEGATE_CALL (instruction 0)");
+  EXPECT_EQ(rows[0].backend, "DemoBackend");
+}
+
+TEST(OpsViewTest, OpaqueDelegateCallsOfTwoInstructionsAreTwoRowsNamedApart) {
+  DumpBuilder b;
+  b.run("Execute").op("DELEGATE_CALL", 0, 0, 400).op("DELEGATE_CALL", 2, 400, 500);
+  const std::vector<OpRow> rows = ops_view(value_of(Inspector::create(b.build())));
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].label, "DELEGATE_CALL (instruction 0)");
+  EXPECT_EQ(rows[1].label, "DELEGATE_CALL (instruction 2)");
 }
 
 TEST(OpsViewTest, OperatorCallIsNotCountedTwiceWithTheKernelEvent) {

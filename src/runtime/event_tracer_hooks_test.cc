@@ -60,6 +60,24 @@ TEST(EventTracerHooksTest, OpScopeHonoursProfilingLevel) {
   EXPECT_EQ(t.calls.size(), when_on(4));
 }
 
+TEST(EventTracerHooksTest, LevelNoneRecordsNoProfileEventButKeepsBlocksAndValues) {
+  RecordingTracer t;
+  t.set_profiling_level(ProfilingLevel::kNone);
+  t.set_debug_level(DebugLevel::kProgramOutputs);
+  { EventTracerProfileMethodScope m(&t, "Method::execute"); }
+  { EventTracerProfileOpScope op(&t, "OPERATOR_CALL"); }
+  EventTracerEntry e = event_tracer_begin_profiling_event(&t, "framework");
+  event_tracer_end_profiling_event(&t, e);
+  EXPECT_EQ(t.calls.size(), 0u);
+  event_tracer_create_event_block(&t, "Execute");
+  event_tracer_log_value_output(&t, ValueView::of_int(1));
+  ASSERT_EQ(t.calls.size(), when_on(2));
+  if constexpr (kTracingEnabled) {
+    EXPECT_EQ(t.calls[0].method, "create_event_block");
+    EXPECT_EQ(t.calls[1].method, "log_value");
+  }
+}
+
 TEST(EventTracerHooksTest, InstructionScopeSetsAndUnsets) {
   RecordingTracer t;
   {

@@ -1,6 +1,7 @@
 #include "backends/demo/runtime/demo_runtime.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <limits>
 
@@ -58,7 +59,32 @@ struct DemoState {
   std::uint32_t* output_slots;
   Shape* slot_shapes;  // scratch for prepare: one per slot
   runtime::DelegateLogMode mode;
+  bool cycles;  // stamps ops with demo_cycles(), not the tracer's clock
 };
+
+// The stand-in for an NPU's cycle counter: 250 MHz, from steady_clock.
+Ticks demo_cycles() {
+  const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                      std::chrono::steady_clock::now().time_since_epoch())
+                      .count();
+  return static_cast<Ticks>(ns) * kDemoCycleTime.denominator / kDemoCycleTime.numerator;
+}
+
+// Spec "clock": "tracer" (default) or "cycles".
+Result<bool> parse_clock_spec(Span<const runtime::CompileSpecView> specs) {
+  bool cycles = false;
+  for (const runtime::CompileSpecView& spec : specs) {
+    if (std::strcmp(spec.key, kDemoClockSpecKey) != 0) continue;
+    if (runtime::compile_spec_value_is(spec, "cycles")) {
+      cycles = true;
+    } else if (runtime::compile_spec_value_is(spec, "tracer")) {
+      cycles = false;
+    } else {
+      return make_error(Error::kInvalidArgument, "compile spec 'clock' must be tracer or cycles");
+    }
+  }
+  return cycles;
+}
 
 ErrorInfo bad(const char* what) { return make_error(Error::kCorruptData, what); }
 
@@ -224,7 +250,18 @@ Result<runtime::DelegateHandle*> DemoBackendRuntime::init(
   }
   Result<runtime::DelegateSpecs> common = runtime::parse_delegate_specs(specs);
   if (!common.ok()) return common.error_info();
-  program->mode = has_override_ ? override_ : common->log_mode;
+  Result<bool> cycles = parse_clock_spec(specs);
+  if (!cycles.ok()) return cycles.error_info();
+  program->cycles = *cycles;
+  // Cycles are the delegate's own time: they can only be logged post-time.
+  program->mode = program->cycles ? runtime::DelegateLogMode::kPostTime
+                  : has_override_ ? override_
+                                  : common->log_mode;
+  if (program->cycles) {
+    // A tracer that keeps no time scales still gets the events.
+    (void)runtime::event_tracer_set_delegate_time_scale(context.event_tracer(), kDemoBackendName,
+                                                        kDemoCycleTime);
+  }
   program->ops = memory->allocate_array<Op>(program->num_ops);
   program->output_slots = memory->allocate_array<std::uint32_t>(program->num_outputs);
   program->slot_shapes = memory->allocate_array<Shape>(program->num_inputs + program->num_ops);
@@ -344,13 +381,13 @@ Error DemoBackendRuntime::execute(runtime::BackendExecutionContext& context,
 
     runtime::EventTracerEntry entry;
     if (post_time) {
-      times[2 * i] = tracer ? tracer->clock().now() : 0;
+      times[2 * i] = program->cycles ? demo_cycles() : tracer ? tracer->clock().now() : 0;
     } else {
       entry = start_event(tracer, op);
     }
     const Error e = run_op(op, slots, shapes, out, &shapes[slot], context);
     if (post_time) {
-      times[2 * i + 1] = tracer ? tracer->clock().now() : 0;
+      times[2 * i + 1] = program->cycles ? demo_cycles() : tracer ? tracer->clock().now() : 0;
     } else {
       end_event(tracer, op, entry);
     }

@@ -15,15 +15,26 @@
 /// The mode comes from the compile spec "profiling" ("realtime" or
 /// "posttime"), unless `set_profiling_mode_override` says otherwise (a run
 /// option). At DebugLevel::kIntermediateOutputs each op's output is logged
-/// too. The common compile specs, the deliberate fault "perturb" among them,
-/// are glassbox/runtime/delegate_specs.h's.
+/// too.
+///
+/// Compile spec "clock" ("tracer", the default, or "cycles") makes it act
+/// like an NPU that counts cycles: it stamps ops with its own 250 MHz
+/// counter (kDemoCycleTime per cycle), logs post-time in cycles, and
+/// declares that scale to the tracer at init, so the ETDump carries it and
+/// the Inspector converts the cycles back to nanoseconds. The common compile specs, the deliberate
+/// fault "perturb" among them, are glassbox/runtime/delegate_specs.h's.
 
 #include <cstdint>
 
+#include "glassbox/core/clock.h"
 #include "glassbox/runtime/backend.h"
 #include "glassbox/runtime/delegate_specs.h"
 
 namespace glassbox::backends::demo {
+
+inline constexpr char kDemoClockSpecKey[] = "clock";
+/// Nanoseconds per cycle of the demo's counter ("clock" = "cycles").
+inline constexpr TickRatio kDemoCycleTime{4, 1};
 
 class DemoBackendRuntime final : public runtime::BackendInterface {
  public:

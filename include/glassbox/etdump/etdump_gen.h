@@ -124,6 +124,10 @@ class ETDumpGen final : public runtime::EventTracer {
   /// (at most 64 characters kept; copied).
   void set_program_fingerprint(const char* fingerprint);
 
+  /// Records a delegate's time scale (see EventTracer). Kept across
+  /// `reset()`: delegates declare it once, at init.
+  Error set_delegate_time_scale(const char* backend, TickRatio ns_per_tick) override;
+
   /// Serializes everything logged so far into one ETDump (size-prefixed
   /// FlatBuffer). The span stays valid until the next call, `reset()` or
   /// destruction.
@@ -135,6 +139,13 @@ class ETDumpGen final : public runtime::EventTracer {
   /// dump) and later calls return the same dump. The data sink is kept in
   /// both modes.
   Result<Span<const std::uint8_t>> get_etdump_data();
+
+  /// Heap mode: allocates now the record storage that `executions` more
+  /// blocks as large as the current one will need, so that recording them
+  /// allocates nothing and takes no page fault inside a timed execution
+  /// (the runner calls it after its first recorded execution). Call between
+  /// executions; a no-op in caller-buffer mode or before any block.
+  void reserve_like_last_block(std::size_t executions);
 
   /// Forgets every block, event and name. Keeps the sink and settings.
   void reset();
@@ -212,6 +223,12 @@ class ETDumpGen final : public runtime::EventTracer {
   DataSink* data_sink_ = nullptr;
   std::mutex sink_mutex_;
   char fingerprint_[65] = {};
+  struct DelegateScale {
+    char backend[kMaxBackendNameLength + 1] = {};
+    TickRatio ns_per_tick;
+  };
+  DelegateScale delegate_scales_[kMaxDelegateTimeScales];
+  std::size_t num_delegate_scales_ = 0;
 };
 
 }  // namespace glassbox::etdump

@@ -7,7 +7,8 @@
 ///
 ///   ETDumpFile
 ///    |- version, and the Glassbox extensions (optional: absent in files
-///    |  written by ExecuTorch): tick_ratio, program_fingerprint, ...
+///    |  written by ExecuTorch): tick_ratio, delegate_time_scales,
+///    |  program_fingerprint, ...
 ///    `- runs: RunData (one event block, normally one execute())
 ///        |- name, bundled_input_index, allocators
 ///        `- events: Event = ProfileEvent | AllocationEvent | DebugEvent
@@ -171,6 +172,14 @@ struct RunData {
   std::optional<std::uint64_t> tensor_data_dropped;
 };
 
+/// A backend whose delegate-internal events carry times in its own ticks
+/// (cycles), as the delegate declared at init.
+struct DelegateTimeScale {
+  std::string backend;
+  TickRatio ns_per_tick;  ///< Nanoseconds per delegate tick.
+  friend bool operator==(const DelegateTimeScale&, const DelegateTimeScale&) = default;
+};
+
 /// A whole ETDump file.
 struct ETDumpFile {
   std::uint32_t version = kETDumpSchemaVersion;
@@ -185,6 +194,9 @@ struct ETDumpFile {
   /// Blocks (executions) refused because the buffer was full.
   std::optional<std::uint64_t> dropped_blocks;
   std::optional<std::string> producer;  ///< e.g. "glassbox 0.1.0".
+  /// Glassbox extension: per-backend delegate time scales, in the order
+  /// they were declared; empty when none was (and in ExecuTorch's files).
+  std::vector<DelegateTimeScale> delegate_time_scales;
 };
 
 }  // namespace glassbox::etdump

@@ -24,6 +24,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "glassbox/aot/compile_spec.h"
@@ -129,5 +130,14 @@ struct Recipe {
 
 /// to_edge_transform_and_lower, then to_executorch, in one call.
 StatusOr<ExecutorchProgramManager> export_model(aot::Graph graph, const Recipe& recipe);
+
+/// The delegate calls of the forward method whose debug handle map has the
+/// identifier `identifier` (an int in decimal, or a string), in instruction
+/// order. A deliberate fault (a partitioner's perturb) is asked for by
+/// identifier; when no delegate has it the fault would silently hit
+/// nothing, so that is kInvalidArgument "no delegate operator has the
+/// identifier ..." (the caller adds what asked for it).
+StatusOr<std::vector<InstructionId>> delegate_calls_with_identifier(
+    const ExecutorchProgramManager& program, std::string_view identifier);
 
 }  // namespace glassbox::exporter

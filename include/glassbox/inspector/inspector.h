@@ -39,8 +39,22 @@
 /// Time. Durations are nanoseconds, converted with the dump's tick ratio.
 /// Files written by ExecuTorch carry none: nanoseconds are assumed and a
 /// diagnostic says so. `InspectorOptions::time_unit` overrides either.
+///
+/// Delegate time. A delegate that counts its own ticks (cycles) declares a
+/// per-backend scale at init, which the dump records
+/// (`ETDumpFile::delegate_time_scales`); its delegate-internal events then
+/// convert with that scale, not the tick ratio. The backend of an event is
+/// the ETRecord's (its delegate map names the backend of each delegate
+/// call), so scales apply only with an ETRecord. For dumps without them
+/// (ExecuTorch's), `InspectorOptions::delegate_time_scales` gives a ratio
+/// per backend and `delegate_time_scale_converter` a function, as
+/// ExecuTorch's Inspector takes it. Each group says which applied
+/// (`EventGroup::time_scale`). A delegate's counter has its own origin, so
+/// in timelines its events are shifted to start with their DELEGATE_CALL.
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -80,7 +94,25 @@ struct InspectorOptions {
   /// Downgrades a fingerprint mismatch between ETDump and ETRecord from an
   /// error (create() fails) to an error-severity diagnostic.
   bool allow_fingerprint_mismatch = false;
+  /// Nanoseconds per delegate tick for the delegate-internal events of a
+  /// backend (named as in the ETRecord's delegate map, e.g. "DemoBackend"):
+  /// for dumps that record no scale (ExecuTorch's), or to replace the
+  /// dump's. Needs an ETRecord to find the events' backend.
+  std::map<std::string, TickRatio, std::less<>> delegate_time_scales;
+  /// ExecuTorch's `delegate_time_scale_converter`: called with each
+  /// delegate-internal event's name (its identifier's text, as ExecuTorch
+  /// names it) and its raw start, then end time; returns that time in
+  /// nanoseconds (the display unit). When set it applies to every
+  /// delegate-internal event, with or without an ETRecord, and wins over
+  /// every ratio. Not applied when `time_unit` is kTicks (raw ticks asked
+  /// for), like the ratios.
+  std::function<double(std::string_view event_name, double raw_time)> delegate_time_scale_converter;
 };
+
+/// Parses "BACKEND=NUM/DEN" (`--delegate-time-scale`): nanoseconds per
+/// delegate tick, both positive integers. kInvalidArgument, saying the
+/// expected form, for anything else.
+StatusOr<std::pair<std::string, TickRatio>> parse_delegate_time_scale(std::string_view text);
 
 enum class Severity : std::uint8_t { kInfo, kWarning, kError };
 /// "info", "warning" or "error".
@@ -102,12 +134,31 @@ enum class TimeUnitSource : std::uint8_t {
 /// "dump", "assumed" or "override".
 std::string_view to_string(TimeUnitSource source);
 
+/// What converted a group's raw times.
+enum class TimeScaleSource : std::uint8_t {
+  kClock,      ///< The tracer's clock: TimeInfo (every non-delegate event).
+  kDump,       ///< The delegate's own scale, recorded in the dump.
+  kOption,     ///< InspectorOptions::delegate_time_scales.
+  kConverter,  ///< InspectorOptions::delegate_time_scale_converter.
+};
+/// "clock", "delegate scale from dump", "option" or "converter".
+std::string_view to_string(TimeScaleSource source);
+
 struct TimeInfo {
   TimeUnitSource source = TimeUnitSource::kDump;
   /// Nanoseconds per raw tick as applied (1 for kTicks).
   double ns_per_tick = 1.0;
   /// "ns", or "ticks" when TimeUnit::kTicks was asked for.
   std::string unit = "ns";
+  /// The delegate time scales applied (kDump or kOption), by backend.
+  struct DelegateScale {
+    std::string backend;
+    TickRatio ns_per_tick;
+    TimeScaleSource source = TimeScaleSource::kDump;
+  };
+  std::vector<DelegateScale> delegate_scales;
+  /// True when a delegate_time_scale_converter converted delegate events.
+  bool delegate_converter = false;
 };
 
 /// Timing statistics over samples (one sample per run). Empty samples give
@@ -181,6 +232,9 @@ struct EventGroup {
   /// operator type); empty when none.
   std::vector<std::uint8_t> delegate_debug_metadata;
 
+  /// What converted the group's raw times (delegate events of a backend
+  /// with a time scale, or any with a converter; else the clock).
+  TimeScaleSource time_scale = TimeScaleSource::kClock;
   /// One sample per run in which the group occurred: the sum of its
   /// durations in that run (ns unless TimeInfo says ticks).
   std::vector<double> samples;

@@ -190,6 +190,11 @@ struct NumericReport {
   std::vector<Diagnostic> diagnostics;
 };
 
+/// OK when `record` holds reference op outputs to compare with; else
+/// kInvalidArgument saying how to make an ETRecord that does (compare_numerics
+/// checks it too: callers use it to name the ETRecord file as the fault).
+Status check_has_references(const etrecord::ETRecord& record);
+
 /// Compares execution `options.execution` of `dump` with `record`'s
 /// references. `debug_data` is the debug-data buffer or file the logged
 /// tensors' offsets point into (only read during the call).

@@ -35,8 +35,9 @@ std::vector<const EventGroup*> events_view(const Inspector& inspector);
 
 /// One row of the ops view.
 struct OpRow {
-  /// What the row is called: its ops' names joined with "+", else the
-  /// event name or identifier.
+  /// What the row is called: its ops' names joined with "+"; for a delegate
+  /// that logged nothing inside, delegate_call_label(); else the event name
+  /// or identifier.
   std::string label;
   std::vector<std::string> op_names;
   std::vector<std::string> op_types;
@@ -55,6 +56,9 @@ struct OpRow {
   bool shared = false;
   /// False when no event of the row could be mapped to source ops.
   bool mapped = true;
+  /// What converted the row's times: its delegate events' source (kClock
+  /// when none was scaled).
+  TimeScaleSource time_scale = TimeScaleSource::kClock;
   std::uint64_t occurrences = 0;
   /// One sample per run (sum over the row's units in that run).
   std::vector<double> samples;
@@ -62,6 +66,10 @@ struct OpRow {
   std::vector<std::uint32_t> sample_runs;
   PerfStats stats;
 };
+
+/// "DELEGATE_CALL (instruction 3)": how the ops and reconcile views name a
+/// delegate call seen only from outside.
+std::string delegate_call_label(InstructionId instruction);
 
 /// The ops view, over the "Execute" block.
 std::vector<OpRow> ops_view(const Inspector& inspector);

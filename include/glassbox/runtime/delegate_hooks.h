@@ -174,6 +174,47 @@ inline Error event_tracer_log_profiling_delegate(EventTracer* tracer, const char
                                              start_time, end_time, metadata);
 }
 
+// ---- Time scale: once at init --------------------------------------------
+
+/// Declares, once in the backend's `init`, that its delegate-internal events
+/// carry times in its own ticks (cycles): nanoseconds = ticks * ns_per_tick.
+/// Such a backend logs post-time with its own counter's values:
+///
+///   // init: a 250 MHz cycle counter, 4 ns per cycle
+///   event_tracer_set_delegate_time_scale(context.event_tracer(), "MyNpu",
+///                                        TickRatio{4, 1});
+///   // execute, after the work:
+///   event_tracer_log_profiling_delegate(tracer, nullptr, DelegateDebugIntId(3),
+///                                       start_cycles, end_cycles);
+///
+/// The ETDump records the ratio beside its tick ratio and the Inspector
+/// applies it to every delegate-internal event of that backend (it finds an
+/// event's backend through the ETRecord's delegate map). Real-time
+/// start/end hooks read `tracer->clock()`, so a backend that declares a
+/// scale must log all its events post-time. Errors as
+/// `EventTracer::set_delegate_time_scale`; a no-op on a null tracer.
+inline Error event_tracer_set_delegate_time_scale(EventTracer* tracer, const char* backend,
+                                                  TickRatio ns_per_tick) {
+  if constexpr (kTracingEnabled) {
+    if (tracer != nullptr) return tracer->set_delegate_time_scale(backend, ns_per_tick);
+  }
+  return Error::kOk;
+}
+
+/// The same, for a counter that runs at `ticks_per_second` (its frequency).
+inline Error event_tracer_set_delegate_ticks_per_second(EventTracer* tracer, const char* backend,
+                                                        std::uint64_t ticks_per_second) {
+  // A zero frequency becomes a zero denominator, which the tracer refuses.
+  std::uint64_t a = 1000000000, b = ticks_per_second;
+  while (b != 0) {  // gcd, so the stored ratio is in lowest terms
+    const std::uint64_t r = a % b;
+    a = b;
+    b = r;
+  }
+  return event_tracer_set_delegate_time_scale(tracer, backend,
+                                              TickRatio{1000000000 / a, ticks_per_second / a});
+}
+
 // ---- Intermediate outputs -----------------------------------------------
 
 /// Logs a delegate's intermediate output: T is TensorView,

@@ -77,8 +77,10 @@ enum class DebugLevel : std::uint8_t {
   kIntermediateOutputs = 2,
 };
 
-/// How much the runtime profiles. Ordered: compare with >=.
-enum class ProfilingLevel : std::uint8_t {
+/// How much the runtime profiles. Ordered: compare with >=. kMethodOnly and
+/// kAllEvents keep ExecuTorch's numbers (0 and 1), so kNone sits below them.
+enum class ProfilingLevel : std::int8_t {
+  kNone = -1,       ///< no profile events at all (event blocks and values still)
   kMethodOnly = 0,  ///< only method-level events (Method::execute)
   kAllEvents = 1,   ///< plus operator, instruction and delegate events
 };
@@ -263,6 +265,20 @@ class EventTracer {
   /// The clock whose ticks this tracer records. Delegates that log
   /// post-time read their timestamps from it.
   virtual const Clock& clock() const = 0;
+
+  /// Declares that `backend`'s delegate-internal events carry times in the
+  /// backend's own ticks (cycles of an NPU, say), not in ticks of
+  /// `clock()`: nanoseconds = ticks * ns_per_tick. Call it once at init
+  /// (`delegate_hooks.h` has the hook); a later call for the same backend
+  /// replaces the ratio. The ETDump records it so the Inspector converts
+  /// that backend's events without being told. kInvalidArgument for an
+  /// empty or over-long name (more than kMaxBackendNameLength bytes) or a
+  /// zero in the ratio; kOutOfResources when kMaxDelegateTimeScales
+  /// backends have declared one already. Tracers that keep no time scales
+  /// answer kNotSupported.
+  virtual Error set_delegate_time_scale(const char* backend, TickRatio ns_per_tick);
+  static constexpr std::size_t kMaxDelegateTimeScales = 8;
+  static constexpr std::size_t kMaxBackendNameLength = 63;
 
   // ---- State (not virtual) ----------------------------------------------
 

@@ -28,18 +28,24 @@ inline void event_tracer_create_event_block(EventTracer* tracer, const char* nam
   }
 }
 
-/// Starts a framework event whatever the profiling level.
+/// True when method-level events are recorded (any level but kNone).
+inline bool event_tracer_profiles_methods(const EventTracer* tracer) {
+  return tracer != nullptr && tracer->profiling_level() >= ProfilingLevel::kMethodOnly;
+}
+
+/// Starts a framework event at ProfilingLevel::kMethodOnly and above.
 inline EventTracerEntry event_tracer_begin_profiling_event(EventTracer* tracer, const char* name) {
   if constexpr (kTracingEnabled) {
-    if (tracer != nullptr) return tracer->start_profiling(name);
+    if (event_tracer_profiles_methods(tracer)) return tracer->start_profiling(name);
   }
   return EventTracerEntry{};
 }
 
-/// Ends an event from `event_tracer_begin_profiling_event`.
+/// Ends an event from `event_tracer_begin_profiling_event` (an entry it
+/// did not start, from a null tracer or at kNone, is ignored).
 inline void event_tracer_end_profiling_event(EventTracer* tracer, const EventTracerEntry& entry) {
   if constexpr (kTracingEnabled) {
-    if (tracer != nullptr) (void)tracer->end_profiling(entry);
+    if (tracer != nullptr && entry.tracer != nullptr) (void)tracer->end_profiling(entry);
   }
 }
 
@@ -109,12 +115,13 @@ class EventTracerProfileOpScope {
   EventTracerEntry entry_;
 };
 
-/// RAII: profiles a method-level scope whatever the profiling level.
+/// RAII: profiles a method-level scope at ProfilingLevel::kMethodOnly and
+/// above (checked once, at construction).
 class EventTracerProfileMethodScope {
  public:
   EventTracerProfileMethodScope(EventTracer* tracer, const char* name) {
     if constexpr (kTracingEnabled) {
-      if (tracer != nullptr) {
+      if (event_tracer_profiles_methods(tracer)) {
         tracer_ = tracer;
         entry_ = tracer->start_profiling(name);
       }

@@ -207,6 +207,24 @@ TEST(EtdumpBadInputTest, ZeroTickRatioDenominator) {
   EXPECT_EQ(parse_error(b.finish()).message(), "run.etdp: tick ratio 1/0 has a zero denominator");
 }
 
+TEST(EtdumpBadInputTest, DelegateTimeScaleWithoutBackend) {
+  TestETDump b;
+  const fb::TickRatio ratio(4, 1);
+  b.delegate_time_scale("Npu", &ratio).delegate_time_scale(nullptr, &ratio);
+  EXPECT_EQ(parse_error(b.finish()).message(), "run.etdp: delegate time scale 1 names no backend");
+}
+
+TEST(EtdumpBadInputTest, DelegateTimeScaleWithoutUsableRatio) {
+  const fb::TickRatio zero_numerator(0, 1), zero_denominator(1, 0);
+  for (const fb::TickRatio* ratio :
+       {static_cast<const fb::TickRatio*>(nullptr), &zero_numerator, &zero_denominator}) {
+    TestETDump b;
+    b.delegate_time_scale("Npu", ratio);
+    EXPECT_EQ(parse_error(b.finish()).message(),
+              "run.etdp: delegate time scale 0 has no ratio or a zero in its ratio");
+  }
+}
+
 TEST(EtdumpBadInputTest, CorruptOffsetFailsVerification) {
   std::vector<std::uint8_t> bytes = rich_file();
   // Point the root offset past the end.

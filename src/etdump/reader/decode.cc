@@ -247,6 +247,21 @@ StatusOr<ETDumpFile> decode_etdump(const VerifiedBuffer& buffer) {
     out.dropped_blocks = root.dropped_blocks();
   }
   out.producer = to_optional_string(root.producer());
+  if (const auto* scales = root.delegate_time_scales()) {
+    for (flatbuffers::uoffset_t i = 0; i < scales->size(); ++i) {
+      const fb::DelegateTimeScale& scale = *scales->Get(i);
+      const fb::TickRatio* ratio = scale.ns_per_tick();
+      if (scale.backend() == nullptr || scale.backend()->size() == 0) {
+        return corrupt("delegate time scale " + std::to_string(i) + " names no backend");
+      }
+      if (ratio == nullptr || ratio->numerator() == 0 || ratio->denominator() == 0) {
+        return corrupt("delegate time scale " + std::to_string(i) +
+                       " has no ratio or a zero in its ratio");
+      }
+      out.delegate_time_scales.push_back(
+          {scale.backend()->str(), TickRatio{ratio->numerator(), ratio->denominator()}});
+    }
+  }
   if (const auto* runs = root.run_data()) {
     out.runs.reserve(runs->size());
     for (flatbuffers::uoffset_t i = 0; i < runs->size(); ++i) {

@@ -203,6 +203,7 @@ TEST(EtdumpReaderTest, ReadsExtensionFieldsByPresence) {
   EXPECT_EQ(file.program_fingerprint, "fp");
   EXPECT_EQ(file.dropped_events, 0u);
   EXPECT_EQ(file.producer, "glassbox");
+  EXPECT_TRUE(file.delegate_time_scales.empty());
   const RunData& run = file.runs[0];
   EXPECT_EQ(run.dropped_events, 0u);
   EXPECT_EQ(run.rejected_events, 2u);
@@ -211,6 +212,17 @@ TEST(EtdumpReaderTest, ReadsExtensionFieldsByPresence) {
   EXPECT_EQ(run.events[0].profile()->time_source, TimeSource::kMeasured);
   EXPECT_EQ(run.events[1].profile()->thread_index, std::nullopt);
   EXPECT_EQ(run.events[1].profile()->time_source, TimeSource::kDurationOnly);
+}
+
+TEST(EtdumpReaderTest, ReadsDelegateTimeScalesInOrder) {
+  TestETDump b;
+  const fb::TickRatio npu(4, 1), dsp(5, 4);
+  b.delegate_time_scale("Npu", &npu).delegate_time_scale("Dsp", &dsp);
+  b.event(make_profile(b.fbb(), "x", 0, 0, 1, 2));
+  const ETDumpFile file = parse_ok(b.finish());
+  const std::vector<DelegateTimeScale> expected = {{"Npu", TickRatio{4, 1}},
+                                                   {"Dsp", TickRatio{5, 4}}};
+  EXPECT_EQ(file.delegate_time_scales, expected);
 }
 
 TEST(EtdumpReaderTest, FollowsRootOffsetThatIsNotEight) {

@@ -25,7 +25,8 @@ std::vector<std::uint8_t> TestETDump::finish(bool size_prefixed) {
     runs.push_back(fb::CreateRunDataDirect(fbb_, r.name.c_str(), -1, &allocators, &r.events));
   }
   const auto root =
-      fb::CreateETDumpDirect(fbb_, version_, &runs, tick_ratio_ ? &*tick_ratio_ : nullptr);
+      fb::CreateETDumpDirect(fbb_, version_, &runs, tick_ratio_ ? &*tick_ratio_ : nullptr, nullptr,
+                             0, nullptr, 0, scales_.empty() ? nullptr : &scales_);
   if (size_prefixed) {
     fb::FinishSizePrefixedETDumpBuffer(fbb_, root);
   } else {

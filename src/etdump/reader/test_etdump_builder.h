@@ -38,6 +38,12 @@ class TestETDump {
     return *this;
   }
 
+  /// A delegate time scale; a null backend or ratio leaves that field out.
+  TestETDump& delegate_time_scale(const char* backend, const ::etdump::TickRatio* ratio) {
+    scales_.push_back(::etdump::CreateDelegateTimeScaleDirect(fbb_, backend, ratio));
+    return *this;
+  }
+
   /// Builds the buffer (size-prefixed unless told otherwise). Call once.
   std::vector<std::uint8_t> finish(bool size_prefixed = true);
 
@@ -51,6 +57,7 @@ class TestETDump {
   std::vector<Run> runs_;
   std::uint32_t version_ = 0;
   std::optional<::etdump::TickRatio> tick_ratio_;
+  std::vector<flatbuffers::Offset<::etdump::DelegateTimeScale>> scales_;
 };
 
 /// A profile event with a name (operator or framework event).

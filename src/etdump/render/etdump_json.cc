@@ -127,6 +127,15 @@ Json file_header_json(const ETDumpFile& file) {
   if (file.dropped_events) root["dropped_events"] = *file.dropped_events;
   if (file.dropped_blocks) root["dropped_blocks"] = *file.dropped_blocks;
   if (file.producer) root["producer"] = *file.producer;
+  if (!file.delegate_time_scales.empty()) {
+    Json scales = Json::array();
+    for (const DelegateTimeScale& scale : file.delegate_time_scales) {
+      scales.push_back({{"backend", scale.backend},
+                        {"numerator", scale.ns_per_tick.numerator},
+                        {"denominator", scale.ns_per_tick.denominator}});
+    }
+    root["delegate_time_scales"] = scales;
+  }
   return root;
 }
 

@@ -121,5 +121,22 @@ TEST(EtdumpRenderTest, TextEscapesNamesFromTheFile) {
   EXPECT_NE(text->find("evil\\n#9999 forged line\\x1b[2J"), std::string::npos) << *text;
 }
 
+TEST(EtdumpRenderTest, DelegateTimeScalesInJsonAndText) {
+  ETDumpFile file = sample_file();
+  file.delegate_time_scales = {{"Npu\n", TickRatio{5, 4}}};
+  StatusOr<nlohmann::ordered_json> json = etdump_to_json(file, nullptr);
+  ASSERT_THAT(json, IsOk());
+  EXPECT_EQ(
+      (*json)["delegate_time_scales"],
+      nlohmann::ordered_json::parse(R"([{"backend": "Npu\n", "numerator": 5, "denominator": 4}])"));
+  StatusOr<std::string> text = etdump_to_text(file, nullptr);
+  ASSERT_THAT(text, IsOk());
+  EXPECT_NE(text->find("delegate time scale: backend \"Npu\\n\": 1 tick = 1.25 ns (5/4)\n"),
+            std::string::npos)
+      << *text;
+  file.delegate_time_scales.clear();
+  EXPECT_FALSE(etdump_to_json(file, nullptr)->contains("delegate_time_scales"));
+}
+
 }  // namespace
 }  // namespace glassbox::etdump

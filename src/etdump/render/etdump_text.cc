@@ -158,6 +158,11 @@ StatusOr<std::string> etdump_to_text(const ETDumpFile& file, const DebugData* de
   std::string out = fmt::format("ETDump version {}: {} run{}\n", file.version, file.runs.size(),
                                 file.runs.size() == 1 ? "" : "s");
   out += time_unit_line(file) + "\n";
+  for (const DelegateTimeScale& scale : file.delegate_time_scales) {
+    out += fmt::format("delegate time scale: backend \"{}\": 1 tick = {} ({}/{})\n",
+                       io::printable(scale.backend), format_ns(scale.ns_per_tick.ns_per_tick()),
+                       scale.ns_per_tick.numerator, scale.ns_per_tick.denominator);
+  }
   if (file.producer) out += fmt::format("producer: {}\n", io::printable(*file.producer));
   if (file.program_fingerprint) {
     out += fmt::format("program fingerprint: {}\n", io::printable(*file.program_fingerprint));

@@ -1,5 +1,6 @@
 #include "glassbox/runtime/kernels/elementwise.h"
 #include "glassbox/runtime/kernels/shape.h"
+#include "src/runtime/kernels/vector_clones.h"
 
 namespace glassbox::runtime::kernels {
 namespace {
@@ -99,6 +100,7 @@ void run(const Plan& plan, const float* a, const float* b, float* out, F f) {
 
 }  // namespace
 
+GLASSBOX_VECTOR_CLONES
 Error binary(BinaryOp op, const float* a, Span<const std::int64_t> a_shape, const float* b,
              Span<const std::int64_t> b_shape, float* out) {
   Result<Dims> out_dims = broadcast_shapes(a_shape, b_shape);

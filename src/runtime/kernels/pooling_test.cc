@@ -123,6 +123,109 @@ TEST(PoolingTest, AvgMatchesReference) {
   }
 }
 
+// The float32 average the kernel computes, summed in its documented order:
+// each window column over its rows first, then the columns left to right.
+std::vector<float> reference_avg_float(const std::vector<float>& in, Shape4 is,
+                                       const Pool2dParams& p, Shape4 os) {
+  std::vector<float> out;
+  for (std::int64_t pl = 0; pl < is.n * is.c; ++pl)
+    for (std::int64_t oh = 0; oh < os.h; ++oh)
+      for (std::int64_t ow = 0; ow < os.w; ++ow) {
+        float sum = 0.0f;
+        std::int64_t valid = 0;
+        std::int64_t padded = 0;
+        for (std::int64_t kw = 0; kw < p.kernel_w; ++kw) {
+          float column = 0.0f;
+          for (std::int64_t kh = 0; kh < p.kernel_h; ++kh) {
+            const std::int64_t ih = oh * p.stride_h - p.pad_top + kh;
+            const std::int64_t iw = ow * p.stride_w - p.pad_left + kw;
+            if (ih < is.h + p.pad_bottom && iw < is.w + p.pad_right) ++padded;
+            if (ih < 0 || ih >= is.h || iw < 0 || iw >= is.w) continue;
+            column += in[static_cast<std::size_t>((pl * is.h + ih) * is.w + iw)];
+            ++valid;
+          }
+          sum += column;
+        }
+        const std::int64_t divisor = p.count_include_pad ? padded : valid;
+        out.push_back(divisor > 0 ? sum / static_cast<float>(divisor) : 0.0f);
+      }
+  return out;
+}
+
+// A case's seeded input and the kernel's output on it (empty on failure,
+// which the comparison then reports).
+struct Pooled {
+  std::vector<float> in;
+  std::vector<float> out;
+  Shape4 shape;
+};
+
+Pooled pool_seeded(const PoolCase& c, std::uint32_t seed, bool is_max) {
+  Pooled r;
+  Result<Shape4> os = pool2d_output_shape(c.input, c.p);
+  EXPECT_TRUE(os.ok());
+  if (!os.ok()) return r;
+  r.shape = *os;
+  r.in = testing::random_floats(static_cast<std::size_t>(c.input.numel()), seed);
+  r.out.assign(static_cast<std::size_t>(os->numel()), NAN);
+  const Error e = is_max ? max_pool2d(r.in.data(), c.input, c.p, r.out.data())
+                         : avg_pool2d(r.in.data(), c.input, c.p, r.out.data());
+  EXPECT_EQ(e, Error::kOk);
+  return r;
+}
+
+TEST(PoolingTest, AvgEqualsFloatReferenceExactly) {
+  std::vector<PoolCase> all = cases();
+  // Wider than the kernel's stack row, so outputs come in several chunks.
+  all.push_back({"wide ceil_mode", {1, 2, 5, 2500}, make(3, 2, 1, true, false)});
+  all.push_back({"wide stride 1", {1, 1, 3, 1100}, make(3, 1, 1, false, true)});
+  for (const PoolCase& c : all) {
+    SCOPED_TRACE(c.name);
+    const Pooled r = pool_seeded(c, 64, false);
+    EXPECT_EQ(r.out, reference_avg_float(r.in, c.input, c.p, r.shape));
+  }
+}
+
+TEST(PoolingTest, MaxMatchesReferenceOnWideAndDilatedRows) {
+  Pool2dParams wide = make(3, 2, 1, true, true);
+  // A window wider than the kernel's stack row takes its per-tap path.
+  Pool2dParams huge = make(2, 1, 0, false, true);
+  huge.dilation_w = 1200;
+  Pool2dParams stride3 = make(4, 3, 2, true, true);
+  stride3.dilation_h = 2;
+  const std::vector<PoolCase> all = {
+      {"wide ceil_mode", {1, 2, 6, 2500}, wide},
+      {"window wider than a row chunk", {1, 1, 3, 1300}, huge},
+      {"stride 3 dilated rows", {2, 2, 13, 17}, stride3},
+  };
+  for (const PoolCase& c : all) {
+    SCOPED_TRACE(c.name);
+    const Pooled r = pool_seeded(c, 65, true);
+    EXPECT_EQ(r.out, reference_pool(r.in, c.input, c.p, true, r.shape));
+  }
+}
+
+TEST(PoolingTest, MaxPropagatesNaNFromAnyTap) {
+  const Shape4 s{1, 1, 5, 7};
+  const Pool2dParams p = make(3, 2, 1, true, true);
+  Result<Shape4> os = pool2d_output_shape(s, p);
+  ASSERT_TRUE(os.ok());
+  for (std::int64_t at = 0; at < s.numel(); ++at) {
+    std::vector<float> in(static_cast<std::size_t>(s.numel()), 1.0f);
+    in[static_cast<std::size_t>(at)] = NAN;
+    std::vector<float> out(static_cast<std::size_t>(os->numel()), 0.0f);
+    ASSERT_EQ(max_pool2d(in.data(), s, p, out.data()), Error::kOk);
+    const std::int64_t ih = at / s.w, iw = at % s.w;
+    for (std::int64_t oh = 0; oh < os->h; ++oh)
+      for (std::int64_t ow = 0; ow < os->w; ++ow) {
+        const std::int64_t dh = ih - (oh * 2 - 1), dw = iw - (ow * 2 - 1);
+        const bool covers = dh >= 0 && dh < 3 && dw >= 0 && dw < 3;
+        EXPECT_EQ(std::isnan(out[static_cast<std::size_t>(oh * os->w + ow)]), covers)
+            << "NaN at " << at << ", output " << oh << "," << ow;
+      }
+  }
+}
+
 TEST(PoolingTest, CountIncludePadChangesDivisor) {
   // 1x1x2x2 of ones, 2x2 windows stride 2, pad 1: each window sees one
   // real element and three padded ones.

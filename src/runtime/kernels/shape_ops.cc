@@ -79,45 +79,124 @@ Result<Dims> transpose_output_shape(Span<const std::int64_t> shape, Span<const s
   return out;
 }
 
-// Walks the output in order with an odometer, keeping the input offset
-// incremental (in-strides permuted to output order), and runs the last
-// output dim as a strided inner loop.
-Error transpose(const float* input, Span<const std::int64_t> shape, Span<const std::int64_t> perm,
-                float* output) {
-  Result<Dims> out = transpose_output_shape(shape, perm);
-  if (!out.ok()) return out.error();
-  const std::int64_t total = out->numel();
-  if (total == 0) return Error::kOk;
-  if (input == nullptr || output == nullptr) return Error::kInvalidArgument;
-  if (out->rank == 0) {
-    output[0] = input[0];
-    return Error::kOk;
-  }
+namespace {
+
+// A transpose as a walk over the output: dims in output order with the
+// input stride of each. Size-1 dims are dropped and neighbours that stay
+// neighbours in the input are merged, so [N,C,H,W] -> [N,H,W,C] walks as
+// [N, H*W, C] and an identity permutation as one flat copy.
+struct Walk {
+  std::int64_t size[kMaxDims];
+  std::int64_t stride[kMaxDims];
+  std::size_t rank = 0;
+};
+
+Walk make_walk(Span<const std::int64_t> shape, Span<const std::int64_t> perm) {
   std::int64_t in_stride[kMaxDims];
   std::int64_t s = 1;
   for (std::size_t i = shape.size(); i-- > 0;) {
     in_stride[i] = s;
     s *= shape[i];
   }
-  std::int64_t stride[kMaxDims];
-  for (std::size_t i = 0; i < out->rank; ++i)
-    stride[i] = in_stride[static_cast<std::size_t>(perm[i])];
-  const std::size_t last = out->rank - 1;
-  const std::int64_t n = out->sizes[last];
-  const std::int64_t step = stride[last];
+  Walk w;
+  for (std::size_t i = 0; i < perm.size(); ++i) {
+    const auto from = static_cast<std::size_t>(perm[i]);
+    if (shape[from] == 1) continue;
+    if (w.rank > 0 && w.stride[w.rank - 1] == in_stride[from] * shape[from]) {
+      w.size[w.rank - 1] *= shape[from];
+      w.stride[w.rank - 1] = in_stride[from];
+      continue;
+    }
+    w.size[w.rank] = shape[from];
+    w.stride[w.rank] = in_stride[from];
+    ++w.rank;
+  }
+  if (w.rank == 0) {  // one element
+    w.size[0] = 1;
+    w.stride[0] = 1;
+    w.rank = 1;
+  }
+  return w;
+}
+
+// Calls body(input_offset, output_offset) for every index of the walk's
+// dims other than `skip_a` and `skip_b` (pass the same dim twice to skip
+// one), with an odometer that keeps both offsets incremental.
+template <typename Body>
+void for_each_outer(const Walk& w, std::size_t skip_a, std::size_t skip_b, Body body) {
+  std::int64_t out_stride[kMaxDims];
+  std::int64_t s = 1;
+  for (std::size_t i = w.rank; i-- > 0;) {
+    out_stride[i] = s;
+    s *= w.size[i];
+  }
+  std::int64_t count = 1;
+  for (std::size_t i = 0; i < w.rank; ++i)
+    if (i != skip_a && i != skip_b) count *= w.size[i];
   std::int64_t index[kMaxDims] = {};
-  std::int64_t offset = 0;
-  for (std::int64_t row = 0; row < total / n; ++row) {
-    const float* src = input + offset;
-    float* dst = output + row * n;
-    for (std::int64_t i = 0; i < n; ++i) dst[i] = src[i * step];
-    for (std::size_t d = last; d-- > 0;) {
-      offset += stride[d];
-      if (++index[d] < out->sizes[d]) break;
-      offset -= stride[d] * out->sizes[d];
+  std::int64_t in_off = 0;
+  std::int64_t out_off = 0;
+  for (std::int64_t k = 0; k < count; ++k) {
+    body(in_off, out_off);
+    for (std::size_t d = w.rank; d-- > 0;) {
+      if (d == skip_a || d == skip_b) continue;
+      if (++index[d] < w.size[d]) {
+        in_off += w.stride[d];
+        out_off += out_stride[d];
+        break;
+      }
+      in_off -= w.stride[d] * (w.size[d] - 1);
+      out_off -= out_stride[d] * (w.size[d] - 1);
       index[d] = 0;
     }
   }
+}
+
+// Square tiles small enough that a tile's source lines and destination
+// lines all stay in L1 while it is copied.
+constexpr std::int64_t kTile = 16;
+
+}  // namespace
+
+// Two cases after merging dims. If the output's last dim is the input's
+// last dim too, every output row is a contiguous input run: one copy per
+// row. Otherwise the input's contiguous dim `c` and the output's last dim
+// form a 2-D transpose per outer index, done in kTile x kTile tiles so both
+// sides are read and written a cache line at a time.
+Error transpose(const float* input, Span<const std::int64_t> shape, Span<const std::int64_t> perm,
+                float* output) {
+  Result<Dims> out = transpose_output_shape(shape, perm);
+  if (!out.ok()) return out.error();
+  if (out->numel() == 0) return Error::kOk;
+  if (input == nullptr || output == nullptr) return Error::kInvalidArgument;
+  const Walk w = make_walk(shape, perm);
+  const std::size_t last = w.rank - 1;
+  const std::int64_t n = w.size[last];
+  if (w.stride[last] == 1) {
+    for_each_outer(w, last, last, [&](std::int64_t in_off, std::int64_t out_off) {
+      std::copy(input + in_off, input + in_off + n, output + out_off);
+    });
+    return Error::kOk;
+  }
+  std::size_t c = 0;  // the dim with input stride 1 (there is one: dims were merged)
+  while (w.stride[c] != 1) ++c;
+  std::int64_t c_out_stride = 1;
+  for (std::size_t i = c + 1; i < w.rank; ++i) c_out_stride *= w.size[i];
+  const std::int64_t rows = w.size[c];
+  const std::int64_t step = w.stride[last];
+  for_each_outer(w, c, last, [&](std::int64_t in_off, std::int64_t out_off) {
+    for (std::int64_t r0 = 0; r0 < rows; r0 += kTile) {
+      const std::int64_t r1 = std::min(rows, r0 + kTile);
+      for (std::int64_t j0 = 0; j0 < n; j0 += kTile) {
+        const std::int64_t j1 = std::min(n, j0 + kTile);
+        for (std::int64_t r = r0; r < r1; ++r) {
+          const float* src = input + in_off + r;
+          float* dst = output + out_off + r * c_out_stride;
+          for (std::int64_t j = j0; j < j1; ++j) dst[j] = src[j * step];
+        }
+      }
+    }
+  });
   return Error::kOk;
 }
 

@@ -83,9 +83,23 @@ std::vector<float> reference_transpose(const std::vector<float>& in,
 
 TEST(TransposeTest, MatchesReference) {
   const std::vector<std::vector<std::int64_t>> shapes = {
-      {3, 5}, {2, 3, 4}, {2, 3, 4, 5}, {2, 1, 3, 2, 2, 3}};
+      {3, 5},
+      {2, 3, 4},
+      {2, 3, 4, 5},
+      {2, 1, 3, 2, 2, 3},
+      // Larger than one tile and not a multiple of it on either side.
+      {35, 33},
+      {2, 37, 5, 19},
+      {4, 1, 17, 18},
+      // Last dim kept (row copies), identity, and dims that merge.
+      {3, 4, 5},
+      {2, 3, 4},
+      {6, 7, 8, 9},
+      {1, 1},
+      {}};
   const std::vector<std::vector<std::int64_t>> perms = {
-      {1, 0}, {2, 0, 1}, {0, 2, 3, 1}, {5, 3, 1, 0, 4, 2}};
+      {1, 0},       {2, 0, 1}, {0, 2, 3, 1}, {5, 3, 1, 0, 4, 2}, {1, 0}, {0, 2, 3, 1},
+      {2, 3, 0, 1}, {1, 0, 2}, {0, 1, 2},    {2, 3, 0, 1},       {1, 0}, {}};
   for (std::size_t c = 0; c < shapes.size(); ++c) {
     SCOPED_TRACE(c);
     std::int64_t n = 1;

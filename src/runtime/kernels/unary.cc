@@ -2,6 +2,7 @@
 
 #include "glassbox/runtime/kernels/elementwise.h"
 #include "src/runtime/kernels/fast_math.h"
+#include "src/runtime/kernels/vector_clones.h"
 
 namespace glassbox::runtime::kernels {
 namespace {
@@ -26,16 +27,19 @@ float clamp_one(float v, float lo, float hi) {
 
 }  // namespace
 
+GLASSBOX_VECTOR_CLONES
 Error relu(const float* x, float* y, std::int64_t n) {
   return map(x, y, n, [](float v) { return v < 0.0f ? 0.0f : v; });
 }
 
+GLASSBOX_VECTOR_CLONES
 Error clamp(const float* x, float* y, std::int64_t n, float min_value, float max_value) {
   if (std::isnan(min_value) || std::isnan(max_value) || min_value > max_value)
     return Error::kInvalidArgument;
   return map(x, y, n, [=](float v) { return clamp_one(v, min_value, max_value); });
 }
 
+GLASSBOX_VECTOR_CLONES
 Error sigmoid(const float* x, float* y, std::int64_t n) {
   return map(x, y, n, [](float v) {
     // One exp of -|v| serves both halves: 1 / (1 + e) for v >= 0 and
@@ -46,10 +50,12 @@ Error sigmoid(const float* x, float* y, std::int64_t n) {
   });
 }
 
+GLASSBOX_VECTOR_CLONES
 Error hardswish(const float* x, float* y, std::int64_t n) {
   return map(x, y, n, [](float v) { return v * clamp_one(v + 3.0f, 0.0f, 6.0f) / 6.0f; });
 }
 
+GLASSBOX_VECTOR_CLONES
 Error hardsigmoid(const float* x, float* y, std::int64_t n, float alpha, float beta) {
   return map(x, y, n, [=](float v) { return clamp_one(alpha * v + beta, 0.0f, 1.0f); });
 }

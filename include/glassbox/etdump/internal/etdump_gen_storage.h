@@ -11,6 +11,8 @@
 #include <mutex>
 #include <vector>
 
+#include "glassbox/runtime/event_tracer.h"
+
 namespace glassbox::etdump::internal {
 
 enum class RecordKind : std::uint8_t {
@@ -96,9 +98,15 @@ inline constexpr std::size_t kSlotOutputBytes = 56;  // kSlotBytes - scratch
 // The serialized size of one block (RunData, its two vectors and its entry
 // in run_data, with alignment), charged when it is created.
 inline constexpr std::size_t kBlockOutputBytes = 48 + 8 + 8 + 4 + 8;
+// The most the delegate time scales take: per backend its name (63 bytes,
+// length and terminator: 68), its table (24) with alignment (4 + 4) and
+// its vector slot (4), then the vector's length and alignment.
+inline constexpr std::size_t kDelegateTimeScalesOutputBytes =
+    runtime::EventTracer::kMaxDelegateTimeScales * (68 + 32 + 4) + 8;
 // Everything written once per dump (vtables, root, shared objects, the
-// implicit first block, fingerprint and producer), with alignment slack.
-inline constexpr std::size_t kFixedOutputBytes = 2048;
+// implicit first block, fingerprint, producer and delegate time scales),
+// with alignment slack.
+inline constexpr std::size_t kFixedOutputBytes = 2048 + kDelegateTimeScalesOutputBytes;
 // Limits on one logged value (larger ones are refused, not truncated).
 inline constexpr std::size_t kMaxLoggedTensorDims = 32;
 inline constexpr std::size_t kMaxLoggedTensorList = 64;
@@ -200,6 +208,10 @@ class RecordStore {
     return chunk == nullptr ? nullptr : chunk + (index & (kChunkSize - 1));
   }
   Record* fixed_base() const { return fixed_; }
+  // Heap mode: allocates now every chunk the next `count` slots fall in
+  // (up to the capacity), so that claiming them later allocates nothing.
+  // Runtime thread, between executions; a no-op in caller-buffer mode.
+  void reserve(std::uint64_t count);
   void clear();
 
  private:

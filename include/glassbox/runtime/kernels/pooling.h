@@ -43,7 +43,8 @@ Result<Shape4> pool2d_output_shape(Shape4 input, const Pool2dParams& params);
 ///   in[n][c][oh*stride_h - pad_top + kh*dilation_h]
 ///          [ow*stride_w - pad_left + kw*dilation_w];
 /// -infinity for a window with no in-bounds element. NaN wins (like
-/// PyTorch). `output` must not overlap `input`.
+/// PyTorch); which of +0 and -0 wins a tie between them is unspecified.
+/// `output` must not overlap `input`.
 Error max_pool2d(const float* input, Shape4 input_shape, const Pool2dParams& params, float* output);
 
 /// out = (sum of the in-bounds window elements) / divisor, where the window
@@ -51,6 +52,8 @@ Error max_pool2d(const float* input, Shape4 input_shape, const Pool2dParams& par
 /// +kernel_w). divisor = count_include_pad ? the window's area clipped to
 /// the padded input [-pad_top, H + pad_bottom) x [-pad_left, W + pad_right)
 /// : the number of in-bounds elements (a window with none gives 0).
+/// The sum is taken in float, each window column over its rows first, then
+/// the column sums left to right (pooling is done separably).
 /// kInvalidArgument also for dilation != 1.
 Error avg_pool2d(const float* input, Shape4 input_shape, const Pool2dParams& params, float* output);
 

@@ -1,0 +1,45 @@
+# `make install PREFIX=...` (cmake --install): what a delegate author needs
+# to record events with ETDumpGen in their own runtime. The public headers,
+# the device-side static libraries glassbox::runtime and glassbox::etdump
+# with their dependencies, a CMake package (find_package(glassbox)) and a
+# pkg-config file (glassbox.pc); and the glassbox command line.
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+set(GLASSBOX_INSTALLED_LIBRARIES core kernels schema runtime etdump)
+foreach(name IN LISTS GLASSBOX_INSTALLED_LIBRARIES)
+  # Consumers link glassbox::<name>, the same names as inside this build.
+  set_target_properties(glassbox_${name} PROPERTIES EXPORT_NAME ${name})
+endforeach()
+list(TRANSFORM GLASSBOX_INSTALLED_LIBRARIES PREPEND glassbox_
+  OUTPUT_VARIABLE installed_targets)
+install(TARGETS ${installed_targets} EXPORT glassboxTargets
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/glassbox
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+# The generated switch every hook header reads (tracing on or off).
+install(FILES ${CMAKE_BINARY_DIR}/generated/glassbox/config.h
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/glassbox)
+if(TARGET glassbox)
+  install(TARGETS glassbox RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endif()
+
+set(config_dir ${CMAKE_INSTALL_LIBDIR}/cmake/glassbox)
+install(EXPORT glassboxTargets NAMESPACE glassbox:: DESTINATION ${config_dir})
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/install/glassboxConfig.cmake.in
+  ${CMAKE_BINARY_DIR}/install/glassboxConfig.cmake INSTALL_DESTINATION ${config_dir})
+write_basic_package_version_file(${CMAKE_BINARY_DIR}/install/glassboxConfigVersion.cmake
+  COMPATIBILITY SameMinorVersion)
+install(FILES ${CMAKE_BINARY_DIR}/install/glassboxConfig.cmake
+  ${CMAKE_BINARY_DIR}/install/glassboxConfigVersion.cmake DESTINATION ${config_dir})
+
+# pkg-config: the libraries in link order (each before what it uses). The
+# prefix is found from the file's own place, so `cmake --install --prefix`
+# may choose it after configuring.
+file(RELATIVE_PATH GLASSBOX_PC_TO_PREFIX /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)
+string(REGEX REPLACE "/$" "" GLASSBOX_PC_TO_PREFIX "${GLASSBOX_PC_TO_PREFIX}")
+configure_file(${PROJECT_SOURCE_DIR}/cmake/install/glassbox.pc.in
+  ${CMAKE_BINARY_DIR}/install/glassbox.pc @ONLY)
+install(FILES ${CMAKE_BINARY_DIR}/install/glassbox.pc
+  DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -1,0 +1,113 @@
+// Whole-model cost of profiling on real programs, measured so that it can
+// be trusted on a busy machine: one loaded method executes in rounds, once
+// per mode in each round (no tracer; ETDumpGen at profiling level none,
+// method and all), so drift in the machine's load reaches every mode
+// alike. Each mode's median over the rounds is reported, and its overhead
+// as the ratio to the no-tracer median.
+//
+// Programs: every *.gbx in the folder $GLASSBOX_OVERHEAD_PROGRAMS (for the
+// zoo: `glassbox lower M.onnx --backend xnnpack -o DIR/M.gbx`); without it
+// this program registers nothing.
+
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "backends/common/backend_plugin.h"
+#include "glassbox/etdump/etdump_gen.h"
+#include "glassbox/runner/loaded_program.h"
+#include "glassbox/runtime/method.h"
+
+namespace glassbox::runner {
+namespace {
+
+constexpr int kRounds = 60;
+
+struct Mode {
+  const char* name;
+  bool traced;
+  runtime::ProfilingLevel level;
+};
+constexpr Mode kModes[] = {{"no_tracer", false, runtime::ProfilingLevel::kNone},
+                           {"none", true, runtime::ProfilingLevel::kNone},
+                           {"method", true, runtime::ProfilingLevel::kMethodOnly},
+                           {"all", true, runtime::ProfilingLevel::kAllEvents}};
+constexpr std::size_t kNumModes = sizeof(kModes) / sizeof(kModes[0]);
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+void run(benchmark::State& state, const std::string& path) {
+  StatusOr<LoadedProgram> program = LoadedProgram::load_file(path);
+  etdump::ETDumpGen gen;
+  backends::RunSettings settings;
+  settings.threads = 1;
+  StatusOr<LoadedMethod> loaded = program.ok() ? program->load_method(&gen, settings)
+                                               : StatusOr<LoadedMethod>(program.status());
+  if (!loaded.ok()) {
+    state.SkipWithError(loaded.status().message().c_str());
+    return;
+  }
+  runtime::Method& method = loaded->method();
+  for (std::size_t i = 0; i < method.num_inputs(); ++i) {
+    const runtime::Tensor& t = method.input(i);
+    if (t.dtype != ScalarType::kFloat) continue;  // ids and masks stay zero
+    const std::vector<float> x(static_cast<std::size_t>(t.numel()), 0.5f);
+    (void)method.set_input(i, x.data(), t.nbytes);
+  }
+  std::vector<double> ms[kNumModes];
+  bool reserved = false;
+  for (auto _ : state) {
+    for (std::size_t m = 0; m < kNumModes; ++m) {
+      method.set_event_tracer(kModes[m].traced ? &gen : nullptr);
+      gen.set_profiling_level(kModes[m].level);
+      const auto start = std::chrono::steady_clock::now();
+      const Status s = loaded->execute();
+      const auto end = std::chrono::steady_clock::now();
+      if (!s.ok()) {
+        state.SkipWithError(s.message().c_str());
+        return;
+      }
+      ms[m].push_back(std::chrono::duration<double, std::milli>(end - start).count());
+    }
+    if (!reserved) {  // as `glassbox run` does after its first recorded execution
+      gen.reserve_like_last_block(3 * static_cast<std::size_t>(state.max_iterations));
+      reserved = true;
+    }
+  }
+  const double base = median(ms[0]);
+  for (std::size_t m = 0; m < kNumModes; ++m) {
+    const double med = median(ms[m]);
+    state.counters[std::string(kModes[m].name) + "_ms"] = med;
+    if (m > 0)
+      state.counters[std::string(kModes[m].name) + "_overhead_pct"] = 100 * (med / base - 1);
+  }
+}
+
+const bool registered = [] {
+  const char* dir = std::getenv("GLASSBOX_OVERHEAD_PROGRAMS");
+  if (dir == nullptr) return false;
+  std::vector<std::filesystem::path> programs;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    if (entry.path().extension() == ".gbx") programs.push_back(entry.path());
+  }
+  std::sort(programs.begin(), programs.end());
+  for (const auto& p : programs) {
+    benchmark::RegisterBenchmark(("BM_ProfilingOverhead/" + p.stem().string()).c_str(), run,
+                                 p.string())
+        ->Iterations(kRounds)
+        ->Unit(benchmark::kMillisecond);
+  }
+  return true;
+}();
+
+}  // namespace
+}  // namespace glassbox::runner
