@@ -24,8 +24,8 @@ ms() {
     --input "$models/$2.input.npy" "${@:3}" | sed -n 's/.*: \([0-9.]*\) ms per execute.*/\1/p'
 }
 
-table="| model | portable | XNNPACK 1 thread, profiling off | XNNPACK 1 thread, profiling on | overhead | XNNPACK 2 threads, profiling on |
-|---|---:|---:|---:|---:|---:|"
+table="| model | portable | XNNPACK 1 thread, profiling off | XNNPACK 1 thread, profiling on | overhead | XNNPACK 2 threads, profiling on | oneDNN 1 thread, profiling off |
+|---|---:|---:|---:|---:|---:|---:|"
 for m in resnet18 mobilenet_v2 mobilenet_v3_large resnet50 lraspp_mobilenet_v3_large \
          vit_b_16 encoder_opset14 encoder_opset17; do
   [ -f "$models/$m.onnx" ] || continue
@@ -35,8 +35,10 @@ for m in resnet18 mobilenet_v2 mobilenet_v3_large resnet50 lraspp_mobilenet_v3_l
   off=$(ms "$work/$m.x.gbx" "$m" --threads 1 --profiling-level method)
   on=$(ms "$work/$m.x.gbx" "$m" --threads 1 --profiling-level all)
   two=$(ms "$work/$m.x.gbx" "$m" --threads 2 --profiling-level all)
+  onednn=$("$glassbox" lower "$models/$m.onnx" --backend onednn -o "$work/$m.o.gbx" >/dev/null 2>&1 \
+    && ms "$work/$m.o.gbx" "$m" --threads 1 --profiling-level method || echo "-")
   overhead=$(awk -v a="$on" -v b="$off" 'BEGIN { printf "%+.1f%%", 100 * (a / b - 1) }')
-  table+=$'\n'"| $m | $portable ms | $off ms | $on ms | $overhead | $two ms |"
+  table+=$'\n'"| $m | $portable ms | $off ms | $on ms | $overhead | $two ms | $onednn ms |"
 done
 echo "$table"
 python3 "$root/scripts/replace_section.py" "$doc" "ZOO RESULTS" "Model zoo latency" "$table"

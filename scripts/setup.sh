@@ -12,6 +12,7 @@ packages=(
   libzip-dev zipcmp zipmerge ziptool
   libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
   libxnnpack-dev libpthreadpool-dev libcpuinfo-dev
+  libdnnl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   chromium
   pybind11-dev python3-pybind11 python3-dev python3-numpy python3-pandas python3-pytest

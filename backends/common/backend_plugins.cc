@@ -4,16 +4,23 @@
 #if GLASSBOX_HAVE_XNNPACK
 #include "backends/xnnpack/xnnpack_plugin.h"
 #endif
+#if GLASSBOX_HAVE_ONEDNN
+#include "backends/onednn/onednn_plugin.h"
+#endif
 
 namespace glassbox::backends {
 namespace {
 
 // The one list of built-in backends. XNNPACK is optional (it needs Debian's
-// libxnnpack-dev); CMake defines GLASSBOX_HAVE_XNNPACK when it is built.
+// libxnnpack-dev), as is oneDNN (libdnnl-dev); CMake defines
+// GLASSBOX_HAVE_XNNPACK / GLASSBOX_HAVE_ONEDNN when each is built.
 const BackendPlugin* const kBuiltIn[] = {
     &demo::demo_plugin(),
 #if GLASSBOX_HAVE_XNNPACK
     &xnnpack::xnnpack_plugin(),
+#endif
+#if GLASSBOX_HAVE_ONEDNN
+    &onednn::onednn_plugin(),
 #endif
 };
 

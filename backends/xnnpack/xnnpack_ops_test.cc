@@ -38,33 +38,11 @@ struct OpCase {
 // gtest prints a failing case by its name, not its bytes.
 void PrintTo(const OpCase& c, std::ostream* os) { *os << c.name; }
 
-ValueId weights(GraphBuilder& b, const std::string& name, std::vector<std::int64_t> shape) {
-  std::int64_t n = 1;
-  for (std::int64_t d : shape) n *= d;
-  return b.constant(name, shape,
-                    testing::random_values(static_cast<std::size_t>(n),
-                                           static_cast<std::uint32_t>(name.size() * 31 + n)));
-}
-
-ValueId image(GraphBuilder& b, std::int64_t c = 4, std::int64_t hw = 9) {
-  return b.input("x", ScalarType::kFloat, {2, c, hw, hw});
-}
-
-// A conv that puts its output in NHWC inside the delegate.
-ValueId conv(GraphBuilder& b, ValueId x, std::int64_t cin, std::int64_t cout,
-             aot::Conv2dOptions options = {.padding = {1, 1}}, std::int64_t k = 3) {
-  static int count = 0;
-  const std::string name = "c" + std::to_string(++count);
-  return b.conv2d(x, weights(b, name + ".w", {cout, cin / options.groups, k, k}),
-                  weights(b, name + ".b", {cout}), options);
-}
-
-ValueId batch_norm(GraphBuilder& b, ValueId x, std::int64_t c) {
-  std::vector<float> var = testing::random_values(static_cast<std::size_t>(c), 3);
-  for (float& v : var) v = v * v + 0.5f;
-  return b.batch_norm(x, weights(b, "bn.mean", {c}), b.constant("bn.var", {c}, var),
-                      weights(b, "bn.gamma", {c}), weights(b, "bn.beta", {c}), 1e-3);
-}
+// conv() puts its output in NHWC inside the delegate.
+using backends::testing::batch_norm;
+using backends::testing::conv;
+using backends::testing::image;
+using backends::testing::weights;
 
 using Attrs = aot::AttributeMap;
 using Ints = std::vector<std::int64_t>;
@@ -534,19 +512,12 @@ TEST_P(XnnpackOpTest, MatchesPortableKernels) {
       *delegated->delegate_map().at("forward").begin()->second.delegate_map;
   StatusOr<etdump::ETDumpFile> dump = etdump::parse_etdump(*tracer.get_etdump_data(), "ops");
   ASSERT_TRUE(dump.ok()) << dump.message();
-  std::set<DebugHandle> covered, source_ops;
-  for (const etdump::Event& e : dump->runs.back().events) {
-    const etdump::ProfileEvent* pe = e.profile();
-    if (pe == nullptr || pe->name.has_value()) continue;  // not a delegate event
-    const aot::DelegateDebugIdentifier id =
-        pe->delegate_debug_id_str
-            ? aot::DelegateDebugIdentifier(*pe->delegate_debug_id_str)
-            : aot::DelegateDebugIdentifier(std::int64_t{pe->delegate_debug_id_int.value});
-    ASSERT_TRUE(map.contains(id)) << "an event logged with an unmapped identifier";
-    covered.insert(map.at(id).begin(), map.at(id).end());
-  }
+  const backends::testing::LoggedDelegateEvents logged =
+      backends::testing::logged_delegate_events(*dump, map);
+  EXPECT_EQ(logged.unmapped, 0u) << "events logged with identifiers the map lacks";
+  std::set<DebugHandle> source_ops;
   for (const aot::Node& node : graph->nodes) source_ops.insert(node.debug_handle);
-  EXPECT_EQ(covered, source_ops);
+  EXPECT_EQ(logged.handles, source_ops);
 }
 
 // Threads change the work split, never the result beyond rounding.

@@ -1,4 +1,4 @@
-// `glassbox lower [MODEL.onnx | --model demo] --backend demo|xnnpack|portable
+// `glassbox lower [MODEL.onnx | --model demo] --backend demo|xnnpack|onednn|portable
 //                 -o prog.gbx [--etrecord prog.etrecord] [--ids ...]
 //                 [--reference-inputs X.npy... | --reference-seed S]
 //                 [--input-shape NAME=D0xD1x...] [--perturb ID]`
@@ -306,8 +306,8 @@ void add_lower_commands(CLI::App& app, CommandContext& context) {
   CLI::App* command = app.add_subcommand(
       "lower",
       "Lower an ONNX model or a built-in model with a backend and emit a "
-      "program (.gbx) and, with --etrecord, its ETRecord. With --backend xnnpack it "
-      "also prints the partition: how many ops the delegate takes and, per op type "
+      "program (.gbx) and, with --etrecord, its ETRecord. With --backend xnnpack or onednn "
+      "it also prints the partition: how many ops the delegate takes and, per op type "
       "left on the portable kernels, how many and why");
   command->add_option("model_file", options->model_file,
                       "an ONNX model (.onnx); without it, --model picks a built-in one");

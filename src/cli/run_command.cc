@@ -174,7 +174,7 @@ void add_run_commands(CLI::App& app, CommandContext& context) {
                       "delegate outputs matching these patterns ('*' wildcard)");
   command
       ->add_option("--threads", options->run.threads,
-                   "threads for XNNPACK delegates (0: the program's compile "
+                   "threads for XNNPACK and oneDNN delegates (0: the program's compile "
                    "spec, default 1)")
       ->check(CLI::Range(0, 64))
       ->capture_default_str();

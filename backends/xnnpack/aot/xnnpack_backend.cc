@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "backends/common/graph_uses.h"
 #include "backends/xnnpack/aot/batch_norm_folding.h"
 #include "backends/xnnpack/aot/node_attributes.h"
 #include "backends/xnnpack/aot/xnnpack_partitioner.h"
@@ -77,7 +78,7 @@ std::optional<XnnOpKind> unary_kind(const Node& node) {
 class Lowering {
  public:
   Lowering(const aot::Graph& graph, bool string_ids)
-      : graph_(graph), string_ids_(string_ids), builder_(!string_ids) {}
+      : graph_(graph), string_ids_(string_ids), builder_(!string_ids), uses_(graph) {}
 
   StatusOr<aot::PreprocessResult> run() {
     for (std::size_t i = 0; i < graph_.inputs.size(); ++i) {
@@ -85,14 +86,9 @@ class Lowering {
       program_.inputs.push_back({v->shape, XnnLayout::kLogical});
       slot_of(XnnLayout::kLogical)[v->id.value] = static_cast<std::uint32_t>(i);
     }
-    for (std::size_t n = 0; n < graph_.nodes.size(); ++n) {
-      for (ValueId in : graph_.nodes[n].inputs) users_[in.value].push_back(n);
-    }
-    for (ValueId out : graph_.outputs) ++output_uses_[out.value];
-    absorbed_.assign(graph_.nodes.size(), false);
 
     for (std::size_t n = 0; n < graph_.nodes.size(); ++n) {
-      if (absorbed_[n]) continue;
+      if (uses_.absorbed(n)) continue;
       const Node& node = graph_.nodes[n];
       if (const std::string why = xnnpack_rejection(graph_, node);
           !why.empty() && node.op != aot::op::kBatchNorm) {
@@ -111,33 +107,13 @@ class Lowering {
                                 slot_for(out, XnnLayout::kLogical, producer->second));
       program_.outputs.push_back(slot);
     }
-    number_slots();
+    number_slots(program_.inputs.size(), program_.constants.size(), &program_.ops,
+                 &program_.outputs);
     return aot::PreprocessResult{encode_xnn_program(program_), builder_.get_delegate_mapping()};
   }
 
  private:
   using Sources = std::vector<const Node*>;
-
-  // While lowering, constant k has the provisional slot kConstantTag + k
-  // and operator i the slot num_inputs + i: constants are numbered before
-  // the operators, but only known once all are lowered (number_slots).
-  static constexpr std::uint32_t kConstantTag = 1u << 31;
-
-  void number_slots() {
-    const auto num_inputs = static_cast<std::uint32_t>(program_.inputs.size());
-    const auto num_constants = static_cast<std::uint32_t>(program_.constants.size());
-    const auto final_slot = [&](std::uint32_t* slot) {
-      if (*slot >= kConstantTag) {
-        *slot = num_inputs + (*slot - kConstantTag);
-      } else if (*slot >= num_inputs) {
-        *slot += num_constants;
-      }
-    };
-    for (XnnOp& op : program_.ops) {
-      for (std::uint32_t& slot : op.operands) final_slot(&slot);
-    }
-    for (std::uint32_t& slot : program_.outputs) final_slot(&slot);
-  }
 
   bool is_constant(ValueId id) const { return value(id).kind == aot::ValueKind::kConstant; }
 
@@ -163,7 +139,7 @@ class Lowering {
     }
     program_.constants.push_back(std::move(c));
     return constant_slots_[key] =
-               kConstantTag + static_cast<std::uint32_t>(program_.constants.size() - 1);
+               kProvisionalConstant + static_cast<std::uint32_t>(program_.constants.size() - 1);
   }
 
   // The slot of `id` as an operand in `layout`: a constant, or a computed
@@ -179,18 +155,8 @@ class Lowering {
 
   const aot::Value& value(ValueId id) const { return *graph_.find_value(id); }
 
-  // The node that is the only use of `id`, if any (a graph output is a use
-  // that cannot be fused away).
-  const Node* sole_user(ValueId id) const {
-    if (output_uses_.contains(id.value)) return nullptr;
-    auto it = users_.find(id.value);
-    if (it == users_.end() || it->second.size() != 1) return nullptr;
-    return &graph_.nodes[it->second[0]];
-  }
-
-  void absorb(const Node& node) {
-    absorbed_[static_cast<std::size_t>(&node - graph_.nodes.data())] = true;
-  }
+  const Node* sole_user(ValueId id) const { return uses_.sole_user(id); }
+  void absorb(const Node& node) { uses_.absorb(node); }
 
   // Follows relu / clamp users of `*out`, narrowing [*min, *max].
   void absorb_activations(ValueId* out, Sources* sources, float* min, float* max) {
@@ -277,7 +243,7 @@ class Lowering {
           layout},
          {v}});
     return scalar_slots_[key] =
-               kConstantTag + static_cast<std::uint32_t>(program_.constants.size() - 1);
+               kProvisionalConstant + static_cast<std::uint32_t>(program_.constants.size() - 1);
   }
 
   Status lower(const Node& node) {
@@ -737,15 +703,13 @@ class Lowering {
   const aot::Graph& graph_;
   bool string_ids_;
   aot::DelegateMappingBuilder builder_;
+  GraphUses uses_;
   XnnProgram program_;
   std::unordered_map<std::int32_t, std::uint32_t> logical_slots_;  // value -> slot
   std::unordered_map<std::int32_t, std::uint32_t> nhwc_slots_;
   std::map<std::pair<std::int32_t, XnnLayout>, std::uint32_t> constant_slots_;  // provisional
   std::map<std::pair<std::uint32_t, XnnLayout>, std::uint32_t> scalar_slots_;   // f32 bits
-  std::unordered_map<std::int32_t, std::vector<std::size_t>> users_;            // value -> nodes
-  std::unordered_map<std::int32_t, int> output_uses_;
   std::unordered_map<std::int32_t, Sources> producers_;  // value -> sources of its op
-  std::vector<bool> absorbed_;
 };
 
 }  // namespace

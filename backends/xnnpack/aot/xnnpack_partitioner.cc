@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "backends/common/graph_uses.h"
 #include "backends/xnnpack/aot/node_attributes.h"
 #include "backends/xnnpack/xnnpack_format.h"
 #include "glassbox/aot/ops.h"
@@ -49,41 +50,11 @@ std::string value_rejection(const Graph& graph, ValueId id) {
   return kTaken;
 }
 
-bool computed(const Graph& graph, ValueId id) {
-  const aot::Value* v = graph.find_value(id);
-  return v != nullptr && v->kind != aot::ValueKind::kConstant;
-}
-
-// A float constant whose data the lowering can store.
-bool float_constant(const Graph& graph, ValueId id) {
-  const aot::Value* v = graph.find_value(id);
-  return is_constant_with_data(graph, id) && v->dtype == ScalarType::kFloat &&
-         static_cast<std::int64_t>(v->data.size()) == v->numel();
-}
-
-const Node* producer_of(const Graph& graph, ValueId id) {
-  for (const Node& n : graph.nodes) {
-    for (ValueId out : n.outputs) {
-      if (out == id) return &n;
-    }
-  }
-  return nullptr;
-}
-
-int users_of(const Graph& graph, ValueId id) {
-  int users = 0;
-  for (const Node& n : graph.nodes) {
-    for (ValueId in : n.inputs) users += in == id ? 1 : 0;
-  }
-  for (ValueId out : graph.outputs) users += out == id ? 1 : 0;
-  return users;
-}
-
 // conv2d, conv_transpose2d, linear: a computed input and constant weights.
 std::string weighted_rejection(const Graph& graph, const Node& node) {
-  if (!computed(graph, node.inputs[0])) return kConstantOperand;
+  if (!is_computed(graph, node.inputs[0])) return kConstantOperand;
   for (std::size_t i = 1; i < node.inputs.size(); ++i) {
-    if (!float_constant(graph, node.inputs[i])) return kNonConstantWeights;
+    if (!is_float_constant(graph, node.inputs[i])) return kNonConstantWeights;
   }
   if (node.op == aot::op::kConvTranspose2d) {
     const auto stride = int_pair(node, "stride", {1, 1});
@@ -97,20 +68,20 @@ std::string weighted_rejection(const Graph& graph, const Node& node) {
 
 std::string batch_norm_rejection(const Graph& graph, const Node& node) {
   for (std::size_t i = 1; i < node.inputs.size(); ++i) {
-    if (!float_constant(graph, node.inputs[i])) return "non-constant batch_norm statistics";
+    if (!is_float_constant(graph, node.inputs[i])) return "non-constant batch_norm statistics";
   }
   const Node* conv = producer_of(graph, node.inputs[0]);
   if (conv == nullptr || conv->op != aot::op::kConv2d ||
-      !weighted_rejection(graph, *conv).empty() || users_of(graph, node.inputs[0]) != 1) {
+      !weighted_rejection(graph, *conv).empty() || count_users(graph, node.inputs[0]) != 1) {
     return "batch_norm not after a convolution";
   }
   return kTaken;
 }
 
 std::string matmul_rejection(const Graph& graph, const Node& node) {
-  if (!computed(graph, node.inputs[0])) return kConstantOperand;
-  if (computed(graph, node.inputs[1])) return "activation x activation matmul";
-  if (!float_constant(graph, node.inputs[1])) return kNonConstantWeights;
+  if (!is_computed(graph, node.inputs[0])) return kConstantOperand;
+  if (is_computed(graph, node.inputs[1])) return "activation x activation matmul";
+  if (!is_float_constant(graph, node.inputs[1])) return kNonConstantWeights;
   if (graph.find_value(node.inputs[1])->shape.size() != 2) return "batched constant matmul";
   return kTaken;
 }
@@ -120,13 +91,13 @@ std::string matmul_rejection(const Graph& graph, const Node& node) {
 std::string constant_operands_rejection(const Graph& graph, const Node& node) {
   bool any_computed = false;
   for (ValueId in : node.inputs) {
-    if (computed(graph, in)) {
+    if (is_computed(graph, in)) {
       any_computed = true;
       continue;
     }
     const aot::Value* v = graph.find_value(in);
     if (v->dtype != ScalarType::kFloat) return dtype_name(v->dtype) + " constant";
-    if (!float_constant(graph, in)) return "constant without data";
+    if (!is_float_constant(graph, in)) return "constant without data";
     if (v->shape.size() > kXnnMaxRank) return "constant of rank > 6";
     if (v->numel() == 0) return "empty constant";
   }
@@ -156,9 +127,9 @@ std::int64_t rank_of(const Graph& graph, ValueId id) {
 }
 
 std::string pow_rejection(const Graph& graph, const Node& node) {
-  if (!computed(graph, node.inputs[0])) return kConstantOperand;
+  if (!is_computed(graph, node.inputs[0])) return kConstantOperand;
   const ValueId e = node.inputs[1];
-  if (!float_constant(graph, e) || graph.find_value(e)->data.size() != 1 ||
+  if (!is_float_constant(graph, e) || graph.find_value(e)->data.size() != 1 ||
       graph.find_value(e)->data[0] != 2.0f) {
     return "pow exponent not a constant 2";
   }
@@ -170,8 +141,8 @@ std::string pow_rejection(const Graph& graph, const Node& node) {
 }
 
 std::string prelu_rejection(const Graph& graph, const Node& node) {
-  if (!computed(graph, node.inputs[0])) return kConstantOperand;
-  if (!float_constant(graph, node.inputs[1])) return "non-constant prelu slope";
+  if (!is_computed(graph, node.inputs[0])) return kConstantOperand;
+  if (!is_float_constant(graph, node.inputs[1])) return "non-constant prelu slope";
   if (graph.find_value(node.outputs[0])->shape != graph.find_value(node.inputs[0])->shape) {
     return "prelu slope broadcasts the input";
   }
@@ -227,7 +198,7 @@ std::string op_rejection(const Graph& graph, const Node& node) {
   // Every other op just needs computed operands: the blob stores only
   // weights, slopes and the binary ops' and concat's constant operands.
   for (ValueId in : node.inputs) {
-    if (!computed(graph, in)) return kConstantOperand;
+    if (!is_computed(graph, in)) return kConstantOperand;
   }
   if (op == aot::op::kMaxPool2d) return pool_rejection(node, false);
   if (op == aot::op::kAvgPool2d) return pool_rejection(node, true);
@@ -287,7 +258,7 @@ std::string xnnpack_rejection(const Graph& graph, const Node& node) {
     if (std::string why = value_rejection(graph, out); !why.empty()) return why;
   }
   for (ValueId in : node.inputs) {
-    if (!computed(graph, in)) continue;  // constants: the op's rule decides
+    if (!is_computed(graph, in)) continue;  // constants: the op's rule decides
     if (std::string why = value_rejection(graph, in); !why.empty()) return why;
   }
   return op_rejection(graph, node);
@@ -323,7 +294,7 @@ std::optional<PreluSlope> prelu_slope(const Graph& graph, const Node& node) {
 std::optional<ValueId> bias_of_add(const Graph& graph, const Node& add, ValueId product) {
   if (add.op != aot::op::kAdd || add.inputs.size() != 2) return std::nullopt;
   const ValueId bias = add.inputs[0] == product ? add.inputs[1] : add.inputs[0];
-  if ((add.inputs[0] != product && add.inputs[1] != product) || !float_constant(graph, bias)) {
+  if ((add.inputs[0] != product && add.inputs[1] != product) || !is_float_constant(graph, bias)) {
     return std::nullopt;
   }
   const auto& x = graph.find_value(product)->shape;

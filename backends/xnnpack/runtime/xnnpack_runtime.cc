@@ -113,7 +113,7 @@ Result<runtime::DelegateHandle*> XnnpackBackendRuntime::init(
   const std::uint32_t num_slots = (*program)->num_slots();
   if (d == nullptr) return make_error(Error::kMemoryAllocationFailed, "xnnpack: out of memory");
   d->program = *program;
-  d->mode = has_mode_override_ ? mode_override_ : common->log_mode;
+  d->mode = log_mode(*common);
   d->buffers = memory->allocate_array<float*>(num_slots);
   d->ops = memory->allocate_array<CompiledOp>((*program)->num_ops);
   d->logs_output = memory->allocate_array<bool>((*program)->num_ops);
@@ -150,7 +150,7 @@ Result<runtime::DelegateHandle*> XnnpackBackendRuntime::init(
     std::memcpy(d->buffers[s], d->program->constant_data[k],
                 static_cast<std::size_t>(d->program->slots[s].numel) * sizeof(float));
   }
-  const std::uint32_t thread_count = threads_override_ != 0 ? threads_override_ : common->threads;
+  const std::uint32_t thread_count = threads(*common);
   if (thread_count > 1) {
     d->pool = shared_pool(thread_count);
     if (d->pool == nullptr) {
@@ -257,15 +257,6 @@ Error XnnpackBackendRuntime::execute(runtime::BackendExecutionContext& context,
 
 void XnnpackBackendRuntime::destroy(runtime::DelegateHandle* handle) {
   if (handle != nullptr) release(static_cast<XnnDelegate*>(handle));
-}
-
-void XnnpackBackendRuntime::set_profiling_mode_override(const runtime::DelegateLogMode* mode) {
-  has_mode_override_ = mode != nullptr;
-  if (mode != nullptr) mode_override_ = *mode;
-}
-
-void XnnpackBackendRuntime::set_threads_override(std::uint32_t threads) {
-  threads_override_ = threads > kMaxThreadCount ? kMaxThreadCount : threads;
 }
 
 pthreadpool_t XnnpackBackendRuntime::shared_pool(std::uint32_t threads) {

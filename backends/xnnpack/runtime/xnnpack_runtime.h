@@ -30,12 +30,13 @@
 
 #include <cstdint>
 
+#include "backends/common/run_overrides.h"
 #include "glassbox/runtime/backend.h"
 #include "glassbox/runtime/delegate_specs.h"
 
 namespace glassbox::backends::xnnpack {
 
-class XnnpackBackendRuntime final : public runtime::BackendInterface {
+class XnnpackBackendRuntime final : public runtime::BackendInterface, public RunOverrides {
  public:
   /// False when XNNPACK cannot initialise on this CPU.
   bool is_available() const override;
@@ -52,13 +53,6 @@ class XnnpackBackendRuntime final : public runtime::BackendInterface {
   void destroy(runtime::DelegateHandle* handle) override;
   ~XnnpackBackendRuntime() override;
 
-  /// Forces a profiling mode for delegates initialised from now on, or
-  /// clears the override (nullptr; `mode` is copied).
-  void set_profiling_mode_override(const runtime::DelegateLogMode* mode);
-  /// Forces a thread count (1..64) for delegates initialised from now on;
-  /// 0 clears the override.
-  void set_threads_override(std::uint32_t threads);
-
  private:
   /// The thread pool of `threads` threads every delegate shares, created on
   /// first use (at init). One pool per program, not one per delegate: a
@@ -68,9 +62,6 @@ class XnnpackBackendRuntime final : public runtime::BackendInterface {
   /// is safe. Null on failure.
   pthreadpool_t shared_pool(std::uint32_t threads);
 
-  bool has_mode_override_ = false;
-  runtime::DelegateLogMode mode_override_ = runtime::DelegateLogMode::kRealTime;
-  std::uint32_t threads_override_ = 0;
   // Pools by thread count (index threads - 2; 64 threads at most).
   pthreadpool_t pools_[63] = {};
 };

@@ -1,0 +1,525 @@
+#include "backends/onednn/aot/onednn_backend.h"
+
+#include <cmath>
+#include <limits>
+#include <map>
+#include <optional>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "backends/common/graph_uses.h"
+#include "backends/onednn/aot/onednn_partitioner.h"
+#include "backends/onednn/aot/onednn_program.h"
+#include "backends/xnnpack/aot/batch_norm_folding.h"
+#include "backends/xnnpack/aot/node_attributes.h"
+#include "glassbox/aot/delegate_mapping_builder.h"
+#include "glassbox/aot/ops.h"
+
+namespace glassbox::backends::onednn {
+namespace {
+
+using aot::Graph;
+using aot::Node;
+using aot::ValueId;
+using xnnpack::float_attr;
+using xnnpack::int_attr;
+using xnnpack::int_pair;
+using xnnpack::padding_tlbr;
+using xnnpack::string_attr;
+
+using Sources = std::vector<const Node*>;
+
+struct EltwiseStep {
+  DnnEltwise alg;
+  float alpha = 0;
+  float beta = 0;
+};
+
+// The eltwise steps of a unary activation node (empty for other ops).
+std::vector<EltwiseStep> eltwise_steps(const Node& node) {
+  constexpr float kMax = std::numeric_limits<float>::max();
+  const std::string_view op = node.op;
+  const auto attr = [&](const char* name, double fallback) {
+    return static_cast<float>(float_attr(node, name).value_or(fallback));
+  };
+  if (op == aot::op::kRelu) return {{DnnEltwise::kRelu}};
+  if (op == aot::op::kLeakyRelu) return {{DnnEltwise::kRelu, attr("alpha", 0.01)}};
+  if (op == aot::op::kClamp) return {{DnnEltwise::kClip, attr("min", -kMax), attr("max", kMax)}};
+  if (op == aot::op::kSigmoid) return {{DnnEltwise::kLogistic}};
+  if (op == aot::op::kHardswish) return {{DnnEltwise::kHardswish}};
+  if (op == aot::op::kHardsigmoid) {
+    return {{DnnEltwise::kLinear, attr("alpha", 0.2), attr("beta", 0.5)},
+            {DnnEltwise::kClip, 0.f, 1.f}};
+  }
+  if (op == aot::op::kGelu) {
+    return {{string_attr(node, "approximate", "none") == "tanh" ? DnnEltwise::kGeluTanh
+                                                                : DnnEltwise::kGeluErf}};
+  }
+  if (op == aot::op::kTanh) return {{DnnEltwise::kTanh}};
+  if (op == aot::op::kExp) return {{DnnEltwise::kExp}};
+  if (op == aot::op::kLog) return {{DnnEltwise::kLog}};
+  if (op == aot::op::kAbs) return {{DnnEltwise::kAbs}};
+  if (op == aot::op::kSqrt) return {{DnnEltwise::kSqrt}};
+  if (op == aot::op::kElu) return {{DnnEltwise::kElu, attr("alpha", 1.0)}};
+  if (op == aot::op::kNeg) return {{DnnEltwise::kLinear, -1.f, 0.f}};
+  if (op == aot::op::kSoftplus) return {{DnnEltwise::kSoftRelu}};
+  return {};
+}
+
+DnnBinary binary_alg(std::string_view op) {
+  if (op == aot::op::kSub) return DnnBinary::kSub;
+  if (op == aot::op::kMul) return DnnBinary::kMul;
+  if (op == aot::op::kDiv) return DnnBinary::kDiv;
+  if (op == aot::op::kMin) return DnnBinary::kMin;
+  if (op == aot::op::kMax) return DnnBinary::kMax;
+  return DnnBinary::kAdd;
+}
+
+std::int64_t normalized_axis(std::int64_t axis, std::size_t rank) {
+  return axis < 0 ? axis + static_cast<std::int64_t>(rank) : axis;
+}
+
+class Lowering {
+ public:
+  Lowering(const Graph& graph, bool string_ids)
+      : graph_(graph), string_ids_(string_ids), builder_(!string_ids), uses_(graph) {}
+
+  StatusOr<aot::PreprocessResult> run() {
+    for (std::size_t i = 0; i < graph_.inputs.size(); ++i) {
+      program_.inputs.push_back(value(graph_.inputs[i]).shape);
+      slots_[graph_.inputs[i].value] = static_cast<std::uint32_t>(i);
+    }
+
+    for (std::size_t n = 0; n < graph_.nodes.size(); ++n) {
+      if (uses_.absorbed(n)) continue;
+      const Node& node = graph_.nodes[n];
+      if (const std::string why = onednn_rejection(graph_, node); !why.empty()) {
+        return Status(Error::kNotSupported, "oneDNN backend cannot lower node '" + node.name +
+                                                "' (op '" + node.op + "'): " + why);
+      }
+      GLASSBOX_RETURN_IF_ERROR(lower(node));
+    }
+    for (ValueId out : graph_.outputs) {
+      auto it = slots_.find(out.value);
+      if (it == slots_.end() || it->second < program_.inputs.size()) {
+        return Status(Error::kNotSupported, "oneDNN backend: output '" + value(out).name +
+                                                "' is not computed by the delegate");
+      }
+      GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t slot, plain(out, producer_sources_[it->second]));
+      program_.outputs.push_back(slot);
+    }
+    number_slots(program_.inputs.size(), program_.constants.size(), &program_.ops,
+                 &program_.outputs);
+    return aot::PreprocessResult{encode_dnn_program(program_), builder_.get_delegate_mapping()};
+  }
+
+ private:
+  const aot::Value& value(ValueId id) const { return *graph_.find_value(id); }
+  bool is_constant(ValueId id) const { return value(id).kind == aot::ValueKind::kConstant; }
+
+  std::uint32_t add_constant(std::vector<std::int64_t> dims, std::vector<float> data) {
+    if (dims.empty()) dims = {1};
+    program_.constants.push_back({std::move(dims), std::move(data)});
+    return kProvisionalConstant + static_cast<std::uint32_t>(program_.constants.size() - 1);
+  }
+
+  const Node* sole_user(ValueId id) const { return uses_.sole_user(id); }
+  void absorb(const Node& node) { uses_.absorb(node); }
+
+  // Appends `op` under a new identifier mapped to `sources` and returns the
+  // provisional slot it writes; `blocked` says whether oneDNN may pick a
+  // blocked format for it.
+  StatusOr<std::uint32_t> emit(DnnOp op, const Sources& sources, std::string string_id,
+                               bool blocked) {
+    std::optional<aot::DelegateDebugIdentifier> identifier;
+    if (string_ids_) identifier = std::move(string_id);
+    GLASSBOX_ASSIGN_OR_RETURN(op.identifier,
+                              builder_.insert_delegate_mapping_entry(sources, identifier));
+    program_.ops.push_back(std::move(op));
+    const auto slot = static_cast<std::uint32_t>(program_.inputs.size() + program_.ops.size() - 1);
+    blocked_[slot] = blocked;
+    producer_sources_[slot] = sources;
+    return slot;
+  }
+
+  static std::string joined_names(const Sources& sources) {
+    std::string name;
+    for (const Node* n : sources) name += (name.empty() ? "" : "+") + n->name;
+    return name;
+  }
+
+  StatusOr<std::uint32_t> emit_named(DnnOp op, const Sources& sources, bool blocked) {
+    return emit(std::move(op), sources, joined_names(sources), blocked);
+  }
+
+  // The slot of computed value `id`.
+  std::uint32_t slot(ValueId id) const { return slots_.at(id.value); }
+
+  bool maybe_blocked(std::uint32_t s) const {
+    auto it = blocked_.find(s);
+    return it != blocked_.end() && it->second;
+  }
+
+  // `id` in plain row-major order: its slot, or a reorder of it (one per
+  // value) mapped to `needed_by`.
+  StatusOr<std::uint32_t> plain(ValueId id, const Sources& needed_by) {
+    const std::uint32_t s = slot(id);
+    if (!maybe_blocked(s)) return s;
+    if (auto it = plain_copies_.find(s); it != plain_copies_.end()) return it->second;
+    DnnOp op{.kind = DnnOpKind::kReorder,
+             .identifier = {},
+             .operands = {s},
+             .output = value(id).shape,
+             .ints = {static_cast<std::int64_t>(DnnReorderTarget::kPlain)},
+             .floats = {}};
+    GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t copy,
+                              emit(std::move(op), needed_by, value(id).name + ".to_plain", false));
+    return plain_copies_[s] = copy;
+  }
+
+  // `id` as a convolution's source: a plain slot gets a reorder into the
+  // format the convolution prefers (one per value).
+  StatusOr<std::uint32_t> conv_source(ValueId id, const Sources& needed_by) {
+    const std::uint32_t s = slot(id);
+    if (maybe_blocked(s)) return s;
+    if (auto it = consumer_copies_.find(s); it != consumer_copies_.end()) return it->second;
+    DnnOp op{.kind = DnnOpKind::kReorder,
+             .identifier = {},
+             .operands = {s},
+             .output = value(id).shape,
+             .ints = {static_cast<std::int64_t>(DnnReorderTarget::kConsumer)},
+             .floats = {}};
+    GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t copy,
+                              emit(std::move(op), needed_by, value(id).name + ".reorder", true));
+    return consumer_copies_[s] = copy;
+  }
+
+  // x * hardsigmoid(x) with PyTorch's constants (how hardswish reaches
+  // ONNX before opset 14): the hardsigmoid and mul reading `x`, or nulls.
+  std::pair<const Node*, const Node*> hardswish_of(ValueId x) const {
+    const std::vector<const Node*> readers = uses_.users(x);
+    if (uses_.is_output(x) || readers.size() != 2) return {nullptr, nullptr};
+    for (int i = 0; i < 2; ++i) {
+      const Node* h = readers[static_cast<std::size_t>(i)];
+      const Node* m = readers[static_cast<std::size_t>(1 - i)];
+      const double alpha = float_attr(*h, "alpha").value_or(0.2);
+      const double beta = float_attr(*h, "beta").value_or(0.5);
+      if (h->op != aot::op::kHardsigmoid || std::abs(alpha - 1.0 / 6) > 1e-6 || beta != 0.5 ||
+          sole_user(h->outputs[0]) != m || m->op != aot::op::kMul ||
+          !onednn_rejection(graph_, *m).empty()) {
+        continue;
+      }
+      const bool reads_both = (m->inputs[0] == x && m->inputs[1] == h->outputs[0]) ||
+                              (m->inputs[1] == x && m->inputs[0] == h->outputs[0]);
+      if (reads_both) return {h, m};
+    }
+    return {nullptr, nullptr};
+  }
+
+  // Follows activation users of `*out` while they fit in the step budget.
+  void absorb_activations(ValueId* out, Sources* sources, std::vector<EltwiseStep>* steps) {
+    while (true) {
+      if (const auto [h, m] = hardswish_of(*out);
+          h != nullptr && steps->size() < kDnnMaxEltwiseSteps) {
+        absorb(*h);
+        absorb(*m);
+        sources->push_back(h);
+        sources->push_back(m);
+        steps->push_back({DnnEltwise::kHardswish});
+        *out = m->outputs[0];
+        continue;
+      }
+      const Node* user = sole_user(*out);
+      if (user == nullptr) return;
+      std::vector<EltwiseStep> more = eltwise_steps(*user);
+      if (more.empty() || steps->size() + more.size() > kDnnMaxEltwiseSteps ||
+          !onednn_rejection(graph_, *user).empty()) {
+        return;
+      }
+      absorb(*user);
+      sources->push_back(user);
+      steps->insert(steps->end(), more.begin(), more.end());
+      *out = user->outputs[0];
+    }
+  }
+
+  static void append_post_ops(const std::vector<EltwiseStep>& steps, DnnOp* op) {
+    op->ints.push_back(static_cast<std::int64_t>(steps.size()));
+    for (const EltwiseStep& s : steps) {
+      op->ints.push_back(static_cast<std::int64_t>(s.alg));
+      op->floats.push_back(s.alpha);
+      op->floats.push_back(s.beta);
+    }
+  }
+
+  Status define(ValueId out, StatusOr<std::uint32_t> s) {
+    if (!s.ok()) return s.status();
+    slots_[out.value] = *s;
+    return Status();
+  }
+
+  Status lower(const Node& node) {
+    const std::string_view op = node.op;
+    if (op == aot::op::kConv2d) return lower_conv(node);
+    if (op == aot::op::kLinear || op == aot::op::kMatmul) return lower_matmul(node);
+    if (op == aot::op::kMaxPool2d || op == aot::op::kAvgPool2d || op == aot::op::kGlobalAvgPool2d) {
+      return lower_pool(node);
+    }
+    if (!eltwise_steps(node).empty()) return lower_eltwise(node);
+    if (op == aot::op::kSoftmax) {
+      Sources sources{&node};
+      GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t src, plain(node.inputs[0], sources));
+      const auto rank = value(node.inputs[0]).shape.size();
+      DnnOp dnn{.kind = DnnOpKind::kSoftmax,
+                .identifier = {},
+                .operands = {src},
+                .output = value(node.outputs[0]).shape,
+                .ints = {normalized_axis(int_attr(node, "axis", -1), rank)},
+                .floats = {}};
+      return define(node.outputs[0], emit_named(std::move(dnn), sources, false));
+    }
+    if (op == aot::op::kConcat) {
+      DnnOp dnn{.kind = DnnOpKind::kConcat,
+                .identifier = {},
+                .operands = {},
+                .output = value(node.outputs[0]).shape,
+                .ints = {},
+                .floats = {}};
+      bool blocked = false;
+      for (ValueId in : node.inputs) {
+        dnn.operands.push_back(slot(in));
+        blocked |= maybe_blocked(slot(in));
+      }
+      dnn.ints = {normalized_axis(int_attr(node, "axis", 0), dnn.output.size())};
+      return define(node.outputs[0], emit_named(std::move(dnn), {&node}, blocked));
+    }
+    if (op == aot::op::kFlatten || op == aot::op::kReshape) {
+      Sources sources{&node};
+      GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t src, plain(node.inputs[0], sources));
+      DnnOp dnn{.kind = DnnOpKind::kReshape,
+                .identifier = {},
+                .operands = {src},
+                .output = value(node.outputs[0]).shape,
+                .ints = {},
+                .floats = {}};
+      return define(node.outputs[0], emit_named(std::move(dnn), sources, false));
+    }
+    if (op == aot::op::kLayerNorm) return lower_layer_norm(node);
+    if (op == aot::op::kBatchNorm) {
+      return Status(Error::kNotSupported,
+                    "oneDNN backend: batch_norm '" + node.name + "' without its conv2d");
+    }
+    return lower_binary(node);
+  }
+
+  Status lower_conv(const Node& node) {
+    const aot::Value& w = value(node.inputs[1]);
+    xnnpack::ConvWeights weights{w.shape[0], w.data,
+                                 node.inputs.size() > 2
+                                     ? value(node.inputs[2]).data
+                                     : std::vector<float>(static_cast<std::size_t>(w.shape[0]))};
+    Sources sources{&node};
+    ValueId out = node.outputs[0];
+    if (const Node* bn = sole_user(out); bn != nullptr && bn->op == aot::op::kBatchNorm) {
+      const xnnpack::BatchNormConstants constants{
+          value(bn->inputs[1]).data, value(bn->inputs[2]).data, value(bn->inputs[3]).data,
+          value(bn->inputs[4]).data, float_attr(*bn, "eps").value_or(1e-5)};
+      GLASSBOX_RETURN_IF_ERROR(xnnpack::fold_batch_norm(constants, &weights));
+      absorb(*bn);
+      sources.push_back(bn);
+      out = bn->outputs[0];
+    }
+    std::optional<std::uint32_t> sum;
+    if (const Node* add = sole_user(out);
+        add != nullptr && add->op == aot::op::kAdd && onednn_rejection(graph_, *add).empty()) {
+      const ValueId other = add->inputs[0] == out ? add->inputs[1] : add->inputs[0];
+      // The tensor summed into must exist where the convolution runs.
+      if (other != out && !is_constant(other) && slots_.contains(other.value) &&
+          value(other).shape == value(add->outputs[0]).shape) {
+        sum = slot(other);
+        absorb(*add);
+        sources.push_back(add);
+        out = add->outputs[0];
+      }
+    }
+    std::vector<EltwiseStep> steps;
+    absorb_activations(&out, &sources, &steps);
+
+    GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t src, conv_source(node.inputs[0], sources));
+    const std::array<std::int64_t, 2> stride = int_pair(node, "stride", {1, 1});
+    const std::array<std::int64_t, 2> dilation = int_pair(node, "dilation", {1, 1});
+    const std::array<std::int64_t, 4> pads = padding_tlbr(node);
+    DnnOp dnn{.kind = DnnOpKind::kConvolution,
+              .identifier = {},
+              .operands = {src, add_constant(w.shape, std::move(weights.weight)),
+                           add_constant({w.shape[0]}, std::move(weights.bias))},
+              .output = value(out).shape,
+              .ints = {stride[0], stride[1], dilation[0], dilation[1], pads[0], pads[1], pads[2],
+                       pads[3], int_attr(node, "groups", 1), sum ? 1 : 0},
+              .floats = {}};
+    if (sum) dnn.operands.push_back(*sum);
+    append_post_ops(steps, &dnn);
+    return define(out, emit_named(std::move(dnn), sources, true));
+  }
+
+  Status lower_matmul(const Node& node) {
+    const aot::Value& w = value(node.inputs[1]);
+    const bool linear = node.op == aot::op::kLinear;
+    const std::int64_t k = linear ? w.shape[1] : w.shape[0];
+    const std::int64_t n = linear ? w.shape[0] : w.shape[1];
+    std::vector<float> kn(w.data);
+    if (linear) {  // [N, K] -> [K, N]
+      for (std::int64_t r = 0; r < n; ++r) {
+        for (std::int64_t c = 0; c < k; ++c) {
+          kn[static_cast<std::size_t>(c * n + r)] = w.data[static_cast<std::size_t>(r * k + c)];
+        }
+      }
+    }
+    std::vector<float> bias(static_cast<std::size_t>(n), 0.f);
+    if (node.inputs.size() > 2) bias = value(node.inputs[2]).data;
+    Sources sources{&node};
+    ValueId out = node.outputs[0];
+    if (const Node* add = sole_user(out); add != nullptr && add->op == aot::op::kAdd) {
+      const ValueId other = add->inputs[0] == out ? add->inputs[1] : add->inputs[0];
+      const aot::Value& b = value(other);
+      bool per_column = is_constant(other) && !b.data.empty() && b.numel() == n &&
+                        !b.shape.empty() && b.shape.back() == n &&
+                        b.shape.size() <= value(out).shape.size() &&
+                        value(add->outputs[0]).shape == value(out).shape;
+      if (per_column) {
+        for (std::size_t i = 0; i < bias.size(); ++i) bias[i] += b.data[i];
+        absorb(*add);
+        sources.push_back(add);
+        out = add->outputs[0];
+      }
+    }
+    std::vector<EltwiseStep> steps;
+    absorb_activations(&out, &sources, &steps);
+    GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t src, plain(node.inputs[0], sources));
+    DnnOp dnn{
+        .kind = DnnOpKind::kMatmul,
+        .identifier = {},
+        .operands = {src, add_constant({k, n}, std::move(kn)), add_constant({n}, std::move(bias))},
+        .output = value(out).shape,
+        .ints = {},
+        .floats = {}};
+    append_post_ops(steps, &dnn);
+    return define(out, emit_named(std::move(dnn), sources, false));
+  }
+
+  Status lower_layer_norm(const Node& node) {
+    Sources sources{&node};
+    GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t src, plain(node.inputs[0], sources));
+    const auto& shape = value(node.inputs[0]).shape;
+    const std::int64_t c = shape.back();
+    const std::vector<float> zeros(static_cast<std::size_t>(c), 0.f);
+    const std::uint32_t scale = add_constant({c}, value(node.inputs[1]).data);
+    const std::uint32_t shift =
+        add_constant({c}, node.inputs.size() > 2 ? value(node.inputs[2]).data : zeros);
+    DnnOp dnn{.kind = DnnOpKind::kLayerNorm,
+              .identifier = {},
+              .operands = {src, scale, shift},
+              .output = shape,
+              .ints = {},
+              .floats = {static_cast<float>(float_attr(node, "eps").value_or(1e-5))}};
+    return define(node.outputs[0], emit_named(std::move(dnn), sources, false));
+  }
+
+  Status lower_pool(const Node& node) {
+    const std::optional<PoolGeometry> g = pool_geometry(graph_, node);
+    DnnPooling alg = DnnPooling::kMax;
+    if (node.op == aot::op::kGlobalAvgPool2d) {
+      alg = DnnPooling::kAvgExcludePadding;
+    } else if (node.op == aot::op::kAvgPool2d) {
+      alg = int_attr(node, "count_include_pad", 1) != 0 ? DnnPooling::kAvgIncludePadding
+                                                        : DnnPooling::kAvgExcludePadding;
+    }
+    const std::uint32_t src = slot(node.inputs[0]);
+    DnnOp dnn{.kind = DnnOpKind::kPooling,
+              .identifier = {},
+              .operands = {src},
+              .output = value(node.outputs[0]).shape,
+              .ints = {static_cast<std::int64_t>(alg), g->kernel[0], g->kernel[1], g->stride[0],
+                       g->stride[1], g->dilation[0], g->dilation[1], g->pad_begin[0],
+                       g->pad_begin[1], g->pad_end[0], g->pad_end[1]},
+              .floats = {}};
+    return define(node.outputs[0], emit_named(std::move(dnn), {&node}, maybe_blocked(src)));
+  }
+
+  Status lower_eltwise(const Node& node) {
+    Sources sources{&node};
+    std::vector<EltwiseStep> steps = eltwise_steps(node);
+    ValueId out = node.outputs[0];
+    absorb_activations(&out, &sources, &steps);
+    const std::uint32_t src = slot(node.inputs[0]);
+    DnnOp dnn{.kind = DnnOpKind::kEltwise,
+              .identifier = {},
+              .operands = {src},
+              .output = value(out).shape,
+              .ints = {},
+              .floats = {}};
+    append_post_ops(steps, &dnn);
+    return define(out, emit_named(std::move(dnn), sources, maybe_blocked(src)));
+  }
+
+  Status lower_binary(const Node& node) {
+    const auto& out_shape = value(node.outputs[0]).shape;
+    const bool a_full = value(node.inputs[0]).shape == out_shape && !is_constant(node.inputs[0]);
+    const ValueId full = a_full ? node.inputs[0] : node.inputs[1];
+    const ValueId other = a_full ? node.inputs[1] : node.inputs[0];
+    Sources sources{&node};
+    ValueId out = node.outputs[0];
+    std::vector<EltwiseStep> steps;
+    absorb_activations(&out, &sources, &steps);
+    std::uint32_t src1 = 0;
+    if (is_constant(other)) {
+      src1 = add_constant(value(other).shape, value(other).data);
+    } else if (value(other).shape == out_shape) {
+      src1 = slot(other);
+    } else {
+      GLASSBOX_ASSIGN_OR_RETURN(src1, plain(other, sources));
+    }
+    const std::uint32_t src0 = slot(full);
+    DnnOp dnn{.kind = DnnOpKind::kBinary,
+              .identifier = {},
+              .operands = {src0, src1},
+              .output = value(out).shape,
+              .ints = {static_cast<std::int64_t>(binary_alg(node.op))},
+              .floats = {}};
+    append_post_ops(steps, &dnn);
+    return define(out, emit_named(std::move(dnn), sources, maybe_blocked(src0)));
+  }
+
+  const Graph& graph_;
+  bool string_ids_;
+  aot::DelegateMappingBuilder builder_;
+  GraphUses uses_;
+  DnnProgram program_;
+  std::unordered_map<std::int32_t, std::uint32_t> slots_;
+  std::unordered_map<std::uint32_t, bool> blocked_;
+  std::unordered_map<std::uint32_t, Sources> producer_sources_;
+  std::unordered_map<std::uint32_t, std::uint32_t> plain_copies_;
+  std::unordered_map<std::uint32_t, std::uint32_t> consumer_copies_;
+};
+
+}  // namespace
+
+StatusOr<aot::PreprocessResult> OnednnBackend::preprocess(
+    const aot::Graph& subgraph, std::span<const aot::CompileSpec> compile_specs) {
+  GLASSBOX_ASSIGN_OR_RETURN(IdentifierMode mode, backends::parse_aot_compile_specs(compile_specs));
+  return Lowering(subgraph, mode == IdentifierMode::kString).run();
+}
+
+aot::Partitioner make_onednn_partitioner(OnednnBackend& backend) {
+  return aot::Partitioner(backend, onednn_supported_ops(),
+                          [](const aot::Graph& graph, const aot::Node& node) {
+                            return onednn_rejection(graph, node).empty();
+                          });
+}
+
+Status register_onednn_backend(aot::BackendRegistry& registry) {
+  return registry.register_backend(std::make_unique<OnednnBackend>());
+}
+
+}  // namespace glassbox::backends::onednn

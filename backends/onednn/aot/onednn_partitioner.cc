@@ -1,0 +1,209 @@
+#include "backends/onednn/aot/onednn_partitioner.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "backends/common/graph_uses.h"
+#include "backends/onednn/onednn_format.h"
+#include "backends/xnnpack/aot/node_attributes.h"
+#include "glassbox/aot/ops.h"
+
+namespace glassbox::backends::onednn {
+namespace {
+
+using aot::Graph;
+using aot::Node;
+using aot::ValueId;
+using xnnpack::int_attr;
+using xnnpack::int_pair;
+using xnnpack::is_constant_with_data;
+
+constexpr char kTaken[] = "";
+
+std::string value_rejection(const Graph& graph, ValueId id) {
+  const aot::Value* v = graph.find_value(id);
+  if (v == nullptr) return "unknown value";
+  if (v->dtype != ScalarType::kFloat) return "non-float tensor";
+  if (v->shape.empty()) return "0-d tensor";
+  if (v->shape.size() > kDnnMaxRank) return "tensor of rank > 6";
+  for (std::int64_t d : v->shape) {
+    if (d <= 0) return "empty tensor";
+  }
+  return kTaken;
+}
+
+const std::vector<std::int64_t>& shape_of(const Graph& graph, ValueId id) {
+  static const std::vector<std::int64_t> kNone;
+  const aot::Value* v = graph.find_value(id);
+  return v == nullptr ? kNone : v->shape;
+}
+
+bool is_binary(std::string_view op) {
+  return op == "add" || op == "sub" || op == "mul" || op == "div" || op == "min" || op == "max";
+}
+
+std::string conv_rejection(const Graph& graph, const Node& node) {
+  if (shape_of(graph, node.inputs[0]).size() != 4) return "conv2d input not 4-D";
+  if (!is_float_constant(graph, node.inputs[1])) return "non-constant weights";
+  if (node.inputs.size() > 2 && !is_float_constant(graph, node.inputs[2])) {
+    return "non-constant bias";
+  }
+  return kTaken;
+}
+
+std::string batch_norm_rejection(const Graph& graph, const Node& node) {
+  const Node* conv = producer_of(graph, node.inputs[0]);
+  if (conv == nullptr || conv->op != aot::op::kConv2d || !conv_rejection(graph, *conv).empty()) {
+    return "batch_norm not after a conv2d (only folded ones are taken)";
+  }
+  if (count_users(graph, node.inputs[0]) != 1) return "its conv2d has other users";
+  for (std::size_t i = 1; i < node.inputs.size(); ++i) {
+    if (!is_float_constant(graph, node.inputs[i])) return "non-constant batch_norm parameters";
+  }
+  return kTaken;
+}
+
+std::string binary_rejection(const Graph& graph, const Node& node) {
+  const auto& out = shape_of(graph, node.outputs[0]);
+  const bool a_full = shape_of(graph, node.inputs[0]) == out;
+  const bool b_full = shape_of(graph, node.inputs[1]) == out;
+  const bool commutative =
+      node.op == "add" || node.op == "mul" || node.op == "min" || node.op == "max";
+  if (!a_full && !(commutative && b_full)) return "both operands broadcast";
+  for (ValueId in : node.inputs) {
+    if (!is_computed(graph, in) && !is_float_constant(graph, in)) return "constant without data";
+  }
+  const ValueId full = a_full ? node.inputs[0] : node.inputs[1];
+  if (!is_computed(graph, full)) return "constant operand";
+  return kTaken;
+}
+
+}  // namespace
+
+std::set<std::string, std::less<>> onednn_supported_ops() {
+  return {"conv2d",
+          "batch_norm",
+          "linear",
+          "matmul",
+          "max_pool2d",
+          "avg_pool2d",
+          "global_avg_pool2d",
+          "relu",
+          "leaky_relu",
+          "clamp",
+          "sigmoid",
+          "hardswish",
+          "hardsigmoid",
+          "gelu",
+          "tanh",
+          "exp",
+          "log",
+          "abs",
+          "sqrt",
+          "elu",
+          "neg",
+          "softplus",
+          "add",
+          "sub",
+          "mul",
+          "div",
+          "min",
+          "max",
+          "softmax",
+          "concat",
+          "flatten",
+          "layer_norm",
+          "reshape"};
+}
+
+std::optional<PoolGeometry> pool_geometry(const Graph& graph, const Node& node) {
+  const auto& in = shape_of(graph, node.inputs[0]);
+  const auto& out = shape_of(graph, node.outputs[0]);
+  if (in.size() != 4 || out.size() != 4) return std::nullopt;
+  PoolGeometry g;
+  if (node.op == aot::op::kGlobalAvgPool2d) {
+    g.kernel = {in[2], in[3]};
+    g.stride = {1, 1};
+    return g;
+  }
+  g.kernel = int_pair(node, "kernel", {0, 0});
+  g.stride = int_pair(node, "stride", g.kernel);
+  g.dilation = node.op == aot::op::kMaxPool2d ? int_pair(node, "dilation", {1, 1})
+                                              : std::array<std::int64_t, 2>{1, 1};
+  const std::array<std::int64_t, 4> pads = xnnpack::padding_tlbr(node);
+  for (int k = 0; k < 2; ++k) {
+    if (g.kernel[k] <= 0 || g.stride[k] <= 0 || g.dilation[k] <= 0) return std::nullopt;
+    g.pad_begin[k] = pads[k];
+    const std::int64_t window = g.dilation[k] * (g.kernel[k] - 1) + 1;
+    // The end padding that makes oneDNN's floor rule give the declared size.
+    const std::int64_t needed = (out[2 + k] - 1) * g.stride[k] + window - in[2 + k] - pads[k];
+    g.pad_end[k] = std::max(needed, pads[2 + k]);
+    if (needed > pads[2 + k]) g.ceil_extra = true;
+    if ((in[2 + k] + g.pad_begin[k] + g.pad_end[k] - window) / g.stride[k] + 1 != out[2 + k]) {
+      return std::nullopt;
+    }
+  }
+  return g;
+}
+
+std::string onednn_rejection(const Graph& graph, const Node& node) {
+  if (node.is_delegate_call()) return "already delegated";
+  if (!onednn_supported_ops().contains(node.op)) return "op not supported by oneDNN";
+  for (ValueId out : node.outputs) {
+    if (std::string why = value_rejection(graph, out); !why.empty()) return why;
+  }
+  for (ValueId in : node.inputs) {
+    if (is_computed(graph, in)) {
+      if (std::string why = value_rejection(graph, in); !why.empty()) return why;
+    }
+  }
+  if (!is_computed(graph, node.inputs[0]) && !is_binary(node.op)) return "constant input";
+  const std::string_view op = node.op;
+  if (op == aot::op::kConv2d) return conv_rejection(graph, node);
+  if (op == aot::op::kBatchNorm) return batch_norm_rejection(graph, node);
+  if (op == aot::op::kLinear || op == aot::op::kMatmul) {
+    if (!is_float_constant(graph, node.inputs[1]) || shape_of(graph, node.inputs[1]).size() != 2) {
+      return op == aot::op::kMatmul ? "activation x activation matmul" : "non-constant weights";
+    }
+    if (node.inputs.size() > 2 && !is_float_constant(graph, node.inputs[2])) {
+      return "non-constant bias";
+    }
+    if (shape_of(graph, node.inputs[0]).size() < 2) return "1-D matmul input";
+    return kTaken;
+  }
+  if (op == aot::op::kMaxPool2d || op == aot::op::kAvgPool2d || op == aot::op::kGlobalAvgPool2d) {
+    const std::optional<PoolGeometry> g = pool_geometry(graph, node);
+    if (!g) return "pooling window oneDNN cannot express";
+    if (op == aot::op::kAvgPool2d && g->ceil_extra && int_attr(node, "count_include_pad", 1) != 0) {
+      return "ceil-mode average pool counting padding";
+    }
+    return kTaken;
+  }
+  if (is_binary(op)) return binary_rejection(graph, node);
+  if (op == aot::op::kLayerNorm) {
+    const auto& x = shape_of(graph, node.inputs[0]);
+    const std::int64_t axis = int_attr(node, "axis", -1);
+    if (axis != -1 && axis != static_cast<std::int64_t>(x.size()) - 1) {
+      return "layer norm not over the last axis only";
+    }
+    for (std::size_t i = 1; i < node.inputs.size(); ++i) {
+      if (!is_float_constant(graph, node.inputs[i])) return "non-constant layer norm scale or bias";
+    }
+    return kTaken;
+  }
+  if (op == aot::op::kConcat) {
+    for (ValueId in : node.inputs) {
+      if (!is_computed(graph, in)) return "constant concat input";
+    }
+  }
+  return kTaken;
+}
+
+std::vector<std::string> onednn_partition_report(const Graph& graph) {
+  std::vector<std::string> report;
+  report.reserve(graph.nodes.size());
+  for (const Node& node : graph.nodes) report.push_back(onednn_rejection(graph, node));
+  return report;
+}
+
+}  // namespace glassbox::backends::onednn

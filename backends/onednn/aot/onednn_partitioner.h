@@ -1,0 +1,60 @@
+#pragma once
+/// @file
+/// Which graph nodes the oneDNN backend takes, and why it leaves the
+/// others on the portable kernels:
+///
+/// - conv2d: weight (and bias) constant; grouped and depthwise included.
+/// - batch_norm: it follows a taken conv2d with no other user (folded in).
+/// - linear: weight (and bias) constant, 2-D. matmul: b a constant 2-D matrix.
+/// - max_pool2d, avg_pool2d: ceil mode becomes extra bottom/right padding;
+///   avg with count_include_pad=1 only when ceil mode adds none.
+/// - global_avg_pool2d: always.
+/// - relu leaky_relu clamp sigmoid hardswish hardsigmoid gelu tanh exp log
+///   abs sqrt elu neg softplus: input computed.
+/// - add sub mul div min max: the output has one operand's shape (sub, div:
+///   the first's); the other operand computed or a float constant.
+/// - softmax, flatten, reshape: always. concat: every input computed.
+/// - layer_norm: over the last axis only; scale and bias constant.
+///
+/// Every computed value must be float32 of rank 1..6 with no zero-sized
+/// dimension. Group norm, transpose, pad, resize, reductions other than
+/// global average pooling, erf and pow stay portable.
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "glassbox/aot/graph.h"
+
+namespace glassbox::backends::onednn {
+
+/// The ops the table names (the per-node rules are in onednn_rejection).
+std::set<std::string, std::less<>> onednn_supported_ops();
+
+/// Why the backend leaves `node` of `graph` on the portable kernels, as a
+/// short phrase; empty when it takes the node.
+std::string onednn_rejection(const aot::Graph& graph, const aot::Node& node);
+
+/// For every node of `graph`, in node order, onednn_rejection (empty for
+/// the nodes it takes); a delegate_call node is "already delegated".
+std::vector<std::string> onednn_partition_report(const aot::Graph& graph);
+
+/// A 2-D pooling window as oneDNN takes it.
+struct PoolGeometry {
+  std::array<std::int64_t, 2> kernel{};
+  std::array<std::int64_t, 2> stride{};
+  std::array<std::int64_t, 2> dilation{1, 1};
+  std::array<std::int64_t, 2> pad_begin{};  ///< top, left
+  std::array<std::int64_t, 2> pad_end{};    ///< bottom, right, ceil mode's rows included
+  /// Whether ceil mode added padding beyond the node's own.
+  bool ceil_extra = false;
+};
+
+/// The window of a max_pool2d / avg_pool2d / global_avg_pool2d node whose
+/// end padding reproduces the output shape the graph declares.
+std::optional<PoolGeometry> pool_geometry(const aot::Graph& graph, const aot::Node& node);
+
+}  // namespace glassbox::backends::onednn

@@ -1,0 +1,166 @@
+#pragma once
+/// @file
+/// The oneDNN backend's processed-bytes format, version 1.0. The AOT half
+/// writes it (aot/onednn_program.h), the runtime half parses and validates
+/// it (runtime/program_parser.h). Constants only, so device code may
+/// include it.
+///
+/// All integers and floats are little-endian. A "slot" is one tensor the
+/// delegate reads or writes: slots [0, num_inputs) are the delegate call's
+/// inputs, the next num_constants slots the constants (weights, biases,
+/// constant operands), and operator i writes slot num_inputs +
+/// num_constants + i (SSA: an operator reads only slots defined before it).
+///
+///   offset  size  field
+///   0       4     magic "GBDN"
+///   4       2     u16 major version (kDnnFormatMajor; readers refuse others)
+///   6       2     u16 minor version (kDnnFormatMinor; readers accept <= theirs)
+///   8       4     u32 num_inputs
+///   12      4     u32 num_outputs
+///   16      4     u32 num_constants
+///   20      4     u32 num_ops
+///   24      ...   num_inputs tensor descriptors
+///   ...           num_constants constants, each: tensor descriptor, 0..3
+///                 zero bytes (the data starts at a multiple of 4 from the
+///                 blob's first byte), f32 data[numel] in row-major order
+///   ...           num_ops operators, each:
+///                   u8  kind (DnnOpKind)
+///                   u8  identifier tag (DnnIdentifierTag), then
+///                       int:    i64 identifier in [0, INT32_MAX]
+///                       string: u32 byte length (1..kDnnMaxIdentifierBytes),
+///                               bytes (UTF-8, no NUL)
+///                   u8  operand count, then u32 slot per operand
+///                   tensor descriptor of the output slot
+///                   u8  int count, then i64 ints
+///                   u8  float count, then f32 floats
+///   ...     4*n   u32 output slot per delegate output (num_outputs)
+///
+/// Tensor descriptor: u8 rank (1..kDnnMaxRank), i64 dims[rank]: the
+/// graph's logical shape (NCHW for 4-D). The blob says nothing about
+/// memory formats: the runtime lets oneDNN choose them (format_tag::any)
+/// on the CPU it runs on. Slots the blob exchanges with the outside (inputs,
+/// constants, delegate outputs) and the operands of kMatmul, kSoftmax,
+/// kReshape and of a broadcast kBinary operand are plain row-major; the
+/// AOT half places kReorder operators where a blocked format may meet them,
+/// so every format change is an operator with its own identifier and event.
+///
+/// Post-ops (the fused activations of kConvolution, kMatmul, kBinary, and
+/// the steps of kEltwise): the LAST ints are k, then k DnnEltwise codes;
+/// the LAST 2k floats are each step's alpha, beta (oneDNN's meaning).
+///
+/// Ints and operands per kind:
+///   kConvolution  operands: src [N,C,H,W], weights (a constant slot,
+///                 [O, C/groups, kH, kW]), bias (a constant slot, [O]),
+///                 and with has_sum a fourth: the tensor the result is
+///                 added to (oneDNN's sum post-op, before the eltwise
+///                 steps). ints: stride_h, stride_w, dilation_h,
+///                 dilation_w (1 = dense), pad_top, pad_left, pad_bottom,
+///                 pad_right, groups, has_sum, then the post-ops.
+///   kMatmul       operands: src [..., K], weights (a constant slot
+///                 [K, N]), bias (a constant slot [N]). ints: the
+///                 post-ops. Output [..., N]; src's leading dims are rows.
+///   kPooling      operands: src [N,C,H,W]. ints: algorithm (DnnPooling),
+///                 kernel_h, kernel_w, stride_h, stride_w, dilation_h,
+///                 dilation_w, pad_top, pad_left, pad_bottom, pad_right
+///                 (ceil mode is extra bottom/right padding).
+///   kEltwise      operands: src. ints: the post-ops (k >= 1): step 1 reads
+///                 src, the others apply in turn to its output (the runtime
+///                 runs them in place). Output: src's dims.
+///   kBinary       operands: src0 (the output's dims), src1 (broadcast to
+///                 src0 with numpy's rules, rank <= src0's). ints: DnnBinary,
+///                 then the post-ops.
+///   kSoftmax      operands: src. ints: axis (0..rank-1).
+///   kConcat       operands: 1..kDnnMaxOperands tensors. ints: axis.
+///   kReorder      operands: src. ints: target (DnnReorderTarget). Output:
+///                 src's dims in another memory format.
+///   kReshape      operands: src. ints: none. Output: another shape with
+///                 src's element count (flatten, reshape).
+///   kLayerNorm    operands: src (plain), scale and shift (constant slots
+///                 [C], C src's last dim). ints: none; floats: eps (> 0).
+///                 Normalizes over the last axis; output: src's dims.
+
+#include <cstdint>
+
+namespace glassbox::backends::onednn {
+
+/// The name both halves register under.
+inline constexpr char kOnednnBackendName[] = "OnednnBackend";
+
+inline constexpr char kDnnMagic[4] = {'G', 'B', 'D', 'N'};
+inline constexpr std::uint16_t kDnnFormatMajor = 1;
+inline constexpr std::uint16_t kDnnFormatMinor = 0;
+inline constexpr std::uint32_t kDnnHeaderSize = 24;
+inline constexpr std::uint32_t kDnnMaxRank = 6;
+inline constexpr std::uint32_t kDnnMaxIdentifierBytes = 4096;
+inline constexpr std::uint32_t kDnnMaxOperands = 64;
+/// Most fused eltwise steps of one primitive.
+inline constexpr std::uint32_t kDnnMaxEltwiseSteps = 8;
+
+/// Operator kinds. Values are part of the format: never renumber.
+enum class DnnOpKind : std::uint8_t {
+  kConvolution = 1,
+  kMatmul = 2,
+  kPooling = 3,
+  kEltwise = 4,
+  kBinary = 5,
+  kSoftmax = 6,
+  kConcat = 7,
+  kReorder = 8,
+  kReshape = 9,
+  kLayerNorm = 10,
+};
+inline constexpr std::uint8_t kDnnMaxOpKind = 10;
+
+/// Eltwise algorithms (oneDNN's, alpha and beta as oneDNN defines them).
+enum class DnnEltwise : std::uint8_t {
+  kRelu = 1,       ///< alpha: negative slope
+  kClip = 2,       ///< alpha: lower bound, beta: upper bound
+  kLogistic = 3,   ///< sigmoid
+  kHardswish = 4,  ///< x * relu6(x + 3) / 6
+  kLinear = 5,     ///< alpha * x + beta
+  kGeluErf = 6,
+  kGeluTanh = 7,
+  kTanh = 8,
+  kExp = 9,
+  kLog = 10,
+  kAbs = 11,
+  kSqrt = 12,
+  kElu = 13,       ///< alpha
+  kSoftRelu = 14,  ///< log(1 + e^x)
+  kPow = 15,       ///< alpha * x^beta
+};
+inline constexpr std::uint8_t kDnnMaxEltwise = 15;
+
+enum class DnnPooling : std::uint8_t {
+  kMax = 0,
+  kAvgIncludePadding = 1,
+  kAvgExcludePadding = 2,
+};
+
+enum class DnnBinary : std::uint8_t { kAdd = 0, kSub = 1, kMul = 2, kDiv = 3, kMin = 4, kMax = 5 };
+
+enum class DnnReorderTarget : std::uint8_t {
+  kPlain = 0,     ///< row-major (a delegate output, a layout-sensitive reader)
+  kConsumer = 1,  ///< the format the reading convolution prefers
+};
+
+enum class DnnIdentifierTag : std::uint8_t { kInt = 0, kString = 1 };
+
+/// The primitive kind logged with each operator's event.
+constexpr const char* dnn_op_kind_name(DnnOpKind kind) {
+  switch (kind) {
+    case DnnOpKind::kConvolution: return "convolution";
+    case DnnOpKind::kMatmul: return "matmul";
+    case DnnOpKind::kPooling: return "pooling";
+    case DnnOpKind::kEltwise: return "eltwise";
+    case DnnOpKind::kBinary: return "binary";
+    case DnnOpKind::kSoftmax: return "softmax";
+    case DnnOpKind::kConcat: return "concat";
+    case DnnOpKind::kReorder: return "reorder";
+    case DnnOpKind::kReshape: return "reshape";
+    case DnnOpKind::kLayerNorm: return "layer_normalization";
+  }
+  return nullptr;
+}
+
+}  // namespace glassbox::backends::onednn

@@ -1,0 +1,359 @@
+#include "backends/onednn/runtime/program_parser.h"
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "glassbox/core/byte_reader.h"
+
+namespace glassbox::backends::onednn {
+namespace {
+
+static_assert(std::endian::native == std::endian::little, "the format is little-endian");
+
+ErrorInfo bad(const char* what) { return make_error(Error::kCorruptData, what); }
+
+bool read_dims(ByteReader& in, DnnSlot* s) {
+  if (!in.read(&s->rank) || s->rank == 0 || s->rank > kDnnMaxRank) return false;
+  s->numel = 1;
+  for (std::uint8_t i = 0; i < s->rank; ++i) {
+    if (!in.read(&s->dims[i]) || s->dims[i] <= 0 || s->dims[i] > kDnnMaxSlotElements) return false;
+    s->numel *= s->dims[i];
+    if (s->numel > kDnnMaxSlotElements) return false;
+  }
+  return true;
+}
+
+bool same_dims(const DnnSlot& a, const DnnSlot& b) {
+  if (a.rank != b.rank) return false;
+  for (std::size_t i = 0; i < a.rank; ++i) {
+    if (a.dims[i] != b.dims[i]) return false;
+  }
+  return true;
+}
+
+// Ints before the post-ops, and whether the kind has post-ops.
+struct IntShape {
+  std::uint32_t fixed;
+  bool post_ops;
+};
+
+IntShape int_shape(DnnOpKind kind) {
+  switch (kind) {
+    case DnnOpKind::kConvolution: return {10, true};
+    case DnnOpKind::kMatmul: return {0, true};
+    case DnnOpKind::kPooling: return {11, false};
+    case DnnOpKind::kEltwise: return {0, true};
+    case DnnOpKind::kBinary: return {1, true};
+    case DnnOpKind::kSoftmax:
+    case DnnOpKind::kConcat:
+    case DnnOpKind::kReorder: return {1, false};
+    case DnnOpKind::kReshape:
+    case DnnOpKind::kLayerNorm: return {0, false};
+  }
+  return {0, false};
+}
+
+ErrorInfo read_post_ops(DnnParsedOp* op, std::uint32_t fixed) {
+  if (op->num_ints <= fixed) return bad("onednn program: post-op count missing");
+  const std::int64_t k = op->ints[fixed];
+  if (k < 0 || k > kDnnMaxEltwiseSteps || op->num_ints != fixed + 1 + k ||
+      op->num_floats != 2 * k) {
+    return bad("onednn program: post-op counts do not match");
+  }
+  op->num_steps = static_cast<std::uint32_t>(k);
+  op->first_step = fixed + 1;
+  for (std::uint32_t i = 0; i < op->num_steps; ++i) {
+    const std::int64_t alg = op->ints[op->first_step + i];
+    if (alg < 1 || alg > kDnnMaxEltwise) return bad("onednn program: unknown eltwise algorithm");
+    if (!std::isfinite(op->floats[2 * i]) || !std::isfinite(op->floats[2 * i + 1])) {
+      return bad("onednn program: eltwise alpha or beta not finite");
+    }
+  }
+  if (op->kind == DnnOpKind::kEltwise && k == 0)
+    return bad("onednn program: eltwise without a step");
+  return kOk;
+}
+
+// Output extent of a sliding window; 0 when the window does not fit.
+std::int64_t window_out(std::int64_t in, std::int64_t pad_a, std::int64_t pad_b,
+                        std::int64_t kernel, std::int64_t stride, std::int64_t dilation) {
+  const std::int64_t span = dilation * (kernel - 1) + 1;
+  const std::int64_t padded = in + pad_a + pad_b;
+  if (padded < span) return 0;
+  return (padded - span) / stride + 1;
+}
+
+// Checks `op` against its operand slots; `out` must be the output its kind
+// implies.
+ErrorInfo check_op(const DnnParsedProgram& program, const DnnParsedOp& op, const DnnSlot& out) {
+  const DnnSlot* slots = program.slots;
+  const DnnSlot& x = slots[op.operands[0]];
+  const std::int64_t* p = op.ints;
+  const IntShape shape = int_shape(op.kind);
+  for (std::uint32_t i = 0; i < shape.fixed; ++i) {
+    if (p[i] < 0 || p[i] > kDnnMaxParam) return bad("onednn program: parameter out of range");
+  }
+  switch (op.kind) {
+    case DnnOpKind::kConvolution: {
+      // stride h w, dilation h w, pads t l b r, groups, has_sum
+      if (op.num_operands != 3 + static_cast<std::uint32_t>(p[9] != 0) || p[9] > 1) {
+        return bad("onednn program: convolution operand count");
+      }
+      const DnnSlot& w = slots[op.operands[1]];
+      const DnnSlot& b = slots[op.operands[2]];
+      const std::int64_t groups = p[8];
+      if (x.rank != 4 || w.rank != 4 || b.rank != 1 || groups < 1 || p[0] < 1 || p[1] < 1 ||
+          p[2] < 1 || p[3] < 1 || !program.is_constant(op.operands[1]) ||
+          !program.is_constant(op.operands[2]) || x.dims[1] % groups != 0 ||
+          w.dims[0] % groups != 0 || w.dims[1] * groups != x.dims[1] || b.dims[0] != w.dims[0]) {
+        return bad("onednn program: convolution weights do not match its input");
+      }
+      const std::int64_t oh = window_out(x.dims[2], p[4], p[6], w.dims[2], p[0], p[2]);
+      const std::int64_t ow = window_out(x.dims[3], p[5], p[7], w.dims[3], p[1], p[3]);
+      if (out.rank != 4 || out.dims[0] != x.dims[0] || out.dims[1] != w.dims[0] ||
+          out.dims[2] != oh || out.dims[3] != ow) {
+        return bad("onednn program: convolution output shape does not match");
+      }
+      if (p[9] != 0 && !same_dims(slots[op.operands[3]], out)) {
+        return bad("onednn program: convolution sum operand shape does not match");
+      }
+      return kOk;
+    }
+    case DnnOpKind::kMatmul: {
+      if (op.num_operands != 3) return bad("onednn program: matmul operand count");
+      const DnnSlot& w = slots[op.operands[1]];
+      const DnnSlot& b = slots[op.operands[2]];
+      bool ok = x.rank >= 2 && w.rank == 2 && b.rank == 1 && program.is_constant(op.operands[1]) &&
+                program.is_constant(op.operands[2]) && x.dims[x.rank - 1] == w.dims[0] &&
+                b.dims[0] == w.dims[1] && out.rank == x.rank && out.dims[out.rank - 1] == w.dims[1];
+      for (std::size_t i = 0; ok && i + 1 < x.rank; ++i) ok = out.dims[i] == x.dims[i];
+      return ok ? kOk : bad("onednn program: matmul shapes do not match");
+    }
+    case DnnOpKind::kPooling: {
+      // algorithm, kernel h w, stride h w, dilation h w, pads t l b r
+      if (op.num_operands != 1 || x.rank != 4 || p[0] > 2 || p[1] < 1 || p[2] < 1 || p[3] < 1 ||
+          p[4] < 1 || p[5] < 1 || p[6] < 1) {
+        return bad("onednn program: pooling parameters");
+      }
+      const std::int64_t oh = window_out(x.dims[2], p[7], p[9], p[1], p[3], p[5]);
+      const std::int64_t ow = window_out(x.dims[3], p[8], p[10], p[2], p[4], p[6]);
+      if (out.rank != 4 || out.dims[0] != x.dims[0] || out.dims[1] != x.dims[1] ||
+          out.dims[2] != oh || out.dims[3] != ow) {
+        return bad("onednn program: pooling output shape does not match");
+      }
+      return kOk;
+    }
+    case DnnOpKind::kEltwise:
+    case DnnOpKind::kReorder:
+      if (op.num_operands != 1 || !same_dims(x, out) ||
+          (op.kind == DnnOpKind::kReorder && p[0] > 1)) {
+        return bad("onednn program: eltwise or reorder shape does not match");
+      }
+      return kOk;
+    case DnnOpKind::kSoftmax:
+      if (op.num_operands != 1 || !same_dims(x, out) || p[0] >= x.rank) {
+        return bad("onednn program: softmax shape or axis");
+      }
+      return kOk;
+    case DnnOpKind::kReshape:
+      if (op.num_operands != 1 || x.numel != out.numel) {
+        return bad("onednn program: reshape changes the element count");
+      }
+      return kOk;
+    case DnnOpKind::kLayerNorm: {
+      if (op.num_operands != 3 || !same_dims(x, out) || !(op.floats[0] > 0) ||
+          !std::isfinite(op.floats[0])) {
+        return bad("onednn program: layer norm shape or eps");
+      }
+      for (std::uint32_t k = 1; k < 3; ++k) {
+        const DnnSlot& s = slots[op.operands[k]];
+        if (!program.is_constant(op.operands[k]) || s.rank != 1 ||
+            s.dims[0] != x.dims[x.rank - 1]) {
+          return bad("onednn program: layer norm scale or shift does not match");
+        }
+      }
+      return kOk;
+    }
+    case DnnOpKind::kBinary: {
+      if (op.num_operands != 2 || p[0] > 5 || !same_dims(x, out)) {
+        return bad("onednn program: binary shapes do not match");
+      }
+      const DnnSlot& y = slots[op.operands[1]];
+      if (y.rank > x.rank) return bad("onednn program: binary operand of higher rank");
+      for (std::size_t i = 0; i < y.rank; ++i) {
+        const std::int64_t d = y.dims[y.rank - 1 - i];
+        if (d != 1 && d != x.dims[x.rank - 1 - i]) {
+          return bad("onednn program: binary operand does not broadcast");
+        }
+      }
+      return kOk;
+    }
+    case DnnOpKind::kConcat: {
+      const std::int64_t axis = p[0];
+      if (op.num_operands == 0 || axis >= out.rank) return bad("onednn program: concat axis");
+      std::int64_t total = 0;
+      for (std::uint32_t i = 0; i < op.num_operands; ++i) {
+        const DnnSlot& s = slots[op.operands[i]];
+        if (s.rank != out.rank) return bad("onednn program: concat operand rank");
+        for (std::int64_t d = 0; d < out.rank; ++d) {
+          if (d != axis && s.dims[d] != out.dims[d]) {
+            return bad("onednn program: concat operands differ off the axis");
+          }
+        }
+        total += s.dims[axis];
+      }
+      return total == out.dims[axis] ? kOk : bad("onednn program: concat size does not match");
+    }
+  }
+  return bad("onednn program: unknown operator kind");
+}
+
+ErrorInfo read_identifier(ByteReader& in, runtime::MemoryAllocator* memory, DnnParsedOp* op) {
+  std::uint8_t tag = 0;
+  if (!in.read(&tag)) return bad("onednn program: truncated operator identifier");
+  if (tag == static_cast<std::uint8_t>(DnnIdentifierTag::kInt)) {
+    std::int64_t id = 0;
+    if (!in.read(&id) || id < 0 || id > std::numeric_limits<std::int32_t>::max()) {
+      return bad("onednn program: int identifier missing or out of range");
+    }
+    op->int_id = DelegateDebugIntId(static_cast<std::int32_t>(id));
+    return kOk;
+  }
+  if (tag != static_cast<std::uint8_t>(DnnIdentifierTag::kString)) {
+    return bad("onednn program: unknown identifier tag");
+  }
+  std::uint32_t length = 0;
+  const std::uint8_t* text = nullptr;
+  if (!in.read(&length) || length == 0 || length > kDnnMaxIdentifierBytes ||
+      (text = in.take(length)) == nullptr) {
+    return bad("onednn program: string identifier missing, too long or truncated");
+  }
+  if (std::memchr(text, 0, length) != nullptr) return bad("onednn program: NUL in identifier");
+  auto* name = static_cast<char*>(memory->allocate(length + 1, 1));
+  if (name == nullptr) return make_error(Error::kMemoryAllocationFailed, "onednn: out of memory");
+  std::memcpy(name, text, length);
+  name[length] = '\0';
+  op->name = name;
+  return kOk;
+}
+
+ErrorInfo read_op(ByteReader& in, runtime::MemoryAllocator* memory, DnnParsedProgram* program,
+                  std::uint32_t index, std::int64_t* total) {
+  DnnParsedOp* op = &program->ops[index];
+  const std::uint32_t defined = program->first_op_slot() + index;
+  std::uint8_t kind = 0;
+  if (!in.read(&kind) || kind == 0 || kind > kDnnMaxOpKind) {
+    return bad("onednn program: unknown operator kind");
+  }
+  op->kind = static_cast<DnnOpKind>(kind);
+  if (ErrorInfo e = read_identifier(in, memory, op); e.code != Error::kOk) return e;
+  std::uint8_t count = 0;
+  if (!in.read(&count) || count == 0 || count > kDnnMaxOperands) {
+    return bad("onednn program: operand count out of range");
+  }
+  auto* operands = memory->allocate_array<std::uint32_t>(count);
+  if (operands == nullptr)
+    return make_error(Error::kMemoryAllocationFailed, "onednn: out of memory");
+  for (std::uint8_t i = 0; i < count; ++i) {
+    // SSA: only slots defined before this operator.
+    if (!in.read(&operands[i]) || operands[i] >= defined) {
+      return bad("onednn program: operand slot not defined before its operator");
+    }
+  }
+  op->num_operands = count;
+  op->operands = operands;
+  DnnSlot& out = program->slots[defined];
+  if (!read_dims(in, &out)) return bad("onednn program: bad output descriptor");
+  *total += out.numel;
+  if (*total > kDnnMaxTotalElements) return bad("onednn program: tensors too large in total");
+  std::uint8_t num_ints = 0, num_floats = 0;
+  if (!in.read(&num_ints) || num_ints > kDnnMaxInts) return bad("onednn program: too many ints");
+  op->num_ints = num_ints;
+  for (std::uint32_t i = 0; i < num_ints; ++i) {
+    if (!in.read(&op->ints[i])) return bad("onednn program: truncated ints");
+  }
+  if (!in.read(&num_floats) || num_floats > kDnnMaxFloats) {
+    return bad("onednn program: too many floats");
+  }
+  op->num_floats = num_floats;
+  for (std::uint32_t i = 0; i < num_floats; ++i) {
+    if (!in.read(&op->floats[i])) return bad("onednn program: truncated floats");
+  }
+  const IntShape shape = int_shape(op->kind);
+  if (shape.post_ops) {
+    if (ErrorInfo e = read_post_ops(op, shape.fixed); e.code != Error::kOk) return e;
+  } else if (op->num_ints != shape.fixed ||
+             op->num_floats != (op->kind == DnnOpKind::kLayerNorm ? 1u : 0u)) {
+    return bad("onednn program: parameter count does not match the operator");
+  }
+  return check_op(*program, *op, out);
+}
+
+}  // namespace
+
+Result<DnnParsedProgram*> parse_dnn_program(Span<const std::uint8_t> blob,
+                                            runtime::MemoryAllocator* memory) {
+  ByteReader in(blob);
+  char magic[4] = {};
+  std::uint16_t major = 0, minor = 0;
+  auto* program = memory->allocate_array<DnnParsedProgram>(1);
+  if (program == nullptr)
+    return make_error(Error::kMemoryAllocationFailed, "onednn: out of memory");
+  if (!in.read(magic, 4) || std::memcmp(magic, kDnnMagic, 4) != 0) {
+    return bad("onednn program: bad magic (not a oneDNN delegate blob)");
+  }
+  if (!in.read(&major) || !in.read(&minor)) return bad("onednn program: truncated header");
+  if (major != kDnnFormatMajor || minor > kDnnFormatMinor) {
+    return make_error(Error::kVersionMismatch, "onednn program: unsupported format version");
+  }
+  if (!in.read(&program->num_inputs) || !in.read(&program->num_outputs) ||
+      !in.read(&program->num_constants) || !in.read(&program->num_ops)) {
+    return bad("onednn program: truncated header");
+  }
+  if (program->num_inputs == 0 || program->num_inputs > kDnnMaxOperands ||
+      program->num_outputs == 0 || program->num_outputs > kDnnMaxOperands ||
+      program->num_ops == 0 || program->num_ops > kDnnMaxOps ||
+      program->num_constants > kDnnMaxConstants) {
+    return bad("onednn program: input, output, constant or operator count out of range");
+  }
+  program->slots = memory->allocate_array<DnnSlot>(program->num_slots());
+  program->ops = memory->allocate_array<DnnParsedOp>(program->num_ops);
+  program->outputs = memory->allocate_array<std::uint32_t>(program->num_outputs);
+  program->constant_data = memory->allocate_array<const std::uint8_t*>(
+      program->num_constants == 0 ? 1 : program->num_constants);
+  if (program->slots == nullptr || program->ops == nullptr || program->outputs == nullptr ||
+      program->constant_data == nullptr) {
+    return make_error(Error::kMemoryAllocationFailed, "onednn: out of memory");
+  }
+  std::int64_t total = 0;
+  for (std::uint32_t i = 0; i < program->num_inputs; ++i) {
+    if (!read_dims(in, &program->slots[i])) return bad("onednn program: bad input descriptor");
+    total += program->slots[i].numel;
+  }
+  for (std::uint32_t k = 0; k < program->num_constants; ++k) {
+    DnnSlot& s = program->slots[program->num_inputs + k];
+    if (!read_dims(in, &s)) return bad("onednn program: bad constant descriptor");
+    total += s.numel;
+    if (total > kDnnMaxTotalElements) return bad("onednn program: tensors too large in total");
+    const std::size_t pad = (4 - (blob.size() - in.remaining()) % 4) % 4;
+    const std::uint8_t* zeros = in.take(pad);
+    const std::uint8_t* data = zeros == nullptr ? nullptr : in.take(4 * std::size_t(s.numel));
+    if (data == nullptr) return bad("onednn program: truncated constant data");
+    program->constant_data[k] = data;
+  }
+  for (std::uint32_t i = 0; i < program->num_ops; ++i) {
+    if (ErrorInfo e = read_op(in, memory, program, i, &total); e.code != Error::kOk) return e;
+  }
+  for (std::uint32_t i = 0; i < program->num_outputs; ++i) {
+    if (!in.read(&program->outputs[i]) || program->outputs[i] < program->first_op_slot() ||
+        program->outputs[i] >= program->num_slots()) {
+      return bad("onednn program: output slot is not an operator's");
+    }
+  }
+  if (!in.at_end()) return bad("onednn program: trailing bytes");
+  return program;
+}
+
+}  // namespace glassbox::backends::onednn

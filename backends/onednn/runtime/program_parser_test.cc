@@ -1,0 +1,117 @@
+#include "backends/onednn/runtime/program_parser.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "backends/onednn/aot/onednn_program.h"
+
+namespace glassbox::backends::onednn {
+namespace {
+
+// x [1, 2, 4, 4] -> conv 3x3 (3 filters, no padding) + relu -> [1, 3, 2, 2]
+// -> reorder to plain.
+DnnProgram conv_program() {
+  DnnProgram p;
+  p.inputs = {{1, 2, 4, 4}};
+  p.constants = {{{3, 2, 3, 3}, std::vector<float>(54, 0.5f)}, {{3}, {0.f, 1.f, 2.f}}};
+  DnnOp conv{
+      .kind = DnnOpKind::kConvolution,
+      .identifier = std::int64_t{0},
+      .operands = {0, 1, 2},
+      .output = {1, 3, 2, 2},
+      .ints = {1, 1, 1, 1, 0, 0, 0, 0, 1, 0, 1, static_cast<std::int64_t>(DnnEltwise::kRelu)},
+      .floats = {0.f, 0.f}};
+  DnnOp plain{.kind = DnnOpKind::kReorder,
+              .identifier = std::string("y.to_plain"),
+              .operands = {3},
+              .output = {1, 3, 2, 2},
+              .ints = {0},
+              .floats = {}};
+  p.ops = {conv, plain};
+  p.outputs = {4};
+  return p;
+}
+
+Result<DnnParsedProgram*> parse(const std::vector<std::uint8_t>& bytes,
+                                runtime::MemoryAllocator* memory) {
+  return parse_dnn_program(Span<const std::uint8_t>(bytes.data(), bytes.size()), memory);
+}
+
+TEST(OnednnProgramParserTest, ParsesWhatTheEncoderWrites) {
+  runtime::MemoryAllocator memory;
+  const std::vector<std::uint8_t> bytes = encode_dnn_program(conv_program());
+  Result<DnnParsedProgram*> program = parse(bytes, &memory);
+  ASSERT_TRUE(program.ok()) << program.error_info().message;
+  const DnnParsedProgram& p = **program;
+  EXPECT_EQ(p.num_inputs, 1u);
+  EXPECT_EQ(p.num_constants, 2u);
+  EXPECT_EQ(p.num_ops, 2u);
+  EXPECT_EQ(p.ops[0].num_steps, 1u);
+  EXPECT_EQ(p.ops[0].int_id.value, 0);
+  EXPECT_STREQ(p.ops[1].name, "y.to_plain");
+  EXPECT_EQ(p.outputs[0], 4u);
+  float bias[3];
+  std::memcpy(bias, p.constant_data[1], sizeof(bias));
+  EXPECT_EQ(bias[2], 2.f);
+}
+
+TEST(OnednnProgramParserTest, EveryTruncationIsAnError) {
+  const std::vector<std::uint8_t> bytes = encode_dnn_program(conv_program());
+  for (std::size_t n = 0; n < bytes.size(); ++n) {
+    runtime::MemoryAllocator memory;
+    const std::vector<std::uint8_t> prefix(bytes.begin(), bytes.begin() + n);
+    EXPECT_FALSE(parse(prefix, &memory).ok()) << "prefix of " << n << " bytes";
+  }
+}
+
+TEST(OnednnProgramParserTest, RefusesAnOutputShapeItsOperatorCannotWrite) {
+  DnnProgram p = conv_program();
+  p.ops[0].output = {1, 3, 3, 3};  // no padding: 4 - 3 + 1 = 2, not 3
+  p.ops[1].output = {1, 3, 3, 3};
+  runtime::MemoryAllocator memory;
+  Result<DnnParsedProgram*> program = parse(encode_dnn_program(p), &memory);
+  ASSERT_FALSE(program.ok());
+  EXPECT_EQ(program.error(), Error::kCorruptData);
+  EXPECT_NE(std::string(program.error_info().message).find("convolution output shape"),
+            std::string::npos);
+}
+
+TEST(OnednnProgramParserTest, RefusesWeightsThatAreNotConstants) {
+  DnnProgram p = conv_program();
+  p.inputs.push_back({3, 2, 3, 3});  // slot 1 is now an input
+  runtime::MemoryAllocator memory;
+  EXPECT_EQ(parse(encode_dnn_program(p), &memory).error(), Error::kCorruptData);
+}
+
+TEST(OnednnProgramParserTest, RefusesOperandsDefinedLater) {
+  DnnProgram p = conv_program();
+  p.ops[1].operands = {4};  // its own slot
+  runtime::MemoryAllocator memory;
+  EXPECT_EQ(parse(encode_dnn_program(p), &memory).error(), Error::kCorruptData);
+}
+
+TEST(OnednnProgramParserTest, RefusesUnknownEltwiseAndNewerVersions) {
+  DnnProgram p = conv_program();
+  p.ops[0].ints.back() = kDnnMaxEltwise + 1;
+  runtime::MemoryAllocator memory;
+  EXPECT_EQ(parse(encode_dnn_program(p), &memory).error(), Error::kCorruptData);
+  std::vector<std::uint8_t> bytes = encode_dnn_program(conv_program());
+  bytes[4] = kDnnFormatMajor + 1;
+  EXPECT_EQ(parse(bytes, &memory).error(), Error::kVersionMismatch);
+  bytes = encode_dnn_program(conv_program());
+  bytes[0] = 'X';
+  EXPECT_EQ(parse(bytes, &memory).error(), Error::kCorruptData);
+}
+
+TEST(OnednnProgramParserTest, RefusesAnOutputThatIsNotAnOperators) {
+  DnnProgram p = conv_program();
+  p.outputs = {0};
+  runtime::MemoryAllocator memory;
+  EXPECT_EQ(parse(encode_dnn_program(p), &memory).error(), Error::kCorruptData);
+}
+
+}  // namespace
+}  // namespace glassbox::backends::onednn
