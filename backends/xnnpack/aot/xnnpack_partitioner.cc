@@ -333,7 +333,8 @@ std::optional<ChannelShuffle> channel_shuffle_of(const Graph& graph, const Node&
   }
   const Node* split = producer_of(graph, transpose.inputs[0]);
   if (split == nullptr || split->op != aot::op::kReshape ||
-      users_of(graph, transpose.inputs[0]) != 1 || users_of(graph, transpose.outputs[0]) != 1) {
+      count_users(graph, transpose.inputs[0]) != 1 ||
+      count_users(graph, transpose.outputs[0]) != 1) {
     return std::nullopt;
   }
   const Node* merge = nullptr;
