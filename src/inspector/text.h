@@ -49,6 +49,8 @@ Sheet make_sheet(const Inspector& inspector, View view, SheetMode mode, TimeScal
 Sheet make_comparison_sheet(const Inspector& baseline, const Inspector& current, SheetMode mode,
                             TimeScale* scale);
 
+/// One cell of a csv (quoted when needed) or tsv line.
+std::string delimited_cell(const std::string& raw, char separator);
 /// RFC 4180 (csv) or tab-separated (tsv) text of `sheet`.
 std::string delimited(const Sheet& sheet, char separator);
 /// Aligned columns, text cells cut to `max_width` with "...".
