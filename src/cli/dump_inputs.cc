@@ -151,6 +151,24 @@ std::optional<Tags> PathTagPattern::match(const std::string& path) const {
   return tags;
 }
 
+StatusOr<Tags> parse_sidecar_tags(std::string_view text, const std::string& sidecar) {
+  const nlohmann::json doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!doc.is_object()) {
+    return Status(Error::kCorruptData,
+                  sidecar + ": a tag sidecar must be a JSON object of strings");
+  }
+  Tags tags;
+  for (const auto& [key, value] : doc.items()) {
+    if (!value.is_string()) {
+      return Status(Error::kCorruptData,
+                    sidecar + ": tag \"" + key +
+                        "\" is not a string (a sidecar is a flat object of strings)");
+    }
+    tags[key] = value.get<std::string>();
+  }
+  return tags;
+}
+
 StatusOr<Tags> read_sidecar_tags(const std::string& dump_path) {
   const std::string sidecar = dump_path + ".json";
   std::error_code ec;
@@ -159,21 +177,7 @@ StatusOr<Tags> read_sidecar_tags(const std::string& dump_path) {
   std::stringstream text;
   text << in.rdbuf();
   if (!in) return Status(Error::kAccessFailed, sidecar + ": cannot read the tag sidecar");
-  const nlohmann::json doc = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
-  if (!doc.is_object()) {
-    return Status(Error::kCorruptData,
-                  sidecar + ": a tag sidecar must be a JSON object of strings");
-  }
-  Tags tags;
-  for (const auto& [key, value] : doc.items()) {
-    if (!value.is_string()) {
-      return Status(Error::kCorruptData, sidecar + ": tag \"" + key +
-                                             "\" is not a string (a sidecar is a flat object "
-                                             "of strings)");
-    }
-    tags[key] = value.get<std::string>();
-  }
-  return tags;
+  return parse_sidecar_tags(text.str(), sidecar);
 }
 
 }  // namespace glassbox::cli

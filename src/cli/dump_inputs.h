@@ -8,6 +8,7 @@
 #include <optional>
 #include <regex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "glassbox/core/status.h"
@@ -46,5 +47,8 @@ class PathTagPattern {
 /// The tags of the sidecar `<dump>.json` (a flat JSON object of strings),
 /// none when there is no such file. Errors name the sidecar.
 StatusOr<Tags> read_sidecar_tags(const std::string& dump_path);
+
+/// The tags of a sidecar's `text`; errors name `sidecar`.
+StatusOr<Tags> parse_sidecar_tags(std::string_view text, const std::string& sidecar);
 
 }  // namespace glassbox::cli

@@ -72,7 +72,7 @@ class Inputs {
 constexpr int kThroughputDumps = 64;
 constexpr int kThroughputIterations = 200;
 
-void BM_FleetExportOps2Threads(benchmark::State& state) {
+void BM_FleetExport2Threads(benchmark::State& state) {
   auto [folder, bytes] = Inputs::get().dumps(kThroughputDumps, kThroughputIterations);
   const std::string out = folder + ".ndjson";
   for (auto _ : state) {
@@ -84,7 +84,7 @@ void BM_FleetExportOps2Threads(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<std::int64_t>(bytes) * state.iterations());
   state.counters["input_mb"] = static_cast<double>(bytes) / 1e6;
 }
-BENCHMARK(BM_FleetExportOps2Threads)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_FleetExport2Threads)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_FleetInspect2Threads(benchmark::State& state) {
   auto [folder, bytes] = Inputs::get().dumps(kThroughputDumps, kThroughputIterations);
