@@ -55,6 +55,20 @@ std::string number(double value) {
   return std::string(buffer, end);
 }
 
+// json_string, without its per-byte checks for the common case: printable
+// ASCII with nothing to escape is copied as it is.
+void append_json_string(std::string& out, std::string_view text) {
+  for (const char c : text) {
+    if (c < 0x20 || c > 0x7e || c == '"' || c == '\\') {
+      out += json_string(text);
+      return;
+    }
+  }
+  out += '"';
+  out += text;
+  out += '"';
+}
+
 // One row, as a JSON object or a CSV line: the caller gives the fields in
 // the schema's column order.
 class Row {
@@ -66,9 +80,13 @@ class Row {
   Row(const Row&) = delete;
   Row& operator=(const Row&) = delete;
 
-  void text(std::string_view name, const std::string& value) {
+  void text(std::string_view name, std::string_view value) {
     key(name);
-    out_ += json_ ? json_string(value) : delimited_cell(value, ',');
+    if (json_) {
+      append_json_string(out_, value);
+    } else {
+      out_ += delimited_cell(std::string(value), ',');
+    }
   }
   void raw(std::string_view name, const std::string& value) {
     key(name);
@@ -88,7 +106,7 @@ class Row {
     out_ += '[';
     for (std::size_t i = 0; i < items.size(); ++i) {
       if (i > 0) out_ += ',';
-      out_ += json_string(items[i]);
+      append_json_string(out_, items[i]);
     }
     out_ += ']';
   }
@@ -100,7 +118,9 @@ class Row {
     for (const auto& [name, value] : tags) {
       if (json_) {
         if (!first) out_ += ',';
-        out_ += json_string(name) + ':' + json_string(value);
+        append_json_string(out_, name);
+        out_ += ':';
+        append_json_string(out_, value);
       } else {
         csv += (first ? "" : ";") + name + "=" + value;
       }
@@ -150,7 +170,7 @@ void common_head(Row& row, const ExportSource& source, std::uint32_t run) {
 void common_tail(Row& row, const Inspector& inspector, double duration) {
   row.raw("duration_ns", number(duration));
   row.text("time_unit", inspector.time().unit);
-  row.text("time_unit_source", std::string(to_string(inspector.time().source)));
+  row.text("time_unit_source", to_string(inspector.time().source));
 }
 
 void event_rows(const Inspector& inspector, const ExportSource& source, ExportFormat format,
@@ -165,7 +185,7 @@ void event_rows(const Inspector& inspector, const ExportSource& source, ExportFo
     common_head(row, source, o.run);
     row.text("block", g.block);
     row.text("event", g.name);
-    row.text("role", std::string(to_string(g.role)));
+    row.text("role", to_string(g.role));
     if (g.instruction.is_set()) {
       row.raw("instruction", std::to_string(g.instruction.value));
     } else {
