@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Glassbox builds with, if any is missing, and
-# the browser tests' npm package (tests/browser: playwright-core, driving
-# Debian's chromium) with the machine's Node.js and npm. Idempotent: when everything is installed it only runs
+# the tests' npm packages (tests/browser: playwright-core, driving Debian's
+# chromium; tests/fleet: @duckdb/node-api) with the machine's Node.js and npm. Idempotent: when everything is installed it only runs
 # dpkg-query and compares two files.
 set -euo pipefail
 
@@ -34,11 +34,15 @@ if [ ${#missing[@]} -gt 0 ]; then
   "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
-# The browser tests' dependencies, exactly as locked; again only when the
-# lock file changed since the last install.
-browser_dir="$(cd "$(dirname "$0")/.." && pwd)/tests/browser"
-if ! cmp -s "$browser_dir/package-lock.json" "$browser_dir/node_modules/.glassbox-installed-lock"; then
-  echo "setup: npm ci in tests/browser"
-  (cd "$browser_dir" && npm ci --no-audit --no-fund --loglevel=error)
-  cp "$browser_dir/package-lock.json" "$browser_dir/node_modules/.glassbox-installed-lock"
-fi
+# The npm packages of the browser tests (tests/browser) and of the fleet
+# test and DuckDB example (tests/fleet: @duckdb/node-api, DuckDB's binary
+# inside), exactly as locked; `npm ci` only when a lock file changed since
+# its last install.
+root_dir="$(cd "$(dirname "$0")/.." && pwd)"
+for npm_dir in "$root_dir/tests/browser" "$root_dir/tests/fleet"; do
+  if ! cmp -s "$npm_dir/package-lock.json" "$npm_dir/node_modules/.glassbox-installed-lock"; then
+    echo "setup: npm ci in ${npm_dir#"$root_dir"/}"
+    (cd "$npm_dir" && npm ci --no-audit --no-fund --loglevel=error)
+    cp "$npm_dir/package-lock.json" "$npm_dir/node_modules/.glassbox-installed-lock"
+  fi
+done

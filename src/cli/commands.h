@@ -19,6 +19,9 @@ namespace glassbox::cli {
 /// never prints it: run_cli does, as one line, and picks the exit code).
 struct CommandContext {
   std::ostream* out = nullptr;
+  /// Per-input notes of commands that go on after a bad input (a skipped
+  /// dump), and their summaries; never the command's result.
+  std::ostream* err = nullptr;
   Status status;
   /// A successful command's exit code when it is not kExitOk (an
   /// interrupted run that saved its work: kExitInterrupted).
@@ -56,6 +59,9 @@ void add_run_commands(CLI::App& app, CommandContext& context);
 
 /// `glassbox report` (report_command.cc).
 void add_report_commands(CLI::App& app, CommandContext& context);
+
+/// `glassbox export` (export_command.cc).
+void add_export_commands(CLI::App& app, CommandContext& context);
 
 /// `glassbox demo` (demo_command.cc).
 void add_demo_commands(CLI::App& app, CommandContext& context);

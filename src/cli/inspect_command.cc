@@ -1,10 +1,11 @@
-// `glassbox inspect --etdump F [--etrecord R] [--debug-data D]
+// `glassbox inspect --etdump F|DIR|GLOB... [--etrecord R] [--debug-data D]
 //   [--view events|ops|modules|reconcile] [--format table|csv|tsv|json|chrome]
 //   [--baseline B] [--skip-first N] [--time-unit ns|us|ms|ticks]
 //   [--delegate-time-scale BACKEND=NUM/DEN]...
 //   [--allow-fingerprint-mismatch] [-o FILE]
 //   [--numeric [--comparators LIST|all] [--threshold T]
-//              [--threshold-metric M] [--execution N] [--fail-on-exceed]]`
+//              [--threshold-metric M] [--execution N] [--fail-on-exceed]]
+//   [--jobs N] [--strict] [--tag-from-path P] [--group-by TAG]`
 // The work is in the inspector library; this file only reads files, builds
 // the Inspector and writes the rendering.
 
@@ -24,12 +25,15 @@
 #include "glassbox/io/output_files.h"
 #include "src/cli/commands.h"
 #include "src/cli/inspect_files.h"
+#include "src/cli/inspect_fleet.h"
 
 namespace glassbox::cli {
 namespace {
 
 struct InspectOptions {
-  std::string etdump;
+  std::string etdump;  ///< etdumps[0]: the one dump of the one-dump modes.
+  FleetOptions fleet;  ///< Every --etdump value, and how to read many.
+  std::string group_by;
   std::string etrecord;
   std::string debug_data;
   std::string view = "ops";
@@ -59,8 +63,9 @@ Status write_output(const std::string& text, const InspectOptions& options, std:
     return Status();
   }
   io::OutputFiles outputs;
-  GLASSBOX_RETURN_IF_ERROR(outputs.refuse_inputs(
-      {options.etdump, options.etrecord, options.debug_data, options.baseline}));
+  std::vector<std::string> inputs = {options.etrecord, options.debug_data, options.baseline};
+  inputs.insert(inputs.end(), options.fleet.etdumps.begin(), options.fleet.etdumps.end());
+  GLASSBOX_RETURN_IF_ERROR(outputs.refuse_inputs(inputs));
   GLASSBOX_ASSIGN_OR_RETURN(const std::string file, outputs.add(options.output));
   GLASSBOX_RETURN_IF_ERROR(io::write_file(file, text));
   return outputs.commit();
@@ -108,13 +113,36 @@ StatusOr<std::map<std::string, TickRatio, std::less<>>> delegate_time_scales(
   return scales;
 }
 
+// Whether the dumps are read as a fleet (aggregated, tagged) rather than
+// as the one file of the one-dump modes.
+bool reads_fleet(const InspectOptions& options) {
+  return names_many_dumps(options.fleet.etdumps) || !options.fleet.tag_from_path.empty() ||
+         !options.group_by.empty() || options.fleet.strict;
+}
+
+// The modes that read exactly one dump.
+Status check_fleet_usage(const InspectOptions& options) {
+  const bool one_dump_mode =
+      options.numeric || !options.baseline.empty() || !options.debug_data.empty();
+  if (one_dump_mode && options.fleet.etdumps.size() > 1) {
+    return Status(Error::kInvalidArgument,
+                  "--numeric, --baseline and --debug-data read one ETDump: give one --etdump");
+  }
+  if (!options.group_by.empty() && options.format == "chrome") {
+    return Status(Error::kInvalidArgument,
+                  "--group-by has no chrome form; use table, csv, tsv or json");
+  }
+  return Status();
+}
+
 // The command line alone: a failure here is a usage error (exit code 2).
 Status check_inspect_usage(const InspectOptions& options) {
   if (options.output != "-") {
-    GLASSBOX_RETURN_IF_ERROR(check_outputs_are_not_inputs(
-        {options.etdump, options.etrecord, options.debug_data, options.baseline},
-        {options.output}));
+    std::vector<std::string> inputs = {options.etrecord, options.debug_data, options.baseline};
+    inputs.insert(inputs.end(), options.fleet.etdumps.begin(), options.fleet.etdumps.end());
+    GLASSBOX_RETURN_IF_ERROR(check_outputs_are_not_inputs(inputs, {options.output}));
   }
+  GLASSBOX_RETURN_IF_ERROR(check_fleet_usage(options));
   GLASSBOX_RETURN_IF_ERROR(inspector::parse_view(options.view).status());
   GLASSBOX_RETURN_IF_ERROR(inspector::parse_format(options.format).status());
   if (!options.time_unit.empty()) {
@@ -143,7 +171,7 @@ Status check_inspect_usage(const InspectOptions& options) {
   return Status();
 }
 
-Status inspect(const InspectOptions& options, std::ostream& out) {
+Status inspect(const InspectOptions& options, std::ostream& out, std::ostream* context_err) {
   GLASSBOX_ASSIGN_OR_RETURN(inspector::View view, inspector::parse_view(options.view));
   GLASSBOX_ASSIGN_OR_RETURN(inspector::Format format, inspector::parse_format(options.format));
   inspector::InspectorOptions inspector_options;
@@ -176,6 +204,17 @@ Status inspect(const InspectOptions& options, std::ostream& out) {
     }
     return Status();
   }
+  if (reads_fleet(options)) {
+    if (options.numeric || !options.baseline.empty() || !options.debug_data.empty()) {
+      return Status(Error::kInvalidArgument, options.etdump +
+                                                 " names several dumps; --numeric, --baseline and "
+                                                 "--debug-data read one ETDump file");
+    }
+    GLASSBOX_ASSIGN_OR_RETURN(std::string text,
+                              inspect_fleet(options.fleet, options.group_by, record_ptr,
+                                            inspector_options, view, format, *context_err));
+    return write_output(text, options, out);
+  }
   GLASSBOX_ASSIGN_OR_RETURN(
       inspector::Inspector current,
       inspect_file(options.etdump, record_ptr, debug_data, inspector_options));
@@ -202,7 +241,10 @@ void add_inspect_commands(CLI::App& app, CommandContext& context) {
       "Join an ETDump with its ETRecord: per-event, per-operator, per-module and "
       "reconciliation views as a table, CSV, TSV, JSON or a Chrome trace "
       "(formats in docs/inspector.md)");
-  command->add_option("--etdump", options->etdump, "the ETDump file (.etdp), ours or ExecuTorch's")
+  command
+      ->add_option("--etdump", options->fleet.etdumps,
+                   "the ETDump file (.etdp), ours or ExecuTorch's; several files, folders (their "
+                   "*.etdp) or quoted globs aggregate many dumps of one program (docs/fleet.md)")
       ->required();
   command->add_option("--etrecord", options->etrecord,
                       "the program's ETRecord, ours or ExecuTorch's: names events after source "
@@ -232,6 +274,16 @@ void add_inspect_commands(CLI::App& app, CommandContext& context) {
   command->add_flag("--allow-fingerprint-mismatch", options->allow_fingerprint_mismatch,
                     "join an ETDump and an ETRecord of different programs anyway");
   command->add_option("-o,--output", options->output, "write here instead of stdout");
+  command->add_option("--jobs", options->fleet.jobs,
+                      "with several dumps: decoding threads (default: every core)");
+  command->add_flag("--strict", options->fleet.strict,
+                    "with several dumps: a damaged dump or one of another program is fatal "
+                    "(default: reported and skipped)");
+  command->add_option("--tag-from-path", options->fleet.tag_from_path,
+                      "tag each dump from its path, e.g. 'runs/{device}/{app_version}/*.etdp' "
+                      "(a sidecar <dump>.json of strings adds tags too)");
+  command->add_option("--group-by", options->group_by,
+                      "split the view by this tag's value (an extra column)");
   command->add_flag("--numeric", options->numeric,
                     "numeric debugging: compare the run's logged values (--debug-data) with the "
                     "ETRecord's reference outputs and mark the first operator that goes wrong "
@@ -258,7 +310,10 @@ void add_inspect_commands(CLI::App& app, CommandContext& context) {
   command->callback([options, &context] {
     run_command(
         context, [&] { return check_inspect_usage(*options); },
-        [&] { return inspect(*options, *context.out); });
+        [&] {
+          options->etdump = options->fleet.etdumps.front();
+          return inspect(*options, *context.out, context.err);
+        });
   });
 }
 

@@ -40,6 +40,7 @@ void add_all_commands(CLI::App& app, CommandContext& context) {
   add_etrecord_commands(app, context);
   add_inspect_commands(app, context);
   add_report_commands(app, context);
+  add_export_commands(app, context);
 }
 
 constexpr const char* kDescription =
@@ -91,6 +92,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   CLI::App app(kDescription, "glassbox");
   CommandContext context;
   context.out = &out;
+  context.err = &err;
   add_all_commands(app, context);
 
   try {
@@ -120,9 +122,10 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
 
 CommandLineOutcome run_command_line(const std::vector<std::string>& args) {
   CLI::App app(kDescription, "glassbox");
-  std::ostringstream out;
+  std::ostringstream out, err;
   CommandContext context;
   context.out = &out;
+  context.err = &err;
   add_all_commands(app, context);
   std::vector<const char*> argv = {"glassbox"};
   for (const std::string& a : args) argv.push_back(a.c_str());

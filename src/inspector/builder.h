@@ -30,6 +30,9 @@ class InspectorBuilder {
   /// events on a delegate's own clock in the timeline.
   static void scale_delegate_times(const etdump::ETDumpFile& dump, const InspectorOptions& options,
                                    Inspector& inspector);
+  /// Sets the backend of every delegate-internal group from `record`'s
+  /// delegate map (what scale_delegate_times needs before resolve runs).
+  static void assign_backends(const etrecord::ETRecord& record, Inspector& inspector);
   /// Resolves groups_ through `record` and adds the coverage diagnostics.
   static void resolve(const etrecord::ETRecord& record, Inspector& inspector);
   /// Computes each group's stats from its samples.

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "src/inspector/builder.h"
+#include "src/inspector/record_index.h"
 
 namespace glassbox::inspector {
 namespace {
@@ -80,6 +81,17 @@ StatusOr<std::pair<std::string, TickRatio>> parse_delegate_time_scale(std::strin
   }
   return std::pair<std::string, TickRatio>{std::string(text.substr(0, equals)),
                                            TickRatio{numerator, denominator}};
+}
+
+void InspectorBuilder::assign_backends(const etrecord::ETRecord& record, Inspector& inspector) {
+  std::vector<Diagnostic> ignored;  // resolve() reports on the record once
+  const RecordIndex index(record, &ignored);
+  for (EventGroup& group : inspector.groups_) {
+    if (group.role != EventRole::kDelegateInternal) continue;
+    if (const aot::DelegateMapEntry* entry = index.delegate_entry(group.instruction)) {
+      group.backend = entry->backend;
+    }
+  }
 }
 
 void InspectorBuilder::scale_delegate_times(const etdump::ETDumpFile& dump,

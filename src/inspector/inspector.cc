@@ -1,17 +1,19 @@
-// Inspector::create: time unit, fingerprint and counter checks, then the
-// grouping (group.cc) and the join with the ETRecord (resolve.cc).
+// One dump's part of the Inspector: time unit, fingerprint and counter
+// checks, then the grouping (group.cc). aggregate.cc merges prepared dumps
+// and joins them with the ETRecord (resolve.cc); create is one dump of it.
 
 #include "glassbox/inspector/inspector.h"
 
 #include <string>
 
+#include "glassbox/inspector/aggregate.h"
 #include "src/inspector/builder.h"
 #include "src/inspector/record_index.h"
 
 namespace glassbox::inspector {
 namespace {
 
-void add(Inspector& inspector, Severity severity, std::string message) {
+void add_diagnostic(Inspector& inspector, Severity severity, std::string message) {
   InspectorBuilder::diagnostics(inspector).push_back({severity, std::move(message)});
 }
 
@@ -44,15 +46,16 @@ std::string ratio_text(const TickRatio& ratio) {
 void check_time(const etdump::ETDumpFile& dump, const InspectorOptions& options,
                 Inspector& inspector) {
   if (options.time_unit.has_value()) {
-    add(inspector, Severity::kInfo,
-        "time unit overridden: raw timestamps read as " +
-            std::string(to_string(*options.time_unit)) +
-            (dump.tick_ratio.has_value()
-                 ? " (the dump's own tick ratio, " + ratio_text(*dump.tick_ratio) +
-                       " ns per tick, is ignored)"
-                 : std::string()));
+    add_diagnostic(inspector, Severity::kInfo,
+                   "time unit overridden: raw timestamps read as " +
+                       std::string(to_string(*options.time_unit)) +
+                       (dump.tick_ratio.has_value()
+                            ? " (the dump's own tick ratio, " + ratio_text(*dump.tick_ratio) +
+                                  " ns per tick, is ignored)"
+                            : std::string()));
   } else if (!dump.tick_ratio.has_value()) {
-    add(inspector, Severity::kWarning,
+    add_diagnostic(
+        inspector, Severity::kWarning,
         "the ETDump records no tick ratio (written by ExecuTorch?): timestamps are assumed "
         "to be nanoseconds; use --time-unit if they are not");
   }
@@ -60,13 +63,15 @@ void check_time(const etdump::ETDumpFile& dump, const InspectorOptions& options,
 
 Status check_same_program(const etdump::ETDumpFile& dump, const etrecord::ETRecord& record,
                           const InspectorOptions& options, Inspector& inspector) {
-  for (const std::string& note : record.notes) add(inspector, Severity::kInfo, "ETRecord: " + note);
+  for (const std::string& note : record.notes)
+    add_diagnostic(inspector, Severity::kInfo, "ETRecord: " + note);
   // ExecuTorch's ETRecords have no fingerprint: the join itself checks the
   // dump's ids against the record's maps instead (resolve.cc).
   if (record.fingerprint.empty()) return Status();
   if (!dump.program_fingerprint.has_value()) {
     InspectorBuilder::set_fingerprint_check(inspector, FingerprintCheck::kNotInDump);
-    add(inspector, Severity::kInfo,
+    add_diagnostic(
+        inspector, Severity::kInfo,
         "the ETDump records no program fingerprint (written by ExecuTorch?): cannot check "
         "that it belongs to the ETRecord's program");
     return Status();
@@ -92,35 +97,37 @@ void check_counters(const etdump::ETDumpFile& dump, Inspector& inspector) {
   if (dump.dropped_events.has_value()) dropped = std::max(dropped, *dump.dropped_events);
   InspectorBuilder::counters(inspector) = TracerCounters{dropped, rejected, tensors};
   if (dropped > 0) {
-    add(inspector, Severity::kWarning,
-        std::to_string(dropped) +
-            " events were dropped because the tracer's buffer was full: statistics are "
-            "incomplete; give ETDumpGen a bigger buffer");
+    add_diagnostic(inspector, Severity::kWarning,
+                   std::to_string(dropped) +
+                       " events were dropped because the tracer's buffer was full: statistics are "
+                       "incomplete; give ETDumpGen a bigger buffer");
   }
   if (dump.dropped_blocks.value_or(0) > 0) {
-    add(inspector, Severity::kWarning,
+    add_diagnostic(
+        inspector, Severity::kWarning,
         std::to_string(*dump.dropped_blocks) +
             " event blocks (executions) were refused because the tracer's buffer was full: "
             "later executions are missing; give ETDumpGen a bigger buffer");
   }
   if (rejected > 0) {
-    add(inspector, Severity::kWarning,
+    add_diagnostic(
+        inspector, Severity::kWarning,
         std::to_string(rejected) +
             " events were rejected by the tracer as invalid calls (a delegate event with both "
             "or neither of a name and an int id?)");
   }
   if (tensors > 0) {
-    add(inspector, Severity::kInfo,
+    add_diagnostic(
+        inspector, Severity::kInfo,
         std::to_string(tensors) + " logged tensors have no data (no data sink, or it was full)");
   }
 }
 
 }  // namespace
 
-StatusOr<Inspector> Inspector::create(const etdump::ETDumpFile& dump,
-                                      const etrecord::ETRecord* etrecord,
-                                      std::span<const std::uint8_t> debug_data,
-                                      const InspectorOptions& options) {
+StatusOr<PreparedDump> InspectorAggregator::prepare(const etdump::ETDumpFile& dump,
+                                                    const etrecord::ETRecord* etrecord,
+                                                    const InspectorOptions& options) {
   Inspector inspector = InspectorBuilder::make();
   InspectorBuilder::time(inspector) = time_info(dump, options);
   check_time(dump, options, inspector);
@@ -138,35 +145,41 @@ StatusOr<Inspector> Inspector::create(const etdump::ETDumpFile& dump,
                       " executions (\"Execute\" runs)");
   }
   if (executions == 0) {
-    add(inspector, Severity::kWarning,
-        "the ETDump has no \"Execute\" run: nothing was executed while tracing");
+    add_diagnostic(inspector, Severity::kWarning,
+                   "the ETDump has no \"Execute\" run: nothing was executed while tracing");
   }
 
   const DelegateTimeConverter* converter = nullptr;
   if (options.delegate_time_scale_converter) {
     if (options.time_unit == TimeUnit::kTicks) {
-      add(inspector, Severity::kInfo,
-          "raw ticks asked for: the delegate time scale converter is not applied");
+      add_diagnostic(inspector, Severity::kInfo,
+                     "raw ticks asked for: the delegate time scale converter is not applied");
     } else {
       converter = &options.delegate_time_scale_converter;
       InspectorBuilder::time(inspector).delegate_converter = true;
-      add(inspector, Severity::kInfo,
-          "delegate events converted by the delegate time scale converter (an option)");
+      add_diagnostic(inspector, Severity::kInfo,
+                     "delegate events converted by the delegate time scale converter (an option)");
     }
   }
   InspectorBuilder::group(dump, options.skip_first_runs, converter, inspector);
+  // Time scales are per dump (each dump says what its delegates count in),
+  // so they are applied here, before dumps are merged; they need each
+  // delegate event's backend, which only the ETRecord knows.
   if (etrecord != nullptr) {
     InspectorBuilder::set_has_etrecord(inspector, true);
-    InspectorBuilder::resolve(*etrecord, inspector);
-  } else {
-    add(inspector, Severity::kInfo,
-        "no ETRecord: events are named from the ETDump alone, without source operators");
+    InspectorBuilder::assign_backends(*etrecord, inspector);
   }
   InspectorBuilder::scale_delegate_times(dump, options, inspector);
-  InspectorBuilder::finish(inspector);
-  InspectorBuilder::set_debug_data(inspector,
-                                   std::vector<std::uint8_t>(debug_data.begin(), debug_data.end()));
-  return inspector;
+  return PreparedDump(std::move(inspector));
+}
+
+StatusOr<Inspector> Inspector::create(const etdump::ETDumpFile& dump,
+                                      const etrecord::ETRecord* etrecord,
+                                      std::span<const std::uint8_t> debug_data,
+                                      const InspectorOptions& options) {
+  InspectorAggregator aggregator(etrecord, options);
+  GLASSBOX_RETURN_IF_ERROR(aggregator.add(dump));
+  return std::move(aggregator).build(debug_data);
 }
 
 void InspectorBuilder::finish(Inspector& inspector) {

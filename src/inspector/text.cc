@@ -41,18 +41,20 @@ TimeScale human_scale(const Inspector& inspector, double largest_ns) {
   return TimeScale{"ns", 1, 0};
 }
 
+std::string delimited_cell(const std::string& raw, char separator) {
+  // Escaped first: no line break or tab is left to split a row or cell.
+  const std::string text = io::printable(raw);
+  if (separator == '\t' || text.find_first_of(",\"") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char c : text) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  return quoted + "\"";
+}
+
 std::string delimited(const Sheet& sheet, char separator) {
-  auto cell = [separator](const std::string& raw) {
-    // Escaped first: no line break or tab is left to split a row or cell.
-    const std::string text = io::printable(raw);
-    if (separator == '\t' || text.find_first_of(",\"") == std::string::npos) return text;
-    std::string quoted = "\"";
-    for (char c : text) {
-      if (c == '"') quoted += '"';
-      quoted += c;
-    }
-    return quoted + "\"";
-  };
+  auto cell = [separator](const std::string& raw) { return delimited_cell(raw, separator); };
   std::string out;
   auto line = [&](const std::vector<std::string>& cells) {
     for (std::size_t i = 0; i < cells.size(); ++i) {

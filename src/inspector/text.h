@@ -57,6 +57,8 @@ Sheet make_comparison_sheet(const Inspector& baseline, const Inspector& current,
 /// "0x" and the hex of the first 32 bytes ("..." when there are more).
 std::string metadata_text(const std::vector<std::uint8_t>& metadata);
 
+/// One cell of a csv (quoted when needed) or tsv line.
+std::string delimited_cell(const std::string& raw, char separator);
 /// RFC 4180 (csv) or tab-separated (tsv) text of `sheet`.
 std::string delimited(const Sheet& sheet, char separator);
 /// `text` cut to `width` characters by replacing its middle with "...",

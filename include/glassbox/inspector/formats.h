@@ -16,6 +16,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "glassbox/core/status.h"
 #include "glassbox/inspector/inspector.h"
@@ -35,6 +36,20 @@ StatusOr<Format> parse_format(std::string_view text);
 
 /// `view` of `inspector` in `format`.
 std::string render(const Inspector& inspector, View view, Format format);
+
+/// The Inspector of the dumps that share one value of a tag.
+struct TagGroup {
+  std::string value;  ///< "" for dumps without the tag.
+  Inspector inspector;
+};
+
+/// `view` split by the value of `tag` (groups in the order given): csv and
+/// tsv get `tag` as their first column, json is {"format":
+/// "glassbox-inspector-grouped", "version": 1, "group_by": tag, "groups":
+/// [{"value": v, "inspector": <the json form>}]}, the table one section per
+/// value. chrome is not offered (kInvalidArgument).
+StatusOr<std::string> render_grouped(const std::vector<TagGroup>& groups, const std::string& tag,
+                                     View view, Format format);
 
 /// Per-op deltas (compare_ops) in `format` (chrome is not offered:
 /// kInvalidArgument).

@@ -311,6 +311,7 @@ class Inspector {
 
  private:
   friend class InspectorBuilder;
+  friend class InspectorAggregator;
   Inspector() = default;
 
   std::vector<EventGroup> groups_;

@@ -1,0 +1,54 @@
+#pragma once
+// Many ETDumps on the command line: `--etdump` values that are files,
+// folders (their *.etdp files, not recursive) or globs expanded here
+// (glob(3), for quoted patterns), and the tags each dump carries (from its
+// path through a `{name}` pattern, and from a sidecar `<dump>.json`).
+
+#include <map>
+#include <optional>
+#include <regex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "glassbox/core/status.h"
+
+namespace glassbox::cli {
+
+/// Tag name -> value.
+using Tags = std::map<std::string, std::string>;
+
+/// The dumps `values` name, sorted by path, each once. Errors
+/// (kNotFound/kAccessFailed/kInvalidArgument) name the value: a missing
+/// file, an unreadable folder, a folder without *.etdp, a glob matching
+/// nothing.
+StatusOr<std::vector<std::string>> expand_dump_paths(const std::vector<std::string>& values);
+
+/// Whether any value needs expanding (a folder or a glob pattern), i.e.
+/// the command reads several dumps even when one value is given.
+bool names_many_dumps(const std::vector<std::string>& values);
+
+/// `runs/{device}/{app_version}/*.etdp`: `{name}` matches one path
+/// component and becomes a tag, `*` and `?` match within a component. The
+/// pattern matches the end of a path, at a component boundary.
+class PathTagPattern {
+ public:
+  /// Errors (kInvalidArgument): an unclosed `{`, an empty or repeated name.
+  static StatusOr<PathTagPattern> parse(const std::string& pattern);
+  /// The tags of `path`, or nullopt when the path does not match.
+  std::optional<Tags> match(const std::string& path) const;
+
+ private:
+  std::string pattern_;
+  std::regex regex_;
+  std::vector<std::string> names_;
+};
+
+/// The tags of the sidecar `<dump>.json` (a flat JSON object of strings),
+/// none when there is no such file. Errors name the sidecar.
+StatusOr<Tags> read_sidecar_tags(const std::string& dump_path);
+
+/// The tags of a sidecar's `text`; errors name `sidecar`.
+StatusOr<Tags> parse_sidecar_tags(std::string_view text, const std::string& sidecar);
+
+}  // namespace glassbox::cli

@@ -1,0 +1,98 @@
+#include "src/cli/dump_inputs.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "src/testing/status_matchers.h"
+
+namespace glassbox::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using ::glassbox::testing::ErrorIs;
+using ::glassbox::testing::IsOkAndHolds;
+
+class DumpInputsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("glassbox_dump_inputs_" + std::to_string(::getpid()));
+    fs::create_directories(dir_ / "b");
+    fs::create_directories(dir_ / "a");
+    for (const char* f : {"b/2.etdp", "b/1.etdp", "a/1.etdp", "a/notes.txt"}) {
+      std::ofstream(dir_ / f) << "x";
+    }
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  fs::path dir_;
+};
+
+TEST_F(DumpInputsTest, ExpandsFoldersAndGlobsSortedAndOnce) {
+  EXPECT_THAT(
+      expand_dump_paths({path("b"), path("*/*.etdp"), path("a/1.etdp")}),
+      IsOkAndHolds(std::vector<std::string>{path("a/1.etdp"), path("b/1.etdp"), path("b/2.etdp")}));
+}
+
+TEST_F(DumpInputsTest, NamesTheValueThatFindsNothing) {
+  EXPECT_THAT(expand_dump_paths({path("*/*.bin")}).status(),
+              ErrorIs(Error::kNotFound, {path("*/*.bin"), "matches no ETDump"}));
+  fs::create_directories(dir_ / "empty");
+  EXPECT_THAT(expand_dump_paths({path("empty")}).status(),
+              ErrorIs(Error::kNotFound, {path("empty"), "no *.etdp"}));
+  EXPECT_THAT(expand_dump_paths({path("gone.etdp")}).status(),
+              ErrorIs(Error::kNotFound, {path("gone.etdp")}));
+}
+
+TEST_F(DumpInputsTest, AnUnreadableFolderIsAnError) {
+  if (::geteuid() == 0) GTEST_SKIP() << "root reads every folder";
+  fs::permissions(dir_ / "b", fs::perms::none);
+  EXPECT_THAT(expand_dump_paths({path("b")}).status(),
+              ErrorIs(Error::kAccessFailed, {path("b"), "cannot read"}));
+  EXPECT_THAT(expand_dump_paths({path("b/*.etdp")}).status(),
+              ErrorIs(Error::kAccessFailed, {"cannot read"}));
+  fs::permissions(dir_ / "b", fs::perms::owner_all);
+}
+
+TEST_F(DumpInputsTest, SeveralValuesFoldersAndGlobsNameManyDumps) {
+  EXPECT_FALSE(names_many_dumps({path("a/1.etdp")}));
+  EXPECT_TRUE(names_many_dumps({path("a")}));
+  EXPECT_TRUE(names_many_dumps({path("*.etdp")}));
+  EXPECT_TRUE(names_many_dumps({path("a/1.etdp"), path("b/1.etdp")}));
+}
+
+TEST(PathTagPatternTest, NamesBecomeTagsAndTheEndOfThePathMustMatch) {
+  const PathTagPattern pattern = *PathTagPattern::parse("runs/{device}/{app_version}/*.etdp");
+  EXPECT_EQ(pattern.match("/data/runs/pixel/1.2/x.etdp"),
+            (Tags{{"device", "pixel"}, {"app_version", "1.2"}}));
+  EXPECT_EQ(pattern.match("runs/pixel/1.2/x.etdp"),
+            (Tags{{"device", "pixel"}, {"app_version", "1.2"}}));
+  EXPECT_EQ(pattern.match("myruns/pixel/1.2/x.etdp"), std::nullopt);
+  EXPECT_EQ(pattern.match("runs/pixel/x.etdp"), std::nullopt);
+  EXPECT_EQ(pattern.match("runs/pixel/1.2/x.etdp.json"), std::nullopt);
+}
+
+TEST(PathTagPatternTest, RefusesPatternsWithoutUsableNames) {
+  for (const char* bad :
+       {"runs/*.etdp", "runs/{device/*.etdp", "runs/{}/*.etdp", "{a}/{a}/*.etdp"}) {
+    EXPECT_THAT(PathTagPattern::parse(bad).status(), ErrorIs(Error::kInvalidArgument, {bad}));
+  }
+}
+
+TEST_F(DumpInputsTest, SidecarIsAFlatObjectOfStrings) {
+  EXPECT_THAT(read_sidecar_tags(path("a/1.etdp")), IsOkAndHolds(Tags{}));
+  std::ofstream(path("a/1.etdp.json")) << R"({"device": "pixel", "os": "14"})";
+  EXPECT_THAT(read_sidecar_tags(path("a/1.etdp")),
+              IsOkAndHolds(Tags{{"device", "pixel"}, {"os", "14"}}));
+  std::ofstream(path("b/1.etdp.json")) << R"({"device": 3})";
+  EXPECT_THAT(read_sidecar_tags(path("b/1.etdp")).status(),
+              ErrorIs(Error::kCorruptData, {path("b/1.etdp.json"), "not a string"}));
+  std::ofstream(path("b/2.etdp.json")) << "[1, 2";
+  EXPECT_THAT(read_sidecar_tags(path("b/2.etdp")).status(),
+              ErrorIs(Error::kCorruptData, {path("b/2.etdp.json")}));
+}
+
+}  // namespace
+}  // namespace glassbox::cli

@@ -1,0 +1,206 @@
+// `glassbox inspect` over many dumps and `glassbox export`, end to end:
+// the demo program lowered and run a few times with the real commands,
+// plus a damaged dump and a dump of another program.
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "src/cli/cli_test_util.h"
+#include "src/cli/run_cli.h"
+
+namespace glassbox::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::size_t lines(const std::string& text) {
+  return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+class FleetCliTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = fs::temp_directory_path() / ("glassbox_fleet_cli_" + std::to_string(::getpid()));
+    fs::create_directories(dir_ / "runs" / "pixel");
+    fs::create_directories(dir_ / "runs" / "iphone");
+    for (const char* ids : {"int", "string"}) {
+      const std::string stem = path(ids);
+      ASSERT_EQ(run_glassbox({"lower", "--model", "demo", "-o", stem + ".gbx", "--etrecord",
+                              stem + ".etrecord", "--ids", ids})
+                    .exit_code,
+                0);
+    }
+    // Two dumps per device, 2 and 3 executions.
+    int iterations = 2;
+    for (const char* device : {"pixel", "iphone"}) {
+      for (const char* name : {"a.etdp", "b.etdp"}) {
+        ASSERT_EQ(run_glassbox({"run", path("int.gbx"), "--etdump",
+                                (dir_ / "runs" / device / name).string(), "--iterations",
+                                std::to_string(iterations++ % 2 + 2)})
+                      .exit_code,
+                  0);
+      }
+    }
+    ASSERT_EQ(run_glassbox({"run", path("string.gbx"), "--etdump", path("other.etdp")}).exit_code,
+              0);
+    std::ofstream(path("damaged.etdp")) << "not an etdump";
+  }
+  static void TearDownTestSuite() { fs::remove_all(dir_); }
+  static std::string path(const std::string& name) { return (dir_ / name).string(); }
+  static std::string runs() { return path("runs/*/*.etdp"); }
+  static fs::path dir_;
+};
+fs::path FleetCliTest::dir_;
+
+TEST_F(FleetCliTest, PoolsTheSamplesOfEveryDump) {
+  const CliResult r = run_glassbox(
+      {"inspect", "--etdump", runs(), "--etrecord", path("int.etrecord"), "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json doc = nlohmann::json::parse(r.out);
+  // 2 + 3 + 2 + 3 executions, one sample each per op.
+  EXPECT_EQ(doc["runs"]["executions"], 10);
+  for (const nlohmann::json& row : doc["rows"]) EXPECT_EQ(row["count"], 10) << row["label"];
+  EXPECT_NE(r.err.find("used 4 dumps, skipped 0"), std::string::npos) << r.err;
+}
+
+TEST_F(FleetCliTest, TheResultDoesNotDependOnTheThreads) {
+  std::vector<std::string> args = {
+      "inspect",  "--etdump", runs(),  "--etrecord", path("int.etrecord"),
+      "--format", "csv",      "--jobs"};
+  args.push_back("1");
+  const CliResult one = run_glassbox(args);
+  args.back() = "3";
+  const CliResult three = run_glassbox(args);
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_EQ(one.out, three.out);
+}
+
+TEST_F(FleetCliTest, GroupsByATagFromThePath) {
+  const CliResult r = run_glassbox(
+      {"inspect", "--etdump", runs(), "--etrecord", path("int.etrecord"), "--format", "csv",
+       "--tag-from-path", "runs/{device}/*.etdp", "--group-by", "device", "--skip-first", "1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("device,", 0), 0u) << r.out;
+  // Sorted by value; per device (2-1) + (3-1) executions used.
+  EXPECT_NE(r.out.find("\niphone,"), std::string::npos);
+  EXPECT_LT(r.out.find("\niphone,"), r.out.find("\npixel,"));
+  EXPECT_NE(r.out.find(",3,3,"), std::string::npos) << r.out;
+}
+
+TEST_F(FleetCliTest, SidecarTagsJoinThePathTags) {
+  std::ofstream(path("runs/pixel/a.etdp.json")) << R"({"app_version": "2.1"})";
+  const std::string out = path("tagged.ndjson");
+  const CliResult r =
+      run_glassbox({"export", "--etdump", runs(), "--etrecord", path("int.etrecord"), "--rows",
+                    "ops", "--tag-from-path", "runs/{device}/*.etdp", "-o", out});
+  fs::remove(path("runs/pixel/a.etdp.json"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string text = read_text(out);
+  EXPECT_NE(text.find(R"("tags":{"app_version":"2.1","device":"pixel"})"), std::string::npos);
+  EXPECT_NE(text.find(R"("tags":{"device":"iphone"})"), std::string::npos);
+}
+
+TEST_F(FleetCliTest, ExportsOneOpRowPerExecutionInPathOrder) {
+  const std::string out = path("ops.csv");
+  const CliResult r =
+      run_glassbox({"export", "--etdump", runs(), "--etrecord", path("int.etrecord"), "--rows",
+                    "ops", "--format", "csv", "-o", out, "--jobs", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string text = read_text(out);
+  EXPECT_EQ(text.rfind("schema_version,dump,tags,run,op,", 0), 0u);
+  // 3 op rows (conv+relu fused twice, tan) per execution, 10 executions.
+  EXPECT_EQ(lines(text), 1u + 3 * 10);
+  EXPECT_LT(text.find("runs/iphone/a.etdp"), text.find("runs/iphone/b.etdp"));
+  EXPECT_LT(text.find("runs/iphone/b.etdp"), text.find("runs/pixel/a.etdp"));
+}
+
+TEST_F(FleetCliTest, ExportsEveryEventAsOneJsonLine) {
+  const std::string out = path("events.ndjson");
+  const CliResult r = run_glassbox({"export", "--etdump", path("runs/pixel"), "--etrecord",
+                                    path("int.etrecord"), "--rows", "events", "-o", out});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::istringstream text(read_text(out));
+  std::string line;
+  std::size_t rows = 0, delegated = 0;
+  while (std::getline(text, line)) {
+    const nlohmann::json row = nlohmann::json::parse(line);
+    EXPECT_EQ(row["schema_version"], 1);
+    delegated += row["delegated"].get<bool>() && !row["op_names"].empty();
+    ++rows;
+  }
+  EXPECT_GT(rows, 0u);
+  EXPECT_GT(delegated, 0u);
+}
+
+TEST_F(FleetCliTest, SkipsDamagedDumpsAndOtherProgramsByName) {
+  const CliResult r = run_glassbox({"inspect", "--etdump", runs(), path("damaged.etdp"),
+                                    path("other.etdp"), "--etrecord", path("int.etrecord")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("skipped " + path("damaged.etdp") + ": "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("skipped " + path("other.etdp") + ": "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("fingerprint"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("used 4 dumps, skipped 2"), std::string::npos) << r.err;
+}
+
+TEST_F(FleetCliTest, StrictMakesABadDumpFatalAndLeavesNoOutput) {
+  const std::string out = path("strict.ndjson");
+  const CliResult r =
+      run_glassbox({"export", "--etdump", runs(), path("damaged.etdp"), "--etrecord",
+                    path("int.etrecord"), "--rows", "ops", "-o", out, "--strict"});
+  EXPECT_EQ(r.exit_code, kExitBadInput);
+  EXPECT_NE(r.err.find(path("damaged.etdp")), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(out));
+  for (const fs::directory_entry& e : fs::directory_iterator(dir_)) {
+    EXPECT_EQ(e.path().filename().string().find("strict.ndjson."), std::string::npos)
+        << "temporary file left: " << e.path();
+  }
+}
+
+TEST_F(FleetCliTest, OneLineForEachBadInput) {
+  struct Case {
+    std::string value;
+    std::string fragment;
+  };
+  fs::create_directories(dir_ / "empty");
+  for (const Case& c : {Case{path("nothing/*.etdp"), "matches no ETDump file"},
+                        Case{path("empty"), "holds no *.etdp file"},
+                        Case{path("missing.etdp"), "no such file or folder"}}) {
+    const CliResult r =
+        run_glassbox({"inspect", "--etdump", c.value, runs(), "--etrecord", path("int.etrecord")});
+    EXPECT_EQ(r.exit_code, kExitBadInput) << c.value;
+    EXPECT_EQ(lines(r.err), 1u) << r.err;
+    EXPECT_NE(r.err.find(c.fragment), std::string::npos) << r.err;
+  }
+}
+
+TEST_F(FleetCliTest, AllDumpsSkippedIsAnError) {
+  const CliResult r = run_glassbox({"inspect", "--etdump", path("damaged.etdp"), path("other.etdp"),
+                                    "--etrecord", path("int.etrecord")});
+  EXPECT_EQ(r.exit_code, kExitBadInput);
+  EXPECT_NE(r.err.find("no usable ETDump"), std::string::npos) << r.err;
+}
+
+TEST_F(FleetCliTest, OneDumpModesRefuseSeveralDumps) {
+  const CliResult r =
+      run_glassbox({"inspect", "--etdump", path("runs/pixel/a.etdp"), path("runs/pixel/b.etdp"),
+                    "--baseline", path("runs/pixel/a.etdp")});
+  EXPECT_EQ(r.exit_code, kExitUsage);
+  EXPECT_NE(r.err.find("read one ETDump"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace glassbox::cli

@@ -1,0 +1,152 @@
+// Merging prepared dumps: runs appended, groups matched by their key,
+// samples pooled; then one join with the ETRecord for all of them.
+
+#include "glassbox/inspector/aggregate.h"
+
+#include <string>
+#include <utility>
+
+#include "src/inspector/builder.h"
+
+namespace glassbox::inspector {
+namespace {
+
+// Beyond this many distinct diagnostics (each dump can add its own counts),
+// the rest are counted, not kept: the state must not grow with the input.
+constexpr std::size_t kMaxDiagnostics = 200;
+
+// What makes two groups of different dumps the same group (inspector.h,
+// "Grouping"): block, instruction, identifier with its kind, name.
+std::string group_key(const EventGroup& group) {
+  std::string key = group.block;
+  key += '\0';
+  key += std::to_string(group.instruction.value);
+  if (group.identifier.has_value()) {
+    key += std::holds_alternative<std::string>(*group.identifier) ? "\0s" : "\0i";
+    key += identifier_text(group.identifier);
+  }
+  key += '\0';
+  key += group.name;
+  return key;
+}
+
+}  // namespace
+
+InspectorAggregator::InspectorAggregator(const etrecord::ETRecord* etrecord,
+                                         InspectorOptions options, bool keep_occurrences)
+    : etrecord_(etrecord),
+      options_(options),
+      keep_occurrences_(keep_occurrences),
+      result_(InspectorBuilder::make()) {}
+
+Status InspectorAggregator::add(const etdump::ETDumpFile& dump) {
+  GLASSBOX_ASSIGN_OR_RETURN(PreparedDump prepared, prepare(dump, etrecord_, options_));
+  merge(std::move(prepared));
+  return Status();
+}
+
+void InspectorAggregator::merge(PreparedDump prepared) {
+  Inspector& part = prepared.grouped_;
+  if (!keep_occurrences_) part.occurrences_ = {};
+  if (dumps_++ == 0) {
+    // The first dump is the result as it stands: one-dump inspection is
+    // exactly the grouping of that dump.
+    result_ = std::move(part);
+    for (std::uint32_t g = 0; g < result_.groups_.size(); ++g) {
+      group_index_.emplace(group_key(result_.groups_[g]), g);
+    }
+    for (const Diagnostic& d : result_.diagnostics_) diagnostic_messages_.insert(d.message);
+    return;
+  }
+
+  const auto run_offset = static_cast<std::uint32_t>(result_.runs_.size());
+  for (RunInfo& run : part.runs_) result_.runs_.push_back(std::move(run));
+
+  std::vector<std::uint32_t> remap(part.groups_.size());
+  for (std::uint32_t g = 0; g < part.groups_.size(); ++g) {
+    EventGroup& group = part.groups_[g];
+    auto [it, inserted] = group_index_.try_emplace(
+        group_key(group), static_cast<std::uint32_t>(result_.groups_.size()));
+    remap[g] = it->second;
+    for (std::uint32_t& run : group.sample_runs) run += run_offset;
+    if (inserted) {
+      result_.groups_.push_back(std::move(group));
+      continue;
+    }
+    EventGroup& into = result_.groups_[it->second];
+    into.samples.insert(into.samples.end(), group.samples.begin(), group.samples.end());
+    into.sample_runs.insert(into.sample_runs.end(), group.sample_runs.begin(),
+                            group.sample_runs.end());
+    into.occurrences += group.occurrences;
+    if (into.delegate_debug_metadata.empty()) {
+      into.delegate_debug_metadata = std::move(group.delegate_debug_metadata);
+    }
+  }
+
+  if (keep_occurrences_) {
+    for (Occurrence o : part.occurrences_) {
+      o.group = remap[o.group];
+      o.run += run_offset;
+      result_.occurrences_.push_back(o);
+    }
+  }
+
+  for (Diagnostic& d : part.diagnostics_) {
+    if (diagnostic_messages_.contains(d.message)) continue;
+    if (diagnostic_messages_.size() >= kMaxDiagnostics) {
+      ++diagnostics_dropped_;
+      continue;
+    }
+    diagnostic_messages_.insert(d.message);
+    result_.diagnostics_.push_back(std::move(d));
+  }
+
+  TracerCounters& counters = result_.counters_;
+  counters.dropped_events += part.counters_.dropped_events;
+  counters.rejected_events += part.counters_.rejected_events;
+  counters.tensor_data_dropped += part.counters_.tensor_data_dropped;
+  // One dump without a fingerprint makes the whole check "not in dump".
+  if (part.fingerprint_check_ != result_.fingerprint_check_ &&
+      part.fingerprint_check_ != FingerprintCheck::kMatch) {
+    result_.fingerprint_check_ = part.fingerprint_check_;
+  }
+  // Each dump's delegate time scales, listed once.
+  for (TimeInfo::DelegateScale& scale : part.time_.delegate_scales) {
+    bool known = false;
+    for (const TimeInfo::DelegateScale& have : result_.time_.delegate_scales) {
+      known |= have.backend == scale.backend && have.ns_per_tick == scale.ns_per_tick &&
+               have.source == scale.source;
+    }
+    if (!known) result_.time_.delegate_scales.push_back(std::move(scale));
+  }
+  // One dump whose unit was assumed makes the result's unit assumed.
+  if (part.time_.source == TimeUnitSource::kAssumedNanoseconds) {
+    result_.time_.source = TimeUnitSource::kAssumedNanoseconds;
+  }
+}
+
+Inspector InspectorAggregator::build(std::span<const std::uint8_t> debug_data) && {
+  Inspector inspector = std::move(result_);
+  std::vector<Diagnostic>& diagnostics = inspector.diagnostics_;
+  if (diagnostics_dropped_ > 0) {
+    diagnostics.push_back({Severity::kInfo, std::to_string(diagnostics_dropped_) +
+                                                " more per-dump diagnostics not shown"});
+  }
+  if (dumps_ > 1) {
+    diagnostics.push_back(
+        {Severity::kInfo, std::to_string(dumps_) + " ETDumps aggregated: samples pooled"});
+  }
+  if (etrecord_ != nullptr) {
+    inspector.has_etrecord_ = true;
+    InspectorBuilder::resolve(*etrecord_, inspector);
+  } else {
+    diagnostics.push_back(
+        {Severity::kInfo,
+         "no ETRecord: events are named from the ETDump alone, without source operators"});
+  }
+  InspectorBuilder::finish(inspector);
+  inspector.debug_data_.assign(debug_data.begin(), debug_data.end());
+  return inspector;
+}
+
+}  // namespace glassbox::inspector
