@@ -16,6 +16,7 @@
 #include "glassbox/inspector/inspector.h"
 #include "glassbox/io/output_files.h"
 #include "src/cli/commands.h"
+#include "src/cli/fleet_options.h"
 #include "src/cli/fleet_reader.h"
 
 namespace glassbox::cli {
@@ -117,13 +118,7 @@ void add_export_commands(CLI::App& app, CommandContext& context) {
   command->add_option("--format", options->format, "ndjson or csv")
       ->check(CLI::IsMember({"ndjson", "csv"}))
       ->capture_default_str();
-  command->add_option("--jobs", options->fleet.jobs, "decoding threads (default: every core)");
-  command->add_flag("--strict", options->fleet.strict,
-                    "a damaged dump or one of another program is fatal (default: reported and "
-                    "skipped)");
-  command->add_option("--tag-from-path", options->fleet.tag_from_path,
-                      "tag each dump from its path, e.g. 'runs/{device}/{app_version}/*.etdp' "
-                      "(a sidecar <dump>.json of strings adds tags too)");
+  add_fleet_options(*command, options->fleet, "");
   command
       ->add_option("--skip-first", options->skip_first,
                    "ignore the first N executions of each dump (warm-up)")

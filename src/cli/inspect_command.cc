@@ -24,6 +24,7 @@
 #include "glassbox/io/file.h"
 #include "glassbox/io/output_files.h"
 #include "src/cli/commands.h"
+#include "src/cli/fleet_options.h"
 #include "src/cli/inspect_files.h"
 #include "src/cli/inspect_fleet.h"
 
@@ -274,16 +275,11 @@ void add_inspect_commands(CLI::App& app, CommandContext& context) {
   command->add_flag("--allow-fingerprint-mismatch", options->allow_fingerprint_mismatch,
                     "join an ETDump and an ETRecord of different programs anyway");
   command->add_option("-o,--output", options->output, "write here instead of stdout");
-  command->add_option("--jobs", options->fleet.jobs,
-                      "with several dumps: decoding threads (default: every core)");
-  command->add_flag("--strict", options->fleet.strict,
-                    "with several dumps: a damaged dump or one of another program is fatal "
-                    "(default: reported and skipped)");
-  command->add_option("--tag-from-path", options->fleet.tag_from_path,
-                      "tag each dump from its path, e.g. 'runs/{device}/{app_version}/*.etdp' "
-                      "(a sidecar <dump>.json of strings adds tags too)");
-  command->add_option("--group-by", options->group_by,
-                      "split the view by this tag's value (an extra column)");
+  add_fleet_options(*command, options->fleet, "with several dumps: ");
+  command->add_option(
+      "--group-by", options->group_by,
+      "split the view by this tag's value (a first column in csv/tsv, a key in json, "
+      "one table per value in a table)");
   command->add_flag("--numeric", options->numeric,
                     "numeric debugging: compare the run's logged values (--debug-data) with the "
                     "ETRecord's reference outputs and mark the first operator that goes wrong "

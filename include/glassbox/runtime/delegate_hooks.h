@@ -34,6 +34,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <numeric>
 #include <type_traits>
 
 #include "glassbox/config.h"
@@ -204,15 +205,12 @@ inline Error event_tracer_set_delegate_time_scale(EventTracer* tracer, const cha
 /// The same, for a counter that runs at `ticks_per_second` (its frequency).
 inline Error event_tracer_set_delegate_ticks_per_second(EventTracer* tracer, const char* backend,
                                                         std::uint64_t ticks_per_second) {
-  // A zero frequency becomes a zero denominator, which the tracer refuses.
-  std::uint64_t a = 1000000000, b = ticks_per_second;
-  while (b != 0) {  // gcd, so the stored ratio is in lowest terms
-    const std::uint64_t r = a % b;
-    a = b;
-    b = r;
-  }
-  return event_tracer_set_delegate_time_scale(tracer, backend,
-                                              TickRatio{1000000000 / a, ticks_per_second / a});
+  // In lowest terms; a zero frequency becomes a zero denominator, which
+  // the tracer refuses.
+  constexpr std::uint64_t kNsPerSecond = 1000000000;
+  const std::uint64_t common = std::gcd(kNsPerSecond, ticks_per_second);
+  return event_tracer_set_delegate_time_scale(
+      tracer, backend, TickRatio{kNsPerSecond / common, ticks_per_second / common});
 }
 
 // ---- Intermediate outputs -----------------------------------------------
