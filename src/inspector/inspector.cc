@@ -165,9 +165,12 @@ StatusOr<PreparedDump> InspectorAggregator::prepare(const etdump::ETDumpFile& du
   // Time scales are per dump (each dump says what its delegates count in),
   // so they are applied here, before dumps are merged; they need each
   // delegate event's backend, which only the ETRecord knows.
+  // Indexing the ETRecord per dump is only worth it when a scale exists:
+  // most dumps have none, and build() resolves every group once anyway.
+  const bool scaled = !dump.delegate_time_scales.empty() || !options.delegate_time_scales.empty();
   if (etrecord != nullptr) {
     InspectorBuilder::set_has_etrecord(inspector, true);
-    InspectorBuilder::assign_backends(*etrecord, inspector);
+    if (scaled) InspectorBuilder::assign_backends(*etrecord, inspector);
   }
   InspectorBuilder::scale_delegate_times(dump, options, inspector);
   return PreparedDump(std::move(inspector));
