@@ -1,8 +1,10 @@
 #include "glassbox/etdump/internal/etdump_gen_storage.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <new>
+#include <type_traits>
 
 namespace glassbox::etdump::internal {
 namespace {
@@ -136,8 +138,12 @@ Record* RecordStore::allocate_chunk(std::uint64_t chunk_index) {
   std::lock_guard<std::mutex> lock(grow_mutex_);
   Record* chunk = chunks_[chunk_index].load(std::memory_order_acquire);
   if (chunk != nullptr) return chunk;  // another thread won the race
-  // Value-initialised: unwritten slots read as kEmpty.
-  chunk = new (std::nothrow) Record[kChunkSize]();
+  // Zeroed, so unwritten slots read as kEmpty. calloc, not new[](): a
+  // chunk is fresh pages from the kernel, already zero, and calloc knows
+  // it, where value-initialising new[] writes the 128 KiB a second time
+  // (about 4 ms per million events in heap mode).
+  static_assert(std::is_trivial_v<Record>);
+  chunk = static_cast<Record*>(std::calloc(kChunkSize, sizeof(Record)));
   chunks_[chunk_index].store(chunk, std::memory_order_release);
   return chunk;
 }
@@ -162,7 +168,7 @@ void RecordStore::clear() {
   // by its event or by Arena::mark_unwritten.
   if (fixed_ == nullptr) {
     for (std::uint64_t i = 0; i < num_chunks_; ++i) {
-      delete[] chunks_[i].exchange(nullptr);
+      std::free(chunks_[i].exchange(nullptr));
     }
   }
   limit_.store(initial_limit_);
