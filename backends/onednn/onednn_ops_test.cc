@@ -79,6 +79,11 @@ std::vector<OpCase> cases() {
          ValueId x = conv(b, image(b), 4, 16);
          b.output(conv(b, x, 16, 16, {.stride = {2, 2}, .padding = {1, 1}, .groups = 16}));
        }},
+      {"grouped_conv_after_conv",
+       [](GraphBuilder& b) {
+         ValueId x = b.relu(conv(b, image(b, 4, 14), 4, 64));
+         b.output(conv(b, x, 64, 64, {.padding = {1, 1}, .groups = 4}));
+       }},
       {"residual_sum_relu",
        [](GraphBuilder& b) {
          ValueId x = conv(b, image(b), 4, 16);
@@ -232,6 +237,37 @@ TEST(OnednnFusionTest, ConvBatchNormSumReluIsOnePrimitive) {
   // The delegate output leaves a convolution: a reorder back to plain.
   EXPECT_TRUE(names.contains(graph->find_value(graph->outputs[0])->name + ".to_plain"));
   EXPECT_EQ(names.size(), 4u);
+}
+
+// A grouped convolution reading another convolution's output (whose
+// format oneDNN picked, NHWC here) runs on a fast kernel: oneDNN 2.6 has
+// only its reference one for that source format, so the delegate reorders
+// the source into the format oneDNN prefers (regnet took 40x longer).
+TEST(OnednnKernelChoiceTest, GroupedConvolutionAvoidsTheReferenceKernel) {
+  if (!__builtin_cpu_supports("avx2")) GTEST_SKIP() << "oneDNN's fast kernels need AVX2";
+  GraphBuilder b;
+  ValueId x = b.relu(conv(b, image(b, 4, 14), 4, 64, {}, 1));
+  b.output(conv(b, x, 64, 64, {.padding = {1, 1}, .groups = 4}));
+  StatusOr<aot::Graph> graph = b.build();
+  ASSERT_TRUE(graph.ok());
+  StatusOr<exporter::ExecutorchProgramManager> program = export_graph(*graph, true);
+  ASSERT_TRUE(program.ok()) << program.message();
+  std::string error;
+  etdump::ETDumpGen tracer;
+  (void)run_once(program->buffer(), &tracer, &error);
+  ASSERT_TRUE(error.empty()) << error;
+  StatusOr<etdump::ETDumpFile> dump = etdump::parse_etdump(*tracer.get_etdump_data(), "grouped");
+  ASSERT_TRUE(dump.ok()) << dump.message();
+  std::vector<std::string> convolutions;
+  for (const etdump::Event& e : dump->runs.back().events) {
+    const etdump::ProfileEvent* pe = e.profile();
+    if (pe == nullptr || !pe->delegate_debug_metadata.has_value()) continue;
+    const std::string metadata(pe->delegate_debug_metadata->begin(),
+                               pe->delegate_debug_metadata->end());
+    if (metadata.starts_with("convolution: ")) convolutions.push_back(metadata);
+  }
+  ASSERT_EQ(convolutions.size(), 2u) << ::testing::PrintToString(convolutions);
+  for (const std::string& c : convolutions) EXPECT_FALSE(c.starts_with("convolution: ref")) << c;
 }
 
 TEST(OnednnPartitionTest, LeavesUnsupportedOpsWithAReason) {

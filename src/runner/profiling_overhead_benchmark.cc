@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "backends/common/backend_plugin.h"
@@ -46,7 +47,11 @@ double median(std::vector<double> v) {
 
 void run(benchmark::State& state, const std::string& path) {
   StatusOr<LoadedProgram> program = LoadedProgram::load_file(path);
-  etdump::ETDumpGen gen;
+  // GLASSBOX_OVERHEAD_CLOCK=tsc: the events' clock, as `glassbox run --clock tsc`.
+  etdump::ETDumpGenOptions options;
+  const char* clock = std::getenv("GLASSBOX_OVERHEAD_CLOCK");
+  if (clock != nullptr && std::string_view(clock) == "tsc") options.clock = Clock::tsc();
+  etdump::ETDumpGen gen(options);
   backends::RunSettings settings;
   settings.threads = 1;
   StatusOr<LoadedMethod> loaded = program.ok() ? program->load_method(&gen, settings)
