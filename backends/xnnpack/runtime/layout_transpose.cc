@@ -6,10 +6,28 @@ namespace {
 constexpr std::int64_t kTile = 32;
 }  // namespace
 
+// A model's input image (3 channels): the tiled loop below would run a
+// 3-long inner loop per pixel (1.9 GB/s for a 224x224 image, 3.7% of
+// mobilenet_v3_small on XNNPACK); one pass over the pixels writing each
+// pixel's channels together is several times faster.
+template <std::int64_t C>
+void few_channels_to_nhwc(const float* src, float* dst, std::int64_t hw) {
+  for (std::int64_t p = 0; p < hw; ++p) {
+    for (std::int64_t ch = 0; ch < C; ++ch) dst[p * C + ch] = src[ch * hw + p];
+  }
+}
+
 void nchw_to_nhwc(const float* in, float* out, std::int64_t n, std::int64_t c, std::int64_t hw) {
   for (std::int64_t b = 0; b < n; ++b) {
     const float* src = in + b * c * hw;
     float* dst = out + b * c * hw;
+    switch (c) {
+      case 1: few_channels_to_nhwc<1>(src, dst, hw); continue;
+      case 2: few_channels_to_nhwc<2>(src, dst, hw); continue;
+      case 3: few_channels_to_nhwc<3>(src, dst, hw); continue;
+      case 4: few_channels_to_nhwc<4>(src, dst, hw); continue;
+      default: break;
+    }
     for (std::int64_t c0 = 0; c0 < c; c0 += kTile) {
       const std::int64_t c1 = c0 + kTile < c ? c0 + kTile : c;
       for (std::int64_t p0 = 0; p0 < hw; p0 += kTile) {

@@ -1,0 +1,40 @@
+#include "backends/xnnpack/runtime/layout_transpose.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace glassbox::backends::xnnpack {
+namespace {
+
+// Every channel count with a path of its own (1 to 4), and tiled ones
+// (a partial tile, several tiles), over plane sizes that do and do not
+// fill a tile; exact against the naive index arithmetic, both directions.
+TEST(LayoutTransposeTest, BothDirectionsMatchTheNaiveLoops) {
+  for (const std::int64_t n : {1, 2}) {
+    for (const std::int64_t c : {1, 2, 3, 4, 5, 33, 70}) {
+      for (const std::int64_t hw : {1, 7, 32, 49, 1000}) {
+        const std::int64_t total = n * c * hw;
+        std::vector<float> nchw(static_cast<std::size_t>(total));
+        for (std::int64_t i = 0; i < total; ++i) nchw[static_cast<std::size_t>(i)] = float(i);
+        std::vector<float> nhwc(nchw.size(), -1.0f), back(nchw.size(), -1.0f);
+        nchw_to_nhwc(nchw.data(), nhwc.data(), n, c, hw);
+        for (std::int64_t b = 0; b < n; ++b) {
+          for (std::int64_t ch = 0; ch < c; ++ch) {
+            for (std::int64_t p = 0; p < hw; ++p) {
+              ASSERT_EQ(nhwc[static_cast<std::size_t>((b * hw + p) * c + ch)],
+                        nchw[static_cast<std::size_t>((b * c + ch) * hw + p)])
+                  << "n=" << n << " c=" << c << " hw=" << hw;
+            }
+          }
+        }
+        nhwc_to_nchw(nhwc.data(), back.data(), n, c, hw);
+        ASSERT_EQ(back, nchw) << "n=" << n << " c=" << c << " hw=" << hw;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace glassbox::backends::xnnpack
