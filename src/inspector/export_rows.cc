@@ -3,6 +3,7 @@
 
 #include "glassbox/inspector/export_rows.h"
 
+#include <algorithm>
 #include <charconv>
 #include <string_view>
 #include <vector>
@@ -48,13 +49,6 @@ constexpr std::string_view kOpColumns[] = {"schema_version",
                                            "time_unit",
                                            "time_unit_source"};
 
-// Shortest text that reads back as the same double.
-std::string number(double value) {
-  char buffer[32];
-  const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value);
-  return std::string(buffer, end);
-}
-
 // json_string, without its per-byte checks for the common case: printable
 // ASCII with nothing to escape is copied as it is.
 void append_json_string(std::string& out, std::string_view text) {
@@ -69,16 +63,15 @@ void append_json_string(std::string& out, std::string_view text) {
   out += '"';
 }
 
-// One row, as a JSON object or a CSV line: the caller gives the fields in
-// the schema's column order.
-class Row {
+// Fields of a row in the schema's column order, appended to `out` as JSON
+// members or CSV cells. `first` says whether a field precedes them in the
+// row (the separator is written before each field but the first).
+class Fields {
  public:
-  Row(ExportFormat format, std::string& out) : json_(format == ExportFormat::kNdjson), out_(out) {
-    if (json_) out_ += '{';
-  }
-  ~Row() { out_ += json_ ? "}\n" : "\n"; }
-  Row(const Row&) = delete;
-  Row& operator=(const Row&) = delete;
+  Fields(ExportFormat format, std::string& out, bool first)
+      : json_(format == ExportFormat::kNdjson), first_(first), out_(out) {}
+  Fields(const Fields&) = delete;
+  Fields& operator=(const Fields&) = delete;
 
   void text(std::string_view name, std::string_view value) {
     key(name);
@@ -88,9 +81,14 @@ class Row {
       out_ += delimited_cell(std::string(value), ',');
     }
   }
-  void raw(std::string_view name, const std::string& value) {
+  void raw(std::string_view name, std::string_view value) {
     key(name);
     out_ += value;
+  }
+  void integer(std::string_view name, std::int64_t value) {
+    char buffer[24];
+    const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value);
+    raw(name, std::string_view(buffer, static_cast<std::size_t>(end - buffer)));
   }
   // A JSON null, an empty CSV cell.
   void null(std::string_view name) {
@@ -142,9 +140,47 @@ class Row {
     first_ = false;
   }
   bool json_;
-  bool first_ = true;
+  bool first_;
   std::string& out_;
 };
+
+// Every row of a dump starts with the same fields (schema version, dump,
+// tags) and ends with the same time unit: their text is made once per
+// dump, and each row adds only what is its own.
+struct RowFrame {
+  std::string head;  // the row's opening and its first fields
+  std::string tail;  // the time unit fields and the row's end
+};
+
+// A row's own numeric field after the shared ones: its separator and key
+// (`,"run":` in JSON, `,` in CSV), then the number, with no formatting
+// machinery per row.
+std::string field_prefix(ExportFormat format, std::string_view name) {
+  if (format == ExportFormat::kCsv) return ",";
+  return ",\"" + std::string(name) + "\":";
+}
+
+template <typename Number>
+void append_number(std::string& out, const std::string& prefix, Number value) {
+  char buffer[32];
+  const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value);
+  out += prefix;
+  out.append(buffer, end);
+}
+
+RowFrame row_frame(const Inspector& inspector, const ExportSource& source, ExportFormat format) {
+  RowFrame frame;
+  if (format == ExportFormat::kNdjson) frame.head += '{';
+  Fields head(format, frame.head, true);
+  head.integer("schema_version", kExportSchemaVersion);
+  head.text("dump", source.dump);
+  head.tags(source.tags);
+  Fields tail(format, frame.tail, false);
+  tail.text("time_unit", inspector.time().unit);
+  tail.text("time_unit_source", to_string(inspector.time().source));
+  frame.tail += format == ExportFormat::kNdjson ? "}\n" : "\n";
+  return frame;
+}
 
 struct OpsOf {
   std::vector<std::string> names, types, modules;
@@ -160,50 +196,54 @@ OpsOf ops_of(const std::vector<SourceOp>& source_ops) {
   return ops;
 }
 
-void common_head(Row& row, const ExportSource& source, std::uint32_t run) {
-  row.raw("schema_version", std::to_string(kExportSchemaVersion));
-  row.text("dump", source.dump);
-  row.tags(source.tags);
-  row.raw("run", std::to_string(run));
-}
-
-void common_tail(Row& row, const Inspector& inspector, double duration) {
-  row.raw("duration_ns", number(duration));
-  row.text("time_unit", inspector.time().unit);
-  row.text("time_unit_source", to_string(inspector.time().source));
-}
-
 void event_rows(const Inspector& inspector, const ExportSource& source, ExportFormat format,
                 std::string& out) {
-  // Op lists per group, computed once rather than per occurrence.
-  std::vector<OpsOf> ops;
-  ops.reserve(inspector.groups().size());
-  for (const EventGroup& g : inspector.groups()) ops.push_back(ops_of(g.source_ops));
-  for (const Occurrence& o : inspector.occurrences()) {
-    const EventGroup& g = inspector.groups()[o.group];
-    Row row(format, out);
-    common_head(row, source, o.run);
-    row.text("block", g.block);
-    row.text("event", g.name);
-    row.text("role", to_string(g.role));
+  const RowFrame frame = row_frame(inspector, source, format);
+  // What each group's rows share (from "block" to "delegated"), made once
+  // per group rather than per occurrence.
+  std::vector<std::string> group_fields;
+  group_fields.reserve(inspector.groups().size());
+  for (const EventGroup& g : inspector.groups()) {
+    const OpsOf ops = ops_of(g.source_ops);
+    std::string& text = group_fields.emplace_back();
+    Fields f(format, text, false);
+    f.text("block", g.block);
+    f.text("event", g.name);
+    f.text("role", to_string(g.role));
     if (g.instruction.is_set()) {
-      row.raw("instruction", std::to_string(g.instruction.value));
+      f.integer("instruction", g.instruction.value);
     } else {
-      row.null("instruction");
+      f.null("instruction");
     }
     if (g.identifier.has_value()) {
-      row.text("delegate_identifier", identifier_text(g.identifier));
+      f.text("delegate_identifier", identifier_text(g.identifier));
     } else {
-      row.null("delegate_identifier");
+      f.null("delegate_identifier");
     }
-    row.list("op_names", ops[o.group].names);
-    row.list("op_types", ops[o.group].types);
-    row.list("module_paths", ops[o.group].modules);
-    row.text("backend", g.backend);
-    row.raw("delegated", g.delegated ? "true" : "false");
-    row.raw("thread", std::to_string(o.thread));
-    row.raw("start_ns", number(o.start));
-    common_tail(row, inspector, o.end - o.start);
+    f.list("op_names", ops.names);
+    f.list("op_types", ops.types);
+    f.list("module_paths", ops.modules);
+    f.text("backend", g.backend);
+    f.raw("delegated", g.delegated ? "true" : "false");
+  }
+  // One allocation for the dump's rows (growing by doubling copied the
+  // text several times over).
+  std::size_t group_bytes = 0;
+  for (const std::string& text : group_fields) group_bytes += text.size();
+  const std::size_t per_row = frame.head.size() + frame.tail.size() + 96 +
+                              group_bytes / std::max<std::size_t>(group_fields.size(), 1);
+  out.reserve(out.size() + inspector.occurrences().size() * per_row);
+  const std::string run = field_prefix(format, "run"), thread = field_prefix(format, "thread"),
+                    start = field_prefix(format, "start_ns"),
+                    duration = field_prefix(format, "duration_ns");
+  for (const Occurrence& o : inspector.occurrences()) {
+    out += frame.head;
+    append_number(out, run, o.run);
+    out += group_fields[o.group];
+    append_number(out, thread, o.thread);
+    append_number(out, start, o.start);
+    append_number(out, duration, o.end - o.start);
+    out += frame.tail;
   }
 }
 
@@ -214,7 +254,26 @@ void op_rows(const Inspector& inspector, const ExportSource& source, ExportForma
     std::size_t row;
     double duration;
   };
+  const RowFrame frame = row_frame(inspector, source, format);
   const std::vector<OpRow> ops = ops_view(inspector);
+  // What each ops-view row's rows share (from "op" to "instructions").
+  std::vector<std::string> op_fields;
+  op_fields.reserve(ops.size());
+  for (const OpRow& op : ops) {
+    std::string& text = op_fields.emplace_back();
+    Fields f(format, text, false);
+    f.text("op", op.label);
+    f.list("op_names", op.op_names);
+    f.list("op_types", op.op_types);
+    f.list("module_paths", op.module_hierarchy);
+    f.text("backend", op.backend);
+    f.raw("delegated", op.delegated ? "true" : "false");
+    std::vector<std::string> ids, instructions;
+    for (const auto& id : op.delegate_debug_identifiers) ids.push_back(identifier_text(id));
+    for (std::int32_t i : op.instructions) instructions.push_back(std::to_string(i));
+    f.list("delegate_identifiers", ids);
+    f.list("instructions", instructions);
+  }
   // By run, then by the view's row order.
   std::vector<Sample> samples;
   for (std::size_t r = 0; r < ops.size(); ++r) {
@@ -224,22 +283,14 @@ void op_rows(const Inspector& inspector, const ExportSource& source, ExportForma
   }
   std::stable_sort(samples.begin(), samples.end(),
                    [](const Sample& a, const Sample& b) { return a.run < b.run; });
+  const std::string run = field_prefix(format, "run"),
+                    duration = field_prefix(format, "duration_ns");
   for (const Sample& sample : samples) {
-    const OpRow& op = ops[sample.row];
-    Row row(format, out);
-    common_head(row, source, sample.run);
-    row.text("op", op.label);
-    row.list("op_names", op.op_names);
-    row.list("op_types", op.op_types);
-    row.list("module_paths", op.module_hierarchy);
-    row.text("backend", op.backend);
-    row.raw("delegated", op.delegated ? "true" : "false");
-    std::vector<std::string> ids, instructions;
-    for (const auto& id : op.delegate_debug_identifiers) ids.push_back(identifier_text(id));
-    for (std::int32_t i : op.instructions) instructions.push_back(std::to_string(i));
-    row.list("delegate_identifiers", ids);
-    row.list("instructions", instructions);
-    common_tail(row, inspector, sample.duration);
+    out += frame.head;
+    append_number(out, run, sample.run);
+    out += op_fields[sample.row];
+    append_number(out, duration, sample.duration);
+    out += frame.tail;
   }
 }
 
