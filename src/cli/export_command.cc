@@ -1,6 +1,6 @@
 // `glassbox export --etdump F|DIR|GLOB... --etrecord R --rows events|ops
 //   -o OUT [--format ndjson|csv] [--jobs N] [--strict] [--tag-from-path P]
-//   [--skip-first N] [--time-unit U]`
+//   [--skip-first N] [--time-unit U] [--delegate-time-scale BACKEND=NUM/DEN]...`
 // Rows for data engines (schema: docs/export-schema.md). Each dump is
 // decoded, joined and turned into text on a worker thread; the text is
 // appended in path order to a temporary file renamed over OUT at the end,
@@ -18,6 +18,7 @@
 #include "src/cli/commands.h"
 #include "src/cli/fleet_options.h"
 #include "src/cli/fleet_reader.h"
+#include "src/cli/time_scale_options.h"
 
 namespace glassbox::cli {
 namespace {
@@ -30,6 +31,7 @@ struct ExportOptions {
   std::string output;
   std::uint32_t skip_first = 0;
   std::string time_unit;
+  std::vector<std::string> delegate_time_scales;
   bool allow_fingerprint_mismatch = false;
 };
 
@@ -42,6 +44,7 @@ Status check_export_usage(const ExportOptions& options) {
   if (!options.time_unit.empty()) {
     GLASSBOX_RETURN_IF_ERROR(inspector::parse_time_unit(options.time_unit).status());
   }
+  GLASSBOX_RETURN_IF_ERROR(parse_delegate_time_scales(options.delegate_time_scales).status());
   if (options.output == "-") {
     return Status(Error::kInvalidArgument,
                   "export writes a file (-o OUT), renamed into place when complete");
@@ -61,6 +64,8 @@ Status export_rows(const ExportOptions& options, std::ostream& err) {
     GLASSBOX_ASSIGN_OR_RETURN(inspector_options.time_unit,
                               inspector::parse_time_unit(options.time_unit));
   }
+  GLASSBOX_ASSIGN_OR_RETURN(inspector_options.delegate_time_scales,
+                            parse_delegate_time_scales(options.delegate_time_scales));
   GLASSBOX_ASSIGN_OR_RETURN(const etrecord::ETRecord record,
                             etrecord::ETRecord::load(options.etrecord));
 
@@ -127,6 +132,7 @@ void add_export_commands(CLI::App& app, CommandContext& context) {
       ->add_option("--time-unit", options->time_unit,
                    "what the dumps' raw timestamps are (overrides their tick ratio)")
       ->check(CLI::IsMember({"ns", "us", "ms", "ticks"}));
+  add_delegate_time_scale_option(*command, options->delegate_time_scales);
   command->add_flag("--allow-fingerprint-mismatch", options->allow_fingerprint_mismatch,
                     "export dumps of another program than the ETRecord's anyway");
   command->callback([options, &context] {

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "glassbox/inspector/export_rows.h"
 #include "src/cli/cli_test_util.h"
 #include "src/cli/run_cli.h"
 
@@ -138,12 +139,57 @@ TEST_F(FleetCliTest, ExportsEveryEventAsOneJsonLine) {
   std::size_t rows = 0, delegated = 0;
   while (std::getline(text, line)) {
     const nlohmann::json row = nlohmann::json::parse(line);
-    EXPECT_EQ(row["schema_version"], 1);
+    EXPECT_EQ(row["schema_version"], inspector::kExportSchemaVersion);
     delegated += row["delegated"].get<bool>() && !row["op_names"].empty();
     ++rows;
   }
   EXPECT_GT(rows, 0u);
   EXPECT_GT(delegated, 0u);
+}
+
+// A backend counting its own ticks: the rows of its delegate events are
+// scaled and say so in time_scale; every other row is as without it.
+TEST_F(FleetCliTest, ExportAppliesADelegateTimeScaleAndNamesIt) {
+  std::vector<std::vector<nlohmann::json>> exports;
+  for (const bool scaled : {false, true}) {
+    const std::string out = path(scaled ? "scaled.ndjson" : "unscaled.ndjson");
+    std::vector<std::string> args = {"export",
+                                     "--etdump",
+                                     path("runs/pixel/a.etdp"),
+                                     "--etrecord",
+                                     path("int.etrecord"),
+                                     "--rows",
+                                     "events",
+                                     "-o",
+                                     out};
+    if (scaled) args.insert(args.end(), {"--delegate-time-scale", "DemoBackend=1000/1"});
+    const CliResult r = run_glassbox(args);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::istringstream text(read_text(out));
+    std::vector<nlohmann::json>& rows = exports.emplace_back();
+    for (std::string line; std::getline(text, line);) rows.push_back(nlohmann::json::parse(line));
+  }
+  ASSERT_EQ(exports[0].size(), exports[1].size());
+  std::size_t delegate_rows = 0;
+  for (std::size_t i = 0; i < exports[0].size(); ++i) {
+    const nlohmann::json &before = exports[0][i], &after = exports[1][i];
+    ASSERT_EQ(before["event"], after["event"]);
+    EXPECT_EQ(before["time_scale"], "clock");
+    if (before["role"] == "delegate") {
+      ++delegate_rows;
+      EXPECT_EQ(after["time_scale"], "option");
+      EXPECT_NE(after["duration_ns"], before["duration_ns"]);
+    } else {
+      EXPECT_EQ(after["time_scale"], "clock");
+      EXPECT_EQ(after["duration_ns"], before["duration_ns"]);
+    }
+  }
+  EXPECT_GT(delegate_rows, 0u);
+  const CliResult bad =
+      run_glassbox({"export", "--etdump", runs(), "--etrecord", path("int.etrecord"), "--rows",
+                    "ops", "-o", path("never.csv"), "--delegate-time-scale", "DemoBackend=4/0"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_FALSE(fs::exists(path("never.csv")));
 }
 
 TEST_F(FleetCliTest, SkipsDamagedDumpsAndOtherProgramsByName) {

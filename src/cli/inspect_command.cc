@@ -27,6 +27,7 @@
 #include "src/cli/fleet_options.h"
 #include "src/cli/inspect_files.h"
 #include "src/cli/inspect_fleet.h"
+#include "src/cli/time_scale_options.h"
 
 namespace glassbox::cli {
 namespace {
@@ -100,20 +101,6 @@ StatusOr<std::string> numeric_text(const InspectOptions& options, inspector::For
   return inspector::render_numeric(*report, format);
 }
 
-// `--delegate-time-scale BACKEND=NUM/DEN`, repeatable, one per backend.
-StatusOr<std::map<std::string, TickRatio, std::less<>>> delegate_time_scales(
-    const InspectOptions& options) {
-  std::map<std::string, TickRatio, std::less<>> scales;
-  for (const std::string& text : options.delegate_time_scales) {
-    GLASSBOX_ASSIGN_OR_RETURN(auto scale, inspector::parse_delegate_time_scale(text));
-    if (!scales.insert(scale).second) {
-      return Status(Error::kInvalidArgument,
-                    "--delegate-time-scale names backend '" + scale.first + "' twice");
-    }
-  }
-  return scales;
-}
-
 // Whether the dumps are read as a fleet (aggregated, tagged) rather than
 // as the one file of the one-dump modes.
 bool reads_fleet(const InspectOptions& options) {
@@ -149,7 +136,7 @@ Status check_inspect_usage(const InspectOptions& options) {
   if (!options.time_unit.empty()) {
     GLASSBOX_RETURN_IF_ERROR(inspector::parse_time_unit(options.time_unit).status());
   }
-  GLASSBOX_RETURN_IF_ERROR(delegate_time_scales(options).status());
+  GLASSBOX_RETURN_IF_ERROR(parse_delegate_time_scales(options.delegate_time_scales).status());
   if (options.numeric) {
     if (options.etrecord.empty()) {
       return Status(Error::kInvalidArgument,
@@ -182,7 +169,8 @@ Status inspect(const InspectOptions& options, std::ostream& out, std::ostream* c
     GLASSBOX_ASSIGN_OR_RETURN(inspector_options.time_unit,
                               inspector::parse_time_unit(options.time_unit));
   }
-  GLASSBOX_ASSIGN_OR_RETURN(inspector_options.delegate_time_scales, delegate_time_scales(options));
+  GLASSBOX_ASSIGN_OR_RETURN(inspector_options.delegate_time_scales,
+                            parse_delegate_time_scales(options.delegate_time_scales));
 
   std::optional<etrecord::ETRecord> record;
   if (!options.etrecord.empty()) {
@@ -268,10 +256,7 @@ void add_inspect_commands(CLI::App& app, CommandContext& context) {
                    "what the dump's raw timestamps are (overrides its tick ratio; "
                    "ExecuTorch-written files have none and default to ns)")
       ->check(CLI::IsMember({"ns", "us", "ms", "ticks"}));
-  command->add_option("--delegate-time-scale", options->delegate_time_scales,
-                      "BACKEND=NUM/DEN: that backend's delegate events count its own ticks, "
-                      "NUM/DEN ns each (for ExecuTorch-written dumps; replaces a scale the "
-                      "delegate recorded; needs --etrecord); repeatable");
+  add_delegate_time_scale_option(*command, options->delegate_time_scales);
   command->add_flag("--allow-fingerprint-mismatch", options->allow_fingerprint_mismatch,
                     "join an ETDump and an ETRecord of different programs anyway");
   command->add_option("-o,--output", options->output, "write here instead of stdout");

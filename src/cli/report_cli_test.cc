@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -111,6 +112,32 @@ TEST_F(ReportCliTest, RefusesToOverwriteAnInput) {
                       (dir_ / "." / "old.etdp").string()}),
               ErrorIs(Error::kInvalidArgument, {"both an input and an output"}));
   EXPECT_EQ(read_text(path("m.etdp")), before);
+}
+
+// A delegate time scale given on the command line reaches the page's
+// delegated rows (the demo backend's), and a bad one is a usage error.
+TEST_F(ReportCliTest, DelegateTimeScaleScalesTheDelegatedRows) {
+  ASSERT_THAT(report({"--etdump", path("m.etdp"), "--etrecord", path("m.etrecord"), "-o",
+                      path("plain.html")}),
+              IsOk());
+  ASSERT_THAT(report({"--etdump", path("m.etdp"), "--etrecord", path("m.etrecord"),
+                      "--delegate-time-scale", "DemoBackend=1000/1", "-o", path("scaled.html")}),
+              IsOk());
+  const nlohmann::json plain = embedded_data(read_text(path("plain.html")));
+  const nlohmann::json scaled = embedded_data(read_text(path("scaled.html")));
+  ASSERT_EQ(plain["ops"].size(), scaled["ops"].size());
+  std::map<std::string, double> plain_mean;
+  for (const auto& op : plain["ops"]) plain_mean[op["label"]] = op["mean"];
+  std::size_t delegated = 0;
+  for (const auto& op : scaled["ops"]) {
+    if (op["backend"] != "DemoBackend") continue;
+    ++delegated;
+    EXPECT_GT(op["mean"].get<double>(), plain_mean.at(op["label"])) << op["label"];
+  }
+  EXPECT_GT(delegated, 0u);
+  EXPECT_THAT(report({"--etdump", path("m.etdp"), "--delegate-time-scale", "DemoBackend=4/0", "-o",
+                      path("x.html")}),
+              ErrorIs(Error::kInvalidArgument, {"BACKEND=NUM/DEN"}));
 }
 
 TEST_F(ReportCliTest, ClearErrors) {

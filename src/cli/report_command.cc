@@ -1,6 +1,7 @@
 // `glassbox report --etdump R.etdp [--etrecord M.etrecord] [--debug-data D.bin]
 //   [--baseline OLD.etdp] [--execution N] [--skip-first N] [--title TEXT]
-//   [--threshold T] [--threshold-metric M] [--timeline-events N] -o report.html`
+//   [--threshold T] [--threshold-metric M] [--timeline-events N]
+//   [--delegate-time-scale BACKEND=NUM/DEN]... -o report.html`
 // Reads the files, builds the Inspector (and the numeric comparison and the
 // baseline when asked), and writes the report layer's page atomically.
 
@@ -19,6 +20,7 @@
 #include "glassbox/report/report.h"
 #include "src/cli/commands.h"
 #include "src/cli/inspect_files.h"
+#include "src/cli/time_scale_options.h"
 
 namespace glassbox::cli {
 namespace {
@@ -35,6 +37,7 @@ struct ReportCommandOptions {
   std::optional<double> threshold;
   std::string threshold_metric = "max_abs";
   std::size_t timeline_events = report::ReportOptions{}.timeline_event_limit;
+  std::vector<std::string> delegate_time_scales;
   bool allow_fingerprint_mismatch = false;
 };
 
@@ -45,6 +48,7 @@ Status check_report_usage(const ReportCommandOptions& options) {
                   "--debug-data needs --etrecord (an ETRecord lowered with --reference-inputs or "
                   "--reference-seed) to compare the values with");
   }
+  GLASSBOX_RETURN_IF_ERROR(parse_delegate_time_scales(options.delegate_time_scales).status());
   return check_outputs_are_not_inputs(
       {options.etdump, options.etrecord, options.debug_data, options.baseline}, {options.output});
 }
@@ -79,6 +83,8 @@ Status write_report(const ReportCommandOptions& options, std::ostream& out) {
   inspector::InspectorOptions inspector_options;
   inspector_options.skip_first_runs = options.skip_first;
   inspector_options.allow_fingerprint_mismatch = options.allow_fingerprint_mismatch;
+  GLASSBOX_ASSIGN_OR_RETURN(inspector_options.delegate_time_scales,
+                            parse_delegate_time_scales(options.delegate_time_scales));
 
   std::optional<etrecord::ETRecord> record;
   if (!options.etrecord.empty()) {
@@ -174,6 +180,7 @@ void add_report_commands(CLI::App& app, CommandContext& context) {
                    "events and the page says so")
       ->check(CLI::Range(std::size_t{1}, std::size_t{10000000}))
       ->capture_default_str();
+  add_delegate_time_scale_option(*command, options->delegate_time_scales);
   command->add_flag("--allow-fingerprint-mismatch", options->allow_fingerprint_mismatch,
                     "join an ETDump and an ETRecord of different programs anyway");
   command->callback([options, &context] {

@@ -32,7 +32,8 @@ constexpr std::string_view kEventColumns[] = {"schema_version",
                                               "start_ns",
                                               "duration_ns",
                                               "time_unit",
-                                              "time_unit_source"};
+                                              "time_unit_source",
+                                              "time_scale"};
 constexpr std::string_view kOpColumns[] = {"schema_version",
                                            "dump",
                                            "tags",
@@ -47,7 +48,8 @@ constexpr std::string_view kOpColumns[] = {"schema_version",
                                            "instructions",
                                            "duration_ns",
                                            "time_unit",
-                                           "time_unit_source"};
+                                           "time_unit_source",
+                                           "time_scale"};
 
 // json_string, without its per-byte checks for the common case: printable
 // ASCII with nothing to escape is copied as it is.
@@ -149,8 +151,17 @@ class Fields {
 // dump, and each row adds only what is its own.
 struct RowFrame {
   std::string head;  // the row's opening and its first fields
-  std::string tail;  // the time unit fields and the row's end
+  std::string tail;  // the time unit fields
 };
+
+// The last column, how the row's durations were scaled (its group's or
+// ops row's), and the row's end.
+std::string row_end(ExportFormat format, TimeScaleSource scale) {
+  std::string text;
+  Fields(format, text, false).text("time_scale", to_string(scale));
+  text += format == ExportFormat::kNdjson ? "}\n" : "\n";
+  return text;
+}
 
 // A row's own numeric field after the shared ones: its separator and key
 // (`,"run":` in JSON, `,` in CSV), then the number, with no formatting
@@ -178,7 +189,6 @@ RowFrame row_frame(const Inspector& inspector, const ExportSource& source, Expor
   Fields tail(format, frame.tail, false);
   tail.text("time_unit", inspector.time().unit);
   tail.text("time_unit_source", to_string(inspector.time().source));
-  frame.tail += format == ExportFormat::kNdjson ? "}\n" : "\n";
   return frame;
 }
 
@@ -201,9 +211,11 @@ void event_rows(const Inspector& inspector, const ExportSource& source, ExportFo
   const RowFrame frame = row_frame(inspector, source, format);
   // What each group's rows share (from "block" to "delegated"), made once
   // per group rather than per occurrence.
-  std::vector<std::string> group_fields;
+  std::vector<std::string> group_fields, group_ends;
   group_fields.reserve(inspector.groups().size());
+  group_ends.reserve(inspector.groups().size());
   for (const EventGroup& g : inspector.groups()) {
+    group_ends.push_back(row_end(format, g.time_scale));
     const OpsOf ops = ops_of(g.source_ops);
     std::string& text = group_fields.emplace_back();
     Fields f(format, text, false);
@@ -244,6 +256,7 @@ void event_rows(const Inspector& inspector, const ExportSource& source, ExportFo
     append_number(out, start, o.start);
     append_number(out, duration, o.end - o.start);
     out += frame.tail;
+    out += group_ends[o.group];
   }
 }
 
@@ -257,9 +270,11 @@ void op_rows(const Inspector& inspector, const ExportSource& source, ExportForma
   const RowFrame frame = row_frame(inspector, source, format);
   const std::vector<OpRow> ops = ops_view(inspector);
   // What each ops-view row's rows share (from "op" to "instructions").
-  std::vector<std::string> op_fields;
+  std::vector<std::string> op_fields, op_ends;
   op_fields.reserve(ops.size());
+  op_ends.reserve(ops.size());
   for (const OpRow& op : ops) {
+    op_ends.push_back(row_end(format, op.time_scale));
     std::string& text = op_fields.emplace_back();
     Fields f(format, text, false);
     f.text("op", op.label);
@@ -291,6 +306,7 @@ void op_rows(const Inspector& inspector, const ExportSource& source, ExportForma
     out += op_fields[sample.row];
     append_number(out, duration, sample.duration);
     out += frame.tail;
+    out += op_ends[sample.row];
   }
 }
 

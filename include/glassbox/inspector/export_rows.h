@@ -18,7 +18,7 @@
 
 namespace glassbox::inspector {
 
-inline constexpr int kExportSchemaVersion = 1;
+inline constexpr int kExportSchemaVersion = 2;
 
 enum class ExportRows : std::uint8_t {
   kEvents,  ///< Every profile event of the runs used, in file order.
