@@ -14,7 +14,7 @@ from .errors import InvalidArgumentError
 # EventTracerProfilingLevel); Glassbox's CLI names are accepted too.
 _DEBUG_LEVELS = {"none": 0, "no_logging": 0, "outputs": 1, "program_outputs": 1,
                  "intermediates": 2, "intermediate_outputs": 2}
-_PROFILING_LEVELS = {"method": 0, "method_only": 0, "all": 1, "all_events": 1}
+_PROFILING_LEVELS = {"none": -1, "method": 0, "method_only": 0, "all": 1, "all_events": 1}
 
 
 def _level(value, table, what):
@@ -50,8 +50,9 @@ class ETDumpGen:
 
     @property
     def profiling_level(self):
-        """"method" (Method::execute only) or "all" (every operator and
-        delegate event)."""
+        """"none" (no profile events: event blocks, values and counters
+        only, to measure what profiling costs), "method" (Method::execute
+        only) or "all" (every operator and delegate event)."""
         return self._profiling_level
 
     @profiling_level.setter

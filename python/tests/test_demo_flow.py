@@ -141,3 +141,23 @@ def test_a_fixed_size_tracer_drops_events_instead_of_failing(demo_files, tmp_pat
     inspector = glassbox.Inspector(etdump_path=tmp_path / "partial.etdp",
                                    etrecord=demo_files["etrecord"])
     assert any("dropped" in d["message"] for d in inspector.diagnostics())
+
+
+def test_profiling_levels_record_what_they_say(demo_files, tmp_path):
+    # "none" keeps the blocks (one per run) but no profile events; "method"
+    # keeps Method::execute only; an unknown level is refused by name.
+    counts = {}
+    for level in ("none", "method", "all"):
+        tracer = glassbox.ETDumpGen()
+        tracer.profiling_level = level
+        assert tracer.profiling_level == level
+        glassbox.load(demo_files["gbx"]).run([demo_files["input"]], etdump=tracer, iterations=2)
+        tracer.save(tmp_path / f"{level}.etdp")
+        inspector = glassbox.Inspector(etdump_path=tmp_path / f"{level}.etdp",
+                                       etrecord=demo_files["etrecord"])
+        executes = [b for b in inspector.event_blocks if b.name == "Execute"]
+        counts[level] = sum(len(b.events) for b in executes)
+    assert counts["none"] == 0
+    assert 0 < counts["method"] < counts["all"]
+    with pytest.raises(glassbox.InvalidArgumentError, match="profiling_level"):
+        glassbox.ETDumpGen().profiling_level = "some"
