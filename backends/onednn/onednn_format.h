@@ -78,6 +78,14 @@
 ///   kLayerNorm    operands: src (plain), scale and shift (constant slots
 ///                 [C], C src's last dim). ints: none; floats: eps (> 0).
 ///                 Normalizes over the last axis; output: src's dims.
+///   kBatchMatmul  operands: a [..., M, K] and b [..., K, N], both computed
+///                 and plain (attention's Q x K^T and weights x V). ints:
+///                 the post-ops. Output [..., M, N], plain; the batch dims
+///                 broadcast as numpy's (a missing or 1 dim takes the
+///                 other's). Since format 1.1.
+///   kTranspose    operands: src (plain). ints: the permutation, one per
+///                 dim (output dim i is src dim perm[i]). Output plain; one
+///                 oneDNN reorder from a strided view of src. Since 1.1.
 
 #include <cstdint>
 
@@ -88,7 +96,7 @@ inline constexpr char kOnednnBackendName[] = "OnednnBackend";
 
 inline constexpr char kDnnMagic[4] = {'G', 'B', 'D', 'N'};
 inline constexpr std::uint16_t kDnnFormatMajor = 1;
-inline constexpr std::uint16_t kDnnFormatMinor = 0;
+inline constexpr std::uint16_t kDnnFormatMinor = 1;
 inline constexpr std::uint32_t kDnnHeaderSize = 24;
 inline constexpr std::uint32_t kDnnMaxRank = 6;
 inline constexpr std::uint32_t kDnnMaxIdentifierBytes = 4096;
@@ -108,8 +116,10 @@ enum class DnnOpKind : std::uint8_t {
   kReorder = 8,
   kReshape = 9,
   kLayerNorm = 10,
+  kBatchMatmul = 11,
+  kTranspose = 12,
 };
-inline constexpr std::uint8_t kDnnMaxOpKind = 10;
+inline constexpr std::uint8_t kDnnMaxOpKind = 12;
 
 /// Eltwise algorithms (oneDNN's, alpha and beta as oneDNN defines them).
 enum class DnnEltwise : std::uint8_t {
@@ -159,6 +169,8 @@ constexpr const char* dnn_op_kind_name(DnnOpKind kind) {
     case DnnOpKind::kReorder: return "reorder";
     case DnnOpKind::kReshape: return "reshape";
     case DnnOpKind::kLayerNorm: return "layer_normalization";
+    case DnnOpKind::kBatchMatmul: return "matmul";
+    case DnnOpKind::kTranspose: return "transpose";
   }
   return nullptr;
 }

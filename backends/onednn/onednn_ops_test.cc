@@ -163,6 +163,31 @@ std::vector<OpCase> cases() {
          b.output(b.op("layer_norm", {x, weights(b, "ln.s", {16}), weights(b, "ln.b", {16})},
                        {{"axis", std::int64_t{-1}}, {"eps", 1e-5}}));
        }},
+      {"attention_scores_and_context",
+       [](GraphBuilder& b) {
+         // [batch, heads, tokens, head_dim]: softmax(Q K^T) V, K^T by a
+         // transpose, as the exporters write attention.
+         ValueId q = b.input("q", ScalarType::kFloat, {2, 3, 5, 8});
+         ValueId k = b.input("k", ScalarType::kFloat, {2, 3, 5, 8});
+         ValueId v = b.input("v", ScalarType::kFloat, {2, 3, 5, 8});
+         ValueId scores = b.matmul(q, b.transpose(k, {0, 1, 3, 2}));
+         b.output(b.matmul(b.softmax(scores, -1), v));
+       }},
+      {"batch_matmul_broadcasts_batch_dims",
+       [](GraphBuilder& b) {
+         ValueId x = b.input("x", ScalarType::kFloat, {4, 1, 5, 6});
+         ValueId y = b.input("y", ScalarType::kFloat, {3, 6, 7});
+         b.output(b.relu(b.matmul(x, y)));
+       }},
+      {"transpose_rank3",
+       [](GraphBuilder& b) {
+         b.output(b.transpose(b.input("x", ScalarType::kFloat, {2, 3, 4}), {2, 0, 1}));
+       }},
+      {"transpose_rank6",
+       [](GraphBuilder& b) {
+         ValueId y = b.input("y", ScalarType::kFloat, {1, 2, 3, 2, 2, 3});
+         b.output(b.transpose(b.relu(y), {5, 3, 1, 0, 2, 4}));
+       }},
       {"reshape_after_conv",
        [](GraphBuilder& b) {
          b.output(b.reshape(conv(b, image(b), 4, 8), {2, -1, 9}));
@@ -273,7 +298,7 @@ TEST(OnednnKernelChoiceTest, GroupedConvolutionAvoidsTheReferenceKernel) {
 TEST(OnednnPartitionTest, LeavesUnsupportedOpsWithAReason) {
   GraphBuilder b;
   ValueId x = b.input("x", ScalarType::kFloat, {2, 3});
-  b.output(b.transpose(b.relu(x), {1, 0}));
+  b.output(b.op("erf", {b.relu(x)}, {}));
   StatusOr<aot::Graph> graph = b.build();
   ASSERT_TRUE(graph.ok());
   const std::vector<std::string> report = onednn_partition_report(*graph);

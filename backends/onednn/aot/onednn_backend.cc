@@ -25,6 +25,7 @@ using aot::ValueId;
 using xnnpack::float_attr;
 using xnnpack::int_attr;
 using xnnpack::int_pair;
+using xnnpack::ints_attr;
 using xnnpack::padding_tlbr;
 using xnnpack::string_attr;
 
@@ -262,7 +263,9 @@ class Lowering {
   Status lower(const Node& node) {
     const std::string_view op = node.op;
     if (op == aot::op::kConv2d) return lower_conv(node);
+    if (op == aot::op::kMatmul && !is_constant(node.inputs[1])) return lower_batch_matmul(node);
     if (op == aot::op::kLinear || op == aot::op::kMatmul) return lower_matmul(node);
+    if (op == aot::op::kTranspose) return lower_transpose(node);
     if (op == aot::op::kMaxPool2d || op == aot::op::kAvgPool2d || op == aot::op::kGlobalAvgPool2d) {
       return lower_pool(node);
     }
@@ -406,6 +409,43 @@ class Lowering {
         .floats = {}};
     append_post_ops(steps, &dnn);
     return define(out, emit_named(std::move(dnn), sources, false));
+  }
+
+  // Both operands computed: oneDNN's matmul over two plain memories, with
+  // the activations that follow fused as post-ops.
+  Status lower_batch_matmul(const Node& node) {
+    Sources sources{&node};
+    ValueId out = node.outputs[0];
+    std::vector<EltwiseStep> steps;
+    absorb_activations(&out, &sources, &steps);
+    GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t a, plain(node.inputs[0], sources));
+    GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t b, plain(node.inputs[1], sources));
+    DnnOp dnn{.kind = DnnOpKind::kBatchMatmul,
+              .identifier = {},
+              .operands = {a, b},
+              .output = value(out).shape,
+              .ints = {},
+              .floats = {}};
+    append_post_ops(steps, &dnn);
+    return define(out, emit_named(std::move(dnn), sources, false));
+  }
+
+  Status lower_transpose(const Node& node) {
+    Sources sources{&node};
+    GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t src, plain(node.inputs[0], sources));
+    const std::size_t rank = value(node.inputs[0]).shape.size();
+    std::vector<std::int64_t> perm = ints_attr(node, "perm");
+    if (perm.empty()) {  // ONNX's default: the dims reversed
+      for (std::size_t i = rank; i-- > 0;) perm.push_back(static_cast<std::int64_t>(i));
+    }
+    for (std::int64_t& d : perm) d = normalized_axis(d, rank);
+    DnnOp dnn{.kind = DnnOpKind::kTranspose,
+              .identifier = {},
+              .operands = {src},
+              .output = value(node.outputs[0]).shape,
+              .ints = std::move(perm),
+              .floats = {}};
+    return define(node.outputs[0], emit_named(std::move(dnn), sources, false));
   }
 
   Status lower_layer_norm(const Node& node) {

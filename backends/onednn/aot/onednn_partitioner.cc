@@ -113,7 +113,8 @@ std::set<std::string, std::less<>> onednn_supported_ops() {
           "concat",
           "flatten",
           "layer_norm",
-          "reshape"};
+          "reshape",
+          "transpose"};
 }
 
 std::optional<PoolGeometry> pool_geometry(const Graph& graph, const Node& node) {
@@ -161,9 +162,19 @@ std::string onednn_rejection(const Graph& graph, const Node& node) {
   const std::string_view op = node.op;
   if (op == aot::op::kConv2d) return conv_rejection(graph, node);
   if (op == aot::op::kBatchNorm) return batch_norm_rejection(graph, node);
+  if (op == aot::op::kMatmul && !is_float_constant(graph, node.inputs[1])) {
+    // Activation x activation (attention): a batched matmul of two
+    // computed operands.
+    if (!is_computed(graph, node.inputs[1])) return "constant without data";
+    if (shape_of(graph, node.inputs[0]).size() < 2 || shape_of(graph, node.inputs[1]).size() < 2) {
+      return "1-D matmul input";
+    }
+    return kTaken;
+  }
   if (op == aot::op::kLinear || op == aot::op::kMatmul) {
     if (!is_float_constant(graph, node.inputs[1]) || shape_of(graph, node.inputs[1]).size() != 2) {
-      return op == aot::op::kMatmul ? "activation x activation matmul" : "non-constant weights";
+      return op == aot::op::kMatmul ? "constant weights of rank other than 2"
+                                    : "non-constant weights";
     }
     if (node.inputs.size() > 2 && !is_float_constant(graph, node.inputs[2])) {
       return "non-constant bias";

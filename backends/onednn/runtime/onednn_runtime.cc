@@ -247,6 +247,8 @@ class OpBuilder {
       case DnnOpKind::kReorder: e = reorder(op, i); break;
       case DnnOpKind::kReshape: e = reshape(op); break;
       case DnnOpKind::kLayerNorm: e = layer_norm(op); break;
+      case DnnOpKind::kBatchMatmul: e = batch_matmul(op); break;
+      case DnnOpKind::kTranspose: e = transpose(op); break;
     }
     if (e.code != Error::kOk) return e;
     const char* impl = "";
@@ -458,6 +460,74 @@ class OpBuilder {
     arg(DNNL_ARG_BIAS, bias);
     arg(DNNL_ARG_DST, dst);
     return create_primitive("matmul creation");
+  }
+
+  // Activation x activation (attention's Q x K^T, weights x V): both
+  // operands plain, viewed with the output's rank (leading 1s broadcast).
+  ErrorInfo batch_matmul(const DnnParsedOp& op) {
+    const DnnParsedProgram& p = *d_->program;
+    const DnnSlot& y = p.slots[out_];
+    const int rank = static_cast<int>(y.rank);
+    dnnl_memory_desc_t mds[2], dst_md;
+    dnnl_memory_t mems[2] = {};
+    for (int k = 0; k < 2; ++k) {
+      const std::uint32_t slot = op.operands[k];
+      if (!is_plain(*d_, slot)) {
+        return make_error(Error::kCorruptData, "onednn program: matmul input not in plain order");
+      }
+      const DnnSlot& s = p.slots[slot];
+      std::int64_t dims[kDnnMaxRank];
+      const std::size_t lead = y.rank - s.rank;
+      for (std::size_t i = 0; i < y.rank; ++i) dims[i] = i < lead ? 1 : s.dims[i - lead];
+      DNN_TRY(plain_md(&mds[k], rank, dims), "matmul descriptor");
+      if (ErrorInfo e = own(mds[k], d_->buffers[slot], &mems[k]); e.code != Error::kOk) return e;
+    }
+    DNN_TRY(plain_md(&dst_md, rank, y.dims), "matmul descriptor");
+    dnnl_matmul_desc_t desc;
+    DNN_TRY(dnnl_matmul_desc_init(&desc, &mds[0], &mds[1], nullptr, &dst_md), "matmul creation");
+    dnnl_primitive_attr_t attr = nullptr;
+    DNN_TRY(make_attr(op, 0, false, &attr), "matmul attributes");
+    const dnnl_status_t s = dnnl_primitive_desc_create(&st_->pd, &desc, attr, d_->engine, nullptr);
+    dnnl_primitive_attr_destroy(attr);
+    DNN_TRY(s, "matmul creation");
+    if (ErrorInfo e = define_output(dst_md); e.code != Error::kOk) return e;
+    arg(DNNL_ARG_SRC, mems[0]);
+    arg(DNNL_ARG_WEIGHTS, mems[1]);
+    arg(DNNL_ARG_DST, d_->mems[out_]);
+    return create_primitive("matmul creation");
+  }
+
+  // One reorder from src read through permuted strides into a plain
+  // output: output dim i walks src dim perm[i].
+  ErrorInfo transpose(const DnnParsedOp& op) {
+    const DnnParsedProgram& p = *d_->program;
+    const std::uint32_t from = op.operands[0];
+    if (!is_plain(*d_, from)) {
+      return make_error(Error::kCorruptData, "onednn program: transpose input not in plain order");
+    }
+    const DnnSlot& x = p.slots[from];
+    const DnnSlot& y = p.slots[out_];
+    std::int64_t src_strides[kDnnMaxRank], strides[kDnnMaxRank];
+    std::int64_t stride = 1;
+    for (std::size_t i = x.rank; i-- > 0;) {
+      src_strides[i] = stride;
+      stride *= x.dims[i];
+    }
+    for (std::size_t i = 0; i < y.rank; ++i) strides[i] = src_strides[op.ints[i]];
+    dnnl_memory_desc_t view_md, dst_md;
+    DNN_TRY(dnnl_memory_desc_init_by_strides(&view_md, static_cast<int>(y.rank), y.dims, dnnl_f32,
+                                             strides),
+            "transpose descriptor");
+    DNN_TRY(plain_md(&dst_md, static_cast<int>(y.rank), y.dims), "transpose descriptor");
+    dnnl_memory_t view = nullptr;
+    if (ErrorInfo e = own(view_md, d_->buffers[from], &view); e.code != Error::kOk) return e;
+    DNN_TRY(dnnl_reorder_primitive_desc_create(&st_->pd, &view_md, d_->engine, &dst_md, d_->engine,
+                                               nullptr),
+            "transpose creation");
+    if (ErrorInfo e = define_output(dst_md); e.code != Error::kOk) return e;
+    arg(DNNL_ARG_FROM, view);
+    arg(DNNL_ARG_TO, d_->mems[out_]);
+    return create_primitive("transpose creation");
   }
 
   ErrorInfo pooling(const DnnParsedOp& op) {

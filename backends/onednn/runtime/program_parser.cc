@@ -1,5 +1,6 @@
 #include "backends/onednn/runtime/program_parser.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -51,6 +52,8 @@ IntShape int_shape(DnnOpKind kind) {
     case DnnOpKind::kReorder: return {1, false};
     case DnnOpKind::kReshape:
     case DnnOpKind::kLayerNorm: return {0, false};
+    case DnnOpKind::kBatchMatmul: return {0, true};
+    case DnnOpKind::kTranspose: return {0, false};  // one int per dim, checked in check_op
   }
   return {0, false};
 }
@@ -176,6 +179,38 @@ ErrorInfo check_op(const DnnParsedProgram& program, const DnnParsedOp& op, const
       }
       return kOk;
     }
+    case DnnOpKind::kBatchMatmul: {
+      if (op.num_operands != 2) return bad("onednn program: batch matmul operand count");
+      const DnnSlot& y = slots[op.operands[1]];
+      if (x.rank < 2 || y.rank < 2 || out.rank != std::max(x.rank, y.rank) ||
+          x.dims[x.rank - 1] != y.dims[y.rank - 2] ||
+          out.dims[out.rank - 2] != x.dims[x.rank - 2] ||
+          out.dims[out.rank - 1] != y.dims[y.rank - 1]) {
+        return bad("onednn program: batch matmul shapes do not match");
+      }
+      for (std::size_t i = 2; i < out.rank; ++i) {  // batch dims, from the right
+        const std::int64_t a = i < x.rank ? x.dims[x.rank - 1 - i] : 1;
+        const std::int64_t b = i < y.rank ? y.dims[y.rank - 1 - i] : 1;
+        if ((a != b && a != 1 && b != 1) || out.dims[out.rank - 1 - i] != std::max(a, b)) {
+          return bad("onednn program: batch matmul batch dims do not broadcast");
+        }
+      }
+      return kOk;
+    }
+    case DnnOpKind::kTranspose: {
+      if (op.num_operands != 1 || op.num_ints != x.rank || out.rank != x.rank) {
+        return bad("onednn program: transpose permutation does not match its input");
+      }
+      std::uint32_t seen = 0;
+      for (std::uint32_t i = 0; i < x.rank; ++i) {
+        if (p[i] < 0 || p[i] >= static_cast<std::int64_t>(x.rank) || (seen >> p[i] & 1u) != 0 ||
+            out.dims[i] != x.dims[p[i]]) {
+          return bad("onednn program: transpose permutation does not match its input");
+        }
+        seen |= 1u << p[i];
+      }
+      return kOk;
+    }
     case DnnOpKind::kBinary: {
       if (op.num_operands != 2 || p[0] > 5 || !same_dims(x, out)) {
         return bad("onednn program: binary shapes do not match");
@@ -284,7 +319,7 @@ ErrorInfo read_op(ByteReader& in, runtime::MemoryAllocator* memory, DnnParsedPro
   const IntShape shape = int_shape(op->kind);
   if (shape.post_ops) {
     if (ErrorInfo e = read_post_ops(op, shape.fixed); e.code != Error::kOk) return e;
-  } else if (op->num_ints != shape.fixed ||
+  } else if ((op->kind != DnnOpKind::kTranspose && op->num_ints != shape.fixed) ||
              op->num_floats != (op->kind == DnnOpKind::kLayerNorm ? 1u : 0u)) {
     return bad("onednn program: parameter count does not match the operator");
   }
