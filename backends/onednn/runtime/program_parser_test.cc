@@ -106,6 +106,52 @@ TEST(OnednnProgramParserTest, RefusesUnknownEltwiseAndNewerVersions) {
   EXPECT_EQ(parse(bytes, &memory).error(), Error::kCorruptData);
 }
 
+// a [2, 1, 3, 4] x b [5, 4, 6] -> [2, 5, 3, 6], then transposed by perm.
+DnnProgram attention_program(std::vector<std::int64_t> perm, std::vector<std::int64_t> out) {
+  DnnProgram p;
+  p.inputs = {{2, 1, 3, 4}, {5, 4, 6}};
+  DnnOp matmul{.kind = DnnOpKind::kBatchMatmul,
+               .identifier = std::int64_t{0},
+               .operands = {0, 1},
+               .output = {2, 5, 3, 6},
+               .ints = {0},
+               .floats = {}};
+  DnnOp transpose{.kind = DnnOpKind::kTranspose,
+                  .identifier = std::int64_t{1},
+                  .operands = {2},
+                  .output = std::move(out),
+                  .ints = std::move(perm),
+                  .floats = {}};
+  p.ops = {matmul, transpose};
+  p.outputs = {3};
+  return p;
+}
+
+TEST(OnednnProgramParserTest, ChecksBatchMatmulShapesAndTransposePermutations) {
+  runtime::MemoryAllocator memory;
+  EXPECT_TRUE(
+      parse(encode_dnn_program(attention_program({0, 2, 1, 3}, {2, 3, 5, 6})), &memory).ok());
+  // Not a permutation, a repeated dim, the wrong output, the wrong count.
+  for (const auto& [perm, out] :
+       std::vector<std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>>>{
+           {{0, 2, 1, 4}, {2, 3, 5, 6}},
+           {{0, 1, 1, 3}, {2, 5, 5, 6}},
+           {{0, 2, 1, 3}, {2, 5, 3, 6}},
+           {{0, 2, 1}, {2, 3, 5, 6}}}) {
+    Result<DnnParsedProgram*> program =
+        parse(encode_dnn_program(attention_program(perm, out)), &memory);
+    ASSERT_FALSE(program.ok());
+    EXPECT_EQ(program.error(), Error::kCorruptData);
+  }
+  // Batch dims that do not broadcast (2 against 5), and K that differs.
+  DnnProgram p = attention_program({0, 1, 2, 3}, {2, 5, 3, 6});
+  p.inputs[0] = {2, 2, 3, 4};
+  EXPECT_EQ(parse(encode_dnn_program(p), &memory).error(), Error::kCorruptData);
+  p = attention_program({0, 1, 2, 3}, {2, 5, 3, 6});
+  p.inputs[1] = {5, 3, 6};
+  EXPECT_EQ(parse(encode_dnn_program(p), &memory).error(), Error::kCorruptData);
+}
+
 TEST(OnednnProgramParserTest, RefusesAnOutputThatIsNotAnOperators) {
   DnnProgram p = conv_program();
   p.outputs = {0};
