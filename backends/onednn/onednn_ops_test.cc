@@ -179,6 +179,16 @@ std::vector<OpCase> cases() {
          ValueId y = b.input("y", ScalarType::kFloat, {3, 6, 7});
          b.output(b.relu(b.matmul(x, y)));
        }},
+      {"gelu_as_exported_is_one_eltwise",
+       [](GraphBuilder& b) {
+         // (x * (erf(x / sqrt 2) + 1)) * 0.5, as torch.onnx writes GELU.
+         ValueId x = b.linear(b.input("x", ScalarType::kFloat, {2, 5, 8}),
+                              weights(b, "g.w", {6, 8}), weights(b, "g.b", {6}));
+         ValueId scaled = b.div(x, b.constant("sqrt2", {}, {1.4142135f}));
+         ValueId erf = b.op("erf", {scaled}, {});
+         ValueId plus = b.add(erf, b.constant("one", {}, {1.f}));
+         b.output(b.mul(b.mul(x, plus), b.constant("half", {}, {0.5f})));
+       }},
       {"transpose_rank3",
        [](GraphBuilder& b) {
          b.output(b.transpose(b.input("x", ScalarType::kFloat, {2, 3, 4}), {2, 0, 1}));
@@ -295,6 +305,33 @@ TEST(OnednnKernelChoiceTest, GroupedConvolutionAvoidsTheReferenceKernel) {
   for (const std::string& c : convolutions) EXPECT_FALSE(c.starts_with("convolution: ref")) << c;
 }
 
+// The GELU chain is one primitive mapped to its five nodes; an erf that is
+// not in one stays portable with a reason.
+TEST(OnednnFusionTest, GeluChainIsOneGeluErfPrimitive) {
+  GraphBuilder b;
+  ValueId x = b.input("x", ScalarType::kFloat, {2, 8});
+  ValueId erf = b.op("erf", {b.mul(x, b.constant("r", {}, {0.70710678f}))}, {});
+  b.output(
+      b.mul(b.constant("half", {}, {0.5f}), b.mul(b.add(b.constant("one", {}, {1.f}), erf), x)));
+  StatusOr<aot::Graph> graph = b.build();
+  ASSERT_TRUE(graph.ok());
+  EXPECT_EQ(onednn_partition_report(*graph)[1], "");  // the erf is taken
+  OnednnBackend backend;
+  StatusOr<aot::PreprocessResult> result = backend.preprocess(
+      *graph, std::vector{aot::CompileSpec::from_string("identifiers", "string")});
+  ASSERT_TRUE(result.ok()) << result.message();
+  ASSERT_EQ(result->debug_handle_map->size(), 1u);
+  EXPECT_EQ(result->debug_handle_map->begin()->second.size(), 5u);
+
+  GraphBuilder lone;
+  ValueId y = lone.input("x", ScalarType::kFloat, {2, 8});
+  lone.output(lone.op("erf", {lone.mul(y, lone.constant("r", {}, {0.5f}))}, {}));
+  StatusOr<aot::Graph> other = lone.build();
+  ASSERT_TRUE(other.ok());
+  EXPECT_EQ(onednn_partition_report(*other)[1],
+            "erf outside a GELU (oneDNN has no erf of its own)");
+}
+
 TEST(OnednnPartitionTest, LeavesUnsupportedOpsWithAReason) {
   GraphBuilder b;
   ValueId x = b.input("x", ScalarType::kFloat, {2, 3});
@@ -304,7 +341,7 @@ TEST(OnednnPartitionTest, LeavesUnsupportedOpsWithAReason) {
   const std::vector<std::string> report = onednn_partition_report(*graph);
   ASSERT_EQ(report.size(), 2u);
   EXPECT_EQ(report[0], "");
-  EXPECT_EQ(report[1], "op not supported by oneDNN");
+  EXPECT_EQ(report[1], "erf outside a GELU (oneDNN has no erf of its own)");
 }
 
 // A deliberate fault (compile spec "perturb") moves exactly the named

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "backends/common/graph_uses.h"
+#include "backends/onednn/aot/gelu_pattern.h"
 #include "backends/onednn/aot/onednn_partitioner.h"
 #include "backends/onednn/aot/onednn_program.h"
 #include "backends/xnnpack/aot/batch_norm_folding.h"
@@ -266,6 +267,9 @@ class Lowering {
     if (op == aot::op::kMatmul && !is_constant(node.inputs[1])) return lower_batch_matmul(node);
     if (op == aot::op::kLinear || op == aot::op::kMatmul) return lower_matmul(node);
     if (op == aot::op::kTranspose) return lower_transpose(node);
+    if (const std::optional<GeluChain> gelu = gelu_chain_starting_at(node)) {
+      return lower_gelu(*gelu);
+    }
     if (op == aot::op::kMaxPool2d || op == aot::op::kAvgPool2d || op == aot::op::kGlobalAvgPool2d) {
       return lower_pool(node);
     }
@@ -430,6 +434,24 @@ class Lowering {
     return define(out, emit_named(std::move(dnn), sources, false));
   }
 
+  // The GELU chain whose first node (x / sqrt 2) is `node`, if any.
+  std::optional<GeluChain> gelu_chain_starting_at(const Node& node) const {
+    if (node.op != aot::op::kDiv && node.op != aot::op::kMul) return std::nullopt;
+    const Node* erf = sole_user(node.outputs[0]);
+    if (erf == nullptr || erf->op != aot::op::kErf) return std::nullopt;
+    std::optional<GeluChain> chain = gelu_chain_of_erf(graph_, *erf);
+    if (!chain || chain->scale != &node) return std::nullopt;
+    return chain;
+  }
+
+  // One gelu_erf eltwise on x for the chain's five nodes (and the
+  // activations after it).
+  Status lower_gelu(const GeluChain& chain) {
+    Sources sources{chain.scale, chain.erf, chain.add, chain.mul, chain.half};
+    for (const Node* n : {chain.erf, chain.add, chain.mul, chain.half}) absorb(*n);
+    return lower_eltwise_chain(chain.x, chain.out, std::move(sources), {{DnnEltwise::kGeluErf}});
+  }
+
   Status lower_transpose(const Node& node) {
     Sources sources{&node};
     GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t src, plain(node.inputs[0], sources));
@@ -488,11 +510,15 @@ class Lowering {
   }
 
   Status lower_eltwise(const Node& node) {
-    Sources sources{&node};
-    std::vector<EltwiseStep> steps = eltwise_steps(node);
-    ValueId out = node.outputs[0];
+    return lower_eltwise_chain(node.inputs[0], node.outputs[0], {&node}, eltwise_steps(node));
+  }
+
+  // One eltwise primitive from `x` to `out` (`sources` computed it with
+  // `steps`), with the activations after `out` fused too.
+  Status lower_eltwise_chain(ValueId x, ValueId out, Sources sources,
+                             std::vector<EltwiseStep> steps) {
     absorb_activations(&out, &sources, &steps);
-    const std::uint32_t src = slot(node.inputs[0]);
+    const std::uint32_t src = slot(x);
     DnnOp dnn{.kind = DnnOpKind::kEltwise,
               .identifier = {},
               .operands = {src},

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "backends/common/graph_uses.h"
+#include "backends/onednn/aot/gelu_pattern.h"
 #include "backends/onednn/onednn_format.h"
 #include "backends/xnnpack/aot/node_attributes.h"
 #include "glassbox/aot/ops.h"
@@ -95,6 +96,7 @@ std::set<std::string, std::less<>> onednn_supported_ops() {
           "hardswish",
           "hardsigmoid",
           "gelu",
+          "erf",  // inside a GELU only (onednn_rejection)
           "tanh",
           "exp",
           "log",
@@ -150,6 +152,10 @@ std::optional<PoolGeometry> pool_geometry(const Graph& graph, const Node& node) 
 std::string onednn_rejection(const Graph& graph, const Node& node) {
   if (node.is_delegate_call()) return "already delegated";
   if (!onednn_supported_ops().contains(node.op)) return "op not supported by oneDNN";
+  // oneDNN has no erf, but runs the GELU an erf is the middle of.
+  if (node.op == aot::op::kErf && !gelu_chain_of_erf(graph, node)) {
+    return "erf outside a GELU (oneDNN has no erf of its own)";
+  }
   for (ValueId out : node.outputs) {
     if (std::string why = value_rejection(graph, out); !why.empty()) return why;
   }
