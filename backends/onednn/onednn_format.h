@@ -86,6 +86,9 @@
 ///   kTranspose    operands: src (plain). ints: the permutation, one per
 ///                 dim (output dim i is src dim perm[i]). Output plain; one
 ///                 oneDNN reorder from a strided view of src. Since 1.1.
+///   kSlice        operands: src (plain). ints: starts, then steps (>= 1),
+///                 one per dim; the output's dims are the sizes. Output
+///                 plain; a reorder from a strided view. Since 1.1.
 
 #include <cstdint>
 
@@ -118,8 +121,9 @@ enum class DnnOpKind : std::uint8_t {
   kLayerNorm = 10,
   kBatchMatmul = 11,
   kTranspose = 12,
+  kSlice = 13,
 };
-inline constexpr std::uint8_t kDnnMaxOpKind = 12;
+inline constexpr std::uint8_t kDnnMaxOpKind = 13;
 
 /// Eltwise algorithms (oneDNN's, alpha and beta as oneDNN defines them).
 enum class DnnEltwise : std::uint8_t {
@@ -171,6 +175,7 @@ constexpr const char* dnn_op_kind_name(DnnOpKind kind) {
     case DnnOpKind::kLayerNorm: return "layer_normalization";
     case DnnOpKind::kBatchMatmul: return "matmul";
     case DnnOpKind::kTranspose: return "transpose";
+    case DnnOpKind::kSlice: return "slice";
   }
   return nullptr;
 }

@@ -189,6 +189,23 @@ std::vector<OpCase> cases() {
          ValueId plus = b.add(erf, b.constant("one", {}, {1.f}));
          b.output(b.mul(b.mul(x, plus), b.constant("half", {}, {0.5f})));
        }},
+      {"slice_of_the_last_dim",
+       [](GraphBuilder& b) {
+         // One third of a fused q/k/v projection, as attention splits it.
+         ValueId x = b.relu(b.input("x", ScalarType::kFloat, {2, 5, 12}));
+         b.output(b.op("slice", {x},
+                       {{"starts", std::vector<std::int64_t>{0, 0, 4}},
+                        {"steps", std::vector<std::int64_t>{1, 1, 1}},
+                        {"shape", std::vector<std::int64_t>{2, 5, 4}}}));
+       }},
+      {"slice_with_steps",
+       [](GraphBuilder& b) {
+         ValueId x = b.input("x", ScalarType::kFloat, {2, 5, 12});
+         b.output(b.op("slice", {x},
+                       {{"starts", std::vector<std::int64_t>{1, 1, 0}},
+                        {"steps", std::vector<std::int64_t>{1, 2, 3}},
+                        {"shape", std::vector<std::int64_t>{1, 2, 4}}}));
+       }},
       {"transpose_rank3",
        [](GraphBuilder& b) {
          b.output(b.transpose(b.input("x", ScalarType::kFloat, {2, 3, 4}), {2, 0, 1}));

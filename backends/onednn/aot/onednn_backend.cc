@@ -267,6 +267,7 @@ class Lowering {
     if (op == aot::op::kMatmul && !is_constant(node.inputs[1])) return lower_batch_matmul(node);
     if (op == aot::op::kLinear || op == aot::op::kMatmul) return lower_matmul(node);
     if (op == aot::op::kTranspose) return lower_transpose(node);
+    if (op == aot::op::kSlice) return lower_slice(node);
     if (const std::optional<GeluChain> gelu = gelu_chain_starting_at(node)) {
       return lower_gelu(*gelu);
     }
@@ -450,6 +451,21 @@ class Lowering {
     Sources sources{chain.scale, chain.erf, chain.add, chain.mul, chain.half};
     for (const Node* n : {chain.erf, chain.add, chain.mul, chain.half}) absorb(*n);
     return lower_eltwise_chain(chain.x, chain.out, std::move(sources), {{DnnEltwise::kGeluErf}});
+  }
+
+  Status lower_slice(const Node& node) {
+    Sources sources{&node};
+    GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t src, plain(node.inputs[0], sources));
+    std::vector<std::int64_t> ints = ints_attr(node, "starts");
+    const std::vector<std::int64_t> steps = ints_attr(node, "steps");
+    ints.insert(ints.end(), steps.begin(), steps.end());
+    DnnOp dnn{.kind = DnnOpKind::kSlice,
+              .identifier = {},
+              .operands = {src},
+              .output = value(node.outputs[0]).shape,
+              .ints = std::move(ints),
+              .floats = {}};
+    return define(node.outputs[0], emit_named(std::move(dnn), sources, false));
   }
 
   Status lower_transpose(const Node& node) {

@@ -17,6 +17,7 @@ using aot::Node;
 using aot::ValueId;
 using xnnpack::int_attr;
 using xnnpack::int_pair;
+using xnnpack::ints_attr;
 using xnnpack::is_constant_with_data;
 
 constexpr char kTaken[] = "";
@@ -116,7 +117,8 @@ std::set<std::string, std::less<>> onednn_supported_ops() {
           "flatten",
           "layer_norm",
           "reshape",
-          "transpose"};
+          "transpose",
+          "slice"};
 }
 
 std::optional<PoolGeometry> pool_geometry(const Graph& graph, const Node& node) {
@@ -166,6 +168,12 @@ std::string onednn_rejection(const Graph& graph, const Node& node) {
   }
   if (!is_computed(graph, node.inputs[0]) && !is_binary(node.op)) return "constant input";
   const std::string_view op = node.op;
+  if (op == aot::op::kSlice) {
+    for (std::int64_t step : ints_attr(node, "steps")) {
+      if (step < 1) return "slice with a negative step";
+    }
+    return kTaken;
+  }
   if (op == aot::op::kConv2d) return conv_rejection(graph, node);
   if (op == aot::op::kBatchNorm) return batch_norm_rejection(graph, node);
   if (op == aot::op::kMatmul && !is_float_constant(graph, node.inputs[1])) {

@@ -249,6 +249,7 @@ class OpBuilder {
       case DnnOpKind::kLayerNorm: e = layer_norm(op); break;
       case DnnOpKind::kBatchMatmul: e = batch_matmul(op); break;
       case DnnOpKind::kTranspose: e = transpose(op); break;
+      case DnnOpKind::kSlice: e = slice(op); break;
     }
     if (e.code != Error::kOk) return e;
     const char* impl = "";
@@ -497,37 +498,62 @@ class OpBuilder {
     return create_primitive("matmul creation");
   }
 
-  // One reorder from src read through permuted strides into a plain
-  // output: output dim i walks src dim perm[i].
+  // Plain strides of `s`'s dims.
+  static void plain_strides(const DnnSlot& s, std::int64_t* strides) {
+    std::int64_t stride = 1;
+    for (std::size_t i = s.rank; i-- > 0;) {
+      strides[i] = stride;
+      stride *= s.dims[i];
+    }
+  }
+
+  // Output dim i walks src dim perm[i].
   ErrorInfo transpose(const DnnParsedOp& op) {
-    const DnnParsedProgram& p = *d_->program;
+    const DnnSlot& x = d_->program->slots[op.operands[0]];
+    std::int64_t src[kDnnMaxRank], strides[kDnnMaxRank];
+    plain_strides(x, src);
+    for (std::size_t i = 0; i < x.rank; ++i) strides[i] = src[op.ints[i]];
+    return strided_copy(op, strides, 0, "transpose");
+  }
+
+  // Output index j of dim i reads src index starts[i] + j * steps[i].
+  ErrorInfo slice(const DnnParsedOp& op) {
+    const DnnSlot& x = d_->program->slots[op.operands[0]];
+    std::int64_t src[kDnnMaxRank], strides[kDnnMaxRank];
+    plain_strides(x, src);
+    std::int64_t offset = 0;
+    for (std::size_t i = 0; i < x.rank; ++i) {
+      offset += op.ints[i] * src[i];
+      strides[i] = op.ints[x.rank + i] * src[i];
+    }
+    return strided_copy(op, strides, offset, "slice");
+  }
+
+  // One reorder from src, read as the output's dims with `strides` from
+  // element `offset` on, into a plain output.
+  ErrorInfo strided_copy(const DnnParsedOp& op, const std::int64_t* strides, std::int64_t offset,
+                         const char* what) {
     const std::uint32_t from = op.operands[0];
     if (!is_plain(*d_, from)) {
-      return make_error(Error::kCorruptData, "onednn program: transpose input not in plain order");
+      return make_error(Error::kCorruptData, "onednn program: strided copy of a blocked input");
     }
-    const DnnSlot& x = p.slots[from];
-    const DnnSlot& y = p.slots[out_];
-    std::int64_t src_strides[kDnnMaxRank], strides[kDnnMaxRank];
-    std::int64_t stride = 1;
-    for (std::size_t i = x.rank; i-- > 0;) {
-      src_strides[i] = stride;
-      stride *= x.dims[i];
-    }
-    for (std::size_t i = 0; i < y.rank; ++i) strides[i] = src_strides[op.ints[i]];
+    const DnnSlot& y = d_->program->slots[out_];
     dnnl_memory_desc_t view_md, dst_md;
     DNN_TRY(dnnl_memory_desc_init_by_strides(&view_md, static_cast<int>(y.rank), y.dims, dnnl_f32,
                                              strides),
-            "transpose descriptor");
-    DNN_TRY(plain_md(&dst_md, static_cast<int>(y.rank), y.dims), "transpose descriptor");
+            what);
+    DNN_TRY(plain_md(&dst_md, static_cast<int>(y.rank), y.dims), what);
     dnnl_memory_t view = nullptr;
-    if (ErrorInfo e = own(view_md, d_->buffers[from], &view); e.code != Error::kOk) return e;
+    if (ErrorInfo e = own(view_md, d_->buffers[from] + offset, &view); e.code != Error::kOk) {
+      return e;
+    }
     DNN_TRY(dnnl_reorder_primitive_desc_create(&st_->pd, &view_md, d_->engine, &dst_md, d_->engine,
                                                nullptr),
-            "transpose creation");
+            what);
     if (ErrorInfo e = define_output(dst_md); e.code != Error::kOk) return e;
     arg(DNNL_ARG_FROM, view);
     arg(DNNL_ARG_TO, d_->mems[out_]);
-    return create_primitive("transpose creation");
+    return create_primitive(what);
   }
 
   ErrorInfo pooling(const DnnParsedOp& op) {

@@ -53,7 +53,8 @@ IntShape int_shape(DnnOpKind kind) {
     case DnnOpKind::kReshape:
     case DnnOpKind::kLayerNorm: return {0, false};
     case DnnOpKind::kBatchMatmul: return {0, true};
-    case DnnOpKind::kTranspose: return {0, false};  // one int per dim, checked in check_op
+    case DnnOpKind::kTranspose:                 // one int per dim, checked in check_op
+    case DnnOpKind::kSlice: return {0, false};  // two per dim, checked in check_op
   }
   return {0, false};
 }
@@ -211,6 +212,21 @@ ErrorInfo check_op(const DnnParsedProgram& program, const DnnParsedOp& op, const
       }
       return kOk;
     }
+    case DnnOpKind::kSlice: {
+      if (op.num_operands != 1 || op.num_ints != 2 * x.rank || out.rank != x.rank) {
+        return bad("onednn program: slice parameters do not match its input");
+      }
+      for (std::uint32_t i = 0; i < x.rank; ++i) {
+        const std::int64_t start = p[i], step = p[x.rank + i];
+        // The last index read, start + (size - 1) * step, inside the dim
+        // (every operand is bounded by kDnnMaxParam: no overflow).
+        if (start < 0 || step < 1 || start > kDnnMaxParam || step > kDnnMaxParam ||
+            start + (out.dims[i] - 1) * step >= x.dims[i]) {
+          return bad("onednn program: slice reads outside its input");
+        }
+      }
+      return kOk;
+    }
     case DnnOpKind::kBinary: {
       if (op.num_operands != 2 || p[0] > 5 || !same_dims(x, out)) {
         return bad("onednn program: binary shapes do not match");
@@ -319,7 +335,8 @@ ErrorInfo read_op(ByteReader& in, runtime::MemoryAllocator* memory, DnnParsedPro
   const IntShape shape = int_shape(op->kind);
   if (shape.post_ops) {
     if (ErrorInfo e = read_post_ops(op, shape.fixed); e.code != Error::kOk) return e;
-  } else if ((op->kind != DnnOpKind::kTranspose && op->num_ints != shape.fixed) ||
+  } else if ((op->kind != DnnOpKind::kTranspose && op->kind != DnnOpKind::kSlice &&
+              op->num_ints != shape.fixed) ||
              op->num_floats != (op->kind == DnnOpKind::kLayerNorm ? 1u : 0u)) {
     return bad("onednn program: parameter count does not match the operator");
   }

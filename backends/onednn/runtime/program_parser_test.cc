@@ -152,6 +152,35 @@ TEST(OnednnProgramParserTest, ChecksBatchMatmulShapesAndTransposePermutations) {
   EXPECT_EQ(parse(encode_dnn_program(p), &memory).error(), Error::kCorruptData);
 }
 
+TEST(OnednnProgramParserTest, RefusesSlicesThatReadOutsideTheirInput) {
+  // x [4, 6] -> rows 1, 3 (start 1, step 2), columns 2..4.
+  auto program = [](std::vector<std::int64_t> ints, std::vector<std::int64_t> out) {
+    DnnProgram p;
+    p.inputs = {{4, 6}};
+    p.ops = {DnnOp{.kind = DnnOpKind::kSlice,
+                   .identifier = std::int64_t{0},
+                   .operands = {0},
+                   .output = std::move(out),
+                   .ints = std::move(ints),
+                   .floats = {}}};
+    p.outputs = {1};
+    return encode_dnn_program(p);
+  };
+  runtime::MemoryAllocator memory;
+  EXPECT_TRUE(parse(program({1, 2, 2, 1}, {2, 3}), &memory).ok());
+  for (const auto& [ints, out] :
+       std::vector<std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>>>{
+           {{1, 2, 2, 1}, {3, 3}},   // row 1 + 2 * 2 = 5 > 3
+           {{1, 4, 2, 1}, {2, 3}},   // column 4 + 2 = 6 > 5
+           {{-1, 2, 2, 1}, {2, 3}},  // negative start
+           {{1, 2, 0, 1}, {2, 3}},   // step 0
+           {{1, 2, 2}, {2, 3}}}) {   // a step missing
+    Result<DnnParsedProgram*> parsed = parse(program(ints, out), &memory);
+    ASSERT_FALSE(parsed.ok());
+    EXPECT_EQ(parsed.error(), Error::kCorruptData);
+  }
+}
+
 TEST(OnednnProgramParserTest, RefusesAnOutputThatIsNotAnOperators) {
   DnnProgram p = conv_program();
   p.outputs = {0};
