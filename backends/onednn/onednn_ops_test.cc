@@ -206,6 +206,18 @@ std::vector<OpCase> cases() {
                         {"steps", std::vector<std::int64_t>{1, 2, 3}},
                         {"shape", std::vector<std::int64_t>{1, 2, 4}}}));
        }},
+      {"layer_norm_as_exported_before_opset_17",
+       [](GraphBuilder& b) {
+         // Nine nodes, one layer normalization.
+         ValueId x = b.relu(b.input("x", ScalarType::kFloat, {2, 5, 8}));
+         const aot::AttributeMap last = {{"axes", std::vector<std::int64_t>{-1}},
+                                         {"keepdims", std::int64_t{1}}};
+         ValueId d = b.sub(x, b.op("reduce_mean", {x}, last));
+         ValueId var =
+             b.op("reduce_mean", {b.op("pow", {d, b.constant("two", {}, {2.f})}, {})}, last);
+         ValueId norm = b.div(d, b.op("sqrt", {b.add(var, b.constant("eps", {}, {1e-5f}))}, {}));
+         b.output(b.add(b.mul(norm, weights(b, "ln.g", {8})), weights(b, "ln.b", {8})));
+       }},
       {"transpose_rank3",
        [](GraphBuilder& b) {
          b.output(b.transpose(b.input("x", ScalarType::kFloat, {2, 3, 4}), {2, 0, 1}));

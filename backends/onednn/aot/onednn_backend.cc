@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "backends/common/graph_uses.h"
-#include "backends/onednn/aot/gelu_pattern.h"
+#include "backends/onednn/aot/fused_patterns.h"
 #include "backends/onednn/aot/onednn_partitioner.h"
 #include "backends/onednn/aot/onednn_program.h"
 #include "backends/xnnpack/aot/batch_norm_folding.h"
@@ -271,6 +271,10 @@ class Lowering {
     if (const std::optional<GeluChain> gelu = gelu_chain_starting_at(node)) {
       return lower_gelu(*gelu);
     }
+    if (op == aot::op::kReduceMean) {
+      const std::optional<LayerNormChain> chain = layer_norm_chain_of(graph_, node);
+      if (chain && chain->nodes[0] == &node) return lower_layer_norm_chain(*chain);
+    }
     if (op == aot::op::kMaxPool2d || op == aot::op::kAvgPool2d || op == aot::op::kGlobalAvgPool2d) {
       return lower_pool(node);
     }
@@ -487,21 +491,34 @@ class Lowering {
   }
 
   Status lower_layer_norm(const Node& node) {
-    Sources sources{&node};
-    GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t src, plain(node.inputs[0], sources));
-    const auto& shape = value(node.inputs[0]).shape;
-    const std::int64_t c = shape.back();
+    const std::int64_t c = value(node.inputs[0]).shape.back();
     const std::vector<float> zeros(static_cast<std::size_t>(c), 0.f);
-    const std::uint32_t scale = add_constant({c}, value(node.inputs[1]).data);
-    const std::uint32_t shift =
-        add_constant({c}, node.inputs.size() > 2 ? value(node.inputs[2]).data : zeros);
+    return emit_layer_norm(node.inputs[0], node.outputs[0], {&node}, value(node.inputs[1]).data,
+                           node.inputs.size() > 2 ? value(node.inputs[2]).data : zeros,
+                           float_attr(node, "eps").value_or(1e-5));
+  }
+
+  // The nine nodes of a LayerNorm written out (before opset 17): one
+  // layer normalization mapped to all of them.
+  Status lower_layer_norm_chain(const LayerNormChain& chain) {
+    Sources sources(std::begin(chain.nodes), std::end(chain.nodes));
+    for (std::size_t i = 1; i < std::size(chain.nodes); ++i) absorb(*chain.nodes[i]);
+    return emit_layer_norm(chain.x, chain.out, std::move(sources), value(chain.gamma).data,
+                           value(chain.beta).data, chain.eps);
+  }
+
+  Status emit_layer_norm(ValueId x, ValueId out, const Sources& sources,
+                         const std::vector<float>& scale, const std::vector<float>& shift,
+                         double eps) {
+    GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t src, plain(x, sources));
+    const std::int64_t c = value(x).shape.back();
     DnnOp dnn{.kind = DnnOpKind::kLayerNorm,
               .identifier = {},
-              .operands = {src, scale, shift},
-              .output = shape,
+              .operands = {src, add_constant({c}, scale), add_constant({c}, shift)},
+              .output = value(out).shape,
               .ints = {},
-              .floats = {static_cast<float>(float_attr(node, "eps").value_or(1e-5))}};
-    return define(node.outputs[0], emit_named(std::move(dnn), sources, false));
+              .floats = {static_cast<float>(eps)}};
+    return define(out, emit_named(std::move(dnn), sources, false));
   }
 
   Status lower_pool(const Node& node) {

@@ -4,7 +4,7 @@
 #include <limits>
 
 #include "backends/common/graph_uses.h"
-#include "backends/onednn/aot/gelu_pattern.h"
+#include "backends/onednn/aot/fused_patterns.h"
 #include "backends/onednn/onednn_format.h"
 #include "backends/xnnpack/aot/node_attributes.h"
 #include "glassbox/aot/ops.h"
@@ -97,7 +97,9 @@ std::set<std::string, std::less<>> onednn_supported_ops() {
           "hardswish",
           "hardsigmoid",
           "gelu",
-          "erf",  // inside a GELU only (onednn_rejection)
+          "erf",          // inside a GELU only (onednn_rejection)
+          "reduce_mean",  // inside a LayerNorm only
+          "pow",          // inside a LayerNorm only
           "tanh",
           "exp",
           "log",
@@ -157,6 +159,10 @@ std::string onednn_rejection(const Graph& graph, const Node& node) {
   // oneDNN has no erf, but runs the GELU an erf is the middle of.
   if (node.op == aot::op::kErf && !gelu_chain_of_erf(graph, node)) {
     return "erf outside a GELU (oneDNN has no erf of its own)";
+  }
+  if ((node.op == aot::op::kReduceMean || node.op == aot::op::kPow) &&
+      !layer_norm_chain_of(graph, node)) {
+    return std::string(node.op) + " outside a LayerNorm over the last axis";
   }
   for (ValueId out : node.outputs) {
     if (std::string why = value_rejection(graph, out); !why.empty()) return why;

@@ -1,0 +1,48 @@
+#pragma once
+// Chains of nodes the ONNX exporters write for one PyTorch operator, that
+// oneDNN runs as one primitive: the partitioner takes their odd members
+// (erf, pow, reduce_mean: oneDNN has no primitive for them alone) only
+// inside a chain, and the lowering maps the one primitive to every node.
+//
+// GELU before opset 20: y = (x * (erf(x / sqrt(2)) + 1)) * 0.5, five
+// nodes, one gelu_erf eltwise.
+
+#include <optional>
+
+#include "glassbox/aot/graph.h"
+
+namespace glassbox::backends::onednn {
+
+struct GeluChain {
+  const aot::Node* scale = nullptr;  // x / sqrt(2), or x * (1 / sqrt(2))
+  const aot::Node* erf = nullptr;
+  const aot::Node* add = nullptr;   // + 1
+  const aot::Node* mul = nullptr;   // x * (...)
+  const aot::Node* half = nullptr;  // * 0.5
+  aot::ValueId x;
+  aot::ValueId out;
+};
+
+/// The chain `erf` is the middle of (operands of the adds and muls in
+/// either order), or nullopt. Every value inside the chain must have one
+/// use, so that nothing else reads what the fused primitive never writes.
+std::optional<GeluChain> gelu_chain_of_erf(const aot::Graph& graph, const aot::Node& erf);
+
+// LayerNorm before opset 17, over the last axis:
+//   mean = reduce_mean(x);  d = x - mean
+//   y = d / sqrt(reduce_mean(d ^ 2) + eps) * gamma + beta
+// nine nodes, one layer normalization.
+struct LayerNormChain {
+  const aot::Node* nodes[9] = {};  // in the order above, first mean, last + beta
+  aot::ValueId x;
+  aot::ValueId out;
+  aot::ValueId gamma, beta;  // float constants of x's last dim
+  double eps = 0;
+};
+
+/// The chain `node` is a member of, found from its reduce_mean, pow or
+/// first reduce_mean; nullopt when `node` is none of those or the graph
+/// around it is not the chain (values inside it must have no other use).
+std::optional<LayerNormChain> layer_norm_chain_of(const aot::Graph& graph, const aot::Node& node);
+
+}  // namespace glassbox::backends::onednn
