@@ -218,6 +218,11 @@ std::vector<OpCase> cases() {
          ValueId norm = b.div(d, b.op("sqrt", {b.add(var, b.constant("eps", {}, {1e-5f}))}, {}));
          b.output(b.add(b.mul(norm, weights(b, "ln.g", {8})), weights(b, "ln.b", {8})));
        }},
+      {"concat_with_a_constant_class_token",
+       [](GraphBuilder& b) {
+         ValueId patches = b.relu(b.input("x", ScalarType::kFloat, {1, 6, 8}));
+         b.output(b.concat({weights(b, "cls", {1, 1, 8}), patches}, 1));
+       }},
       {"transpose_rank3",
        [](GraphBuilder& b) {
          b.output(b.transpose(b.input("x", ScalarType::kFloat, {2, 3, 4}), {2, 0, 1}));
@@ -359,6 +364,42 @@ TEST(OnednnFusionTest, GeluChainIsOneGeluErfPrimitive) {
   ASSERT_TRUE(other.ok());
   EXPECT_EQ(onednn_partition_report(*other)[1],
             "erf outside a GELU (oneDNN has no erf of its own)");
+}
+
+// x[:, 0] with a constant index (how ViT picks its class token): a slice
+// and a reshape in the delegate, both mapped to the gather, equal to the
+// portable kernels.
+TEST(OnednnGatherTest, OneConstantIndexIsASlice) {
+  GraphBuilder b;
+  ValueId x = b.relu(b.input("x", ScalarType::kFloat, {2, 7, 8}));
+  ValueId index = b.input("index", ScalarType::kLong, {});
+  b.output(b.op("gather", {x, index}, {{"axis", std::int64_t{1}}}));
+  StatusOr<aot::Graph> built = b.build();
+  ASSERT_TRUE(built.ok()) << built.message();
+  // The index becomes a constant, as the ONNX importer leaves it.
+  aot::Graph graph = *built;
+  aot::Value* idx = graph.find_value(graph.inputs[1]);
+  idx->kind = aot::ValueKind::kConstant;
+  idx->int_data = {-7};  // row 0, counted from the end
+  graph.inputs.pop_back();
+  std::vector<std::string> report = onednn_partition_report(graph);
+  ASSERT_EQ(report.size(), 2u);
+  EXPECT_EQ(report[1], "");
+  StatusOr<exporter::ExecutorchProgramManager> delegated = export_graph(graph, true);
+  StatusOr<exporter::ExecutorchProgramManager> portable = export_graph(graph, false);
+  ASSERT_TRUE(delegated.ok()) << delegated.message();
+  ASSERT_TRUE(portable.ok()) << portable.message();
+  EXPECT_EQ(delegated->delegate_map().at("forward").size(), 1u);
+  std::string error;
+  const std::vector<float> d = run_once(delegated->buffer(), nullptr, &error);
+  ASSERT_TRUE(error.empty()) << error;
+  const std::vector<float> p = run_once(portable->buffer(), nullptr, &error);
+  ASSERT_TRUE(error.empty()) << error;
+  ASSERT_EQ(d.size(), 2u * 8u);
+  EXPECT_EQ(d, p);
+
+  idx->int_data = {7};
+  EXPECT_EQ(onednn_partition_report(graph)[1], "gather index out of range");
 }
 
 TEST(OnednnPartitionTest, LeavesUnsupportedOpsWithAReason) {

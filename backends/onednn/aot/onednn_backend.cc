@@ -268,6 +268,7 @@ class Lowering {
     if (op == aot::op::kLinear || op == aot::op::kMatmul) return lower_matmul(node);
     if (op == aot::op::kTranspose) return lower_transpose(node);
     if (op == aot::op::kSlice) return lower_slice(node);
+    if (op == aot::op::kGather) return lower_gather(node);
     if (const std::optional<GeluChain> gelu = gelu_chain_starting_at(node)) {
       return lower_gelu(*gelu);
     }
@@ -300,6 +301,10 @@ class Lowering {
                 .floats = {}};
       bool blocked = false;
       for (ValueId in : node.inputs) {
+        if (is_constant(in)) {
+          dnn.operands.push_back(add_constant(value(in).shape, value(in).data));
+          continue;
+        }
         dnn.operands.push_back(slot(in));
         blocked |= maybe_blocked(slot(in));
       }
@@ -463,11 +468,47 @@ class Lowering {
     std::vector<std::int64_t> ints = ints_attr(node, "starts");
     const std::vector<std::int64_t> steps = ints_attr(node, "steps");
     ints.insert(ints.end(), steps.begin(), steps.end());
+    return define(node.outputs[0], emit_slice(src, std::move(ints), value(node.outputs[0]).shape,
+                                              sources, node.name));
+  }
+
+  StatusOr<std::uint32_t> emit_slice(std::uint32_t src, std::vector<std::int64_t> starts_steps,
+                                     std::vector<std::int64_t> shape, const Sources& sources,
+                                     std::string string_id) {
     DnnOp dnn{.kind = DnnOpKind::kSlice,
               .identifier = {},
               .operands = {src},
-              .output = value(node.outputs[0]).shape,
-              .ints = std::move(ints),
+              .output = std::move(shape),
+              .ints = std::move(starts_steps),
+              .floats = {}};
+    return emit(std::move(dnn), sources, std::move(string_id), false);
+  }
+
+  // data[..., index, ...] along `axis`: a slice of size 1 there, then (for
+  // a 0-d index) a reshape dropping that dim; both mapped to the gather.
+  Status lower_gather(const Node& node) {
+    Sources sources{&node};
+    GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t src, plain(node.inputs[0], sources));
+    const std::vector<std::int64_t>& in = value(node.inputs[0]).shape;
+    const std::int64_t axis = normalized_axis(int_attr(node, "axis", 0), in.size());
+    std::int64_t index = value(node.inputs[1]).int_data[0];
+    if (index < 0) index += in[static_cast<std::size_t>(axis)];
+    std::vector<std::int64_t> ints(2 * in.size(), 0);
+    for (std::size_t i = 0; i < in.size(); ++i) ints[in.size() + i] = 1;
+    ints[static_cast<std::size_t>(axis)] = index;
+    std::vector<std::int64_t> picked = in;
+    picked[static_cast<std::size_t>(axis)] = 1;
+    const std::vector<std::int64_t>& out = value(node.outputs[0]).shape;
+    if (out == picked) {
+      return define(node.outputs[0], emit_slice(src, std::move(ints), out, sources, node.name));
+    }
+    GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t slice, emit_slice(src, std::move(ints), picked, sources,
+                                                              node.name + ".slice"));
+    DnnOp dnn{.kind = DnnOpKind::kReshape,
+              .identifier = {},
+              .operands = {slice},
+              .output = out,
+              .ints = {},
               .floats = {}};
     return define(node.outputs[0], emit_named(std::move(dnn), sources, false));
   }

@@ -120,7 +120,8 @@ std::set<std::string, std::less<>> onednn_supported_ops() {
           "layer_norm",
           "reshape",
           "transpose",
-          "slice"};
+          "slice",
+          "gather"};
 }
 
 std::optional<PoolGeometry> pool_geometry(const Graph& graph, const Node& node) {
@@ -172,7 +173,9 @@ std::string onednn_rejection(const Graph& graph, const Node& node) {
       if (std::string why = value_rejection(graph, in); !why.empty()) return why;
     }
   }
-  if (!is_computed(graph, node.inputs[0]) && !is_binary(node.op)) return "constant input";
+  if (!is_computed(graph, node.inputs[0]) && !is_binary(node.op) && node.op != aot::op::kConcat) {
+    return "constant input";
+  }
   const std::string_view op = node.op;
   if (op == aot::op::kSlice) {
     for (std::int64_t step : ints_attr(node, "steps")) {
@@ -223,9 +226,25 @@ std::string onednn_rejection(const Graph& graph, const Node& node) {
     return kTaken;
   }
   if (op == aot::op::kConcat) {
+    // Constants (a class token) are copied into the blob.
     for (ValueId in : node.inputs) {
-      if (!is_computed(graph, in)) return "constant concat input";
+      if (!is_computed(graph, in) && !is_float_constant(graph, in)) return "constant without data";
     }
+  }
+  if (op == aot::op::kGather) {
+    // One constant index: a slice of that index (the class token's pick).
+    const aot::Value* indices = graph.find_value(node.inputs[1]);
+    if (indices == nullptr || indices->dtype != ScalarType::kLong ||
+        indices->int_data.size() != 1 || indices->numel() != 1) {
+      return "gather of other than one constant index";
+    }
+    const std::vector<std::int64_t>& data = shape_of(graph, node.inputs[0]);
+    const std::int64_t axis = int_attr(node, "axis", 0);
+    const auto rank = static_cast<std::int64_t>(data.size());
+    const std::int64_t index = indices->int_data[0];
+    if (axis < -rank || axis >= rank) return "gather axis out of range";
+    const std::int64_t dim = data[static_cast<std::size_t>(axis < 0 ? axis + rank : axis)];
+    if (index < -dim || index >= dim) return "gather index out of range";
   }
   return kTaken;
 }
