@@ -328,13 +328,21 @@ TEST(OnednnKernelChoiceTest, GroupedConvolutionAvoidsTheReferenceKernel) {
   StatusOr<etdump::ETDumpFile> dump = etdump::parse_etdump(*tracer.get_etdump_data(), "grouped");
   ASSERT_TRUE(dump.ok()) << dump.message();
   std::vector<std::string> convolutions;
+  std::size_t layout_changes = 0;
   for (const etdump::Event& e : dump->runs.back().events) {
     const etdump::ProfileEvent* pe = e.profile();
     if (pe == nullptr || !pe->delegate_debug_metadata.has_value()) continue;
     const std::string metadata(pe->delegate_debug_metadata->begin(),
                                pe->delegate_debug_metadata->end());
     if (metadata.starts_with("convolution: ")) convolutions.push_back(metadata);
+    // Memory-format changes say "layout: ", the prefix the Inspector's
+    // ops view gives a row of its own.
+    if (metadata.find("->") != std::string::npos) {
+      EXPECT_TRUE(metadata.starts_with("layout: ")) << metadata;
+      ++layout_changes;
+    }
   }
+  EXPECT_GE(layout_changes, 1u) << "the plain input is reordered into the convolution's format";
   ASSERT_EQ(convolutions.size(), 2u) << ::testing::PrintToString(convolutions);
   for (const std::string& c : convolutions) EXPECT_FALSE(c.starts_with("convolution: ref")) << c;
 }

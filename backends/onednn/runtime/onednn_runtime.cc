@@ -260,7 +260,10 @@ class OpBuilder {
       char from[48], to[48];
       describe_format(d_->mds[op.operands[0]], from, sizeof(from));
       describe_format(d_->mds[out_], to, sizeof(to));
-      std::snprintf(st_->metadata, kMetadataBytes, "reorder: %s -> %s (%s)", from, to, impl);
+      // "layout: " makes the Inspector's ops view give each its own row
+      // instead of folding it into the operator it feeds.
+      std::snprintf(st_->metadata, kMetadataBytes, "layout: %s -> %s (reorder %s)", from, to,
+                    impl);
     } else if (op.kind == DnnOpKind::kReshape) {
       std::snprintf(st_->metadata, kMetadataBytes, "reshape: copy");
     } else {

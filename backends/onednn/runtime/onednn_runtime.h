@@ -14,8 +14,8 @@
 /// Events: each operator is a delegate event under its identifier with
 /// "<primitive kind>: <implementation>" as metadata ("convolution:
 /// brg:avx2", from impl_info_str). A kReorder operator's metadata names
-/// both memory formats ("reorder: abcd -> aBcd8b (jit:uni)"), so memory
-/// format changes are rows of their own. The mode is the compile spec
+/// both memory formats ("layout: abcd -> aBcd8b (reorder jit:uni)"), so
+/// memory format changes are rows of their own in the ops view. The mode is the compile spec
 /// "profiling" ("realtime": start/end around each primitive; "posttime":
 /// timestamps kept, logged after the loop) unless overridden. Each
 /// operator's output is logged (event_tracer_log_output_delegate, recorded
