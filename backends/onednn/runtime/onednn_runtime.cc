@@ -262,8 +262,7 @@ class OpBuilder {
       describe_format(d_->mds[out_], to, sizeof(to));
       // "layout: " makes the Inspector's ops view give each its own row
       // instead of folding it into the operator it feeds.
-      std::snprintf(st_->metadata, kMetadataBytes, "layout: %s -> %s (reorder %s)", from, to,
-                    impl);
+      std::snprintf(st_->metadata, kMetadataBytes, "layout: %s -> %s (reorder %s)", from, to, impl);
     } else if (op.kind == DnnOpKind::kReshape) {
       std::snprintf(st_->metadata, kMetadataBytes, "reshape: copy");
     } else {
