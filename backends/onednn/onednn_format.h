@@ -142,8 +142,9 @@ enum class DnnEltwise : std::uint8_t {
   kElu = 13,       ///< alpha
   kSoftRelu = 14,  ///< log(1 + e^x)
   kPow = 15,       ///< alpha * x^beta
+  kSwish = 16,     ///< x * sigmoid(alpha * x) (SiLU with alpha 1). Since 1.1.
 };
-inline constexpr std::uint8_t kDnnMaxEltwise = 15;
+inline constexpr std::uint8_t kDnnMaxEltwise = 16;
 
 enum class DnnPooling : std::uint8_t {
   kMax = 0,

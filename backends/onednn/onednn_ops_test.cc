@@ -84,6 +84,11 @@ std::vector<OpCase> cases() {
          ValueId x = b.relu(conv(b, image(b, 4, 14), 4, 64));
          b.output(conv(b, x, 64, 64, {.padding = {1, 1}, .groups = 4}));
        }},
+      {"conv_silu_is_a_swish_post_op",
+       [](GraphBuilder& b) {
+         ValueId x = conv(b, image(b), 4, 16);
+         b.output(b.mul(x, b.sigmoid(x)));
+       }},
       {"residual_sum_relu",
        [](GraphBuilder& b) {
          ValueId x = conv(b, image(b), 4, 16);
@@ -345,6 +350,27 @@ TEST(OnednnKernelChoiceTest, GroupedConvolutionAvoidsTheReferenceKernel) {
   EXPECT_GE(layout_changes, 1u) << "the plain input is reordered into the convolution's format";
   ASSERT_EQ(convolutions.size(), 2u) << ::testing::PrintToString(convolutions);
   for (const std::string& c : convolutions) EXPECT_FALSE(c.starts_with("convolution: ref")) << c;
+}
+
+// SiLU after a convolution, x * sigmoid(x), is the convolution's swish
+// post-op: one identifier for all three nodes.
+TEST(OnednnFusionTest, ConvSiluIsOnePrimitive) {
+  GraphBuilder b;
+  ValueId x = conv(b, image(b), 4, 16);
+  b.output(b.mul(b.sigmoid(x), x));
+  StatusOr<aot::Graph> graph = b.build();
+  ASSERT_TRUE(graph.ok());
+  OnednnBackend backend;
+  StatusOr<aot::PreprocessResult> result = backend.preprocess(
+      *graph, std::vector{aot::CompileSpec::from_string("identifiers", "string")});
+  ASSERT_TRUE(result.ok()) << result.message();
+  std::set<std::string> names;
+  for (const auto& [id, handles] : *result->debug_handle_map) {
+    names.insert(std::get<std::string>(id));
+  }
+  const std::string fused =
+      graph->nodes[0].name + "+" + graph->nodes[1].name + "+" + graph->nodes[2].name;
+  EXPECT_TRUE(names.contains(fused)) << ::testing::PrintToString(names);
 }
 
 // The GELU chain is one primitive mapped to its five nodes; an erf that is

@@ -197,39 +197,51 @@ class Lowering {
     return consumer_copies_[s] = copy;
   }
 
-  // x * hardsigmoid(x) with PyTorch's constants (how hardswish reaches
-  // ONNX before opset 14): the hardsigmoid and mul reading `x`, or nulls.
-  std::pair<const Node*, const Node*> hardswish_of(ValueId x) const {
+  // x * gate(x), one eltwise: x * hardsigmoid(x) with PyTorch's constants
+  // (how hardswish reaches ONNX before opset 14) is hardswish, and
+  // x * sigmoid(x) (SiLU, efficientnet's activation) is swish. The gate and
+  // the mul reading `x`, and the step; nulls when `x` is not gated so.
+  struct Gated {
+    const Node* gate = nullptr;
+    const Node* mul = nullptr;
+    EltwiseStep step{DnnEltwise::kHardswish};
+  };
+  Gated gated_activation_of(ValueId x) const {
     const std::vector<const Node*> readers = uses_.users(x);
-    if (uses_.is_output(x) || readers.size() != 2) return {nullptr, nullptr};
+    if (uses_.is_output(x) || readers.size() != 2) return {};
     for (int i = 0; i < 2; ++i) {
       const Node* h = readers[static_cast<std::size_t>(i)];
       const Node* m = readers[static_cast<std::size_t>(1 - i)];
-      const double alpha = float_attr(*h, "alpha").value_or(0.2);
-      const double beta = float_attr(*h, "beta").value_or(0.5);
-      if (h->op != aot::op::kHardsigmoid || std::abs(alpha - 1.0 / 6) > 1e-6 || beta != 0.5 ||
-          sole_user(h->outputs[0]) != m || m->op != aot::op::kMul ||
+      std::optional<EltwiseStep> step;
+      if (h->op == aot::op::kHardsigmoid &&
+          std::abs(float_attr(*h, "alpha").value_or(0.2) - 1.0 / 6) <= 1e-6 &&
+          float_attr(*h, "beta").value_or(0.5) == 0.5) {
+        step = EltwiseStep{DnnEltwise::kHardswish};
+      } else if (h->op == aot::op::kSigmoid) {
+        step = EltwiseStep{DnnEltwise::kSwish, 1.f, 0.f};  // x * sigmoid(1 * x)
+      }
+      if (!step || sole_user(h->outputs[0]) != m || m->op != aot::op::kMul ||
           !onednn_rejection(graph_, *m).empty()) {
         continue;
       }
       const bool reads_both = (m->inputs[0] == x && m->inputs[1] == h->outputs[0]) ||
                               (m->inputs[1] == x && m->inputs[0] == h->outputs[0]);
-      if (reads_both) return {h, m};
+      if (reads_both) return {h, m, *step};
     }
-    return {nullptr, nullptr};
+    return {};
   }
 
   // Follows activation users of `*out` while they fit in the step budget.
   void absorb_activations(ValueId* out, Sources* sources, std::vector<EltwiseStep>* steps) {
     while (true) {
-      if (const auto [h, m] = hardswish_of(*out);
-          h != nullptr && steps->size() < kDnnMaxEltwiseSteps) {
-        absorb(*h);
-        absorb(*m);
-        sources->push_back(h);
-        sources->push_back(m);
-        steps->push_back({DnnEltwise::kHardswish});
-        *out = m->outputs[0];
+      if (const Gated g = gated_activation_of(*out);
+          g.gate != nullptr && steps->size() < kDnnMaxEltwiseSteps) {
+        absorb(*g.gate);
+        absorb(*g.mul);
+        sources->push_back(g.gate);
+        sources->push_back(g.mul);
+        steps->push_back(g.step);
+        *out = g.mul->outputs[0];
         continue;
       }
       const Node* user = sole_user(*out);

@@ -152,6 +152,7 @@ dnnl_alg_kind_t eltwise_alg(std::int64_t code) {
     case DnnEltwise::kElu: return dnnl_eltwise_elu;
     case DnnEltwise::kSoftRelu: return dnnl_eltwise_soft_relu;
     case DnnEltwise::kPow: return dnnl_eltwise_pow;
+    case DnnEltwise::kSwish: return dnnl_eltwise_swish;
   }
   return dnnl_alg_kind_undef;
 }
