@@ -283,6 +283,19 @@ TEST_P(OnednnOpTest, MatchesPortableKernels) {
   EXPECT_EQ(logged.identifiers.size(), map.size()) << "a mapped identifier was never logged";
 }
 
+// The string identifiers of `graph` lowered whole to oneDNN.
+StatusOr<std::set<std::string>> string_identifiers(const aot::Graph& graph) {
+  OnednnBackend backend;
+  GLASSBOX_ASSIGN_OR_RETURN(aot::PreprocessResult result,
+                            backend.preprocess(graph, std::vector{aot::CompileSpec::from_string(
+                                                          "identifiers", "string")}));
+  std::set<std::string> names;
+  for (const auto& [id, handles] : *result.debug_handle_map) {
+    names.insert(std::get<std::string>(id));
+  }
+  return names;
+}
+
 // The fused primitives: conv + batch_norm + add (sum) + relu is ONE
 // convolution whose identifier maps to all four nodes.
 TEST(OnednnFusionTest, ConvBatchNormSumReluIsOnePrimitive) {
@@ -292,14 +305,9 @@ TEST(OnednnFusionTest, ConvBatchNormSumReluIsOnePrimitive) {
   b.output(b.relu(b.add(y, x)));
   StatusOr<aot::Graph> graph = b.build();
   ASSERT_TRUE(graph.ok());
-  OnednnBackend backend;
-  StatusOr<aot::PreprocessResult> result = backend.preprocess(
-      *graph, std::vector{aot::CompileSpec::from_string("identifiers", "string")});
-  ASSERT_TRUE(result.ok()) << result.message();
-  std::set<std::string> names;
-  for (const auto& [id, handles] : *result->debug_handle_map) {
-    names.insert(std::get<std::string>(id));
-  }
+  StatusOr<std::set<std::string>> lowered = string_identifiers(*graph);
+  ASSERT_TRUE(lowered.ok()) << lowered.message();
+  const std::set<std::string>& names = *lowered;
   // The first conv's source is a delegate input: a reorder into the
   // format the convolution picks, its own identifier.
   const std::string conv2 = graph->nodes[1].name, bn = graph->nodes[2].name,
@@ -360,14 +368,9 @@ TEST(OnednnFusionTest, ConvSiluIsOnePrimitive) {
   b.output(b.mul(b.sigmoid(x), x));
   StatusOr<aot::Graph> graph = b.build();
   ASSERT_TRUE(graph.ok());
-  OnednnBackend backend;
-  StatusOr<aot::PreprocessResult> result = backend.preprocess(
-      *graph, std::vector{aot::CompileSpec::from_string("identifiers", "string")});
-  ASSERT_TRUE(result.ok()) << result.message();
-  std::set<std::string> names;
-  for (const auto& [id, handles] : *result->debug_handle_map) {
-    names.insert(std::get<std::string>(id));
-  }
+  StatusOr<std::set<std::string>> lowered = string_identifiers(*graph);
+  ASSERT_TRUE(lowered.ok()) << lowered.message();
+  const std::set<std::string>& names = *lowered;
   const std::string fused =
       graph->nodes[0].name + "+" + graph->nodes[1].name + "+" + graph->nodes[2].name;
   EXPECT_TRUE(names.contains(fused)) << ::testing::PrintToString(names);
