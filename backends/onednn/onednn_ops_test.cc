@@ -286,12 +286,14 @@ TEST_P(OnednnOpTest, MatchesPortableKernels) {
 // The string identifiers of `graph` lowered whole to oneDNN.
 StatusOr<std::set<std::string>> string_identifiers(const aot::Graph& graph) {
   OnednnBackend backend;
-  GLASSBOX_ASSIGN_OR_RETURN(aot::PreprocessResult result,
-                            backend.preprocess(graph, std::vector{aot::CompileSpec::from_string(
-                                                          "identifiers", "string")}));
+  const StatusOr<aot::PreprocessResult> result = backend.preprocess(
+      graph, std::vector{aot::CompileSpec::from_string("identifiers", "string")});
+  if (!result.ok()) return result.status();
   std::set<std::string> names;
-  for (const auto& [id, handles] : *result.debug_handle_map) {
-    names.insert(std::get<std::string>(id));
+  if (result->debug_handle_map.has_value()) {
+    for (const auto& entry : *result->debug_handle_map) {
+      names.insert(std::get<std::string>(entry.first));
+    }
   }
   return names;
 }
