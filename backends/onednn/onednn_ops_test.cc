@@ -118,6 +118,17 @@ std::vector<OpCase> cases() {
          b.output(
              b.avg_pool2d(image(b), {.kernel = {3, 3}, .stride = {{1, 1}}, .padding = {1, 1}}));
        }},
+      {"mean_over_h_and_w_kept",
+       [](GraphBuilder& b) {
+         b.output(b.op("reduce_mean", {conv(b, image(b), 4, 16)},
+                       {{"axes", std::vector<std::int64_t>{2, 3}}, {"keepdims", std::int64_t{1}}}));
+       }},
+      {"mean_over_h_and_w_dropped",
+       [](GraphBuilder& b) {
+         b.output(
+             b.op("reduce_mean", {conv(b, image(b), 4, 16)},
+                  {{"axes", std::vector<std::int64_t>{-1, -2}}, {"keepdims", std::int64_t{0}}}));
+       }},
       {"global_avg_pool_flatten_linear",
        [](GraphBuilder& b) {
          ValueId x = b.flatten(b.global_avg_pool2d(conv(b, image(b), 4, 16)), 1, -1);

@@ -287,6 +287,7 @@ class Lowering {
     if (op == aot::op::kReduceMean) {
       const std::optional<LayerNormChain> chain = layer_norm_chain_of(graph_, node);
       if (chain && chain->nodes[0] == &node) return lower_layer_norm_chain(*chain);
+      if (is_spatial_mean(graph_, node)) return lower_spatial_mean(node);
     }
     if (op == aot::op::kMaxPool2d || op == aot::op::kAvgPool2d || op == aot::op::kGlobalAvgPool2d) {
       return lower_pool(node);
@@ -593,6 +594,44 @@ class Lowering {
                        g->pad_begin[1], g->pad_end[0], g->pad_end[1]},
               .floats = {}};
     return define(node.outputs[0], emit_named(std::move(dnn), {&node}, maybe_blocked(src)));
+  }
+
+  // The mean over H and W: a global average pool to [N, C, 1, 1], then a
+  // reshape when the node drops those dims; both mapped to it.
+  Status lower_spatial_mean(const Node& node) {
+    const std::vector<std::int64_t>& in = value(node.inputs[0]).shape;
+    const std::vector<std::int64_t> pooled = {in[0], in[1], 1, 1};
+    const std::uint32_t src = slot(node.inputs[0]);
+    DnnOp pool{.kind = DnnOpKind::kPooling,
+               .identifier = {},
+               .operands = {src},
+               .output = pooled,
+               .ints = {static_cast<std::int64_t>(DnnPooling::kAvgExcludePadding), in[2], in[3], 1,
+                        1, 1, 1, 0, 0, 0, 0},
+               .floats = {}};
+    const std::vector<std::int64_t>& out = value(node.outputs[0]).shape;
+    if (out == pooled) {
+      return define(node.outputs[0], emit_named(std::move(pool), {&node}, maybe_blocked(src)));
+    }
+    GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t mean, emit(std::move(pool), {&node},
+                                                       node.name + ".pool", maybe_blocked(src)));
+    if (maybe_blocked(mean)) {  // a reshape reads plain order
+      DnnOp to_plain{.kind = DnnOpKind::kReorder,
+                     .identifier = {},
+                     .operands = {mean},
+                     .output = pooled,
+                     .ints = {static_cast<std::int64_t>(DnnReorderTarget::kPlain)},
+                     .floats = {}};
+      GLASSBOX_ASSIGN_OR_RETURN(mean,
+                                emit(std::move(to_plain), {&node}, node.name + ".to_plain", false));
+    }
+    DnnOp reshape{.kind = DnnOpKind::kReshape,
+                  .identifier = {},
+                  .operands = {mean},
+                  .output = out,
+                  .ints = {},
+                  .floats = {}};
+    return define(node.outputs[0], emit_named(std::move(reshape), {&node}, false));
   }
 
   Status lower_eltwise(const Node& node) {

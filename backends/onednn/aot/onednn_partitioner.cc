@@ -154,6 +154,15 @@ std::optional<PoolGeometry> pool_geometry(const Graph& graph, const Node& node) 
   return g;
 }
 
+bool is_spatial_mean(const Graph& graph, const Node& node) {
+  if (node.op != aot::op::kReduceMean || node.inputs.size() != 1) return false;
+  if (shape_of(graph, node.inputs[0]).size() != 4) return false;
+  std::vector<std::int64_t> axes = ints_attr(node, "axes");
+  for (std::int64_t& a : axes) a = a < 0 ? a + 4 : a;
+  std::sort(axes.begin(), axes.end());
+  return axes == std::vector<std::int64_t>{2, 3};
+}
+
 std::string onednn_rejection(const Graph& graph, const Node& node) {
   if (node.is_delegate_call()) return "already delegated";
   if (!onednn_supported_ops().contains(node.op)) return "op not supported by oneDNN";
@@ -161,9 +170,12 @@ std::string onednn_rejection(const Graph& graph, const Node& node) {
   if (node.op == aot::op::kErf && !gelu_chain_of_erf(graph, node)) {
     return "erf outside a GELU (oneDNN has no erf of its own)";
   }
+  if (node.op == aot::op::kReduceMean && is_spatial_mean(graph, node)) return kTaken;
   if ((node.op == aot::op::kReduceMean || node.op == aot::op::kPow) &&
       !layer_norm_chain_of(graph, node)) {
-    return std::string(node.op) + " outside a LayerNorm over the last axis";
+    return node.op == aot::op::kPow
+               ? "pow outside a LayerNorm over the last axis"
+               : "reduce_mean other than over H and W or inside a LayerNorm over the last axis";
   }
   for (ValueId out : node.outputs) {
     if (std::string why = value_rejection(graph, out); !why.empty()) return why;

@@ -42,6 +42,10 @@ std::string onednn_rejection(const aot::Graph& graph, const aot::Node& node);
 /// the nodes it takes); a delegate_call node is "already delegated".
 std::vector<std::string> onednn_partition_report(const aot::Graph& graph);
 
+/// A reduce_mean over H and W of an NCHW tensor (keepdims or not): a global
+/// average pool.
+bool is_spatial_mean(const aot::Graph& graph, const aot::Node& node);
+
 /// A 2-D pooling window as oneDNN takes it.
 struct PoolGeometry {
   std::array<std::int64_t, 2> kernel{};
