@@ -175,21 +175,33 @@ Error ETDumpGen::set_delegate_time_scale(const char* backend, TickRatio ns_per_t
 [[gnu::always_inline]] inline std::uint64_t ETDumpGen::claim(std::uint32_t count) {
   if (!blocks_exhausted_.load(std::memory_order_relaxed)) [[likely]] {
     std::uint64_t index = 0;
-    if (records_.claim(count, &index)) [[likely]] {
+    if (records_.claim_from_run(count, &index)) [[likely]] {
       return index;
     }
-    claim_failed(index, count);
+    return claim_new_run(count);
   }
   dropped_.fetch_add(1, std::memory_order_relaxed);
   return internal::RecordStore::kFull;
 }
 
-void ETDumpGen::claim_failed(std::uint64_t index, std::uint32_t count) {
-  full_.store(true, std::memory_order_relaxed);
-  if (caller_buffer_ && index < records_.capacity()) {
-    const std::uint64_t n = std::min<std::uint64_t>(count, records_.capacity() - index);
-    arena_.mark_unwritten(records_.fixed_base() + index, n);
+// Once per kRunSlots events of a thread, or when a block begins.
+std::uint64_t ETDumpGen::claim_new_run(std::uint32_t count) {
+  const internal::RecordStore::RunClaim c = records_.claim_run(count);
+  if (caller_buffer_) {
+    // Caller-buffer slots are not cleared in advance: the run's slots must
+    // read as empty until written (heap chunks come zeroed). They are
+    // within the budget, so clear of the arena.
+    Record* base = records_.fixed_base();
+    for (std::uint64_t i = c.spare_first; i < c.spare_end; ++i) base[i].kind = RecordKind::kEmpty;
+    if (c.lost_first < c.lost_end && c.lost_first < records_.capacity()) {
+      const std::uint64_t end = std::min<std::uint64_t>(c.lost_end, records_.capacity());
+      arena_.mark_unwritten(base + c.lost_first, end - c.lost_first);
+    }
   }
+  if (c.lost_first < c.lost_end) full_.store(true, std::memory_order_relaxed);
+  if (c.ok) return c.index;
+  dropped_.fetch_add(1, std::memory_order_relaxed);
+  return internal::RecordStore::kFull;
 }
 
 // One record slot: null (a drop, counted) when full or when a heap chunk
@@ -200,6 +212,24 @@ void ETDumpGen::claim_failed(std::uint64_t index, std::uint32_t count) {
   Record* record = records_.slot(index);
   if (record == nullptr) dropped_.fetch_add(1, std::memory_order_relaxed);
   return record;
+}
+
+// Inlined into the delegate hooks: an event without metadata is a claim
+// and one record.
+[[gnu::always_inline]] inline Error ETDumpGen::write_delegate_event(
+    bool string_id, std::uint32_t id, Ticks start, Ticks end, ChainId chain,
+    InstructionId instruction, const void* metadata, std::size_t metadata_len, TimeSource source) {
+  if (metadata_len != 0) {
+    return write_delegate_event_with_metadata(string_id, id, start, end, chain, instruction,
+                                              metadata, metadata_len, source);
+  }
+  const RecordKind kind = string_id ? RecordKind::kDelegateStr : RecordKind::kDelegateInt;
+  Record* r = claim_one();
+  if (r == nullptr) return Error::kOutOfResources;
+  *r =
+      Record{start,         end, id, chain.value, instruction.value, kind, time_source_bits(source),
+             thread_index()};
+  return Error::kOk;
 }
 
 // ---- Blocks and allocators ---------------------------------------------------
@@ -235,6 +265,7 @@ Error ETDumpGen::create_event_block(const char* name) {
   last_block_ = entry;
   ++num_blocks_;
   allocators_in_block_.store(0, std::memory_order_relaxed);
+  records_.new_epoch();
   return Error::kOk;
 }
 
@@ -386,19 +417,13 @@ Error ETDumpGen::log_profiling_delegate(const char* name, DelegateDebugIntId id,
                               current_instruction_id(), metadata, metadata_len, time_source);
 }
 
-Error ETDumpGen::write_delegate_event(bool string_id, std::uint32_t id, Ticks start, Ticks end,
-                                      ChainId chain, InstructionId instruction,
-                                      const void* metadata, std::size_t metadata_len,
-                                      TimeSource source) {
-  if (metadata_len > 0 && metadata == nullptr) return reject();
+Error ETDumpGen::write_delegate_event_with_metadata(bool string_id, std::uint32_t id, Ticks start,
+                                                    Ticks end, ChainId chain,
+                                                    InstructionId instruction, const void* metadata,
+                                                    std::size_t metadata_len, TimeSource source) {
+  if (metadata == nullptr) return reject();
   const RecordKind kind = string_id ? RecordKind::kDelegateStr : RecordKind::kDelegateInt;
   std::uint8_t flags = time_source_bits(source);
-  if (metadata_len == 0) {
-    Record* r = claim_one();
-    if (r == nullptr) return Error::kOutOfResources;
-    *r = Record{start, end, id, chain.value, instruction.value, kind, flags, thread_index()};
-    return Error::kOk;
-  }
   // Metadata is copied into the slots before the event (one claim, no
   // lock): see internal::kInlineMetadata. The event is kept whole or
   // dropped whole.

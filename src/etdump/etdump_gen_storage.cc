@@ -129,6 +129,28 @@ bool RecordStore::charge(std::size_t bytes) {
   return true;
 }
 
+RecordStore::RunClaim RecordStore::claim_run(std::uint32_t count) {
+  const std::uint64_t want = std::max<std::uint64_t>(count, kRunSlots);
+  RunClaim c;
+  // Sequentially consistent, as claim().
+  c.index = next_.fetch_add(want);
+  const std::int64_t usable = limit_.load() - static_cast<std::int64_t>(c.index);
+  const std::uint64_t take = usable <= 0 ? 0 : std::min(want, static_cast<std::uint64_t>(usable));
+  c.ok = take >= count;
+  c.spare_first = c.ok ? c.index + count : c.index;
+  c.spare_end = c.index + take;
+  c.lost_first = c.index + take;
+  c.lost_end = c.index + want;
+  tls_claim_run =
+      ClaimRun{this, epoch_.load(std::memory_order_relaxed), c.spare_first, c.spare_end};
+  return c;
+}
+
+void RecordStore::new_epoch() {
+  static std::atomic<std::uint64_t> next_epoch{1};
+  epoch_.store(next_epoch.fetch_add(1, std::memory_order_relaxed), std::memory_order_relaxed);
+}
+
 std::uint64_t RecordStore::event_capacity() const {
   const std::int64_t left = limit_.load(std::memory_order_relaxed);
   return left > 0 ? static_cast<std::uint64_t>(left) : 0;
@@ -173,6 +195,7 @@ void RecordStore::clear() {
   }
   limit_.store(initial_limit_);
   next_.store(0, std::memory_order_relaxed);
+  new_epoch();
 }
 
 // ---- NameTable -------------------------------------------------------------

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <latch>
 #include <string>
 #include <thread>
 #include <vector>
@@ -68,6 +70,78 @@ TEST(ETDumpGenThreadsTest, HeapModeOverfilledFromThreads) {
   ASSERT_EQ(gen.create_event_block("Execute"), Error::kOk);
   fill_from_threads(gen);
   expect_kept_plus_dropped_is_attempted(gen);
+}
+
+// Each logging thread claims record slots ahead (a run). A run claimed in
+// one block must not carry the thread's later events into that block, and
+// its unused slots must read as empty: the caller's buffer starts out full
+// of 0x02 bytes, which would read as int-id delegate events (RecordKind 2).
+TEST(ETDumpGenThreadsTest, AWorkersEventsStayInTheBlockTheyWereLoggedIn) {
+  std::vector<std::uint8_t> buffer(256 << 10, 0x02);
+  ETDumpGen gen{Span<std::uint8_t>(buffer)};
+  ASSERT_EQ(gen.create_event_block("first"), Error::kOk);
+  std::latch logged_first(1);
+  std::latch second_block(1);
+  std::thread worker([&] {
+    (void)runtime::event_tracer_log_profiling_delegate(&gen, nullptr, DelegateDebugIntId(1), 10,
+                                                       20);
+    logged_first.count_down();
+    second_block.wait();
+    (void)runtime::event_tracer_log_profiling_delegate(&gen, nullptr, DelegateDebugIntId(2), 30,
+                                                       40);
+  });
+  logged_first.wait();
+  (void)runtime::event_tracer_log_profiling_delegate(&gen, nullptr, DelegateDebugIntId(3), 15, 25);
+  ASSERT_EQ(gen.create_event_block("second"), Error::kOk);
+  second_block.count_down();
+  worker.join();
+  (void)runtime::event_tracer_log_profiling_delegate(&gen, nullptr, DelegateDebugIntId(4), 50, 60);
+
+  Result<Span<const std::uint8_t>> data = gen.get_etdump_data();
+  ASSERT_THAT(data, IsOk());
+  StatusOr<ETDumpFile> file = parse_etdump(*data, "runs.etdp");
+  ASSERT_THAT(file, IsOk());
+  ASSERT_EQ(file->runs.size(), 2u);
+  auto ids = [](const RunData& run) {
+    std::vector<int> out;
+    for (const Event& e : run.events) out.push_back(e.profile()->delegate_debug_id_int.value);
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  EXPECT_EQ(ids(file->runs[0]), (std::vector<int>{1, 3}));
+  EXPECT_EQ(ids(file->runs[1]), (std::vector<int>{2, 4}));
+  EXPECT_EQ(gen.dropped_events(), 0u);
+  EXPECT_EQ(gen.num_events(), 4u);
+}
+
+// Runs belong to one tracer: a thread that alternates between two keeps
+// each one's events in its own dump, in order.
+TEST(ETDumpGenThreadsTest, OneThreadAlternatingBetweenTwoTracers) {
+  std::vector<std::uint8_t> buffer(256 << 10, 0x02);
+  ETDumpGen in_buffer{Span<std::uint8_t>(buffer)};
+  ETDumpGen on_heap;
+  ASSERT_EQ(in_buffer.create_event_block("a"), Error::kOk);
+  ASSERT_EQ(on_heap.create_event_block("b"), Error::kOk);
+  constexpr int kEach = 100;
+  for (int i = 0; i < kEach; ++i) {
+    (void)runtime::event_tracer_log_profiling_delegate(&in_buffer, nullptr, DelegateDebugIntId(i),
+                                                       i, i + 1);
+    (void)runtime::event_tracer_log_profiling_delegate(&on_heap, nullptr,
+                                                       DelegateDebugIntId(1000 + i), i, i + 1);
+  }
+  int first_id = 0;
+  for (ETDumpGen* gen : {&in_buffer, &on_heap}) {
+    Result<Span<const std::uint8_t>> data = gen->get_etdump_data();
+    ASSERT_THAT(data, IsOk());
+    StatusOr<ETDumpFile> file = parse_etdump(*data, "alternating.etdp");
+    ASSERT_THAT(file, IsOk());
+    const RunData& run = file->runs.at(0);
+    ASSERT_EQ(run.events.size(), std::size_t{kEach});
+    for (int i = 0; i < kEach; ++i) {
+      EXPECT_EQ(run.events[i].profile()->delegate_debug_id_int.value, first_id + i);
+    }
+    first_id = 1000;
+  }
 }
 
 }  // namespace

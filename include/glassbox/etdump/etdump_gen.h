@@ -11,10 +11,12 @@
 ///   write_file("run.etdp", *dump);
 ///
 /// How it is fast. Logging appends one fixed-size 32-byte record to a
-/// preallocated array (one relaxed atomic add to claim a slot, no locks, no
-/// strings); names and string identifiers are interned once; the FlatBuffer
-/// is built only in `get_etdump_data()`. ExecuTorch's ETDumpGen builds the
-/// FlatBuffer inline for every event.
+/// preallocated array with no locks, no strings and no atomic operation:
+/// each logging thread claims 16 slots ahead in one atomic add (a run) and
+/// fills them in order; a run ends with its block. Names and string
+/// identifiers are interned once; the FlatBuffer is built only in
+/// `get_etdump_data()`. ExecuTorch's ETDumpGen builds the FlatBuffer inline
+/// for every event.
 ///
 /// Memory. In caller-buffer mode records grow up from the start of the
 /// buffer and an arena (names, logged values, blocks) grows down from its
@@ -168,7 +170,7 @@ class ETDumpGen final : public runtime::EventTracer {
   // RecordStore::kFull (a drop, counted) when full.
   std::uint64_t claim(std::uint32_t count);
   internal::Record* claim_one();
-  [[gnu::cold]] void claim_failed(std::uint64_t index, std::uint32_t count);
+  [[gnu::noinline]] std::uint64_t claim_new_run(std::uint32_t count);
   Error refuse_block();
   std::uint64_t count_events() const;
   Error reject() {
@@ -178,6 +180,10 @@ class ETDumpGen final : public runtime::EventTracer {
   Error write_delegate_event(bool string_id, std::uint32_t id, Ticks start, Ticks end,
                              ChainId chain, InstructionId instruction, const void* metadata,
                              std::size_t metadata_len, runtime::TimeSource source);
+  Error write_delegate_event_with_metadata(bool string_id, std::uint32_t id, Ticks start, Ticks end,
+                                           ChainId chain, InstructionId instruction,
+                                           const void* metadata, std::size_t metadata_len,
+                                           runtime::TimeSource source);
   Result<bool> write_value(const runtime::ValueView& value, std::uint8_t flags, std::uint32_t id);
   // Copies the tensor's bytes to the sink; the offset, or -1 if not written.
   std::int64_t write_tensor_data(const TensorView& tensor);

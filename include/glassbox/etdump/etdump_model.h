@@ -162,7 +162,9 @@ struct RunData {
   std::int32_t bundled_input_index = -1;
   /// Allocator names; AllocationEvent id N is `allocators[N - 1]`.
   std::vector<std::string> allocators;
-  std::vector<Event> events;  ///< In file order (the order events ended).
+  /// In file order: the order events ended. ETDumpGen keeps it per thread;
+  /// events of several threads interleave in runs of up to 16.
+  std::vector<Event> events;
 
   /// Glassbox extensions (absent in ExecuTorch-written files): events lost
   /// because the buffer was full, calls refused as invalid, and tensors

@@ -96,16 +96,20 @@ enum class TimeSource : std::uint8_t {
 /// The handle `start_profiling*` returns and `end_profiling*` consumes.
 /// Plain data: copy it freely, keep it on the stack.
 struct EventTracerEntry {
-  /// kNone: the tracer's name id (-1 for none); kInt: the delegate int id;
-  /// kStr: the tracer's id for the interned identifier string.
-  std::int64_t event_id = -1;
-  Ticks start_time = 0;
+  // The member order lets a hook on a null tracer build its entry in four
+  // stores: zeros first, and the last three small fields in one word.
+
   /// The tracer that started the event (so the older END macros, which take
   /// only the entry, can find it). Null for an entry from a null tracer.
   EventTracer* tracer = nullptr;
+  Ticks start_time = 0;
+  /// kNone: the tracer's name id (-1 for none); kInt: the delegate int id;
+  /// kStr: the tracer's id for the interned identifier string.
+  std::int64_t event_id = -1;
   ChainId chain_id;              ///< captured when the event started
   InstructionId instruction_id;  ///< captured when the event started
   DelegateDebugIdType delegate_event_id_type = DelegateDebugIdType::kNone;
+  std::uint8_t reserved = 0;  // explicit, so the stores above can merge
   /// kOk, or why the start was refused; ending a refused entry does nothing.
   Error error = Error::kOk;
 };

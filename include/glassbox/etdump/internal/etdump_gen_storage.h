@@ -113,6 +113,17 @@ inline constexpr std::size_t kMaxLoggedTensorList = 64;
 
 class RecordStore;
 
+// The record slots one thread has claimed ahead from one store, for its
+// next events: see RecordStore::claim_from_run(). Constant-initialised, so
+// reaching it is one thread-pointer-relative load.
+struct ClaimRun {
+  const RecordStore* store = nullptr;
+  std::uint64_t epoch = 0;  // the store's epoch when claimed
+  std::uint64_t next = 0;
+  std::uint64_t end = 0;
+};
+inline constinit thread_local ClaimRun tls_claim_run{};
+
 // Bump allocator for variable-size data (name text, value blobs, blocks).
 // Thread-safe; not on the event hot path. Every allocation also charges its
 // serialized size to the record store's budget. In caller-buffer mode it
@@ -165,6 +176,45 @@ class RecordStore {
   void init_heap(std::uint64_t max_records, std::int64_t budget);
 
   static constexpr std::uint64_t kFull = ~std::uint64_t{0};
+
+  // Slots a thread claims ahead of its events in one atomic add: the
+  // hot path then claims from its own run with plain loads and stores.
+  static constexpr std::uint64_t kRunSlots = 16;
+
+  // The hot path: `count` slots from this thread's run, when it has them
+  // and no block has begun since it was claimed (false otherwise: then
+  // claim_run()). The run's epoch keeps a block's events in its block.
+  [[gnu::always_inline]] bool claim_from_run(std::uint32_t count, std::uint64_t* index) {
+    ClaimRun& run = tls_claim_run;
+    if (run.store != this || run.epoch != epoch_.load(std::memory_order_relaxed) ||
+        run.end - run.next < count) {
+      return false;
+    }
+    *index = run.next;
+    run.next += count;
+    return true;
+  }
+
+  // What claim_run() took: `count` slots at `index` when `ok`; the
+  // thread's new run [spare_first, spare_end), slots nobody else will
+  // use and that no event may have written yet; and [lost_first,
+  // lost_end), slots past the budget, never usable (see
+  // Arena::mark_unwritten). A run left unused when a block begins stays
+  // empty and is skipped by serialization.
+  struct RunClaim {
+    bool ok = false;
+    std::uint64_t index = 0;
+    std::uint64_t spare_first = 0, spare_end = 0;
+    std::uint64_t lost_first = 0, lost_end = 0;
+  };
+  // Claims max(count, kRunSlots) slots in one atomic add: `count` for
+  // this event, the rest as this thread's run. Near the budget it takes
+  // what is left, so a caller buffer holds as many events as without runs.
+  RunClaim claim_run(std::uint32_t count);
+
+  // Ends every thread's run (a block begins): their later events claim
+  // slots after the block's first record.
+  void new_epoch();
 
   // Claims `count` consecutive slots from `*index`; false when they do
   // not fit (they stay unwritten: see Arena::mark_unwritten).
@@ -219,6 +269,9 @@ class RecordStore {
   void set_limit(std::int64_t budget);
 
   std::atomic<std::uint64_t> next_{0};
+  // Unique across stores and blocks: a run from an earlier block, or from
+  // a store that lived at the same address, never matches.
+  std::atomic<std::uint64_t> epoch_{0};
   // The budget in slots: claims may end at or below it; arena charges
   // lower it (rounded up to whole slots), so a claim checks one number.
   std::atomic<std::int64_t> limit_{0};
