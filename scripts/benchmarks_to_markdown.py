@@ -48,7 +48,13 @@ def main():
     bandwidth = {}  # case -> {"kernel"|"memcpy": (us per call, GB/s)}
     overhead = []  # (program, counters)
     for path in sorted(results_dir.glob("*.json")):
-        data = json.loads(path.read_text())
+        text = path.read_text()
+        if not text.strip():
+            # A program that registered nothing (profiling_overhead_benchmark
+            # without $GLASSBOX_OVERHEAD_PROGRAMS) writes an empty file.
+            print(f"benchmarks_to_markdown: {path.name} is empty, skipped")
+            continue
+        data = json.loads(text)
         context = context or data.get("context", {})
         for b in data["benchmarks"]:
             if b.get("aggregate_name") != "median":
