@@ -95,6 +95,21 @@ std::vector<OpCase> cases() {
          ValueId y = batch_norm(b, conv(b, b.relu(x), 16, 16), 16);
          b.output(b.relu(b.add(y, x)));
        }},
+      // The sum is added in the residual's buffer only when nothing reads
+      // the residual afterwards; these two read it again.
+      {"residual_read_after_the_sum",
+       [](GraphBuilder& b) {
+         ValueId x = conv(b, image(b), 4, 16);
+         ValueId y = batch_norm(b, conv(b, b.relu(x), 16, 16), 16);
+         b.output(b.mul(b.relu(b.add(y, x)), x));
+       }},
+      {"residual_is_also_a_delegate_output",
+       [](GraphBuilder& b) {
+         ValueId x = conv(b, image(b), 4, 16);
+         ValueId y = batch_norm(b, conv(b, b.relu(x), 16, 16), 16);
+         b.output(x);  // output 0, the one compared
+         b.output(b.relu(b.add(y, x)));
+       }},
       {"max_pool_ceil_mode",
        [](GraphBuilder& b) {
          b.output(b.max_pool2d(conv(b, image(b, 4, 10), 4, 8),
