@@ -56,8 +56,11 @@ def main():
             continue
         data = json.loads(text)
         context = context or data.get("context", {})
+        has_aggregates = any(b.get("run_type") == "aggregate" for b in data["benchmarks"])
         for b in data["benchmarks"]:
-            if b.get("aggregate_name") != "median":
+            # The median of repetitions, or the single run of a program run
+            # once (profiling_overhead_benchmark takes its own medians).
+            if has_aggregates and b.get("aggregate_name") != "median":
                 continue
             name = b["run_name"]
             label = b.get("label", "")
@@ -134,7 +137,8 @@ def main():
     text = doc.read_text() if doc.exists() else f"# Benchmarks\n\n{BEGIN}\n{END}\n"
     head, _, rest = text.partition(BEGIN)
     _, _, tail = rest.partition(END)
-    doc.write_text(head + "\n".join(lines) + tail)
+    if rows or whole:  # a folder of one program's results leaves the main table alone
+        doc.write_text(head + "\n".join(lines) + tail)
     if bandwidth:
         table = [
             f"Machine: {machine()}. Median of 3 repetitions; bytes are read plus written.",
