@@ -263,6 +263,16 @@ std::vector<OpCase> cases() {
          ValueId y = b.input("y", ScalarType::kFloat, {1, 2, 3, 2, 2, 3});
          b.output(b.transpose(b.relu(y), {5, 3, 1, 0, 2, 4}));
        }},
+      // A reshape views its input's buffer: the input is read again after
+      // the view, and the view is a delegate output.
+      {"reshape_views_are_read_beside_their_input",
+       [](GraphBuilder& b) {
+         ValueId x = b.relu(b.input("x", ScalarType::kFloat, {2, 3, 4}));
+         ValueId v = b.reshape(x, {6, 4});
+         ValueId w = b.reshape(b.sigmoid(x), {6, 4});
+         b.output(b.add(b.relu(v), w));
+         b.output(v);
+       }},
       {"reshape_after_conv",
        [](GraphBuilder& b) {
          b.output(b.reshape(conv(b, image(b), 4, 8), {2, -1, 9}));
@@ -502,6 +512,30 @@ TEST(OnednnPerturbTest, PerturbedOperatorChangesTheOutput) {
   for (std::size_t i = 0; i < outputs[0].size(); ++i) {
     ASSERT_NEAR(outputs[1][i] - outputs[0][i], runtime::kPerturbation, 1e-5);
   }
+}
+
+// A reshape views its input's buffer, but a perturbed one keeps its own
+// copy: the fault must not reach the input's other readers.
+TEST(OnednnPerturbTest, PerturbedReshapeLeavesItsInputsOtherReadersAlone) {
+  GraphBuilder b;
+  ValueId x = b.relu(b.input("x", ScalarType::kFloat, {2, 12}));
+  ValueId v = b.reshape(x, {24});
+  b.output(b.sigmoid(x));  // output 0, read after the reshape ran
+  b.output(v);
+  StatusOr<aot::Graph> graph = b.build();
+  ASSERT_TRUE(graph.ok());
+  const std::string reshape = graph->nodes[1].name;
+  std::string error;
+  std::vector<std::vector<float>> outputs;
+  for (const std::string& perturb : {std::string(), reshape}) {
+    std::vector<aot::CompileSpec> specs = {aot::CompileSpec::from_string("identifiers", "string")};
+    if (!perturb.empty()) specs.push_back(aot::CompileSpec::from_string("perturb", perturb));
+    auto program = export_graph(*graph, true, specs);
+    ASSERT_TRUE(program.ok()) << program.message();
+    outputs.push_back(run_once(program->buffer(), nullptr, &error));
+    ASSERT_TRUE(error.empty()) << error;
+  }
+  EXPECT_EQ(outputs[0], outputs[1]);
 }
 
 TEST(OnednnThreadsTest, TwoThreadsMatchOne) {

@@ -50,6 +50,8 @@ struct OpState {
   dnnl_memory_t owned[kMaxOwned] = {};
   int num_owned = 0;
   char* metadata = nullptr;
+  // A reshape whose output views its input's buffer: nothing to run.
+  bool view = false;
 };
 
 struct DnnDelegate {
@@ -64,6 +66,9 @@ struct DnnDelegate {
   std::uint32_t num_created = 0;
   float* log_buffer = nullptr;
   bool* perturbed = nullptr;
+  // Per slot, the slot whose buffer it uses (itself unless it aliases
+  // another: a reshape's view, a sum added in place).
+  std::uint32_t* owner = nullptr;
   runtime::DelegateLogMode mode = runtime::DelegateLogMode::kRealTime;
   std::uint32_t threads = 1;
 };
@@ -246,7 +251,7 @@ class OpBuilder {
       case DnnOpKind::kSoftmax: e = softmax(op); break;
       case DnnOpKind::kConcat: e = concat(op); break;
       case DnnOpKind::kReorder: e = reorder(op, i); break;
-      case DnnOpKind::kReshape: e = reshape(op); break;
+      case DnnOpKind::kReshape: e = reshape(op, i); break;
       case DnnOpKind::kLayerNorm: e = layer_norm(op); break;
       case DnnOpKind::kBatchMatmul: e = batch_matmul(op); break;
       case DnnOpKind::kTranspose: e = transpose(op); break;
@@ -265,7 +270,7 @@ class OpBuilder {
       // instead of folding it into the operator it feeds.
       std::snprintf(st_->metadata, kMetadataBytes, "layout: %s -> %s (reorder %s)", from, to, impl);
     } else if (op.kind == DnnOpKind::kReshape) {
-      std::snprintf(st_->metadata, kMetadataBytes, "reshape: copy");
+      std::snprintf(st_->metadata, kMetadataBytes, st_->view ? "reshape: view" : "reshape: copy");
     } else {
       std::snprintf(st_->metadata, kMetadataBytes, "%s: %s", dnn_op_kind_name(op.kind), impl);
     }
@@ -280,6 +285,7 @@ class OpBuilder {
   // Allocates the output buffer for `md` and its memory object.
   ErrorInfo define_output(const dnnl_memory_desc_t& md) {
     d_->mds[out_] = md;
+    d_->owner[out_] = out_;
     const std::size_t bytes = dnnl_memory_desc_get_size(&md);
     d_->buffer_bytes[out_] = bytes;
     d_->buffers[out_] = static_cast<float*>(memory->allocate(bytes, kBufferAlignment));
@@ -292,6 +298,7 @@ class OpBuilder {
   // The output shares `slot`'s buffer and format (see accumulates_in_place).
   ErrorInfo alias_output(std::uint32_t slot) {
     d_->mds[out_] = d_->mds[slot];
+    d_->owner[out_] = d_->owner[slot];
     d_->buffer_bytes[out_] = d_->buffer_bytes[slot];
     d_->buffers[out_] = d_->buffers[slot];
     DNN_TRY(dnnl_memory_create(&d_->mems[out_], &d_->mds[out_], d_->engine, d_->buffers[out_]),
@@ -300,27 +307,27 @@ class OpBuilder {
   }
 
   // A convolution with a fused sum adds its result to the residual in the
-  // residual's own buffer when nothing needs the residual afterwards: it is
-  // computed here (not a constant), not a delegate output, not this
-  // convolution's source, read by no later operator, and already in the
-  // format the convolution writes. That saves a copy of the residual per
-  // run (a ResNet block's 1x1 expansion ran at 91-125 GFLOP/s with the
-  // copy, against 150-170 for the other 1x1 convolutions). Slots that share
-  // a buffer this way never overlap in life: the residual is dead once its
-  // last reader has run.
+  // residual's own buffer when nothing needs that buffer's contents
+  // afterwards: it is not a constant's, not the convolution's source, and
+  // no slot using it (the residual, or a reshape's view of it) is a
+  // delegate output or read by a later operator; and the residual is
+  // already in the format the convolution writes. That saves a copy of
+  // the residual per run (a ResNet block's 1x1 expansion ran at 91-125
+  // GFLOP/s with the copy, against 150-170 for the other 1x1
+  // convolutions).
   bool accumulates_in_place(const DnnParsedOp& op, const dnnl_memory_desc_t& dst) const {
     const DnnParsedProgram& p = *d_->program;
-    const std::uint32_t sum = op.operands[3];
-    if (p.is_constant(sum) || op.operands[0] == sum ||
-        dnnl_memory_desc_equal(&d_->mds[sum], &dst) == 0) {
+    const std::uint32_t buffer = d_->owner[op.operands[3]];
+    if (p.is_constant(buffer) || d_->owner[op.operands[0]] == buffer ||
+        dnnl_memory_desc_equal(&d_->mds[op.operands[3]], &dst) == 0) {
       return false;
     }
     for (std::uint32_t k = 0; k < p.num_outputs; ++k) {
-      if (p.outputs[k] == sum) return false;
+      if (d_->owner[p.outputs[k]] == buffer) return false;
     }
     for (std::uint32_t j = out_ - p.first_op_slot() + 1; j < p.num_ops; ++j) {
       for (std::uint32_t k = 0; k < p.ops[j].num_operands; ++k) {
-        if (p.ops[j].operands[k] == sum) return false;
+        if (d_->owner[p.ops[j].operands[k]] == buffer) return false;
       }
     }
     return true;
@@ -779,14 +786,28 @@ class OpBuilder {
     return create_primitive("reorder creation");
   }
 
-  ErrorInfo reshape(const DnnParsedOp& op) {
-    if (!is_plain(*d_, op.operands[0])) {
+  // A reshape of plain data is the same bytes seen with other dims: its
+  // output views its input's buffer, and running it does nothing (it was
+  // a copy: 62 of them took 4.4 ms of vit_b_16's 264). A perturbed one
+  // (numeric debugging's deliberate fault) keeps its own copy, so that the
+  // fault does not reach the input's other readers.
+  ErrorInfo reshape(const DnnParsedOp& op, std::uint32_t index) {
+    const std::uint32_t from = op.operands[0];
+    if (!is_plain(*d_, from)) {
       return make_error(Error::kCorruptData, "onednn program: reshape input not in plain order");
     }
     const DnnSlot& y = d_->program->slots[out_];
     dnnl_memory_desc_t md;
     DNN_TRY(plain_md(&md, y.rank, y.dims), "reshape descriptor");
-    return define_output(md);
+    if (d_->perturbed[index]) return define_output(md);
+    d_->mds[out_] = md;
+    d_->owner[out_] = d_->owner[from];
+    d_->buffer_bytes[out_] = d_->buffer_bytes[from];
+    d_->buffers[out_] = d_->buffers[from];
+    DNN_TRY(dnnl_memory_create(&d_->mems[out_], &md, d_->engine, d_->buffers[out_]),
+            "memory creation");
+    st_->view = true;
+    return kOk;
   }
 
   DnnDelegate* d_;
@@ -903,6 +924,7 @@ Error run_op(DnnDelegate& d, std::uint32_t i) {
       dnnl_primitive_execute(st.sum_reorder, d.stream, 2, st.sum_args) != dnnl_success) {
     return Error::kInternal;
   }
+  if (st.view) return Error::kOk;
   if (st.primitive == nullptr) {  // reshape: plain bytes, another shape
     const std::uint32_t slot = p.first_op_slot() + i;
     std::memcpy(d.buffers[slot], d.buffers[p.ops[i].operands[0]],
@@ -988,8 +1010,9 @@ Result<runtime::DelegateHandle*> OnednnBackendRuntime::init(
   d->mems = memory->allocate_array<dnnl_memory_t>(num_slots);
   d->ops = memory->allocate_array<OpState>(p.num_ops);
   d->perturbed = memory->allocate_array<bool>(p.num_ops);
+  d->owner = memory->allocate_array<std::uint32_t>(num_slots);
   if (d->mds == nullptr || d->buffers == nullptr || d->buffer_bytes == nullptr ||
-      d->mems == nullptr || d->ops == nullptr || d->perturbed == nullptr) {
+      d->mems == nullptr || d->ops == nullptr || d->perturbed == nullptr || d->owner == nullptr) {
     return make_error(Error::kMemoryAllocationFailed, "onednn: out of memory");
   }
   for (std::uint32_t i = 0; i < p.num_ops; ++i) {
@@ -999,6 +1022,7 @@ Result<runtime::DelegateHandle*> OnednnBackendRuntime::init(
   for (std::uint32_t s = 0; s < p.first_op_slot(); ++s) {
     const DnnSlot& slot = p.slots[s];
     const std::size_t bytes = static_cast<std::size_t>(slot.numel) * sizeof(float);
+    d->owner[s] = s;
     d->buffer_bytes[s] = bytes;
     d->buffers[s] = static_cast<float*>(memory->allocate(bytes, kBufferAlignment));
     if (d->buffers[s] == nullptr) {
