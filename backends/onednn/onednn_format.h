@@ -1,6 +1,6 @@
 #pragma once
 /// @file
-/// The oneDNN backend's processed-bytes format, version 1.0. The AOT half
+/// The oneDNN backend's processed-bytes format, version 1.2. The AOT half
 /// writes it (aot/onednn_program.h), the runtime half parses and validates
 /// it (runtime/program_parser.h). Constants only, so device code may
 /// include it.
@@ -57,8 +57,11 @@
 ///                 dilation_w (1 = dense), pad_top, pad_left, pad_bottom,
 ///                 pad_right, groups, has_sum, then the post-ops.
 ///   kMatmul       operands: src [..., K], weights (a constant slot
-///                 [K, N]), bias (a constant slot [N]). ints: the
-///                 post-ops. Output [..., N]; src's leading dims are rows.
+///                 [K, N]), bias (a constant slot [N]), and since 1.2 an
+///                 optional fourth: the tensor the result is added to
+///                 (oneDNN's sum post-op, before the eltwise steps; the
+///                 output's shape). ints: the post-ops. Output [..., N];
+///                 src's leading dims are rows.
 ///   kPooling      operands: src [N,C,H,W]. ints: algorithm (DnnPooling),
 ///                 kernel_h, kernel_w, stride_h, stride_w, dilation_h,
 ///                 dilation_w, pad_top, pad_left, pad_bottom, pad_right
@@ -99,7 +102,7 @@ inline constexpr char kOnednnBackendName[] = "OnednnBackend";
 
 inline constexpr char kDnnMagic[4] = {'G', 'B', 'D', 'N'};
 inline constexpr std::uint16_t kDnnFormatMajor = 1;
-inline constexpr std::uint16_t kDnnFormatMinor = 1;
+inline constexpr std::uint16_t kDnnFormatMinor = 2;
 inline constexpr std::uint32_t kDnnHeaderSize = 24;
 inline constexpr std::uint32_t kDnnMaxRank = 6;
 inline constexpr std::uint32_t kDnnMaxIdentifierBytes = 4096;

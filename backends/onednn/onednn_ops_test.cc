@@ -204,6 +204,36 @@ std::vector<OpCase> cases() {
          ValueId scores = b.matmul(q, b.transpose(k, {0, 1, 3, 2}));
          b.output(b.matmul(b.softmax(scores, -1), v));
        }},
+      {"attention_scores_scaled_by_a_division",
+       [](GraphBuilder& b) {
+         // (Q K^T) / sqrt(d): the division is the matmul's linear post-op.
+         ValueId q = b.input("q", ScalarType::kFloat, {2, 3, 5, 8});
+         ValueId k = b.input("k", ScalarType::kFloat, {2, 3, 5, 8});
+         ValueId scores = b.matmul(q, b.transpose(k, {0, 1, 3, 2}));
+         b.output(b.softmax(b.div(scores, b.constant("sqrt_d", {}, {2.828427f})), -1));
+       }},
+      {"scalar_affine_chain_after_linear",
+       [](GraphBuilder& b) {
+         // 0.5 + ((x W + b) * 2 - 1) / 4, each step a linear post-op.
+         ValueId x = b.linear(b.input("x", ScalarType::kFloat, {3, 8}), weights(b, "a.w", {6, 8}),
+                              weights(b, "a.b", {6}));
+         ValueId y = b.sub(b.mul(x, b.constant("two", {}, {2.f})), b.constant("one", {}, {1.f}));
+         ValueId z = b.div(y, b.constant("four", {}, {4.f}));
+         b.output(b.add(b.constant("half", {}, {0.5f}), z));
+       }},
+      {"linear_residual_add",
+       [](GraphBuilder& b) {
+         // x + fc(x), as a transformer block adds its sublayer's output.
+         ValueId x = b.relu(b.input("x", ScalarType::kFloat, {2, 5, 8}));
+         ValueId y = b.linear(x, weights(b, "r.w", {8, 8}), weights(b, "r.b", {8}));
+         b.output(b.add(x, y));
+       }},
+      {"linear_residual_read_after_the_sum",
+       [](GraphBuilder& b) {
+         ValueId x = b.relu(b.input("x", ScalarType::kFloat, {2, 5, 8}));
+         ValueId y = b.linear(b.sigmoid(x), weights(b, "r.w", {8, 8}), weights(b, "r.b", {8}));
+         b.output(b.mul(b.add(y, x), x));
+       }},
       {"batch_matmul_broadcasts_batch_dims",
        [](GraphBuilder& b) {
          ValueId x = b.input("x", ScalarType::kFloat, {4, 1, 5, 6});

@@ -188,4 +188,21 @@ std::optional<GeluChain> gelu_chain_of_erf(const Graph& graph, const Node& erf) 
   return c;
 }
 
+std::optional<ScalarAffine> scalar_affine_of(const Graph& graph, const Node& node, ValueId x) {
+  if (node.inputs.size() != 2 || node.outputs.size() != 1) return std::nullopt;
+  const bool x_first = node.inputs[0] == x;
+  if (!x_first && node.inputs[1] != x) return std::nullopt;
+  const std::optional<double> c = scalar_constant(graph, node.inputs[x_first ? 1 : 0]);
+  if (!c) return std::nullopt;
+  const auto value = static_cast<float>(*c);
+  const std::string_view op = node.op;
+  if (op == aot::op::kMul) return ScalarAffine{value, 0};
+  if (op == aot::op::kAdd) return ScalarAffine{1, value};
+  if (op == aot::op::kSub) return x_first ? ScalarAffine{1, -value} : ScalarAffine{-1, value};
+  if (op == aot::op::kDiv && x_first && value != 0 && std::isfinite(1 / value)) {
+    return ScalarAffine{1 / value, 0};
+  }
+  return std::nullopt;
+}
+
 }  // namespace glassbox::backends::onednn

@@ -45,4 +45,18 @@ struct LayerNormChain {
 /// around it is not the chain (values inside it must have no other use).
 std::optional<LayerNormChain> layer_norm_chain_of(const aot::Graph& graph, const aot::Node& node);
 
+// y = alpha * x + beta with scalar constants: x * c, c * x, x / c, x + c,
+// c + x, x - c, c - x. oneDNN's eltwise linear, so a post-op of whatever
+// computes x (attention's scores / sqrt(d) after their matmul).
+struct ScalarAffine {
+  float alpha = 1;
+  float beta = 0;
+};
+
+/// `node` as alpha * x + beta, when it is one of the forms above with x
+/// one of its operands and the other a one-element float constant (a
+/// division by zero is not taken); nullopt otherwise.
+std::optional<ScalarAffine> scalar_affine_of(const aot::Graph& graph, const aot::Node& node,
+                                             aot::ValueId x);
+
 }  // namespace glassbox::backends::onednn

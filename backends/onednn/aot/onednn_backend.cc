@@ -231,29 +231,79 @@ class Lowering {
     return {};
   }
 
-  // Follows activation users of `*out` while they fit in the step budget.
+  // A residual connection: `*out` + t as its only use, t computed before
+  // (it must exist where the primitive runs) and of the sum's shape. The
+  // add becomes the primitive's sum post-op; returns t.
+  std::optional<ValueId> absorb_residual(ValueId* out, Sources* sources) {
+    const Node* add = sole_user(*out);
+    if (add == nullptr || add->op != aot::op::kAdd || !onednn_rejection(graph_, *add).empty()) {
+      return std::nullopt;
+    }
+    const ValueId other = add->inputs[0] == *out ? add->inputs[1] : add->inputs[0];
+    if (other == *out || is_constant(other) || !slots_.contains(other.value) ||
+        value(other).shape != value(add->outputs[0]).shape ||
+        value(*out).shape != value(add->outputs[0]).shape) {
+      return std::nullopt;
+    }
+    absorb(*add);
+    sources->push_back(add);
+    *out = add->outputs[0];
+    return other;
+  }
+
+  // Appends `step` to a post-op chain: a linear step right after another
+  // is merged into it. oneDNN 2.6 gives every post-op of one algorithm the
+  // parameters of its first (brgemm matmul: (2x) then (x - 1) computed
+  // 4x), or runs the primitive on its reference kernel (convolution), so
+  // a chain never holds an algorithm twice: false, and nothing appended,
+  // when `step` would repeat one.
+  static bool append_step(std::vector<EltwiseStep>* steps, const EltwiseStep& step) {
+    if (step.alg == DnnEltwise::kLinear && !steps->empty() &&
+        steps->back().alg == DnnEltwise::kLinear) {
+      EltwiseStep& last = steps->back();
+      last.beta = step.alpha * last.beta + step.beta;
+      last.alpha *= step.alpha;
+      return true;
+    }
+    for (const EltwiseStep& s : *steps) {
+      if (s.alg == step.alg) return false;
+    }
+    steps->push_back(step);
+    return true;
+  }
+
+  // Follows activation users of `*out` (and multiplications, divisions,
+  // additions and subtractions by a scalar constant) while they fit in the
+  // step budget.
   void absorb_activations(ValueId* out, Sources* sources, std::vector<EltwiseStep>* steps) {
     while (true) {
+      std::vector<EltwiseStep> chain = *steps;
       if (const Gated g = gated_activation_of(*out);
-          g.gate != nullptr && steps->size() < kDnnMaxEltwiseSteps) {
+          g.gate != nullptr && append_step(&chain, g.step) && chain.size() <= kDnnMaxEltwiseSteps) {
         absorb(*g.gate);
         absorb(*g.mul);
         sources->push_back(g.gate);
         sources->push_back(g.mul);
-        steps->push_back(g.step);
+        *steps = std::move(chain);
         *out = g.mul->outputs[0];
         continue;
       }
       const Node* user = sole_user(*out);
-      if (user == nullptr) return;
+      if (user == nullptr || !onednn_rejection(graph_, *user).empty()) return;
       std::vector<EltwiseStep> more = eltwise_steps(*user);
-      if (more.empty() || steps->size() + more.size() > kDnnMaxEltwiseSteps ||
-          !onednn_rejection(graph_, *user).empty()) {
-        return;
+      if (const std::optional<ScalarAffine> affine = scalar_affine_of(graph_, *user, *out);
+          affine && value(user->outputs[0]).shape == value(*out).shape) {
+        more = {{DnnEltwise::kLinear, affine->alpha, affine->beta}};
       }
+      if (more.empty()) return;
+      chain = *steps;
+      for (const EltwiseStep& step : more) {
+        if (!append_step(&chain, step)) return;
+      }
+      if (chain.size() > kDnnMaxEltwiseSteps) return;
       absorb(*user);
       sources->push_back(user);
-      steps->insert(steps->end(), more.begin(), more.end());
+      *steps = std::move(chain);
       *out = user->outputs[0];
     }
   }
@@ -360,19 +410,7 @@ class Lowering {
       sources.push_back(bn);
       out = bn->outputs[0];
     }
-    std::optional<std::uint32_t> sum;
-    if (const Node* add = sole_user(out);
-        add != nullptr && add->op == aot::op::kAdd && onednn_rejection(graph_, *add).empty()) {
-      const ValueId other = add->inputs[0] == out ? add->inputs[1] : add->inputs[0];
-      // The tensor summed into must exist where the convolution runs.
-      if (other != out && !is_constant(other) && slots_.contains(other.value) &&
-          value(other).shape == value(add->outputs[0]).shape) {
-        sum = slot(other);
-        absorb(*add);
-        sources.push_back(add);
-        out = add->outputs[0];
-      }
-    }
+    const std::optional<ValueId> residual = absorb_residual(&out, &sources);
     std::vector<EltwiseStep> steps;
     absorb_activations(&out, &sources, &steps);
 
@@ -386,9 +424,9 @@ class Lowering {
                            add_constant({w.shape[0]}, std::move(weights.bias))},
               .output = value(out).shape,
               .ints = {stride[0], stride[1], dilation[0], dilation[1], pads[0], pads[1], pads[2],
-                       pads[3], int_attr(node, "groups", 1), sum ? 1 : 0},
+                       pads[3], int_attr(node, "groups", 1), residual ? 1 : 0},
               .floats = {}};
-    if (sum) dnn.operands.push_back(*sum);
+    if (residual) dnn.operands.push_back(slot(*residual));
     append_post_ops(steps, &dnn);
     return define(out, emit_named(std::move(dnn), sources, true));
   }
@@ -424,9 +462,14 @@ class Lowering {
         out = add->outputs[0];
       }
     }
+    const std::optional<ValueId> residual = absorb_residual(&out, &sources);
     std::vector<EltwiseStep> steps;
     absorb_activations(&out, &sources, &steps);
     GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t src, plain(node.inputs[0], sources));
+    std::optional<std::uint32_t> sum;
+    if (residual) {  // added in plain order, as the matmul writes
+      GLASSBOX_ASSIGN_OR_RETURN(sum, plain(*residual, sources));
+    }
     DnnOp dnn{
         .kind = DnnOpKind::kMatmul,
         .identifier = {},
@@ -434,6 +477,7 @@ class Lowering {
         .output = value(out).shape,
         .ints = {},
         .floats = {}};
+    if (sum) dnn.operands.push_back(*sum);
     append_post_ops(steps, &dnn);
     return define(out, emit_named(std::move(dnn), sources, false));
   }

@@ -306,8 +306,8 @@ class OpBuilder {
     return kOk;
   }
 
-  // A convolution with a fused sum adds its result to the residual in the
-  // residual's own buffer when nothing needs that buffer's contents
+  // A convolution or matmul with a fused sum (operand 3) adds its result
+  // to the residual in the residual's own buffer when nothing needs that buffer's contents
   // afterwards: it is not a constant's, not the convolution's source, and
   // no slot using it (the residual, or a reshape's view of it) is a
   // delegate output or read by a later operator; and the residual is
@@ -322,6 +322,7 @@ class OpBuilder {
         dnnl_memory_desc_equal(&d_->mds[op.operands[3]], &dst) == 0) {
       return false;
     }
+    // (Operands 1 and 2, weights and bias, are constants.)
     for (std::uint32_t k = 0; k < p.num_outputs; ++k) {
       if (d_->owner[p.outputs[k]] == buffer) return false;
     }
@@ -497,14 +498,26 @@ class OpBuilder {
     DNN_TRY(plain_md(&dst_md, 2, dst_dims), "matmul descriptor");
     dnnl_matmul_desc_t desc;
     DNN_TRY(dnnl_matmul_desc_init(&desc, &src_md, &w_md, &b_md, &dst_md), "matmul creation");
+    const bool fused_sum = op.num_operands == 4;
     dnnl_primitive_attr_t attr = nullptr;
-    DNN_TRY(make_attr(op, 0, false, &attr), "matmul attributes");
+    DNN_TRY(make_attr(op, 0, fused_sum, &attr), "matmul attributes");
     const dnnl_status_t s = dnnl_primitive_desc_create(&st_->pd, &desc, attr, d_->engine, nullptr);
     dnnl_primitive_attr_destroy(attr);
     DNN_TRY(s, "matmul creation");
     dnnl_memory_desc_t logical;
     DNN_TRY(plain_md(&logical, p.slots[out_].rank, p.slots[out_].dims), "matmul descriptor");
-    if (ErrorInfo e = define_output(logical); e.code != Error::kOk) return e;
+    const bool in_place = fused_sum && accumulates_in_place(op, logical);
+    if (ErrorInfo e = in_place ? alias_output(op.operands[3]) : define_output(logical);
+        e.code != Error::kOk) {
+      return e;
+    }
+    if (fused_sum && !in_place) {  // the sum post-op adds to a copy of it
+      if (ErrorInfo e = reorder_into(d_->mds[op.operands[3]], d_->mems[op.operands[3]],
+                                     d_->mems[out_], &st_->sum_reorder, st_->sum_args);
+          e.code != Error::kOk) {
+        return e;
+      }
+    }
     dnnl_memory_t weights = nullptr, src = nullptr, bias = nullptr, dst = nullptr;
     ErrorInfo e = packed_weights(op.operands[1], w_user, &weights);
     if (e.code == Error::kOk) e = own(src_md, d_->buffers[op.operands[0]], &src);

@@ -126,7 +126,13 @@ ErrorInfo check_op(const DnnParsedProgram& program, const DnnParsedOp& op, const
       return kOk;
     }
     case DnnOpKind::kMatmul: {
-      if (op.num_operands != 3) return bad("onednn program: matmul operand count");
+      // A fourth operand is the sum (the residual the result is added to).
+      if (op.num_operands != 3 && op.num_operands != 4) {
+        return bad("onednn program: matmul operand count");
+      }
+      if (op.num_operands == 4 && !same_dims(slots[op.operands[3]], out)) {
+        return bad("onednn program: matmul sum operand shape does not match");
+      }
       const DnnSlot& w = slots[op.operands[1]];
       const DnnSlot& b = slots[op.operands[2]];
       bool ok = x.rank >= 2 && w.rank == 2 && b.rank == 1 && program.is_constant(op.operands[1]) &&

@@ -79,6 +79,32 @@ TEST(OnednnProgramParserTest, RefusesAnOutputShapeItsOperatorCannotWrite) {
             std::string::npos);
 }
 
+// x [2, 4] (plus the residual r [2, 3]) -> x W + b + r (the sum, a
+// fourth operand since format 1.2).
+TEST(OnednnProgramParserTest, ChecksTheMatmulSumOperand) {
+  DnnProgram p;
+  p.inputs = {{2, 4}, {2, 3}};
+  p.constants = {{{4, 3}, std::vector<float>(12, 0.5f)}, {{3}, {0.f, 1.f, 2.f}}};
+  p.ops = {DnnOp{.kind = DnnOpKind::kMatmul,
+                 .identifier = std::int64_t{0},
+                 .operands = {0, 2, 3, 1},
+                 .output = {2, 3},
+                 .ints = {0},
+                 .floats = {}}};
+  p.outputs = {4};
+  runtime::MemoryAllocator memory;
+  Result<DnnParsedProgram*> program = parse(encode_dnn_program(p), &memory);
+  ASSERT_TRUE(program.ok()) << program.error_info().message;
+  EXPECT_EQ((*program)->ops[0].num_operands, 4u);
+
+  p.inputs[1] = {2, 4};  // a residual of another shape
+  runtime::MemoryAllocator memory2;
+  program = parse(encode_dnn_program(p), &memory2);
+  ASSERT_FALSE(program.ok());
+  EXPECT_NE(std::string(program.error_info().message).find("matmul sum operand shape"),
+            std::string::npos);
+}
+
 TEST(OnednnProgramParserTest, RefusesWeightsThatAreNotConstants) {
   DnnProgram p = conv_program();
   p.inputs.push_back({3, 2, 3, 3});  // slot 1 is now an input
