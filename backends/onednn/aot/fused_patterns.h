@@ -47,7 +47,7 @@ std::optional<LayerNormChain> layer_norm_chain_of(const aot::Graph& graph, const
 
 // y = alpha * x + beta with scalar constants: x * c, c * x, x / c, x + c,
 // c + x, x - c, c - x. oneDNN's eltwise linear, so a post-op of whatever
-// computes x (attention's scores / sqrt(d) after their matmul).
+// computes x (a scale after a matmul: attention written as (Q K^T) / sqrt(d)).
 struct ScalarAffine {
   float alpha = 1;
   float beta = 0;
