@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "backends/onednn/onednn_format.h"
+#include "backends/onednn/runtime/nhwc_max_pool.h"
 #include "backends/onednn/runtime/program_parser.h"
 #include "glassbox/core/tensor_view.h"
 #include "glassbox/runtime/delegate_hooks.h"
@@ -52,6 +53,8 @@ struct OpState {
   char* metadata = nullptr;
   // A reshape whose output views its input's buffer: nothing to run.
   bool view = false;
+  // A max pool over NHWC that runs our kernel instead of a primitive.
+  NhwcMaxPool* nhwc_pool = nullptr;
 };
 
 struct DnnDelegate {
@@ -269,6 +272,8 @@ class OpBuilder {
       // "layout: " makes the Inspector's ops view give each its own row
       // instead of folding it into the operator it feeds.
       std::snprintf(st_->metadata, kMetadataBytes, "layout: %s -> %s (reorder %s)", from, to, impl);
+    } else if (st_->nhwc_pool != nullptr) {
+      std::snprintf(st_->metadata, kMetadataBytes, "pooling: glassbox:nhwc_max");
     } else if (op.kind == DnnOpKind::kReshape) {
       std::snprintf(st_->metadata, kMetadataBytes, st_->view ? "reshape: view" : "reshape: copy");
     } else {
@@ -624,9 +629,48 @@ class OpBuilder {
     return create_primitive(what);
   }
 
+  // The window of `op` for our NHWC max pool, when it is a max pool
+  // (dilation 1) over a dense NHWC source.
+  bool nhwc_max_pool_of(const DnnParsedOp& op, NhwcMaxPool* pool) const {
+    const std::int64_t* q = op.ints;
+    const DnnSlot& x = d_->program->slots[op.operands[0]];
+    const DnnSlot& y = d_->program->slots[out_];
+    if (q[0] != 0 || q[5] != 1 || q[6] != 1) return false;
+    dnnl_memory_desc_t nhwc;
+    dnnl_dims_t dims = {x.dims[0], x.dims[1], x.dims[2], x.dims[3]};
+    if (dnnl_memory_desc_init_by_tag(&nhwc, 4, dims, dnnl_f32, dnnl_acdb) != dnnl_success ||
+        dnnl_memory_desc_equal(&nhwc, &d_->mds[op.operands[0]]) == 0) {
+      return false;
+    }
+    *pool = NhwcMaxPool{.n = x.dims[0],
+                        .h = x.dims[2],
+                        .w = x.dims[3],
+                        .c = x.dims[1],
+                        .oh = y.dims[2],
+                        .ow = y.dims[3],
+                        .kernel_h = q[1],
+                        .kernel_w = q[2],
+                        .stride_h = q[3],
+                        .stride_w = q[4],
+                        .pad_top = q[7],
+                        .pad_left = q[8]};
+    return pool->valid();
+  }
+
   ErrorInfo pooling(const DnnParsedOp& op) {
     const std::int64_t* q = op.ints;
     const DnnSlot& y = d_->program->slots[out_];
+    if (NhwcMaxPool own; nhwc_max_pool_of(op, &own)) {
+      // oneDNN 2.6's max pool over NHWC is about 2x slower (nhwc_max_pool.h).
+      st_->nhwc_pool = memory->allocate_array<NhwcMaxPool>(1);
+      if (st_->nhwc_pool == nullptr) return oom();
+      *st_->nhwc_pool = own;
+      dnnl_memory_desc_t nhwc;
+      dnnl_dims_t dims = {y.dims[0], y.dims[1], y.dims[2], y.dims[3]};
+      DNN_TRY(dnnl_memory_desc_init_by_tag(&nhwc, 4, dims, dnnl_f32, dnnl_acdb),
+              "pooling descriptor");
+      return define_output(nhwc);
+    }
     dnnl_memory_desc_t dst_md;
     if (is_plain(*d_, op.operands[0])) {
       DNN_TRY(plain_md(&dst_md, 4, y.dims), "pooling descriptor");
@@ -938,6 +982,10 @@ Error run_op(DnnDelegate& d, std::uint32_t i) {
     return Error::kInternal;
   }
   if (st.view) return Error::kOk;
+  if (st.nhwc_pool != nullptr) {
+    nhwc_max_pool(*st.nhwc_pool, d.buffers[p.ops[i].operands[0]], d.buffers[p.first_op_slot() + i]);
+    return Error::kOk;
+  }
   if (st.primitive == nullptr) {  // reshape: plain bytes, another shape
     const std::uint32_t slot = p.first_op_slot() + i;
     std::memcpy(d.buffers[slot], d.buffers[p.ops[i].operands[0]],
