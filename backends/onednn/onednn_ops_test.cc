@@ -315,6 +315,13 @@ std::vector<OpCase> cases() {
          b.output(b.add(b.relu(v), w));
          b.output(v);
        }},
+      {"transpose_moving_a_unit_dim_is_a_view",
+       [](GraphBuilder& b) {
+         ValueId x = b.relu(b.input("x", ScalarType::kFloat, {1, 5, 8}));
+         ValueId t = b.transpose(x, {1, 0, 2});
+         b.output(b.add(b.sigmoid(t), b.reshape(x, {5, 1, 8})));
+         b.output(t);
+       }},
       {"reshape_after_conv",
        [](GraphBuilder& b) {
          b.output(b.reshape(conv(b, image(b), 4, 8), {2, -1, 9}));
@@ -437,6 +444,23 @@ TEST(OnednnKernelChoiceTest, MaxPoolOverNhwcRunsOurKernel) {
     if (metadata.starts_with("pooling:")) pools.push_back(metadata);
   }
   EXPECT_EQ(pools, std::vector<std::string>{"pooling: glassbox:nhwc_max"});
+}
+
+// A transpose that moves only dims of size 1 leaves the bytes as they are:
+// a view, with no copy to run; one that reorders real dims copies.
+TEST(OnednnKernelChoiceTest, TransposeOfUnitDimsIsAView) {
+  GraphBuilder b;
+  ValueId x = b.relu(b.input("x", ScalarType::kFloat, {1, 5, 8}));
+  b.output(b.relu(b.transpose(b.transpose(x, {1, 0, 2}), {2, 0, 1})));
+  StatusOr<aot::Graph> graph = b.build();
+  ASSERT_TRUE(graph.ok());
+  std::vector<std::string> transposes;
+  for (const std::string& metadata : delegate_metadata(*graph)) {
+    if (metadata.starts_with("transpose:")) transposes.push_back(metadata);
+  }
+  ASSERT_EQ(transposes.size(), 2u) << ::testing::PrintToString(transposes);
+  EXPECT_EQ(transposes[0], "transpose: view");
+  EXPECT_NE(transposes[1], "transpose: view");
 }
 
 // A grouped convolution reading another convolution's output (whose

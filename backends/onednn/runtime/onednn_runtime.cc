@@ -51,7 +51,8 @@ struct OpState {
   dnnl_memory_t owned[kMaxOwned] = {};
   int num_owned = 0;
   char* metadata = nullptr;
-  // A reshape whose output views its input's buffer: nothing to run.
+  // A reshape (or transpose) whose output views its input's buffer:
+  // nothing to run.
   bool view = false;
   // A max pool over NHWC that runs our kernel instead of a primitive.
   NhwcMaxPool* nhwc_pool = nullptr;
@@ -257,7 +258,7 @@ class OpBuilder {
       case DnnOpKind::kReshape: e = reshape(op, i); break;
       case DnnOpKind::kLayerNorm: e = layer_norm(op); break;
       case DnnOpKind::kBatchMatmul: e = batch_matmul(op); break;
-      case DnnOpKind::kTranspose: e = transpose(op); break;
+      case DnnOpKind::kTranspose: e = transpose(op, i); break;
       case DnnOpKind::kSlice: e = slice(op); break;
     }
     if (e.code != Error::kOk) return e;
@@ -274,8 +275,10 @@ class OpBuilder {
       std::snprintf(st_->metadata, kMetadataBytes, "layout: %s -> %s (reorder %s)", from, to, impl);
     } else if (st_->nhwc_pool != nullptr) {
       std::snprintf(st_->metadata, kMetadataBytes, "pooling: glassbox:nhwc_max");
+    } else if (st_->view) {
+      std::snprintf(st_->metadata, kMetadataBytes, "%s: view", dnn_op_kind_name(op.kind));
     } else if (op.kind == DnnOpKind::kReshape) {
-      std::snprintf(st_->metadata, kMetadataBytes, st_->view ? "reshape: view" : "reshape: copy");
+      std::snprintf(st_->metadata, kMetadataBytes, "reshape: copy");
     } else {
       std::snprintf(st_->metadata, kMetadataBytes, "%s: %s", dnn_op_kind_name(op.kind), impl);
     }
@@ -580,9 +583,25 @@ class OpBuilder {
     }
   }
 
+  // True when `perm` keeps the order of x's dims larger than 1: the
+  // transpose then leaves the bytes as they are (vit_b_16's [1, T, E] <->
+  // [T, 1, E] around every attention).
+  static bool moves_only_unit_dims(const DnnSlot& x, const std::int64_t* perm) {
+    std::int64_t last = -1;
+    for (std::size_t i = 0; i < x.rank; ++i) {
+      if (x.dims[perm[i]] == 1) continue;
+      if (perm[i] < last) return false;
+      last = perm[i];
+    }
+    return true;
+  }
+
   // Output dim i walks src dim perm[i].
-  ErrorInfo transpose(const DnnParsedOp& op) {
+  ErrorInfo transpose(const DnnParsedOp& op, std::uint32_t index) {
     const DnnSlot& x = d_->program->slots[op.operands[0]];
+    if (can_view(index) && is_plain(*d_, op.operands[0]) && moves_only_unit_dims(x, op.ints)) {
+      return plain_view(op.operands[0]);
+    }
     std::int64_t src[kDnnMaxRank], strides[kDnnMaxRank];
     plain_strides(x, src);
     for (std::size_t i = 0; i < x.rank; ++i) strides[i] = src[op.ints[i]];
@@ -843,20 +862,17 @@ class OpBuilder {
     return create_primitive("reorder creation");
   }
 
-  // A reshape of plain data is the same bytes seen with other dims: its
-  // output views its input's buffer, and running it does nothing (it was
-  // a copy: 62 of them took 4.4 ms of vit_b_16's 264). A perturbed one
-  // (numeric debugging's deliberate fault) keeps its own copy, so that the
-  // fault does not reach the input's other readers.
-  ErrorInfo reshape(const DnnParsedOp& op, std::uint32_t index) {
-    const std::uint32_t from = op.operands[0];
-    if (!is_plain(*d_, from)) {
-      return make_error(Error::kCorruptData, "onednn program: reshape input not in plain order");
-    }
+  // The output is its input's plain bytes seen with its own dims (a
+  // reshape; a transpose that moves only dims of size 1): it views the
+  // input's buffer, and running it does nothing. A perturbed operator
+  // (numeric debugging's deliberate fault) keeps a copy of its own, so
+  // that the fault does not reach the input's other readers.
+  bool can_view(std::uint32_t index) const { return !d_->perturbed[index]; }
+
+  ErrorInfo plain_view(std::uint32_t from) {
     const DnnSlot& y = d_->program->slots[out_];
     dnnl_memory_desc_t md;
-    DNN_TRY(plain_md(&md, y.rank, y.dims), "reshape descriptor");
-    if (d_->perturbed[index]) return define_output(md);
+    DNN_TRY(plain_md(&md, y.rank, y.dims), "view descriptor");
     d_->mds[out_] = md;
     d_->owner[out_] = d_->owner[from];
     d_->buffer_bytes[out_] = d_->buffer_bytes[from];
@@ -865,6 +881,20 @@ class OpBuilder {
             "memory creation");
     st_->view = true;
     return kOk;
+  }
+
+  // A reshape of plain data: a view (62 copies took 4.4 ms of vit_b_16's
+  // 264 before), or a copy when perturbed.
+  ErrorInfo reshape(const DnnParsedOp& op, std::uint32_t index) {
+    const std::uint32_t from = op.operands[0];
+    if (!is_plain(*d_, from)) {
+      return make_error(Error::kCorruptData, "onednn program: reshape input not in plain order");
+    }
+    if (can_view(index)) return plain_view(from);
+    const DnnSlot& y = d_->program->slots[out_];
+    dnnl_memory_desc_t md;
+    DNN_TRY(plain_md(&md, y.rank, y.dims), "reshape descriptor");
+    return define_output(md);
   }
 
   DnnDelegate* d_;
