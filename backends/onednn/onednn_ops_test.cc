@@ -632,7 +632,10 @@ TEST(OnednnPerturbTest, PerturbedReshapeLeavesItsInputsOtherReadersAlone) {
 
 TEST(OnednnThreadsTest, TwoThreadsMatchOne) {
   GraphBuilder b;
-  b.output(b.relu(batch_norm(b, conv(b, image(b, 8, 16), 8, 16), 16)));
+  // The max pool over the convolution's NHWC output is our kernel, which
+  // splits its rows over the threads.
+  b.output(b.max_pool2d(b.relu(batch_norm(b, conv(b, image(b, 8, 16), 8, 64), 64)),
+                        {.kernel = {3, 3}, .stride = {{2, 2}}, .ceil_mode = true}));
   StatusOr<aot::Graph> graph = b.build();
   ASSERT_TRUE(graph.ok());
   std::string error;
