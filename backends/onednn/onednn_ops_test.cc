@@ -240,6 +240,13 @@ std::vector<OpCase> cases() {
          ValueId y = b.linear(x, weights(b, "r.w", {8, 8}), weights(b, "r.b", {8}));
          b.output(b.add(x, y));
        }},
+      {"linear_residual_added_in_place",
+       [](GraphBuilder& b) {
+         // x is dead after the add: the matmul adds into x's buffer.
+         ValueId x = b.relu(b.input("x", ScalarType::kFloat, {2, 5, 8}));
+         ValueId y = b.linear(b.sigmoid(x), weights(b, "r.w", {8, 8}), weights(b, "r.b", {8}));
+         b.output(b.add(y, x));
+       }},
       {"linear_residual_read_after_the_sum",
        [](GraphBuilder& b) {
          ValueId x = b.relu(b.input("x", ScalarType::kFloat, {2, 5, 8}));

@@ -96,7 +96,7 @@ enum class TimeSource : std::uint8_t {
 /// The handle `start_profiling*` returns and `end_profiling*` consumes.
 /// Plain data: copy it freely, keep it on the stack.
 struct EventTracerEntry {
-  // The member order lets a hook on a null tracer build its entry in four
+  // The member order lets a hook on a null tracer build its entry in five
   // stores: zeros first, and the last three small fields in one word.
 
   /// The tracer that started the event (so the older END macros, which take
