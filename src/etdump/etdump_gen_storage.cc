@@ -120,8 +120,8 @@ void RecordStore::init_heap(std::uint64_t max_records, std::int64_t budget) {
 bool RecordStore::charge(std::size_t bytes) {
   const auto slots = static_cast<std::int64_t>((bytes + kSlotBytes - 1) / kSlotBytes);
   const std::int64_t left = limit_.fetch_sub(slots) - slots;
-  // See claim(): both sides take their own counter first, then read the
-  // other's.
+  // See claim_run(): both sides take their own counter first, then read
+  // the other's.
   if (static_cast<std::int64_t>(next_.load()) > left) {
     limit_.fetch_add(slots);
     return false;
@@ -132,7 +132,9 @@ bool RecordStore::charge(std::size_t bytes) {
 RecordStore::RunClaim RecordStore::claim_run(std::uint32_t count) {
   const std::uint64_t want = std::max<std::uint64_t>(count, kRunSlots);
   RunClaim c;
-  // Sequentially consistent, as claim().
+  // Sequentially consistent (on x86 as cheap as relaxed): with the same
+  // order in charge(), of a claim and a charge racing at least one sees
+  // the other, so together they never overdraw the budget.
   c.index = next_.fetch_add(want);
   const std::int64_t usable = limit_.load() - static_cast<std::int64_t>(c.index);
   const std::uint64_t take = usable <= 0 ? 0 : std::min(want, static_cast<std::uint64_t>(usable));

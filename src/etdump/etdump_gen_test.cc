@@ -544,12 +544,11 @@ TEST(RecordStoreTest, ReserveAllocatesTheChunksTheNextSlotsNeed) {
   constexpr std::uint64_t kChunk = internal::RecordStore::kChunkSize;
   internal::RecordStore store;
   store.init_heap(4 * kChunk, std::int64_t{1} << 30);
-  std::uint64_t index = 0;
-  ASSERT_TRUE(store.claim(10, &index));
-  EXPECT_EQ(store.peek(10), nullptr) << "chunks are allocated on first touch";
-  store.reserve(kChunk);  // slots [10, kChunk + 10): chunks 0 and 1
-  EXPECT_NE(store.peek(10), nullptr);
-  EXPECT_NE(store.peek(kChunk + 9), nullptr);
+  ASSERT_TRUE(store.claim_run(16).ok);  // slots [0, 16)
+  EXPECT_EQ(store.peek(16), nullptr) << "chunks are allocated on first touch";
+  store.reserve(kChunk);  // slots [16, kChunk + 16): chunks 0 and 1
+  EXPECT_NE(store.peek(16), nullptr);
+  EXPECT_NE(store.peek(kChunk + 15), nullptr);
   EXPECT_EQ(store.peek(2 * kChunk), nullptr) << "chunk 2 is not needed";
   store.reserve(~std::uint64_t{0});  // clamped to the capacity
   EXPECT_NE(store.peek(4 * kChunk - 1), nullptr);

@@ -216,15 +216,6 @@ class RecordStore {
   // slots after the block's first record.
   void new_epoch();
 
-  // Claims `count` consecutive slots from `*index`; false when they do
-  // not fit (they stay unwritten: see Arena::mark_unwritten).
-  [[gnu::always_inline]] bool claim(std::uint32_t count, std::uint64_t* index) {
-    // Sequentially consistent (on x86 as cheap as relaxed): with the
-    // same order in charge(), of a claim and a charge racing at least
-    // one sees the other, so together they never overdraw the budget.
-    *index = next_.fetch_add(count);
-    return static_cast<std::int64_t>(*index + count) <= limit_.load();
-  }
   // Takes `bytes` from the budget; false (and nothing taken) when short.
   bool charge(std::size_t bytes);
 
