@@ -247,6 +247,23 @@ std::vector<OpCase> cases() {
          ValueId y = b.linear(b.sigmoid(x), weights(b, "r.w", {8, 8}), weights(b, "r.b", {8}));
          b.output(b.add(y, x));
        }},
+      {"linear_residual_is_also_a_delegate_output",
+       [](GraphBuilder& b) {
+         // x is plain, so it leaves the delegate as it is: no later reader,
+         // only the output list says its buffer must survive the sum.
+         ValueId x = b.relu(b.input("x", ScalarType::kFloat, {2, 5, 8}));
+         ValueId y = b.linear(b.sigmoid(x), weights(b, "r.w", {8, 8}), weights(b, "r.b", {8}));
+         b.output(x);  // output 0, the one compared
+         b.output(b.add(y, x));
+       }},
+      {"linear_residual_viewed_by_a_later_reader",
+       [](GraphBuilder& b) {
+         // v views x's buffer: reading v after the sum reads x.
+         ValueId x = b.relu(b.input("x", ScalarType::kFloat, {2, 5, 8}));
+         ValueId v = b.reshape(x, {10, 8});
+         ValueId y = b.linear(b.sigmoid(x), weights(b, "r.w", {8, 8}), weights(b, "r.b", {8}));
+         b.output(b.mul(b.reshape(b.add(y, x), {10, 8}), v));
+       }},
       {"linear_residual_read_after_the_sum",
        [](GraphBuilder& b) {
          ValueId x = b.relu(b.input("x", ScalarType::kFloat, {2, 5, 8}));

@@ -100,6 +100,12 @@ dnnl_status_t plain_md(dnnl_memory_desc_t* md, int rank, const std::int64_t* dim
   return dnnl_memory_desc_init_by_tag(md, rank, d, dnnl_f32, kTags[rank - 1]);
 }
 
+// A 4-D slot's dims in NHWC order (oneDNN's acdb).
+dnnl_status_t nhwc_md(dnnl_memory_desc_t* md, const std::int64_t* dims) {
+  const dnnl_dims_t d = {dims[0], dims[1], dims[2], dims[3]};
+  return dnnl_memory_desc_init_by_tag(md, 4, d, dnnl_f32, dnnl_acdb);
+}
+
 dnnl_status_t any_md(dnnl_memory_desc_t* md, int rank, const std::int64_t* dims) {
   dnnl_dims_t d = {};
   for (int i = 0; i < rank; ++i) d[i] = dims[i];
@@ -303,15 +309,29 @@ class OpBuilder {
     return kOk;
   }
 
-  // The output shares `slot`'s buffer and format (see accumulates_in_place).
-  ErrorInfo alias_output(std::uint32_t slot) {
-    d_->mds[out_] = d_->mds[slot];
+  // The output seen with `md` over `slot`'s buffer (a sum added in
+  // place, a view): no buffer of its own.
+  ErrorInfo share_buffer(std::uint32_t slot, const dnnl_memory_desc_t& md) {
+    d_->mds[out_] = md;
     d_->owner[out_] = d_->owner[slot];
     d_->buffer_bytes[out_] = d_->buffer_bytes[slot];
     d_->buffers[out_] = d_->buffers[slot];
-    DNN_TRY(dnnl_memory_create(&d_->mems[out_], &d_->mds[out_], d_->engine, d_->buffers[out_]),
+    DNN_TRY(dnnl_memory_create(&d_->mems[out_], &md, d_->engine, d_->buffers[out_]),
             "memory creation");
     return kOk;
+  }
+
+  // The output of a convolution or matmul written in `dst`; with a fused
+  // sum (operand 3), in the residual's buffer when it can be (see
+  // accumulates_in_place), else in a buffer of its own that a copy of the
+  // residual fills before each run.
+  ErrorInfo output_with_sum(const DnnParsedOp& op, const dnnl_memory_desc_t& dst) {
+    if (op.num_operands != 4) return define_output(dst);
+    const std::uint32_t sum = op.operands[3];
+    if (accumulates_in_place(op, dst)) return share_buffer(sum, d_->mds[sum]);
+    if (ErrorInfo e = define_output(dst); e.code != Error::kOk) return e;
+    return reorder_into(d_->mds[sum], d_->mems[sum], d_->mems[out_], &st_->sum_reorder,
+                        st_->sum_args);
   }
 
   // A convolution or matmul with a fused sum (operand 3) adds its result
@@ -449,10 +469,8 @@ class OpBuilder {
     if (runs_reference_kernel(st_->pd)) {
       if (ErrorInfo e = source_for_fast_kernel(op, &src); e.code != Error::kOk) return e;
     }
-    const dnnl_memory_desc_t& dst = *dnnl_primitive_desc_query_md(st_->pd, dnnl_query_dst_md, 0);
-    const bool fused_sum = op.num_operands == 4;
-    const bool in_place = fused_sum && accumulates_in_place(op, dst);
-    if (ErrorInfo e = in_place ? alias_output(op.operands[3]) : define_output(dst);
+    if (ErrorInfo e =
+            output_with_sum(op, *dnnl_primitive_desc_query_md(st_->pd, dnnl_query_dst_md, 0));
         e.code != Error::kOk) {
       return e;
     }
@@ -468,16 +486,6 @@ class OpBuilder {
     dnnl_memory_t weights = nullptr;
     if (ErrorInfo e = packed_weights(op.operands[1], user_md, &weights); e.code != Error::kOk) {
       return e;
-    }
-    if (fused_sum && !in_place) {
-      // The sum post-op adds to what the output holds: a copy of the
-      // residual, made before each run.
-      const std::uint32_t sum = op.operands[3];
-      if (ErrorInfo e = reorder_into(d_->mds[sum], d_->mems[sum], d_->mems[out_], &st_->sum_reorder,
-                                     st_->sum_args);
-          e.code != Error::kOk) {
-        return e;
-      }
     }
     arg(DNNL_ARG_SRC, src);
     arg(DNNL_ARG_WEIGHTS, weights);
@@ -506,26 +514,14 @@ class OpBuilder {
     DNN_TRY(plain_md(&dst_md, 2, dst_dims), "matmul descriptor");
     dnnl_matmul_desc_t desc;
     DNN_TRY(dnnl_matmul_desc_init(&desc, &src_md, &w_md, &b_md, &dst_md), "matmul creation");
-    const bool fused_sum = op.num_operands == 4;
     dnnl_primitive_attr_t attr = nullptr;
-    DNN_TRY(make_attr(op, 0, fused_sum, &attr), "matmul attributes");
+    DNN_TRY(make_attr(op, 0, op.num_operands == 4, &attr), "matmul attributes");
     const dnnl_status_t s = dnnl_primitive_desc_create(&st_->pd, &desc, attr, d_->engine, nullptr);
     dnnl_primitive_attr_destroy(attr);
     DNN_TRY(s, "matmul creation");
     dnnl_memory_desc_t logical;
     DNN_TRY(plain_md(&logical, p.slots[out_].rank, p.slots[out_].dims), "matmul descriptor");
-    const bool in_place = fused_sum && accumulates_in_place(op, logical);
-    if (ErrorInfo e = in_place ? alias_output(op.operands[3]) : define_output(logical);
-        e.code != Error::kOk) {
-      return e;
-    }
-    if (fused_sum && !in_place) {  // the sum post-op adds to a copy of it
-      if (ErrorInfo e = reorder_into(d_->mds[op.operands[3]], d_->mems[op.operands[3]],
-                                     d_->mems[out_], &st_->sum_reorder, st_->sum_args);
-          e.code != Error::kOk) {
-        return e;
-      }
-    }
+    if (ErrorInfo e = output_with_sum(op, logical); e.code != Error::kOk) return e;
     dnnl_memory_t weights = nullptr, src = nullptr, bias = nullptr, dst = nullptr;
     ErrorInfo e = packed_weights(op.operands[1], w_user, &weights);
     if (e.code == Error::kOk) e = own(src_md, d_->buffers[op.operands[0]], &src);
@@ -656,8 +652,7 @@ class OpBuilder {
     const DnnSlot& y = d_->program->slots[out_];
     if (q[0] != 0 || q[5] != 1 || q[6] != 1) return false;
     dnnl_memory_desc_t nhwc;
-    dnnl_dims_t dims = {x.dims[0], x.dims[1], x.dims[2], x.dims[3]};
-    if (dnnl_memory_desc_init_by_tag(&nhwc, 4, dims, dnnl_f32, dnnl_acdb) != dnnl_success ||
+    if (nhwc_md(&nhwc, x.dims) != dnnl_success ||
         dnnl_memory_desc_equal(&nhwc, &d_->mds[op.operands[0]]) == 0) {
       return false;
     }
@@ -680,14 +675,12 @@ class OpBuilder {
     const std::int64_t* q = op.ints;
     const DnnSlot& y = d_->program->slots[out_];
     if (NhwcMaxPool own; nhwc_max_pool_of(op, &own)) {
-      // oneDNN 2.6's max pool over NHWC is about 2x slower (nhwc_max_pool.h).
+      // oneDNN 2.6's max pool over NHWC is 1.4-2.6x slower (nhwc_max_pool.h).
       st_->nhwc_pool = memory->allocate_array<NhwcMaxPool>(1);
       if (st_->nhwc_pool == nullptr) return oom();
       *st_->nhwc_pool = own;
       dnnl_memory_desc_t nhwc;
-      dnnl_dims_t dims = {y.dims[0], y.dims[1], y.dims[2], y.dims[3]};
-      DNN_TRY(dnnl_memory_desc_init_by_tag(&nhwc, 4, dims, dnnl_f32, dnnl_acdb),
-              "pooling descriptor");
+      DNN_TRY(nhwc_md(&nhwc, y.dims), "pooling descriptor");
       return define_output(nhwc);
     }
     dnnl_memory_desc_t dst_md;
@@ -873,14 +866,8 @@ class OpBuilder {
     const DnnSlot& y = d_->program->slots[out_];
     dnnl_memory_desc_t md;
     DNN_TRY(plain_md(&md, y.rank, y.dims), "view descriptor");
-    d_->mds[out_] = md;
-    d_->owner[out_] = d_->owner[from];
-    d_->buffer_bytes[out_] = d_->buffer_bytes[from];
-    d_->buffers[out_] = d_->buffers[from];
-    DNN_TRY(dnnl_memory_create(&d_->mems[out_], &md, d_->engine, d_->buffers[out_]),
-            "memory creation");
     st_->view = true;
-    return kOk;
+    return share_buffer(from, md);
   }
 
   // A reshape of plain data: a view (62 copies took 4.4 ms of vit_b_16's
