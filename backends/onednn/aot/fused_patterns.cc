@@ -198,7 +198,7 @@ std::optional<ScalarAffine> scalar_affine_of(const Graph& graph, const Node& nod
   const std::string_view op = node.op;
   if (op == aot::op::kMul) return ScalarAffine{value, 0};
   if (op == aot::op::kAdd) return ScalarAffine{1, value};
-  if (op == aot::op::kSub) return x_first ? ScalarAffine{1, -value} : ScalarAffine{-1, value};
+  if (op == aot::op::kSub && x_first) return ScalarAffine{1, -value};
   if (op == aot::op::kDiv && x_first && value != 0 && std::isfinite(1 / value)) {
     return ScalarAffine{1 / value, 0};
   }

@@ -46,8 +46,9 @@ struct LayerNormChain {
 std::optional<LayerNormChain> layer_norm_chain_of(const aot::Graph& graph, const aot::Node& node);
 
 // y = alpha * x + beta with scalar constants: x * c, c * x, x / c, x + c,
-// c + x, x - c, c - x. oneDNN's eltwise linear, so a post-op of whatever
-// computes x (a scale after a matmul: attention written as (Q K^T) / sqrt(d)).
+// c + x, x - c (the forms the partitioner takes; it leaves c - x and c / x
+// portable). oneDNN's eltwise linear, so a post-op of whatever computes x
+// (a scale after a matmul: attention written as (Q K^T) / sqrt(d)).
 struct ScalarAffine {
   float alpha = 1;
   float beta = 0;

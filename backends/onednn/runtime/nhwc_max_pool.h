@@ -2,7 +2,7 @@
 /// @file
 /// Max pooling over a dense NHWC float tensor, the layout oneDNN 2.6's
 /// fastest convolutions leave their outputs in. Its own max pool over that
-/// layout (`pooling: jit:avx512_core`) measured 1.4-2.3x slower than ours
+/// layout (`pooling: jit:avx512_core`) measured 1.4-2.6x slower than ours
 /// here (googlenet's 3x3 stride-1 pool over 256x28x28: 164 against 89 us),
 /// so the oneDNN delegate runs this one there. Device code: no allocation.
 
