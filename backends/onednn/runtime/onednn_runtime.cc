@@ -51,6 +51,7 @@ struct OpState {
   dnnl_memory_t owned[kMaxOwned] = {};
   int num_owned = 0;
   char* metadata = nullptr;
+  std::size_t metadata_len = 0;  // measured once: every event logs it
   // A reshape (or transpose) whose output views its input's buffer:
   // nothing to run.
   bool view = false;
@@ -288,6 +289,7 @@ class OpBuilder {
     } else {
       std::snprintf(st_->metadata, kMetadataBytes, "%s: %s", dnn_op_kind_name(op.kind), impl);
     }
+    st_->metadata_len = std::strlen(st_->metadata);
     return kOk;
   }
 
@@ -1186,7 +1188,7 @@ Error OnednnBackendRuntime::execute(runtime::BackendExecutionContext& context,
   }
   for (std::uint32_t i = 0; i < p.num_ops; ++i) {
     const DnnParsedOp& op = p.ops[i];
-    const char* metadata = d->ops[i].metadata;
+    const OpState& st = d->ops[i];
     Error e = Error::kOk;
     if (times != nullptr) {
       times[2 * i] = tracer->clock().now();
@@ -1198,8 +1200,8 @@ Error OnednnBackendRuntime::execute(runtime::BackendExecutionContext& context,
       const runtime::EventTracerEntry entry =
           runtime::event_tracer_start_profiling_delegate(tracer, op.name, op.int_id);
       e = run_op(*d, i);
-      (void)runtime::event_tracer_end_profiling_delegate(tracer, entry, metadata,
-                                                         std::strlen(metadata));
+      (void)runtime::event_tracer_end_profiling_delegate(tracer, entry, st.metadata,
+                                                         st.metadata_len);
     }
     if (e != Error::kOk) return e;
     const std::uint32_t slot = p.first_op_slot() + i;
@@ -1213,10 +1215,10 @@ Error OnednnBackendRuntime::execute(runtime::BackendExecutionContext& context,
   }
   if (times != nullptr) {
     for (std::uint32_t i = 0; i < p.num_ops; ++i) {
-      const char* metadata = d->ops[i].metadata;
+      const OpState& st = d->ops[i];
       (void)runtime::event_tracer_log_profiling_delegate(tracer, p.ops[i].name, p.ops[i].int_id,
-                                                         times[2 * i], times[2 * i + 1], metadata,
-                                                         std::strlen(metadata));
+                                                         times[2 * i], times[2 * i + 1],
+                                                         st.metadata, st.metadata_len);
     }
   }
   for (std::uint32_t i = 0; i < p.num_outputs; ++i) {
