@@ -12,7 +12,9 @@ packages=(
   libzip-dev zipcmp zipmerge ziptool
   libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
   libxnnpack-dev libpthreadpool-dev libcpuinfo-dev
-  libdnnl-dev
+  # oneDNN's CMake config does find_package(OpenCL REQUIRED): the OpenCL
+  # package is only its Recommends, which --no-install-recommends skips.
+  libdnnl-dev ocl-icd-opencl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   chromium
   pybind11-dev python3-pybind11 python3-dev python3-numpy python3-pandas python3-pytest
