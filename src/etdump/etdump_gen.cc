@@ -275,6 +275,12 @@ void ETDumpGen::reserve_like_last_block(std::size_t executions) {
   std::uint64_t total = 0;
   if (__builtin_mul_overflow(per_block, executions, &total)) total = ~std::uint64_t{0};
   records_.reserve(total);
+  // Each later block takes a BlockEntry from the arena (its name is
+  // interned already).
+  std::size_t block_bytes = 0;
+  if (!__builtin_mul_overflow(sizeof(internal::BlockEntry), executions, &block_bytes)) {
+    arena_.reserve(block_bytes);
+  }
 }
 
 AllocatorId ETDumpGen::track_allocator(const char* name) {

@@ -22,6 +22,16 @@ std::uint32_t fnv1a(const char* text, std::size_t* length) {
   return h;
 }
 
+// Writes a zero into every page of [bytes, bytes + length), so that the
+// page faults of fresh memory are taken now rather than by the event that
+// first writes there. Volatile: the compiler may know the memory is zero
+// already and drop plain stores of zero.
+void fault_in_with_zeros(std::uint8_t* bytes, std::size_t length) {
+  volatile std::uint8_t* p = bytes;
+  for (std::size_t offset = 0; offset < length; offset += kPageBytes) p[offset] = 0;
+  if (length != 0) p[length - 1] = 0;
+}
+
 }  // namespace
 
 // ---- Arena -----------------------------------------------------------------
@@ -63,6 +73,23 @@ std::uint8_t* Arena::allocate(std::size_t size, std::size_t output_bytes) {
   std::uint8_t* out = base_ + used_;
   used_ += need;
   return out;
+}
+
+void Arena::reserve(std::size_t size) {
+  const std::size_t need = align8(size);
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (fixed_ || need == 0) return;
+  if (base_ == nullptr || need > size_ - used_) {
+    // The rest of the current chunk is left unused, as allocate() would.
+    const std::size_t chunk = need > kHeapChunk ? need : kHeapChunk;
+    std::unique_ptr<std::uint8_t[]> memory(new (std::nothrow) std::uint8_t[chunk]);
+    if (memory == nullptr) return;  // allocate() will try again
+    base_ = memory.get();
+    size_ = chunk;
+    used_ = 0;
+    heap_chunks_.push_back(std::move(memory));
+  }
+  fault_in_with_zeros(base_ + used_, need);
 }
 
 void Arena::mark_unwritten(Record* slots, std::uint64_t count) {
@@ -183,7 +210,18 @@ void RecordStore::reserve(std::uint64_t count) {
   if (first >= last) return;
   const std::uint64_t end = count < last - first ? first + count : last;
   for (std::uint64_t c = first >> kChunkShift; (c << kChunkShift) < end; ++c) {
-    if (chunks_[c].load(std::memory_order_acquire) == nullptr) (void)allocate_chunk(c);
+    Record* chunk = chunks_[c].load(std::memory_order_acquire);
+    if (chunk == nullptr) chunk = allocate_chunk(c);
+    if (chunk == nullptr) return;  // claims will retry, and count a drop if it fails again
+    // calloc maps fresh pages lazily: the first write to each would take a
+    // page fault (several microseconds in a VM) in the middle of a timed
+    // execution. Writing a zero to every page of the unclaimed slots now
+    // takes those faults here. The slots stay zero, so kEmpty.
+    const std::uint64_t chunk_first = c << kChunkShift;
+    const std::uint64_t from = std::max(first, chunk_first) - chunk_first;
+    const std::uint64_t to = std::min(end, chunk_first + kChunkSize) - chunk_first;
+    fault_in_with_zeros(reinterpret_cast<std::uint8_t*>(chunk + from),
+                        static_cast<std::size_t>(to - from) * sizeof(Record));
   }
 }
 

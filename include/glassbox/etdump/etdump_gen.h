@@ -142,11 +142,12 @@ class ETDumpGen final : public runtime::EventTracer {
   /// both modes.
   Result<Span<const std::uint8_t>> get_etdump_data();
 
-  /// Heap mode: allocates now the record storage that `executions` more
-  /// blocks as large as the current one will need, so that recording them
-  /// allocates nothing and takes no page fault inside a timed execution
-  /// (the runner calls it after its first recorded execution). Call between
-  /// executions; a no-op in caller-buffer mode or before any block.
+  /// Heap mode: allocates now, and faults in, the record storage and block
+  /// entries that `executions` more blocks as large as the current one will
+  /// need, so that recording them allocates nothing and takes no page fault
+  /// inside a timed execution (the runner calls it after its first recorded
+  /// execution). Call between executions; a no-op in caller-buffer mode or
+  /// before any block.
   void reserve_like_last_block(std::size_t executions);
 
   /// Forgets every block, event and name. Keeps the sink and settings.

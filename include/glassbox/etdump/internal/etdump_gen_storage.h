@@ -36,6 +36,10 @@ inline constexpr std::uint8_t kDebugOutput = 0x20;    // kDebug: program output
 
 inline constexpr std::uint32_t kNoName = 0xffffffffu;
 
+// The smallest page size of the targets: writing one byte this far apart
+// faults in every page of a range.
+inline constexpr std::size_t kPageBytes = 4096;
+
 // One event as logged: fixed size so that logging is a claim and a copy.
 struct Record {
   std::uint64_t a;
@@ -135,6 +139,10 @@ class Arena {
   // 8-aligned space for `size` bytes, charging `size + output_bytes` to
   // the budget; null when either runs out.
   std::uint8_t* allocate(std::size_t size, std::size_t output_bytes);
+  // Heap mode: makes the next `size` bytes of allocations come from memory
+  // already allocated and faulted in (nothing is charged until they are
+  // allocated). A no-op in caller-buffer mode.
+  void reserve(std::size_t size);
   // Caller-buffer mode: the lowest arena byte (the ETDump ends below it).
   std::uint8_t* low() const { return low_; }
   // Caller-buffer mode: marks the slots of a failed claim empty, those
@@ -250,8 +258,9 @@ class RecordStore {
   }
   Record* fixed_base() const { return fixed_; }
   // Heap mode: allocates now every chunk the next `count` slots fall in
-  // (up to the capacity), so that claiming them later allocates nothing.
-  // Runtime thread, between executions; a no-op in caller-buffer mode.
+  // (up to the capacity) and faults in their pages, so that claiming and
+  // writing them later neither allocates nor takes a page fault. Runtime
+  // thread, between executions; a no-op in caller-buffer mode.
   void reserve(std::uint64_t count);
   void clear();
 
