@@ -46,6 +46,10 @@ struct RunSettings {
   std::optional<runtime::DelegateLogMode> log_mode;
   /// Threads for backends that use them; 0 keeps the compile spec.
   std::uint32_t threads = 0;
+  /// False: every convolution runs a direct algorithm. True lets backends
+  /// that have Winograd kernels (oneDNN) use them where they are faster;
+  /// their sums round differently (see docs/operators.md).
+  bool winograd = true;
 };
 
 struct BackendPlugin {

@@ -1,9 +1,9 @@
 #pragma once
 /// @file
-/// The run options (`glassbox run --threads`, `--log-mode`) that override
-/// a delegate's compile specs, kept by each backend's runtime half and
-/// applied to delegates initialised after they are set. Header-only and
-/// device-safe (no allocation, no exceptions).
+/// The run options (`glassbox run --threads`, `--delegate-profiling`,
+/// `--conv-algorithm`) that override a delegate's compile specs, kept by each backend's runtime
+/// half and applied to delegates initialised after they are set. Header-only and device-safe (no
+/// allocation, no exceptions).
 
 #include <cstdint>
 
@@ -24,6 +24,9 @@ class RunOverrides {
   void set_threads_override(std::uint32_t threads) {
     threads_ = threads > runtime::kMaxDelegateThreads ? runtime::kMaxDelegateThreads : threads;
   }
+  /// Whether delegates initialised from now on may run Winograd
+  /// convolutions (backends without them ignore it).
+  void set_winograd(bool allowed) { winograd_ = allowed; }
 
  protected:
   /// The mode and thread count a delegate with compile specs `specs` runs with.
@@ -33,11 +36,13 @@ class RunOverrides {
   std::uint32_t threads(const runtime::DelegateSpecs& specs) const {
     return threads_ != 0 ? threads_ : specs.threads;
   }
+  bool winograd() const { return winograd_; }
 
  private:
   bool has_mode_ = false;
   runtime::DelegateLogMode mode_ = runtime::DelegateLogMode::kRealTime;
   std::uint32_t threads_ = 0;
+  bool winograd_ = true;
 };
 
 }  // namespace glassbox::backends

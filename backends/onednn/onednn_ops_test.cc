@@ -514,6 +514,44 @@ TEST(OnednnKernelChoiceTest, GroupedConvolutionAvoidsTheReferenceKernel) {
   for (const std::string& c : convolutions) EXPECT_FALSE(c.starts_with("convolution: ref")) << c;
 }
 
+// A 3x3 convolution of 64 channels at 28x28 runs oneDNN's Winograd kernel
+// (2-3x faster there), its blocked source and output reordered inside its
+// event so that its neighbours (here a 1x1 convolution's NHWC output, and
+// an add) see the format a direct convolution would leave; the results
+// match the portable kernels as closely as the direct ones do. With
+// Winograd turned off (`glassbox run --conv-algorithm direct`) no kernel
+// is a Winograd one.
+TEST(OnednnKernelChoiceTest, LargeThreeByThreeConvolutionRunsWinograd) {
+  if (!__builtin_cpu_supports("avx512f")) GTEST_SKIP() << "oneDNN 2.6's Winograd needs AVX-512";
+  GraphBuilder b;
+  ValueId x = b.relu(conv(b, image(b, 8, 28), 8, 64, {}, 1));
+  b.output(b.add(b.relu(conv(b, x, 64, 64)), conv(b, x, 64, 64, {}, 1)));
+  StatusOr<aot::Graph> graph = b.build();
+  ASSERT_TRUE(graph.ok());
+  StatusOr<exporter::ExecutorchProgramManager> portable = export_graph(*graph, false);
+  ASSERT_TRUE(portable.ok()) << portable.message();
+  std::string error;
+  const std::vector<float> expected = run_once(portable->buffer(), nullptr, &error);
+  ASSERT_TRUE(error.empty()) << error;
+  StatusOr<exporter::ExecutorchProgramManager> program = export_graph(*graph, true);
+  ASSERT_TRUE(program.ok()) << program.message();
+  for (const bool winograd : {true, false}) {
+    onednn_backend_runtime().set_winograd(winograd);
+    std::size_t winograd_kernels = 0;
+    for (const std::string& metadata : delegate_metadata(*graph)) {
+      if (metadata.starts_with("convolution: ") && metadata.find("wino") != std::string::npos) {
+        ++winograd_kernels;
+      }
+    }
+    const std::vector<float> out = run_once(program->buffer(), nullptr, &error);
+    onednn_backend_runtime().set_winograd(true);
+    ASSERT_TRUE(error.empty()) << error;
+    EXPECT_EQ(winograd_kernels, winograd ? 1u : 0u) << "winograd " << winograd;
+    ASSERT_EQ(out.size(), expected.size());
+    EXPECT_LT(max_relative_error(out, expected), kTolerance) << "winograd " << winograd;
+  }
+}
+
 // SiLU after a convolution, x * sigmoid(x), is the convolution's swish
 // post-op: one identifier for all three nodes.
 TEST(OnednnFusionTest, ConvSiluIsOnePrimitive) {

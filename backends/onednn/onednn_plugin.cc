@@ -25,6 +25,7 @@ Status prepare_runtime(const RunSettings& settings) {
   runtime.set_profiling_mode_override(settings.log_mode.has_value() ? &*settings.log_mode
                                                                     : nullptr);
   runtime.set_threads_override(settings.threads);
+  runtime.set_winograd(settings.winograd);
   return Status();
 }
 

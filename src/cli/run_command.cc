@@ -178,6 +178,13 @@ void add_run_commands(CLI::App& app, CommandContext& context) {
                    "spec, default 1)")
       ->check(CLI::Range(0, 64))
       ->capture_default_str();
+  command
+      ->add_option("--conv-algorithm", options->run.conv_algorithm,
+                   "auto (oneDNN runs 3x3 convolutions of 64+ channels at 28x28 and larger "
+                   "as Winograd, 2-3x faster, rounding differently) or direct (every "
+                   "convolution direct)")
+      ->check(CLI::IsMember({"auto", "direct"}))
+      ->capture_default_str();
   command->add_option("--expect", options->run.expect_path,
                       "reference output 0 (.npy); fails (exit 1) when an element differs by "
                       "more than --tolerance + --rtol x |expected|");

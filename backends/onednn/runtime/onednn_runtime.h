@@ -26,6 +26,10 @@
 ///
 /// Threads: compile spec "threads" (default 1) unless overridden; set
 /// with omp_set_num_threads before each execute.
+///
+/// Convolutions: large 3x3 ones run oneDNN's Winograd kernel, with their
+/// source and output reordered inside their event (docs/operators.md),
+/// unless set_winograd(false) (`glassbox run --conv-algorithm direct`).
 
 #include <cstdint>
 
