@@ -180,9 +180,9 @@ void add_run_commands(CLI::App& app, CommandContext& context) {
       ->capture_default_str();
   command
       ->add_option("--conv-algorithm", options->run.conv_algorithm,
-                   "auto (oneDNN runs 3x3 convolutions of 64+ channels at 28x28 and larger "
-                   "as Winograd, 2-3x faster, rounding differently) or direct (every "
-                   "convolution direct)")
+                   "auto (oneDNN runs large 3x3 convolutions as Winograd, 1.2-3x faster, "
+                   "rounding differently; docs/operators.md) or direct (every convolution "
+                   "direct)")
       ->check(CLI::IsMember({"auto", "direct"}))
       ->capture_default_str();
   command->add_option("--expect", options->run.expect_path,

@@ -215,22 +215,26 @@ dnnl_status_t make_attr(const DnnParsedOp& op, std::uint32_t first, bool sum,
 // Whether `op` runs as a Winograd convolution: a 3x3 kernel, stride 1,
 // no dilation, one group, no fused sum (its residual would have to be in
 // the Winograd kernel's blocked format too), at least kMinWinogradChannels
-// input and output channels, and an output of at least kMinWinogradSide
-// pixels a side. Measured here with oneDNN 2.6 (AVX-512, 1 and 2
-// threads), its Winograd kernels take 1.9-3x less time than its direct
-// ones on googlenet's, squeezenet's and the ResNets' 3x3 convolutions at
-// 28x28 and 56x56; at 14x14 and 7x7 they are slower on 2 threads.
+// input channels, and an output at least kMinWinogradSide pixels a side
+// (kMinWinogradSideOneThread on one thread). Measured here with oneDNN
+// 2.6 (AVX-512), its Winograd kernels took 1.2-3x less time than its
+// direct ones on every 3x3 convolution of googlenet, squeezenet and the
+// ResNets on one thread (16 to 256 channels, 13x13 to 56x56), and on two
+// threads at 28x28 and up; on two threads at 7x7 and 14x14 they were up to
+// 1.2x slower. With 16 input channels (squeezenet's first expands, 55x55)
+// the two reorders took what the kernel saved.
+constexpr std::int64_t kMinWinogradChannels = 32;
 constexpr std::int64_t kMinWinogradSide = 28;
-constexpr std::int64_t kMinWinogradChannels = 64;
+constexpr std::int64_t kMinWinogradSideOneThread = 13;
 bool runs_winograd(const DnnDelegate& d, const DnnParsedOp& op) {
   const DnnParsedProgram& p = *d.program;
   const DnnSlot& w = p.slots[op.operands[1]];
   const DnnSlot& y = p.slots[p.first_op_slot() + static_cast<std::uint32_t>(&op - p.ops)];
   const std::int64_t* q = op.ints;
+  const std::int64_t min_side = d.threads == 1 ? kMinWinogradSideOneThread : kMinWinogradSide;
   return d.winograd && op.num_operands == 3 && w.dims[2] == 3 && w.dims[3] == 3 && q[0] == 1 &&
-         q[1] == 1 && q[2] == 1 && q[3] == 1 && q[8] == 1 && w.dims[0] >= kMinWinogradChannels &&
-         w.dims[1] >= kMinWinogradChannels && y.dims[2] >= kMinWinogradSide &&
-         y.dims[3] >= kMinWinogradSide;
+         q[1] == 1 && q[2] == 1 && q[3] == 1 && q[8] == 1 && w.dims[1] >= kMinWinogradChannels &&
+         y.dims[2] >= min_side && y.dims[3] >= min_side;
 }
 
 // The convolution of `op` with its source in `src` (null: let oneDNN pick).
