@@ -346,6 +346,14 @@ std::vector<OpCase> cases() {
          b.output(b.add(b.sigmoid(t), b.reshape(x, {5, 1, 8})));
          b.output(t);
        }},
+      // DenseNet's pre-activation: a batch norm after a concat, no
+      // convolution to fold it into (a depthwise 1x1 convolution, with the
+      // relu after it as its post-op).
+      {"batch_norm_after_concat",
+       [](GraphBuilder& b) {
+         ValueId x = b.relu(image(b));
+         b.output(b.relu(batch_norm(b, b.concat({x, b.sigmoid(x)}, 1), 8)));
+       }},
       {"reshape_after_conv",
        [](GraphBuilder& b) {
          b.output(b.reshape(conv(b, image(b), 4, 8), {2, -1, 9}));

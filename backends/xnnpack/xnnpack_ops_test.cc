@@ -465,6 +465,14 @@ std::vector<OpCase> cases_1_0() {
          ValueId x = image(b);
          b.output(b.concat({conv(b, x, 4, 3), conv(b, x, 4, 5), x}, 1));
        }},
+      // DenseNet's pre-activation: a batch norm after a concat, no
+      // convolution to fold it into (a depthwise 1x1 convolution, the relu
+      // after it fused).
+      {"batch_norm_after_concat",
+       [](GraphBuilder& b) {
+         ValueId x = image(b);
+         b.output(b.relu(batch_norm(b, b.concat({conv(b, x, 4, 3), conv(b, x, 4, 5)}, 1), 8)));
+       }},
       {"concat_last_axis",
        [](GraphBuilder& b) {
          ValueId x = b.input("x", ScalarType::kFloat, {2, 3});

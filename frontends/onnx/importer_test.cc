@@ -257,6 +257,21 @@ TEST(ImporterTest, IdentityOfAnInputBecomesACopy) {
   EXPECT_EQ(graph->nodes[0].op, "reshape");
 }
 
+TEST(ImporterTest, PadWithZeroPadsIsTheIdentity) {
+  ModelWriter m;
+  m.input("x", {1, 2, 4, 4}).output("y");
+  m.ints("pads", {8}, {0, 0, 0, 0, 0, 0, 0, 0});
+  m.node("Relu", "/Relu", {"x"}, {"r"});
+  m.node("Pad", "/pool/Pad", {"r", "pads"}, {"p"});
+  m.node("Relu", "/Relu_1", {"p"}, {"y"});
+  StatusOr<aot::Graph> graph = import_onnx_from_memory(m.bytes());
+  ASSERT_TRUE(graph.ok()) << graph.message();
+  ASSERT_EQ(graph->nodes.size(), 2u);
+  EXPECT_EQ(graph->nodes[0].op, "relu");
+  EXPECT_EQ(graph->nodes[1].op, "relu");
+  EXPECT_EQ(graph->nodes[1].inputs[0], graph->nodes[0].outputs[0]);
+}
+
 TEST(ImporterTest, SupportedOpsIncludeTheIssueList) {
   const std::vector<std::string> ops = supported_op_types();
   for (const char* op : {"Conv",

@@ -386,11 +386,38 @@ class Lowering {
       return define(node.outputs[0], emit_named(std::move(dnn), sources, false));
     }
     if (op == aot::op::kLayerNorm) return lower_layer_norm(node);
-    if (op == aot::op::kBatchNorm) {
-      return Status(Error::kNotSupported,
-                    "oneDNN backend: batch_norm '" + node.name + "' without its conv2d");
-    }
+    if (op == aot::op::kBatchNorm) return lower_lone_batch_norm(node);
     return lower_binary(node);
+  }
+
+  // A batch norm no convolution absorbed (DenseNet's, after a concat): a
+  // depthwise 1x1 convolution whose weight is the per-channel scale and
+  // whose bias the shift, so that the activations after it and a residual
+  // add fuse as they do after any convolution.
+  Status lower_lone_batch_norm(const Node& node) {
+    const std::int64_t channels = value(node.inputs[0]).shape[1];
+    const auto c = static_cast<std::size_t>(channels);
+    xnnpack::ConvWeights weights{channels, std::vector<float>(c, 1.f), std::vector<float>(c, 0.f)};
+    const xnnpack::BatchNormConstants constants{
+        value(node.inputs[1]).data, value(node.inputs[2]).data, value(node.inputs[3]).data,
+        value(node.inputs[4]).data, float_attr(node, "eps").value_or(1e-5)};
+    GLASSBOX_RETURN_IF_ERROR(xnnpack::fold_batch_norm(constants, &weights));
+    Sources sources{&node};
+    ValueId out = node.outputs[0];
+    const std::optional<ValueId> residual = absorb_residual(&out, &sources);
+    std::vector<EltwiseStep> steps;
+    absorb_activations(&out, &sources, &steps);
+    GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t src, conv_source(node.inputs[0], sources));
+    DnnOp dnn{.kind = DnnOpKind::kConvolution,
+              .identifier = {},
+              .operands = {src, add_constant({channels, 1, 1, 1}, std::move(weights.weight)),
+                           add_constant({channels}, std::move(weights.bias))},
+              .output = value(out).shape,
+              .ints = {1, 1, 1, 1, 0, 0, 0, 0, channels, residual ? 1 : 0},
+              .floats = {}};
+    if (residual) dnn.operands.push_back(slot(*residual));
+    append_post_ops(steps, &dnn);
+    return define(out, emit_named(std::move(dnn), sources, true));
   }
 
   Status lower_conv(const Node& node) {

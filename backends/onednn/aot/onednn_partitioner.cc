@@ -53,15 +53,15 @@ std::string conv_rejection(const Graph& graph, const Node& node) {
   return kTaken;
 }
 
+// Folded into the convolution before it when it is that convolution's only
+// user; otherwise (DenseNet's, after a concat) a depthwise 1x1 convolution
+// whose weights are the per-channel scale and shift.
 std::string batch_norm_rejection(const Graph& graph, const Node& node) {
-  const Node* conv = producer_of(graph, node.inputs[0]);
-  if (conv == nullptr || conv->op != aot::op::kConv2d || !conv_rejection(graph, *conv).empty()) {
-    return "batch_norm not after a conv2d (only folded ones are taken)";
-  }
-  if (count_users(graph, node.inputs[0]) != 1) return "its conv2d has other users";
   for (std::size_t i = 1; i < node.inputs.size(); ++i) {
     if (!is_float_constant(graph, node.inputs[i])) return "non-constant batch_norm parameters";
   }
+  if (shape_of(graph, node.inputs[0]).size() != 4) return "batch_norm input not 4-D";
+  if (!is_computed(graph, node.inputs[0])) return "constant input";
   return kTaken;
 }
 

@@ -4,7 +4,9 @@
 /// others on the portable kernels:
 ///
 /// - conv2d: weight (and bias) constant; grouped and depthwise included.
-/// - batch_norm: it follows a taken conv2d with no other user (folded in).
+/// - batch_norm: statistics constant; folded into the taken conv2d before
+///   it when it is that conv2d's only user, else (4-D computed input) a
+///   depthwise 1x1 convolution of per-channel scale and shift.
 /// - linear: weight (and bias) constant, 2-D. matmul: b a constant 2-D matrix.
 /// - max_pool2d, avg_pool2d: ceil mode becomes extra bottom/right padding;
 ///   avg with count_include_pad=1 only when ceil mode adds none.

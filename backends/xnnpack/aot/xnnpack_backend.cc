@@ -312,13 +312,37 @@ class Lowering {
       return emit_value(std::move(x), sources, node.outputs[0], XnnLayout::kLogical);
     }
     if (op == aot::op::kConcat) return lower_concat(node);
-    if (op == aot::op::kBatchNorm) {
-      return Status(Error::kNotSupported,
-                    "XNNPACK backend: batch_norm '" + node.name +
-                        "' is not directly after a convolution in the same partition");
-    }
+    if (op == aot::op::kBatchNorm) return lower_lone_batch_norm(node);
     return Status(Error::kNotSupported,
                   "XNNPACK backend cannot lower node '" + node.name + "' (op '" + node.op + "')");
+  }
+
+  // A batch norm no convolution absorbed (DenseNet's, after a concat): a
+  // depthwise 1x1 convolution whose weight is the per-channel scale and
+  // whose bias the shift, with the activations after it fused.
+  Status lower_lone_batch_norm(const Node& bn) {
+    Sources sources{&bn};
+    const std::int64_t channels = value(bn.inputs[0]).shape[1];
+    const auto c = static_cast<std::size_t>(channels);
+    ConvWeights weights{channels, std::vector<float>(c, 1.f), std::vector<float>(c, 0.f)};
+    const BatchNormConstants constants{value(bn.inputs[1]).data, value(bn.inputs[2]).data,
+                                       value(bn.inputs[3]).data, value(bn.inputs[4]).data,
+                                       float_attr(bn, "eps").value_or(1e-5)};
+    GLASSBOX_RETURN_IF_ERROR(fold_batch_norm(constants, &weights));
+    ValueId out = bn.outputs[0];
+    float min = -kInf, max = kInf;
+    absorb_activations(&out, &sources, &min, &max);
+    XnnOp op;
+    op.kind = XnnOpKind::kConvolution;
+    GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t in, slot_for(bn.inputs[0], XnnLayout::kNhwc, sources));
+    op.operands = {in};
+    // No padding, 1x1 kernel, stride 1, dilation 1; groups = channels of
+    // one input and one output channel each.
+    op.ints = {0, 0, 0, 0, 1, 1, 1, 1, 1, 1, u32(channels), 1, 1};
+    op.floats = {min, max};
+    op.floats.insert(op.floats.end(), weights.weight.begin(), weights.weight.end());
+    op.floats.insert(op.floats.end(), weights.bias.begin(), weights.bias.end());
+    return emit_value(std::move(op), sources, out, XnnLayout::kNhwc);
   }
 
   Status lower_conv(const Node& conv) {

@@ -66,15 +66,16 @@ std::string weighted_rejection(const Graph& graph, const Node& node) {
   return kTaken;
 }
 
+// Folded into the convolution before it when it is that convolution's only
+// user; otherwise (DenseNet's, after a concat) a depthwise 1x1 convolution
+// whose weights are the per-channel scale and shift.
 std::string batch_norm_rejection(const Graph& graph, const Node& node) {
   for (std::size_t i = 1; i < node.inputs.size(); ++i) {
     if (!is_float_constant(graph, node.inputs[i])) return "non-constant batch_norm statistics";
   }
-  const Node* conv = producer_of(graph, node.inputs[0]);
-  if (conv == nullptr || conv->op != aot::op::kConv2d ||
-      !weighted_rejection(graph, *conv).empty() || count_users(graph, node.inputs[0]) != 1) {
-    return "batch_norm not after a convolution";
-  }
+  const aot::Value* x = graph.find_value(node.inputs[0]);
+  if (x == nullptr || x->shape.size() != 4) return "batch_norm input not 4-D";
+  if (!is_computed(graph, node.inputs[0])) return kConstantOperand;
   return kTaken;
 }
 

@@ -3,29 +3,37 @@
 /// Which graph nodes the XNNPACK backend takes, and why it leaves the
 /// others on the portable kernels.
 ///
-/// | op                      | taken when                                          |
-/// |-------------------------|-----------------------------------------------------|
-/// | conv2d                  | weight (and bias) constant; covers depthwise/grouped |
-/// | conv_transpose2d        | weight (and bias) constant; output_padding < stride |
-/// | batch_norm              | it directly follows a taken conv2d that has no other user, constants
-/// given (folded in) | | linear                  | weight (and bias) constant | | matmul | b is a
-/// constant 2-D matrix (becomes fully connected) | | max_pool2d              | not ceil_mode;
-/// window larger than 1x1               | | avg_pool2d              | as max_pool2d; padding only
-/// with count_include_pad=0 (XNNPACK excludes padding) | | global_avg_pool2d       | always | |
-/// reduce_mean             | over the last axis, or over H, W of a 4-D tensor    | | add sub mul
-/// div min max | one operand computed; a float constant other one is stored in the blob
-/// (format 1.2), or as the bias of a matmul / linear it follows | | relu clamp hardswish sigmoid
-/// abs neg floor ceil round sqrt | input computed | | leaky_relu              | input computed | |
-/// hardsigmoid             | input computed; alpha, beta finite (multiply by alpha, add beta
-/// clamped to [0, 1]: two operators, one identifier) | | elu                     | alpha > 0 | |
-/// pow                     | exponent a constant 2 (XNNPACK's square)            | | prelu | slope
-/// constant, a scalar or per channel (along C of a 4-D input, or along the last axis) | | pad |
-/// mode "constant", no negative pad                    | | depth_to_space          | mode "DCR",
-/// blocksize >= 2                          | | resize                  | mode "linear" with
-/// half_pixel, pytorch_half_pixel (output H, W > 1) or align_corners; no scales other than
-/// output/input | | softmax                 | over the last axis                                  |
-/// | flatten reshape         | input computed                                      |
-/// | concat                  | one input computed; float constant others stored in the blob |
+/// - conv2d: weight (and bias) constant; covers depthwise and grouped.
+/// - conv_transpose2d: weight (and bias) constant; output_padding < stride.
+/// - batch_norm: statistics constant. Folded into the conv2d before it when
+///   it is that conv2d's only user; otherwise, over a 4-D computed input, a
+///   depthwise 1x1 convolution of per-channel scale and shift.
+/// - linear: weight (and bias) constant.
+/// - matmul: b a constant 2-D matrix (becomes fully connected).
+/// - max_pool2d: not ceil_mode; window larger than 1x1.
+/// - avg_pool2d: as max_pool2d; padding only with count_include_pad=0
+///   (XNNPACK excludes padding).
+/// - global_avg_pool2d: always.
+/// - reduce_mean: over the last axis, or over H, W of a 4-D tensor.
+/// - add sub mul div min max: one operand computed; a float constant other
+///   one is stored in the blob (format 1.2), or is the bias of a matmul or
+///   linear it follows.
+/// - relu clamp hardswish sigmoid abs neg floor ceil round sqrt: input
+///   computed.
+/// - leaky_relu: input computed.
+/// - hardsigmoid: input computed; alpha, beta finite (multiply by alpha, add
+///   beta clamped to [0, 1]: two operators, one identifier).
+/// - elu: alpha > 0.
+/// - pow: exponent a constant 2 (XNNPACK's square).
+/// - prelu: slope constant, a scalar or per channel (along C of a 4-D input,
+///   or along the last axis).
+/// - pad: mode "constant", no negative pad.
+/// - depth_to_space: mode "DCR", blocksize >= 2.
+/// - resize: mode "linear" with half_pixel, pytorch_half_pixel (output H, W
+///   > 1) or align_corners; no scales other than output/input.
+/// - softmax: over the last axis.
+/// - flatten reshape: input computed.
+/// - concat: one input computed; float constant others stored in the blob.
 ///
 /// All computed values must be float32 of rank 1..6 with no zero-sized
 /// dimension. XNNPACK 2022's operator API has no transpose, batched or
