@@ -354,6 +354,18 @@ std::vector<OpCase> cases() {
          ValueId x = b.relu(image(b));
          b.output(b.relu(batch_norm(b, b.concat({x, b.sigmoid(x)}, 1), 8)));
        }},
+      // avg_pool2d(padding=1) as PyTorch exports it (inception_v3): a pad
+      // of zeros, asymmetric here, then a pool without padding; one
+      // oneDNN pool counting the padding.
+      {"zero_pad_then_avg_pool",
+       [](GraphBuilder& b) {
+         ValueId x = b.relu(image(b));
+         ValueId padded = b.op("pad", {x},
+                               {{"pads", std::vector<std::int64_t>{0, 0, 1, 2, 0, 0, 1, 0}},
+                                {"mode", std::string("constant")},
+                                {"value", 0.0}});
+         b.output(b.avg_pool2d(padded, {.kernel = {3, 3}, .stride = {{1, 1}}}));
+       }},
       {"reshape_after_conv",
        [](GraphBuilder& b) {
          b.output(b.reshape(conv(b, image(b), 4, 8), {2, -1, 9}));

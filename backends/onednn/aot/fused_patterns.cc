@@ -205,4 +205,37 @@ std::optional<ScalarAffine> scalar_affine_of(const Graph& graph, const Node& nod
   return std::nullopt;
 }
 
+std::optional<PaddedAvgPool> padded_avg_pool_of(const Graph& graph, const aot::Node& node) {
+  const aot::Node* pad = &node;
+  if (node.op == aot::op::kAvgPool2d) pad = producer_of(graph, node.inputs[0]);
+  if (pad == nullptr || pad->op != aot::op::kPad || pad->inputs.size() != 1) return std::nullopt;
+  if (xnnpack::string_attr(*pad, "mode", "constant") != "constant" ||
+      xnnpack::float_attr(*pad, "value").value_or(0) != 0) {
+    return std::nullopt;
+  }
+  const aot::Value* x = graph.find_value(pad->inputs[0]);
+  const std::vector<std::int64_t> pads = xnnpack::ints_attr(*pad, "pads");
+  if (x == nullptr || x->shape.size() != 4 || pads.size() != 8) return std::nullopt;
+  for (std::size_t k = 0; k < pads.size(); ++k) {
+    const bool spatial = k % 4 >= 2;  // [N, C, H, W] begins, then ends
+    if (pads[k] < 0 || (!spatial && pads[k] != 0)) return std::nullopt;
+  }
+  if (count_users(graph, pad->outputs[0]) != 1) return std::nullopt;
+  const aot::Node* pool = nullptr;
+  for (const aot::Node& n : graph.nodes) {
+    if (n.op == aot::op::kAvgPool2d && n.inputs[0] == pad->outputs[0]) pool = &n;
+  }
+  if (pool == nullptr || (node.op == aot::op::kAvgPool2d && pool != &node)) return std::nullopt;
+  for (std::int64_t p : xnnpack::ints_attr(*pool, "padding")) {
+    if (p != 0) return std::nullopt;
+  }
+  if (xnnpack::int_attr(*pool, "ceil_mode", 0) != 0) return std::nullopt;
+  PaddedAvgPool pair{.pad = pad, .pool = pool};
+  pair.pad_begin[0] = pads[2];
+  pair.pad_begin[1] = pads[3];
+  pair.pad_end[0] = pads[6];
+  pair.pad_end[1] = pads[7];
+  return pair;
+}
+
 }  // namespace glassbox::backends::onednn

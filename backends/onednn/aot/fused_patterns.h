@@ -60,4 +60,20 @@ struct ScalarAffine {
 std::optional<ScalarAffine> scalar_affine_of(const aot::Graph& graph, const aot::Node& node,
                                              aot::ValueId x);
 
+// PyTorch's exporter writes avg_pool2d(padding=p, count_include_pad=True)
+// as a Pad of zeros and an AveragePool without padding (inception_v3's
+// branches). oneDNN has no pad primitive; the pair is one average pool
+// with padding p, counting it.
+struct PaddedAvgPool {
+  const aot::Node* pad = nullptr;
+  const aot::Node* pool = nullptr;
+  std::int64_t pad_begin[2] = {};  // H, W
+  std::int64_t pad_end[2] = {};
+};
+
+/// The pair `node` (the pad or the pool) belongs to: a constant-zero pad of
+/// H and W only (non-negative) of a 4-D value, whose only use is an
+/// avg_pool2d without padding of its own; nullopt otherwise.
+std::optional<PaddedAvgPool> padded_avg_pool_of(const aot::Graph& graph, const aot::Node& node);
+
 }  // namespace glassbox::backends::onednn

@@ -342,6 +342,9 @@ class Lowering {
     if (op == aot::op::kMaxPool2d || op == aot::op::kAvgPool2d || op == aot::op::kGlobalAvgPool2d) {
       return lower_pool(node);
     }
+    if (op == aot::op::kPad && padded_avg_pool_of(graph_, node)) {
+      return Status();  // the average pool after it takes its padding (lower_pool)
+    }
     if (!eltwise_steps(node).empty()) return lower_eltwise(node);
     if (op == aot::op::kSoftmax) {
       Sources sources{&node};
@@ -647,7 +650,10 @@ class Lowering {
   }
 
   Status lower_pool(const Node& node) {
-    const std::optional<PoolGeometry> g = pool_geometry(graph_, node);
+    std::optional<PoolGeometry> g = pool_geometry(graph_, node);
+    const std::optional<PaddedAvgPool> padded =
+        node.op == aot::op::kAvgPool2d ? padded_avg_pool_of(graph_, node) : std::nullopt;
+    if (padded) return lower_padded_avg_pool(*padded, *g);
     DnnPooling alg = DnnPooling::kMax;
     if (node.op == aot::op::kGlobalAvgPool2d) {
       alg = DnnPooling::kAvgExcludePadding;
@@ -665,6 +671,24 @@ class Lowering {
                        g->pad_begin[1], g->pad_end[0], g->pad_end[1]},
               .floats = {}};
     return define(node.outputs[0], emit_named(std::move(dnn), {&node}, maybe_blocked(src)));
+  }
+
+  // An average pool of the zeros a pad added: one pool with that padding,
+  // counting it, mapped to both nodes. `g` is the pool's own geometry
+  // (over the padded value, no padding of its own).
+  Status lower_padded_avg_pool(const PaddedAvgPool& pair, const PoolGeometry& g) {
+    const std::uint32_t src = slot(pair.pad->inputs[0]);
+    DnnOp dnn{
+        .kind = DnnOpKind::kPooling,
+        .identifier = {},
+        .operands = {src},
+        .output = value(pair.pool->outputs[0]).shape,
+        .ints = {static_cast<std::int64_t>(DnnPooling::kAvgIncludePadding), g.kernel[0],
+                 g.kernel[1], g.stride[0], g.stride[1], 1, 1, pair.pad_begin[0], pair.pad_begin[1],
+                 g.pad_end[0] + pair.pad_end[0], g.pad_end[1] + pair.pad_end[1]},
+        .floats = {}};
+    return define(pair.pool->outputs[0],
+                  emit_named(std::move(dnn), {pair.pad, pair.pool}, maybe_blocked(src)));
   }
 
   // The mean over H and W: a global average pool to [N, C, 1, 1], then a

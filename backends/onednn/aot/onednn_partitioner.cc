@@ -89,6 +89,7 @@ std::set<std::string, std::less<>> onednn_supported_ops() {
           "matmul",
           "max_pool2d",
           "avg_pool2d",
+          "pad",  // zeros before an average pool only (onednn_rejection)
           "global_avg_pool2d",
           "relu",
           "leaky_relu",
@@ -196,6 +197,10 @@ std::string onednn_rejection(const Graph& graph, const Node& node) {
     return kTaken;
   }
   if (op == aot::op::kConv2d) return conv_rejection(graph, node);
+  if (op == aot::op::kPad) {
+    return padded_avg_pool_of(graph, node) ? kTaken
+                                           : "pad other than zeros of H, W before an average pool";
+  }
   if (op == aot::op::kBatchNorm) return batch_norm_rejection(graph, node);
   if (op == aot::op::kMatmul && !is_float_constant(graph, node.inputs[1])) {
     // Activation x activation (attention): a batched matmul of two

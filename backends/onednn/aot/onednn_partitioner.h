@@ -11,6 +11,8 @@
 /// - max_pool2d, avg_pool2d: ceil mode becomes extra bottom/right padding;
 ///   avg with count_include_pad=1 only when ceil mode adds none.
 /// - global_avg_pool2d: always.
+/// - pad: zeros on H and W before an avg_pool2d without padding: that
+///   pool's padding (fused_patterns.h).
 /// - relu leaky_relu clamp sigmoid hardswish hardsigmoid gelu tanh exp log
 ///   abs sqrt elu neg softplus: input computed.
 /// - add sub mul div min max: the output has one operand's shape (sub, div:
@@ -18,9 +20,12 @@
 /// - softmax, flatten, reshape: always. concat: every input computed.
 /// - layer_norm: over the last axis only; scale and bias constant.
 ///
+/// - transpose, slice, gather, matmul of two computed tensors, the GELU
+///   and LayerNorm chains: see docs/operators.md.
+///
 /// Every computed value must be float32 of rank 1..6 with no zero-sized
-/// dimension. Group norm, transpose, pad, resize, reductions other than
-/// global average pooling, erf and pow stay portable.
+/// dimension. Group norm, other pads, resize, reductions other than global
+/// average pooling, and erf and pow outside their chains stay portable.
 
 #include <array>
 #include <cstdint>
