@@ -650,7 +650,7 @@ class Lowering {
   }
 
   Status lower_pool(const Node& node) {
-    std::optional<PoolGeometry> g = pool_geometry(graph_, node);
+    const std::optional<PoolGeometry> g = pool_geometry(graph_, node);
     const std::optional<PaddedAvgPool> padded =
         node.op == aot::op::kAvgPool2d ? padded_avg_pool_of(graph_, node) : std::nullopt;
     if (padded) return lower_padded_avg_pool(*padded, *g);

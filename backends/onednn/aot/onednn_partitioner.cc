@@ -198,8 +198,12 @@ std::string onednn_rejection(const Graph& graph, const Node& node) {
   }
   if (op == aot::op::kConv2d) return conv_rejection(graph, node);
   if (op == aot::op::kPad) {
-    return padded_avg_pool_of(graph, node) ? kTaken
-                                           : "pad other than zeros of H, W before an average pool";
+    // Taken only with its pool, which lowers both.
+    const std::optional<PaddedAvgPool> pair = padded_avg_pool_of(graph, node);
+    if (!pair || !onednn_rejection(graph, *pair->pool).empty()) {
+      return "pad other than zeros of H, W before a taken average pool";
+    }
+    return kTaken;
   }
   if (op == aot::op::kBatchNorm) return batch_norm_rejection(graph, node);
   if (op == aot::op::kMatmul && !is_float_constant(graph, node.inputs[1])) {

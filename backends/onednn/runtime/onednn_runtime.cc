@@ -216,13 +216,13 @@ dnnl_status_t make_attr(const DnnParsedOp& op, std::uint32_t first, bool sum,
 // no dilation, one group, no fused sum (its residual would have to be in
 // the Winograd kernel's blocked format too), at least kMinWinogradChannels
 // input channels, and an output at least kMinWinogradSide pixels a side
-// (kMinWinogradSideOneThread on one thread). Measured here with oneDNN
-// 2.6 (AVX-512), its Winograd kernels took 1.2-3x less time than its
-// direct ones on every 3x3 convolution of googlenet, squeezenet and the
-// ResNets on one thread (16 to 256 channels, 13x13 to 56x56), and on two
-// threads at 28x28 and up; on two threads at 7x7 and 14x14 they were up to
-// 1.2x slower. With 16 input channels (squeezenet's first expands, 55x55)
-// the two reorders took what the kernel saved.
+// (kMinWinogradSideOneThread on one thread). Measured alone here (oneDNN
+// 2.6, AVX-512), its Winograd kernels took 1.2-3x less time than its
+// direct ones on the shapes of googlenet's, squeezenet's and the ResNets'
+// 3x3 convolutions on one thread (16 to 256 channels, 13x13 to 56x56),
+// and on two threads at 28x28 and up; on two threads at 7x7 and 14x14
+// they were up to 1.2x slower. With 16 input channels (squeezenet's first
+// expands, 55x55) the two reorders took what the kernel saved.
 constexpr std::int64_t kMinWinogradChannels = 32;
 constexpr std::int64_t kMinWinogradSide = 28;
 constexpr std::int64_t kMinWinogradSideOneThread = 13;
