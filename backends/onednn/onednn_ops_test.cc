@@ -366,6 +366,11 @@ std::vector<OpCase> cases() {
                                 {"value", 0.0}});
          b.output(b.avg_pool2d(padded, {.kernel = {3, 3}, .stride = {{1, 1}}}));
        }},
+      // A Winograd convolution (3x3, 32 channels, 28x28) reading a delegate
+      // input: the input's reorder writes the format the Winograd kernel
+      // takes.
+      {"winograd_convolution_of_a_delegate_input",
+       [](GraphBuilder& b) { b.output(b.relu(conv(b, image(b, 32, 28), 32, 32))); }},
       {"reshape_after_conv",
        [](GraphBuilder& b) {
          b.output(b.reshape(conv(b, image(b), 4, 8), {2, -1, 9}));
