@@ -22,6 +22,10 @@ std::uint32_t fnv1a(const char* text, std::size_t* length) {
   return h;
 }
 
+// The smallest page size of the targets: writing one byte this far apart
+// faults in every page of a range.
+constexpr std::size_t kPageBytes = 4096;
+
 // Writes a zero into every page of [bytes, bytes + length), so that the
 // page faults of fresh memory are taken now rather than by the event that
 // first writes there. Volatile: the compiler may know the memory is zero
@@ -60,36 +64,31 @@ std::uint8_t* Arena::allocate(std::size_t size, std::size_t output_bytes) {
     low_ -= need;
     return low_;
   }
-  if (base_ == nullptr || need > size_ - used_) {
-    // A new chunk; an item larger than a chunk gets one of its own size.
-    const std::size_t chunk = need > kHeapChunk ? need : kHeapChunk;
-    std::unique_ptr<std::uint8_t[]> memory(new (std::nothrow) std::uint8_t[chunk]);
-    if (memory == nullptr) return nullptr;
-    base_ = memory.get();
-    size_ = chunk;
-    used_ = 0;
-    heap_chunks_.push_back(std::move(memory));
-  }
+  if (!has_room(need)) return nullptr;
   std::uint8_t* out = base_ + used_;
   used_ += need;
   return out;
 }
 
+bool Arena::has_room(std::size_t need) {
+  if (base_ != nullptr && need <= size_ - used_) return true;
+  // A new chunk (the rest of the current one is left unused); an item
+  // larger than a chunk gets one of its own size.
+  const std::size_t chunk = need > kHeapChunk ? need : kHeapChunk;
+  std::unique_ptr<std::uint8_t[]> memory(new (std::nothrow) std::uint8_t[chunk]);
+  if (memory == nullptr) return false;
+  base_ = memory.get();
+  size_ = chunk;
+  used_ = 0;
+  heap_chunks_.push_back(std::move(memory));
+  return true;
+}
+
 void Arena::reserve(std::size_t size) {
   const std::size_t need = align8(size);
   std::lock_guard<std::mutex> lock(mutex_);
-  if (fixed_ || need == 0) return;
-  if (base_ == nullptr || need > size_ - used_) {
-    // The rest of the current chunk is left unused, as allocate() would.
-    const std::size_t chunk = need > kHeapChunk ? need : kHeapChunk;
-    std::unique_ptr<std::uint8_t[]> memory(new (std::nothrow) std::uint8_t[chunk]);
-    if (memory == nullptr) return;  // allocate() will try again
-    base_ = memory.get();
-    size_ = chunk;
-    used_ = 0;
-    heap_chunks_.push_back(std::move(memory));
-  }
-  fault_in_with_zeros(base_ + used_, need);
+  // Without room, allocate() tries again.
+  if (!fixed_ && need != 0 && has_room(need)) fault_in_with_zeros(base_ + used_, need);
 }
 
 void Arena::mark_unwritten(Record* slots, std::uint64_t count) {

@@ -36,10 +36,6 @@ inline constexpr std::uint8_t kDebugOutput = 0x20;    // kDebug: program output
 
 inline constexpr std::uint32_t kNoName = 0xffffffffu;
 
-// The smallest page size of the targets: writing one byte this far apart
-// faults in every page of a range.
-inline constexpr std::size_t kPageBytes = 4096;
-
 // One event as logged: fixed size so that logging is a claim and a copy.
 struct Record {
   std::uint64_t a;
@@ -154,6 +150,10 @@ class Arena {
 
  private:
   static constexpr std::size_t kHeapChunk = 64 * 1024;
+
+  // Heap mode, mutex held: whether the current chunk has `need` bytes
+  // free, starting a new chunk if not (false when that fails).
+  bool has_room(std::size_t need);
 
   std::mutex mutex_;
   bool fixed_ = false;
