@@ -399,12 +399,9 @@ class Lowering {
   // add fuse as they do after any convolution.
   Status lower_lone_batch_norm(const Node& node) {
     const std::int64_t channels = value(node.inputs[0]).shape[1];
-    const auto c = static_cast<std::size_t>(channels);
-    xnnpack::ConvWeights weights{channels, std::vector<float>(c, 1.f), std::vector<float>(c, 0.f)};
-    const xnnpack::BatchNormConstants constants{
-        value(node.inputs[1]).data, value(node.inputs[2]).data, value(node.inputs[3]).data,
-        value(node.inputs[4]).data, float_attr(node, "eps").value_or(1e-5)};
-    GLASSBOX_RETURN_IF_ERROR(xnnpack::fold_batch_norm(constants, &weights));
+    GLASSBOX_ASSIGN_OR_RETURN(
+        xnnpack::ConvWeights weights,
+        xnnpack::batch_norm_as_depthwise(xnnpack::batch_norm_constants(graph_, node), channels));
     Sources sources{&node};
     ValueId out = node.outputs[0];
     const std::optional<ValueId> residual = absorb_residual(&out, &sources);
@@ -432,10 +429,8 @@ class Lowering {
     Sources sources{&node};
     ValueId out = node.outputs[0];
     if (const Node* bn = sole_user(out); bn != nullptr && bn->op == aot::op::kBatchNorm) {
-      const xnnpack::BatchNormConstants constants{
-          value(bn->inputs[1]).data, value(bn->inputs[2]).data, value(bn->inputs[3]).data,
-          value(bn->inputs[4]).data, float_attr(*bn, "eps").value_or(1e-5)};
-      GLASSBOX_RETURN_IF_ERROR(xnnpack::fold_batch_norm(constants, &weights));
+      GLASSBOX_RETURN_IF_ERROR(
+          xnnpack::fold_batch_norm(xnnpack::batch_norm_constants(graph_, *bn), &weights));
       absorb(*bn);
       sources.push_back(bn);
       out = bn->outputs[0];

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <string>
 
+#include "backends/xnnpack/aot/node_attributes.h"
+
 namespace glassbox::backends::xnnpack {
 
 Status fold_batch_norm(const BatchNormConstants& bn, ConvWeights* conv) {
@@ -28,6 +30,20 @@ Status fold_batch_norm(const BatchNormConstants& bn, ConvWeights* conv) {
     conv->bias[o] = static_cast<float>((double(conv->bias[o]) - bn.mean[o]) * scale + bn.beta[o]);
   }
   return Status();
+}
+
+BatchNormConstants batch_norm_constants(const aot::Graph& graph, const aot::Node& bn) {
+  auto data = [&](std::size_t input) -> std::span<const float> {
+    return graph.find_value(bn.inputs[input])->data;
+  };
+  return {data(1), data(2), data(3), data(4), float_attr(bn, "eps").value_or(1e-5)};
+}
+
+StatusOr<ConvWeights> batch_norm_as_depthwise(const BatchNormConstants& bn, std::int64_t channels) {
+  const auto c = static_cast<std::size_t>(channels);
+  ConvWeights weights{channels, std::vector<float>(c, 1.f), std::vector<float>(c, 0.f)};
+  GLASSBOX_RETURN_IF_ERROR(fold_batch_norm(bn, &weights));
+  return weights;
 }
 
 }  // namespace glassbox::backends::xnnpack

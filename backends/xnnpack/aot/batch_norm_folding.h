@@ -11,6 +11,7 @@
 #include <span>
 #include <vector>
 
+#include "glassbox/aot/graph.h"
 #include "glassbox/core/status.h"
 
 namespace glassbox::backends::xnnpack {
@@ -35,5 +36,15 @@ struct BatchNormConstants {
 /// Rewrites `conv` in place (computing in double, then rounding once).
 /// kInvalidArgument when sizes disagree or var + eps <= 0.
 Status fold_batch_norm(const BatchNormConstants& bn, ConvWeights* conv);
+
+/// The constants of the batch_norm node `bn` of `graph`: views of its
+/// inputs 1 to 4 (float constants with data, as the partitioners require)
+/// and its eps.
+BatchNormConstants batch_norm_constants(const aot::Graph& graph, const aot::Node& bn);
+
+/// A batch norm with no convolution to fold into, over `channels`
+/// channels, as a depthwise 1x1 convolution: weight the per-channel scale,
+/// bias the shift (the identity convolution, folded).
+StatusOr<ConvWeights> batch_norm_as_depthwise(const BatchNormConstants& bn, std::int64_t channels);
 
 }  // namespace glassbox::backends::xnnpack

@@ -323,12 +323,8 @@ class Lowering {
   Status lower_lone_batch_norm(const Node& bn) {
     Sources sources{&bn};
     const std::int64_t channels = value(bn.inputs[0]).shape[1];
-    const auto c = static_cast<std::size_t>(channels);
-    ConvWeights weights{channels, std::vector<float>(c, 1.f), std::vector<float>(c, 0.f)};
-    const BatchNormConstants constants{value(bn.inputs[1]).data, value(bn.inputs[2]).data,
-                                       value(bn.inputs[3]).data, value(bn.inputs[4]).data,
-                                       float_attr(bn, "eps").value_or(1e-5)};
-    GLASSBOX_RETURN_IF_ERROR(fold_batch_norm(constants, &weights));
+    GLASSBOX_ASSIGN_OR_RETURN(ConvWeights weights,
+                              batch_norm_as_depthwise(batch_norm_constants(graph_, bn), channels));
     ValueId out = bn.outputs[0];
     float min = -kInf, max = kInf;
     absorb_activations(&out, &sources, &min, &max);
@@ -357,10 +353,7 @@ class Lowering {
     }
     ValueId out = conv.outputs[0];
     if (const Node* bn = sole_user(out); bn != nullptr && bn->op == aot::op::kBatchNorm) {
-      const BatchNormConstants constants{value(bn->inputs[1]).data, value(bn->inputs[2]).data,
-                                         value(bn->inputs[3]).data, value(bn->inputs[4]).data,
-                                         float_attr(*bn, "eps").value_or(1e-5)};
-      GLASSBOX_RETURN_IF_ERROR(fold_batch_norm(constants, &weights));
+      GLASSBOX_RETURN_IF_ERROR(fold_batch_norm(batch_norm_constants(graph_, *bn), &weights));
       absorb(*bn);
       sources.push_back(bn);
       out = bn->outputs[0];
