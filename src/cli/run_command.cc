@@ -26,6 +26,7 @@ struct RunCommandOptions {
   std::string debug_level = "none";
   std::string profiling_level = "all";
   std::string clock = "steady";
+  std::string conv_algorithm = "auto";
 };
 
 // The command line alone: a failure here is a usage error (exit code 2).
@@ -59,6 +60,7 @@ Status run(RunCommandOptions options, const std::atomic<bool>* stop, std::ostrea
       {"all", runtime::ProfilingLevel::kAllEvents}};
   options.run.profiling_level = kProfilingLevels.at(options.profiling_level);
   options.run.use_tsc = options.clock == "tsc";
+  options.run.winograd = options.conv_algorithm == "auto";
   if (options.run.debug_level != runtime::DebugLevel::kNoLogging &&
       options.run.debug_data_path.empty()) {
     options.run.debug_data_path = options.run.etdump_path + ".bin";
@@ -179,7 +181,7 @@ void add_run_commands(CLI::App& app, CommandContext& context) {
       ->check(CLI::Range(0, 64))
       ->capture_default_str();
   command
-      ->add_option("--conv-algorithm", options->run.conv_algorithm,
+      ->add_option("--conv-algorithm", options->conv_algorithm,
                    "auto (oneDNN runs large 3x3 convolutions as Winograd, 1.2-3x faster, "
                    "rounding differently; docs/operators.md) or direct (every convolution "
                    "direct)")

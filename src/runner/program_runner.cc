@@ -149,12 +149,7 @@ Status fill_inputs(const RunOptions& options, runtime::Method& method) {
 StatusOr<RunSummary> run_program(const RunOptions& options) {
   backends::RunSettings backend_settings;
   backend_settings.threads = options.threads;
-  if (options.conv_algorithm != "auto" && options.conv_algorithm != "direct") {
-    return Status(
-        Error::kInvalidArgument,
-        "the convolution algorithm must be auto or direct, got '" + options.conv_algorithm + "'");
-  }
-  backend_settings.winograd = options.conv_algorithm == "auto";
+  backend_settings.winograd = options.winograd;
   if (options.delegate_profiling == "realtime") {
     backend_settings.log_mode = runtime::DelegateLogMode::kRealTime;
   } else if (options.delegate_profiling == "posttime") {

@@ -40,9 +40,9 @@ struct RunOptions {
   // Threads for delegates that use them (XNNPACK); 0 keeps the program's
   // compile spec.
   std::uint32_t threads = 0;
-  // "auto": delegates with Winograd convolutions (oneDNN) use them where
-  // they are faster; "direct": every convolution runs a direct algorithm.
-  std::string conv_algorithm = "auto";
+  // Delegates with Winograd convolutions (oneDNN) use them where they are
+  // faster; false runs every convolution with a direct algorithm.
+  bool winograd = true;
   // Input 0 as a NumPy .npy file (float32/float64/int64, shape checked) or
   // raw little-endian float32 bytes; when empty, inputs are uniform random
   // in [-1, 1) from `seed`.
