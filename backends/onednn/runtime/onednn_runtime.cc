@@ -556,7 +556,6 @@ class OpBuilder {
     // writes its own buffer, reordered into the output after it runs.
     dnnl_memory_t dst = d_->mems[out_];
     if (dnnl_primitive_desc_t winograd = st_->src_reorder != nullptr ? nullptr : winograd_pd(op)) {
-      src = d_->mems[op.operands[0]];
       if (ErrorInfo e = use_winograd(op, winograd, &src, &dst); e.code != Error::kOk) return e;
     }
     const DnnSlot& w = d_->program->slots[op.operands[1]];
