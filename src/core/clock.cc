@@ -1,6 +1,5 @@
 #include "glassbox/core/clock.h"
 
-#include <numeric>
 #include <thread>
 
 #if GLASSBOX_HAS_RDTSC
@@ -17,21 +16,21 @@ std::uint64_t steady_ns() {
 }
 
 #if GLASSBOX_HAS_RDTSC
-// Measures TSC ticks against steady_clock over a short sleep. The ratio is
-// kept as a reduced fraction of the two measured spans, so converting a
-// duration back gives exactly the calibration's ns for its ticks.
-TickRatio calibrate_tsc() {
+// Measures TSC ticks against steady_clock over a short sleep: nanoseconds
+// per tick, fixed point with 32 fraction bits. 20 ms against a nanosecond
+// clock puts the error near 1e-7 (0.1 us a second).
+std::uint64_t calibrate_tsc_ns_per_tick_q32() {
   constexpr auto kCalibrationTime = std::chrono::milliseconds(20);
   const std::uint64_t ns0 = steady_ns();
   const std::uint64_t t0 = __rdtsc();
   std::this_thread::sleep_for(kCalibrationTime);
   const std::uint64_t ns1 = steady_ns();
   const std::uint64_t t1 = __rdtsc();
-  std::uint64_t ns = ns1 - ns0;
-  std::uint64_t ticks = t1 - t0;
-  if (ns == 0 || ticks == 0) return TickRatio{1, 1};
-  const std::uint64_t g = std::gcd(ns, ticks);
-  return TickRatio{ns / g, ticks / g};
+  const std::uint64_t ns = ns1 - ns0;
+  const std::uint64_t ticks = t1 - t0;
+  // 0: unusable (no tick, or a span too long to shift); tsc() falls back.
+  if (ns == 0 || ticks == 0 || ns >= (std::uint64_t{1} << 32)) return 0;
+  return (ns << 32) / ticks;
 }
 #endif
 
@@ -56,8 +55,9 @@ Clock Clock::tsc() {
 #if GLASSBOX_HAS_RDTSC
   if (!has_invariant_tsc()) return steady();
   // Calibrated once per process: a function-local static is thread-safe.
-  static const TickRatio ratio = calibrate_tsc();
-  return Clock(ClockKind::kTsc, ratio);
+  static const std::uint64_t ns_per_tick_q32 = calibrate_tsc_ns_per_tick_q32();
+  if (ns_per_tick_q32 == 0) return steady();
+  return Clock(ClockKind::kTsc, TickRatio{1, 1}, ns_per_tick_q32);
 #else
   return steady();
 #endif

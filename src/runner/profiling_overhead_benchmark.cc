@@ -52,13 +52,23 @@ double median(std::vector<double> v) {
 
 void run(benchmark::State& state, const std::string& path) {
   StatusOr<LoadedProgram> program = LoadedProgram::load_file(path);
-  // GLASSBOX_OVERHEAD_CLOCK=tsc: the events' clock, as `glassbox run --clock tsc`.
+  // The events' clock is `glassbox run`'s default, the TSC;
+  // GLASSBOX_OVERHEAD_CLOCK=steady measures with `--clock steady`.
   etdump::ETDumpGenOptions options;
   const char* clock = std::getenv("GLASSBOX_OVERHEAD_CLOCK");
-  if (clock != nullptr && std::string_view(clock) == "tsc") options.clock = Clock::tsc();
+  const bool steady = clock != nullptr && std::string_view(clock) == "steady";
+  options.clock = steady ? Clock::steady() : Clock::tsc();
   etdump::ETDumpGen gen(options);
   backends::RunSettings settings;
   settings.threads = 1;
+  // GLASSBOX_OVERHEAD_DELEGATE_PROFILING=posttime|realtime: every
+  // delegate's logging mode, as `glassbox run --delegate-profiling`.
+  if (const char* mode = std::getenv("GLASSBOX_OVERHEAD_DELEGATE_PROFILING")) {
+    if (std::string_view(mode) == "posttime")
+      settings.log_mode = runtime::DelegateLogMode::kPostTime;
+    if (std::string_view(mode) == "realtime")
+      settings.log_mode = runtime::DelegateLogMode::kRealTime;
+  }
   StatusOr<LoadedMethod> loaded = program.ok() ? program->load_method(&gen, settings)
                                                : StatusOr<LoadedMethod>(program.status());
   if (!loaded.ok()) {

@@ -28,7 +28,9 @@ struct RunOptions {
   int warmup = 0;
   runtime::DebugLevel debug_level = runtime::DebugLevel::kNoLogging;
   runtime::ProfilingLevel profiling_level = runtime::ProfilingLevel::kAllEvents;
-  bool use_tsc = false;
+  // The TSC clock (in ns; steady_clock where there is no invariant TSC),
+  // or steady_clock.
+  bool use_tsc = true;
   // "" keeps the delegates' compile specs; "realtime" or "posttime" forces
   // every delegate's logging mode.
   std::string delegate_profiling;
