@@ -29,14 +29,14 @@ constexpr std::int64_t kMaxHeapBudget = (std::int64_t{1} << 31) - (std::int64_t{
 
 // A small per-process index for the logging thread, assigned on first use.
 // Constant-initialised thread_local: reading it is one TLS load.
-thread_local std::uint32_t tls_thread_index_plus_one = 0;
 std::atomic<std::uint32_t> next_thread_index{0};
 
 [[gnu::always_inline]] inline std::uint16_t thread_index() {
-  if (tls_thread_index_plus_one == 0) [[unlikely]] {
-    tls_thread_index_plus_one = next_thread_index.fetch_add(1, std::memory_order_relaxed) + 1;
+  std::uint32_t& index_plus_one = internal::tls_claim_run.thread_plus_one;
+  if (index_plus_one == 0) [[unlikely]] {
+    index_plus_one = next_thread_index.fetch_add(1, std::memory_order_relaxed) + 1;
   }
-  return static_cast<std::uint16_t>(tls_thread_index_plus_one - 1);
+  return static_cast<std::uint16_t>(index_plus_one - 1);
 }
 
 // Valid identifiers: exactly one of a name and an int id >= 0.
@@ -53,12 +53,12 @@ std::uint8_t time_source_bits(TimeSource source) {
 
 // ---- Construction -----------------------------------------------------------
 
-ETDumpGen::ETDumpGen(const ETDumpGenOptions& options) : options_(options), clock_(options.clock) {
+ETDumpGen::ETDumpGen(const ETDumpGenOptions& options) : clock_(options.clock), options_(options) {
   init_heap();
 }
 
 ETDumpGen::ETDumpGen(Span<std::uint8_t> buffer, const ETDumpGenOptions& options)
-    : options_(options), clock_(options.clock) {
+    : clock_(options.clock), options_(options) {
   init_buffer(buffer);
 }
 

@@ -169,8 +169,11 @@ RecordStore::RunClaim RecordStore::claim_run(std::uint32_t count) {
   c.spare_end = c.index + take;
   c.lost_first = c.index + take;
   c.lost_end = c.index + want;
-  tls_claim_run =
-      ClaimRun{this, epoch_.load(std::memory_order_relaxed), c.spare_first, c.spare_end};
+  ClaimRun& run = tls_claim_run;
+  run.store = this;
+  run.epoch = epoch_.load(std::memory_order_relaxed);
+  run.next = c.spare_first;
+  run.end = c.spare_end;
   return c;
 }
 

@@ -189,12 +189,17 @@ class ETDumpGen final : public runtime::EventTracer {
   // Copies the tensor's bytes to the sink; the offset, or -1 if not written.
   std::int64_t write_tensor_data(const TensorView& tensor);
 
-  ETDumpGenOptions options_;
+  // First, so that with the base class's fields an event's reads of the
+  // tracer (vtable pointer, chain and instruction, level, clock, the
+  // store's epoch and slots) fall in its first two cache lines: after a
+  // delegate's kernel has run, each line the event needs is a cache miss.
   Clock clock_;
+  internal::RecordStore records_;
+
+  ETDumpGenOptions options_;
   Error status_ = Error::kOk;
   bool caller_buffer_ = false;
 
-  internal::RecordStore records_;
   internal::NameTable names_;
   internal::Arena arena_;
   std::unique_ptr<internal::NameSlot[]> name_slots_heap_;

@@ -115,12 +115,15 @@ class RecordStore;
 
 // The record slots one thread has claimed ahead from one store, for its
 // next events: see RecordStore::claim_from_run(). Constant-initialised, so
-// reaching it is one thread-pointer-relative load.
-struct ClaimRun {
+// reaching it is one thread-pointer-relative load; with the thread's index
+// in the same cache line, an event touches one line of thread-local data.
+struct alignas(64) ClaimRun {
   const RecordStore* store = nullptr;
   std::uint64_t epoch = 0;  // the store's epoch when claimed
   std::uint64_t next = 0;
   std::uint64_t end = 0;
+  // The thread's index in Record.thread, plus one (0: not assigned yet).
+  std::uint32_t thread_plus_one = 0;
 };
 inline constinit thread_local ClaimRun tls_claim_run{};
 
@@ -268,17 +271,19 @@ class RecordStore {
   Record* allocate_chunk(std::uint64_t chunk_index);
   void set_limit(std::int64_t budget);
 
-  std::atomic<std::uint64_t> next_{0};
+  // What every event reads first, together (see ETDumpGen's members).
   // Unique across stores and blocks: a run from an earlier block, or from
   // a store that lived at the same address, never matches.
   std::atomic<std::uint64_t> epoch_{0};
+  Record* fixed_ = nullptr;
+  std::unique_ptr<std::atomic<Record*>[]> chunks_;
+  // What a new run reads (every kRunSlots slots).
+  std::atomic<std::uint64_t> next_{0};
   // The budget in slots: claims may end at or below it; arena charges
   // lower it (rounded up to whole slots), so a claim checks one number.
   std::atomic<std::int64_t> limit_{0};
   std::int64_t initial_limit_ = 0;
   std::uint64_t capacity_ = 0;
-  Record* fixed_ = nullptr;
-  std::unique_ptr<std::atomic<Record*>[]> chunks_;
   std::uint64_t num_chunks_ = 0;
   std::mutex grow_mutex_;
 };
