@@ -172,20 +172,22 @@ Error ETDumpGen::set_delegate_time_scale(const char* backend, TickRatio ns_per_t
 // ---- Records -----------------------------------------------------------------
 
 // Inlined into every logging path: it is most of the per-event work.
+// Stopped recording is checked only when a thread needs a new run:
+// stop_recording() ends every run first.
 [[gnu::always_inline]] inline std::uint64_t ETDumpGen::claim(std::uint32_t count) {
-  if (!blocks_exhausted_.load(std::memory_order_relaxed)) [[likely]] {
-    std::uint64_t index = 0;
-    if (records_.claim_from_run(count, &index)) [[likely]] {
-      return index;
-    }
-    return claim_new_run(count);
+  std::uint64_t index = 0;
+  if (records_.claim_from_run(count, &index)) [[likely]] {
+    return index;
   }
-  dropped_.fetch_add(1, std::memory_order_relaxed);
-  return internal::RecordStore::kFull;
+  return claim_new_run(count);
 }
 
 // Once per kRunSlots events of a thread, or when a block begins.
 std::uint64_t ETDumpGen::claim_new_run(std::uint32_t count) {
+  if (blocks_exhausted_.load(std::memory_order_relaxed)) {
+    dropped_.fetch_add(1, std::memory_order_relaxed);
+    return internal::RecordStore::kFull;
+  }
   const internal::RecordStore::RunClaim c = records_.claim_run(count);
   if (caller_buffer_) {
     // Caller-buffer slots are not cleared in advance: the run's slots must
@@ -234,10 +236,17 @@ std::uint64_t ETDumpGen::claim_new_run(std::uint32_t count) {
 
 // ---- Blocks and allocators ---------------------------------------------------
 
+void ETDumpGen::stop_recording() {
+  blocks_exhausted_.store(true, std::memory_order_relaxed);
+  // Ends every thread's run, so that each thread's next event reaches
+  // claim_new_run, which sees the flag.
+  records_.new_epoch();
+}
+
 Error ETDumpGen::refuse_block() {
   // Without a block to put them in, later events would be attributed to
   // the wrong execution: stop recording instead, and count what is lost.
-  blocks_exhausted_.store(true, std::memory_order_relaxed);
+  stop_recording();
   dropped_blocks_.fetch_add(1, std::memory_order_relaxed);
   return Error::kOutOfResources;
 }
@@ -329,7 +338,7 @@ EventTracerEntry ETDumpGen::start_profiling(const char* name, ChainId chain_id,
     // Out of names: the event cannot be recorded faithfully. It is counted
     // as dropped when it ends, so a start/end pair counts once.
     if (slot == kNoName) entry.error = Error::kOutOfResources;
-    entry.event_id = slot;
+    entry.event_id = static_cast<std::int32_t>(slot);  // kNoName reads as -1
   }
   entry.start_time = clock_.now();
   return entry;
@@ -365,21 +374,33 @@ Error ETDumpGen::end_profiling(const EventTracerEntry& entry) {
 // ---- Delegate profiling ------------------------------------------------------
 
 EventTracerEntry ETDumpGen::start_profiling_delegate(const char* name, DelegateDebugIntId id) {
+  if (name == nullptr && id.value >= 0) [[likely]] {
+    // An int identifier: nothing to intern and (with the TSC) no call, so
+    // this path saves no registers.
+    EventTracerEntry entry;
+    entry.tracer = this;
+    entry.event_id = id.value;
+    entry.delegate_event_id_type = DelegateDebugIdType::kInt;
+    entry.chain_id = current_chain_id();
+    entry.instruction_id = current_instruction_id();
+    entry.start_time = clock_.now();
+    return entry;
+  }
+  return start_profiling_delegate_named(name, id);
+}
+
+EventTracerEntry ETDumpGen::start_profiling_delegate_named(const char* name,
+                                                           DelegateDebugIntId id) {
   EventTracerEntry entry;
   entry.tracer = this;
   if (!valid_delegate_id(name, id)) {
     entry.error = reject();
     return entry;
   }
-  if (name != nullptr) {
-    const std::uint32_t slot = names_.intern(name);
-    if (slot == kNoName) entry.error = Error::kOutOfResources;
-    entry.event_id = slot;
-    entry.delegate_event_id_type = DelegateDebugIdType::kStr;
-  } else {
-    entry.event_id = id.value;
-    entry.delegate_event_id_type = DelegateDebugIdType::kInt;
-  }
+  const std::uint32_t slot = names_.intern(name);
+  if (slot == kNoName) entry.error = Error::kOutOfResources;
+  entry.event_id = static_cast<std::int32_t>(slot);  // kNoName reads as -1
+  entry.delegate_event_id_type = DelegateDebugIdType::kStr;
   // Taken at start, not at end as in ExecuTorch: an event ended after the
   // delegate call returned still belongs to its instruction.
   entry.chain_id = current_chain_id();
@@ -391,6 +412,30 @@ EventTracerEntry ETDumpGen::start_profiling_delegate(const char* name, DelegateD
 Error ETDumpGen::end_profiling_delegate(const EventTracerEntry& entry, const void* metadata,
                                         std::size_t metadata_len) {
   const Ticks end = clock_.now();
+  // The common case has no call on its path, so it saves no registers;
+  // everything else (metadata, a new run, errors) takes the general path.
+  if (entry.tracer == this && entry.error == Error::kOk && metadata_len == 0 &&
+      entry.delegate_event_id_type != DelegateDebugIdType::kNone) [[likely]] {
+    if (Record* r = records_.claim_allocated_slot_from_run()) [[likely]] {
+      const RecordKind kind = entry.delegate_event_id_type == DelegateDebugIdType::kStr
+                                  ? RecordKind::kDelegateStr
+                                  : RecordKind::kDelegateInt;
+      *r = Record{entry.start_time,
+                  end,
+                  static_cast<std::uint32_t>(entry.event_id),
+                  entry.chain_id.value,
+                  entry.instruction_id.value,
+                  kind,
+                  time_source_bits(TimeSource::kMeasured),
+                  thread_index()};
+      return Error::kOk;
+    }
+  }
+  return end_delegate_event(entry, end, metadata, metadata_len);
+}
+
+Error ETDumpGen::end_delegate_event(const EventTracerEntry& entry, Ticks end, const void* metadata,
+                                    std::size_t metadata_len) {
   if (entry.tracer != this) return reject();
   if (entry.error != Error::kOk) {
     if (entry.error == Error::kOutOfResources) {

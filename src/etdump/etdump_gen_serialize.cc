@@ -413,7 +413,7 @@ Result<Span<const std::uint8_t>> ETDumpGen::get_etdump_data() {
     // The records are gone: stop recording until reset().
     finished_ = true;
     finished_events_ = serializer.events_written();
-    blocks_exhausted_.store(true, std::memory_order_relaxed);
+    stop_recording();
   }
   return output_;
 }

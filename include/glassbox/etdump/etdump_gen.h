@@ -172,12 +172,20 @@ class ETDumpGen final : public runtime::EventTracer {
   std::uint64_t claim(std::uint32_t count);
   internal::Record* claim_one();
   [[gnu::noinline]] std::uint64_t claim_new_run(std::uint32_t count);
+  // Later events are dropped (counted) until reset().
+  void stop_recording();
   Error refuse_block();
   std::uint64_t count_events() const;
   Error reject() {
     rejected_.fetch_add(1, std::memory_order_relaxed);
     return Error::kInvalidArgument;
   }
+  // start_profiling_delegate with a name (or an invalid id).
+  [[gnu::noinline]] runtime::EventTracerEntry start_profiling_delegate_named(const char* name,
+                                                                             DelegateDebugIntId id);
+  // end_profiling_delegate past its fast path (any entry, any metadata).
+  [[gnu::noinline]] Error end_delegate_event(const runtime::EventTracerEntry& entry, Ticks end,
+                                             const void* metadata, std::size_t metadata_len);
   Error write_delegate_event(bool string_id, std::uint32_t id, Ticks start, Ticks end,
                              ChainId chain, InstructionId instruction, const void* metadata,
                              std::size_t metadata_len, runtime::TimeSource source);

@@ -104,7 +104,7 @@ inline EventTracerEntry event_tracer_start_profiling_delegate(EventTracer* trace
       return tracer->start_profiling_delegate(name, id);
     }
   }
-  return EventTracerEntry{};
+  return null_event_tracer_entry();
 }
 template <std::integral I>
 EventTracerEntry event_tracer_start_profiling_delegate(EventTracer* tracer, const char* name,

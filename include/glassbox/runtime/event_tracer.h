@@ -49,6 +49,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "glassbox/core/clock.h"
 #include "glassbox/core/error.h"
@@ -96,16 +97,17 @@ enum class TimeSource : std::uint8_t {
 /// The handle `start_profiling*` returns and `end_profiling*` consumes.
 /// Plain data: copy it freely, keep it on the stack.
 struct EventTracerEntry {
-  // The member order lets a hook on a null tracer build its entry in five
-  // stores: zeros first, and the last three small fields in one word.
+  // The member order lets a hook on a null tracer copy its entry in two
+  // moves (see null_event_tracer_entry): zeros first, then the -1s.
 
   /// The tracer that started the event (so the older END macros, which take
   /// only the entry, can find it). Null for an entry from a null tracer.
   EventTracer* tracer = nullptr;
   Ticks start_time = 0;
   /// kNone: the tracer's name id (-1 for none); kInt: the delegate int id;
-  /// kStr: the tracer's id for the interned identifier string.
-  std::int64_t event_id = -1;
+  /// kStr: the tracer's id for the interned identifier string. 32 bits, as
+  /// every one of them is, so the entry is 32 bytes (two 16-byte moves).
+  std::int32_t event_id = -1;
   ChainId chain_id;              ///< captured when the event started
   InstructionId instruction_id;  ///< captured when the event started
   DelegateDebugIdType delegate_event_id_type = DelegateDebugIdType::kNone;
@@ -113,6 +115,18 @@ struct EventTracerEntry {
   /// kOk, or why the start was refused; ending a refused entry does nothing.
   Error error = Error::kOk;
 };
+
+/// The entry a hook returns without a tracer (or below the level): an
+/// EventTracerEntry{} copied from a constant, so that it is built in two
+/// 16-byte moves rather than one store per field. The null-tracer hook's
+/// budget is 0.6 ns.
+inline constexpr EventTracerEntry kNullEventTracerEntry{};
+static_assert(sizeof(EventTracerEntry) == 32, "two 16-byte moves for a null entry");
+[[gnu::always_inline]] inline EventTracerEntry null_event_tracer_entry() {
+  EventTracerEntry entry;
+  std::memcpy(static_cast<void*>(&entry), &kNullEventTracerEntry, sizeof entry);
+  return entry;
+}
 
 /// A value to log, viewed without copying. Build it with the factories.
 class ValueView {

@@ -38,7 +38,7 @@ inline EventTracerEntry event_tracer_begin_profiling_event(EventTracer* tracer, 
   if constexpr (kTracingEnabled) {
     if (event_tracer_profiles_methods(tracer)) return tracer->start_profiling(name);
   }
-  return EventTracerEntry{};
+  return null_event_tracer_entry();
 }
 
 /// Ends an event from `event_tracer_begin_profiling_event` (an entry it

@@ -206,6 +206,29 @@ class RecordStore {
     return true;
   }
 
+  // The hot path's claim of one slot, written so that a caller without
+  // another call on its path saves no registers: the next slot of this
+  // thread's run when it has one, no block has begun since, and (heap
+  // mode) its chunk exists. Null otherwise; then claim_from_run() and
+  // slot() handle it.
+  [[gnu::always_inline]] Record* claim_allocated_slot_from_run() {
+    ClaimRun& run = tls_claim_run;
+    if (run.store != this || run.epoch != epoch_.load(std::memory_order_relaxed) ||
+        run.next == run.end) {
+      return nullptr;
+    }
+    Record* record = nullptr;
+    if (fixed_ != nullptr) {
+      record = fixed_ + run.next;
+    } else {
+      Record* chunk = chunks_[run.next >> kChunkShift].load(std::memory_order_acquire);
+      if (chunk == nullptr) return nullptr;
+      record = chunk + (run.next & (kChunkSize - 1));
+    }
+    ++run.next;
+    return record;
+  }
+
   // What claim_run() took: `count` slots at `index` when `ok`; the
   // thread's new run [spare_first, spare_end), slots nobody else will
   // use and that no event may have written yet; and [lost_first,
