@@ -244,6 +244,13 @@ TEST(ETDumpGenCapacityTest, CallerBufferIsFinishedOnceSerialized) {
   EXPECT_EQ(gen.log_profiling_delegate(nullptr, DelegateDebugIntId(2), 3, 4),
             Error::kOutOfResources);
   EXPECT_EQ(gen.dropped_events(), 1u);
+  // A real-time pair takes the end hook's fast path, which claims from the
+  // thread's run: the slots it claimed before the dump now lie under the
+  // dump and must not be written.
+  const runtime::EventTracerEntry entry =
+      gen.start_profiling_delegate(nullptr, DelegateDebugIntId(3));
+  EXPECT_EQ(gen.end_profiling_delegate(entry), Error::kOutOfResources);
+  EXPECT_EQ(gen.dropped_events(), 2u);
   Result<Span<const std::uint8_t>> again = gen.get_etdump_data();
   ASSERT_THAT(again, IsOk());
   EXPECT_EQ(std::vector<std::uint8_t>(again->begin(), again->end()), bytes);
