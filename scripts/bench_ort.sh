@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
 # Glassbox (XNNPACK and oneDNN delegates) beside ONNX Runtime on the model
 # zoo (make models): 1 and 2 intra-op threads, median of ITERATIONS runs after 3
-# warm-ups on both sides, the same input. ONNX Runtime comes from npm
+# warm-ups on both sides, the same input. Each side runs ROUNDS times (default
+# 3), the three sides one after the other in every round, and the table gives
+# the median of each side's round medians: on a shared machine a neighbour's
+# burst then spoils one round of one side, not the comparison. ONNX Runtime comes from npm
 # (bench/ort: `npm ci --ignore-scripts`; its binary ships in the package).
 # Writes the table between the ORT COMPARISON markers of docs/benchmarks.md.
 # Skips quietly without the models or without bench/ort/node_modules.
-# Usage: bench_ort.sh GLASSBOX [MODELS_DIR] [ITERATIONS]
+# Usage: bench_ort.sh GLASSBOX [MODELS_DIR] [ITERATIONS] [ROUNDS]
 set -euo pipefail
-glassbox=${1:?usage: bench_ort.sh GLASSBOX [MODELS_DIR] [ITERATIONS]}
+glassbox=${1:?usage: bench_ort.sh GLASSBOX [MODELS_DIR] [ITERATIONS] [ROUNDS]}
 models=${2:-$HOME/.cache/glassbox/models}
 iterations=${3:-20}
+rounds=${4:-3}
 root=$(cd "$(dirname "$0")/.." && pwd)
 doc="$root/docs/benchmarks.md"
 ort="$root/bench/ort"
@@ -34,13 +38,19 @@ glassbox_ms() {
              $2 == "Method::execute" { printf "%.3f", $col / 1e6 }'
 }
 
+# The median of its arguments (numbers), with three decimals.
+median() {
+  printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 }
+    END { printf "%.3f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 version=$(node -p "require('$ort/node_modules/onnxruntime-node/package.json').version")
 load=$(cut -d' ' -f1-3 /proc/loadavg)
 table="Measured $(date -u +%F) on $(nproc) cores of $cpu (load average $load at the start);
 onnxruntime-node $version (CPU
 execution provider, graph optimizations all); median of $iterations runs after 3 warm-ups on
-both sides; Glassbox: \`glassbox run --threads N --profiling-level method\` of the
+both sides, in $rounds interleaved rounds (the table: the median of each side's round medians); Glassbox: \`glassbox run --threads N --profiling-level method\` of the
 \`lower --backend xnnpack\` and \`lower --backend onednn\` programs. Ratio: the faster
 Glassbox backend over ONNX Runtime (> 1: Glassbox slower).
 
@@ -53,10 +63,16 @@ for m in resnet18 mobilenet_v2 mobilenet_v3_small mobilenet_v3_large squeezenet1
   "$glassbox" lower "$models/$m.onnx" --backend xnnpack -o "$work/$m.xnnpack.gbx" >/dev/null
   "$glassbox" lower "$models/$m.onnx" --backend onednn -o "$work/$m.onednn.gbx" >/dev/null
   for threads in 1 2; do
-    xnnpack=$(glassbox_ms "$work/$m.xnnpack.gbx" "$m" "$threads")
-    onednn=$(glassbox_ms "$work/$m.onednn.gbx" "$m" "$threads")
-    theirs=$(node "$ort/time_model.js" "$models/$m.onnx" "$models/$m.input.npy" "$threads" \
-      "$iterations" 3)
+    xs=() os=() ts=()
+    for ((round = 0; round < rounds; ++round)); do
+      xs+=("$(glassbox_ms "$work/$m.xnnpack.gbx" "$m" "$threads")")
+      os+=("$(glassbox_ms "$work/$m.onednn.gbx" "$m" "$threads")")
+      ts+=("$(node "$ort/time_model.js" "$models/$m.onnx" "$models/$m.input.npy" "$threads" \
+        "$iterations" 3)")
+    done
+    xnnpack=$(median "${xs[@]}")
+    onednn=$(median "${os[@]}")
+    theirs=$(median "${ts[@]}")
     ratio=$(awk -v a="$xnnpack" -v b="$onednn" -v c="$theirs" \
       'BEGIN { best = a < b ? a : b; printf "%.2fx", best / c }')
     table+=$'\n'"| $m | $threads | $xnnpack ms | $onednn ms | $theirs ms | $ratio |"

@@ -27,8 +27,9 @@ constexpr std::size_t kAlign = 64;
 // A FlatBuffer cannot exceed 2 GiB; the heap-mode budget keeps it below.
 constexpr std::int64_t kMaxHeapBudget = (std::int64_t{1} << 31) - (std::int64_t{1} << 20);
 
-// A small per-process index for the logging thread, assigned on first use.
-// Constant-initialised thread_local: reading it is one TLS load.
+// A small per-process index for the logging thread, assigned on first use
+// and kept in the thread's ClaimRun (constant-initialised thread_local:
+// reading it is one TLS load, from the line the claim reads anyway).
 std::atomic<std::uint32_t> next_thread_index{0};
 
 [[gnu::always_inline]] inline std::uint16_t thread_index() {
@@ -47,6 +48,20 @@ bool valid_delegate_id(const char* name, DelegateDebugIntId id) {
 
 std::uint8_t time_source_bits(TimeSource source) {
   return static_cast<std::uint8_t>(source) & internal::kTimeSourceMask;
+}
+
+// A delegate event's record, as every delegate path writes it.
+[[gnu::always_inline]] inline Record delegate_record(bool string_id, std::uint32_t id, Ticks start,
+                                                     Ticks end, ChainId chain,
+                                                     InstructionId instruction, TimeSource source) {
+  return Record{start,
+                end,
+                id,
+                chain.value,
+                instruction.value,
+                string_id ? RecordKind::kDelegateStr : RecordKind::kDelegateInt,
+                time_source_bits(source),
+                thread_index()};
 }
 
 }  // namespace
@@ -225,12 +240,9 @@ std::uint64_t ETDumpGen::claim_new_run(std::uint32_t count) {
     return write_delegate_event_with_metadata(string_id, id, start, end, chain, instruction,
                                               metadata, metadata_len, source);
   }
-  const RecordKind kind = string_id ? RecordKind::kDelegateStr : RecordKind::kDelegateInt;
   Record* r = claim_one();
   if (r == nullptr) return Error::kOutOfResources;
-  *r =
-      Record{start,         end, id, chain.value, instruction.value, kind, time_source_bits(source),
-             thread_index()};
+  *r = delegate_record(string_id, id, start, end, chain, instruction, source);
   return Error::kOk;
 }
 
@@ -417,17 +429,9 @@ Error ETDumpGen::end_profiling_delegate(const EventTracerEntry& entry, const voi
   if (entry.tracer == this && entry.error == Error::kOk && metadata_len == 0 &&
       entry.delegate_event_id_type != DelegateDebugIdType::kNone) [[likely]] {
     if (Record* r = records_.claim_allocated_slot_from_run()) [[likely]] {
-      const RecordKind kind = entry.delegate_event_id_type == DelegateDebugIdType::kStr
-                                  ? RecordKind::kDelegateStr
-                                  : RecordKind::kDelegateInt;
-      *r = Record{entry.start_time,
-                  end,
-                  static_cast<std::uint32_t>(entry.event_id),
-                  entry.chain_id.value,
-                  entry.instruction_id.value,
-                  kind,
-                  time_source_bits(TimeSource::kMeasured),
-                  thread_index()};
+      *r = delegate_record(entry.delegate_event_id_type == DelegateDebugIdType::kStr,
+                           static_cast<std::uint32_t>(entry.event_id), entry.start_time, end,
+                           entry.chain_id, entry.instruction_id, TimeSource::kMeasured);
       return Error::kOk;
     }
   }

@@ -6,15 +6,14 @@
 /// nanoseconds (ratio 1/1); readers still honour any ratio a dump states.
 ///
 /// Two sources:
-/// - `ClockKind::kSteady`: std::chrono::steady_clock. About 18 ns a read on
-///   a KVM guest.
+/// - `ClockKind::kSteady`: std::chrono::steady_clock. 18-25 ns a read on
+///   the KVM guests we measured.
 /// - `ClockKind::kTsc`: the x86 time-stamp counter (rdtsc), calibrated once
 ///   against steady_clock and scaled to nanoseconds as it is read (one
 ///   multiply), so its ticks are nanoseconds too (ratio 1/1) and a dump
 ///   from it reads right in ExecuTorch's tools, which assume nanoseconds.
-///   About 9 ns a read on the same guest. Only
-///   offered where the CPU has an invariant TSC; `Clock::tsc()` falls back
-///   to steady otherwise.
+///   About 10 ns a read on the same guests. Only offered where the CPU has
+///   an invariant TSC; `Clock::tsc()` falls back to steady otherwise.
 
 #include <chrono>
 #include <cstdint>
