@@ -402,22 +402,9 @@ class Lowering {
     GLASSBOX_ASSIGN_OR_RETURN(
         xnnpack::ConvWeights weights,
         xnnpack::batch_norm_as_depthwise(xnnpack::batch_norm_constants(graph_, node), channels));
-    Sources sources{&node};
-    ValueId out = node.outputs[0];
-    const std::optional<ValueId> residual = absorb_residual(&out, &sources);
-    std::vector<EltwiseStep> steps;
-    absorb_activations(&out, &sources, &steps);
-    GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t src, conv_source(node.inputs[0], sources));
-    DnnOp dnn{.kind = DnnOpKind::kConvolution,
-              .identifier = {},
-              .operands = {src, add_constant({channels, 1, 1, 1}, std::move(weights.weight)),
-                           add_constant({channels}, std::move(weights.bias))},
-              .output = value(out).shape,
-              .ints = {1, 1, 1, 1, 0, 0, 0, 0, channels, residual ? 1 : 0},
-              .floats = {}};
-    if (residual) dnn.operands.push_back(slot(*residual));
-    append_post_ops(steps, &dnn);
-    return define(out, emit_named(std::move(dnn), sources, true));
+    // 1x1, stride 1, no dilation or padding, one group per channel.
+    return emit_convolution(node.inputs[0], {channels, 1, 1, 1}, std::move(weights),
+                            {1, 1, 1, 1, 0, 0, 0, 0, channels}, Sources{&node}, node.outputs[0]);
   }
 
   Status lower_conv(const Node& node) {
@@ -435,22 +422,35 @@ class Lowering {
       sources.push_back(bn);
       out = bn->outputs[0];
     }
-    const std::optional<ValueId> residual = absorb_residual(&out, &sources);
-    std::vector<EltwiseStep> steps;
-    absorb_activations(&out, &sources, &steps);
-
-    GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t src, conv_source(node.inputs[0], sources));
     const std::array<std::int64_t, 2> stride = int_pair(node, "stride", {1, 1});
     const std::array<std::int64_t, 2> dilation = int_pair(node, "dilation", {1, 1});
     const std::array<std::int64_t, 4> pads = padding_tlbr(node);
+    return emit_convolution(node.inputs[0], w.shape, std::move(weights),
+                            {stride[0], stride[1], dilation[0], dilation[1], pads[0], pads[1],
+                             pads[2], pads[3], int_attr(node, "groups", 1)},
+                            std::move(sources), out);
+  }
+
+  // A convolution of `input` producing `out`, after what `sources` already
+  // absorbed, with a residual add and the activations after it fused.
+  // `geometry` is stride (2), dilation (2), pads top, left, bottom, right
+  // (4) and groups, as DnnOp.ints takes them.
+  Status emit_convolution(ValueId input, std::vector<std::int64_t> weight_shape,
+                          xnnpack::ConvWeights weights, const std::array<std::int64_t, 9>& geometry,
+                          Sources sources, ValueId out) {
+    const std::optional<ValueId> residual = absorb_residual(&out, &sources);
+    std::vector<EltwiseStep> steps;
+    absorb_activations(&out, &sources, &steps);
+    GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t src, conv_source(input, sources));
+    const std::int64_t out_channels = weight_shape[0];
     DnnOp dnn{.kind = DnnOpKind::kConvolution,
               .identifier = {},
-              .operands = {src, add_constant(w.shape, std::move(weights.weight)),
-                           add_constant({w.shape[0]}, std::move(weights.bias))},
+              .operands = {src, add_constant(std::move(weight_shape), std::move(weights.weight)),
+                           add_constant({out_channels}, std::move(weights.bias))},
               .output = value(out).shape,
-              .ints = {stride[0], stride[1], dilation[0], dilation[1], pads[0], pads[1], pads[2],
-                       pads[3], int_attr(node, "groups", 1), residual ? 1 : 0},
+              .ints = std::vector<std::int64_t>(geometry.begin(), geometry.end()),
               .floats = {}};
+    dnn.ints.push_back(residual ? 1 : 0);
     if (residual) dnn.operands.push_back(slot(*residual));
     append_post_ops(steps, &dnn);
     return define(out, emit_named(std::move(dnn), sources, true));

@@ -321,29 +321,17 @@ class Lowering {
   // depthwise 1x1 convolution whose weight is the per-channel scale and
   // whose bias the shift, with the activations after it fused.
   Status lower_lone_batch_norm(const Node& bn) {
-    Sources sources{&bn};
     const std::int64_t channels = value(bn.inputs[0]).shape[1];
     GLASSBOX_ASSIGN_OR_RETURN(ConvWeights weights,
                               batch_norm_as_depthwise(batch_norm_constants(graph_, bn), channels));
-    ValueId out = bn.outputs[0];
-    float min = -kInf, max = kInf;
-    absorb_activations(&out, &sources, &min, &max);
-    XnnOp op;
-    op.kind = XnnOpKind::kConvolution;
-    GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t in, slot_for(bn.inputs[0], XnnLayout::kNhwc, sources));
-    op.operands = {in};
     // No padding, 1x1 kernel, stride 1, dilation 1; groups = channels of
     // one input and one output channel each.
-    op.ints = {0, 0, 0, 0, 1, 1, 1, 1, 1, 1, u32(channels), 1, 1};
-    op.floats = {min, max};
-    op.floats.insert(op.floats.end(), weights.weight.begin(), weights.weight.end());
-    op.floats.insert(op.floats.end(), weights.bias.begin(), weights.bias.end());
-    return emit_value(std::move(op), sources, out, XnnLayout::kNhwc);
+    return emit_convolution(bn.inputs[0], {0, 0, 0, 0, 1, 1, 1, 1, 1, 1, u32(channels), 1, 1},
+                            weights.weight, weights.bias, Sources{&bn}, bn.outputs[0]);
   }
 
   Status lower_conv(const Node& conv) {
     Sources sources{&conv};
-    const aot::Value& x = value(conv.inputs[0]);
     const aot::Value& w = value(conv.inputs[1]);
     ConvWeights weights{w.shape[0], w.data, {}};
     if (conv.inputs.size() == 3) {
@@ -358,32 +346,46 @@ class Lowering {
       sources.push_back(bn);
       out = bn->outputs[0];
     }
-    float min = -kInf, max = kInf;
-    absorb_activations(&out, &sources, &min, &max);
-
     const std::int64_t groups = int_attr(conv, "groups", 1);
     const std::int64_t oc = w.shape[0], gic = w.shape[1], kh = w.shape[2], kw = w.shape[3];
-    XnnOp op;
-    op.kind = XnnOpKind::kConvolution;
-    GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t in, slot_for(x.id, XnnLayout::kNhwc, sources));
-    op.operands = {in};
-    op.ints = window_params(conv, kh, kw);
-    op.ints.insert(op.ints.end(), {u32(groups), u32(gic), u32(oc / groups)});
-    op.floats.reserve(2 + weights.weight.size() + weights.bias.size());
-    op.floats = {min, max};
+    std::vector<std::uint32_t> ints = window_params(conv, kh, kw);
+    ints.insert(ints.end(), {u32(groups), u32(gic), u32(oc / groups)});
     // OIHW -> XNNPACK's [G][GOC][KH][KW][GIC]: groups are already the
     // outermost block of O in PyTorch's layout, so only I moves inward.
+    std::vector<float> kernel;
+    kernel.reserve(weights.weight.size());
     for (std::int64_t o = 0; o < oc; ++o) {
       for (std::int64_t y = 0; y < kh; ++y) {
         for (std::int64_t z = 0; z < kw; ++z) {
           for (std::int64_t i = 0; i < gic; ++i) {
-            op.floats.push_back(
+            kernel.push_back(
                 weights.weight[static_cast<std::size_t>(((o * gic + i) * kh + y) * kw + z)]);
           }
         }
       }
     }
-    op.floats.insert(op.floats.end(), weights.bias.begin(), weights.bias.end());
+    return emit_convolution(conv.inputs[0], std::move(ints), kernel, weights.bias,
+                            std::move(sources), out);
+  }
+
+  // A convolution of `input` (as NHWC) producing `out`, after what
+  // `sources` already absorbed, with the activations after it fused. `ints`
+  // are its geometry (window_params' order, then groups and the channels
+  // per group in and out); `kernel` is in XNNPACK's [G][GOC][KH][KW][GIC].
+  Status emit_convolution(ValueId input, std::vector<std::uint32_t> ints,
+                          const std::vector<float>& kernel, const std::vector<float>& bias,
+                          Sources sources, ValueId out) {
+    float min = -kInf, max = kInf;
+    absorb_activations(&out, &sources, &min, &max);
+    XnnOp op;
+    op.kind = XnnOpKind::kConvolution;
+    GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t in, slot_for(input, XnnLayout::kNhwc, sources));
+    op.operands = {in};
+    op.ints = std::move(ints);
+    op.floats.reserve(2 + kernel.size() + bias.size());
+    op.floats = {min, max};
+    op.floats.insert(op.floats.end(), kernel.begin(), kernel.end());
+    op.floats.insert(op.floats.end(), bias.begin(), bias.end());
     return emit_value(std::move(op), sources, out, XnnLayout::kNhwc);
   }
 
