@@ -49,7 +49,7 @@ bool has_invariant_tsc() {
 #endif
 }
 
-Clock Clock::steady() { return Clock(ClockKind::kSteady, TickRatio{1, 1}); }
+Clock Clock::steady() { return Clock(ClockKind::kSteady); }
 
 Clock Clock::tsc() {
 #if GLASSBOX_HAS_RDTSC
@@ -57,7 +57,7 @@ Clock Clock::tsc() {
   // Calibrated once per process: a function-local static is thread-safe.
   static const std::uint64_t ns_per_tick_q32 = calibrate_tsc_ns_per_tick_q32();
   if (ns_per_tick_q32 == 0) return steady();
-  return Clock(ClockKind::kTsc, TickRatio{1, 1}, ns_per_tick_q32);
+  return Clock(ClockKind::kTsc, ns_per_tick_q32);
 #else
   return steady();
 #endif

@@ -71,14 +71,14 @@ class Clock {
   }
 
   ClockKind kind() const { return kind_; }
-  TickRatio ratio() const { return ratio_; }
+  /// What one tick is: a nanosecond for both sources.
+  TickRatio ratio() const { return TickRatio{1, 1}; }
 
  private:
-  Clock(ClockKind kind, TickRatio ratio, std::uint64_t tsc_ns_per_tick_q32 = 0)
-      : kind_(kind), ratio_(ratio), tsc_ns_per_tick_q32_(tsc_ns_per_tick_q32) {}
+  Clock(ClockKind kind, std::uint64_t tsc_ns_per_tick_q32 = 0)
+      : kind_(kind), tsc_ns_per_tick_q32_(tsc_ns_per_tick_q32) {}
 
   ClockKind kind_;
-  TickRatio ratio_;
   // kTsc: nanoseconds per TSC tick, fixed point with 32 fraction bits
   // (about 2e-10 ns of resolution per tick).
   std::uint64_t tsc_ns_per_tick_q32_;
