@@ -197,10 +197,7 @@ class RecordStore {
   // claim_run()). The run's epoch keeps a block's events in its block.
   [[gnu::always_inline]] bool claim_from_run(std::uint32_t count, std::uint64_t* index) {
     ClaimRun& run = tls_claim_run;
-    if (run.store != this || run.epoch != epoch_.load(std::memory_order_relaxed) ||
-        run.end - run.next < count) {
-      return false;
-    }
+    if (!run_has(run, count)) return false;
     *index = run.next;
     run.next += count;
     return true;
@@ -213,19 +210,9 @@ class RecordStore {
   // slot() handle it.
   [[gnu::always_inline]] Record* claim_allocated_slot_from_run() {
     ClaimRun& run = tls_claim_run;
-    if (run.store != this || run.epoch != epoch_.load(std::memory_order_relaxed) ||
-        run.next == run.end) {
-      return nullptr;
-    }
-    Record* record = nullptr;
-    if (fixed_ != nullptr) {
-      record = fixed_ + run.next;
-    } else {
-      Record* chunk = chunks_[run.next >> kChunkShift].load(std::memory_order_acquire);
-      if (chunk == nullptr) return nullptr;
-      record = chunk + (run.next & (kChunkSize - 1));
-    }
-    ++run.next;
+    if (!run_has(run, 1)) return nullptr;
+    Record* record = allocated_slot(run.next);
+    if (record != nullptr) ++run.next;
     return record;
   }
 
@@ -271,17 +258,12 @@ class RecordStore {
   // The slot for a claimed index below capacity; in heap mode allocates
   // its chunk on first touch. Null only if that allocation failed.
   Record* slot(std::uint64_t index) {
-    if (fixed_ != nullptr) return fixed_ + index;
-    Record* chunk = chunks_[index >> kChunkShift].load(std::memory_order_acquire);
-    if (chunk == nullptr) chunk = allocate_chunk(index >> kChunkShift);
+    if (Record* record = allocated_slot(index)) return record;
+    Record* chunk = allocate_chunk(index >> kChunkShift);
     return chunk == nullptr ? nullptr : chunk + (index & (kChunkSize - 1));
   }
   // Read-only access for serialization: null for a never-allocated chunk.
-  const Record* peek(std::uint64_t index) const {
-    if (fixed_ != nullptr) return fixed_ + index;
-    const Record* chunk = chunks_[index >> kChunkShift].load(std::memory_order_acquire);
-    return chunk == nullptr ? nullptr : chunk + (index & (kChunkSize - 1));
-  }
+  const Record* peek(std::uint64_t index) const { return allocated_slot(index); }
   Record* fixed_base() const { return fixed_; }
   // Heap mode: allocates now every chunk the next `count` slots fall in
   // (up to the capacity) and faults in their pages, so that claiming and
@@ -293,6 +275,19 @@ class RecordStore {
  private:
   Record* allocate_chunk(std::uint64_t chunk_index);
   void set_limit(std::int64_t budget);
+  // Whether this thread's run has `count` slots of this store, claimed
+  // since the last block began.
+  [[gnu::always_inline]] bool run_has(const ClaimRun& run, std::uint64_t count) const {
+    return run.store == this && run.epoch == epoch_.load(std::memory_order_relaxed) &&
+           run.end - run.next >= count;
+  }
+  // The slot for a claimed index below capacity, or null for a heap chunk
+  // not allocated yet.
+  [[gnu::always_inline]] Record* allocated_slot(std::uint64_t index) const {
+    if (fixed_ != nullptr) return fixed_ + index;
+    Record* chunk = chunks_[index >> kChunkShift].load(std::memory_order_acquire);
+    return chunk == nullptr ? nullptr : chunk + (index & (kChunkSize - 1));
+  }
 
   // What every event reads first, together (see ETDumpGen's members).
   // Unique across stores and blocks: a run from an earlier block, or from
