@@ -30,6 +30,10 @@ struct CommandContext {
   bool usage_error = false;
 };
 
+/// `--clock tsc|steady` into `clock` ("tsc" unless given), as `run` and
+/// `demo` take it: the events' clock.
+void add_clock_option(CLI::App& command, std::string* clock);
+
 /// A usage error when an output names the same file as an input (a
 /// command must never overwrite what it reads); empty paths are skipped.
 Status check_outputs_are_not_inputs(const std::vector<std::string>& inputs,

@@ -144,13 +144,7 @@ void add_demo_commands(CLI::App& app, CommandContext& context) {
                    "(timestamps logged after the loop)")
       ->check(CLI::IsMember({"realtime", "posttime"}))
       ->capture_default_str();
-  command
-      ->add_option("--clock", options->clock,
-                   "tsc (the cycle counter, scaled to ns as it is read: about half the cost of a "
-                   "steady_clock read; steady where the CPU has no invariant TSC) or steady "
-                   "(std::chrono::steady_clock). Both record nanoseconds")
-      ->check(CLI::IsMember({"steady", "tsc"}))
-      ->capture_default_str();
+  add_clock_option(*command, &options->clock);
   command->callback([options, &context] {
     InterruptFlag interrupt;
     bool interrupted = false;

@@ -48,6 +48,16 @@ constexpr const char* kDescription =
 
 }  // namespace
 
+void add_clock_option(CLI::App& command, std::string* clock) {
+  command
+      .add_option("--clock", *clock,
+                  "tsc (the cycle counter, scaled to ns as it is read: about half the cost of a "
+                  "steady_clock read; steady where the CPU has no invariant TSC) or steady "
+                  "(std::chrono::steady_clock). Both record nanoseconds")
+      ->check(CLI::IsMember({"steady", "tsc"}))
+      ->capture_default_str();
+}
+
 Status check_outputs_are_not_inputs(const std::vector<std::string>& inputs,
                                     const std::vector<std::string>& outputs) {
   for (const std::string& output : outputs) {

@@ -147,13 +147,7 @@ void add_run_commands(CLI::App& app, CommandContext& context) {
                    "compare 'ms per execute' across levels to see what profiling costs)")
       ->check(CLI::IsMember({"none", "method", "all"}))
       ->capture_default_str();
-  command
-      ->add_option("--clock", options->clock,
-                   "tsc (the cycle counter, scaled to ns as it is read: about half the cost of a "
-                   "steady_clock read; steady where the CPU has no invariant TSC) or steady "
-                   "(std::chrono::steady_clock). Both record nanoseconds")
-      ->check(CLI::IsMember({"steady", "tsc"}))
-      ->capture_default_str();
+  add_clock_option(*command, &options->clock);
   command
       ->add_option("--delegate-profiling", options->run.delegate_profiling,
                    "force the delegates' logging mode: realtime or "
