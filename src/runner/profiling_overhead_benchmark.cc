@@ -64,10 +64,7 @@ void run(benchmark::State& state, const std::string& path) {
   // GLASSBOX_OVERHEAD_DELEGATE_PROFILING=posttime|realtime: every
   // delegate's logging mode, as `glassbox run --delegate-profiling`.
   if (const char* mode = std::getenv("GLASSBOX_OVERHEAD_DELEGATE_PROFILING")) {
-    if (std::string_view(mode) == "posttime")
-      settings.log_mode = runtime::DelegateLogMode::kPostTime;
-    if (std::string_view(mode) == "realtime")
-      settings.log_mode = runtime::DelegateLogMode::kRealTime;
+    settings.log_mode = runtime::delegate_log_mode_named(mode);
   }
   StatusOr<LoadedMethod> loaded = program.ok() ? program->load_method(&gen, settings)
                                                : StatusOr<LoadedMethod>(program.status());

@@ -150,11 +150,10 @@ StatusOr<RunSummary> run_program(const RunOptions& options) {
   backends::RunSettings backend_settings;
   backend_settings.threads = options.threads;
   backend_settings.winograd = options.winograd;
-  if (options.delegate_profiling == "realtime") {
-    backend_settings.log_mode = runtime::DelegateLogMode::kRealTime;
-  } else if (options.delegate_profiling == "posttime") {
-    backend_settings.log_mode = runtime::DelegateLogMode::kPostTime;
-  } else if (!options.delegate_profiling.empty()) {
+  if (!options.delegate_profiling.empty()) {
+    backend_settings.log_mode = runtime::delegate_log_mode_named(options.delegate_profiling);
+  }
+  if (!options.delegate_profiling.empty() && !backend_settings.log_mode) {
     return Status(Error::kInvalidArgument,
                   "delegate profiling must be realtime or posttime, got '" +
                       options.delegate_profiling + "'");

@@ -42,14 +42,13 @@ Result<DelegateSpecs> parse_delegate_specs(Span<const CompileSpecView> specs) {
   DelegateSpecs parsed;
   for (const CompileSpecView& spec : specs) {
     if (std::strcmp(spec.key, kProfilingSpecKey) == 0) {
-      if (compile_spec_value_is(spec, "realtime")) {
-        parsed.log_mode = DelegateLogMode::kRealTime;
-      } else if (compile_spec_value_is(spec, "posttime")) {
-        parsed.log_mode = DelegateLogMode::kPostTime;
-      } else {
+      const std::optional<DelegateLogMode> mode = delegate_log_mode_named(
+          std::string_view(reinterpret_cast<const char*>(spec.value.data()), spec.value.size()));
+      if (!mode) {
         return make_error(Error::kInvalidArgument,
                           "compile spec 'profiling' must be realtime or posttime");
       }
+      parsed.log_mode = *mode;
     } else if (std::strcmp(spec.key, kThreadsSpecKey) == 0) {
       std::int64_t threads = 0;
       if (!parse_decimal(spec.value, &threads) || threads < 1 || threads > kMaxDelegateThreads) {

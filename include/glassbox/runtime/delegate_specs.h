@@ -19,6 +19,8 @@
 /// (`glassbox lower --perturb` checks that one does).
 
 #include <cstdint>
+#include <optional>
+#include <string_view>
 
 #include "glassbox/core/ids.h"
 #include "glassbox/core/result.h"
@@ -31,6 +33,14 @@ namespace glassbox::runtime {
 /// operator as it runs, or all at once after the loop with the timestamps
 /// taken while running (less work between operators).
 enum class DelegateLogMode : std::uint8_t { kRealTime, kPostTime };
+
+/// A log mode by its name in compile specs and on command lines
+/// ("realtime" or "posttime"); nullopt for any other text.
+inline std::optional<DelegateLogMode> delegate_log_mode_named(std::string_view name) {
+  if (name == "realtime") return DelegateLogMode::kRealTime;
+  if (name == "posttime") return DelegateLogMode::kPostTime;
+  return std::nullopt;
+}
 
 inline constexpr char kProfilingSpecKey[] = "profiling";
 inline constexpr char kThreadsSpecKey[] = "threads";
