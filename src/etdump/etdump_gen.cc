@@ -81,6 +81,7 @@ ETDumpGen::~ETDumpGen() = default;
 
 void ETDumpGen::init_heap() {
   caller_buffer_ = false;
+  metadata_.init(&records_);
   arena_.init_heap(&records_);
   const std::size_t slots = NameTable::slots_for(options_.max_names);
   name_slots_heap_.reset(new (std::nothrow) NameSlot[slots]);
@@ -101,6 +102,7 @@ void ETDumpGen::init_heap() {
 // written over the records (see etdump_gen_serialize.cc).
 void ETDumpGen::init_buffer(Span<std::uint8_t> buffer) {
   caller_buffer_ = true;
+  metadata_.init(&records_);
   auto fail = [&] {
     status_ = Error::kOutOfResources;
     names_.init(nullptr, 0, 0, &arena_);
@@ -140,6 +142,7 @@ std::uint64_t ETDumpGen::num_events() const {
 void ETDumpGen::reset() {
   records_.clear();
   names_.clear();
+  metadata_.clear();
   arena_.clear();
   last_block_ = nullptr;
   num_blocks_ = 0;
@@ -477,6 +480,15 @@ Error ETDumpGen::write_delegate_event_with_metadata(bool string_id, std::uint32_
                                                     InstructionId instruction, const void* metadata,
                                                     std::size_t metadata_len, TimeSource source) {
   if (metadata == nullptr) return reject();
+  // Metadata seen before (a delegate's usual case): one record naming it.
+  if (const std::uint32_t number = metadata_.intern(metadata, metadata_len); number != 0) {
+    Record* r = claim_one();
+    if (r == nullptr) return Error::kOutOfResources;
+    Record event = delegate_record(string_id, id, start, end, chain, instruction, source);
+    event.flags |= static_cast<std::uint8_t>(number << internal::kInternedMetadataShift);
+    *r = event;
+    return Error::kOk;
+  }
   const RecordKind kind = string_id ? RecordKind::kDelegateStr : RecordKind::kDelegateInt;
   std::uint8_t flags = time_source_bits(source);
   // Metadata is copied into the slots before the event (one claim, no

@@ -139,8 +139,10 @@ BENCHMARK(BM_HookOnNullTracer);
 
 // ---- Serialization -----------------------------------------------------------
 //
-// Arguments: events, identifier (0 int, 1 string), metadata (0 none, 1 two
-// bytes), mode (0 heap, 1 caller buffer). Timed manually, in thread CPU
+// Arguments: events, identifier (0 int, 1 string), metadata (0 none, 1 the
+// same two bytes on every event, as a delegate logs its operator's kind:
+// interned; 2 two bytes that differ from event to event: past the first 31,
+// copied per event), mode (0 heap, 1 caller buffer). Timed manually, in thread CPU
 // time, so that the caller-buffer refill (its dump is written over the
 // records) stays out of the figure. Each also reports the floor measured
 // in the same run the same way: a memcpy of the dump's bytes into a warm
@@ -148,7 +150,9 @@ BENCHMARK(BM_HookOnNullTracer);
 
 constexpr std::int64_t kDelegateIds = 64;
 
-void log_events(ETDumpGen& gen, std::int64_t events, bool string_id, bool metadata) {
+enum class Metadata : std::int64_t { kNone = 0, kRepeated = 1, kDistinct = 2 };
+
+void log_events(ETDumpGen& gen, std::int64_t events, bool string_id, Metadata metadata) {
   (void)gen.create_event_block("Execute");
   const char* names[] = {"conv_1", "relu_2", "pool_3", "fc_4"};
   for (std::int64_t i = 0; i < events; ++i) {
@@ -156,9 +160,21 @@ void log_events(ETDumpGen& gen, std::int64_t events, bool string_id, bool metada
     const DelegateDebugIntId id =
         string_id ? kUnsetDelegateDebugIntId
                   : DelegateDebugIntId(static_cast<std::int32_t>(i % kDelegateIds));
+    const char counter[2] = {static_cast<char>(i), static_cast<char>(i >> 8)};
+    const char* bytes = metadata == Metadata::kDistinct ? counter : "op";
     (void)gen.log_profiling_delegate(name, id, static_cast<Ticks>(i), static_cast<Ticks>(i + 1),
-                                     metadata ? "op" : nullptr, metadata ? 2 : 0);
+                                     metadata == Metadata::kNone ? nullptr : bytes,
+                                     metadata == Metadata::kNone ? 0 : 2);
   }
+}
+
+const char* metadata_label(Metadata metadata) {
+  switch (metadata) {
+    case Metadata::kNone: return "";
+    case Metadata::kRepeated: return ", repeated metadata";
+    case Metadata::kDistinct: return ", distinct metadata";
+  }
+  return "";
 }
 
 // Bytes a caller buffer needs for `events` such events (slots at 60 bytes,
@@ -192,9 +208,10 @@ double memcpy_ns(Span<const std::uint8_t> bytes) {
 void BM_Serialize(benchmark::State& state) {
   const std::int64_t events = state.range(0);
   const bool string_id = state.range(1) != 0;
-  const bool metadata = state.range(2) != 0;
+  const auto metadata = static_cast<Metadata>(state.range(2));
   const bool caller_buffer = state.range(3) != 0;
-  std::vector<std::uint8_t> memory(caller_buffer ? buffer_bytes(events, metadata) : 0, 0);
+  std::vector<std::uint8_t> memory(
+      caller_buffer ? buffer_bytes(events, metadata != Metadata::kNone) : 0, 0);
   std::optional<ETDumpGen> gen;
   if (caller_buffer) {
     gen.emplace(Span<std::uint8_t>(memory));
@@ -228,21 +245,24 @@ void BM_Serialize(benchmark::State& state) {
   state.counters["memcpy_ns_per_event"] = floor;
   state.counters["ratio_to_memcpy"] = per_event / floor;
   state.SetLabel(std::string(caller_buffer ? "caller buffer" : "heap") +
-                 (string_id ? ", string ids" : ", int ids") + (metadata ? ", metadata" : ""));
+                 (string_id ? ", string ids" : ", int ids") + metadata_label(metadata));
 }
 BENCHMARK(BM_Serialize)
     ->ArgNames({"events", "str", "meta", "buffer"})
-    ->ArgsProduct({{100000, 1000000}, {0, 1}, {0, 1}, {0, 1}})
+    ->ArgsProduct({{100000, 1000000}, {0, 1}, {0, 1, 2}, {0, 1}})
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
 
 // Log and serialize, per event, as a run would: a fresh heap tracer, or a
 // caller buffer reset, then `events` delegate event pairs (int ids, the
 // clock read at both ends) or post-time events with 2 bytes of metadata,
-// then get_etdump_data(). Argument 1: 0 pairs, 1 post-time with metadata.
+// then get_etdump_data(). Argument 1: 0 pairs, 1 post-time with the same
+// metadata on every event (interned), 2 post-time with metadata that
+// differs from event to event (copied past the first 31).
 void BM_LogAndSerialize(benchmark::State& state) {
   const std::int64_t events = state.range(0);
   const bool post_time = state.range(1) != 0;
+  const bool distinct = state.range(1) == 2;
   const bool caller_buffer = state.range(2) != 0;
   std::vector<std::uint8_t> memory(caller_buffer ? buffer_bytes(events, post_time) : 0, 0);
   std::optional<ETDumpGen> buffer_gen;
@@ -262,8 +282,10 @@ void BM_LogAndSerialize(benchmark::State& state) {
     for (std::int64_t i = 0; i < events; ++i) {
       const DelegateDebugIntId id(static_cast<std::int32_t>(i % kDelegateIds));
       if (post_time) {
+        const char counter[2] = {static_cast<char>(i), static_cast<char>(i >> 8)};
         (void)runtime::event_tracer_log_profiling_delegate(
-            tracer, nullptr, id, static_cast<Ticks>(i), static_cast<Ticks>(i + 1), "op", 2);
+            tracer, nullptr, id, static_cast<Ticks>(i), static_cast<Ticks>(i + 1),
+            distinct ? counter : "op", 2);
       } else {
         EventTracerEntry e = runtime::event_tracer_start_profiling_delegate(tracer, nullptr, id);
         (void)runtime::event_tracer_end_profiling_delegate(tracer, e);
@@ -276,19 +298,22 @@ void BM_LogAndSerialize(benchmark::State& state) {
   if (dropped != 0) state.SkipWithError("events dropped");
   state.SetItemsProcessed(state.iterations() * events);
   state.SetLabel(std::string(caller_buffer ? "caller buffer" : "heap") +
-                 (post_time ? ", post-time with metadata" : ", pairs"));
+                 (!post_time ? ", pairs"
+                  : distinct ? ", post-time with distinct metadata"
+                             : ", post-time with repeated metadata"));
 }
 BENCHMARK(BM_LogAndSerialize)
     ->ArgNames({"events", "post_time", "buffer"})
-    ->ArgsProduct({{100000, 1000000}, {0, 1}, {0, 1}})
+    ->ArgsProduct({{100000, 1000000}, {0, 1, 2}, {0, 1}})
     ->Unit(benchmark::kMillisecond);
 
-// A dump of 100,000 delegate events with metadata, for the reader.
+// A dump of 100,000 delegate events with metadata (a vector each), for the
+// reader.
 constexpr std::int64_t kEvents = 100000;
 
 void BM_ReaderDecodePerEvent(benchmark::State& state) {
   ETDumpGen gen;
-  log_events(gen, kEvents, false, true);
+  log_events(gen, kEvents, false, Metadata::kDistinct);
   Result<Span<const std::uint8_t>> out = gen.get_etdump_data();
   const std::vector<std::uint8_t> bytes(out->begin(), out->end());
   for (auto _ : state) {

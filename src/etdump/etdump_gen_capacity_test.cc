@@ -38,7 +38,7 @@ std::size_t events_in(const ETDumpFile& file) {
 
 // Logs one event (or allocator) of kind `kind`, 0..kKinds-1, and counts
 // the attempt.
-constexpr int kKinds = 11;
+constexpr int kKinds = 12;
 class Logger {
  public:
   explicit Logger(ETDumpGen& gen) : gen_(gen) {
@@ -65,6 +65,12 @@ class Logger {
       case 3:
         (void)gen_.log_profiling_delegate(name, kUnsetDelegateDebugIntId, 1, 2, metadata_,
                                           metadata_length);
+        break;
+      case 11:
+        // Too long to intern: copied into the records, as are lengths past
+        // the interned table's 31 entries in cases 2 and 3.
+        (void)gen_.log_profiling_delegate(nullptr, DelegateDebugIntId(5), 1, 2, metadata_,
+                                          200 - rng() % 80);
         break;
       case 4: (void)gen_.end_profiling(gen_.start_profiling(name)); break;
       case 5: (void)gen_.end_profiling(gen_.start_profiling(nullptr)); break;
@@ -97,7 +103,7 @@ class Logger {
   ETDumpGen& gen_;
   std::vector<std::string> names_;
   const float data_[120] = {};
-  const char metadata_[100] = {};
+  const char metadata_[200] = {};
   std::uint64_t attempted_ = 0;
   int allocators_ = 0;
 };

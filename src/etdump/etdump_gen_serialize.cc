@@ -110,10 +110,12 @@ struct BlockSpan {
 class Serializer {
  public:
   Serializer(ETDumpWriter& writer, const RecordStore& records, const internal::NameTable& names,
-             std::uint32_t* scratch, const std::uint8_t* floor_base, std::size_t floor_stride)
+             const internal::MetadataTable& metadata, std::uint32_t* scratch,
+             const std::uint8_t* floor_base, std::size_t floor_stride)
       : w_(writer),
         records_(records),
         names_(names),
+        metadata_(metadata),
         scratch_(scratch),
         floor_base_(floor_base),
         floor_stride_(floor_stride) {}
@@ -200,7 +202,11 @@ class Serializer {
         header != nullptr ? internal::metadata_length(*header) : 0;
     if (!w_.fits(profile_bytes(metadata_length), floor)) return 0;
     Pos metadata = 0;
-    if (header != nullptr) metadata = copy_metadata(*header, first, metadata_length);
+    if (header != nullptr) {
+      metadata = copy_metadata(*header, first, metadata_length);
+    } else if (const std::uint32_t number = internal::interned_metadata(r); number != 0) {
+      metadata = metadata_.entry(number).fb_offset;  // written once, shared
+    }
     ProfileShape shape = ProfileShape::kDelegateInt;
     std::uint32_t ref = r.id;
     if (r.kind == RecordKind::kProfile) {
@@ -242,6 +248,7 @@ class Serializer {
   ETDumpWriter& w_;
   const RecordStore& records_;
   const internal::NameTable& names_;
+  const internal::MetadataTable& metadata_;
   std::uint32_t* scratch_;
   const std::uint8_t* floor_base_;
   std::size_t floor_stride_;
@@ -329,6 +336,12 @@ Result<Span<const std::uint8_t>> ETDumpGen::get_etdump_data() {
     const char* text = slot.text.load(std::memory_order_relaxed);
     slot.fb_offset = text != nullptr ? w.string(text, slot.length) : 0;
   }
+  // Interned metadata: one byte vector each, shared by its events.
+  for (std::uint32_t n = 1; n <= metadata_.size(); ++n) {
+    internal::MetadataTable::Entry& entry = metadata_.entry(n);
+    std::memcpy(w.metadata_bytes(entry.length), entry.bytes, entry.length);
+    entry.fb_offset = w.finish_metadata(entry.length);
+  }
   const Pos fingerprint =
       fingerprint_[0] != '\0' ? w.string(fingerprint_, std::strlen(fingerprint_)) : 0;
   char producer_text[32];
@@ -351,7 +364,7 @@ Result<Span<const std::uint8_t>> ETDumpGen::get_etdump_data() {
     scale_vector = w.end_vector(static_cast<std::uint32_t>(num_delegate_scales_));
   }
 
-  Serializer serializer(w, records_, names_, scratch, floor_base, floor_stride);
+  Serializer serializer(w, records_, names_, metadata_, scratch, floor_base, floor_stride);
   const std::uint64_t dropped = dropped_.load(std::memory_order_relaxed);
   const std::uint64_t rejected = rejected_.load(std::memory_order_relaxed);
   const std::uint64_t tensor_dropped = tensor_data_dropped_.load(std::memory_order_relaxed);

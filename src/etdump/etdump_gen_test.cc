@@ -194,6 +194,69 @@ TEST_P(ETDumpGenTest, DelegateEventsRoundTrip) {
   EXPECT_EQ(e2.time_source, TimeSource::kDurationOnly);
 }
 
+// Metadata is interned (one record an event, one vector in the dump) when
+// short and among the first 31 distinct; every event must still carry
+// exactly the bytes it was logged with: past the table's size, after its
+// buffer was rewritten, and when too long to intern.
+TEST_P(ETDumpGenTest, EveryEventKeepsItsOwnMetadataBytes) {
+  ASSERT_EQ(gen_->create_event_block("Execute"), Error::kOk);
+  std::vector<std::string> expected;
+  auto log = [&](const void* bytes, std::size_t length) {
+    const auto id = DelegateDebugIntId(static_cast<std::int32_t>(expected.size()));
+    EventTracerEntry e = gen_->start_profiling_delegate(nullptr, id);
+    ASSERT_EQ(gen_->end_profiling_delegate(e, bytes, length), Error::kOk);
+    expected.emplace_back(static_cast<const char*>(bytes), length);
+  };
+  char reused[16] = "conv: jit:avx2";
+  log(reused, std::strlen(reused));
+  reused[6] = 'X';  // the same pointer, other bytes
+  log(reused, std::strlen(reused));
+  std::vector<std::string> distinct;
+  for (int i = 0; i < 40; ++i) distinct.push_back("kernel: impl_" + std::to_string(i));
+  for (int round = 0; round < 3; ++round) {
+    for (const std::string& m : distinct) log(m.data(), m.size());
+  }
+  reused[6] = 'j';
+  log(reused, std::strlen(reused));
+  const std::string long_metadata(150, 'L');
+  log(long_metadata.data(), long_metadata.size());
+  const char with_zeros[] = {'a', '\0', 'b', '\0'};
+  log(with_zeros, sizeof(with_zeros));
+
+  ETDumpFile file = dump();
+  const auto& events = file.runs.at(0).events;
+  ASSERT_EQ(events.size(), expected.size());
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    const ProfileEvent& p = *events[i].profile();
+    ASSERT_TRUE(p.delegate_debug_metadata.has_value());
+    EXPECT_EQ(std::string(p.delegate_debug_metadata->begin(), p.delegate_debug_metadata->end()),
+              expected[i])
+        << "event " << i;
+  }
+}
+
+TEST_P(ETDumpGenTest, RepeatedMetadataTakesOneRecordAndOneVector) {
+  ASSERT_EQ(gen_->create_event_block("Execute"), Error::kOk);
+  const std::size_t before = gen_->capacity();
+  const std::string metadata = "matmul: brg:avx512_core";
+  constexpr int kEvents = 1000;
+  for (int i = 0; i < kEvents; ++i) {
+    ASSERT_EQ(gen_->log_profiling_delegate(nullptr, DelegateDebugIntId(i), i, i + 1,
+                                           metadata.data(), metadata.size()),
+              Error::kOk);
+  }
+  if (caller_buffer()) {
+    // The vector is charged once (one slot's worth), not per event: what
+    // the buffer can hold drops by one single-slot event.
+    EXPECT_EQ(before - gen_->capacity(), 1u);
+  }
+  Result<Span<const std::uint8_t>> data = gen_->get_etdump_data();
+  ASSERT_TRUE(data.ok());
+  // 56 bytes an event (tables and the events vector's entry), as without
+  // metadata: a copy of the vector an event would add 28.
+  EXPECT_LT(data->size(), std::size_t{kEvents} * 60 + 4096);
+}
+
 TEST_P(ETDumpGenTest, DelegateEventKeepsTheInstructionItStartedIn) {
   ASSERT_EQ(gen_->create_event_block("Execute"), Error::kOk);
   gen_->set_chain_instruction(ChainId(0), InstructionId(3));
@@ -569,11 +632,12 @@ long minor_faults() {
 TEST(ETDumpGenHeapTest, BlocksRecordedAfterReservingTakeNoPageFault) {
   // A page fault of fresh memory costs microseconds (more in a VM): inside a
   // timed execution it would be charged to whatever operator runs next.
-  // 400 events with 40 bytes of metadata each (3 slots) fill 37.5 KiB a
-  // block, so 40 blocks write about 370 fresh pages.
+  // 400 events with 120 bytes of metadata each (too long to intern, so
+  // copied: 6 slots) fill 75 KiB a block, so 40 blocks write about 750
+  // fresh pages.
   constexpr int kBlocks = 40;
   constexpr int kEvents = 400;
-  const std::string metadata(40, 'm');
+  const std::string metadata(120, 'm');
   ETDumpGen gen;
   auto record_block = [&] {
     if (gen.create_event_block("Execute") != Error::kOk) return false;

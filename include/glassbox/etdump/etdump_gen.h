@@ -56,6 +56,7 @@
 #include "glassbox/core/span.h"
 #include "glassbox/etdump/data_sink.h"
 #include "glassbox/etdump/internal/etdump_gen_storage.h"
+#include "glassbox/etdump/internal/metadata_table.h"
 #include "glassbox/runtime/event_tracer.h"
 
 namespace glassbox::etdump {
@@ -209,6 +210,8 @@ class ETDumpGen final : public runtime::EventTracer {
   bool caller_buffer_ = false;
 
   internal::NameTable names_;
+  // Delegate metadata seen before: an event carrying it is one record.
+  internal::MetadataTable metadata_;
   internal::Arena arena_;
   std::unique_ptr<internal::NameSlot[]> name_slots_heap_;
 

@@ -33,6 +33,9 @@ inline constexpr std::uint8_t kHasMetadata = 0x4;     // a kMetadata precedes
 inline constexpr std::uint8_t kDebugIdInt = 0x8;      // kDebug: id is int
 inline constexpr std::uint8_t kDebugIdStr = 0x10;     // kDebug: id is a name
 inline constexpr std::uint8_t kDebugOutput = 0x20;    // kDebug: program output
+// kDelegateInt/kDelegateStr: the flags' top five bits hold the number of
+// the event's interned metadata (MetadataTable), 0 for none.
+inline constexpr unsigned kInternedMetadataShift = 3;
 
 inline constexpr std::uint32_t kNoName = 0xffffffffu;
 
@@ -48,6 +51,9 @@ struct Record {
   std::uint16_t thread;
 };
 static_assert(sizeof(Record) == 32, "the hot-path budget is 32 bytes/event");
+inline std::uint32_t interned_metadata(const Record& r) {
+  return static_cast<std::uint32_t>(r.flags) >> kInternedMetadataShift;
+}
 
 // A kMetadata record. Up to kInlineMetadata bytes are held in the record
 // itself (its first 24 bytes; the length where `instruction` is); longer
