@@ -25,7 +25,7 @@ struct Specs {
 TEST(DelegateSpecsTest, DefaultsWithoutSpecs) {
   const Result<DelegateSpecs> parsed = parse_delegate_specs({});
   ASSERT_TRUE(parsed.ok());
-  EXPECT_EQ(parsed->log_mode, DelegateLogMode::kRealTime);
+  EXPECT_EQ(parsed->log_mode, DelegateLogMode::kPostTime);
   EXPECT_EQ(parsed->threads, 1u);
   EXPECT_FALSE(parsed->perturbs(DelegateDebugIntId(0), nullptr));
 }

@@ -12,8 +12,8 @@
 ///   metadata;
 /// - post time: timestamps are taken while running and every event is
 ///   logged with `event_tracer_log_profiling_delegate` after the loop.
-/// The mode comes from the compile spec "profiling" ("realtime" or
-/// "posttime"), unless `set_profiling_mode_override` says otherwise (a run
+/// The mode comes from the compile spec "profiling" ("posttime", the
+/// default, or "realtime"), unless `set_profiling_mode_override` says otherwise (a run
 /// option). At DebugLevel::kIntermediateOutputs each op's output is logged
 /// too.
 ///

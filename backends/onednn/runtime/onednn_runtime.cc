@@ -1269,6 +1269,16 @@ Error OnednnBackendRuntime::execute(runtime::BackendExecutionContext& context,
     times = static_cast<Ticks*>(context.allocate(2 * p.num_ops * sizeof(Ticks)));
     if (times == nullptr) return Error::kMemoryAllocationFailed;
   }
+  // Post time: the events of the primitives that ran, logged after the
+  // loop (also when one failed, so that what ran is not lost).
+  auto log_post_time = [&](std::uint32_t ran) {
+    for (std::uint32_t i = 0; i < ran; ++i) {
+      const OpState& st = d->ops[i];
+      (void)runtime::event_tracer_log_profiling_delegate(tracer, p.ops[i].name, p.ops[i].int_id,
+                                                         times[2 * i], times[2 * i + 1],
+                                                         st.metadata, st.metadata_len);
+    }
+  };
   for (std::uint32_t i = 0; i < p.num_ops; ++i) {
     const DnnParsedOp& op = p.ops[i];
     const OpState& st = d->ops[i];
@@ -1286,7 +1296,10 @@ Error OnednnBackendRuntime::execute(runtime::BackendExecutionContext& context,
       (void)runtime::event_tracer_end_profiling_delegate(tracer, entry, st.metadata,
                                                          st.metadata_len);
     }
-    if (e != Error::kOk) return e;
+    if (e != Error::kOk) {
+      if (times != nullptr) log_post_time(i);
+      return e;
+    }
     const std::uint32_t slot = p.first_op_slot() + i;
     if (d->perturbed[i]) {
       // Blocked formats' padding is perturbed too; no reader uses it.
@@ -1296,14 +1309,7 @@ Error OnednnBackendRuntime::execute(runtime::BackendExecutionContext& context,
     }
     log_output(tracer, *d, i);
   }
-  if (times != nullptr) {
-    for (std::uint32_t i = 0; i < p.num_ops; ++i) {
-      const OpState& st = d->ops[i];
-      (void)runtime::event_tracer_log_profiling_delegate(tracer, p.ops[i].name, p.ops[i].int_id,
-                                                         times[2 * i], times[2 * i + 1],
-                                                         st.metadata, st.metadata_len);
-    }
-  }
+  if (times != nullptr) log_post_time(p.num_ops);
   for (std::uint32_t i = 0; i < p.num_outputs; ++i) {
     const std::uint32_t slot = p.outputs[i];
     Tensor& out = *outputs[i];

@@ -16,8 +16,9 @@
 /// brg:avx2", from impl_info_str). A kReorder operator's metadata names
 /// both memory formats ("layout: abcd -> aBcd8b (reorder jit:uni)"), so
 /// memory format changes are rows of their own in the ops view. The mode is the compile spec
-/// "profiling" ("realtime": start/end around each primitive; "posttime":
-/// timestamps kept, logged after the loop) unless overridden. Each
+/// "profiling" ("posttime", the default: timestamps kept, logged after the
+/// loop, also when a primitive fails; "realtime": start/end around each
+/// primitive) unless overridden. Each
 /// operator's output is logged (event_tracer_log_output_delegate, recorded
 /// at DebugLevel::kIntermediateOutputs) in plain row-major order: a
 /// blocked output goes through a reorder created at init into one shared

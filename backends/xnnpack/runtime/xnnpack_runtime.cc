@@ -211,6 +211,16 @@ Error XnnpackBackendRuntime::execute(runtime::BackendExecutionContext& context,
     times = static_cast<Ticks*>(context.allocate(2 * program.num_ops * sizeof(Ticks)));
     if (times == nullptr) return Error::kMemoryAllocationFailed;
   }
+  // Post time: the events of the operators that ran, logged after the
+  // loop (also when one failed, so that what ran is not lost).
+  auto log_post_time = [&](std::uint32_t ran) {
+    for (std::uint32_t i = 0; i < ran; ++i) {
+      const ParsedOp& op = program.ops[i];
+      const char* type = xnn_op_type_name(op.kind);
+      (void)runtime::event_tracer_log_profiling_delegate(tracer, op.name, op.int_id, times[2 * i],
+                                                         times[2 * i + 1], type, std::strlen(type));
+    }
+  };
   for (std::uint32_t i = 0; i < program.num_ops; ++i) {
     const ParsedOp& op = program.ops[i];
     const char* type = xnn_op_type_name(op.kind);
@@ -227,7 +237,10 @@ Error XnnpackBackendRuntime::execute(runtime::BackendExecutionContext& context,
       e = run_compiled(d->ops[i], d->pool);
       (void)runtime::event_tracer_end_profiling_delegate(tracer, entry, type, std::strlen(type));
     }
-    if (e != Error::kOk) return e;
+    if (e != Error::kOk) {
+      if (times != nullptr) log_post_time(i);
+      return e;
+    }
     if (d->perturbed[i]) {
       float* out = d->buffers[program.first_op_slot() + i];
       for (std::int64_t k = 0; k < program.slots[program.first_op_slot() + i].numel; ++k) {
@@ -236,14 +249,7 @@ Error XnnpackBackendRuntime::execute(runtime::BackendExecutionContext& context,
     }
     log_output(tracer, context, *d, i);
   }
-  if (times != nullptr) {
-    for (std::uint32_t i = 0; i < program.num_ops; ++i) {
-      const ParsedOp& op = program.ops[i];
-      const char* type = xnn_op_type_name(op.kind);
-      (void)runtime::event_tracer_log_profiling_delegate(tracer, op.name, op.int_id, times[2 * i],
-                                                         times[2 * i + 1], type, std::strlen(type));
-    }
-  }
+  if (times != nullptr) log_post_time(program.num_ops);
   for (std::uint32_t i = 0; i < program.num_outputs; ++i) {
     const std::uint32_t slot = program.outputs[i];
     const SlotDesc& desc = program.slots[slot];

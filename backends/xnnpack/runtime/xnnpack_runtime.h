@@ -15,8 +15,9 @@
 /// - post time: clock timestamps kept while running, all events logged with
 ///   event_tracer_log_profiling_delegate after the loop (nothing but a
 ///   clock read between operators).
-/// The mode is the compile spec "profiling" ("realtime", the default, or
-/// "posttime") unless set_profiling_mode_override says otherwise. Each
+/// The mode is the compile spec "profiling" ("posttime", the default, or
+/// "realtime") unless set_profiling_mode_override says otherwise; post
+/// time, the operators that ran are logged when one fails too. Each
 /// operator's output is logged with event_tracer_log_output_delegate (the
 /// hook records only at DebugLevel::kIntermediateOutputs); NHWC outputs
 /// are converted to NCHW for that, so they compare with the portable run.

@@ -14,8 +14,11 @@
 /// preallocated array with no locks, no strings and no atomic operation:
 /// each logging thread claims 16 slots ahead in one atomic add (a run) and
 /// fills them in order; a run ends with its block. Names and string
-/// identifiers are interned once; the FlatBuffer is built only in
-/// `get_etdump_data()`. ExecuTorch's ETDumpGen builds the FlatBuffer inline
+/// identifiers are interned once, and so is delegate metadata (the first 31
+/// distinct byte strings of up to 112 bytes, such as "matmul: brg:avx2"):
+/// an event carrying it is still one record, and the ETDump holds the
+/// string once; other metadata is copied per event. The FlatBuffer is built
+/// only in `get_etdump_data()`. ExecuTorch's ETDumpGen builds the FlatBuffer inline
 /// for every event.
 ///
 /// Memory. In caller-buffer mode records grow up from the start of the

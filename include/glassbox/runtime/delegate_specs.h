@@ -31,7 +31,10 @@ namespace glassbox::runtime {
 
 /// How a delegate logs its operators' profiling events: around each
 /// operator as it runs, or all at once after the loop with the timestamps
-/// taken while running (less work between operators).
+/// taken while running. The events are the same; post time, the default,
+/// leaves only a clock read between operators, so profiling disturbs the
+/// model less (on the encoders, whose operators take a few microseconds:
+/// docs/benchmarks.md, "Profiling overhead").
 enum class DelegateLogMode : std::uint8_t { kRealTime, kPostTime };
 
 /// A log mode by its name in compile specs and on command lines
@@ -52,7 +55,7 @@ inline constexpr float kPerturbation = 0.05f;
 
 /// The common specs of one delegate, as parsed from its compile specs.
 struct DelegateSpecs {
-  DelegateLogMode log_mode = DelegateLogMode::kRealTime;
+  DelegateLogMode log_mode = DelegateLogMode::kPostTime;
   std::uint32_t threads = 1;
   /// The "perturb" spec's value, or empty (views the program's bytes).
   Span<const std::uint8_t> perturb;

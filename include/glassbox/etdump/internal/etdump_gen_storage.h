@@ -55,7 +55,8 @@ inline std::uint32_t interned_metadata(const Record& r) {
   return static_cast<std::uint32_t>(r.flags) >> kInternedMetadataShift;
 }
 
-// A kMetadata record. Up to kInlineMetadata bytes are held in the record
+// A kMetadata record, for metadata that is not interned (MetadataTable).
+// Up to kInlineMetadata bytes are held in the record
 // itself (its first 24 bytes; the length where `instruction` is); longer
 // metadata fills metadata_slots(length) raw slots before it, with the
 // length in `b`. So a delegate event with metadata is one claim of
