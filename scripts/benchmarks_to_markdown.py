@@ -157,7 +157,8 @@ def main():
     if overhead:
         table = [
             f"Machine: {machine()}. Median ms per execute over interleaved rounds, 1 thread;",
-            "in parentheses the change against no tracer.",
+            "in parentheses the change against no tracer: the median over the rounds of the",
+            "ratio to the untraced execution of the same round.",
             "",
             "| program | no tracer | level none | level method | level all |",
             "|---|---:|---:|---:|---:|",
