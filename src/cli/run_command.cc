@@ -150,8 +150,9 @@ void add_run_commands(CLI::App& app, CommandContext& context) {
   add_clock_option(*command, &options->clock);
   command
       ->add_option("--delegate-profiling", options->run.delegate_profiling,
-                   "force the delegates' logging mode: realtime or "
-                   "posttime (default: their compile specs)")
+                   "force the delegates' logging mode: realtime (start/end around each "
+                   "operator) or posttime (timestamps kept, the same events logged after the "
+                   "delegate's loop; the default unless a compile spec says otherwise)")
       ->check(CLI::IsMember({"realtime", "posttime"}));
   auto* input = command->add_option(
       "--input", options->run.input_path,
