@@ -8,7 +8,8 @@
 // in the ETDump. Interned, the event is one record whose flags name the
 // string, and the ETDump holds each string once, shared by every event that
 // carries it (FlatBuffers lets tables share a vector). Measured on the
-// encoders on oneDNN, the copy was 0.7-1% of the model's time.
+// encoders on oneDNN, the copies cost about 0.5-1% of the model's time
+// (docs/benchmarks.md, "Profiling overhead on real programs").
 //
 // Correctness comes first: an event gets an interned string only if its
 // bytes equal the stored copy, compared on every event, so a delegate that
@@ -92,7 +93,7 @@ class MetadataTable {
   static std::uint32_t hash(const void* data, std::size_t length);
   // Past a cache miss: compares hashes first, so metadata that is never
   // the same twice (a delegate logging counters) costs a hash and a scan
-  // of one cache line, not a byte compare per entry.
+  // of 124 bytes of hashes, not a byte compare per entry.
   std::uint32_t find(const void* data, std::size_t length, std::uint32_t hash) const;
   std::uint32_t intern_slow(const void* data, std::size_t length);
 
