@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "backends/common/post_time_events.h"
 #include "backends/onednn/onednn_format.h"
 #include "backends/onednn/runtime/nhwc_max_pool.h"
 #include "backends/onednn/runtime/program_parser.h"
@@ -1105,10 +1106,9 @@ Error run_op(DnnDelegate& d, std::uint32_t i) {
   return Error::kOk;
 }
 
-void log_output(EventTracer* tracer, DnnDelegate& d, std::uint32_t i) {
-  if (tracer == nullptr || tracer->debug_level() < runtime::DebugLevel::kIntermediateOutputs) {
-    return;
-  }
+// Whether it tried (then it took time of its own between operators).
+bool log_output(EventTracer* tracer, DnnDelegate& d, std::uint32_t i) {
+  if (!runtime::event_tracer_records_delegate_outputs(tracer)) return false;
   const DnnParsedProgram& p = *d.program;
   const DnnParsedOp& op = p.ops[i];
   const std::uint32_t slot = p.first_op_slot() + i;
@@ -1117,7 +1117,7 @@ void log_output(EventTracer* tracer, DnnDelegate& d, std::uint32_t i) {
   if (st.log_reorder != nullptr) {
     if (dnnl_primitive_execute(st.log_reorder, d.stream, 2, st.log_args) != dnnl_success ||
         dnnl_stream_wait(d.stream) != dnnl_success) {
-      return;  // the debug copy failed: skip it, the run goes on
+      return true;  // the debug copy failed: skip it, the run goes on
     }
     data = d.log_buffer;
   }
@@ -1125,6 +1125,7 @@ void log_output(EventTracer* tracer, DnnDelegate& d, std::uint32_t i) {
   (void)runtime::event_tracer_log_output_delegate(
       tracer, op.name, op.int_id,
       TensorView{ScalarType::kFloat, Span<const std::int64_t>(s.dims, s.rank), {}, data});
+  return true;
 }
 
 }  // namespace
@@ -1264,31 +1265,22 @@ Error OnednnBackendRuntime::execute(runtime::BackendExecutionContext& context,
   omp_set_num_threads(static_cast<int>(d->threads));
   EventTracer* tracer = context.event_tracer();
   const bool post_time = d->mode == runtime::DelegateLogMode::kPostTime;
-  Ticks* times = nullptr;
-  if (post_time && tracer != nullptr) {
-    times = static_cast<Ticks*>(context.allocate(2 * p.num_ops * sizeof(Ticks)));
-    if (times == nullptr) return Error::kMemoryAllocationFailed;
+  backends::PostTimeEvents post;
+  if (post_time) {
+    if (const Error e = post.begin(context, p.num_ops); e != Error::kOk) return e;
   }
-  // Post time: the events of the primitives that ran, logged after the
-  // loop (also when one failed, so that what ran is not lost).
-  auto log_post_time = [&](std::uint32_t ran) {
-    for (std::uint32_t i = 0; i < ran; ++i) {
-      const OpState& st = d->ops[i];
-      (void)runtime::event_tracer_log_profiling_delegate(tracer, p.ops[i].name, p.ops[i].int_id,
-                                                         times[2 * i], times[2 * i + 1],
-                                                         st.metadata, st.metadata_len);
-    }
+  auto describe = [&](std::uint32_t i) {
+    return backends::PostTimeEvents::Op{p.ops[i].name, p.ops[i].int_id, d->ops[i].metadata,
+                                        d->ops[i].metadata_len};
   };
   for (std::uint32_t i = 0; i < p.num_ops; ++i) {
     const DnnParsedOp& op = p.ops[i];
     const OpState& st = d->ops[i];
     Error e = Error::kOk;
-    if (times != nullptr) {
-      times[2 * i] = tracer->clock().now();
+    if (post_time) {
+      if (post.on()) post.before(i);
       e = run_op(*d, i);
-      times[2 * i + 1] = tracer->clock().now();
-    } else if (post_time) {
-      e = run_op(*d, i);
+      if (post.on()) post.after(i);
     } else {
       const runtime::EventTracerEntry entry =
           runtime::event_tracer_start_profiling_delegate(tracer, op.name, op.int_id);
@@ -1297,7 +1289,7 @@ Error OnednnBackendRuntime::execute(runtime::BackendExecutionContext& context,
                                                          st.metadata_len);
     }
     if (e != Error::kOk) {
-      if (times != nullptr) log_post_time(i);
+      post.log(i, describe);  // what ran is not lost
       return e;
     }
     const std::uint32_t slot = p.first_op_slot() + i;
@@ -1306,10 +1298,11 @@ Error OnednnBackendRuntime::execute(runtime::BackendExecutionContext& context,
       float* out = d->buffers[slot];
       const std::size_t n = d->buffer_bytes[slot] / sizeof(float);
       for (std::size_t k = 0; k < n; ++k) out[k] += runtime::kPerturbation;
+      post.interrupt();
     }
-    log_output(tracer, *d, i);
+    if (log_output(tracer, *d, i)) post.interrupt();
   }
-  if (times != nullptr) log_post_time(p.num_ops);
+  post.log(p.num_ops, describe);
   for (std::uint32_t i = 0; i < p.num_outputs; ++i) {
     const std::uint32_t slot = p.outputs[i];
     Tensor& out = *outputs[i];

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "backends/common/post_time_events.h"
 #include "backends/xnnpack/runtime/buffer_plan.h"
 #include "backends/xnnpack/runtime/layout_transpose.h"
 #include "backends/xnnpack/runtime/program_parser.h"
@@ -58,12 +59,10 @@ TensorView view_of(const SlotDesc& desc, const float* data) {
 
 // Logs op `i`'s output, in logical (NCHW) order so it compares with the
 // portable kernels' intermediate outputs.
-void log_output(EventTracer* tracer, runtime::BackendExecutionContext& context,
+// Whether it tried (then it took time of its own between operators).
+bool log_output(EventTracer* tracer, runtime::BackendExecutionContext& context,
                 const XnnDelegate& d, std::uint32_t i) {
-  if (tracer == nullptr || tracer->debug_level() < runtime::DebugLevel::kIntermediateOutputs ||
-      !d.logs_output[i]) {
-    return;
-  }
+  if (!runtime::event_tracer_records_delegate_outputs(tracer) || !d.logs_output[i]) return false;
   const ParsedOp& op = d.program->ops[i];
   const std::uint32_t slot = d.program->first_op_slot() + i;
   const SlotDesc& desc = d.program->slots[slot];
@@ -72,11 +71,12 @@ void log_output(EventTracer* tracer, runtime::BackendExecutionContext& context,
   if (desc.layout == XnnLayout::kNhwc && !aliases) {
     auto* logical = static_cast<float*>(
         context.allocate(static_cast<std::size_t>(desc.numel) * sizeof(float), kBufferAlignment));
-    if (logical == nullptr) return;  // scratch exhausted: skip the debug copy
+    if (logical == nullptr) return true;  // scratch exhausted: skip the debug copy
     nhwc_to_nchw(data, logical, desc.dims[0], desc.dims[1], desc.dims[2] * desc.dims[3]);
     data = logical;
   }
   (void)runtime::event_tracer_log_output_delegate(tracer, op.name, op.int_id, view_of(desc, data));
+  return true;
 }
 
 // A float32 tensor with exactly the slot's shape and buffer size.
@@ -206,39 +206,31 @@ Error XnnpackBackendRuntime::execute(runtime::BackendExecutionContext& context,
   }
   EventTracer* tracer = context.event_tracer();
   const bool post_time = d->mode == runtime::DelegateLogMode::kPostTime;
-  Ticks* times = nullptr;
-  if (post_time && tracer != nullptr) {
-    times = static_cast<Ticks*>(context.allocate(2 * program.num_ops * sizeof(Ticks)));
-    if (times == nullptr) return Error::kMemoryAllocationFailed;
+  backends::PostTimeEvents post;
+  if (post_time) {
+    if (const Error e = post.begin(context, program.num_ops); e != Error::kOk) return e;
   }
-  // Post time: the events of the operators that ran, logged after the
-  // loop (also when one failed, so that what ran is not lost).
-  auto log_post_time = [&](std::uint32_t ran) {
-    for (std::uint32_t i = 0; i < ran; ++i) {
-      const ParsedOp& op = program.ops[i];
-      const char* type = xnn_op_type_name(op.kind);
-      (void)runtime::event_tracer_log_profiling_delegate(tracer, op.name, op.int_id, times[2 * i],
-                                                         times[2 * i + 1], type, std::strlen(type));
-    }
+  auto describe = [&](std::uint32_t i) {
+    const ParsedOp& op = program.ops[i];
+    const char* type = xnn_op_type_name(op.kind);
+    return backends::PostTimeEvents::Op{op.name, op.int_id, type, std::strlen(type)};
   };
   for (std::uint32_t i = 0; i < program.num_ops; ++i) {
     const ParsedOp& op = program.ops[i];
-    const char* type = xnn_op_type_name(op.kind);
     Error e = Error::kOk;
-    if (times != nullptr) {
-      times[2 * i] = tracer->clock().now();
+    if (post_time) {
+      if (post.on()) post.before(i);
       e = run_compiled(d->ops[i], d->pool);
-      times[2 * i + 1] = tracer->clock().now();
-    } else if (post_time) {
-      e = run_compiled(d->ops[i], d->pool);  // no tracer: nothing to time
+      if (post.on()) post.after(i);
     } else {
+      const char* type = xnn_op_type_name(op.kind);
       const runtime::EventTracerEntry entry =
           runtime::event_tracer_start_profiling_delegate(tracer, op.name, op.int_id);
       e = run_compiled(d->ops[i], d->pool);
       (void)runtime::event_tracer_end_profiling_delegate(tracer, entry, type, std::strlen(type));
     }
     if (e != Error::kOk) {
-      if (times != nullptr) log_post_time(i);
+      post.log(i, describe);  // what ran is not lost
       return e;
     }
     if (d->perturbed[i]) {
@@ -246,10 +238,11 @@ Error XnnpackBackendRuntime::execute(runtime::BackendExecutionContext& context,
       for (std::int64_t k = 0; k < program.slots[program.first_op_slot() + i].numel; ++k) {
         out[k] += runtime::kPerturbation;
       }
+      post.interrupt();
     }
-    log_output(tracer, context, *d, i);
+    if (log_output(tracer, context, *d, i)) post.interrupt();
   }
-  if (times != nullptr) log_post_time(program.num_ops);
+  post.log(program.num_ops, describe);
   for (std::uint32_t i = 0; i < program.num_outputs; ++i) {
     const std::uint32_t slot = program.outputs[i];
     const SlotDesc& desc = program.slots[slot];

@@ -95,6 +95,23 @@ inline bool delegate_output_logging_on(const EventTracer* tracer) {
 
 }  // namespace internal
 
+/// Whether the profiling hooks record on this tracer (it is set, at
+/// ProfilingLevel::kAllEvents, and tracing is built in). A post-time
+/// delegate asks once per execute, so that at lower levels it reads no
+/// clock at all.
+inline bool event_tracer_records_delegate_profiling(const EventTracer* tracer) {
+  if constexpr (kTracingEnabled) return internal::delegate_profiling_on(tracer);
+  return false;
+}
+
+/// Whether the output hooks record on this tracer (DebugLevel::
+/// kIntermediateOutputs): a delegate that must convert an output before
+/// logging it asks first.
+inline bool event_tracer_records_delegate_outputs(const EventTracer* tracer) {
+  if constexpr (kTracingEnabled) return internal::delegate_output_logging_on(tracer);
+  return false;
+}
+
 // ---- Real-time: start / end ---------------------------------------------
 
 inline EventTracerEntry event_tracer_start_profiling_delegate(EventTracer* tracer, const char* name,
