@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -18,8 +19,14 @@ using runtime::BackendExecutionContext;
 using runtime::MemoryAllocator;
 using runtime::testing::RecordingTracer;
 
-PostTimeEvents::Op op_for(std::uint32_t i) {
-  return PostTimeEvents::Op{nullptr, DelegateDebugIntId(static_cast<std::int32_t>(10 + i)), "k", 1};
+// Operators with int ids 10, 11, ... and metadata "k".
+OperatorEvents operators(MemoryAllocator& memory, std::uint32_t n) {
+  OperatorEvents ops;
+  EXPECT_TRUE(ops.init(memory, n));
+  for (std::uint32_t i = 0; i < n; ++i) {
+    ops.set(i, nullptr, DelegateDebugIntId(static_cast<std::int32_t>(10 + i)), "k", 1);
+  }
+  return ops;
 }
 
 std::vector<runtime::testing::RecordedCall> logged(const RecordingTracer& t) {
@@ -38,7 +45,7 @@ TEST(PostTimeEventsTest, ReadsNoClockBelowAllEvents) {
   PostTimeEvents events;
   ASSERT_EQ(events.begin(context, 3), Error::kOk);
   EXPECT_FALSE(events.on()) << "level method: no timestamps, no clock reads";
-  events.log(3, op_for);
+  events.log(3, operators(temp, 3));
   EXPECT_TRUE(logged(tracer).empty());
 
   BackendExecutionContext untraced(&temp, nullptr, "forward");
@@ -65,7 +72,7 @@ TEST(PostTimeEventsTest, OneClockReadBetweenOperatorsAndAFreshOneAfterOwnWork) {
       events.interrupt();
     }
   }
-  events.log(3, op_for);
+  events.log(3, operators(temp, 3));
   const auto calls = logged(tracer);
   ASSERT_EQ(calls.size(), 3u);
   for (std::uint32_t i = 0; i < 3; ++i) {
@@ -88,7 +95,7 @@ TEST(PostTimeEventsTest, AFailureLogsTheOperatorsThatRan) {
     events.before(i);
     events.after(i);
   }
-  events.log(2, op_for);  // operator 2 failed
+  events.log(2, operators(temp, 4));  // operator 2 failed
   const auto calls = logged(tracer);
   ASSERT_EQ(calls.size(), 2u);
   EXPECT_EQ(calls[1].int_id, 11);
@@ -103,6 +110,22 @@ TEST(PostTimeEventsTest, ShortTemporaryMemoryIsAnError) {
   PostTimeEvents events;
   EXPECT_EQ(events.begin(context, 4), Error::kMemoryAllocationFailed);
   EXPECT_FALSE(events.on());
+}
+
+TEST(OperatorEventsTest, EqualMetadataIsStoredOnce) {
+  MemoryAllocator memory;
+  OperatorEvents ops;
+  ASSERT_TRUE(ops.init(memory, 4));
+  const std::string a = "matmul: brg:avx2", b = "softmax: jit:avx2", a_again = a;
+  ops.set(0, nullptr, DelegateDebugIntId(0), a.data(), a.size());
+  ops.set(1, nullptr, DelegateDebugIntId(1), b.data(), b.size());
+  ops.set(2, "named", kUnsetDelegateDebugIntId, a_again.data(), a_again.size());
+  ops.set(3, nullptr, DelegateDebugIntId(3), a.data(), 6);  // "matmul": a prefix, not equal
+  EXPECT_EQ(ops[2].metadata, ops[0].metadata) << "one address for equal bytes";
+  EXPECT_STREQ(ops[2].name, "named");
+  EXPECT_NE(ops[3].metadata_len, ops[0].metadata_len);
+  EXPECT_EQ(std::string(static_cast<const char*>(ops[3].metadata), ops[3].metadata_len), "matmul");
+  EXPECT_EQ(ops[1].metadata, b.data());
 }
 
 }  // namespace

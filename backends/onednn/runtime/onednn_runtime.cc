@@ -81,6 +81,8 @@ struct DnnDelegate {
   std::uint32_t threads = 1;
   // 3x3 convolutions may run as Winograd (see runs_winograd).
   bool winograd = true;
+  // Each primitive's identifiers and metadata, as its events log them.
+  backends::OperatorEvents events;
 };
 
 // Init-time errors carry oneDNN's status in a message from the method's
@@ -1215,6 +1217,12 @@ Result<runtime::DelegateHandle*> OnednnBackendRuntime::init(
     }
   }
   ErrorInfo e = bind_shared_buffers(d, memory);
+  if (e.code == Error::kOk && !d->events.init(*memory, p.num_ops)) {
+    e = make_error(Error::kMemoryAllocationFailed, "onednn: out of memory for the event table");
+  }
+  for (std::uint32_t i = 0; e.code == Error::kOk && i < p.num_ops; ++i) {
+    d->events.set(i, p.ops[i].name, p.ops[i].int_id, d->ops[i].metadata, d->ops[i].metadata_len);
+  }
   for (std::uint32_t i = 0; e.code == Error::kOk && i < p.num_outputs; ++i) {
     if (!is_plain(*d, p.outputs[i])) {
       e = make_error(Error::kCorruptData, "onednn program: a delegate output is not plain");
@@ -1269,27 +1277,22 @@ Error OnednnBackendRuntime::execute(runtime::BackendExecutionContext& context,
   if (post_time) {
     if (const Error e = post.begin(context, p.num_ops); e != Error::kOk) return e;
   }
-  auto describe = [&](std::uint32_t i) {
-    return backends::PostTimeEvents::Op{p.ops[i].name, p.ops[i].int_id, d->ops[i].metadata,
-                                        d->ops[i].metadata_len};
-  };
   for (std::uint32_t i = 0; i < p.num_ops; ++i) {
-    const DnnParsedOp& op = p.ops[i];
-    const OpState& st = d->ops[i];
     Error e = Error::kOk;
     if (post_time) {
       if (post.on()) post.before(i);
       e = run_op(*d, i);
       if (post.on()) post.after(i);
     } else {
+      const backends::OperatorEvents::Op& op = d->events[i];
       const runtime::EventTracerEntry entry =
           runtime::event_tracer_start_profiling_delegate(tracer, op.name, op.int_id);
       e = run_op(*d, i);
-      (void)runtime::event_tracer_end_profiling_delegate(tracer, entry, st.metadata,
-                                                         st.metadata_len);
+      (void)runtime::event_tracer_end_profiling_delegate(tracer, entry, op.metadata,
+                                                         op.metadata_len);
     }
     if (e != Error::kOk) {
-      post.log(i, describe);  // what ran is not lost
+      post.log(i, d->events);  // what ran is not lost
       return e;
     }
     const std::uint32_t slot = p.first_op_slot() + i;
@@ -1302,7 +1305,7 @@ Error OnednnBackendRuntime::execute(runtime::BackendExecutionContext& context,
     }
     if (log_output(tracer, *d, i)) post.interrupt();
   }
-  post.log(p.num_ops, describe);
+  post.log(p.num_ops, d->events);
   for (std::uint32_t i = 0; i < p.num_outputs; ++i) {
     const std::uint32_t slot = p.outputs[i];
     Tensor& out = *outputs[i];

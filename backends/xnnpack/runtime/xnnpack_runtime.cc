@@ -38,6 +38,8 @@ struct XnnDelegate {
   // of operators sharing one identifier (one source op decomposed, such
   // as hardsigmoid: the earlier ones hold partial results).
   bool* logs_output = nullptr;
+  // Each operator's identifiers and type, as its events log them.
+  backends::OperatorEvents events;
 };
 
 bool same_identifier(const ParsedOp& a, const ParsedOp& b) {
@@ -119,10 +121,13 @@ Result<runtime::DelegateHandle*> XnnpackBackendRuntime::init(
   d->logs_output = memory->allocate_array<bool>((*program)->num_ops);
   d->perturbed = memory->allocate_array<bool>((*program)->num_ops);
   if (d->buffers == nullptr || d->ops == nullptr || d->logs_output == nullptr ||
-      d->perturbed == nullptr) {
+      d->perturbed == nullptr || !d->events.init(*memory, (*program)->num_ops)) {
     return make_error(Error::kMemoryAllocationFailed, "xnnpack: out of memory");
   }
   for (std::uint32_t i = 0; i < d->program->num_ops; ++i) {
+    const ParsedOp& op = d->program->ops[i];
+    const char* type = xnn_op_type_name(op.kind);
+    d->events.set(i, op.name, op.int_id, type, std::strlen(type));
     d->perturbed[i] = common->perturbs(d->program->ops[i].int_id, d->program->ops[i].name);
     d->logs_output[i] = i + 1 == d->program->num_ops ||
                         !same_identifier(d->program->ops[i], d->program->ops[i + 1]);
@@ -210,27 +215,22 @@ Error XnnpackBackendRuntime::execute(runtime::BackendExecutionContext& context,
   if (post_time) {
     if (const Error e = post.begin(context, program.num_ops); e != Error::kOk) return e;
   }
-  auto describe = [&](std::uint32_t i) {
-    const ParsedOp& op = program.ops[i];
-    const char* type = xnn_op_type_name(op.kind);
-    return backends::PostTimeEvents::Op{op.name, op.int_id, type, std::strlen(type)};
-  };
   for (std::uint32_t i = 0; i < program.num_ops; ++i) {
-    const ParsedOp& op = program.ops[i];
     Error e = Error::kOk;
     if (post_time) {
       if (post.on()) post.before(i);
       e = run_compiled(d->ops[i], d->pool);
       if (post.on()) post.after(i);
     } else {
-      const char* type = xnn_op_type_name(op.kind);
+      const backends::OperatorEvents::Op& op = d->events[i];
       const runtime::EventTracerEntry entry =
           runtime::event_tracer_start_profiling_delegate(tracer, op.name, op.int_id);
       e = run_compiled(d->ops[i], d->pool);
-      (void)runtime::event_tracer_end_profiling_delegate(tracer, entry, type, std::strlen(type));
+      (void)runtime::event_tracer_end_profiling_delegate(tracer, entry, op.metadata,
+                                                         op.metadata_len);
     }
     if (e != Error::kOk) {
-      post.log(i, describe);  // what ran is not lost
+      post.log(i, d->events);  // what ran is not lost
       return e;
     }
     if (d->perturbed[i]) {
@@ -242,7 +242,7 @@ Error XnnpackBackendRuntime::execute(runtime::BackendExecutionContext& context,
     }
     if (log_output(tracer, context, *d, i)) post.interrupt();
   }
-  post.log(program.num_ops, describe);
+  post.log(program.num_ops, d->events);
   for (std::uint32_t i = 0; i < program.num_outputs; ++i) {
     const std::uint32_t slot = program.outputs[i];
     const SlotDesc& desc = program.slots[slot];
