@@ -152,11 +152,11 @@ StatusOr<RunSummary> run_program(const RunOptions& options) {
   backend_settings.winograd = options.winograd;
   if (!options.delegate_profiling.empty()) {
     backend_settings.log_mode = runtime::delegate_log_mode_named(options.delegate_profiling);
-  }
-  if (!options.delegate_profiling.empty() && !backend_settings.log_mode) {
-    return Status(Error::kInvalidArgument,
-                  "delegate profiling must be realtime or posttime, got '" +
-                      options.delegate_profiling + "'");
+    if (!backend_settings.log_mode) {
+      return Status(Error::kInvalidArgument,
+                    "delegate profiling must be realtime or posttime, got '" +
+                        options.delegate_profiling + "'");
+    }
   }
   GLASSBOX_ASSIGN_OR_RETURN(LoadedProgram program, LoadedProgram::load_file(options.program_path));
 
