@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "backends/common/post_time_events.h"
+#include "backends/common/operator_profiler.h"
 #include "backends/onednn/onednn_format.h"
 #include "backends/onednn/runtime/nhwc_max_pool.h"
 #include "backends/onednn/runtime/program_parser.h"
@@ -1272,27 +1272,12 @@ Error OnednnBackendRuntime::execute(runtime::BackendExecutionContext& context,
   }
   omp_set_num_threads(static_cast<int>(d->threads));
   EventTracer* tracer = context.event_tracer();
-  const bool post_time = d->mode == runtime::DelegateLogMode::kPostTime;
-  backends::PostTimeEvents post;
-  if (post_time) {
-    if (const Error e = post.begin(context, p.num_ops); e != Error::kOk) return e;
-  }
+  backends::OperatorProfiler profiler(d->events, d->mode);
+  if (const Error e = profiler.begin(context); e != Error::kOk) return e;
   for (std::uint32_t i = 0; i < p.num_ops; ++i) {
-    Error e = Error::kOk;
-    if (post_time) {
-      if (post.on()) post.before(i);
-      e = run_op(*d, i);
-      if (post.on()) post.after(i);
-    } else {
-      const backends::OperatorEvents::Op& op = d->events[i];
-      const runtime::EventTracerEntry entry =
-          runtime::event_tracer_start_profiling_delegate(tracer, op.name, op.int_id);
-      e = run_op(*d, i);
-      (void)runtime::event_tracer_end_profiling_delegate(tracer, entry, op.metadata,
-                                                         op.metadata_len);
-    }
+    const Error e = profiler.run(i, [&] { return run_op(*d, i); });
     if (e != Error::kOk) {
-      post.log(i, d->events);  // what ran is not lost
+      profiler.finish(i);  // what ran is not lost
       return e;
     }
     const std::uint32_t slot = p.first_op_slot() + i;
@@ -1301,11 +1286,11 @@ Error OnednnBackendRuntime::execute(runtime::BackendExecutionContext& context,
       float* out = d->buffers[slot];
       const std::size_t n = d->buffer_bytes[slot] / sizeof(float);
       for (std::size_t k = 0; k < n; ++k) out[k] += runtime::kPerturbation;
-      post.interrupt();
+      profiler.interrupt();
     }
-    if (log_output(tracer, *d, i)) post.interrupt();
+    if (log_output(tracer, *d, i)) profiler.interrupt();
   }
-  post.log(p.num_ops, d->events);
+  profiler.finish(p.num_ops);
   for (std::uint32_t i = 0; i < p.num_outputs; ++i) {
     const std::uint32_t slot = p.outputs[i];
     Tensor& out = *outputs[i];

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "backends/common/post_time_events.h"
+#include "backends/common/operator_profiler.h"
 #include "backends/xnnpack/runtime/buffer_plan.h"
 #include "backends/xnnpack/runtime/layout_transpose.h"
 #include "backends/xnnpack/runtime/program_parser.h"
@@ -210,27 +210,12 @@ Error XnnpackBackendRuntime::execute(runtime::BackendExecutionContext& context,
     std::memcpy(d->buffers[i], t.data, t.nbytes);
   }
   EventTracer* tracer = context.event_tracer();
-  const bool post_time = d->mode == runtime::DelegateLogMode::kPostTime;
-  backends::PostTimeEvents post;
-  if (post_time) {
-    if (const Error e = post.begin(context, program.num_ops); e != Error::kOk) return e;
-  }
+  backends::OperatorProfiler profiler(d->events, d->mode);
+  if (const Error e = profiler.begin(context); e != Error::kOk) return e;
   for (std::uint32_t i = 0; i < program.num_ops; ++i) {
-    Error e = Error::kOk;
-    if (post_time) {
-      if (post.on()) post.before(i);
-      e = run_compiled(d->ops[i], d->pool);
-      if (post.on()) post.after(i);
-    } else {
-      const backends::OperatorEvents::Op& op = d->events[i];
-      const runtime::EventTracerEntry entry =
-          runtime::event_tracer_start_profiling_delegate(tracer, op.name, op.int_id);
-      e = run_compiled(d->ops[i], d->pool);
-      (void)runtime::event_tracer_end_profiling_delegate(tracer, entry, op.metadata,
-                                                         op.metadata_len);
-    }
+    const Error e = profiler.run(i, [&] { return run_compiled(d->ops[i], d->pool); });
     if (e != Error::kOk) {
-      post.log(i, d->events);  // what ran is not lost
+      profiler.finish(i);  // what ran is not lost
       return e;
     }
     if (d->perturbed[i]) {
@@ -238,11 +223,11 @@ Error XnnpackBackendRuntime::execute(runtime::BackendExecutionContext& context,
       for (std::int64_t k = 0; k < program.slots[program.first_op_slot() + i].numel; ++k) {
         out[k] += runtime::kPerturbation;
       }
-      post.interrupt();
+      profiler.interrupt();
     }
-    if (log_output(tracer, context, *d, i)) post.interrupt();
+    if (log_output(tracer, context, *d, i)) profiler.interrupt();
   }
-  post.log(program.num_ops, d->events);
+  profiler.finish(program.num_ops);
   for (std::uint32_t i = 0; i < program.num_outputs; ++i) {
     const std::uint32_t slot = program.outputs[i];
     const SlotDesc& desc = program.slots[slot];
