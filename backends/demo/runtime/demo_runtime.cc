@@ -362,6 +362,14 @@ Error DemoBackendRuntime::execute(runtime::BackendExecutionContext& context,
   }
   EventTracer* tracer = context.event_tracer();
   const bool post_time = program->mode == runtime::DelegateLogMode::kPostTime;
+  // Post time: timestamps read only when the hooks record; the ops that
+  // ran logged after the loop, also when one failed (what ran is kept).
+  const bool timed = post_time && runtime::event_tracer_records_delegate_profiling(tracer);
+  auto log_post_times = [&](std::uint32_t ran) {
+    for (std::uint32_t i = 0; timed && i < ran; ++i) {
+      log_post_time(tracer, program->ops[i], times[2 * i], times[2 * i + 1]);
+    }
+  };
   for (std::uint32_t i = 0; i < program->num_ops; ++i) {
     const Op& op = program->ops[i];
     // Output size: conv needs its computed shape; the rest match input 0.
@@ -380,18 +388,21 @@ Error DemoBackendRuntime::execute(runtime::BackendExecutionContext& context,
     const std::uint32_t slot = program->num_inputs + i;
 
     runtime::EventTracerEntry entry;
-    if (post_time) {
-      times[2 * i] = program->cycles ? demo_cycles() : tracer ? tracer->clock().now() : 0;
-    } else {
+    if (timed) {
+      times[2 * i] = program->cycles ? demo_cycles() : tracer->clock().now();
+    } else if (!post_time) {
       entry = start_event(tracer, op);
     }
     const Error e = run_op(op, slots, shapes, out, &shapes[slot], context);
-    if (post_time) {
-      times[2 * i + 1] = program->cycles ? demo_cycles() : tracer ? tracer->clock().now() : 0;
-    } else {
+    if (timed) {
+      times[2 * i + 1] = program->cycles ? demo_cycles() : tracer->clock().now();
+    } else if (!post_time) {
       end_event(tracer, op, entry);
     }
-    if (e != Error::kOk) return e;
+    if (e != Error::kOk) {
+      log_post_times(i);
+      return e;
+    }
     if (op.perturbed) {
       const std::int64_t n = shapes[slot].numel();
       for (std::int64_t k = 0; k < n; ++k) out[k] += runtime::kPerturbation;
@@ -403,11 +414,7 @@ Error DemoBackendRuntime::execute(runtime::BackendExecutionContext& context,
                           out};
     (void)runtime::event_tracer_log_output_delegate(tracer, op.name, op.int_id, view);
   }
-  if (post_time) {
-    for (std::uint32_t i = 0; i < program->num_ops; ++i) {
-      log_post_time(tracer, program->ops[i], times[2 * i], times[2 * i + 1]);
-    }
-  }
+  log_post_times(program->num_ops);
   for (std::uint32_t i = 0; i < program->num_outputs; ++i) {
     const std::uint32_t slot = program->output_slots[i];
     Tensor& out = *outputs[i];
