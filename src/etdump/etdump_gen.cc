@@ -92,7 +92,9 @@ void ETDumpGen::init_heap() {
   }
   names_.init(name_slots_heap_.get(), slots, options_.max_names, &arena_);
   // A FlatBuffer cannot exceed 2 GiB: the budget keeps the dump below it.
-  records_.init_heap(options_.heap_max_events, kMaxHeapBudget);
+  records_.init_heap(options_.heap_max_events, kMaxHeapBudget,
+                     options_.heap_huge_pages ? internal::LargeBuffer::Pages::kFreshHuge
+                                              : internal::LargeBuffer::Pages::kReusable);
   if (records_.capacity() == 0) status_ = Error::kMemoryAllocationFailed;
 }
 

@@ -28,6 +28,7 @@ namespace glassbox::etdump {
 using internal::BlockEntry;
 using internal::ETDumpWriter;
 using internal::kNoName;
+using internal::LargeBuffer;
 using internal::Pos;
 using internal::ProfileShape;
 using internal::Record;
@@ -312,21 +313,22 @@ Result<Span<const std::uint8_t>> ETDumpGen::get_etdump_data() {
     const std::size_t bytes = internal::kFixedOutputBytes +
                               internal::kSlotBytes * static_cast<std::size_t>(num_records) +
                               static_cast<std::size_t>(records_.charged()) + 16;
-    if (bytes > output_heap_size_) {
-      output_heap_.reset(new (std::nothrow) std::uint8_t[bytes]);
-      output_heap_size_ = output_heap_ != nullptr ? bytes : 0;
-    }
-    if (num_records > scratch_heap_size_) {
-      scratch_heap_.reset(new (std::nothrow) std::uint32_t[num_records]);
-      scratch_heap_size_ = scratch_heap_ != nullptr ? num_records : 0;
-    }
-    if (output_heap_ == nullptr || (num_records > 0 && scratch_heap_ == nullptr)) {
+    // The writer writes every byte, padding included: no need to zero.
+    const bool huge = options_.heap_huge_pages;
+    const auto allocate = [huge](LargeBuffer& buffer, std::size_t size) {
+      const bool fresh = huge && size >= LargeBuffer::kFreshBytes;
+      return size <= buffer.size() ||
+             buffer.allocate(size,
+                             fresh ? LargeBuffer::Pages::kFreshHuge : LargeBuffer::Pages::kReusable,
+                             LargeBuffer::Fill::kAny);
+    };
+    if (!allocate(output_heap_, bytes) || !allocate(scratch_heap_, 4 * num_records)) {
       return make_error(Error::kMemoryAllocationFailed, "no memory for the ETDump");
     }
-    // The end 8-aligned (new[] aligns the start to 16).
-    top = output_heap_.get() + (bytes & ~std::size_t{7});
-    scratch = scratch_heap_.get();
-    floor_base = output_heap_.get();
+    // The end 8-aligned (the start is 16-aligned).
+    top = output_heap_.data() + (bytes & ~std::size_t{7});
+    scratch = reinterpret_cast<std::uint32_t*>(scratch_heap_.data());
+    floor_base = output_heap_.data();
   }
 
   ETDumpWriter w(top);

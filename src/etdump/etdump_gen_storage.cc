@@ -129,12 +129,16 @@ void RecordStore::set_limit(std::int64_t budget) {
   initial_limit_ = std::min(slots, static_cast<std::int64_t>(capacity_));
 }
 
-void RecordStore::init_heap(std::uint64_t max_records, std::int64_t budget) {
+void RecordStore::init_heap(std::uint64_t max_records, std::int64_t budget,
+                            LargeBuffer::Pages slab_pages) {
   fixed_ = nullptr;
+  slab_pages_ = slab_pages;
   num_chunks_ = (max_records + kChunkSize - 1) >> kChunkShift;
   capacity_ = num_chunks_ << kChunkShift;
+  const std::uint64_t num_slabs = (num_chunks_ + (1u << kSlabShift) - 1) >> kSlabShift;
   chunks_.reset(new (std::nothrow) std::atomic<Record*>[num_chunks_]);
-  if (chunks_ == nullptr) {
+  slabs_.reset(new (std::nothrow) LargeBuffer[num_slabs]);
+  if (chunks_ == nullptr || slabs_ == nullptr) {
     num_chunks_ = 0;
     capacity_ = 0;
   }
@@ -191,12 +195,28 @@ Record* RecordStore::allocate_chunk(std::uint64_t chunk_index) {
   std::lock_guard<std::mutex> lock(grow_mutex_);
   Record* chunk = chunks_[chunk_index].load(std::memory_order_acquire);
   if (chunk != nullptr) return chunk;  // another thread won the race
-  // Zeroed, so unwritten slots read as kEmpty. calloc, not new[](): a
-  // chunk is fresh pages from the kernel, already zero, and calloc knows
-  // it, where value-initialising new[] writes the 128 KiB a second time
-  // (about 4 ms per million events in heap mode).
+  // The first 16 chunks are malloc's, one at a time: reused from one
+  // recording to the next and allocated only as used, so a short recording
+  // costs little. Later chunks are carved from slabs of 16 (2 MiB) of
+  // fresh huge pages: a million events fault in 15 huge pages rather than
+  // 7,680 small ones, which in a VM was the larger part of heap mode's
+  // end-to-end cost (docs/benchmarks.md). Zeroed either way, so unwritten
+  // slots read as kEmpty. calloc, not new[](): fresh pages from the
+  // kernel are already zero, and calloc knows it.
   static_assert(std::is_trivial_v<Record>);
-  chunk = static_cast<Record*>(std::calloc(kChunkSize, sizeof(Record)));
+  const std::uint64_t slab_index = chunk_index >> kSlabShift;
+  if (slab_index == 0) {
+    chunk = static_cast<Record*>(std::calloc(kChunkSize, sizeof(Record)));
+  } else {
+    LargeBuffer& slab = slabs_[slab_index];
+    if (slab.data() == nullptr &&
+        !slab.allocate(sizeof(Record) * (kChunkSize << kSlabShift), LargeBuffer::Pages::kFreshHuge,
+                       LargeBuffer::Fill::kZero)) {
+      return nullptr;
+    }
+    const std::uint64_t within = chunk_index & ((1u << kSlabShift) - 1);
+    chunk = reinterpret_cast<Record*>(slab.data()) + (within << kChunkShift);
+  }
   chunks_[chunk_index].store(chunk, std::memory_order_release);
   return chunk;
 }
@@ -215,7 +235,7 @@ void RecordStore::reserve(std::uint64_t count) {
     Record* chunk = chunks_[c].load(std::memory_order_acquire);
     if (chunk == nullptr) chunk = allocate_chunk(c);
     if (chunk == nullptr) return;  // claims will retry, and count a drop if it fails again
-    // calloc maps fresh pages lazily: the first write to each would take a
+    // A slab maps fresh pages lazily: the first write to each would take a
     // page fault (several microseconds in a VM) in the middle of a timed
     // execution. Writing a zero to every page of the unclaimed slots now
     // takes those faults here. The slots stay zero, so kEmpty.
@@ -231,9 +251,14 @@ void RecordStore::clear() {
   // Caller-buffer slots are not cleared: every claimed slot is written,
   // by its event or by Arena::mark_unwritten.
   if (fixed_ == nullptr) {
+    // The first slab's chunks are malloc's; the others are in slabs.
+    const std::uint64_t first_slab = std::min<std::uint64_t>(num_chunks_, 1u << kSlabShift);
     for (std::uint64_t i = 0; i < num_chunks_; ++i) {
-      std::free(chunks_[i].exchange(nullptr));
+      Record* chunk = chunks_[i].exchange(nullptr);
+      if (i < first_slab) std::free(chunk);
     }
+    const std::uint64_t num_slabs = (num_chunks_ + (1u << kSlabShift) - 1) >> kSlabShift;
+    for (std::uint64_t i = 1; i < num_slabs; ++i) slabs_[i].release();
   }
   limit_.store(initial_limit_);
   next_.store(0, std::memory_order_relaxed);

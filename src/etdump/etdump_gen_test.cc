@@ -607,6 +607,49 @@ TEST(ETDumpGenHeapTest, ReservingChangesNothingInTheDump) {
   EXPECT_EQ(reserving.num_events(), 4u * 3000u);
 }
 
+// Heap records past the first 16 chunks come from slabs (of huge pages, or
+// malloc's without them): a recording across three slabs keeps every
+// event, in order, and so does one that reserved its slots first.
+TEST(ETDumpGenHeapTest, EventsAcrossRecordSlabsAllRoundTrip) {
+  constexpr std::uint64_t kSlabEvents = internal::RecordStore::kChunkSize
+                                        << internal::RecordStore::kSlabShift;
+  constexpr std::uint64_t kEvents = 2 * kSlabEvents + 100;
+  for (const bool huge_pages : {true, false}) {
+    for (const bool reserve : {false, true}) {
+      SCOPED_TRACE(::testing::Message() << "huge pages " << huge_pages << ", reserve " << reserve);
+      ETDumpGenOptions options;
+      options.heap_huge_pages = huge_pages;
+      ETDumpGen gen(options);
+      ASSERT_EQ(gen.create_event_block("Execute"), Error::kOk);
+      for (std::uint64_t i = 0; i < kEvents; ++i) {
+        (void)gen.log_profiling_delegate(nullptr, DelegateDebugIntId(static_cast<std::int32_t>(i)),
+                                         i, i + 1);
+      }
+      if (reserve) {
+        // As `glassbox run` does: room for the next block, then the block.
+        gen.reserve_like_last_block(1);
+        ASSERT_EQ(gen.create_event_block("Execute"), Error::kOk);
+        for (std::uint64_t i = 0; i < kEvents; ++i) {
+          (void)gen.log_profiling_delegate(
+              nullptr, DelegateDebugIntId(static_cast<std::int32_t>(i)), i, i + 1);
+        }
+      }
+      StatusOr<ETDumpFile> file = serialize(gen);
+      ASSERT_THAT(file, IsOk());
+      EXPECT_EQ(gen.dropped_events(), 0u);
+      for (const auto& run : file->runs) {
+        if (run.events.empty()) continue;
+        ASSERT_EQ(run.events.size(), kEvents);
+        for (std::uint64_t i = 0; i < kEvents; i += 997) {
+          const ProfileEvent& e = *run.events[i].profile();
+          ASSERT_EQ(e.delegate_debug_id_int, DelegateDebugIntId(static_cast<std::int32_t>(i)));
+          ASSERT_EQ(e.start_time, i);
+        }
+      }
+    }
+  }
+}
+
 TEST(RecordStoreTest, ReserveAllocatesTheChunksTheNextSlotsNeed) {
   constexpr std::uint64_t kChunk = internal::RecordStore::kChunkSize;
   internal::RecordStore store;

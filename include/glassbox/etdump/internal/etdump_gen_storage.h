@@ -11,6 +11,7 @@
 #include <mutex>
 #include <vector>
 
+#include "glassbox/etdump/internal/large_buffer.h"
 #include "glassbox/runtime/event_tracer.h"
 
 namespace glassbox::etdump::internal {
@@ -182,6 +183,9 @@ class RecordStore {
  public:
   static constexpr unsigned kChunkShift = 12;  // 4096 records, 128 KiB
   static constexpr std::uint64_t kChunkSize = std::uint64_t{1} << kChunkShift;
+  // Heap chunks after the first 16 are carved from slabs of 16 (2 MiB, one
+  // huge page): see allocate_chunk().
+  static constexpr unsigned kSlabShift = 4;
 
   RecordStore() = default;
   RecordStore(const RecordStore&) = delete;
@@ -191,7 +195,9 @@ class RecordStore {
   // `budget` bytes are shared by records (kSlotBytes each) and arena
   // charges.
   void init_fixed(Record* base, std::uint64_t capacity, std::int64_t budget);
-  void init_heap(std::uint64_t max_records, std::int64_t budget);
+  // `slab_pages`: where the chunks after the first 16 come from.
+  void init_heap(std::uint64_t max_records, std::int64_t budget,
+                 LargeBuffer::Pages slab_pages = LargeBuffer::Pages::kFreshHuge);
 
   static constexpr std::uint64_t kFull = ~std::uint64_t{0};
 
@@ -302,6 +308,8 @@ class RecordStore {
   std::atomic<std::uint64_t> epoch_{0};
   Record* fixed_ = nullptr;
   std::unique_ptr<std::atomic<Record*>[]> chunks_;
+  std::unique_ptr<LargeBuffer[]> slabs_;  // heap mode, one per 16 chunks; [0] unused
+  LargeBuffer::Pages slab_pages_ = LargeBuffer::Pages::kFreshHuge;
   // What a new run reads (every kRunSlots slots).
   std::atomic<std::uint64_t> next_{0};
   // The budget in slots: claims may end at or below it; arena charges
