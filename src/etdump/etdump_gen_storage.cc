@@ -197,21 +197,21 @@ Record* RecordStore::allocate_chunk(std::uint64_t chunk_index) {
   if (chunk != nullptr) return chunk;  // another thread won the race
   // The first 16 chunks are malloc's, one at a time: reused from one
   // recording to the next and allocated only as used, so a short recording
-  // costs little. Later chunks are carved from slabs of 16 (2 MiB) of
-  // fresh huge pages: a million events fault in 15 huge pages rather than
-  // 7,680 small ones, which in a VM was the larger part of heap mode's
-  // end-to-end cost (docs/benchmarks.md). Zeroed either way, so unwritten
-  // slots read as kEmpty. calloc, not new[](): fresh pages from the
-  // kernel are already zero, and calloc knows it.
+  // costs little. Later chunks are carved from slabs of 16 (2 MiB), of
+  // fresh huge pages unless ETDumpGenOptions::heap_huge_pages is off: a
+  // million events fault in 15 huge pages rather than 7,680 small ones,
+  // which in a VM was the larger part of heap mode's end-to-end cost
+  // (docs/benchmarks.md). Zeroed either way, so unwritten slots read as
+  // kEmpty. calloc, not new[](): fresh pages from the kernel are already
+  // zero, and calloc knows it.
   static_assert(std::is_trivial_v<Record>);
   const std::uint64_t slab_index = chunk_index >> kSlabShift;
   if (slab_index == 0) {
     chunk = static_cast<Record*>(std::calloc(kChunkSize, sizeof(Record)));
   } else {
     LargeBuffer& slab = slabs_[slab_index];
-    if (slab.data() == nullptr &&
-        !slab.allocate(sizeof(Record) * (kChunkSize << kSlabShift), LargeBuffer::Pages::kFreshHuge,
-                       LargeBuffer::Fill::kZero)) {
+    if (slab.data() == nullptr && !slab.allocate(sizeof(Record) * (kChunkSize << kSlabShift),
+                                                 slab_pages_, LargeBuffer::Fill::kZero)) {
       return nullptr;
     }
     const std::uint64_t within = chunk_index & ((1u << kSlabShift) - 1);
@@ -235,7 +235,7 @@ void RecordStore::reserve(std::uint64_t count) {
     Record* chunk = chunks_[c].load(std::memory_order_acquire);
     if (chunk == nullptr) chunk = allocate_chunk(c);
     if (chunk == nullptr) return;  // claims will retry, and count a drop if it fails again
-    // A slab maps fresh pages lazily: the first write to each would take a
+    // Fresh pages are mapped lazily: the first write to each would take a
     // page fault (several microseconds in a VM) in the middle of a timed
     // execution. Writing a zero to every page of the unclaimed slots now
     // takes those faults here. The slots stay zero, so kEmpty.
