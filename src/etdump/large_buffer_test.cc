@@ -4,6 +4,12 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
+
+#include "glassbox/etdump/internal/etdump_gen_storage.h"
 
 namespace glassbox::etdump::internal {
 namespace {
@@ -13,6 +19,32 @@ using Fill = LargeBuffer::Fill;
 
 bool all_zero(const LargeBuffer& b) {
   return std::all_of(b.data(), b.data() + b.size(), [](std::uint8_t v) { return v == 0; });
+}
+
+// Whether the mapping holding `address` was advised for huge pages (the
+// "hg" flag in /proc/self/smaps); nullopt where that cannot be read.
+std::optional<bool> advised_huge(const void* address) {
+  std::ifstream smaps("/proc/self/smaps");
+  if (!smaps) return std::nullopt;
+  const auto at = reinterpret_cast<std::uintptr_t>(address);
+  bool inside = false;
+  std::string line;
+  while (std::getline(smaps, line)) {
+    std::uintptr_t begin = 0, end = 0;
+    char dash = 0;
+    std::istringstream header(line);
+    if (header >> std::hex >> begin >> dash >> end && dash == '-') {
+      inside = begin <= at && at < end;
+    } else if (inside && line.rfind("VmFlags:", 0) == 0) {
+      return line.find(" hg") != std::string::npos;
+    }
+  }
+  return std::nullopt;
+}
+
+// Whether this kernel has transparent huge pages at all.
+bool kernel_has_huge_pages() {
+  return static_cast<bool>(std::ifstream("/sys/kernel/mm/transparent_hugepage/enabled"));
 }
 
 TEST(LargeBufferTest, FreshHugePagesAreZeroAlignedAndWritable) {
@@ -52,6 +84,34 @@ TEST(LargeBufferTest, AllocatingAgainReplacesAndZeroBytesIsEmpty) {
   ASSERT_TRUE(buffer.allocate(0, Pages::kReusable, Fill::kZero));
   EXPECT_EQ(buffer.data(), nullptr);
   EXPECT_EQ(buffer.size(), 0u);
+}
+
+TEST(LargeBufferTest, OnlyFreshHugeBuffersAreAdvisedForHugePages) {
+  if (!kernel_has_huge_pages()) GTEST_SKIP() << "no transparent huge pages here";
+  LargeBuffer huge;
+  LargeBuffer reusable;
+  ASSERT_TRUE(huge.allocate(LargeBuffer::kHugePageBytes, Pages::kFreshHuge, Fill::kZero));
+  ASSERT_TRUE(reusable.allocate(LargeBuffer::kHugePageBytes, Pages::kReusable, Fill::kZero));
+  EXPECT_EQ(advised_huge(huge.data()), std::optional<bool>(true));
+  EXPECT_EQ(advised_huge(reusable.data()), std::optional<bool>(false));
+}
+
+// The record store's slabs (chunks 16 and up) take the pages it was told
+// to: a store told kReusable once took huge pages regardless.
+TEST(LargeBufferTest, RecordSlabsTakeThePagesTheStoreWasGiven) {
+  if (!kernel_has_huge_pages()) GTEST_SKIP() << "no transparent huge pages here";
+  constexpr std::uint64_t kSlabRecords = RecordStore::kChunkSize << RecordStore::kSlabShift;
+  for (const Pages pages : {Pages::kFreshHuge, Pages::kReusable}) {
+    RecordStore store;
+    store.init_heap(2 * kSlabRecords, std::int64_t{1} << 30, pages);
+    store.reserve(kSlabRecords + 1);  // the first slab's chunks, and one of the second slab
+    const Record* first = store.peek(0);
+    const Record* second = store.peek(kSlabRecords);
+    ASSERT_NE(first, nullptr);
+    ASSERT_NE(second, nullptr);
+    EXPECT_EQ(advised_huge(first), std::optional<bool>(false)) << "the first slab is malloc's";
+    EXPECT_EQ(advised_huge(second), std::optional<bool>(pages == Pages::kFreshHuge));
+  }
 }
 
 }  // namespace
