@@ -13,6 +13,28 @@ bool is_float_constant(const aot::Graph& graph, aot::ValueId id) {
          v->dtype == ScalarType::kFloat && static_cast<std::int64_t>(v->data.size()) == v->numel();
 }
 
+std::variant<ConstantGather, std::string> constant_gather(const aot::Graph& graph,
+                                                          const aot::Node& node) {
+  const aot::Value* data = graph.find_value(node.inputs[0]);
+  const aot::Value* indices = graph.find_value(node.inputs[1]);
+  if (data == nullptr || indices == nullptr || indices->dtype != ScalarType::kLong ||
+      indices->int_data.size() != 1 || indices->numel() != 1) {
+    return std::string("gather of other than one constant index");
+  }
+  const auto rank = static_cast<std::int64_t>(data->shape.size());
+  std::int64_t axis = 0;
+  if (auto it = node.attributes.find("axis"); it != node.attributes.end()) {
+    if (const auto* v = std::get_if<std::int64_t>(&it->second)) axis = *v;
+  }
+  if (axis < -rank || axis >= rank) return std::string("gather axis out of range");
+  if (axis < 0) axis += rank;
+  const std::int64_t dim = data->shape[static_cast<std::size_t>(axis)];
+  std::int64_t index = indices->int_data[0];
+  if (index < -dim || index >= dim) return std::string("gather index out of range");
+  if (index < 0) index += dim;
+  return ConstantGather{static_cast<std::size_t>(axis), index};
+}
+
 const aot::Node* producer_of(const aot::Graph& graph, aot::ValueId id) {
   for (const aot::Node& n : graph.nodes) {
     for (aot::ValueId out : n.outputs) {

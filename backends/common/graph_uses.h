@@ -6,7 +6,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <unordered_map>
+#include <variant>
 #include <vector>
 
 #include "glassbox/aot/graph.h"
@@ -24,6 +26,20 @@ const aot::Node* producer_of(const aot::Graph& graph, aot::ValueId id);
 
 /// How many node inputs and graph outputs read `id`.
 int count_users(const aot::Graph& graph, aot::ValueId id);
+
+/// A gather of one constant index along one axis (ViT's class token,
+/// `x[:, 0]`), which a backend runs as a slice of size 1 there (and a
+/// reshape dropping that dim for a 0-d index). Both non-negative.
+struct ConstantGather {
+  std::size_t axis = 0;
+  std::int64_t index = 0;
+};
+
+/// `node`'s (a gather's) axis and index, or why it is not such a gather:
+/// "gather of other than one constant index", "gather axis out of range"
+/// or "gather index out of range".
+std::variant<ConstantGather, std::string> constant_gather(const aot::Graph& graph,
+                                                          const aot::Node& node);
 
 /// The uses of every value of one graph, and which nodes a lowering has
 /// absorbed into an earlier operator. `graph` must outlive it.

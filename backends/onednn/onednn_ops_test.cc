@@ -624,18 +624,8 @@ TEST(OnednnFusionTest, GeluChainIsOneGeluErfPrimitive) {
 // and a reshape in the delegate, both mapped to the gather, equal to the
 // portable kernels.
 TEST(OnednnGatherTest, OneConstantIndexIsASlice) {
-  GraphBuilder b;
-  ValueId x = b.relu(b.input("x", ScalarType::kFloat, {2, 7, 8}));
-  ValueId index = b.input("index", ScalarType::kLong, {});
-  b.output(b.op("gather", {x, index}, {{"axis", std::int64_t{1}}}));
-  StatusOr<aot::Graph> built = b.build();
-  ASSERT_TRUE(built.ok()) << built.message();
-  // The index becomes a constant, as the ONNX importer leaves it.
-  aot::Graph graph = *built;
-  aot::Value* idx = graph.find_value(graph.inputs[1]);
-  idx->kind = aot::ValueKind::kConstant;
-  idx->int_data = {-7};  // row 0, counted from the end
-  graph.inputs.pop_back();
+  aot::Graph graph = backends::testing::class_token_gather(true, -7);  // row 0, from the end
+  aot::Value* idx = &backends::testing::index_value(graph);
   std::vector<std::string> report = onednn_partition_report(graph);
   ASSERT_EQ(report.size(), 2u);
   EXPECT_EQ(report[1], "");

@@ -138,6 +138,23 @@
 ///                    g * (C / groups) + j (PyTorch's channel_shuffle).
 ///                    XNNPACK 2022 has no transpose: Glassbox's own kernel.
 ///
+/// Added in 1.4 (a 1.3 reader refuses these blobs by their minor version),
+/// for transformers; XNNPACK 2022 has none of them, so each runs a
+/// Glassbox portable kernel inside the delegate (single-threaded), which
+/// keeps an encoder in one delegate instead of 28 separated by 44 portable
+/// kernel calls:
+///   kTranspose       perm[6] (entries past the rank 0). Logical layout in
+///                    and out; output dim i is input dim perm[i].
+///   kBatchMatMul     no params; two operands, logical, of equal rank >= 2:
+///                    [B..., M, K] x [B..., K, N] -> [B..., M, N] with the
+///                    same batch dims (no broadcasting).
+///   kLayerNorm       channels; f32 epsilon (finite, >= 0); f32
+///                    scale[channels]; f32 bias[channels]. Logical layout;
+///                    each run of the last dim (== channels) is normalised,
+///                    then scaled and shifted (ONNX LayerNormalization over
+///                    the last axis).
+///   kErf             no params; elementwise like kClamp.
+///
 /// Identifiers: consecutive operators may share one (1.2; the AOT half
 /// does so for hardsigmoid, a multiply by alpha then an add of beta with
 /// the output range [0, 1]); each is timed and logged under it, and only
@@ -152,7 +169,7 @@ inline constexpr char kXnnpackBackendName[] = "XnnpackBackend";
 
 inline constexpr char kXnnMagic[4] = {'G', 'B', 'X', 'N'};
 inline constexpr std::uint16_t kXnnFormatMajor = 1;
-inline constexpr std::uint16_t kXnnFormatMinor = 3;
+inline constexpr std::uint16_t kXnnFormatMinor = 4;
 /// The first minor version with the constants section.
 inline constexpr std::uint16_t kXnnConstantsMinor = 2;
 /// Bytes before the first input descriptor.
@@ -200,8 +217,13 @@ enum class XnnOpKind : std::uint8_t {
   // 1.3
   kSlice = 35,
   kChannelShuffle = 36,
+  // 1.4
+  kTranspose = 37,
+  kBatchMatMul = 38,
+  kLayerNorm = 39,
+  kErf = 40,
 };
-inline constexpr std::uint8_t kXnnMaxOpKind = 36;
+inline constexpr std::uint8_t kXnnMaxOpKind = 40;
 /// Rank slots of kConstantPad's pre/post lists.
 inline constexpr std::uint32_t kXnnPadRank = kXnnMaxRank;
 
@@ -254,6 +276,10 @@ constexpr const char* xnn_op_type_name(XnnOpKind kind) {
     case XnnOpKind::kMeanLastAxis: return "global_average_pooling_nwc_f32";
     case XnnOpKind::kSlice: return "copy_nc_x32";
     case XnnOpKind::kChannelShuffle: return "glassbox_channel_shuffle_nhwc";
+    case XnnOpKind::kTranspose: return "glassbox_transpose";
+    case XnnOpKind::kBatchMatMul: return "glassbox_batch_matmul";
+    case XnnOpKind::kLayerNorm: return "glassbox_layer_norm";
+    case XnnOpKind::kErf: return "glassbox_erf";
   }
   return nullptr;
 }

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/xnnpack/aot/xnnpack_partitioner.h"
 #include "backends/xnnpack/testing/xnnpack_test_runner.h"
 #include "glassbox/aot/graph_builder.h"
 #include "glassbox/etdump/etdump_gen.h"
@@ -260,12 +261,69 @@ std::vector<OpCase> cases_1_2() {
   };
 }
 
+// Format 1.4's operators, run by Glassbox's kernels inside the delegate:
+// alone, after a conv (NHWC inside the delegate, so converted first), and
+// together as one attention head.
+std::vector<OpCase> cases_1_4() {
+  const auto layer_norm = [](GraphBuilder& b, ValueId x, std::int64_t c, bool bias) {
+    std::vector<ValueId> in = {x, weights(b, "gamma", {c})};
+    if (bias) in.push_back(weights(b, "beta", {c}));
+    return b.op("layer_norm", in, Attrs{{"axis", std::int64_t{-1}}, {"eps", 1e-5}});
+  };
+  return {
+      {"transpose_3d",
+       [](GraphBuilder& b) {
+         b.output(b.transpose(b.input("x", ScalarType::kFloat, {2, 5, 7}), {2, 0, 1}));
+       }},
+      {"transpose_heads_4d",
+       [](GraphBuilder& b) {
+         b.output(b.transpose(b.input("x", ScalarType::kFloat, {1, 6, 4, 8}), {0, 2, 1, 3}));
+       }},
+      {"transpose_after_conv_nhwc",
+       [](GraphBuilder& b) {
+         b.output(b.transpose(conv(b, image(b), 4, 8), {0, 3, 1, 2}));
+       }},
+      {"batch_matmul_2d",
+       [](GraphBuilder& b) {
+         b.output(b.matmul(b.input("a", ScalarType::kFloat, {9, 16}),
+                           b.input("b", ScalarType::kFloat, {16, 5})));
+       }},
+      {"batch_matmul_4d",
+       [](GraphBuilder& b) {
+         b.output(b.matmul(b.input("a", ScalarType::kFloat, {2, 3, 7, 8}),
+                           b.input("b", ScalarType::kFloat, {2, 3, 8, 6})));
+       }},
+      {"layer_norm_with_bias",
+       [layer_norm](GraphBuilder& b) {
+         b.output(layer_norm(b, b.input("x", ScalarType::kFloat, {2, 5, 24}), 24, true));
+       }},
+      {"layer_norm_without_bias",
+       [layer_norm](GraphBuilder& b) {
+         b.output(layer_norm(b, b.input("x", ScalarType::kFloat, {7, 16}), 16, false));
+       }},
+      {"erf", [](GraphBuilder& b) { b.output(unary(b, "erf", image(b))); }},
+      {"erf_nhwc", [](GraphBuilder& b) { b.output(unary(b, "erf", conv(b, image(b), 4, 8))); }},
+      {"attention_head",
+       [layer_norm](GraphBuilder& b) {
+         // [1, 6, 8] tokens, 2 heads of 4: softmax(Q K^T / 2) V, then a
+         // layer norm, all in one delegate.
+         ValueId x = layer_norm(b, b.input("x", ScalarType::kFloat, {1, 6, 8}), 8, true);
+         ValueId q = b.transpose(b.reshape(x, {1, 6, 2, 4}), {0, 2, 1, 3});
+         ValueId k = b.transpose(b.reshape(x, {1, 6, 2, 4}), {0, 2, 3, 1});
+         ValueId scores = b.div(b.matmul(q, k), b.constant("scale", {}, {2.f}));
+         ValueId heads = b.matmul(b.softmax(scores, -1), q);
+         b.output(b.reshape(b.transpose(heads, {0, 2, 1, 3}), {1, 6, 8}));
+       }},
+  };
+}
+
 std::vector<OpCase> cases_1_0();
 
 std::vector<OpCase> cases() {
   std::vector<OpCase> all = cases_1_0();
   for (OpCase& c : cases_1_1()) all.push_back(std::move(c));
   for (OpCase& c : cases_1_2()) all.push_back(std::move(c));
+  for (OpCase& c : cases_1_4()) all.push_back(std::move(c));
   return all;
 }
 
@@ -526,6 +584,35 @@ TEST_P(XnnpackOpTest, MatchesPortableKernels) {
   std::set<DebugHandle> source_ops;
   for (const aot::Node& node : graph->nodes) source_ops.insert(node.debug_handle);
   EXPECT_EQ(logged.handles, source_ops);
+}
+
+// x[:, i] with one constant index (how ViT picks its class token): a slice
+// (and, for a 0-d index, a copy dropping the dim) in the delegate, equal to
+// the portable kernels; any other index stays portable with its reason.
+TEST(XnnpackGatherTest, OneConstantIndexIsASlice) {
+  for (const bool zero_d : {true, false}) {
+    SCOPED_TRACE(zero_d ? "0-d index" : "1-element index");
+    aot::Graph graph = backends::testing::class_token_gather(zero_d, -5);  // row 2
+    ASSERT_EQ(xnnpack_partition_report(graph), (std::vector<std::string>{"", ""}));
+    StatusOr<exporter::ExecutorchProgramManager> delegated = testing::export_graph(graph, true);
+    StatusOr<exporter::ExecutorchProgramManager> portable = testing::export_graph(graph, false);
+    ASSERT_TRUE(delegated.ok()) << delegated.message();
+    ASSERT_TRUE(portable.ok()) << portable.message();
+    EXPECT_EQ(delegated->delegate_map().at("forward").size(), 1u);
+    std::string error;
+    const std::vector<float> d = testing::run_once(delegated->buffer(), nullptr, &error);
+    ASSERT_TRUE(error.empty()) << error;
+    const std::vector<float> p = testing::run_once(portable->buffer(), nullptr, &error);
+    ASSERT_TRUE(error.empty()) << error;
+    ASSERT_EQ(d.size(), 2u * 8u);
+    EXPECT_EQ(d, p);
+
+    aot::Value& index = backends::testing::index_value(graph);
+    index.int_data = {7};
+    EXPECT_EQ(xnnpack_partition_report(graph)[1], "gather index out of range");
+    index.int_data = {0, 1};
+    EXPECT_EQ(xnnpack_partition_report(graph)[1], "gather of other than one constant index");
+  }
 }
 
 // Threads change the work split, never the result beyond rounding.

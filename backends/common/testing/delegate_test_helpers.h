@@ -105,6 +105,29 @@ inline aot::ValueId batch_norm(aot::GraphBuilder& b, aot::ValueId x, std::int64_
                       weights(b, "bn.gamma", {c}), weights(b, "bn.beta", {c}), 1e-3);
 }
 
+/// relu(x)[:, index] on x [2, 7, 8] with `index` a constant, 0-d or of one
+/// element, as the ONNX importer leaves ViT's class-token pick (the builder
+/// has no int64 constants, so the index input is made one). The returned
+/// graph's value for the index is `index_value(graph)`.
+inline aot::Graph class_token_gather(bool zero_d_index, std::int64_t index) {
+  aot::GraphBuilder b;
+  aot::ValueId x = b.relu(b.input("x", ScalarType::kFloat, {2, 7, 8}));
+  aot::ValueId i =
+      b.input("index", ScalarType::kLong,
+              zero_d_index ? std::vector<std::int64_t>{} : std::vector<std::int64_t>{1});
+  b.output(b.op("gather", {x, i}, {{"axis", std::int64_t{1}}}));
+  aot::Graph graph = std::move(b.build()).value();
+  aot::Value* value = graph.find_value(graph.inputs[1]);
+  value->kind = aot::ValueKind::kConstant;
+  value->int_data = {index};
+  graph.inputs.pop_back();
+  return graph;
+}
+/// The index constant of a class_token_gather() graph.
+inline aot::Value& index_value(aot::Graph& graph) {
+  return *graph.find_value(graph.nodes.back().inputs[1]);
+}
+
 /// The delegate-internal events of `dump`'s last run, as `map` sees them.
 struct LoggedDelegateEvents {
   std::set<aot::DelegateDebugIdentifier> identifiers;

@@ -254,18 +254,8 @@ std::string onednn_rejection(const Graph& graph, const Node& node) {
   }
   if (op == aot::op::kGather) {
     // One constant index: a slice of that index (the class token's pick).
-    const aot::Value* indices = graph.find_value(node.inputs[1]);
-    if (indices == nullptr || indices->dtype != ScalarType::kLong ||
-        indices->int_data.size() != 1 || indices->numel() != 1) {
-      return "gather of other than one constant index";
-    }
-    const std::vector<std::int64_t>& data = shape_of(graph, node.inputs[0]);
-    const std::int64_t axis = int_attr(node, "axis", 0);
-    const auto rank = static_cast<std::int64_t>(data.size());
-    const std::int64_t index = indices->int_data[0];
-    if (axis < -rank || axis >= rank) return "gather axis out of range";
-    const std::int64_t dim = data[static_cast<std::size_t>(axis < 0 ? axis + rank : axis)];
-    if (index < -dim || index >= dim) return "gather index out of range";
+    const auto gather = constant_gather(graph, node);
+    if (const auto* why = std::get_if<std::string>(&gather)) return *why;
   }
   return kTaken;
 }

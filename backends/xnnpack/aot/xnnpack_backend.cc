@@ -66,6 +66,7 @@ std::optional<XnnOpKind> unary_kind(const Node& node) {
       {aot::op::kLeakyRelu, XnnOpKind::kLeakyRelu},
       {aot::op::kRelu, XnnOpKind::kClamp},
       {aot::op::kClamp, XnnOpKind::kClamp},
+      {aot::op::kErf, XnnOpKind::kErf},
   };
   for (const auto& [name, kind] : kKinds) {
     if (node.op == name) return kind;
@@ -297,11 +298,9 @@ class Lowering {
       }
     }
     if (op == aot::op::kSlice) return lower_slice(node);
-    if (op == aot::op::kTranspose) {
-      return Status(Error::kNotSupported, "XNNPACK backend: transpose '" + node.name +
-                                              "' is not the middle of a channel shuffle in the "
-                                              "same partition");
-    }
+    if (op == aot::op::kGather) return lower_gather(node);
+    if (op == aot::op::kTranspose) return lower_transpose(node);
+    if (op == aot::op::kLayerNorm) return lower_layer_norm(node);
     if (op == aot::op::kSoftmax || op == aot::op::kFlatten || op == aot::op::kReshape) {
       Sources sources{&node};
       XnnOp x;
@@ -389,7 +388,61 @@ class Lowering {
     return emit_value(std::move(op), sources, out, XnnLayout::kNhwc);
   }
 
+  // Format 1.4: a transpose that is not a channel shuffle, in logical order.
+  Status lower_transpose(const Node& node) {
+    Sources sources{&node};
+    XnnOp op;
+    op.kind = XnnOpKind::kTranspose;
+    op.ints.assign(kXnnMaxRank, 0);
+    const std::vector<std::int64_t> perm = ints_attr(node, "perm");
+    for (std::size_t i = 0; i < perm.size() && i < kXnnMaxRank; ++i) op.ints[i] = u32(perm[i]);
+    GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t in,
+                              slot_for(node.inputs[0], XnnLayout::kLogical, sources));
+    op.operands = {in};
+    return emit_value(std::move(op), sources, node.outputs[0], XnnLayout::kLogical);
+  }
+
+  // Format 1.4: activation x activation matmul (attention's Q K^T and
+  // its product with V).
+  Status lower_batch_matmul(const Node& node) {
+    Sources sources{&node};
+    XnnOp op;
+    op.kind = XnnOpKind::kBatchMatMul;
+    GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t a,
+                              slot_for(node.inputs[0], XnnLayout::kLogical, sources));
+    GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t b,
+                              slot_for(node.inputs[1], XnnLayout::kLogical, sources));
+    op.operands = {a, b};
+    return emit_value(std::move(op), sources, node.outputs[0], XnnLayout::kLogical);
+  }
+
+  // Format 1.4: layer norm over the last axis, scale and bias in the params
+  // (a bias of zeros when the node has none).
+  Status lower_layer_norm(const Node& node) {
+    Sources sources{&node};
+    const std::int64_t channels = value(node.inputs[0]).shape.back();
+    XnnOp op;
+    op.kind = XnnOpKind::kLayerNorm;
+    op.ints = {u32(channels)};
+    op.floats = {static_cast<float>(float_attr(node, "eps").value_or(1e-5))};
+    const std::vector<float>& scale = value(node.inputs[1]).data;
+    op.floats.insert(op.floats.end(), scale.begin(), scale.end());
+    if (node.inputs.size() > 2) {
+      const std::vector<float>& bias = value(node.inputs[2]).data;
+      op.floats.insert(op.floats.end(), bias.begin(), bias.end());
+    } else {
+      op.floats.resize(op.floats.size() + static_cast<std::size_t>(channels), 0.0f);
+    }
+    GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t in,
+                              slot_for(node.inputs[0], XnnLayout::kLogical, sources));
+    op.operands = {in};
+    return emit_value(std::move(op), sources, node.outputs[0], XnnLayout::kLogical);
+  }
+
   Status lower_fully_connected(const Node& node) {
+    if (node.op == aot::op::kMatmul && is_computed(graph_, node.inputs[1])) {
+      return lower_batch_matmul(node);
+    }
     Sources sources{&node};
     const aot::Value& w = value(node.inputs[1]);
     std::int64_t ic = 0, oc = 0;
@@ -697,6 +750,31 @@ class Lowering {
                                               : static_cast<std::int64_t>(slice.axis)),
                u32(slice.start)};
     return emit_value(std::move(op), sources, node.outputs[0], layout);
+  }
+
+  // data[..., index, ...] along one axis: a slice of size 1 there, then
+  // (for a 0-d index) a copy dropping that dim; both mapped to the gather.
+  Status lower_gather(const Node& node) {
+    Sources sources{&node};
+    const auto gather = std::get<ConstantGather>(constant_gather(graph_, node));
+    XnnOp op;
+    op.kind = XnnOpKind::kSlice;
+    GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t in,
+                              slot_for(node.inputs[0], XnnLayout::kLogical, sources));
+    op.operands = {in};
+    op.ints = {u32(static_cast<std::int64_t>(gather.axis)), u32(gather.index)};
+    std::vector<std::int64_t> picked = value(node.inputs[0]).shape;
+    picked[gather.axis] = 1;
+    if (picked == value(node.outputs[0]).shape) {
+      return emit_value(std::move(op), sources, node.outputs[0], XnnLayout::kLogical);
+    }
+    op.output = {picked, XnnLayout::kLogical};
+    const std::string name = node.name.empty() ? "gather" : node.name;
+    GLASSBOX_RETURN_IF_ERROR(emit(std::move(op), sources, name + ".slice"));
+    XnnOp reshape;
+    reshape.kind = XnnOpKind::kCopy;
+    reshape.operands = {last_slot()};
+    return emit_value(std::move(reshape), sources, node.outputs[0], XnnLayout::kLogical);
   }
 
   Status lower_concat(const Node& node) {

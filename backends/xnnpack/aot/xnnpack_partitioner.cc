@@ -81,7 +81,15 @@ std::string batch_norm_rejection(const Graph& graph, const Node& node) {
 
 std::string matmul_rejection(const Graph& graph, const Node& node) {
   if (!is_computed(graph, node.inputs[0])) return kConstantOperand;
-  if (is_computed(graph, node.inputs[1])) return "activation x activation matmul";
+  if (is_computed(graph, node.inputs[1])) {
+    // Format 1.4's batch matmul: equal ranks and batch dims.
+    const auto& a = graph.find_value(node.inputs[0])->shape;
+    const auto& b = graph.find_value(node.inputs[1])->shape;
+    if (a.size() < 2 || a.size() != b.size() || !std::equal(a.begin(), a.end() - 2, b.begin())) {
+      return "activation x activation matmul with broadcast batch dims";
+    }
+    return kTaken;
+  }
   if (!is_float_constant(graph, node.inputs[1])) return kNonConstantWeights;
   if (graph.find_value(node.inputs[1])->shape.size() != 2) return "batched constant matmul";
   return kTaken;
@@ -183,6 +191,23 @@ std::string resize_rejection(const Graph& graph, const Node& node) {
   return kTaken;
 }
 
+// Format 1.4's layer norm: over the last axis only, with constant scale
+// (and bias) of that axis's size.
+std::string layer_norm_rejection(const Graph& graph, const Node& node) {
+  const auto& x = graph.find_value(node.inputs[0])->shape;
+  const std::int64_t axis = int_attr(node, "axis", -1);
+  if (axis != -1 && axis != static_cast<std::int64_t>(x.size()) - 1) {
+    return "layer_norm over more than the last axis";
+  }
+  for (std::size_t i = 1; i < node.inputs.size(); ++i) {
+    if (!is_float_constant(graph, node.inputs[i])) return kNonConstantWeights;
+    if (graph.find_value(node.inputs[i])->shape != std::vector<std::int64_t>{x.back()}) {
+      return "layer_norm scale or bias not one per channel";
+    }
+  }
+  return kTaken;
+}
+
 std::string op_rejection(const Graph& graph, const Node& node) {
   const std::string_view op = node.op;
   if (op == aot::op::kConv2d || op == aot::op::kLinear || op == aot::op::kConvTranspose2d) {
@@ -192,6 +217,16 @@ std::string op_rejection(const Graph& graph, const Node& node) {
   if (op == aot::op::kMatmul) return matmul_rejection(graph, node);
   if (op == aot::op::kPow) return pow_rejection(graph, node);
   if (op == aot::op::kPrelu) return prelu_rejection(graph, node);
+  if (op == aot::op::kLayerNorm) {
+    if (!is_computed(graph, node.inputs[0])) return kConstantOperand;
+    return layer_norm_rejection(graph, node);
+  }
+  if (op == aot::op::kGather) {
+    if (!is_computed(graph, node.inputs[0])) return kConstantOperand;
+    const auto gather = constant_gather(graph, node);
+    if (const auto* why = std::get_if<std::string>(&gather)) return *why;
+    return kTaken;
+  }
   if (op == aot::op::kAdd || op == aot::op::kSub || op == aot::op::kMul || op == aot::op::kDiv ||
       op == aot::op::kMin || op == aot::op::kMax || op == aot::op::kConcat) {
     return constant_operands_rejection(graph, node);
@@ -229,9 +264,6 @@ std::string op_rejection(const Graph& graph, const Node& node) {
   if (op == aot::op::kSlice) {
     return slice_axis(graph, node) ? kTaken : "slice with a step or along several axes";
   }
-  if (op == aot::op::kTranspose) {
-    return channel_shuffle_of(graph, node) ? kTaken : "transpose other than a channel shuffle";
-  }
   return kTaken;
 }
 
@@ -240,13 +272,14 @@ std::string op_rejection(const Graph& graph, const Node& node) {
 std::set<std::string, std::less<>> xnnpack_supported_ops() {
   using namespace aot::op;
   std::set<std::string, std::less<>> ops;
-  for (std::string_view name :
-       {kConv2d,     kBatchNorm,   kLinear,  kMatmul,   kMaxPool2d,    kAvgPool2d, kGlobalAvgPool2d,
-        kAdd,        kSub,         kMul,     kDiv,      kRelu,         kClamp,     kHardswish,
-        kSigmoid,    kSoftmax,     kFlatten, kReshape,  kConcat,       kAbs,       kNeg,
-        kFloor,      kCeil,        kRound,   kSqrt,     kElu,          kLeakyRelu, kPow,
-        kMin,        kMax,         kPrelu,   kPad,      kDepthToSpace, kResize,    kConvTranspose2d,
-        kReduceMean, kHardsigmoid, kSlice,   kTranspose}) {
+  for (
+      std::string_view name :
+      {kConv2d,     kBatchNorm,   kLinear,  kMatmul,    kMaxPool2d,    kAvgPool2d, kGlobalAvgPool2d,
+       kAdd,        kSub,         kMul,     kDiv,       kRelu,         kClamp,     kHardswish,
+       kSigmoid,    kSoftmax,     kFlatten, kReshape,   kConcat,       kAbs,       kNeg,
+       kFloor,      kCeil,        kRound,   kSqrt,      kElu,          kLeakyRelu, kPow,
+       kMin,        kMax,         kPrelu,   kPad,       kDepthToSpace, kResize,    kConvTranspose2d,
+       kReduceMean, kHardsigmoid, kSlice,   kTranspose, kLayerNorm,    kErf,       kGather}) {
     ops.emplace(name);
   }
   return ops;

@@ -9,10 +9,13 @@
 ///   it is that conv2d's only user; otherwise, over a 4-D computed input, a
 ///   depthwise 1x1 convolution of per-channel scale and shift.
 /// - linear: weight (and bias) constant.
-/// - matmul: b a constant 2-D matrix (becomes fully connected).
-/// - max_pool2d: not ceil_mode; window larger than 1x1.
+/// - matmul: b a constant 2-D matrix (becomes fully connected); or both
+///   operands computed with equal ranks and batch dims (format 1.4's batch
+///   matmul: attention's Q x K^T and weights x V).
+/// - max_pool2d: ceil mode as extra bottom / right padding; a 1x1 window
+///   only without stride or padding (then a copy).
 /// - avg_pool2d: as max_pool2d; padding only with count_include_pad=0
-///   (XNNPACK excludes padding).
+///   (XNNPACK excludes padding) unless ceil mode adds none.
 /// - global_avg_pool2d: always.
 /// - reduce_mean: over the last axis, or over H, W of a 4-D tensor.
 /// - add sub mul div min max: one operand computed; a float constant other
@@ -34,11 +37,18 @@
 /// - softmax: over the last axis.
 /// - flatten reshape: input computed.
 /// - concat: one input computed; float constant others stored in the blob.
+/// - slice: along one axis, step 1 (a strided copy).
+/// - transpose: any permutation; reshape, transpose (0, 2, 1, 3, 4),
+///   reshape is one channel shuffle, otherwise format 1.4's transpose.
+/// - layer_norm: over the last axis, scale (and bias) constant [C].
+/// - erf: input computed.
 ///
 /// All computed values must be float32 of rank 1..6 with no zero-sized
-/// dimension. XNNPACK 2022's operator API has no transpose, batched or
-/// activation x activation matmul, layer or group norm, erf / gelu, tanh,
-/// exp or log: those, and every op not in the table, stay portable.
+/// dimension. XNNPACK 2022's operator API has no transpose, activation x
+/// activation matmul, layer norm or erf: format 1.4 runs those with
+/// Glassbox's own kernels inside the delegate (runtime/own_kernels.h), so a
+/// transformer encoder is one delegate. Group norm, tanh, exp, log, and
+/// every op not in the table, stay portable.
 
 #include <optional>
 #include <set>

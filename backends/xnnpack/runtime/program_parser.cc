@@ -71,6 +71,8 @@ ParamShape param_shape(XnnOpKind kind) {
     case XnnOpKind::kConstantPad: return {2 * kXnnPadRank, false, true};
     case XnnOpKind::kSlice: return {2, false, false};
     case XnnOpKind::kChannelShuffle: return {1, false, false};
+    case XnnOpKind::kTranspose: return {kXnnMaxRank, false, false};
+    case XnnOpKind::kLayerNorm: return {1, false, true};
     case XnnOpKind::kElu:
     case XnnOpKind::kLeakyRelu: return {0, false, true};
     case XnnOpKind::kHardswish:
@@ -87,7 +89,9 @@ ParamShape param_shape(XnnOpKind kind) {
     case XnnOpKind::kSquare:
     case XnnOpKind::kSquareRoot:
     case XnnOpKind::kMaximum:
-    case XnnOpKind::kMinimum: return {0, false, false};
+    case XnnOpKind::kMinimum:
+    case XnnOpKind::kBatchMatMul:
+    case XnnOpKind::kErf: return {0, false, false};
   }
   return {0, false, false};
 }
@@ -99,7 +103,8 @@ std::uint32_t operand_count(XnnOpKind kind) {
     case XnnOpKind::kMultiply:
     case XnnOpKind::kDivide:
     case XnnOpKind::kMaximum:
-    case XnnOpKind::kMinimum: return 2;
+    case XnnOpKind::kMinimum:
+    case XnnOpKind::kBatchMatMul: return 2;
     case XnnOpKind::kConcatenate: return 0;  // one or more
     default: return 1;
   }
@@ -204,6 +209,7 @@ ErrorInfo expected_output(const ParsedOp& op, const SlotDesc* slots, const SlotD
     case XnnOpKind::kSquareRoot:
     case XnnOpKind::kElu:
     case XnnOpKind::kLeakyRelu:
+    case XnnOpKind::kErf:
       if (!readable_as(x, out.layout))
         return bad("xnnpack program: unary operand in another layout");
       return kOk;
@@ -317,6 +323,42 @@ ErrorInfo expected_output(const ParsedOp& op, const SlotDesc* slots, const SlotD
       for (std::size_t i = 0; i < out.rank; ++i) dims[i] = out.dims[i];
       return kOk;
     }
+    case XnnOpKind::kTranspose: {
+      if (!readable_as(x, XnnLayout::kLogical) || !readable_as(out, XnnLayout::kLogical)) {
+        return bad("xnnpack program: transpose operand not in logical order");
+      }
+      bool seen[kXnnMaxRank] = {};
+      for (std::size_t i = 0; i < kXnnMaxRank; ++i) {
+        if (i >= x.rank ? p[i] != 0 : p[i] >= x.rank || seen[p[i]]) {
+          return bad("xnnpack program: transpose perm is not a permutation of the input's dims");
+        }
+        if (i < x.rank) {
+          seen[p[i]] = true;
+          dims[i] = x.dims[p[i]];
+        }
+      }
+      return kOk;
+    }
+    case XnnOpKind::kBatchMatMul: {
+      const SlotDesc& b = slots[op.operands[1]];
+      const std::size_t r = x.rank;
+      if (r < 2 || b.rank != r || !readable_as(x, XnnLayout::kLogical) ||
+          !readable_as(b, XnnLayout::kLogical) || !readable_as(out, XnnLayout::kLogical) ||
+          x.dims[r - 1] != b.dims[r - 2]) {
+        return bad("xnnpack program: batch matmul operands do not multiply");
+      }
+      for (std::size_t i = 0; i + 2 < r; ++i) {
+        if (x.dims[i] != b.dims[i]) return bad("xnnpack program: batch matmul batch dims differ");
+      }
+      dims[r - 1] = b.dims[r - 1];
+      return kOk;
+    }
+    case XnnOpKind::kLayerNorm:
+      if (!readable_as(x, XnnLayout::kLogical) || !readable_as(out, XnnLayout::kLogical) ||
+          p[0] == 0 || x.dims[x.rank - 1] != p[0] || !(op.scalar >= 0)) {
+        return bad("xnnpack program: layer norm channels or epsilon do not match its input");
+      }
+      return kOk;
     case XnnOpKind::kChannelShuffle:
       if (x.rank != 4 || x.layout != XnnLayout::kNhwc || out.layout != XnnLayout::kNhwc ||
           p[0] == 0 || x.dims[1] % p[0] != 0) {
@@ -404,8 +446,9 @@ ErrorInfo read_params(ByteReader& in, ParsedOp* op) {
   }
   if (shape.has_scalar) {
     (void)in.read(&op->scalar);
-    if (!std::isfinite(op->scalar) || (op->kind == XnnOpKind::kElu && !(op->scalar > 0))) {
-      return bad("xnnpack program: bad alpha, slope or pad value");
+    if (!std::isfinite(op->scalar) || (op->kind == XnnOpKind::kElu && !(op->scalar > 0)) ||
+        (op->kind == XnnOpKind::kLayerNorm && !(op->scalar >= 0))) {
+      return bad("xnnpack program: bad alpha, slope, pad value or epsilon");
     }
   }
   for (std::uint32_t i = 0; i < shape.ints; ++i) {
@@ -422,6 +465,9 @@ ErrorInfo read_params(ByteReader& in, ParsedOp* op) {
     weights = std::uint64_t{p[0]} * p[1];
   } else if (op->kind == XnnOpKind::kPrelu) {
     weights = p[0];
+  } else if (op->kind == XnnOpKind::kLayerNorm) {
+    weights = p[0];  // scale
+    bias = p[0];
   }
   // The division keeps the check itself from overflowing.
   if (!fits || weights > (size - fixed) / 4 || bias > (size - fixed) / 4 ||

@@ -61,7 +61,8 @@ struct ParsedOp {
   std::uint32_t num_ints = 0;
   float output_min = 0;
   float output_max = 0;
-  /// The one f32 of kElu (alpha), kLeakyRelu (slope), kConstantPad (value).
+  /// The one f32 of kElu (alpha), kLeakyRelu (slope), kConstantPad (value),
+  /// kLayerNorm (epsilon).
   float scalar = 0;
   /// f32, weight_count of them: convolution kernels, kPrelu's slopes.
   const std::uint8_t* kernel = nullptr;

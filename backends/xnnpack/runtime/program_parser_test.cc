@@ -174,6 +174,16 @@ std::vector<KindCase> kind_cases() {
   cases.push_back(
       {"global_average_pooling_2d", one_op({logical(x)}, XnnOpKind::kGlobalAveragePooling,
                                            logical({1, 4}), {}, {-kInf, kInf}, true)});
+  // Format 1.4.
+  cases.push_back({"transpose", one_op({logical(x)}, XnnOpKind::kTranspose, logical({1, 5, 4, 3}),
+                                       {0, 3, 1, 2, 0, 0})});
+  cases.push_back({"batch_matmul", one_op({logical({2, 3, 4}), logical({2, 4, 5})},
+                                          XnnOpKind::kBatchMatMul, logical({2, 3, 5}))});
+  std::vector<float> layer_norm = {1e-5f};
+  layer_norm.resize(1 + 2 * 5, 0.5f);  // scale[5], bias[5]
+  cases.push_back(
+      {"layer_norm", one_op({logical(x)}, XnnOpKind::kLayerNorm, logical(x), {5}, layer_norm)});
+  cases.push_back({"erf", one_op({logical(x)}, XnnOpKind::kErf, logical(x))});
   return cases;
 }
 
@@ -265,6 +275,36 @@ TEST(XnnpackProgramParserKindsTest, KindSpecificRulesAreEnforced) {
                             {0, 0, 0, 0, 3, 3, 2, 2, 1, 1, 1, 4, 4, 2, 0}, deconv, true)),
             Error::kCorruptData)
       << "adjustment must be smaller than the stride";
+  // Format 1.4.
+  EXPECT_EQ(rejected(one_op({logical(x)}, XnnOpKind::kTranspose, logical({1, 1, 4, 3}),
+                            {0, 0, 1, 2, 0, 0})),
+            Error::kCorruptData)
+      << "transpose perm repeats a dim";
+  EXPECT_EQ(rejected(one_op({logical(x)}, XnnOpKind::kTranspose, logical(x), {0, 1, 2, 3, 1, 0})),
+            Error::kCorruptData)
+      << "transpose perm entries past the rank must be 0";
+  EXPECT_EQ(rejected(one_op({logical(x)}, XnnOpKind::kTranspose, nhwc({1, 5, 4, 3}),
+                            {0, 3, 1, 2, 0, 0}, {}, true)),
+            Error::kCorruptData)
+      << "transpose reads and writes logical order";
+  EXPECT_EQ(rejected(one_op({logical({2, 3, 4}), logical({2, 5, 5})}, XnnOpKind::kBatchMatMul,
+                            logical({2, 3, 5}))),
+            Error::kCorruptData)
+      << "batch matmul K differs";
+  EXPECT_EQ(rejected(one_op({logical({2, 3, 4}), logical({1, 4, 5})}, XnnOpKind::kBatchMatMul,
+                            logical({2, 3, 5}))),
+            Error::kCorruptData)
+      << "batch matmul batch dims differ";
+  std::vector<float> layer_norm(1 + 2 * 5, 1.f);
+  layer_norm[0] = -1e-5f;
+  EXPECT_EQ(rejected(one_op({logical(x)}, XnnOpKind::kLayerNorm, logical(x), {5}, layer_norm)),
+            Error::kCorruptData)
+      << "layer norm epsilon must be >= 0";
+  layer_norm.resize(1 + 2 * 3);
+  layer_norm[0] = 1e-5f;
+  EXPECT_EQ(rejected(one_op({logical(x)}, XnnOpKind::kLayerNorm, logical(x), {3}, layer_norm)),
+            Error::kCorruptData)
+      << "layer norm channels are the last dim";
 }
 
 // Format 1.2's constants section: x [2, 3] and y [3] (slots 0, 1), the

@@ -337,7 +337,11 @@ xnn_status create_and_setup(const ParsedProgram& program, const ParsedOp& op,
     }
     case XnnOpKind::kNchwToNhwc:
     case XnnOpKind::kNhwcToNchw:
-    case XnnOpKind::kChannelShuffle: break;
+    case XnnOpKind::kChannelShuffle:
+    case XnnOpKind::kTranspose:
+    case XnnOpKind::kBatchMatMul:
+    case XnnOpKind::kLayerNorm:
+    case XnnOpKind::kErf: break;  // not XNNPACK operators: see compile_operator
   }
   return xnn_status_success;
 }
@@ -350,6 +354,12 @@ ErrorInfo compile_operator(const ParsedProgram& program, std::uint32_t index, fl
   const std::uint32_t out_slot = program.first_op_slot() + index;
   const SlotDesc& out_desc = program.slots[out_slot];
   *out = CompiledOp{};
+  if (is_own_kernel(op.kind)) {
+    OwnKernel* own = nullptr;
+    const ErrorInfo e = compile_own_kernel(program, index, buffers, memory, &own);
+    out->own = own;
+    return e;
+  }
   if (op.kind == XnnOpKind::kNchwToNhwc || op.kind == XnnOpKind::kNhwcToNchw ||
       op.kind == XnnOpKind::kChannelShuffle) {
     const SlotDesc& x = program.slots[op.operands[0]];
@@ -389,6 +399,7 @@ ErrorInfo compile_operator(const ParsedProgram& program, std::uint32_t index, fl
 }
 
 Error run_compiled(const CompiledOp& op, pthreadpool* pool) {
+  if (op.own != nullptr) return run_own_kernel(*op.own);
   if (op.num_operators == 0) {
     if (op.input == nullptr || op.output == nullptr) return Error::kInternal;
     if (op.to_nhwc) {

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 
+#include "backends/xnnpack/runtime/own_kernels.h"
 #include "backends/xnnpack/runtime/program_parser.h"
 #include "glassbox/core/result.h"
 #include "glassbox/runtime/memory_allocator.h"
@@ -28,6 +29,9 @@ struct CompiledOp {
   float* output = nullptr;
   std::int64_t n = 0, c = 0, hw = 0;
   bool to_nhwc = false;
+  /// Format 1.4's operators XNNPACK 2022 lacks (own_kernels.h); then
+  /// nothing else is set.
+  const OwnKernel* own = nullptr;
 };
 
 /// Creates and sets up `op` (op index `index` of `program`) reading and
