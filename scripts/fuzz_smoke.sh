@@ -6,7 +6,8 @@
 # BUILD_DIR is a build configured with clang and -DGLASSBOX_BUILD_FUZZERS=ON
 # (sanitizers recommended: -DCMAKE_CXX_FLAGS='-fsanitize=address,undefined').
 # The seed corpus is testdata/etdump/*, ExecuTorch's ETRecords of
-# testdata/executorch/ and the binary fixtures the build generated (*.etdp),
+# testdata/executorch/ and the binary fixtures the build and its tests
+# generated (*.etdp, and the XNNPACK delegate blobs *.xnnblob),
 # copied to a temporary directory so that the fuzzer's new inputs never land
 # in the source tree. Prints one summary line per fuzzer; exits non-zero if
 # any fuzzer crashed (or none was found).
@@ -41,6 +42,8 @@ while IFS= read -r f; do
   cp "$f" "$seeds/generated_$n.etdp"
   n=$((n + 1))
 done < <(find "$build_dir" -name '*.etdp' -type f)
+# XNNPACK delegate blobs the parser test left (one per operator kind).
+find "$build_dir" -name '*.xnnblob' -type f -exec cp {} "$seeds/" \;
 
 # Real programs and ETRecords as seeds for their readers' fuzzers.
 if [[ -x "$build_dir/tools/glassbox/glassbox" ]]; then

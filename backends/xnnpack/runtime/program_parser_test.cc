@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <fstream>
 #include <functional>
 #include <limits>
 #include <string>
@@ -30,6 +31,13 @@ std::vector<std::uint8_t> model_blob(bool decoder) {
   StatusOr<aot::PreprocessResult> result = backend.preprocess(*graph, {});
   EXPECT_TRUE(result.ok()) << result.message();
   return result->processed_bytes;
+}
+
+// Leaves `blob` in the test's working directory (the build tree) as a seed
+// for program_parser_fuzzer: scripts/fuzz_smoke.sh collects *.xnnblob.
+void keep_as_fuzz_seed(const std::string& name, const std::vector<std::uint8_t>& blob) {
+  std::ofstream("xnnpack_seed_" + name + ".xnnblob", std::ios::binary)
+      .write(reinterpret_cast<const char*>(blob.data()), static_cast<std::streamsize>(blob.size()));
 }
 
 Error parse(const std::vector<std::uint8_t>& blob) {
@@ -94,6 +102,7 @@ TEST_P(XnnpackProgramParserTest, AcceptsWhatTheAotHalfWrites) {
   EXPECT_EQ((*program)->num_outputs, 1u);
   EXPECT_GT((*program)->num_ops, 10u);
   EXPECT_EQ(init_and_destroy(blob), Error::kOk);
+  keep_as_fuzz_seed(GetParam() ? "decoder_like" : "mobile_like", blob);
 }
 
 // One operator of each 1.1 kind, hand-built: it parses and inits, and any
@@ -199,6 +208,7 @@ TEST(XnnpackProgramParserKindsTest, EachNewKindIsCheckedStrictly) {
     const std::vector<std::uint8_t> blob = encode_xnn_program(c.program);
     EXPECT_EQ(parse(blob), Error::kOk);
     EXPECT_EQ(init_and_destroy(blob), Error::kOk);
+    keep_as_fuzz_seed(c.name, blob);
     // One u32 of params more or fewer.
     EXPECT_EQ(parse(edited(c.program, [](XnnOp* op) { op->ints.push_back(0); })),
               Error::kCorruptData);
