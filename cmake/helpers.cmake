@@ -43,13 +43,13 @@ function(glassbox_add_library name)
   endif()
 endfunction()
 
-# glassbox_add_test(name SOURCES ... DEPS ... [TIMEOUT s]): a GoogleTest binary beside the
+# glassbox_add_test(name SOURCES ... DEPS ... [TIMEOUT s | WHOLE_SUITES suite...]): a GoogleTest binary beside the
 # code it tests, registered with ctest.
 function(glassbox_add_test name)
   if(NOT GLASSBOX_BUILD_TESTS)
     return()
   endif()
-  cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;DEPS" ${ARGN})
+  cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;DEPS;WHOLE_SUITES" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gmock GTest::gtest_main)
   # Tests may include private test helpers by their path from the root.
@@ -73,7 +73,23 @@ function(glassbox_add_test name)
     endif()
     gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT ${timeout})
   else()
-    gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60)
+    # WHOLE_SUITES: suites whose SetUpTestSuite builds an expensive fixture
+    # (lowering and running programs through the CLI: seconds, ten times
+    # that under ASan). ctest runs each discovered case in a process of its
+    # own, which would build the fixture once per case; each of these
+    # suites is one ctest test instead, one process, fixture built once.
+    # COST makes ctest start them first, so they do not end the run alone.
+    set(filter "")
+    foreach(suite ${ARG_WHOLE_SUITES})
+      add_test(NAME ${suite} COMMAND ${name} --gtest_filter=${suite}.*)
+      set_tests_properties(${suite} PROPERTIES COST 1000)
+      string(APPEND filter "${suite}.*:")
+    endforeach()
+    if(filter)
+      gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 TEST_FILTER "-${filter}")
+    else()
+      gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60)
+    endif()
   endif()
 endfunction()
 
