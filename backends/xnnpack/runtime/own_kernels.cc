@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "backends/xnnpack/runtime/layout_transpose.h"
 #include "glassbox/runtime/kernels/elementwise_ext.h"
 #include "glassbox/runtime/kernels/gemm.h"
 #include "glassbox/runtime/kernels/layer_norm.h"
@@ -27,8 +28,16 @@ const float* copy_floats(const std::uint8_t* bytes, std::size_t count,
 }  // namespace
 
 bool is_own_kernel(XnnOpKind kind) {
-  return kind == XnnOpKind::kTranspose || kind == XnnOpKind::kBatchMatMul ||
-         kind == XnnOpKind::kLayerNorm || kind == XnnOpKind::kErf;
+  switch (kind) {
+    case XnnOpKind::kNchwToNhwc:
+    case XnnOpKind::kNhwcToNchw:
+    case XnnOpKind::kChannelShuffle:
+    case XnnOpKind::kTranspose:
+    case XnnOpKind::kBatchMatMul:
+    case XnnOpKind::kLayerNorm:
+    case XnnOpKind::kErf: return true;
+    default: return false;
+  }
 }
 
 ErrorInfo compile_own_kernel(const ParsedProgram& program, std::uint32_t index,
@@ -40,22 +49,34 @@ ErrorInfo compile_own_kernel(const ParsedProgram& program, std::uint32_t index,
   if (k == nullptr) return out_of_memory();
   *k = OwnKernel{};
   k->kind = op.kind;
+  k->a_desc = &x;
   k->a = buffers[op.operands[0]];
   k->out = buffers[program.first_op_slot() + index];
-  k->rank = x.rank;
-  k->numel = x.numel;
-  for (std::size_t i = 0; i < x.rank; ++i) k->a_dims[i] = x.dims[i];
   switch (op.kind) {
+    case XnnOpKind::kNchwToNhwc:
+    case XnnOpKind::kNhwcToNchw:
+      k->n = x.dims[0];
+      k->c = x.dims[1];
+      k->hw = x.dims[2] * x.dims[3];
+      k->to_nhwc = op.kind == XnnOpKind::kNchwToNhwc;
+      break;
+    case XnnOpKind::kChannelShuffle:
+      // Each pixel's channels as [groups][C / groups], transposed: the
+      // NCHW -> NHWC copy with pixels as the batch.
+      k->n = x.dims[0] * x.dims[2] * x.dims[3];
+      k->c = op.ints[0];
+      k->hw = x.dims[1] / op.ints[0];
+      k->to_nhwc = true;
+      break;
     case XnnOpKind::kTranspose:
       for (std::size_t i = 0; i < x.rank; ++i) k->perm[i] = op.ints[i];
       break;
     case XnnOpKind::kBatchMatMul: {
-      const SlotDesc& b = program.slots[op.operands[1]];
+      k->b_desc = &program.slots[op.operands[1]];
       k->b = buffers[op.operands[1]];
-      for (std::size_t i = 0; i < b.rank; ++i) k->b_dims[i] = b.dims[i];
       const std::size_t bytes =
-          kernels::matmul_scratch_bytes(Span<const std::int64_t>(k->a_dims, k->rank),
-                                        Span<const std::int64_t>(k->b_dims, k->rank));
+          kernels::matmul_scratch_bytes(Span<const std::int64_t>(x.dims, x.rank),
+                                        Span<const std::int64_t>(k->b_desc->dims, x.rank));
       k->scratch_floats = (bytes + sizeof(float) - 1) / sizeof(float);
       if (k->scratch_floats != 0) {
         k->scratch = memory->allocate_array<float>(k->scratch_floats);
@@ -76,18 +97,22 @@ ErrorInfo compile_own_kernel(const ParsedProgram& program, std::uint32_t index,
 }
 
 Error run_own_kernel(const OwnKernel& k) {
-  const Span<const std::int64_t> a_shape(k.a_dims, k.rank);
+  const SlotDesc& x = *k.a_desc;
+  const Span<const std::int64_t> a_shape(x.dims, x.rank);
   switch (k.kind) {
+    case XnnOpKind::kNchwToNhwc:
+    case XnnOpKind::kChannelShuffle: nchw_to_nhwc(k.a, k.out, k.n, k.c, k.hw); return Error::kOk;
+    case XnnOpKind::kNhwcToNchw: nhwc_to_nchw(k.a, k.out, k.n, k.c, k.hw); return Error::kOk;
     case XnnOpKind::kTranspose:
-      return kernels::transpose(k.a, a_shape, Span<const std::int64_t>(k.perm, k.rank), k.out);
+      return kernels::transpose(k.a, a_shape, Span<const std::int64_t>(k.perm, x.rank), k.out);
     case XnnOpKind::kBatchMatMul:
-      return kernels::matmul(k.a, a_shape, k.b, Span<const std::int64_t>(k.b_dims, k.rank), k.out,
-                             Span<float>(k.scratch, k.scratch_floats));
+      return kernels::matmul(k.a, a_shape, k.b, Span<const std::int64_t>(k.b_desc->dims, x.rank),
+                             k.out, Span<float>(k.scratch, k.scratch_floats));
     case XnnOpKind::kLayerNorm: {
-      const std::int64_t cols = k.a_dims[k.rank - 1];
-      return kernels::layer_norm(k.a, k.numel / cols, cols, k.scale, k.bias, k.epsilon, k.out);
+      const std::int64_t cols = x.dims[x.rank - 1];
+      return kernels::layer_norm(k.a, x.numel / cols, cols, k.scale, k.bias, k.epsilon, k.out);
     }
-    case XnnOpKind::kErf: return kernels::erf(k.a, k.out, k.numel);
+    case XnnOpKind::kErf: return kernels::erf(k.a, k.out, x.numel);
     default: return Error::kInternal;
   }
 }

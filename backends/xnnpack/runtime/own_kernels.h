@@ -1,10 +1,15 @@
 #pragma once
 /// @file
-/// The operators of format 1.4 that XNNPACK 2022 lacks (transpose, batch
-/// matmul, layer norm, erf), run inside the delegate by Glassbox's portable
-/// kernels (glassbox/runtime/kernels), so that a transformer stays in one
-/// delegate: no partition border, no framework events, no portable kernel
-/// call per operator. Single-threaded, as the portable kernels are.
+/// The delegate operators XNNPACK 2022's operator API has no operator for,
+/// run by Glassbox's own code inside the delegate, bound at init to their
+/// slot buffers:
+/// - the NCHW <-> NHWC layout conversions and the channel shuffle
+///   (layout_transpose.h);
+/// - format 1.4's transpose, batch matmul, layer norm and erf, on the
+///   portable kernels (glassbox/runtime/kernels), so that a transformer
+///   stays in one delegate: no partition border, no framework events, no
+///   portable kernel call per operator.
+/// Single-threaded, as the portable kernels are.
 
 #include <cstddef>
 #include <cstdint>
@@ -15,17 +20,20 @@
 
 namespace glassbox::backends::xnnpack {
 
-/// One such operator, bound at init to its slot buffers.
+/// One such operator. The slot descriptors are the parsed program's, which
+/// lives as long as the delegate.
 struct OwnKernel {
   XnnOpKind kind = XnnOpKind::kErf;
+  const SlotDesc* a_desc = nullptr;
+  const SlotDesc* b_desc = nullptr;  ///< kBatchMatMul's second operand
   const float* a = nullptr;
-  const float* b = nullptr;  ///< kBatchMatMul's second operand
+  const float* b = nullptr;
   float* out = nullptr;
-  std::uint8_t rank = 0;
-  std::int64_t a_dims[kXnnMaxRank] = {};
-  std::int64_t b_dims[kXnnMaxRank] = {};
+  /// Layout conversions and channel shuffle: an [n][c][hw] <-> [n][hw][c]
+  /// copy (the shuffle: pixels as n, [groups][C / groups] transposed).
+  std::int64_t n = 0, c = 0, hw = 0;
+  bool to_nhwc = false;
   std::int64_t perm[kXnnMaxRank] = {};  ///< kTranspose
-  std::int64_t numel = 0;               ///< of `a`
   /// kLayerNorm: aligned copies of the blob's scale and bias.
   const float* scale = nullptr;
   const float* bias = nullptr;

@@ -5,8 +5,6 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "backends/xnnpack/runtime/layout_transpose.h"
-
 namespace glassbox::backends::xnnpack {
 namespace {
 
@@ -341,7 +339,7 @@ xnn_status create_and_setup(const ParsedProgram& program, const ParsedOp& op,
     case XnnOpKind::kTranspose:
     case XnnOpKind::kBatchMatMul:
     case XnnOpKind::kLayerNorm:
-    case XnnOpKind::kErf: break;  // not XNNPACK operators: see compile_operator
+    case XnnOpKind::kErf: break;  // our own: own_kernels.h
   }
   return xnn_status_success;
 }
@@ -359,25 +357,6 @@ ErrorInfo compile_operator(const ParsedProgram& program, std::uint32_t index, fl
     const ErrorInfo e = compile_own_kernel(program, index, buffers, memory, &own);
     out->own = own;
     return e;
-  }
-  if (op.kind == XnnOpKind::kNchwToNhwc || op.kind == XnnOpKind::kNhwcToNchw ||
-      op.kind == XnnOpKind::kChannelShuffle) {
-    const SlotDesc& x = program.slots[op.operands[0]];
-    out->input = buffers[op.operands[0]];
-    out->output = buffers[out_slot];
-    out->n = x.dims[0];
-    out->c = x.dims[1];
-    out->hw = x.dims[2] * x.dims[3];
-    out->to_nhwc = op.kind == XnnOpKind::kNchwToNhwc;
-    if (op.kind == XnnOpKind::kChannelShuffle) {
-      // Each pixel's channels as [groups][C / groups], transposed: the
-      // NCHW -> NHWC kernel with pixels as the batch.
-      out->n = x.dims[0] * x.dims[2] * x.dims[3];
-      out->c = op.ints[0];
-      out->hw = x.dims[1] / op.ints[0];
-      out->to_nhwc = true;
-    }
-    return kOk;
   }
   const std::uint32_t count = op.kind == XnnOpKind::kConcatenate ? op.num_operands : 1;
   auto** ops = memory->allocate_array<xnn_operator_t>(count);
@@ -400,15 +379,6 @@ ErrorInfo compile_operator(const ParsedProgram& program, std::uint32_t index, fl
 
 Error run_compiled(const CompiledOp& op, pthreadpool* pool) {
   if (op.own != nullptr) return run_own_kernel(*op.own);
-  if (op.num_operators == 0) {
-    if (op.input == nullptr || op.output == nullptr) return Error::kInternal;
-    if (op.to_nhwc) {
-      nchw_to_nhwc(op.input, op.output, op.n, op.c, op.hw);
-    } else {
-      nhwc_to_nchw(op.input, op.output, op.n, op.c, op.hw);
-    }
-    return Error::kOk;
-  }
   for (std::uint32_t i = 0; i < op.num_operators; ++i) {
     if (xnn_run_operator(op.operators[i], pool) != xnn_status_success) return Error::kInternal;
   }

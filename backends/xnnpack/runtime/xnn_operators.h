@@ -3,7 +3,9 @@
 /// Turns one validated operator (program_parser.h) into XNNPACK operator
 /// API objects, created and set up once at init: weights are packed by
 /// xnn_create_* then, and xnn_setup_* binds the slot buffers and thread
-/// pool, so running is one xnn_run_operator per XNNPACK operator.
+/// pool, so running is one xnn_run_operator per XNNPACK operator. The
+/// operators XNNPACK has none for are bound the same way to our own code
+/// (own_kernels.h).
 
 #include <cstdint>
 
@@ -17,20 +19,12 @@ struct pthreadpool;
 
 namespace glassbox::backends::xnnpack {
 
-/// A delegate operator ready to run.
+/// A delegate operator ready to run: XNNPACK operators run in order (one,
+/// or one copy per input of a concatenation), or one of our own
+/// (own_kernels.h).
 struct CompiledOp {
-  /// XNNPACK operators run in order: one, or one copy per input of a
-  /// concatenation, or none for a layout conversion or a channel shuffle
-  /// (our own transpose loop).
   xnn_operator** operators = nullptr;
   std::uint32_t num_operators = 0;
-  /// Layout conversions and channel shuffles only.
-  const float* input = nullptr;
-  float* output = nullptr;
-  std::int64_t n = 0, c = 0, hw = 0;
-  bool to_nhwc = false;
-  /// Format 1.4's operators XNNPACK 2022 lacks (own_kernels.h); then
-  /// nothing else is set.
   const OwnKernel* own = nullptr;
 };
 
