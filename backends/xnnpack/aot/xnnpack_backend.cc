@@ -302,13 +302,8 @@ class Lowering {
     if (op == aot::op::kTranspose) return lower_transpose(node);
     if (op == aot::op::kLayerNorm) return lower_layer_norm(node);
     if (op == aot::op::kSoftmax || op == aot::op::kFlatten || op == aot::op::kReshape) {
-      Sources sources{&node};
-      XnnOp x;
-      x.kind = op == aot::op::kSoftmax ? XnnOpKind::kSoftmax : XnnOpKind::kCopy;
-      GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t in,
-                                slot_for(node.inputs[0], XnnLayout::kLogical, sources));
-      x.operands = {in};
-      return emit_value(std::move(x), sources, node.outputs[0], XnnLayout::kLogical);
+      return lower_logical(node, op == aot::op::kSoftmax ? XnnOpKind::kSoftmax : XnnOpKind::kCopy,
+                           1);
     }
     if (op == aot::op::kConcat) return lower_concat(node);
     if (op == aot::op::kBatchNorm) return lower_lone_batch_norm(node);
@@ -388,60 +383,51 @@ class Lowering {
     return emit_value(std::move(op), sources, out, XnnLayout::kNhwc);
   }
 
-  // Format 1.4: a transpose that is not a channel shuffle, in logical order.
-  Status lower_transpose(const Node& node) {
+  // An operator of `kind` (params `ints`, `floats`) reading the node's
+  // first `operands` inputs and writing its output, all in logical order.
+  Status lower_logical(const Node& node, XnnOpKind kind, std::size_t operands,
+                       std::vector<std::uint32_t> ints = {}, std::vector<float> floats = {}) {
     Sources sources{&node};
     XnnOp op;
-    op.kind = XnnOpKind::kTranspose;
-    op.ints.assign(kXnnMaxRank, 0);
-    const std::vector<std::int64_t> perm = ints_attr(node, "perm");
-    for (std::size_t i = 0; i < perm.size() && i < kXnnMaxRank; ++i) op.ints[i] = u32(perm[i]);
-    GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t in,
-                              slot_for(node.inputs[0], XnnLayout::kLogical, sources));
-    op.operands = {in};
+    op.kind = kind;
+    op.ints = std::move(ints);
+    op.floats = std::move(floats);
+    for (std::size_t i = 0; i < operands; ++i) {
+      GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t in,
+                                slot_for(node.inputs[i], XnnLayout::kLogical, sources));
+      op.operands.push_back(in);
+    }
     return emit_value(std::move(op), sources, node.outputs[0], XnnLayout::kLogical);
   }
 
-  // Format 1.4: activation x activation matmul (attention's Q K^T and
-  // its product with V).
-  Status lower_batch_matmul(const Node& node) {
-    Sources sources{&node};
-    XnnOp op;
-    op.kind = XnnOpKind::kBatchMatMul;
-    GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t a,
-                              slot_for(node.inputs[0], XnnLayout::kLogical, sources));
-    GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t b,
-                              slot_for(node.inputs[1], XnnLayout::kLogical, sources));
-    op.operands = {a, b};
-    return emit_value(std::move(op), sources, node.outputs[0], XnnLayout::kLogical);
+  // Format 1.4: a transpose that is not a channel shuffle.
+  Status lower_transpose(const Node& node) {
+    std::vector<std::uint32_t> perm(kXnnMaxRank, 0);
+    const std::vector<std::int64_t> attr = ints_attr(node, "perm");
+    for (std::size_t i = 0; i < attr.size() && i < kXnnMaxRank; ++i) perm[i] = u32(attr[i]);
+    return lower_logical(node, XnnOpKind::kTranspose, 1, std::move(perm));
   }
 
   // Format 1.4: layer norm over the last axis, scale and bias in the params
   // (a bias of zeros when the node has none).
   Status lower_layer_norm(const Node& node) {
-    Sources sources{&node};
     const std::int64_t channels = value(node.inputs[0]).shape.back();
-    XnnOp op;
-    op.kind = XnnOpKind::kLayerNorm;
-    op.ints = {u32(channels)};
-    op.floats = {static_cast<float>(float_attr(node, "eps").value_or(1e-5))};
+    std::vector<float> floats = {static_cast<float>(float_attr(node, "eps").value_or(1e-5))};
     const std::vector<float>& scale = value(node.inputs[1]).data;
-    op.floats.insert(op.floats.end(), scale.begin(), scale.end());
+    floats.insert(floats.end(), scale.begin(), scale.end());
     if (node.inputs.size() > 2) {
       const std::vector<float>& bias = value(node.inputs[2]).data;
-      op.floats.insert(op.floats.end(), bias.begin(), bias.end());
+      floats.insert(floats.end(), bias.begin(), bias.end());
     } else {
-      op.floats.resize(op.floats.size() + static_cast<std::size_t>(channels), 0.0f);
+      floats.resize(floats.size() + static_cast<std::size_t>(channels), 0.0f);
     }
-    GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t in,
-                              slot_for(node.inputs[0], XnnLayout::kLogical, sources));
-    op.operands = {in};
-    return emit_value(std::move(op), sources, node.outputs[0], XnnLayout::kLogical);
+    return lower_logical(node, XnnOpKind::kLayerNorm, 1, {u32(channels)}, std::move(floats));
   }
 
   Status lower_fully_connected(const Node& node) {
     if (node.op == aot::op::kMatmul && is_computed(graph_, node.inputs[1])) {
-      return lower_batch_matmul(node);
+      // Format 1.4: attention's Q K^T and its product with V.
+      return lower_logical(node, XnnOpKind::kBatchMatMul, 2);
     }
     Sources sources{&node};
     const aot::Value& w = value(node.inputs[1]);
