@@ -572,14 +572,12 @@ class Lowering {
     Sources sources{&node};
     GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t src, plain(node.inputs[0], sources));
     const std::vector<std::int64_t>& in = value(node.inputs[0]).shape;
-    const std::int64_t axis = normalized_axis(int_attr(node, "axis", 0), in.size());
-    std::int64_t index = value(node.inputs[1]).int_data[0];
-    if (index < 0) index += in[static_cast<std::size_t>(axis)];
+    const auto gather = std::get<ConstantGather>(constant_gather(graph_, node));
     std::vector<std::int64_t> ints(2 * in.size(), 0);
     for (std::size_t i = 0; i < in.size(); ++i) ints[in.size() + i] = 1;
-    ints[static_cast<std::size_t>(axis)] = index;
+    ints[gather.axis] = gather.index;
     std::vector<std::int64_t> picked = in;
-    picked[static_cast<std::size_t>(axis)] = 1;
+    picked[gather.axis] = 1;
     const std::vector<std::int64_t>& out = value(node.outputs[0]).shape;
     if (out == picked) {
       return define(node.outputs[0], emit_slice(src, std::move(ints), out, sources, node.name));
