@@ -1,5 +1,7 @@
 #include "backends/common/graph_uses.h"
 
+#include "backends/xnnpack/aot/node_attributes.h"
+
 namespace glassbox::backends {
 
 bool is_computed(const aot::Graph& graph, aot::ValueId id) {
@@ -22,10 +24,7 @@ std::variant<ConstantGather, std::string> constant_gather(const aot::Graph& grap
     return std::string("gather of other than one constant index");
   }
   const auto rank = static_cast<std::int64_t>(data->shape.size());
-  std::int64_t axis = 0;
-  if (auto it = node.attributes.find("axis"); it != node.attributes.end()) {
-    if (const auto* v = std::get_if<std::int64_t>(&it->second)) axis = *v;
-  }
+  std::int64_t axis = xnnpack::int_attr(node, "axis", 0);
   if (axis < -rank || axis >= rank) return std::string("gather axis out of range");
   if (axis < 0) axis += rank;
   const std::int64_t dim = data->shape[static_cast<std::size_t>(axis)];
