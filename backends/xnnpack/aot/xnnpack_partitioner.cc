@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <iterator>
 #include <limits>
 
 #include "backends/common/graph_uses.h"
@@ -271,18 +272,14 @@ std::string op_rejection(const Graph& graph, const Node& node) {
 
 std::set<std::string, std::less<>> xnnpack_supported_ops() {
   using namespace aot::op;
-  std::set<std::string, std::less<>> ops;
-  for (
-      std::string_view name :
-      {kConv2d,     kBatchNorm,   kLinear,  kMatmul,    kMaxPool2d,    kAvgPool2d, kGlobalAvgPool2d,
-       kAdd,        kSub,         kMul,     kDiv,       kRelu,         kClamp,     kHardswish,
-       kSigmoid,    kSoftmax,     kFlatten, kReshape,   kConcat,       kAbs,       kNeg,
-       kFloor,      kCeil,        kRound,   kSqrt,      kElu,          kLeakyRelu, kPow,
-       kMin,        kMax,         kPrelu,   kPad,       kDepthToSpace, kResize,    kConvTranspose2d,
-       kReduceMean, kHardsigmoid, kSlice,   kTranspose, kLayerNorm,    kErf,       kGather}) {
-    ops.emplace(name);
-  }
-  return ops;
+  static constexpr std::string_view kOps[] = {
+      kConv2d,     kBatchNorm,   kLinear,  kMatmul,    kMaxPool2d,    kAvgPool2d, kGlobalAvgPool2d,
+      kAdd,        kSub,         kMul,     kDiv,       kRelu,         kClamp,     kHardswish,
+      kSigmoid,    kSoftmax,     kFlatten, kReshape,   kConcat,       kAbs,       kNeg,
+      kFloor,      kCeil,        kRound,   kSqrt,      kElu,          kLeakyRelu, kPow,
+      kMin,        kMax,         kPrelu,   kPad,       kDepthToSpace, kResize,    kConvTranspose2d,
+      kReduceMean, kHardsigmoid, kSlice,   kTranspose, kLayerNorm,    kErf,       kGather};
+  return {std::begin(kOps), std::end(kOps)};
 }
 
 std::string xnnpack_rejection(const Graph& graph, const Node& node) {
