@@ -57,6 +57,7 @@ function(glassbox_add_test name)
   target_compile_definitions(${name} PRIVATE
     GLASSBOX_TESTDATA_DIR="${PROJECT_SOURCE_DIR}/testdata")
   glassbox_warnings(${name})
+  set(discover_options DISCOVERY_TIMEOUT 60)
   if(ARG_TIMEOUT)
     # TIMEOUT (seconds per test case) turns "this must stay fast" into a
     # failure instead of a slow suite; sanitizer builds run several times
@@ -64,33 +65,29 @@ function(glassbox_add_test name)
     set(timeout ${ARG_TIMEOUT})
     if(CMAKE_CXX_FLAGS MATCHES "sanitize")
       math(EXPR timeout "${timeout} * 6")
-    endif()
-    # Tests that bound time (large inputs under a timeout) skip themselves
-    # in sanitizer builds, which run them 20-50x slower; the default build
-    # runs them.
-    if(CMAKE_CXX_FLAGS MATCHES "sanitize")
+      # Tests that bound time (large inputs under a timeout) skip themselves
+      # in sanitizer builds, which run them 20-50x slower; the default build
+      # runs them.
       target_compile_definitions(${name} PRIVATE GLASSBOX_SANITIZER_BUILD=1)
     endif()
-    gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT ${timeout})
-  else()
-    # WHOLE_SUITES: suites whose SetUpTestSuite builds an expensive fixture
-    # (lowering and running programs through the CLI: seconds, ten times
-    # that under ASan). ctest runs each discovered case in a process of its
-    # own, which would build the fixture once per case; each of these
-    # suites is one ctest test instead, one process, fixture built once.
-    # COST makes ctest start them first, so they do not end the run alone.
-    set(filter "")
-    foreach(suite ${ARG_WHOLE_SUITES})
-      add_test(NAME ${suite} COMMAND ${name} --gtest_filter=${suite}.*)
-      set_tests_properties(${suite} PROPERTIES COST 1000)
-      string(APPEND filter "${suite}.*:")
-    endforeach()
-    if(filter)
-      gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 TEST_FILTER "-${filter}")
-    else()
-      gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60)
-    endif()
+    list(APPEND discover_options PROPERTIES TIMEOUT ${timeout})
   endif()
+  # WHOLE_SUITES: suites whose SetUpTestSuite builds an expensive fixture
+  # (lowering and running programs through the CLI: seconds, ten times that
+  # under ASan). ctest runs each discovered case in a process of its own,
+  # which would build the fixture once per case; each of these suites is
+  # one ctest test instead, one process, fixture built once. COST makes
+  # ctest start them first, so they do not end the run alone.
+  set(filter "")
+  foreach(suite ${ARG_WHOLE_SUITES})
+    add_test(NAME ${suite} COMMAND ${name} --gtest_filter=${suite}.*)
+    set_tests_properties(${suite} PROPERTIES COST 1000)
+    string(APPEND filter "${suite}.*:")
+  endforeach()
+  if(filter)
+    list(APPEND discover_options TEST_FILTER "-${filter}")
+  endif()
+  gtest_discover_tests(${name} ${discover_options})
 endfunction()
 
 # glassbox_add_benchmark(name SOURCES ... DEPS ...)
