@@ -18,6 +18,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "src/cli/cli_test_util.h"
+#include "src/testing/sanitizer_build.h"
 
 namespace glassbox::cli {
 namespace {
@@ -38,17 +39,8 @@ void spit(const fs::path& path, const Bytes& bytes) {
 // damages (still one per kind of reader check) keep the suite in minutes.
 // The library-level corpus (damaged_inputs_integrationtest) runs hundreds
 // more per reader in that build.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr bool kFewerDamages = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-constexpr bool kFewerDamages = true;
-#else
-constexpr bool kFewerDamages = false;
-#endif
-#else
-constexpr bool kFewerDamages = false;
-#endif
+constexpr bool kFewerDamages =
+    glassbox::testing::kAddressSanitizer || glassbox::testing::kThreadSanitizer;
 
 // A handful of damages per file, from a fixed recipe: each kind of reader
 // check (size, header, offsets, lengths) is hit by at least one.

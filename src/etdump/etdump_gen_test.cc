@@ -20,6 +20,7 @@
 #include "glassbox/runtime/delegate_hooks.h"
 #include "glassbox/runtime/event_tracer_hooks.h"
 #include "src/etdump/etdump_gen_test_util.h"
+#include "src/testing/sanitizer_build.h"
 #include "src/testing/status_matchers.h"
 
 namespace glassbox::etdump {
@@ -673,15 +674,11 @@ long minor_faults() {
 }
 
 TEST(ETDumpGenHeapTest, BlocksRecordedAfterReservingTakeNoPageFault) {
-#if defined(__SANITIZE_THREAD__)
   // ThreadSanitizer maps its shadow of the records on first touch, which
   // counts as page faults the tracer does not take (`make test-tsan`).
-  GTEST_SKIP() << "ThreadSanitizer's shadow memory faults on first touch";
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-  GTEST_SKIP() << "ThreadSanitizer's shadow memory faults on first touch";
-#endif
-#endif
+  if (glassbox::testing::kThreadSanitizer) {
+    GTEST_SKIP() << "ThreadSanitizer's shadow memory faults on first touch";
+  }
   // A page fault of fresh memory costs microseconds (more in a VM): inside a
   // timed execution it would be charged to whatever operator runs next.
   // 400 events with 120 bytes of metadata each (too long to intern, so
