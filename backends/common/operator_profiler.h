@@ -23,6 +23,7 @@
 /// `all` no clock is read at all. Runtime side: no exceptions, and the only
 /// allocation is the timestamps, from the execution's temporary memory.
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -46,12 +47,7 @@ namespace glassbox::backends {
 /// post-time event cost about 38 ns inside a model).
 class OperatorEvents {
  public:
-  struct Op {
-    const char* name = nullptr;  // a string identifier, or null
-    DelegateDebugIntId int_id = kUnsetDelegateDebugIntId;
-    const void* metadata = nullptr;
-    std::size_t metadata_len = 0;
-  };
+  using Op = runtime::DelegateEventDesc;
 
   /// Room for `num_ops` operators from the method's allocator; false when
   /// it is short.
@@ -75,6 +71,8 @@ class OperatorEvents {
   }
   const Op& operator[](std::uint32_t i) const { return ops_[i]; }
   std::uint32_t size() const { return num_ops_; }
+  /// The first `count` operators' events (count <= size()).
+  Span<const Op> first(std::uint32_t count) const { return {ops_, count}; }
 
  private:
   Op* ops_ = nullptr;
@@ -87,8 +85,8 @@ class OperatorProfiler {
   OperatorProfiler(const OperatorEvents& ops, runtime::DelegateLogMode mode)
       : ops_(ops), post_time_(mode == runtime::DelegateLogMode::kPostTime) {}
 
-  /// Takes the execution's tracer; post time, allocates two timestamps per
-  /// operator from its temporary memory when the tracer records delegate
+  /// Takes the execution's tracer; post time, allocates each operator's
+  /// times from its temporary memory when the tracer records delegate
   /// events (and nothing otherwise).
   Error begin(runtime::BackendExecutionContext& context) {
     tracer_ = context.event_tracer();
@@ -96,7 +94,8 @@ class OperatorProfiler {
         ops_.size() == 0) {
       return Error::kOk;
     }
-    times_ = static_cast<Ticks*>(context.allocate(2 * std::size_t{ops_.size()} * sizeof(Ticks)));
+    times_ = static_cast<runtime::DelegateEventTimes*>(
+        context.allocate(std::size_t{ops_.size()} * sizeof(runtime::DelegateEventTimes)));
     return times_ != nullptr ? Error::kOk : Error::kMemoryAllocationFailed;
   }
 
@@ -115,10 +114,10 @@ class OperatorProfiler {
     }
     if (times_ == nullptr) return run_operator();
     if (!chained_) last_ = tracer_->clock().now();
-    times_[2 * i] = last_;
+    times_[i].start = last_;
     const Error e = run_operator();
     last_ = tracer_->clock().now();
-    times_[2 * i + 1] = last_;
+    times_[i].end = last_;
     chained_ = true;
     return e;
   }
@@ -128,22 +127,19 @@ class OperatorProfiler {
   void interrupt() { chained_ = false; }
 
   /// Post time: logs operators [0, ran) in order, all of them after the
-  /// loop, or those that ran when one failed. Real time: nothing to do.
+  /// loop in one call, or those that ran when one failed. Real time:
+  /// nothing to do.
   void finish(std::uint32_t ran) const {
     if (times_ == nullptr) return;
-    for (std::uint32_t i = 0; i < ran && i < ops_.size(); ++i) {
-      const OperatorEvents::Op& op = ops_[i];
-      (void)runtime::event_tracer_log_profiling_delegate(tracer_, op.name, op.int_id, times_[2 * i],
-                                                         times_[2 * i + 1], op.metadata,
-                                                         op.metadata_len);
-    }
+    (void)runtime::event_tracer_log_profiling_delegates(
+        tracer_, ops_.first(std::min(ran, ops_.size())), times_);
   }
 
  private:
   const OperatorEvents& ops_;
   bool post_time_;
   runtime::EventTracer* tracer_ = nullptr;
-  Ticks* times_ = nullptr;
+  runtime::DelegateEventTimes* times_ = nullptr;
   Ticks last_ = 0;
   bool chained_ = false;
 };

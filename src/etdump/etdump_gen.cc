@@ -477,6 +477,83 @@ Error ETDumpGen::log_profiling_delegate(const char* name, DelegateDebugIntId id,
                               current_instruction_id(), metadata, metadata_len, time_source);
 }
 
+namespace {
+
+// The interned numbers of the last few metadata addresses of one
+// log_profiling_delegates call (the bytes cannot change during the call).
+class MetadataSeen {
+ public:
+  std::uint32_t number(internal::MetadataTable& table, const void* metadata, std::size_t length) {
+    if (metadata == nullptr) return 0;
+    for (std::uint32_t k = 0; k < size_; ++k) {
+      if (entries_[k].metadata == metadata && entries_[k].length == length) {
+        return entries_[k].number;
+      }
+    }
+    const std::uint32_t number = table.intern(metadata, length);
+    entries_[next_] = {metadata, length, number};
+    next_ = (next_ + 1) % kEntries;
+    size_ = std::max(size_, next_ == 0 ? kEntries : next_);
+    return number;
+  }
+
+ private:
+  static constexpr std::uint32_t kEntries = 8;
+  struct Entry {
+    const void* metadata;
+    std::size_t length;
+    std::uint32_t number;
+  };
+  Entry entries_[kEntries];
+  std::uint32_t size_ = 0;
+  std::uint32_t next_ = 0;
+};
+
+}  // namespace
+
+Error ETDumpGen::log_profiling_delegates(Span<const runtime::DelegateEventDesc> events,
+                                         const runtime::DelegateEventTimes* times,
+                                         TimeSource time_source) {
+  // Read once: the whole batch belongs to the current instruction.
+  const ChainId chain = current_chain_id();
+  const InstructionId instruction = current_instruction_id();
+  // Metadata addresses seen in this call and their interned numbers: a
+  // delegate's operators share a few strings (OperatorEvents points equal
+  // metadata at one copy), so most events skip the byte compare.
+  MetadataSeen seen;
+  Error first = Error::kOk;
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    const runtime::DelegateEventDesc& e = events[i];
+    const Ticks start = times[i].start;
+    const Ticks end = times[i].end;
+    Error error = Error::kOk;
+    if (e.name == nullptr && e.int_id.value >= 0) [[likely]] {
+      const std::uint32_t id = static_cast<std::uint32_t>(e.int_id.value);
+      const std::uint32_t number =
+          e.metadata_len == 0 ? 0 : seen.number(metadata_, e.metadata, e.metadata_len);
+      if (e.metadata_len == 0 || number != 0) {
+        if (Record* r = claim_one()) [[likely]] {
+          Record event = delegate_record(false, id, start, end, chain, instruction, time_source);
+          if (e.metadata_len != 0) {
+            event.flags |= static_cast<std::uint8_t>(number << internal::kInternedMetadataShift);
+          }
+          *r = event;
+        } else {
+          error = Error::kOutOfResources;
+        }
+      } else {
+        error = write_delegate_event_with_metadata(false, id, start, end, chain, instruction,
+                                                   e.metadata, e.metadata_len, time_source);
+      }
+    } else {
+      error = ETDumpGen::log_profiling_delegate(e.name, e.int_id, start, end, e.metadata,
+                                                e.metadata_len, time_source);
+    }
+    if (first == Error::kOk) first = error;
+  }
+  return first;
+}
+
 Error ETDumpGen::write_delegate_event_with_metadata(bool string_id, std::uint32_t id, Ticks start,
                                                     Ticks end, ChainId chain,
                                                     InstructionId instruction, const void* metadata,

@@ -56,6 +56,33 @@ TEST(DelegateHooksTest, PostTimeStringIdForwardsTimestamps) {
   }
 }
 
+// A tracer that does not override log_profiling_delegates gets each event
+// through log_profiling_delegate, in order; the first error is returned
+// and later events are still logged.
+TEST(DelegateHooksTest, BatchOfPostTimeEventsForwardsEachInOrder) {
+  RecordingTracer t;
+  const char kMeta[] = "add";
+  const DelegateEventDesc events[] = {{nullptr, DelegateDebugIntId(4), kMeta, 3},
+                                      {"tan.sin", kUnsetDelegateDebugIntId, nullptr, 0},
+                                      {nullptr, DelegateDebugIntId(9), nullptr, 0}};
+  const DelegateEventTimes times[] = {{10, 20}, {20, 35}, {35, 50}};
+  t.fail_next_log = Error::kOutOfResources;
+  EXPECT_EQ(event_tracer_log_profiling_delegates(&t, events, times),
+            kTracingEnabled ? Error::kOutOfResources : Error::kOk);
+  ASSERT_EQ(t.calls.size(), when_on(3));
+  if constexpr (kTracingEnabled) {
+    for (std::size_t i = 0; i < 3; ++i) {
+      EXPECT_EQ(t.calls[i].method, "log_profiling_delegate");
+      EXPECT_EQ(t.calls[i].start, times[i].start);
+      EXPECT_EQ(t.calls[i].end, times[i].end);
+    }
+    EXPECT_EQ(t.calls[0].int_id, 4);
+    EXPECT_EQ(t.calls[0].metadata, "add");
+    EXPECT_EQ(t.calls[1].name, "tan.sin");
+    EXPECT_EQ(t.calls[2].int_id, 9);
+  }
+}
+
 TEST(DelegateHooksTest, IntegerSpellingsOfTheIdMapOntoStrongIds) {
   using internal::kInvalidDelegateDebugIntId;
   using internal::to_delegate_int_id;
@@ -95,6 +122,9 @@ TEST(DelegateHooksTest, ProfilingHooksHonourProfilingLevel) {
   EventTracerEntry e = event_tracer_start_profiling_delegate(&t, nullptr, 1);
   (void)event_tracer_end_profiling_delegate(&t, e);
   (void)event_tracer_log_profiling_delegate(&t, nullptr, 1, 0, 1);
+  const DelegateEventDesc batch[] = {{nullptr, DelegateDebugIntId(1), nullptr, 0}};
+  const DelegateEventTimes times[] = {{0, 1}};
+  (void)event_tracer_log_profiling_delegates(&t, batch, times);
   EXPECT_EQ(t.calls.size(), 0u);
 }
 

@@ -9,4 +9,17 @@ Error EventTracer::set_delegate_time_scale(const char* /*backend*/, TickRatio /*
   return Error::kNotSupported;
 }
 
+Error EventTracer::log_profiling_delegates(Span<const DelegateEventDesc> events,
+                                           const DelegateEventTimes* times,
+                                           TimeSource time_source) {
+  Error first = Error::kOk;
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    const DelegateEventDesc& e = events[i];
+    const Error error = log_profiling_delegate(e.name, e.int_id, times[i].start, times[i].end,
+                                               e.metadata, e.metadata_len, time_source);
+    if (first == Error::kOk) first = error;
+  }
+  return first;
+}
+
 }  // namespace glassbox::runtime

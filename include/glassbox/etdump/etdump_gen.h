@@ -120,6 +120,9 @@ class ETDumpGen final : public runtime::EventTracer {
       const char* name, DelegateDebugIntId id, Ticks start_time, Ticks end_time,
       const void* metadata = nullptr, std::size_t metadata_len = 0,
       runtime::TimeSource time_source = runtime::TimeSource::kMeasured) override;
+  Error log_profiling_delegates(
+      Span<const runtime::DelegateEventDesc> events, const runtime::DelegateEventTimes* times,
+      runtime::TimeSource time_source = runtime::TimeSource::kMeasured) override;
   Result<bool> log_intermediate_output_delegate(const char* name, DelegateDebugIntId id,
                                                 const runtime::ValueView& value) override;
   Result<bool> log_value(const runtime::ValueView& value, runtime::LoggedValueKind kind) override;

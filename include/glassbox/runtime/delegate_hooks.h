@@ -192,6 +192,21 @@ inline Error event_tracer_log_profiling_delegate(EventTracer* tracer, const char
                                              start_time, end_time, metadata);
 }
 
+/// Logs a delegate's finished events in one call (EventTracer::
+/// log_profiling_delegates): `events[i]` took `times[i]`. Below profiling
+/// level `all`, or without a tracer, logs nothing.
+inline Error event_tracer_log_profiling_delegates(EventTracer* tracer,
+                                                  Span<const DelegateEventDesc> events,
+                                                  const DelegateEventTimes* times,
+                                                  TimeSource time_source = TimeSource::kMeasured) {
+  if constexpr (kTracingEnabled) {
+    if (internal::delegate_profiling_on(tracer)) {
+      return tracer->log_profiling_delegates(events, times, time_source);
+    }
+  }
+  return Error::kOk;
+}
+
 // ---- Time scale: once at init --------------------------------------------
 
 /// Declares, once in the backend's `init`, that its delegate-internal events

@@ -116,6 +116,24 @@ struct EventTracerEntry {
   Error error = Error::kOk;
 };
 
+/// One delegate event of `EventTracer::log_profiling_delegates`: what
+/// identifies it (exactly one of `name` and `int_id`, as for
+/// `log_profiling_delegate`) and the metadata it carries (may be null when
+/// `metadata_len` is 0). A delegate builds one per operator at init.
+struct DelegateEventDesc {
+  const char* name = nullptr;
+  DelegateDebugIntId int_id = kUnsetDelegateDebugIntId;
+  const void* metadata = nullptr;
+  std::size_t metadata_len = 0;
+};
+
+/// When one event of `EventTracer::log_profiling_delegates` started and
+/// ended, in ticks of the tracer's clock.
+struct DelegateEventTimes {
+  Ticks start = 0;
+  Ticks end = 0;
+};
+
 /// The entry a hook returns without a tracer (or below the level): an
 /// EventTracerEntry{} copied from a constant, so that it is built in two
 /// 16-byte moves rather than one store per field. The null-tracer hook's
@@ -236,6 +254,20 @@ class EventTracer {
                                        Ticks end_time, const void* metadata = nullptr,
                                        std::size_t metadata_len = 0,
                                        TimeSource time_source = TimeSource::kMeasured) = 0;
+
+  /// Records finished delegate events in one call: `events[i]` took
+  /// `times[i]`, in ticks of `clock()`, logged in order as
+  /// `log_profiling_delegate` would log each (same identifier rules, same
+  /// copy of metadata). For a delegate that keeps its operators' times
+  /// while it runs and logs them after its loop (backends::OperatorProfiler):
+  /// one call instead of one an operator, and metadata that several events
+  /// pass at one address is compared once per call, not per event (the
+  /// bytes may not change during the call). Every event is attempted;
+  /// returns kOk, or the first event's error. `times` holds at least
+  /// `events.size()` entries. This default logs them one by one.
+  virtual Error log_profiling_delegates(Span<const DelegateEventDesc> events,
+                                        const DelegateEventTimes* times,
+                                        TimeSource time_source = TimeSource::kMeasured);
 
   // ---- Values -----------------------------------------------------------
 

@@ -3,6 +3,7 @@
 // with what, so hook tests can check forwarding, gating and vanishing.
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "glassbox/runtime/event_tracer.h"
@@ -30,6 +31,8 @@ class RecordingTracer final : public EventTracer {
   using EventTracer::log_intermediate_output_delegate;
 
   std::vector<RecordedCall> calls;
+  /// What the next log_profiling_delegate returns (then kOk again).
+  Error fail_next_log = Error::kOk;
 
   Error create_event_block(const char* name) override {
     calls.emplace_back("create_event_block", str(name));
@@ -72,7 +75,7 @@ class RecordingTracer final : public EventTracer {
     c.end = end;
     c.metadata = bytes(metadata, len);
     calls.push_back(c);
-    return Error::kOk;
+    return std::exchange(fail_next_log, Error::kOk);
   }
   Result<bool> log_intermediate_output_delegate(const char* name, DelegateDebugIntId id,
                                                 const ValueView& value) override {
