@@ -94,6 +94,7 @@ class OperatorProfiler {
         ops_.size() == 0) {
       return Error::kOk;
     }
+    clock_ = &tracer_->clock();  // one virtual call an execution, not one an operator
     times_ = static_cast<runtime::DelegateEventTimes*>(
         context.allocate(std::size_t{ops_.size()} * sizeof(runtime::DelegateEventTimes)));
     return times_ != nullptr ? Error::kOk : Error::kMemoryAllocationFailed;
@@ -113,10 +114,10 @@ class OperatorProfiler {
       return e;
     }
     if (times_ == nullptr) return run_operator();
-    if (!chained_) last_ = tracer_->clock().now();
+    if (!chained_) last_ = clock_->now();
     times_[i].start = last_;
     const Error e = run_operator();
-    last_ = tracer_->clock().now();
+    last_ = clock_->now();
     times_[i].end = last_;
     chained_ = true;
     return e;
@@ -139,6 +140,7 @@ class OperatorProfiler {
   const OperatorEvents& ops_;
   bool post_time_;
   runtime::EventTracer* tracer_ = nullptr;
+  const Clock* clock_ = nullptr;
   runtime::DelegateEventTimes* times_ = nullptr;
   Ticks last_ = 0;
   bool chained_ = false;
