@@ -48,6 +48,14 @@ using backends::testing::weights;
 using Attrs = aot::AttributeMap;
 using Ints = std::vector<std::int64_t>;
 
+// Squeezenet's fire module on `x` (6 channels): a 1x1 squeeze to 4, then
+// a 1x1 expand to 5 and a 3x3 expand to 3, each with its relu,
+// concatenated over channels.
+ValueId fire_module(GraphBuilder& b, ValueId x) {
+  const ValueId squeeze = b.relu(conv(b, x, 6, 4, {}, 1));
+  return b.concat({b.relu(conv(b, squeeze, 4, 5, {}, 1)), b.relu(conv(b, squeeze, 4, 3))}, 1);
+}
+
 ValueId unary(GraphBuilder& b, std::string_view op, ValueId x, Attrs attrs = {}) {
   return b.op(op, {x}, std::move(attrs));
 }
@@ -531,6 +539,9 @@ std::vector<OpCase> cases_1_0() {
          ValueId x = image(b);
          b.output(b.relu(batch_norm(b, b.concat({conv(b, x, 4, 3), conv(b, x, 4, 5)}, 1), 8)));
        }},
+      // Squeezenet's fire module: both expand convolutions write their
+      // channels of the concatenation in place (concat_in_place.h).
+      {"fire_module", [](GraphBuilder& b) { b.output(fire_module(b, image(b, 6, 7))); }},
       {"concat_last_axis",
        [](GraphBuilder& b) {
          ValueId x = b.input("x", ScalarType::kFloat, {2, 3});
@@ -612,6 +623,67 @@ TEST(XnnpackGatherTest, OneConstantIndexIsASlice) {
     EXPECT_EQ(xnnpack_partition_report(graph)[1], "gather index out of range");
     index.int_data = {0, 1};
     EXPECT_EQ(xnnpack_partition_report(graph)[1], "gather of other than one constant index");
+  }
+}
+
+// An expand convolution written into its channels of the concatenation
+// (concat_in_place.h) still logs its own output for numeric debugging:
+// gathered from the concatenation's pixel stride, equal to its slice of
+// the concatenation's logged output. Batch 2, so the stride crosses
+// images too.
+TEST(XnnpackConcatInPlaceTest, ExpandOutputsLogTheirOwnChannels) {
+  GraphBuilder b;
+  b.output(b.relu(fire_module(b, image(b, 6, 7))));
+  StatusOr<aot::Graph> graph = b.build();
+  ASSERT_TRUE(graph.ok()) << graph.message();
+  StatusOr<exporter::ExecutorchProgramManager> delegated = testing::export_graph(*graph, true);
+  ASSERT_TRUE(delegated.ok()) << delegated.message();
+  std::vector<std::uint8_t> debug_data(1 << 20);
+  Result<etdump::BufferDataSink> sink = etdump::BufferDataSink::create(debug_data);
+  ASSERT_TRUE(sink.ok());
+  etdump::ETDumpGen tracer;
+  tracer.set_data_sink(&*sink);
+  tracer.set_debug_level(runtime::DebugLevel::kIntermediateOutputs);
+  std::string error;
+  (void)testing::run_once(delegated->buffer(), &tracer, &error);
+  ASSERT_TRUE(error.empty()) << error;
+  StatusOr<etdump::ETDumpFile> dump = etdump::parse_etdump(*tracer.get_etdump_data(), "fire");
+  ASSERT_TRUE(dump.ok()) << dump.message();
+
+  // Logged delegate outputs in order: squeeze (6 -> 4 channels), the two
+  // expands (5 and 3 channels), the concatenation (8), the relu.
+  std::vector<std::vector<double>> values;
+  std::vector<std::vector<std::int64_t>> sizes;
+  for (const etdump::Event& e : dump->runs.back().events) {
+    const etdump::DebugEvent* d = e.debug();
+    if (d == nullptr || !d->value.tensor.has_value()) continue;
+    StatusOr<std::vector<double>> v = etdump::read_tensor_values(*d->value.tensor, debug_data);
+    ASSERT_TRUE(v.ok()) << v.message();
+    values.push_back(*v);
+    sizes.push_back(d->value.tensor->sizes);
+  }
+  // Logged in order: the input's layout conversion, the squeeze (4
+  // channels), the expands (5 and 3), the concatenation (8), then the
+  // relu, the conversion back and the method's output (8 each).
+  std::size_t first_expand = 0;
+  while (first_expand < sizes.size() && sizes[first_expand][1] != 5) ++first_expand;
+  ASSERT_LT(first_expand + 2, values.size());
+  const std::size_t concat = first_expand + 2;
+  ASSERT_EQ(sizes[concat], (std::vector<std::int64_t>{2, 8, 7, 7}));
+  const std::vector<std::int64_t> expand_channels = {5, 3};
+  for (std::size_t k = 0; k < 2; ++k) {
+    const std::vector<double>& expand = values[concat - 2 + k];
+    ASSERT_EQ(sizes[concat - 2 + k], (std::vector<std::int64_t>{2, expand_channels[k], 7, 7}));
+    for (std::int64_t n = 0; n < 2; ++n) {
+      for (std::int64_t c = 0; c < expand_channels[k]; ++c) {
+        for (std::int64_t p = 0; p < 49; ++p) {
+          const std::int64_t channel = c + (k == 0 ? 0 : expand_channels[0]);
+          ASSERT_EQ(expand[static_cast<std::size_t>((n * expand_channels[k] + c) * 49 + p)],
+                    values[concat][static_cast<std::size_t>((n * 8 + channel) * 49 + p)])
+              << "expand " << k << " n " << n << " c " << c << " pixel " << p;
+        }
+      }
+    }
   }
 }
 

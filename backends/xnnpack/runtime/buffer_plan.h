@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "backends/xnnpack/runtime/concat_in_place.h"
 #include "backends/xnnpack/runtime/program_parser.h"
 #include "glassbox/core/result.h"
 #include "glassbox/runtime/memory_allocator.h"
@@ -30,8 +31,12 @@ struct BufferPlan {
 /// for good); an operator's output takes a buffer whose slots are all read
 /// for the last time by earlier operators (an operator never writes a
 /// buffer it reads). `slack` bytes are added to every buffer (XNNPACK reads
-/// past the end of its inputs). Errors: kMemoryAllocationFailed.
+/// past the end of its inputs). With `slices`, an output written in place
+/// (concat_in_place.h) lives in its concatenation's buffer, which is taken
+/// when the first of them is written and kept until the concatenation's
+/// last reader. Errors: kMemoryAllocationFailed.
 ErrorInfo plan_buffers(const ParsedProgram& program, std::size_t slack,
-                       runtime::MemoryAllocator* memory, BufferPlan* plan);
+                       runtime::MemoryAllocator* memory, BufferPlan* plan,
+                       const InPlaceSlices* slices = nullptr);
 
 }  // namespace glassbox::backends::xnnpack

@@ -9,7 +9,10 @@ namespace glassbox::backends::xnnpack {
 
 /// out[n][h][w][c] = in[n][c][h][w]; `hw` = H * W. Buffers must not overlap.
 void nchw_to_nhwc(const float* in, float* out, std::int64_t n, std::int64_t c, std::int64_t hw);
-/// out[n][c][h][w] = in[n][h][w][c].
-void nhwc_to_nchw(const float* in, float* out, std::int64_t n, std::int64_t c, std::int64_t hw);
+/// out[n][c][h][w] = in[n][h][w][c], where in's pixels are `pixel_stride`
+/// floats apart (0: `c`, dense; more: a slice of a wider tensor's
+/// channels, see concat_in_place.h).
+void nhwc_to_nchw(const float* in, float* out, std::int64_t n, std::int64_t c, std::int64_t hw,
+                  std::int64_t pixel_stride = 0);
 
 }  // namespace glassbox::backends::xnnpack

@@ -94,7 +94,9 @@ xnn_status create_and_setup_nc(const ParsedOp& op, std::size_t channels, std::si
 
 xnn_status create_and_setup(const ParsedProgram& program, const ParsedOp& op,
                             const float* const* in, float* out, const SlotDesc& out_desc,
-                            pthreadpool_t pool, xnn_operator_t* ops, const char** what) {
+                            std::size_t output_pixel_stride, pthreadpool_t pool,
+                            xnn_operator_t* ops, std::uint32_t* num_ops, const char** what) {
+  *num_ops = 1;
   const SlotDesc& x = program.slots[op.operands[0]];
   const std::uint32_t* p = op.ints;
   const float lo = op.output_min, hi = op.output_max;
@@ -107,8 +109,9 @@ xnn_status create_and_setup(const ParsedProgram& program, const ParsedOp& op,
       if (kernel.get() == nullptr || bias.get() == nullptr) return xnn_status_out_of_memory;
       const std::size_t in_channels = std::size_t{p[10]} * p[11];
       const std::size_t out_channels = std::size_t{p[10]} * p[12];
+      const std::size_t out_stride = output_pixel_stride != 0 ? output_pixel_stride : out_channels;
       s = xnn_create_convolution2d_nhwc_f32(p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8],
-                                            p[9], p[10], p[11], p[12], in_channels, out_channels,
+                                            p[9], p[10], p[11], p[12], in_channels, out_stride,
                                             kernel.get(), bias.get(), lo, hi, 0, &ops[0]);
       if (s != xnn_status_success) return s;
       return xnn_setup_convolution2d_nhwc_f32(
@@ -228,14 +231,18 @@ xnn_status create_and_setup(const ParsedProgram& program, const ParsedOp& op,
       const std::size_t outer = product(out_desc, 0, axis);
       const std::size_t out_inner = product(out_desc, axis, out_desc.rank);
       std::size_t offset = 0;
+      *num_ops = 0;
       for (std::uint32_t i = 0; i < op.num_operands; ++i) {
         SlotDesc s_desc = program.slots[op.operands[i]];
         s_desc.layout = out_desc.layout;
         const std::size_t inner = product(s_desc, axis, s_desc.rank);
-        s = xnn_create_copy_nc_x32(inner, inner, out_inner, 0, &ops[i]);
-        if (s != xnn_status_success) return s;
-        s = xnn_setup_copy_nc_x32(ops[i], outer, in[i], out + offset, pool);
-        if (s != xnn_status_success) return s;
+        if (in[i] != out + offset) {  // else its producer wrote it in place
+          xnn_operator_t& copy = ops[(*num_ops)++];
+          s = xnn_create_copy_nc_x32(inner, inner, out_inner, 0, &copy);
+          if (s != xnn_status_success) return s;
+          s = xnn_setup_copy_nc_x32(copy, outer, in[i], out + offset, pool);
+          if (s != xnn_status_success) return s;
+        }
         offset += inner;
       }
       return xnn_status_success;
@@ -341,7 +348,8 @@ xnn_status create_and_setup(const ParsedProgram& program, const ParsedOp& op,
 }  // namespace
 
 ErrorInfo compile_operator(const ParsedProgram& program, std::uint32_t index, float* const* buffers,
-                           pthreadpool* pool, runtime::MemoryAllocator* memory, CompiledOp* out) {
+                           pthreadpool* pool, runtime::MemoryAllocator* memory, CompiledOp* out,
+                           std::size_t output_pixel_stride) {
   const ParsedOp& op = program.ops[index];
   const std::uint32_t out_slot = program.first_op_slot() + index;
   const SlotDesc& out_desc = program.slots[out_slot];
@@ -360,10 +368,11 @@ ErrorInfo compile_operator(const ParsedProgram& program, std::uint32_t index, fl
   }
   for (std::uint32_t i = 0; i < op.num_operands; ++i) inputs[i] = buffers[op.operands[i]];
   const char* what = "xnnpack: operator rejected by XNNPACK";
-  const xnn_status s =
-      create_and_setup(program, op, inputs, buffers[out_slot], out_desc, pool, ops, &what);
+  std::uint32_t created = 0;
+  const xnn_status s = create_and_setup(program, op, inputs, buffers[out_slot], out_desc,
+                                        output_pixel_stride, pool, ops, &created, &what);
   out->operators = ops;
-  out->num_operators = count;
+  out->num_operators = created;
   if (s != xnn_status_success) {
     delete_compiled(out);
     return from_status(s, what);

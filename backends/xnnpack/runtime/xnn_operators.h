@@ -7,6 +7,7 @@
 /// operators XNNPACK has none for are bound the same way to our own code
 /// (own_kernels.h).
 
+#include <cstddef>
 #include <cstdint>
 
 #include "backends/xnnpack/runtime/own_kernels.h"
@@ -30,11 +31,16 @@ struct CompiledOp {
 
 /// Creates and sets up `op` (op index `index` of `program`) reading and
 /// writing `buffers` (one per slot, each with XNN_EXTRA_BYTES of slack;
-/// they must outlive `out`). `pool` may be null (single thread). On error
-/// nothing is left to delete. Errors: kNotSupported / kInvalidArgument /
+/// they must outlive `out`). `pool` may be null (single thread). A
+/// convolution writes pixels `output_pixel_stride` floats apart (0: its
+/// own channels), as it does into its slice of a concatenation
+/// (concat_in_place.h); a concatenation copies only the inputs whose
+/// buffer is not already its slice of the output. On error nothing is
+/// left to delete. Errors: kNotSupported / kInvalidArgument /
 /// kMemoryAllocationFailed with XNNPACK's reason.
 ErrorInfo compile_operator(const ParsedProgram& program, std::uint32_t index, float* const* buffers,
-                           pthreadpool* pool, runtime::MemoryAllocator* memory, CompiledOp* out);
+                           pthreadpool* pool, runtime::MemoryAllocator* memory, CompiledOp* out,
+                           std::size_t output_pixel_stride = 0);
 
 /// Runs a compiled operator on `pool` (the one it was set up with; may be
 /// null). kInternal if XNNPACK fails.

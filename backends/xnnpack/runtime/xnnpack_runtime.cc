@@ -8,6 +8,7 @@
 
 #include "backends/common/operator_profiler.h"
 #include "backends/xnnpack/runtime/buffer_plan.h"
+#include "backends/xnnpack/runtime/concat_in_place.h"
 #include "backends/xnnpack/runtime/layout_transpose.h"
 #include "backends/xnnpack/runtime/program_parser.h"
 #include "backends/xnnpack/runtime/xnn_operators.h"
@@ -40,6 +41,8 @@ struct XnnDelegate {
   bool* logs_output = nullptr;
   // Each operator's identifiers and type, as its events log them.
   backends::OperatorEvents events;
+  // Convolution outputs written into their concatenation's buffer.
+  InPlaceSlices slices;
 };
 
 bool same_identifier(const ParsedOp& a, const ParsedOp& b) {
@@ -69,12 +72,14 @@ bool log_output(EventTracer* tracer, runtime::BackendExecutionContext& context,
   const std::uint32_t slot = d.program->first_op_slot() + i;
   const SlotDesc& desc = d.program->slots[slot];
   const float* data = d.buffers[slot];
-  const bool aliases = desc.dims[1] == 1 || desc.dims[2] * desc.dims[3] == 1;
+  const bool in_place = d.slices.in_place(slot);
+  const bool aliases = !in_place && (desc.dims[1] == 1 || desc.dims[2] * desc.dims[3] == 1);
   if (desc.layout == XnnLayout::kNhwc && !aliases) {
     auto* logical = static_cast<float*>(
         context.allocate(static_cast<std::size_t>(desc.numel) * sizeof(float), kBufferAlignment));
     if (logical == nullptr) return true;  // scratch exhausted: skip the debug copy
-    nhwc_to_nchw(data, logical, desc.dims[0], desc.dims[1], desc.dims[2] * desc.dims[3]);
+    nhwc_to_nchw(data, logical, desc.dims[0], desc.dims[1], desc.dims[2] * desc.dims[3],
+                 pixel_stride(*d.program, d.slices, slot));
     data = logical;
   }
   (void)runtime::event_tracer_log_output_delegate(tracer, op.name, op.int_id, view_of(desc, data));
@@ -132,9 +137,13 @@ Result<runtime::DelegateHandle*> XnnpackBackendRuntime::init(
     d->logs_output[i] = i + 1 == d->program->num_ops ||
                         !same_identifier(d->program->ops[i], d->program->ops[i + 1]);
   }
+  if (const ErrorInfo e = plan_in_place_slices(*d->program, d->perturbed, memory, &d->slices);
+      e.code != Error::kOk) {
+    return e;
+  }
   // XNNPACK may read (never use) up to XNN_EXTRA_BYTES past an input.
   BufferPlan plan;
-  if (const ErrorInfo e = plan_buffers(*d->program, XNN_EXTRA_BYTES, memory, &plan);
+  if (const ErrorInfo e = plan_buffers(*d->program, XNN_EXTRA_BYTES, memory, &plan, &d->slices);
       e.code != Error::kOk) {
     return e;
   }
@@ -147,7 +156,10 @@ Result<runtime::DelegateHandle*> XnnpackBackendRuntime::init(
       return make_error(Error::kMemoryAllocationFailed, "xnnpack: out of memory for tensors");
     }
   }
-  for (std::uint32_t s = 0; s < num_slots; ++s) d->buffers[s] = storage[plan.buffer_of[s]];
+  for (std::uint32_t s = 0; s < num_slots; ++s) {
+    d->buffers[s] = storage[plan.buffer_of[s]];
+    if (d->slices.in_place(s)) d->buffers[s] += d->slices.first_channel[s];
+  }
   // Constants get buffers like every slot (aligned, with the slack), filled
   // once here, so operators read them like inputs.
   for (std::uint32_t k = 0; k < d->program->num_constants; ++k) {
@@ -163,7 +175,13 @@ Result<runtime::DelegateHandle*> XnnpackBackendRuntime::init(
     }
   }
   for (std::uint32_t i = 0; i < d->program->num_ops; ++i) {
-    const ErrorInfo e = compile_operator(*d->program, i, d->buffers, d->pool, memory, &d->ops[i]);
+    const std::uint32_t slot = d->program->first_op_slot() + i;
+    const std::size_t stride =
+        d->slices.in_place(slot)
+            ? static_cast<std::size_t>(pixel_stride(*d->program, d->slices, slot))
+            : 0;
+    const ErrorInfo e =
+        compile_operator(*d->program, i, d->buffers, d->pool, memory, &d->ops[i], stride);
     if (e.code != Error::kOk) {
       release(d);
       return e;

@@ -1,11 +1,11 @@
 #pragma once
 /// @file
 /// The XNNPACK delegate's runtime half. At init it parses and validates
-/// the processed bytes (program_parser.h), allocates one buffer per slot
-/// from the method's allocator, creates a pthreadpool and every XNNPACK
-/// operator once (weights packed once) and sets them up on those buffers.
-/// Each execute copies the inputs in, runs the operators in order, and
-/// copies the outputs out.
+/// the processed bytes (program_parser.h), plans the slots into shared
+/// buffers from the method's allocator (buffer_plan.h; a convolution that
+/// only feeds a channel concatenation writes into it, concat_in_place.h), creates a pthreadpool and
+/// every XNNPACK operator once (weights packed once) and sets them up on those buffers. Each
+/// execute copies the inputs in, runs the operators in order, and copies the outputs out.
 ///
 /// Per-operator profiling (XNNPACK 2022 has no profiling API, so the timing
 /// is ours, around each xnn_run_operator): every operator is logged as a
@@ -13,8 +13,8 @@
 /// operator type ("convolution_nhwc_f32", ...) as metadata, either
 /// - real time: event_tracer_start/end_profiling_delegate around it, or
 /// - post time: clock timestamps kept while running, all events logged with
-///   event_tracer_log_profiling_delegate after the loop (nothing but a
-///   clock read between operators).
+///   one event_tracer_log_profiling_delegates call after the loop (nothing
+///   but a clock read between operators).
 /// The mode is the compile spec "profiling" ("posttime", the default, or
 /// "realtime") unless set_profiling_mode_override says otherwise; post
 /// time, the operators that ran are logged when one fails too. Each
