@@ -391,33 +391,37 @@ Error ETDumpGen::end_profiling(const EventTracerEntry& entry) {
 // ---- Delegate profiling ------------------------------------------------------
 
 EventTracerEntry ETDumpGen::start_profiling_delegate(const char* name, DelegateDebugIntId id) {
-  if (name == nullptr && id.value >= 0) [[likely]] {
-    // An int identifier: nothing to intern and (with the TSC) no call, so
-    // this path saves no registers.
+  if (name == nullptr && id.value >= 0 && clock_.kind() == ClockKind::kTsc) [[likely]] {
+    // An int identifier with the TSC: nothing to intern and no call, so
+    // this path needs no stack frame.
     EventTracerEntry entry;
     entry.tracer = this;
     entry.event_id = id.value;
     entry.delegate_event_id_type = DelegateDebugIdType::kInt;
     entry.chain_id = current_chain_id();
     entry.instruction_id = current_instruction_id();
-    entry.start_time = clock_.now();
+    entry.start_time = clock_.tsc_now();
     return entry;
   }
-  return start_profiling_delegate_named(name, id);
+  return start_profiling_delegate_slow(name, id);
 }
 
-EventTracerEntry ETDumpGen::start_profiling_delegate_named(const char* name,
-                                                           DelegateDebugIntId id) {
+EventTracerEntry ETDumpGen::start_profiling_delegate_slow(const char* name, DelegateDebugIntId id) {
   EventTracerEntry entry;
   entry.tracer = this;
   if (!valid_delegate_id(name, id)) {
     entry.error = reject();
     return entry;
   }
-  const std::uint32_t slot = names_.intern(name);
-  if (slot == kNoName) entry.error = Error::kOutOfResources;
-  entry.event_id = static_cast<std::int32_t>(slot);  // kNoName reads as -1
-  entry.delegate_event_id_type = DelegateDebugIdType::kStr;
+  if (name == nullptr) {
+    entry.event_id = id.value;
+    entry.delegate_event_id_type = DelegateDebugIdType::kInt;
+  } else {
+    const std::uint32_t slot = names_.intern(name);
+    if (slot == kNoName) entry.error = Error::kOutOfResources;
+    entry.event_id = static_cast<std::int32_t>(slot);  // kNoName reads as -1
+    entry.delegate_event_id_type = DelegateDebugIdType::kStr;
+  }
   // Taken at start, not at end as in ExecuTorch: an event ended after the
   // delegate call returned still belongs to its instruction.
   entry.chain_id = current_chain_id();
@@ -428,9 +432,13 @@ EventTracerEntry ETDumpGen::start_profiling_delegate_named(const char* name,
 
 Error ETDumpGen::end_profiling_delegate(const EventTracerEntry& entry, const void* metadata,
                                         std::size_t metadata_len) {
-  const Ticks end = clock_.now();
+  if (clock_.kind() != ClockKind::kTsc) [[unlikely]] {
+    return end_delegate_event_now(entry, metadata, metadata_len);
+  }
+  const Ticks end = clock_.tsc_now();
   // The common case has no call on its path, so it saves no registers;
-  // everything else (metadata, a new run, errors) takes the general path.
+  // everything else (metadata, a new run, errors, steady_clock) takes the
+  // general path.
   if (entry.tracer == this && entry.error == Error::kOk && metadata_len == 0 &&
       entry.delegate_event_id_type != DelegateDebugIdType::kNone) [[likely]] {
     if (Record* r = records_.claim_allocated_slot_from_run()) [[likely]] {
@@ -441,6 +449,11 @@ Error ETDumpGen::end_profiling_delegate(const EventTracerEntry& entry, const voi
     }
   }
   return end_delegate_event(entry, end, metadata, metadata_len);
+}
+
+Error ETDumpGen::end_delegate_event_now(const EventTracerEntry& entry, const void* metadata,
+                                        std::size_t metadata_len) {
+  return end_delegate_event(entry, clock_.now(), metadata, metadata_len);
 }
 
 Error ETDumpGen::end_delegate_event(const EventTracerEntry& entry, Ticks end, const void* metadata,

@@ -58,16 +58,24 @@ class Clock {
   /// The current time in ticks of this clock.
   Ticks now() const {
 #if GLASSBOX_HAS_RDTSC
-    if (kind_ == ClockKind::kTsc) {
-      // A 64x64 -> 128-bit multiply: exact for any counter value, and
-      // cheaper than the division a TickRatio would need.
-      __extension__ using Wide = unsigned __int128;
-      return static_cast<Ticks>((static_cast<Wide>(__rdtsc()) * tsc_ns_per_tick_q32_) >> 32);
-    }
+    // tsc_now(): a 64x64 -> 128-bit multiply, exact for any counter
+    // value, and cheaper than the division a TickRatio would need.
+    if (kind_ == ClockKind::kTsc) return tsc_now();
 #endif
     return static_cast<Ticks>(std::chrono::duration_cast<std::chrono::nanoseconds>(
                                   std::chrono::steady_clock::now().time_since_epoch())
                                   .count());
+  }
+
+  /// now() of a clock the caller found to be kTsc: no branch and no call,
+  /// so a hot path that checked kind() once needs no stack frame.
+  Ticks tsc_now() const {
+#if GLASSBOX_HAS_RDTSC
+    __extension__ using Wide = unsigned __int128;
+    return static_cast<Ticks>((static_cast<Wide>(__rdtsc()) * tsc_ns_per_tick_q32_) >> 32);
+#else
+    return now();
+#endif
   }
 
   ClockKind kind() const { return kind_; }

@@ -196,9 +196,15 @@ class ETDumpGen final : public runtime::EventTracer {
     rejected_.fetch_add(1, std::memory_order_relaxed);
     return Error::kInvalidArgument;
   }
-  // start_profiling_delegate with a name (or an invalid id).
-  [[gnu::noinline]] runtime::EventTracerEntry start_profiling_delegate_named(const char* name,
-                                                                             DelegateDebugIntId id);
+  // start_profiling_delegate past its fast path: a name, an invalid id, or
+  // a clock other than the TSC.
+  [[gnu::noinline]] runtime::EventTracerEntry start_profiling_delegate_slow(const char* name,
+                                                                            DelegateDebugIntId id);
+  // end_profiling_delegate with a clock other than the TSC: reads it and
+  // goes on as end_delegate_event (out of line, so that the TSC path needs
+  // no stack frame).
+  [[gnu::noinline]] Error end_delegate_event_now(const runtime::EventTracerEntry& entry,
+                                                 const void* metadata, std::size_t metadata_len);
   // end_profiling_delegate past its fast path (any entry, any metadata).
   [[gnu::noinline]] Error end_delegate_event(const runtime::EventTracerEntry& entry, Ticks end,
                                              const void* metadata, std::size_t metadata_len);
