@@ -195,6 +195,13 @@ std::vector<OpCase> cases() {
        }},
       {"softmax_after_conv",
        [](GraphBuilder& b) { b.output(b.softmax(conv(b, image(b), 4, 8), 1)); }},
+      // Squeezenet's fire module: a channel concat of two convolutions'
+      // NHWC outputs, on our kernel (nhwc_concat.h).
+      {"fire_module",
+       [](GraphBuilder& b) {
+         const ValueId squeeze = b.relu(conv(b, image(b, 6, 7), 6, 4));
+         b.output(b.concat({b.relu(conv(b, squeeze, 4, 5)), b.relu(conv(b, squeeze, 4, 3))}, 1));
+       }},
       {"concat_channels",
        [](GraphBuilder& b) {
          ValueId x = image(b);
@@ -493,6 +500,32 @@ TEST(OnednnKernelChoiceTest, MaxPoolOverNhwcRunsOurKernel) {
     if (metadata.starts_with("pooling:")) pools.push_back(metadata);
   }
   EXPECT_EQ(pools, std::vector<std::string>{"pooling: glassbox:nhwc_max"});
+}
+
+// A concat over the channels of convolutions' NHWC outputs (squeezenet's
+// fire module) runs our kernel; one with a plain input runs oneDNN's.
+TEST(OnednnKernelChoiceTest, ChannelConcatOverNhwcRunsOurKernel) {
+  if (!__builtin_cpu_supports("avx2")) GTEST_SKIP() << "oneDNN picks NHWC with AVX2 and up";
+  const auto concats = [](bool with_plain_input) {
+    GraphBuilder b;
+    const ValueId x = image(b, 6, 7);
+    const ValueId squeeze = b.relu(conv(b, x, 6, 4));
+    std::vector<ValueId> parts = {b.relu(conv(b, squeeze, 4, 5)), b.relu(conv(b, squeeze, 4, 3))};
+    if (with_plain_input) parts.push_back(x);
+    b.output(b.concat(parts, 1));
+    StatusOr<aot::Graph> graph = b.build();
+    EXPECT_TRUE(graph.ok());
+    std::vector<std::string> out;
+    if (!graph.ok()) return out;
+    for (const std::string& metadata : delegate_metadata(*graph)) {
+      if (metadata.starts_with("concat:")) out.push_back(metadata);
+    }
+    return out;
+  };
+  EXPECT_EQ(concats(false), std::vector<std::string>{"concat: glassbox:nhwc"});
+  const std::vector<std::string> mixed = concats(true);
+  ASSERT_EQ(mixed.size(), 1u);
+  EXPECT_NE(mixed[0], "concat: glassbox:nhwc");
 }
 
 // A transpose that moves only dims of size 1 leaves the bytes as they are:
