@@ -2,9 +2,7 @@
 
 #include <cstring>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
+#include "backends/onednn/runtime/thread_ranges.h"
 
 namespace glassbox::backends::onednn {
 namespace {
@@ -30,18 +28,9 @@ void nhwc_concat(std::int64_t pixels, std::uint32_t num_inputs, const float* con
                  const std::int64_t* channels, float* y) {
   std::int64_t out_channels = 0;
   for (std::uint32_t k = 0; k < num_inputs; ++k) out_channels += channels[k];
-#pragma omp parallel
-  {
-#ifdef _OPENMP
-    const std::int64_t threads = omp_get_num_threads();
-    const std::int64_t id = omp_get_thread_num();
-#else
-    const std::int64_t threads = 1;
-    const std::int64_t id = 0;
-#endif
-    concat_pixels(pixels * id / threads, pixels * (id + 1) / threads, num_inputs, inputs, channels,
-                  out_channels, y);
-  }
+  for_each_thread_range(pixels, [&](std::int64_t first, std::int64_t end) {
+    concat_pixels(first, end, num_inputs, inputs, channels, out_channels, y);
+  });
 }
 
 }  // namespace glassbox::backends::onednn

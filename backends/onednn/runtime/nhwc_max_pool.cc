@@ -2,10 +2,7 @@
 
 #include <algorithm>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
+#include "backends/onednn/runtime/thread_ranges.h"
 #include "src/runtime/kernels/vector_clones.h"
 
 // The channel loops are vectorised by the compiler: one clone for
@@ -77,17 +74,8 @@ bool NhwcMaxPool::valid() const {
 
 void nhwc_max_pool(const NhwcMaxPool& p, const float* x, float* y) {
   const std::int64_t rows = p.n * p.oh;
-#pragma omp parallel
-  {
-#ifdef _OPENMP
-    const std::int64_t threads = omp_get_num_threads();
-    const std::int64_t id = omp_get_thread_num();
-#else
-    const std::int64_t threads = 1;
-    const std::int64_t id = 0;
-#endif
-    pool_rows(p, x, y, rows * id / threads, rows * (id + 1) / threads);
-  }
+  for_each_thread_range(
+      rows, [&](std::int64_t first, std::int64_t end) { pool_rows(p, x, y, first, end); });
 }
 
 }  // namespace glassbox::backends::onednn
