@@ -200,11 +200,13 @@ class ETDumpGen final : public runtime::EventTracer {
   // a clock other than the TSC.
   [[gnu::noinline]] runtime::EventTracerEntry start_profiling_delegate_slow(const char* name,
                                                                             DelegateDebugIntId id);
-  // end_profiling_delegate with a clock other than the TSC: reads it and
-  // goes on as end_delegate_event (out of line, so that the TSC path needs
-  // no stack frame).
-  [[gnu::noinline]] Error end_delegate_event_now(const runtime::EventTracerEntry& entry,
-                                                 const void* metadata, std::size_t metadata_len);
+  // end_profiling_delegate with a clock other than the TSC (out of line,
+  // so that the TSC path needs no stack frame).
+  [[gnu::noinline]] Error end_profiling_delegate_steady(const runtime::EventTracerEntry& entry,
+                                                        const void* metadata,
+                                                        std::size_t metadata_len);
+  Error end_delegate_event_at(const runtime::EventTracerEntry& entry, Ticks end,
+                              const void* metadata, std::size_t metadata_len);
   // end_profiling_delegate past its fast path (any entry, any metadata).
   [[gnu::noinline]] Error end_delegate_event(const runtime::EventTracerEntry& entry, Ticks end,
                                              const void* metadata, std::size_t metadata_len);
