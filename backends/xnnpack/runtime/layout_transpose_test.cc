@@ -36,5 +36,31 @@ TEST(LayoutTransposeTest, BothDirectionsMatchTheNaiveLoops) {
   }
 }
 
+// A slice of a wider tensor's channels (an output written into its part
+// of a concat, concat_in_place.h): pixels `stride` floats apart, the other
+// channels never read.
+TEST(LayoutTransposeTest, StridedPixelsAreASliceOfWiderChannels) {
+  for (const std::int64_t n : {1, 2}) {
+    for (const std::int64_t c : {3, 33}) {
+      const std::int64_t hw = 49, stride = c + 5;
+      std::vector<float> wide(static_cast<std::size_t>(n * hw * stride), 0.0f);
+      for (std::int64_t b = 0; b < n; ++b) {
+        for (std::int64_t p = 0; p < hw; ++p) {
+          for (std::int64_t ch = 0; ch < stride; ++ch) {
+            // The slice's channels hold their NCHW index; the rest -1.
+            wide[static_cast<std::size_t>((b * hw + p) * stride + ch)] =
+                ch < c ? float((b * c + ch) * hw + p) : -1.0f;
+          }
+        }
+      }
+      std::vector<float> nchw(static_cast<std::size_t>(n * c * hw), -2.0f);
+      nhwc_to_nchw(wide.data(), nchw.data(), n, c, hw, stride);
+      for (std::size_t i = 0; i < nchw.size(); ++i) {
+        ASSERT_EQ(nchw[i], float(i)) << "n=" << n << " c=" << c << " element " << i;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace glassbox::backends::xnnpack
