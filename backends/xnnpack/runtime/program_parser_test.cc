@@ -33,10 +33,12 @@ std::vector<std::uint8_t> model_blob(bool decoder) {
   return result->processed_bytes;
 }
 
-// Leaves `blob` in the test's working directory (the build tree) as a seed
-// for program_parser_fuzzer: scripts/fuzz_smoke.sh collects *.xnnblob.
+// Leaves `blob` in GLASSBOX_FUZZ_SEED_DIR (in the build tree, whatever the
+// working directory: a run from the source tree once left them there) as a
+// seed for program_parser_fuzzer: scripts/fuzz_smoke.sh collects *.xnnblob.
 void keep_as_fuzz_seed(const std::string& name, const std::vector<std::uint8_t>& blob) {
-  std::ofstream("xnnpack_seed_" + name + ".xnnblob", std::ios::binary)
+  std::ofstream(std::string(GLASSBOX_FUZZ_SEED_DIR) + "/xnnpack_seed_" + name + ".xnnblob",
+                std::ios::binary)
       .write(reinterpret_cast<const char*>(blob.data()), static_cast<std::streamsize>(blob.size()));
 }
 
