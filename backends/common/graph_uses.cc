@@ -1,6 +1,6 @@
 #include "backends/common/graph_uses.h"
 
-#include "backends/xnnpack/aot/node_attributes.h"
+#include "backends/common/node_attributes.h"
 
 namespace glassbox::backends {
 
@@ -24,7 +24,7 @@ std::variant<ConstantGather, std::string> constant_gather(const aot::Graph& grap
     return std::string("gather of other than one constant index");
   }
   const auto rank = static_cast<std::int64_t>(data->shape.size());
-  std::int64_t axis = xnnpack::int_attr(node, "axis", 0);
+  std::int64_t axis = int_attr(node, "axis", 0);
   if (axis < -rank || axis >= rank) return std::string("gather axis out of range");
   if (axis < 0) axis += rank;
   const std::int64_t dim = data->shape[static_cast<std::size_t>(axis)];

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "backends/common/graph_uses.h"
-#include "backends/xnnpack/aot/node_attributes.h"
+#include "backends/common/node_attributes.h"
 #include "glassbox/aot/ops.h"
 
 namespace glassbox::backends::onednn {
@@ -56,10 +56,10 @@ bool mean_of_last_axis(const Graph& graph, const Node& node) {
   if (node.op != aot::op::kReduceMean || node.inputs.size() != 1) return false;
   const aot::Value* x = graph.find_value(node.inputs[0]);
   if (x == nullptr) return false;
-  const std::vector<std::int64_t> axes = xnnpack::ints_attr(node, "axes");
+  const std::vector<std::int64_t> axes = ints_attr(node, "axes");
   const auto rank = static_cast<std::int64_t>(x->shape.size());
   return axes.size() == 1 && (axes[0] == -1 || axes[0] == rank - 1) &&
-         xnnpack::int_attr(node, "keepdims", 1) == 1;
+         int_attr(node, "keepdims", 1) == 1;
 }
 
 // A float constant of `n` values (a [n] or broadcastable-to-[.., n] one).
@@ -209,12 +209,12 @@ std::optional<PaddedAvgPool> padded_avg_pool_of(const Graph& graph, const aot::N
   const aot::Node* pad = &node;
   if (node.op == aot::op::kAvgPool2d) pad = producer_of(graph, node.inputs[0]);
   if (pad == nullptr || pad->op != aot::op::kPad || pad->inputs.size() != 1) return std::nullopt;
-  if (xnnpack::string_attr(*pad, "mode", "constant") != "constant" ||
-      xnnpack::float_attr(*pad, "value").value_or(0) != 0) {
+  if (string_attr(*pad, "mode", "constant") != "constant" ||
+      float_attr(*pad, "value").value_or(0) != 0) {
     return std::nullopt;
   }
   const aot::Value* x = graph.find_value(pad->inputs[0]);
-  const std::vector<std::int64_t> pads = xnnpack::ints_attr(*pad, "pads");
+  const std::vector<std::int64_t> pads = ints_attr(*pad, "pads");
   if (x == nullptr || x->shape.size() != 4 || pads.size() != 8) return std::nullopt;
   for (std::size_t k = 0; k < pads.size(); ++k) {
     const bool spatial = k % 4 >= 2;  // [N, C, H, W] begins, then ends
@@ -226,10 +226,10 @@ std::optional<PaddedAvgPool> padded_avg_pool_of(const Graph& graph, const aot::N
     if (n.op == aot::op::kAvgPool2d && n.inputs[0] == pad->outputs[0]) pool = &n;
   }
   if (pool == nullptr || (node.op == aot::op::kAvgPool2d && pool != &node)) return std::nullopt;
-  for (std::int64_t p : xnnpack::ints_attr(*pool, "padding")) {
+  for (std::int64_t p : ints_attr(*pool, "padding")) {
     if (p != 0) return std::nullopt;
   }
-  if (xnnpack::int_attr(*pool, "ceil_mode", 0) != 0) return std::nullopt;
+  if (int_attr(*pool, "ceil_mode", 0) != 0) return std::nullopt;
   PaddedAvgPool pair{.pad = pad, .pool = pool};
   pair.pad_begin[0] = pads[2];
   pair.pad_begin[1] = pads[3];

@@ -9,11 +9,11 @@
 #include <vector>
 
 #include "backends/common/graph_uses.h"
+#include "backends/common/node_attributes.h"
 #include "backends/onednn/aot/fused_patterns.h"
 #include "backends/onednn/aot/onednn_partitioner.h"
 #include "backends/onednn/aot/onednn_program.h"
 #include "backends/xnnpack/aot/batch_norm_folding.h"
-#include "backends/xnnpack/aot/node_attributes.h"
 #include "glassbox/aot/delegate_mapping_builder.h"
 #include "glassbox/aot/ops.h"
 
@@ -23,12 +23,6 @@ namespace {
 using aot::Graph;
 using aot::Node;
 using aot::ValueId;
-using xnnpack::float_attr;
-using xnnpack::int_attr;
-using xnnpack::int_pair;
-using xnnpack::ints_attr;
-using xnnpack::padding_tlbr;
-using xnnpack::string_attr;
 
 using Sources = std::vector<const Node*>;
 

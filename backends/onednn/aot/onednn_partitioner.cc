@@ -4,9 +4,9 @@
 #include <limits>
 
 #include "backends/common/graph_uses.h"
+#include "backends/common/node_attributes.h"
 #include "backends/onednn/aot/fused_patterns.h"
 #include "backends/onednn/onednn_format.h"
-#include "backends/xnnpack/aot/node_attributes.h"
 #include "glassbox/aot/ops.h"
 
 namespace glassbox::backends::onednn {
@@ -15,10 +15,6 @@ namespace {
 using aot::Graph;
 using aot::Node;
 using aot::ValueId;
-using xnnpack::int_attr;
-using xnnpack::int_pair;
-using xnnpack::ints_attr;
-using xnnpack::is_constant_with_data;
 
 constexpr char kTaken[] = "";
 
@@ -139,7 +135,7 @@ std::optional<PoolGeometry> pool_geometry(const Graph& graph, const Node& node) 
   g.stride = int_pair(node, "stride", g.kernel);
   g.dilation = node.op == aot::op::kMaxPool2d ? int_pair(node, "dilation", {1, 1})
                                               : std::array<std::int64_t, 2>{1, 1};
-  const std::array<std::int64_t, 4> pads = xnnpack::padding_tlbr(node);
+  const std::array<std::int64_t, 4> pads = padding_tlbr(node);
   for (int k = 0; k < 2; ++k) {
     if (g.kernel[k] <= 0 || g.stride[k] <= 0 || g.dilation[k] <= 0) return std::nullopt;
     g.pad_begin[k] = pads[k];

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <string>
 
-#include "backends/xnnpack/aot/node_attributes.h"
+#include "backends/common/node_attributes.h"
 
 namespace glassbox::backends::xnnpack {
 

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "backends/common/graph_uses.h"
+#include "backends/common/node_attributes.h"
 #include "backends/xnnpack/aot/batch_norm_folding.h"
-#include "backends/xnnpack/aot/node_attributes.h"
 #include "backends/xnnpack/aot/xnnpack_partitioner.h"
 #include "backends/xnnpack/aot/xnnpack_program.h"
 #include "glassbox/aot/delegate_mapping_builder.h"

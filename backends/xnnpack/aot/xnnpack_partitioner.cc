@@ -7,7 +7,7 @@
 #include <limits>
 
 #include "backends/common/graph_uses.h"
-#include "backends/xnnpack/aot/node_attributes.h"
+#include "backends/common/node_attributes.h"
 #include "backends/xnnpack/xnnpack_format.h"
 #include "glassbox/aot/ops.h"
 

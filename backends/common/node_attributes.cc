@@ -1,11 +1,11 @@
-#include "backends/xnnpack/aot/node_attributes.h"
+#include "backends/common/node_attributes.h"
 
 #include <limits>
 #include <vector>
 
 #include "glassbox/aot/ops.h"
 
-namespace glassbox::backends::xnnpack {
+namespace glassbox::backends {
 
 std::array<std::int64_t, 4> padding_tlbr(const aot::Node& node) {
   auto it = node.attributes.find("padding");
@@ -68,4 +68,4 @@ bool is_constant_with_data(const aot::Graph& graph, aot::ValueId id) {
   return v != nullptr && v->kind == aot::ValueKind::kConstant && !v->data.empty();
 }
 
-}  // namespace glassbox::backends::xnnpack
+}  // namespace glassbox::backends

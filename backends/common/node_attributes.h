@@ -1,7 +1,7 @@
 #pragma once
 /// @file
 /// Typed reads of graph node attributes (src/aot/ops.cc names), shared by
-/// the XNNPACK partitioner and lowering. The graph is verified before
+/// the backends' partitioners and lowerings. The graph is verified before
 /// either runs, so a missing attribute means "use the op's default".
 
 #include <array>
@@ -13,7 +13,7 @@
 
 #include "glassbox/aot/graph.h"
 
-namespace glassbox::backends::xnnpack {
+namespace glassbox::backends {
 
 /// "padding" as top, left, bottom, right ([h, w] means both sides alike);
 /// zeros when absent.
@@ -48,4 +48,4 @@ std::optional<ActivationRange> activation_range(const aot::Node& node);
 /// Whether `id` names a constant with data in `graph`.
 bool is_constant_with_data(const aot::Graph& graph, aot::ValueId id);
 
-}  // namespace glassbox::backends::xnnpack
+}  // namespace glassbox::backends
