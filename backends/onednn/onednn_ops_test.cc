@@ -15,6 +15,7 @@
 #include <ostream>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "backends/common/testing/delegate_test_helpers.h"
@@ -192,6 +193,15 @@ std::vector<OpCase> cases() {
        [](GraphBuilder& b) {
          ValueId x = conv(b, image(b), 4, 8);
          b.output(b.sub(b.div(x, weights(b, "k", {8, 1, 1})), weights(b, "k2", {1})));
+       }},
+      // swin_t's shifted-window mask: a broadcast along a middle dim,
+      // which oneDNN runs on its jit kernel only with the dims merged
+      // (broadcast_dims.h).
+      {"window_mask_add",
+       [](GraphBuilder& b) {
+         ValueId attn = b.relu(b.input("attn", ScalarType::kFloat, {1, 4, 3, 5, 5}));
+         ValueId mask = b.relu(b.input("mask", ScalarType::kFloat, {1, 4, 1, 5, 5}));
+         b.output(b.add(attn, mask));
        }},
       {"softmax_after_conv",
        [](GraphBuilder& b) { b.output(b.softmax(conv(b, image(b), 4, 8), 1)); }},
@@ -465,8 +475,9 @@ TEST(OnednnFusionTest, ConvBatchNormSumReluIsOnePrimitive) {
 }
 
 // The metadata of every delegate event of one run of `graph` lowered whole
-// to oneDNN: each primitive's kind and the kernel that ran.
-std::vector<std::string> delegate_metadata(const aot::Graph& graph) {
+// to oneDNN: each primitive's kind and the kernel that ran; only those
+// starting with `prefix` when it is given.
+std::vector<std::string> delegate_metadata(const aot::Graph& graph, std::string_view prefix = "") {
   StatusOr<exporter::ExecutorchProgramManager> program = export_graph(graph, true);
   EXPECT_TRUE(program.ok()) << program.message();
   if (!program.ok()) return {};
@@ -481,7 +492,8 @@ std::vector<std::string> delegate_metadata(const aot::Graph& graph) {
   for (const etdump::Event& e : dump->runs.back().events) {
     const etdump::ProfileEvent* pe = e.profile();
     if (pe == nullptr || !pe->delegate_debug_metadata.has_value()) continue;
-    out.emplace_back(pe->delegate_debug_metadata->begin(), pe->delegate_debug_metadata->end());
+    std::string metadata(pe->delegate_debug_metadata->begin(), pe->delegate_debug_metadata->end());
+    if (metadata.starts_with(prefix)) out.push_back(std::move(metadata));
   }
   return out;
 }
@@ -495,10 +507,7 @@ TEST(OnednnKernelChoiceTest, MaxPoolOverNhwcRunsOurKernel) {
                         {.kernel = {3, 3}, .stride = {{2, 2}}, .ceil_mode = true}));
   StatusOr<aot::Graph> graph = b.build();
   ASSERT_TRUE(graph.ok());
-  std::vector<std::string> pools;
-  for (const std::string& metadata : delegate_metadata(*graph)) {
-    if (metadata.starts_with("pooling:")) pools.push_back(metadata);
-  }
+  const std::vector<std::string> pools = delegate_metadata(*graph, "pooling:");
   EXPECT_EQ(pools, std::vector<std::string>{"pooling: glassbox:nhwc_max"});
 }
 
@@ -515,12 +524,7 @@ TEST(OnednnKernelChoiceTest, ChannelConcatOverNhwcRunsOurKernel) {
     b.output(b.concat(parts, 1));
     StatusOr<aot::Graph> graph = b.build();
     EXPECT_TRUE(graph.ok());
-    std::vector<std::string> out;
-    if (!graph.ok()) return out;
-    for (const std::string& metadata : delegate_metadata(*graph)) {
-      if (metadata.starts_with("concat:")) out.push_back(metadata);
-    }
-    return out;
+    return graph.ok() ? delegate_metadata(*graph, "concat:") : std::vector<std::string>{};
   };
   EXPECT_EQ(concats(false), std::vector<std::string>{"concat: glassbox:nhwc"});
   const std::vector<std::string> mixed = concats(true);
@@ -536,10 +540,7 @@ TEST(OnednnKernelChoiceTest, TransposeOfUnitDimsIsAView) {
   b.output(b.relu(b.transpose(b.transpose(x, {1, 0, 2}), {2, 0, 1})));
   StatusOr<aot::Graph> graph = b.build();
   ASSERT_TRUE(graph.ok());
-  std::vector<std::string> transposes;
-  for (const std::string& metadata : delegate_metadata(*graph)) {
-    if (metadata.starts_with("transpose:")) transposes.push_back(metadata);
-  }
+  const std::vector<std::string> transposes = delegate_metadata(*graph, "transpose:");
   ASSERT_EQ(transposes.size(), 2u) << ::testing::PrintToString(transposes);
   EXPECT_EQ(transposes[0], "transpose: view");
   EXPECT_NE(transposes[1], "transpose: view");
@@ -570,6 +571,20 @@ TEST(OnednnKernelChoiceTest, GroupedConvolutionAvoidsTheReferenceKernel) {
   EXPECT_GE(layout_changes, 1u) << "the plain input is reordered into the convolution's format";
   ASSERT_EQ(convolutions.size(), 2u) << ::testing::PrintToString(convolutions);
   for (const std::string& c : convolutions) EXPECT_FALSE(c.starts_with("convolution: ref")) << c;
+}
+
+// A broadcast along a middle dim (swin_t's window-mask add) runs oneDNN's
+// jit kernel on merged dims, not its reference kernel (100 ns an element).
+TEST(OnednnKernelChoiceTest, MiddleDimBroadcastAvoidsTheReferenceKernel) {
+  GraphBuilder b;
+  ValueId attn = b.relu(b.input("attn", ScalarType::kFloat, {1, 16, 3, 7, 7}));
+  ValueId mask = b.relu(b.input("mask", ScalarType::kFloat, {1, 16, 1, 7, 7}));
+  b.output(b.relu(b.add(attn, mask)));
+  StatusOr<aot::Graph> graph = b.build();
+  ASSERT_TRUE(graph.ok());
+  const std::vector<std::string> binaries = delegate_metadata(*graph, "binary: ");
+  ASSERT_EQ(binaries.size(), 1u) << ::testing::PrintToString(binaries);
+  EXPECT_FALSE(binaries[0].starts_with("binary: ref")) << binaries[0];
 }
 
 // A 3x3 convolution of 64 channels at 28x28 runs oneDNN's Winograd kernel
