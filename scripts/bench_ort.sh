@@ -9,6 +9,11 @@
 # Writes the table between the ORT COMPARISON markers of docs/benchmarks.md.
 # Skips quietly without the models or without bench/ort/node_modules.
 # Usage: bench_ort.sh GLASSBOX [MODELS_DIR] [ITERATIONS] [ROUNDS]
+# Environment: BENCH_ORT_MODELS, the models to time (names in MODELS_DIR,
+# space-separated; default the zoo's classifiers and encoders);
+# BENCH_ORT_SECTION, the marker of the docs/benchmarks.md section to
+# rewrite (default "ORT COMPARISON"; "-" prints the table only) and
+# BENCH_ORT_TITLE, the heading of a section not yet in the file.
 set -euo pipefail
 glassbox=${1:?usage: bench_ort.sh GLASSBOX [MODELS_DIR] [ITERATIONS] [ROUNDS]}
 models=${2:-$HOME/.cache/glassbox/models}
@@ -56,9 +61,9 @@ Glassbox backend over ONNX Runtime (> 1: Glassbox slower).
 
 | model | threads | Glassbox XNNPACK | Glassbox oneDNN | ONNX Runtime | ratio (fastest) |
 |---|---:|---:|---:|---:|---:|"
-for m in resnet18 mobilenet_v2 mobilenet_v3_small mobilenet_v3_large squeezenet1_1 googlenet \
-         shufflenet_v2_x1_0 regnet_x_400mf efficientnet_b0 resnet50 vit_b_16 \
-         encoder_opset14 encoder_opset17; do
+for m in ${BENCH_ORT_MODELS:-resnet18 mobilenet_v2 mobilenet_v3_small mobilenet_v3_large \
+           squeezenet1_1 googlenet shufflenet_v2_x1_0 regnet_x_400mf efficientnet_b0 resnet50 \
+           vit_b_16 encoder_opset14 encoder_opset17}; do
   [ -f "$models/$m.onnx" ] || continue
   "$glassbox" lower "$models/$m.onnx" --backend xnnpack -o "$work/$m.xnnpack.gbx" >/dev/null
   "$glassbox" lower "$models/$m.onnx" --backend onednn -o "$work/$m.onednn.gbx" >/dev/null
@@ -79,5 +84,7 @@ for m in resnet18 mobilenet_v2 mobilenet_v3_small mobilenet_v3_large squeezenet1
   done
 done
 echo "$table"
-python3 "$root/scripts/replace_section.py" "$doc" "ORT COMPARISON" \
-  "Glassbox beside ONNX Runtime" "$table"
+section=${BENCH_ORT_SECTION:-ORT COMPARISON}
+[ "$section" = "-" ] && exit 0
+python3 "$root/scripts/replace_section.py" "$doc" "$section" \
+  "${BENCH_ORT_TITLE:-Glassbox beside ONNX Runtime}" "$table"

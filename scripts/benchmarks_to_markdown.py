@@ -87,7 +87,7 @@ def main():
                 floors[label] = ns
             counters = {k: v for k, v in b.items()
                         if k in ("GFLOP", "bytes_per_event", "memcpy_ns_per_event",
-                                 "ratio_to_memcpy")}
+                                 "ratio_to_memcpy", "floor_ns", "ratio_to_floor")}
             if "items_per_second" in b:
                 per_item = 1e9 / b["items_per_second"]
                 rows.append((name, label, per_item, ns, counters))
