@@ -1,6 +1,6 @@
 #pragma once
 /// @file
-/// The XNNPACK backend's processed-bytes format, version 1.3. The AOT half
+/// The XNNPACK backend's processed-bytes format, version 1.5. The AOT half
 /// writes it (xnnpack_program.h), the runtime half parses and validates it
 /// (runtime/program_parser.h). Constants only, so device code may include it.
 ///
@@ -155,6 +155,15 @@
 ///                    the last axis).
 ///   kErf             no params; elementwise like kClamp.
 ///
+/// Added in 1.5 (a 1.4 reader refuses these blobs by their minor version):
+///   kStridedSlice    start[6], step[6] (entries past the rank 0; each step
+///                    >= 1). Logical layout in and out, same rank; output
+///                    element [i_0..i_r] is input element [start_0 + i_0 *
+///                    step_0, ..]: a slice with steps or along several axes
+///                    (swin_t's patch merging, x[:, 0::2, 1::2, :]), which
+///                    kSlice's one run per row cannot copy. Glassbox's own
+///                    kernel.
+///
 /// Identifiers: consecutive operators may share one (1.2; the AOT half
 /// does so for hardsigmoid, a multiply by alpha then an add of beta with
 /// the output range [0, 1]); each is timed and logged under it, and only
@@ -169,7 +178,7 @@ inline constexpr char kXnnpackBackendName[] = "XnnpackBackend";
 
 inline constexpr char kXnnMagic[4] = {'G', 'B', 'X', 'N'};
 inline constexpr std::uint16_t kXnnFormatMajor = 1;
-inline constexpr std::uint16_t kXnnFormatMinor = 4;
+inline constexpr std::uint16_t kXnnFormatMinor = 5;
 /// The first minor version with the constants section.
 inline constexpr std::uint16_t kXnnConstantsMinor = 2;
 /// Bytes before the first input descriptor.
@@ -222,8 +231,10 @@ enum class XnnOpKind : std::uint8_t {
   kBatchMatMul = 38,
   kLayerNorm = 39,
   kErf = 40,
+  // 1.5
+  kStridedSlice = 41,
 };
-inline constexpr std::uint8_t kXnnMaxOpKind = 40;
+inline constexpr std::uint8_t kXnnMaxOpKind = 41;
 /// Rank slots of kConstantPad's pre/post lists.
 inline constexpr std::uint32_t kXnnPadRank = kXnnMaxRank;
 
@@ -280,6 +291,7 @@ constexpr const char* xnn_op_type_name(XnnOpKind kind) {
     case XnnOpKind::kBatchMatMul: return "glassbox_batch_matmul";
     case XnnOpKind::kLayerNorm: return "glassbox_layer_norm";
     case XnnOpKind::kErf: return "glassbox_erf";
+    case XnnOpKind::kStridedSlice: return "glassbox_strided_slice";
   }
   return nullptr;
 }

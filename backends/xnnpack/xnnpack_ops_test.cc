@@ -483,6 +483,28 @@ std::vector<OpCase> cases_1_0() {
              aot::AttributeMap{
                  {"starts", Ints{0, 0, 2}}, {"steps", Ints{1, 1, 1}}, {"shape", Ints{3, 5, 4}}}));
        }},
+      // swin_t's patch merging: x[:, i::2, j::2, :] of [B, H, W, C], four
+      // strided slices concatenated; and one after an NHWC convolution,
+      // read back in logical order.
+      {"strided_slices_patch_merging",
+       [](GraphBuilder& b) {
+         const ValueId x = b.relu(b.input("x", ScalarType::kFloat, {2, 6, 4, 3}));
+         std::vector<ValueId> parts;
+         for (const auto& [i, j] : {std::pair{0, 0}, {1, 0}, {0, 1}, {1, 1}}) {
+           parts.push_back(b.op("slice", {x},
+                                aot::AttributeMap{{"starts", Ints{0, i, j, 0}},
+                                                  {"steps", Ints{1, 2, 2, 1}},
+                                                  {"shape", Ints{2, 3, 2, 3}}}));
+         }
+         b.output(b.relu(b.concat(parts, 3)));
+       }},
+      {"strided_slice_after_conv",
+       [](GraphBuilder& b) {
+         b.output(b.relu(b.op("slice", {conv(b, image(b, 4, 7), 4, 6)},
+                              aot::AttributeMap{{"starts", Ints{0, 1, 0, 2}},
+                                                {"steps", Ints{1, 3, 2, 2}},
+                                                {"shape", Ints{2, 2, 4, 3}}})));
+       }},
       {"global_avg_pool",
        [](GraphBuilder& b) { b.output(b.global_avg_pool2d(conv(b, image(b), 4, 8))); }},
       {"add_nhwc",

@@ -726,6 +726,7 @@ class Lowering {
 
   Status lower_slice(const Node& node) {
     Sources sources{&node};
+    if (!slice_axis(graph_, node)) return lower_strided_slice(node, *strided_slice(graph_, node));
     const SliceAxis slice = *slice_axis(graph_, node);
     const XnnLayout layout = current_layout(node.inputs[0]);
     XnnOp op;
@@ -736,6 +737,22 @@ class Lowering {
                                               : static_cast<std::int64_t>(slice.axis)),
                u32(slice.start)};
     return emit_value(std::move(op), sources, node.outputs[0], layout);
+  }
+
+  // Steps, or several axes narrowed: our kernel, in logical order.
+  Status lower_strided_slice(const Node& node, const StridedSlice& slice) {
+    Sources sources{&node};
+    XnnOp op;
+    op.kind = XnnOpKind::kStridedSlice;
+    GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t in,
+                              slot_for(node.inputs[0], XnnLayout::kLogical, sources));
+    op.operands = {in};
+    op.ints.assign(2 * kXnnMaxRank, 0);
+    for (std::size_t d = 0; d < slice.start.size(); ++d) {
+      op.ints[d] = u32(slice.start[d]);
+      op.ints[kXnnMaxRank + d] = u32(slice.step[d]);
+    }
+    return emit_value(std::move(op), sources, node.outputs[0], XnnLayout::kLogical);
   }
 
   // data[..., index, ...] along one axis: a slice of size 1 there, then

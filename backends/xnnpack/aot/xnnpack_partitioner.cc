@@ -263,7 +263,8 @@ std::string op_rejection(const Graph& graph, const Node& node) {
   }
   if (op == aot::op::kResize) return resize_rejection(graph, node);
   if (op == aot::op::kSlice) {
-    return slice_axis(graph, node) ? kTaken : "slice with a step or along several axes";
+    return slice_axis(graph, node) || strided_slice(graph, node) ? kTaken
+                                                                 : "slice with a negative step";
   }
   return kTaken;
 }
@@ -355,6 +356,27 @@ std::optional<SliceAxis> slice_axis(const Graph& graph, const Node& node) {
     sliced = SliceAxis{d, starts[d]};
   }
   return sliced.value_or(SliceAxis{0, 0});
+}
+
+std::optional<StridedSlice> strided_slice(const Graph& graph, const Node& node) {
+  const auto& in = graph.find_value(node.inputs[0])->shape;
+  const auto starts = ints_attr(node, "starts");
+  const auto steps = ints_attr(node, "steps");
+  const auto shape = ints_attr(node, "shape");
+  if (in.size() > kXnnMaxRank || starts.size() != in.size() || steps.size() != in.size() ||
+      shape.size() != in.size()) {
+    return std::nullopt;
+  }
+  StridedSlice slice{starts, steps};
+  for (std::size_t d = 0; d < in.size(); ++d) {
+    if (shape[d] == 1) slice.step[d] = 1;  // one element: the step does not matter
+    // (Dims past 2^24 would not fit the format's params.)
+    if (slice.step[d] < 1 || starts[d] < 0 || in[d] > (std::int64_t{1} << 24) ||
+        (shape[d] > 0 && starts[d] + (shape[d] - 1) * slice.step[d] >= in[d])) {
+      return std::nullopt;
+    }
+  }
+  return slice;
 }
 
 std::optional<ChannelShuffle> channel_shuffle_of(const Graph& graph, const Node& transpose) {

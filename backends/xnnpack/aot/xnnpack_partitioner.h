@@ -110,6 +110,14 @@ struct SliceAxis {
 };
 std::optional<SliceAxis> slice_axis(const aot::Graph& graph, const aot::Node& node);
 
+/// Any other slice with positive steps (format 1.5's kStridedSlice): per
+/// logical dim, the first index and the step (1 where one element is
+/// taken). nullopt for a negative step or a rank over kXnnMaxRank.
+struct StridedSlice {
+  std::vector<std::int64_t> start, step;
+};
+std::optional<StridedSlice> strided_slice(const aot::Graph& graph, const aot::Node& node);
+
 /// A channel shuffle as PyTorch exports it: reshape [N, C, H, W] to
 /// [N, G, C/G, H, W], transpose with perm [0, 2, 1, 3, 4], reshape back.
 /// Found from the transpose; nullopt when `transpose` is not its middle.

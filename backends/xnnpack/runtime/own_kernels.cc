@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "backends/xnnpack/runtime/layout_transpose.h"
+#include "glassbox/runtime/kernels/data_movement.h"
 #include "glassbox/runtime/kernels/elementwise_ext.h"
 #include "glassbox/runtime/kernels/gemm.h"
 #include "glassbox/runtime/kernels/layer_norm.h"
@@ -35,7 +36,8 @@ bool is_own_kernel(XnnOpKind kind) {
     case XnnOpKind::kTranspose:
     case XnnOpKind::kBatchMatMul:
     case XnnOpKind::kLayerNorm:
-    case XnnOpKind::kErf: return true;
+    case XnnOpKind::kErf:
+    case XnnOpKind::kStridedSlice: return true;
     default: return false;
   }
 }
@@ -50,6 +52,7 @@ ErrorInfo compile_own_kernel(const ParsedProgram& program, std::uint32_t index,
   *k = OwnKernel{};
   k->kind = op.kind;
   k->a_desc = &x;
+  k->out_desc = &program.slots[program.first_op_slot() + index];
   k->a = buffers[op.operands[0]];
   k->out = buffers[program.first_op_slot() + index];
   switch (op.kind) {
@@ -70,6 +73,12 @@ ErrorInfo compile_own_kernel(const ParsedProgram& program, std::uint32_t index,
       break;
     case XnnOpKind::kTranspose:
       for (std::size_t i = 0; i < x.rank; ++i) k->perm[i] = op.ints[i];
+      break;
+    case XnnOpKind::kStridedSlice:
+      for (std::size_t i = 0; i < x.rank; ++i) {
+        k->start[i] = op.ints[i];
+        k->step[i] = op.ints[kXnnMaxRank + i];
+      }
       break;
     case XnnOpKind::kBatchMatMul: {
       k->b_desc = &program.slots[op.operands[1]];
@@ -113,6 +122,10 @@ Error run_own_kernel(const OwnKernel& k) {
       return kernels::layer_norm(k.a, x.numel / cols, cols, k.scale, k.bias, k.epsilon, k.out);
     }
     case XnnOpKind::kErf: return kernels::erf(k.a, k.out, x.numel);
+    case XnnOpKind::kStridedSlice:
+      return kernels::slice(k.a, a_shape, sizeof(float), Span<const std::int64_t>(k.start, x.rank),
+                            Span<const std::int64_t>(k.step, x.rank),
+                            Span<const std::int64_t>(k.out_desc->dims, x.rank), k.out);
     default: return Error::kInternal;
   }
 }

@@ -5,8 +5,8 @@
 /// slot buffers:
 /// - the NCHW <-> NHWC layout conversions and the channel shuffle
 ///   (layout_transpose.h);
-/// - format 1.4's transpose, batch matmul, layer norm and erf, on the
-///   portable kernels (glassbox/runtime/kernels), so that a transformer
+/// - format 1.4's transpose, batch matmul, layer norm and erf, and 1.5's
+///   strided slice, on the portable kernels (glassbox/runtime/kernels), so that a transformer
 ///   stays in one delegate: no partition border, no framework events, no
 ///   portable kernel call per operator.
 /// Single-threaded, as the portable kernels are.
@@ -26,6 +26,7 @@ struct OwnKernel {
   XnnOpKind kind = XnnOpKind::kErf;
   const SlotDesc* a_desc = nullptr;
   const SlotDesc* b_desc = nullptr;  ///< kBatchMatMul's second operand
+  const SlotDesc* out_desc = nullptr;
   const float* a = nullptr;
   const float* b = nullptr;
   float* out = nullptr;
@@ -34,6 +35,9 @@ struct OwnKernel {
   std::int64_t n = 0, c = 0, hw = 0;
   bool to_nhwc = false;
   std::int64_t perm[kXnnMaxRank] = {};  ///< kTranspose
+  /// kStridedSlice: per dim, the first input index and the step.
+  std::int64_t start[kXnnMaxRank] = {};
+  std::int64_t step[kXnnMaxRank] = {};
   /// kLayerNorm: aligned copies of the blob's scale and bias.
   const float* scale = nullptr;
   const float* bias = nullptr;

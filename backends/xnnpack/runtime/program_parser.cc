@@ -72,6 +72,7 @@ ParamShape param_shape(XnnOpKind kind) {
     case XnnOpKind::kSlice: return {2, false, false};
     case XnnOpKind::kChannelShuffle: return {1, false, false};
     case XnnOpKind::kTranspose: return {kXnnMaxRank, false, false};
+    case XnnOpKind::kStridedSlice: return {2 * kXnnMaxRank, false, false};
     case XnnOpKind::kLayerNorm: return {1, false, true};
     case XnnOpKind::kElu:
     case XnnOpKind::kLeakyRelu: return {0, false, true};
@@ -318,6 +319,26 @@ ErrorInfo expected_output(const ParsedOp& op, const SlotDesc* slots, const SlotD
         if (d == axis ? std::int64_t{p[1]} + out.physical(d) > xv.physical(d)
                       : out.physical(d) != xv.physical(d)) {
           return bad("xnnpack program: slice reads outside its input");
+        }
+      }
+      for (std::size_t i = 0; i < out.rank; ++i) dims[i] = out.dims[i];
+      return kOk;
+    }
+    case XnnOpKind::kStridedSlice: {
+      // Same rank, logical; every index the output reaches lies in x.
+      if (out.rank != x.rank || !readable_as(x, XnnLayout::kLogical) ||
+          !readable_as(out, XnnLayout::kLogical)) {
+        return bad("xnnpack program: strided slice rank or layout wrong");
+      }
+      const std::uint32_t* start = p;
+      const std::uint32_t* step = p + kXnnMaxRank;
+      for (std::size_t d = 0; d < kXnnMaxRank; ++d) {
+        if (d >= x.rank ? start[d] != 0 || step[d] != 0
+                        : step[d] == 0 ||
+                              (out.dims[d] > 0 &&
+                               std::int64_t{start[d]} + (out.dims[d] - 1) * std::int64_t{step[d]} >=
+                                   x.dims[d])) {
+          return bad("xnnpack program: strided slice reads outside its input");
         }
       }
       for (std::size_t i = 0; i < out.rank; ++i) dims[i] = out.dims[i];

@@ -195,6 +195,10 @@ std::vector<KindCase> kind_cases() {
   cases.push_back(
       {"layer_norm", one_op({logical(x)}, XnnOpKind::kLayerNorm, logical(x), {5}, layer_norm)});
   cases.push_back({"erf", one_op({logical(x)}, XnnOpKind::kErf, logical(x))});
+  // Format 1.5: x[:, 1::2, 0::2, 1::3] of [1, 4, 3, 5].
+  cases.push_back(
+      {"strided_slice", one_op({logical(x)}, XnnOpKind::kStridedSlice, logical({1, 2, 2, 2}),
+                               {0, 1, 0, 1, 0, 0, 1, 2, 2, 3, 0, 0})});
   return cases;
 }
 
@@ -317,6 +321,23 @@ TEST(XnnpackProgramParserKindsTest, KindSpecificRulesAreEnforced) {
   EXPECT_EQ(rejected(one_op({logical(x)}, XnnOpKind::kLayerNorm, logical(x), {3}, layer_norm)),
             Error::kCorruptData)
       << "layer norm channels are the last dim";
+  // Format 1.5.
+  EXPECT_EQ(rejected(one_op({logical(x)}, XnnOpKind::kStridedSlice, logical({1, 2, 2, 2}),
+                            {0, 1, 0, 2, 0, 0, 1, 2, 2, 3, 0, 0})),
+            Error::kCorruptData)
+      << "strided slice reads past the last dim (2 + 3 = 5)";
+  EXPECT_EQ(rejected(one_op({logical(x)}, XnnOpKind::kStridedSlice, logical({1, 2, 2, 2}),
+                            {0, 1, 0, 1, 0, 0, 1, 2, 0, 3, 0, 0})),
+            Error::kCorruptData)
+      << "strided slice step 0";
+  EXPECT_EQ(rejected(one_op({logical(x)}, XnnOpKind::kStridedSlice, logical({1, 2, 2, 2}),
+                            {0, 1, 0, 1, 0, 0, 1, 2, 2, 3, 1, 0})),
+            Error::kCorruptData)
+      << "strided slice step past the rank must be 0";
+  EXPECT_EQ(rejected(one_op({logical(x)}, XnnOpKind::kStridedSlice, nhwc({1, 2, 2, 2}),
+                            {0, 1, 0, 1, 0, 0, 1, 2, 2, 3, 0, 0}, {}, true)),
+            Error::kCorruptData)
+      << "strided slice reads and writes logical order";
 }
 
 // Format 1.2's constants section: x [2, 3] and y [3] (slots 0, 1), the
