@@ -70,6 +70,19 @@ struct OpCase {
 
 void PrintTo(const OpCase& c, std::ostream* os) { *os << c.name; }
 
+// regnet_y's squeeze-excite: x a grouped convolution's output, which
+// oneDNN leaves in channel blocks (aBcd8b on AVX-512 here); the scale, from
+// 1x1 convolutions, one value per image and channel. oneDNN runs that
+// multiply on its reference kernel; the delegate on ours
+// (blocked_channel_binary.h).
+ValueId regnet_y_squeeze_excite(GraphBuilder& b, std::int64_t hw) {
+  const ValueId stem = b.relu(conv(b, image(b, 4, hw), 4, 48, {}, 1));
+  const ValueId x = b.relu(conv(b, stem, 48, 48, {.padding = {1, 1}, .groups = 6}));
+  const ValueId s =
+      b.sigmoid(conv(b, b.relu(conv(b, b.global_avg_pool2d(x), 48, 12, {}, 1)), 12, 48, {}, 1));
+  return b.relu(conv(b, b.mul(x, s), 48, 48, {}, 1));
+}
+
 std::vector<OpCase> cases() {
   return {
       {"conv_bias_relu", [](GraphBuilder& b) { b.output(b.relu(conv(b, image(b), 4, 16))); }},
@@ -203,6 +216,10 @@ std::vector<OpCase> cases() {
          ValueId mask = b.relu(b.input("mask", ScalarType::kFloat, {1, 4, 1, 5, 5}));
          b.output(b.add(attn, mask));
        }},
+      // regnet_y's squeeze-excite: the scale multiplies a channel-blocked
+      // output (see SqueezeExciteOverBlockedChannelsAvoidsTheReferenceKernel).
+      {"squeeze_excite_blocked_channels",
+       [](GraphBuilder& b) { b.output(regnet_y_squeeze_excite(b, 6)); }},
       {"softmax_after_conv",
        [](GraphBuilder& b) { b.output(b.softmax(conv(b, image(b), 4, 8), 1)); }},
       // Squeezenet's fire module: a channel concat of two convolutions'
@@ -580,6 +597,19 @@ TEST(OnednnKernelChoiceTest, MiddleDimBroadcastAvoidsTheReferenceKernel) {
   ValueId attn = b.relu(b.input("attn", ScalarType::kFloat, {1, 16, 3, 7, 7}));
   ValueId mask = b.relu(b.input("mask", ScalarType::kFloat, {1, 16, 1, 7, 7}));
   b.output(b.relu(b.add(attn, mask)));
+  StatusOr<aot::Graph> graph = b.build();
+  ASSERT_TRUE(graph.ok());
+  const std::vector<std::string> binaries = delegate_metadata(*graph, "binary: ");
+  ASSERT_EQ(binaries.size(), 1u) << ::testing::PrintToString(binaries);
+  EXPECT_FALSE(binaries[0].starts_with("binary: ref")) << binaries[0];
+}
+
+// regnet_y_squeeze_excite (above): the multiply does not run oneDNN's
+// reference kernel (this test fails without blocked_channel_binary.h).
+TEST(OnednnKernelChoiceTest, SqueezeExciteOverBlockedChannelsAvoidsTheReferenceKernel) {
+  if (!__builtin_cpu_supports("avx2")) GTEST_SKIP() << "oneDNN's fast kernels need AVX2";
+  GraphBuilder b;
+  b.output(regnet_y_squeeze_excite(b, 14));
   StatusOr<aot::Graph> graph = b.build();
   ASSERT_TRUE(graph.ok());
   const std::vector<std::string> binaries = delegate_metadata(*graph, "binary: ");

@@ -10,6 +10,7 @@
 
 #include "backends/common/operator_profiler.h"
 #include "backends/onednn/onednn_format.h"
+#include "backends/onednn/runtime/blocked_channel_binary.h"
 #include "backends/onednn/runtime/broadcast_dims.h"
 #include "backends/onednn/runtime/nhwc_concat.h"
 #include "backends/onednn/runtime/nhwc_max_pool.h"
@@ -66,6 +67,9 @@ struct OpState {
   // A concatenation over the channels of NHWC inputs that runs our kernel
   // (nhwc_concat.h).
   bool nhwc_concat = false;
+  // A binary over channel blocks of this size that runs our kernel
+  // (blocked_channel_binary.h); 0 for none.
+  std::int64_t channel_block = 0;
 };
 
 struct DnnDelegate {
@@ -323,6 +327,8 @@ class OpBuilder {
       std::snprintf(st_->metadata, kMetadataBytes, "pooling: glassbox:nhwc_max");
     } else if (st_->nhwc_concat) {
       std::snprintf(st_->metadata, kMetadataBytes, "concat: glassbox:nhwc");
+    } else if (st_->channel_block != 0) {
+      std::snprintf(st_->metadata, kMetadataBytes, "binary: glassbox:blocked_channel");
     } else if (st_->view) {
       std::snprintf(st_->metadata, kMetadataBytes, "%s: view", dnn_op_kind_name(op.kind));
     } else if (op.kind == DnnOpKind::kReshape) {
@@ -885,7 +891,13 @@ class OpBuilder {
       const std::size_t lead = x.rank - y.rank;
       for (std::size_t i = 0; i < x.rank; ++i) dims[i] = i < lead ? 1 : y.dims[i - lead];
       DNN_TRY(plain_md(&src1_md, x.rank, dims), "binary descriptor");
-      if (is_plain(*d_, a) && on_reference_kernel(op, src1_md)) return merged_broadcast(op, dims);
+      if (on_reference_kernel(op, src1_md)) {
+        if (is_plain(*d_, a)) return merged_broadcast(op, dims);
+        if (const std::int64_t block = channel_block_of(op, dims); block != 0) {
+          st_->channel_block = block;
+          return define_output(d_->mds[a]);
+        }
+      }
       if (ErrorInfo e = own(src1_md, d_->buffers[b], &src1); e.code != Error::kOk) return e;
     }
     dnnl_binary_desc_t desc;
@@ -917,6 +929,27 @@ class OpBuilder {
         impl != nullptr && std::string_view(impl).starts_with("ref");
     dnnl_primitive_desc_destroy(pd);
     return reference;
+  }
+
+  // The channel block (8 or 16) of a binary `op` our kernel runs instead
+  // of oneDNN's reference one (blocked_channel_binary.h): x in aBcd8b or
+  // aBcd16b, y (`y_dims`, x's rank) one value per image and channel, and
+  // nothing fused after it. 0 otherwise.
+  std::int64_t channel_block_of(const DnnParsedOp& op, const std::int64_t* y_dims) const {
+    const DnnSlot& x = d_->program->slots[op.operands[0]];
+    if (x.rank != 4 || op.num_steps != 0 || y_dims[0] != x.dims[0] || y_dims[1] != x.dims[1] ||
+        y_dims[2] != 1 || y_dims[3] != 1) {
+      return 0;
+    }
+    const dnnl_dims_t dims = {x.dims[0], x.dims[1], x.dims[2], x.dims[3]};
+    for (const auto& [tag, block] : {std::pair{dnnl_aBcd8b, 8}, std::pair{dnnl_aBcd16b, 16}}) {
+      dnnl_memory_desc_t md;
+      if (dnnl_memory_desc_init_by_tag(&md, 4, dims, dnnl_f32, tag) == dnnl_success &&
+          dnnl_memory_desc_equal(&md, &d_->mds[op.operands[0]]) != 0) {
+        return block;
+      }
+    }
+    return 0;
   }
 
   // A broadcast of plain operands that oneDNN would run on its reference
@@ -1194,6 +1227,13 @@ Error run_op(DnnDelegate& d, std::uint32_t i) {
   }
   if (st.nhwc_concat) {
     run_nhwc_concat(p, i, d.buffers);
+    return Error::kOk;
+  }
+  if (st.channel_block != 0) {
+    const DnnParsedOp& op = p.ops[i];
+    blocked_channel_binary(static_cast<DnnBinary>(op.ints[0]), p.slots[op.operands[0]].dims,
+                           st.channel_block, d.buffers[op.operands[0]], d.buffers[op.operands[1]],
+                           d.buffers[p.first_op_slot() + i]);
     return Error::kOk;
   }
   if (st.primitive == nullptr) {  // reshape: plain bytes, another shape
