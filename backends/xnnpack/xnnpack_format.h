@@ -140,7 +140,8 @@
 ///
 /// Added in 1.4 (a 1.3 reader refuses these blobs by their minor version),
 /// for transformers; XNNPACK 2022 has none of them, so each runs a
-/// Glassbox portable kernel inside the delegate (single-threaded), which
+/// Glassbox portable kernel inside the delegate (erf, layer norm and batch
+/// matmul split over the delegate's threads, own_kernels.h), which
 /// keeps an encoder in one delegate instead of 28 separated by 44 portable
 /// kernel calls:
 ///   kTranspose       perm[6] (entries past the rank 0). Logical layout in

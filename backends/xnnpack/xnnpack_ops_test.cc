@@ -727,5 +727,45 @@ TEST(XnnpackThreadsTest, TwoThreadsMatchOne) {
   EXPECT_LT(testing::max_relative_error(outputs[0], outputs[1]), kTolerance);
 }
 
+// Our own kernels split over the pool once their work passes 64K: erf and
+// layer norm by rows, attention's matmul by batches (2 batches on 2
+// threads) or by rows (2 batches on 3 threads; 1 batch on 2). Every split
+// matches the portable kernels.
+class XnnpackOwnKernelThreadsTest : public ::testing::TestWithParam<std::vector<std::int64_t>> {};
+
+TEST_P(XnnpackOwnKernelThreadsTest, SplitsMatchPortable) {
+  const std::vector<std::int64_t>& shape = GetParam();
+  GraphBuilder b;
+  const ValueId x = b.input("x", ScalarType::kFloat, shape);
+  const ValueId e = b.op("erf", {x}, {});
+  const std::int64_t cols = shape.back();
+  const ValueId ln = b.op("layer_norm", {e, weights(b, "ln.s", {cols}), weights(b, "ln.b", {cols})},
+                          {{"axis", std::int64_t{-1}}, {"eps", 1e-5}});
+  b.output(b.matmul(ln, b.transpose(ln, {0, 2, 1})));
+  StatusOr<aot::Graph> graph = b.build();
+  ASSERT_TRUE(graph.ok()) << graph.message();
+  std::string error;
+  auto portable = testing::export_graph(*graph, false);
+  ASSERT_TRUE(portable.ok()) << portable.message();
+  const std::vector<float> want = testing::run_once(portable->buffer(), nullptr, &error);
+  ASSERT_TRUE(error.empty()) << error;
+  // The splits first: a run right after another of the same plan could
+  // find a row it failed to write still holding the right value.
+  for (const char* threads : {"2", "3", "1"}) {
+    auto program = testing::export_graph(
+        *graph, true, {aot::CompileSpec::from_string(runtime::kThreadsSpecKey, threads)});
+    ASSERT_TRUE(program.ok()) << program.message();
+    EXPECT_EQ(program->instruction_id_to_num_outs_map().at("forward").size(), 1u);
+    const std::vector<float> got = testing::run_once(program->buffer(), nullptr, &error);
+    ASSERT_TRUE(error.empty()) << error;
+    ASSERT_EQ(got.size(), want.size());
+    EXPECT_LT(testing::max_relative_error(got, want), kTolerance) << threads << " threads";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, XnnpackOwnKernelThreadsTest,
+                         ::testing::Values(std::vector<std::int64_t>{2, 130, 256},
+                                           std::vector<std::int64_t>{1, 260, 256}));
+
 }  // namespace
 }  // namespace glassbox::backends::xnnpack

@@ -1,5 +1,6 @@
 #include "backends/xnnpack/runtime/own_kernels.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "backends/xnnpack/runtime/layout_transpose.h"
@@ -26,6 +27,88 @@ const float* copy_floats(const std::uint8_t* bytes, std::size_t count,
   return copy;
 }
 
+// Work below this many elements (erf, layer norm) or multiply-adds
+// (batch matmul) runs on the calling thread: handing parts to the pool
+// costs a few microseconds, about what 64K elements of erf take here.
+constexpr std::int64_t kMinParallelWork = 1 << 16;
+
+std::uint32_t parts_for(std::int64_t work, std::int64_t max_parts, std::uint32_t threads) {
+  if (threads <= 1 || work < kMinParallelWork) return 1;
+  return static_cast<std::uint32_t>(std::min<std::int64_t>(threads, max_parts));
+}
+
+// [first, end) of part `p` of `count` items split into `parts`.
+void part_range(std::int64_t count, std::uint32_t parts, std::size_t p, std::int64_t* first,
+                std::int64_t* end) {
+  *first = count * static_cast<std::int64_t>(p) / parts;
+  *end = count * static_cast<std::int64_t>(p + 1) / parts;
+}
+
+// One part of a run: the kernel's error, if any, is kept (each part
+// writes its own slot).
+struct PartRun {
+  const OwnKernel* kernel;
+  Error errors[kMaxOwnKernelParts];
+};
+
+void run_erf_part(void* context, std::size_t p) {
+  auto* run = static_cast<PartRun*>(context);
+  const OwnKernel& k = *run->kernel;
+  std::int64_t first = 0, end = 0;
+  part_range(k.a_desc->numel, k.parts, p, &first, &end);
+  run->errors[p] = kernels::erf(k.a + first, k.out + first, end - first);
+}
+
+void run_layer_norm_part(void* context, std::size_t p) {
+  auto* run = static_cast<PartRun*>(context);
+  const OwnKernel& k = *run->kernel;
+  const SlotDesc& x = *k.a_desc;
+  const std::int64_t cols = x.dims[x.rank - 1];
+  std::int64_t first = 0, end = 0;
+  part_range(x.numel / cols, k.parts, p, &first, &end);
+  run->errors[p] = kernels::layer_norm(k.a + first * cols, end - first, cols, k.scale, k.bias,
+                                       k.epsilon, k.out + first * cols);
+}
+
+// [B, M, K] x [B, K, N] (the batch dims flattened): part p takes a range
+// of batches, or of every batch's rows.
+void run_batch_matmul_part(void* context, std::size_t p) {
+  auto* run = static_cast<PartRun*>(context);
+  const OwnKernel& k = *run->kernel;
+  const SlotDesc& a = *k.a_desc;
+  const std::int64_t m = a.dims[a.rank - 2], kk = a.dims[a.rank - 1];
+  const std::int64_t n = k.b_desc->dims[a.rank - 1];
+  const std::int64_t batches = a.numel / (m * kk);
+  const Span<float> scratch(k.scratch + p * k.scratch_floats, k.scratch_floats);
+  std::int64_t first = 0, end = 0;
+  if (k.split_batches) {
+    part_range(batches, k.parts, p, &first, &end);
+    const std::int64_t a_shape[3] = {end - first, m, kk}, b_shape[3] = {end - first, kk, n};
+    run->errors[p] = kernels::matmul(k.a + first * m * kk, a_shape, k.b + first * kk * n, b_shape,
+                                     k.out + first * m * n, scratch);
+    return;
+  }
+  part_range(m, k.parts, p, &first, &end);
+  const std::int64_t a_shape[2] = {end - first, kk}, b_shape[2] = {kk, n};
+  for (std::int64_t b = 0; b < batches && run->errors[p] == Error::kOk; ++b) {
+    run->errors[p] = kernels::matmul(k.a + (b * m + first) * kk, a_shape, k.b + b * kk * n, b_shape,
+                                     k.out + (b * m + first) * n, scratch);
+  }
+}
+
+Error run_parts(const OwnKernel& k, pthreadpool_t pool, void (*part)(void*, std::size_t)) {
+  PartRun run{&k, {}};
+  if (k.parts == 1) {
+    part(&run, 0);
+  } else {
+    pthreadpool_parallelize_1d(pool, part, &run, k.parts, 0);
+  }
+  for (std::uint32_t p = 0; p < k.parts; ++p) {
+    if (run.errors[p] != Error::kOk) return run.errors[p];
+  }
+  return Error::kOk;
+}
+
 }  // namespace
 
 bool is_own_kernel(XnnOpKind kind) {
@@ -43,8 +126,8 @@ bool is_own_kernel(XnnOpKind kind) {
 }
 
 ErrorInfo compile_own_kernel(const ParsedProgram& program, std::uint32_t index,
-                             float* const* buffers, runtime::MemoryAllocator* memory,
-                             OwnKernel** out) {
+                             float* const* buffers, std::uint32_t threads,
+                             runtime::MemoryAllocator* memory, OwnKernel** out) {
   const ParsedOp& op = program.ops[index];
   const SlotDesc& x = program.slots[op.operands[0]];
   auto* k = memory->allocate_array<OwnKernel>(1);
@@ -83,17 +166,31 @@ ErrorInfo compile_own_kernel(const ParsedProgram& program, std::uint32_t index,
     case XnnOpKind::kBatchMatMul: {
       k->b_desc = &program.slots[op.operands[1]];
       k->b = buffers[op.operands[1]];
-      const std::size_t bytes =
-          kernels::matmul_scratch_bytes(Span<const std::int64_t>(x.dims, x.rank),
-                                        Span<const std::int64_t>(k->b_desc->dims, x.rank));
+      const std::int64_t m = x.dims[x.rank - 2], kk = x.dims[x.rank - 1];
+      const std::int64_t n = k->b_desc->dims[x.rank - 1];
+      const std::int64_t batches = m * kk == 0 ? 0 : x.numel / (m * kk);
+      k->split_batches = batches >= threads;
+      k->parts = parts_for(batches * m * kk * n, k->split_batches ? batches : m, threads);
+      // The most any part multiplies at once: all batches on one thread, a
+      // share of them, or every batch's rows one batch at a time.
+      const std::int64_t part_batches = k->parts == 1      ? batches
+                                        : k->split_batches ? (batches + k->parts - 1) / k->parts
+                                                           : 1;
+      const std::int64_t part_rows =
+          k->split_batches || k->parts == 1 ? m : (m + k->parts - 1) / k->parts;
+      const std::int64_t a_shape[3] = {part_batches, part_rows, kk};
+      const std::int64_t b_shape[3] = {part_batches, kk, n};
+      const std::size_t bytes = kernels::matmul_scratch_bytes(a_shape, b_shape);
       k->scratch_floats = (bytes + sizeof(float) - 1) / sizeof(float);
       if (k->scratch_floats != 0) {
-        k->scratch = memory->allocate_array<float>(k->scratch_floats);
+        k->scratch = memory->allocate_array<float>(k->scratch_floats * k->parts);
         if (k->scratch == nullptr) return out_of_memory();
       }
       break;
     }
+    case XnnOpKind::kErf: k->parts = parts_for(x.numel, x.numel, threads); break;
     case XnnOpKind::kLayerNorm:
+      k->parts = parts_for(x.numel, x.numel / x.dims[x.rank - 1], threads);
       k->epsilon = op.scalar;
       k->scale = copy_floats(op.kernel, op.weight_count, memory);
       k->bias = copy_floats(op.bias, op.bias_count, memory);
@@ -105,7 +202,7 @@ ErrorInfo compile_own_kernel(const ParsedProgram& program, std::uint32_t index,
   return kOk;
 }
 
-Error run_own_kernel(const OwnKernel& k) {
+Error run_own_kernel(const OwnKernel& k, pthreadpool_t pool) {
   const SlotDesc& x = *k.a_desc;
   const Span<const std::int64_t> a_shape(x.dims, x.rank);
   switch (k.kind) {
@@ -114,14 +211,9 @@ Error run_own_kernel(const OwnKernel& k) {
     case XnnOpKind::kNhwcToNchw: nhwc_to_nchw(k.a, k.out, k.n, k.c, k.hw); return Error::kOk;
     case XnnOpKind::kTranspose:
       return kernels::transpose(k.a, a_shape, Span<const std::int64_t>(k.perm, x.rank), k.out);
-    case XnnOpKind::kBatchMatMul:
-      return kernels::matmul(k.a, a_shape, k.b, Span<const std::int64_t>(k.b_desc->dims, x.rank),
-                             k.out, Span<float>(k.scratch, k.scratch_floats));
-    case XnnOpKind::kLayerNorm: {
-      const std::int64_t cols = x.dims[x.rank - 1];
-      return kernels::layer_norm(k.a, x.numel / cols, cols, k.scale, k.bias, k.epsilon, k.out);
-    }
-    case XnnOpKind::kErf: return kernels::erf(k.a, k.out, x.numel);
+    case XnnOpKind::kBatchMatMul: return run_parts(k, pool, run_batch_matmul_part);
+    case XnnOpKind::kLayerNorm: return run_parts(k, pool, run_layer_norm_part);
+    case XnnOpKind::kErf: return run_parts(k, pool, run_erf_part);
     case XnnOpKind::kStridedSlice:
       return kernels::slice(k.a, a_shape, sizeof(float), Span<const std::int64_t>(k.start, x.rank),
                             Span<const std::int64_t>(k.step, x.rank),

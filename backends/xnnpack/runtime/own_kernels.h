@@ -9,7 +9,12 @@
 ///   strided slice, on the portable kernels (glassbox/runtime/kernels), so that a transformer
 ///   stays in one delegate: no partition border, no framework events, no
 ///   portable kernel call per operator.
-/// Single-threaded, as the portable kernels are.
+/// Erf, layer norm and batch matmul split their work over the delegate's
+/// thread pool when it is large enough to pay for the hand-off (each part
+/// a portable kernel call on its rows, batches or elements); the others
+/// run on the calling thread.
+
+#include <pthreadpool.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -19,6 +24,10 @@
 #include "glassbox/runtime/memory_allocator.h"
 
 namespace glassbox::backends::xnnpack {
+
+/// The most parts an own kernel's run splits into (the pool's threads,
+/// capped).
+inline constexpr std::uint32_t kMaxOwnKernelParts = 64;
 
 /// One such operator. The slot descriptors are the parsed program's, which
 /// lives as long as the delegate.
@@ -42,23 +51,31 @@ struct OwnKernel {
   const float* scale = nullptr;
   const float* bias = nullptr;
   float epsilon = 0;
-  /// kBatchMatMul: the GEMM's packing buffers.
+  /// kBatchMatMul: the GEMM's packing buffers, scratch_floats for each
+  /// of `parts`.
   float* scratch = nullptr;
   std::size_t scratch_floats = 0;
+  /// How many parts a run splits into over the pool (1: one call on the
+  /// calling thread), fixed at compile time from the pool's threads and
+  /// the work's size. kBatchMatMul splits its batches when there are at
+  /// least `parts` of them (split_batches), otherwise its rows.
+  std::uint32_t parts = 1;
+  bool split_batches = false;
 };
 
 /// Whether `kind` is one of these operators.
 bool is_own_kernel(XnnOpKind kind);
 
 /// Binds op `index` of `program` (validated by the parser) to `buffers`,
-/// taking weights and scratch from `memory`. kMemoryAllocationFailed when
-/// that runs out.
+/// taking weights and scratch from `memory`; `threads` is the pool's
+/// thread count (1 without a pool). kMemoryAllocationFailed when `memory`
+/// runs out.
 ErrorInfo compile_own_kernel(const ParsedProgram& program, std::uint32_t index,
-                             float* const* buffers, runtime::MemoryAllocator* memory,
-                             OwnKernel** out);
+                             float* const* buffers, std::uint32_t threads,
+                             runtime::MemoryAllocator* memory, OwnKernel** out);
 
-/// Runs it; the kernel's error if it refuses (it should not: the shapes
-/// were checked at parse time).
-Error run_own_kernel(const OwnKernel& kernel);
+/// Runs it, on `pool` (null: the calling thread); the kernel's error if it
+/// refuses (it should not: the shapes were checked at parse time).
+Error run_own_kernel(const OwnKernel& kernel, pthreadpool_t pool);
 
 }  // namespace glassbox::backends::xnnpack

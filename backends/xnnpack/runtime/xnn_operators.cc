@@ -2,6 +2,7 @@
 
 #include <xnnpack.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -356,7 +357,10 @@ ErrorInfo compile_operator(const ParsedProgram& program, std::uint32_t index, fl
   *out = CompiledOp{};
   if (is_own_kernel(op.kind)) {
     OwnKernel* own = nullptr;
-    const ErrorInfo e = compile_own_kernel(program, index, buffers, memory, &own);
+    const std::uint32_t threads =
+        pool == nullptr ? 1 : static_cast<std::uint32_t>(pthreadpool_get_threads_count(pool));
+    const ErrorInfo e = compile_own_kernel(program, index, buffers,
+                                           std::min(threads, kMaxOwnKernelParts), memory, &own);
     out->own = own;
     return e;
   }
@@ -381,7 +385,7 @@ ErrorInfo compile_operator(const ParsedProgram& program, std::uint32_t index, fl
 }
 
 Error run_compiled(const CompiledOp& op, pthreadpool* pool) {
-  if (op.own != nullptr) return run_own_kernel(*op.own);
+  if (op.own != nullptr) return run_own_kernel(*op.own, pool);
   for (std::uint32_t i = 0; i < op.num_operators; ++i) {
     if (xnn_run_operator(op.operators[i], pool) != xnn_status_success) return Error::kInternal;
   }
