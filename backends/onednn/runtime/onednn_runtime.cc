@@ -952,13 +952,12 @@ class OpBuilder {
     return 0;
   }
 
-  // A broadcast of plain operands that oneDNN would run on its reference
-  // kernel, x op y with y's dims `y_dims` (x's rank), run on fewer dims: those of size 1 on both
-  // sides dropped, and neighbours both broadcast or both not merged. The bytes are the same;
-  // oneDNN 2.6 runs a broadcast it does not recognise on its reference
-  // kernel, and the merged one on its jit kernel (swin_t's window-mask
-  // add, [1,64,3,49,49] + [1,64,1,49,49], took 44 ms on the reference
-  // kernel). The output keeps x's plain descriptor for its readers.
+  // A broadcast of plain operands, x op y with y's dims `y_dims` (x's
+  // rank), that oneDNN would run on its reference kernel, run on the
+  // merged dims of broadcast_dims.h instead: the same bytes, which oneDNN
+  // 2.6 runs on its jit kernel (swin_t's window-mask add, [1,64,3,49,49] +
+  // [1,64,1,49,49], took 44 ms on the reference one). The output keeps
+  // x's plain descriptor for its readers.
   ErrorInfo merged_broadcast(const DnnParsedOp& op, const std::int64_t* y_dims) {
     const DnnSlot& x = d_->program->slots[op.operands[0]];
     std::int64_t xm[kDnnMaxRank], ym[kDnnMaxRank];

@@ -70,6 +70,14 @@ void run_layer_norm_part(void* context, std::size_t p) {
                                        k.epsilon, k.out + first * cols);
 }
 
+// The product of a batch matmul operand's dims before its last two (1
+// for rank 2); exact when M or K is 0 too.
+std::int64_t batch_count(const SlotDesc& a) {
+  std::int64_t batches = 1;
+  for (std::size_t i = 0; i + 2 < a.rank; ++i) batches *= a.dims[i];
+  return batches;
+}
+
 // [B, M, K] x [B, K, N] (the batch dims flattened): part p takes a range
 // of batches, or of every batch's rows.
 void run_batch_matmul_part(void* context, std::size_t p) {
@@ -78,7 +86,7 @@ void run_batch_matmul_part(void* context, std::size_t p) {
   const SlotDesc& a = *k.a_desc;
   const std::int64_t m = a.dims[a.rank - 2], kk = a.dims[a.rank - 1];
   const std::int64_t n = k.b_desc->dims[a.rank - 1];
-  const std::int64_t batches = a.numel / (m * kk);
+  const std::int64_t batches = batch_count(a);
   const Span<float> scratch(k.scratch + p * k.scratch_floats, k.scratch_floats);
   std::int64_t first = 0, end = 0;
   if (k.split_batches) {
@@ -168,7 +176,7 @@ ErrorInfo compile_own_kernel(const ParsedProgram& program, std::uint32_t index,
       k->b = buffers[op.operands[1]];
       const std::int64_t m = x.dims[x.rank - 2], kk = x.dims[x.rank - 1];
       const std::int64_t n = k->b_desc->dims[x.rank - 1];
-      const std::int64_t batches = m * kk == 0 ? 0 : x.numel / (m * kk);
+      const std::int64_t batches = batch_count(x);
       k->split_batches = batches >= threads;
       k->parts = parts_for(batches * m * kk * n, k->split_batches ? batches : m, threads);
       // The most any part multiplies at once: all batches on one thread, a
