@@ -263,8 +263,9 @@ std::string op_rejection(const Graph& graph, const Node& node) {
   }
   if (op == aot::op::kResize) return resize_rejection(graph, node);
   if (op == aot::op::kSlice) {
-    return slice_axis(graph, node) || strided_slice(graph, node) ? kTaken
-                                                                 : "slice with a negative step";
+    return slice_axis(graph, node) || strided_slice(graph, node)
+               ? kTaken
+               : "slice with a negative step or a dim over 2^24";
   }
   return kTaken;
 }
