@@ -8,12 +8,12 @@
 #include <utility>
 #include <vector>
 
+#include "backends/common/batch_norm_folding.h"
 #include "backends/common/graph_uses.h"
 #include "backends/common/node_attributes.h"
 #include "backends/onednn/aot/fused_patterns.h"
 #include "backends/onednn/aot/onednn_partitioner.h"
 #include "backends/onednn/aot/onednn_program.h"
-#include "backends/xnnpack/aot/batch_norm_folding.h"
 #include "glassbox/aot/delegate_mapping_builder.h"
 #include "glassbox/aot/ops.h"
 
@@ -394,8 +394,7 @@ class Lowering {
   Status lower_lone_batch_norm(const Node& node) {
     const std::int64_t channels = value(node.inputs[0]).shape[1];
     GLASSBOX_ASSIGN_OR_RETURN(
-        xnnpack::ConvWeights weights,
-        xnnpack::batch_norm_as_depthwise(xnnpack::batch_norm_constants(graph_, node), channels));
+        ConvWeights weights, batch_norm_as_depthwise(batch_norm_constants(graph_, node), channels));
     // 1x1, stride 1, no dilation or padding, one group per channel.
     return emit_convolution(node.inputs[0], {channels, 1, 1, 1}, std::move(weights),
                             {1, 1, 1, 1, 0, 0, 0, 0, channels}, Sources{&node}, node.outputs[0]);
@@ -403,15 +402,14 @@ class Lowering {
 
   Status lower_conv(const Node& node) {
     const aot::Value& w = value(node.inputs[1]);
-    xnnpack::ConvWeights weights{w.shape[0], w.data,
-                                 node.inputs.size() > 2
-                                     ? value(node.inputs[2]).data
-                                     : std::vector<float>(static_cast<std::size_t>(w.shape[0]))};
+    ConvWeights weights{w.shape[0], w.data,
+                        node.inputs.size() > 2
+                            ? value(node.inputs[2]).data
+                            : std::vector<float>(static_cast<std::size_t>(w.shape[0]))};
     Sources sources{&node};
     ValueId out = node.outputs[0];
     if (const Node* bn = sole_user(out); bn != nullptr && bn->op == aot::op::kBatchNorm) {
-      GLASSBOX_RETURN_IF_ERROR(
-          xnnpack::fold_batch_norm(xnnpack::batch_norm_constants(graph_, *bn), &weights));
+      GLASSBOX_RETURN_IF_ERROR(fold_batch_norm(batch_norm_constants(graph_, *bn), &weights));
       absorb(*bn);
       sources.push_back(bn);
       out = bn->outputs[0];
@@ -430,7 +428,7 @@ class Lowering {
   // `geometry` is stride (2), dilation (2), pads top, left, bottom, right
   // (4) and groups, as DnnOp.ints takes them.
   Status emit_convolution(ValueId input, std::vector<std::int64_t> weight_shape,
-                          xnnpack::ConvWeights weights, const std::array<std::int64_t, 9>& geometry,
+                          ConvWeights weights, const std::array<std::int64_t, 9>& geometry,
                           Sources sources, ValueId out) {
     const std::optional<ValueId> residual = absorb_residual(&out, &sources);
     std::vector<EltwiseStep> steps;

@@ -10,9 +10,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "backends/common/batch_norm_folding.h"
 #include "backends/common/graph_uses.h"
 #include "backends/common/node_attributes.h"
-#include "backends/xnnpack/aot/batch_norm_folding.h"
 #include "backends/xnnpack/aot/xnnpack_partitioner.h"
 #include "backends/xnnpack/aot/xnnpack_program.h"
 #include "glassbox/aot/delegate_mapping_builder.h"

@@ -1,10 +1,10 @@
-#include "backends/xnnpack/aot/batch_norm_folding.h"
+#include "backends/common/batch_norm_folding.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-namespace glassbox::backends::xnnpack {
+namespace glassbox::backends {
 namespace {
 
 TEST(BatchNormFoldingTest, FoldsScaleAndShiftPerOutputChannel) {
@@ -31,4 +31,4 @@ TEST(BatchNormFoldingTest, RejectsMismatchedSizesAndNonPositiveVariance) {
 }
 
 }  // namespace
-}  // namespace glassbox::backends::xnnpack
+}  // namespace glassbox::backends

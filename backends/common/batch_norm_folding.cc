@@ -1,11 +1,11 @@
-#include "backends/xnnpack/aot/batch_norm_folding.h"
+#include "backends/common/batch_norm_folding.h"
 
 #include <cmath>
 #include <string>
 
 #include "backends/common/node_attributes.h"
 
-namespace glassbox::backends::xnnpack {
+namespace glassbox::backends {
 
 Status fold_batch_norm(const BatchNormConstants& bn, ConvWeights* conv) {
   const auto channels = static_cast<std::size_t>(conv->out_channels);
@@ -46,4 +46,4 @@ StatusOr<ConvWeights> batch_norm_as_depthwise(const BatchNormConstants& bn, std:
   return weights;
 }
 
-}  // namespace glassbox::backends::xnnpack
+}  // namespace glassbox::backends

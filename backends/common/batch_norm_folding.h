@@ -5,7 +5,8 @@
 ///   bn(conv(x)) = scale * (W x + b - mean) + beta,  scale = gamma / sqrt(var + eps)
 ///              = (scale * W) x + (scale * (b - mean) + beta)
 ///
-/// so the XNNPACK convolution computes both with new weights and bias.
+/// so the delegate's convolution computes both with new weights and bias
+/// (XNNPACK and oneDNN alike).
 
 #include <cstdint>
 #include <span>
@@ -14,7 +15,7 @@
 #include "glassbox/aot/graph.h"
 #include "glassbox/core/status.h"
 
-namespace glassbox::backends::xnnpack {
+namespace glassbox::backends {
 
 /// A convolution's parameters in the graph's OIHW order.
 struct ConvWeights {
@@ -47,4 +48,4 @@ BatchNormConstants batch_norm_constants(const aot::Graph& graph, const aot::Node
 /// bias the shift (the identity convolution, folded).
 StatusOr<ConvWeights> batch_norm_as_depthwise(const BatchNormConstants& bn, std::int64_t channels);
 
-}  // namespace glassbox::backends::xnnpack
+}  // namespace glassbox::backends
