@@ -883,52 +883,57 @@ class OpBuilder {
     dnnl_memory_t src1 = d_->mems[b];
     bool same = x.rank == y.rank;
     for (std::size_t i = 0; same && i < x.rank; ++i) same = x.dims[i] == y.dims[i];
-    if (!same) {  // broadcast: y's plain bytes seen with x's rank
+    std::int64_t dims[kDnnMaxRank] = {};  // y's, with x's rank
+    if (!same) {                          // broadcast: y's plain bytes seen with x's rank
       if (!is_plain(*d_, b)) {
         return make_error(Error::kCorruptData, "onednn program: broadcast operand not plain");
       }
-      std::int64_t dims[kDnnMaxRank];
       const std::size_t lead = x.rank - y.rank;
       for (std::size_t i = 0; i < x.rank; ++i) dims[i] = i < lead ? 1 : y.dims[i - lead];
       DNN_TRY(plain_md(&src1_md, x.rank, dims), "binary descriptor");
-      if (on_reference_kernel(op, src1_md)) {
-        if (is_plain(*d_, a)) return merged_broadcast(op, dims);
-        if (const std::int64_t block = channel_block_of(op, dims); block != 0) {
-          st_->channel_block = block;
-          return define_output(d_->mds[a]);
-        }
+    }
+    DNN_TRY(binary_pd(op, d_->mds[a], src1_md, &st_->pd), "binary creation");
+    if (!same && on_reference_kernel(st_->pd)) {
+      // oneDNN's reference kernel takes about 100 ns an element: run the
+      // same bytes another way where one fits.
+      const bool plain = is_plain(*d_, a);
+      const std::int64_t block = plain ? 0 : channel_block_of(op, dims);
+      if (plain || block != 0) {
+        dnnl_primitive_desc_destroy(st_->pd);
+        st_->pd = nullptr;
+        if (plain) return merged_broadcast(op, dims);
+        st_->channel_block = block;
+        return define_output(d_->mds[a]);
       }
+    }
+    if (!same) {
       if (ErrorInfo e = own(src1_md, d_->buffers[b], &src1); e.code != Error::kOk) return e;
     }
-    dnnl_binary_desc_t desc;
-    DNN_TRY(
-        dnnl_binary_desc_init(&desc, binary_alg(op.ints[0]), &d_->mds[a], &src1_md, &d_->mds[a]),
-        "binary creation");
+    if (ErrorInfo e = output_from_pd(); e.code != Error::kOk) return e;
+    arg(DNNL_ARG_SRC_0, d_->mems[a]);
     arg(DNNL_ARG_SRC_1, src1);
-    return finish_single(op, &desc, "binary creation", DNNL_ARG_SRC_0);
+    arg(DNNL_ARG_DST, d_->mems[out_]);
+    return create_primitive("binary creation");
   }
 
-  // Whether oneDNN runs binary `op` with src1 seen as `src1_md` on its
-  // reference kernel.
-  bool on_reference_kernel(const DnnParsedOp& op, const dnnl_memory_desc_t& src1_md) const {
-    const dnnl_memory_desc_t& x_md = d_->mds[op.operands[0]];
+  // The primitive descriptor of binary `op` on `x_md` and `y_md` (the
+  // output like x), with the op's post-ops.
+  dnnl_status_t binary_pd(const DnnParsedOp& op, const dnnl_memory_desc_t& x_md,
+                          const dnnl_memory_desc_t& y_md, dnnl_primitive_desc_t* pd) const {
     dnnl_binary_desc_t desc;
     dnnl_primitive_attr_t attr = nullptr;
-    if (dnnl_binary_desc_init(&desc, binary_alg(op.ints[0]), &x_md, &src1_md, &x_md) !=
-            dnnl_success ||
-        make_attr(op, 0, false, &attr) != dnnl_success) {
-      return false;
-    }
-    dnnl_primitive_desc_t pd = nullptr;
-    const dnnl_status_t s = dnnl_primitive_desc_create(&pd, &desc, attr, d_->engine, nullptr);
-    dnnl_primitive_attr_destroy(attr);
-    if (s != dnnl_success) return false;
+    dnnl_status_t s = dnnl_binary_desc_init(&desc, binary_alg(op.ints[0]), &x_md, &y_md, &x_md);
+    if (s == dnnl_success) s = make_attr(op, 0, false, &attr);
+    if (s == dnnl_success) s = dnnl_primitive_desc_create(pd, &desc, attr, d_->engine, nullptr);
+    if (attr != nullptr) dnnl_primitive_attr_destroy(attr);
+    return s;
+  }
+
+  // Whether oneDNN chose its reference kernel for `pd`.
+  static bool on_reference_kernel(const_dnnl_primitive_desc_t pd) {
     const char* impl = nullptr;
-    const bool reference =
-        dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl) == dnnl_success &&
-        impl != nullptr && std::string_view(impl).starts_with("ref");
-    dnnl_primitive_desc_destroy(pd);
-    return reference;
+    return dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl) == dnnl_success &&
+           impl != nullptr && std::string_view(impl).starts_with("ref");
   }
 
   // The channel block (8 or 16) of a binary `op` our kernel runs instead
@@ -965,14 +970,7 @@ class OpBuilder {
     dnnl_memory_desc_t x_md, y_md;
     DNN_TRY(plain_md(&x_md, rank, xm), "binary descriptor");
     DNN_TRY(plain_md(&y_md, rank, ym), "binary descriptor");
-    dnnl_binary_desc_t desc;
-    DNN_TRY(dnnl_binary_desc_init(&desc, binary_alg(op.ints[0]), &x_md, &y_md, &x_md),
-            "binary creation");
-    dnnl_primitive_attr_t attr = nullptr;
-    DNN_TRY(make_attr(op, 0, false, &attr), "binary attributes");
-    const dnnl_status_t s = dnnl_primitive_desc_create(&st_->pd, &desc, attr, d_->engine, nullptr);
-    dnnl_primitive_attr_destroy(attr);
-    DNN_TRY(s, "binary creation");
+    DNN_TRY(binary_pd(op, x_md, y_md, &st_->pd), "binary creation");
     if (ErrorInfo e = define_output(d_->mds[op.operands[0]]); e.code != Error::kOk) return e;
     dnnl_memory_t src0 = nullptr, src1 = nullptr, dst = nullptr;
     if (ErrorInfo e = own(x_md, d_->buffers[op.operands[0]], &src0); e.code != Error::kOk) return e;
