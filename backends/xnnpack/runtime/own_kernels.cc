@@ -179,16 +179,11 @@ ErrorInfo compile_own_kernel(const ParsedProgram& program, std::uint32_t index,
       const std::int64_t batches = batch_count(x);
       k->split_batches = batches >= threads;
       k->parts = parts_for(batches * m * kk * n, k->split_batches ? batches : m, threads);
-      // The most any part multiplies at once: all batches on one thread, a
-      // share of them, or every batch's rows one batch at a time.
-      const std::int64_t part_batches = k->parts == 1      ? batches
-                                        : k->split_batches ? (batches + k->parts - 1) / k->parts
-                                                           : 1;
+      // Each matmul call of a part is one GEMM of at most this many rows
+      // (its batches are separate GEMMs, b having batch dims of its own).
       const std::int64_t part_rows =
           k->split_batches || k->parts == 1 ? m : (m + k->parts - 1) / k->parts;
-      const std::int64_t a_shape[3] = {part_batches, part_rows, kk};
-      const std::int64_t b_shape[3] = {part_batches, kk, n};
-      const std::size_t bytes = kernels::matmul_scratch_bytes(a_shape, b_shape);
+      const std::size_t bytes = kernels::gemm_scratch_bytes(part_rows, n, kk);
       k->scratch_floats = (bytes + sizeof(float) - 1) / sizeof(float);
       if (k->scratch_floats != 0) {
         k->scratch = memory->allocate_array<float>(k->scratch_floats * k->parts);
