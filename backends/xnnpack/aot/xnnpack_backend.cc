@@ -725,17 +725,17 @@ class Lowering {
   }
 
   Status lower_slice(const Node& node) {
+    const std::optional<SliceAxis> slice = slice_axis(graph_, node);
+    if (!slice) return lower_strided_slice(node, *strided_slice(graph_, node));
     Sources sources{&node};
-    if (!slice_axis(graph_, node)) return lower_strided_slice(node, *strided_slice(graph_, node));
-    const SliceAxis slice = *slice_axis(graph_, node);
     const XnnLayout layout = current_layout(node.inputs[0]);
     XnnOp op;
     op.kind = XnnOpKind::kSlice;
     GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t in, slot_for(node.inputs[0], layout, sources));
     op.operands = {in};
-    op.ints = {u32(layout == XnnLayout::kNhwc ? kNhwcPosition[slice.axis]
-                                              : static_cast<std::int64_t>(slice.axis)),
-               u32(slice.start)};
+    op.ints = {u32(layout == XnnLayout::kNhwc ? kNhwcPosition[slice->axis]
+                                              : static_cast<std::int64_t>(slice->axis)),
+               u32(slice->start)};
     return emit_value(std::move(op), sources, node.outputs[0], layout);
   }
 

@@ -342,38 +342,49 @@ std::optional<ValueId> bias_of_add(const Graph& graph, const Node& add, ValueId 
   return bias;
 }
 
-std::optional<SliceAxis> slice_axis(const Graph& graph, const Node& node) {
-  const auto& in = graph.find_value(node.inputs[0])->shape;
-  const auto starts = ints_attr(node, "starts");
-  const auto steps = ints_attr(node, "steps");
-  const auto shape = ints_attr(node, "shape");
-  if (starts.size() != in.size() || steps.size() != in.size() || shape.size() != in.size()) {
+namespace {
+
+// A slice node's input shape and its starts, steps and output shape, one
+// of each per input dim; nullopt when the attributes are not that.
+struct SliceAttrs {
+  const std::vector<std::int64_t>& in;
+  std::vector<std::int64_t> starts, steps, shape;
+};
+std::optional<SliceAttrs> slice_attrs(const Graph& graph, const Node& node) {
+  SliceAttrs a{graph.find_value(node.inputs[0])->shape, ints_attr(node, "starts"),
+               ints_attr(node, "steps"), ints_attr(node, "shape")};
+  if (a.starts.size() != a.in.size() || a.steps.size() != a.in.size() ||
+      a.shape.size() != a.in.size()) {
     return std::nullopt;
   }
+  return a;
+}
+
+}  // namespace
+
+std::optional<SliceAxis> slice_axis(const Graph& graph, const Node& node) {
+  const std::optional<SliceAttrs> a = slice_attrs(graph, node);
+  if (!a) return std::nullopt;
   std::optional<SliceAxis> sliced;
-  for (std::size_t d = 0; d < in.size(); ++d) {
-    if (shape[d] == in[d] && starts[d] == 0 && (steps[d] == 1 || shape[d] == 1)) continue;
-    if (sliced || (steps[d] != 1 && shape[d] != 1)) return std::nullopt;
-    sliced = SliceAxis{d, starts[d]};
+  for (std::size_t d = 0; d < a->in.size(); ++d) {
+    if (a->shape[d] == a->in[d] && a->starts[d] == 0 && (a->steps[d] == 1 || a->shape[d] == 1)) {
+      continue;
+    }
+    if (sliced || (a->steps[d] != 1 && a->shape[d] != 1)) return std::nullopt;
+    sliced = SliceAxis{d, a->starts[d]};
   }
   return sliced.value_or(SliceAxis{0, 0});
 }
 
 std::optional<StridedSlice> strided_slice(const Graph& graph, const Node& node) {
-  const auto& in = graph.find_value(node.inputs[0])->shape;
-  const auto starts = ints_attr(node, "starts");
-  const auto steps = ints_attr(node, "steps");
-  const auto shape = ints_attr(node, "shape");
-  if (in.size() > kXnnMaxRank || starts.size() != in.size() || steps.size() != in.size() ||
-      shape.size() != in.size()) {
-    return std::nullopt;
-  }
-  StridedSlice slice{starts, steps};
-  for (std::size_t d = 0; d < in.size(); ++d) {
-    if (shape[d] == 1) slice.step[d] = 1;  // one element: the step does not matter
+  const std::optional<SliceAttrs> a = slice_attrs(graph, node);
+  if (!a || a->in.size() > kXnnMaxRank) return std::nullopt;
+  StridedSlice slice{a->starts, a->steps};
+  for (std::size_t d = 0; d < a->in.size(); ++d) {
+    if (a->shape[d] == 1) slice.step[d] = 1;  // one element: the step does not matter
     // (Dims past 2^24 would not fit the format's params.)
-    if (slice.step[d] < 1 || starts[d] < 0 || in[d] > (std::int64_t{1} << 24) ||
-        (shape[d] > 0 && starts[d] + (shape[d] - 1) * slice.step[d] >= in[d])) {
+    if (slice.step[d] < 1 || a->starts[d] < 0 || a->in[d] > (std::int64_t{1} << 24) ||
+        (a->shape[d] > 0 && a->starts[d] + (a->shape[d] - 1) * slice.step[d] >= a->in[d])) {
       return std::nullopt;
     }
   }
