@@ -590,6 +590,16 @@ TEST(OnednnKernelChoiceTest, GroupedConvolutionAvoidsTheReferenceKernel) {
   for (const std::string& c : convolutions) EXPECT_FALSE(c.starts_with("convolution: ref")) << c;
 }
 
+// The one binary of `b`'s graph, lowered whole to oneDNN, does not run
+// oneDNN's reference kernel.
+void expect_binary_avoids_reference_kernel(GraphBuilder& b) {
+  StatusOr<aot::Graph> graph = b.build();
+  ASSERT_TRUE(graph.ok());
+  const std::vector<std::string> binaries = delegate_metadata(*graph, "binary: ");
+  ASSERT_EQ(binaries.size(), 1u) << ::testing::PrintToString(binaries);
+  EXPECT_FALSE(binaries[0].starts_with("binary: ref")) << binaries[0];
+}
+
 // A broadcast along a middle dim (swin_t's window-mask add) runs oneDNN's
 // jit kernel on merged dims, not its reference kernel (100 ns an element).
 TEST(OnednnKernelChoiceTest, MiddleDimBroadcastAvoidsTheReferenceKernel) {
@@ -597,11 +607,7 @@ TEST(OnednnKernelChoiceTest, MiddleDimBroadcastAvoidsTheReferenceKernel) {
   ValueId attn = b.relu(b.input("attn", ScalarType::kFloat, {1, 16, 3, 7, 7}));
   ValueId mask = b.relu(b.input("mask", ScalarType::kFloat, {1, 16, 1, 7, 7}));
   b.output(b.relu(b.add(attn, mask)));
-  StatusOr<aot::Graph> graph = b.build();
-  ASSERT_TRUE(graph.ok());
-  const std::vector<std::string> binaries = delegate_metadata(*graph, "binary: ");
-  ASSERT_EQ(binaries.size(), 1u) << ::testing::PrintToString(binaries);
-  EXPECT_FALSE(binaries[0].starts_with("binary: ref")) << binaries[0];
+  expect_binary_avoids_reference_kernel(b);
 }
 
 // regnet_y_squeeze_excite (above): the multiply does not run oneDNN's
@@ -610,11 +616,7 @@ TEST(OnednnKernelChoiceTest, SqueezeExciteOverBlockedChannelsAvoidsTheReferenceK
   if (!__builtin_cpu_supports("avx2")) GTEST_SKIP() << "oneDNN's fast kernels need AVX2";
   GraphBuilder b;
   b.output(regnet_y_squeeze_excite(b, 14));
-  StatusOr<aot::Graph> graph = b.build();
-  ASSERT_TRUE(graph.ok());
-  const std::vector<std::string> binaries = delegate_metadata(*graph, "binary: ");
-  ASSERT_EQ(binaries.size(), 1u) << ::testing::PrintToString(binaries);
-  EXPECT_FALSE(binaries[0].starts_with("binary: ref")) << binaries[0];
+  expect_binary_avoids_reference_kernel(b);
 }
 
 // A 3x3 convolution of 64 channels at 28x28 runs oneDNN's Winograd kernel
