@@ -70,12 +70,22 @@ class Harness {
   std::size_t count_ = 0;
 };
 
+// The floor: what any real-time event pair must do.
+inline void two_clock_reads(const Clock& clock) {
+  benchmark::DoNotOptimize(clock.now());
+  benchmark::DoNotOptimize(clock.now());
+}
+
+// A delegate's real-time event pair with an int identifier.
+inline void delegate_event_pair(EventTracer* tracer) {
+  EventTracerEntry e =
+      runtime::event_tracer_start_profiling_delegate(tracer, nullptr, DelegateDebugIntId(7));
+  (void)runtime::event_tracer_end_profiling_delegate(tracer, e);
+}
+
 void BM_TwoClockReads(benchmark::State& state) {
   const Clock clock = clock_for(state);
-  for (auto _ : state) {
-    benchmark::DoNotOptimize(clock.now());
-    benchmark::DoNotOptimize(clock.now());
-  }
+  for (auto _ : state) two_clock_reads(clock);
   state.SetLabel(clock_label(state));
 }
 BENCHMARK(BM_TwoClockReads)->Arg(0)->Arg(1);
@@ -84,9 +94,7 @@ void BM_DelegateEventPairIntId(benchmark::State& state) {
   Harness h(state);
   EventTracer* tracer = h.tracer();
   for (auto _ : state) {
-    EventTracerEntry e =
-        runtime::event_tracer_start_profiling_delegate(tracer, nullptr, DelegateDebugIntId(7));
-    (void)runtime::event_tracer_end_profiling_delegate(tracer, e);
+    delegate_event_pair(tracer);
     h.tick(1);
   }
 }
@@ -106,17 +114,10 @@ void BM_DelegateEventPairInterleaved(benchmark::State& state) {
   Harness h(state);
   EventTracer* tracer = h.tracer();
   const auto floor_round = [&] {
-    for (int i = 0; i < kRoundEvents; ++i) {
-      benchmark::DoNotOptimize(clock.now());
-      benchmark::DoNotOptimize(clock.now());
-    }
+    for (int i = 0; i < kRoundEvents; ++i) two_clock_reads(clock);
   };
   const auto pair_round = [&] {
-    for (int i = 0; i < kRoundEvents; ++i) {
-      EventTracerEntry e =
-          runtime::event_tracer_start_profiling_delegate(tracer, nullptr, DelegateDebugIntId(7));
-      (void)runtime::event_tracer_end_profiling_delegate(tracer, e);
-    }
+    for (int i = 0; i < kRoundEvents; ++i) delegate_event_pair(tracer);
   };
   const auto timed = [](const auto& round) {
     const auto start = std::chrono::steady_clock::now();
