@@ -89,7 +89,7 @@ void run_batch_matmul_part(void* context, std::size_t p) {
   const std::int64_t batches = batch_count(a);
   const Span<float> scratch(k.scratch + p * k.scratch_floats, k.scratch_floats);
   std::int64_t first = 0, end = 0;
-  if (k.split_batches) {
+  if (batches >= k.parts) {
     part_range(batches, k.parts, p, &first, &end);
     const std::int64_t a_shape[3] = {end - first, m, kk}, b_shape[3] = {end - first, kk, n};
     run->errors[p] = kernels::matmul(k.a + first * m * kk, a_shape, k.b + first * kk * n, b_shape,
@@ -177,12 +177,10 @@ ErrorInfo compile_own_kernel(const ParsedProgram& program, std::uint32_t index,
       const std::int64_t m = x.dims[x.rank - 2], kk = x.dims[x.rank - 1];
       const std::int64_t n = k->b_desc->dims[x.rank - 1];
       const std::int64_t batches = batch_count(x);
-      k->split_batches = batches >= threads;
-      k->parts = parts_for(batches * m * kk * n, k->split_batches ? batches : m, threads);
+      k->parts = parts_for(batches * m * kk * n, std::max(batches, m), threads);
       // Each matmul call of a part is one GEMM of at most this many rows
       // (its batches are separate GEMMs, b having batch dims of its own).
-      const std::int64_t part_rows =
-          k->split_batches || k->parts == 1 ? m : (m + k->parts - 1) / k->parts;
+      const std::int64_t part_rows = batches >= k->parts ? m : (m + k->parts - 1) / k->parts;
       const std::size_t bytes = kernels::gemm_scratch_bytes(part_rows, n, kk);
       k->scratch_floats = (bytes + sizeof(float) - 1) / sizeof(float);
       if (k->scratch_floats != 0) {

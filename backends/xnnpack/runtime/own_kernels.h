@@ -58,9 +58,8 @@ struct OwnKernel {
   /// How many parts a run splits into over the pool (1: one call on the
   /// calling thread), fixed at compile time from the pool's threads and
   /// the work's size. kBatchMatMul splits its batches when there are at
-  /// least `parts` of them (split_batches), otherwise its rows.
+  /// least `parts` of them, otherwise every batch's rows.
   std::uint32_t parts = 1;
-  bool split_batches = false;
 };
 
 /// Whether `kind` is one of these operators.
