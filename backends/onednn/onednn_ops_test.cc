@@ -209,7 +209,7 @@ std::vector<OpCase> cases() {
        }},
       // swin_t's shifted-window mask: a broadcast along a middle dim,
       // which oneDNN runs on its jit kernel only with the dims merged
-      // (broadcast_dims.h).
+      // (the binary kernels' broadcast_walk).
       {"window_mask_add",
        [](GraphBuilder& b) {
          ValueId attn = b.relu(b.input("attn", ScalarType::kFloat, {1, 4, 3, 5, 5}));

@@ -11,12 +11,12 @@
 #include "backends/common/operator_profiler.h"
 #include "backends/onednn/onednn_format.h"
 #include "backends/onednn/runtime/blocked_channel_binary.h"
-#include "backends/onednn/runtime/broadcast_dims.h"
 #include "backends/onednn/runtime/nhwc_concat.h"
 #include "backends/onednn/runtime/nhwc_max_pool.h"
 #include "backends/onednn/runtime/program_parser.h"
 #include "glassbox/core/tensor_view.h"
 #include "glassbox/runtime/delegate_hooks.h"
+#include "glassbox/runtime/kernels/shape.h"
 
 namespace glassbox::backends::onednn {
 namespace {
@@ -959,14 +959,23 @@ class OpBuilder {
 
   // A broadcast of plain operands, x op y with y's dims `y_dims` (x's
   // rank), that oneDNN would run on its reference kernel, run on the
-  // merged dims of broadcast_dims.h instead: the same bytes, which oneDNN
-  // 2.6 runs on its jit kernel (swin_t's window-mask add, [1,64,3,49,49] +
-  // [1,64,1,49,49], took 44 ms on the reference one). The output keeps
-  // x's plain descriptor for its readers.
+  // fewest dims the portable binary kernels walk (broadcast_walk) instead:
+  // the same bytes, which oneDNN 2.6 runs on its jit kernel (swin_t's window-mask add,
+  // [1,64,3,49,49] + [1,64,1,49,49], took 44 ms on the reference one). The output keeps x's plain
+  // descriptor for its readers.
   ErrorInfo merged_broadcast(const DnnParsedOp& op, const std::int64_t* y_dims) {
     const DnnSlot& x = d_->program->slots[op.operands[0]];
+    const Span<const std::int64_t> x_dims(x.dims, x.rank);
+    const Result<runtime::kernels::Dims> out = runtime::kernels::make_dims(x_dims);
+    if (!out.ok()) return make_error(Error::kCorruptData, "onednn program: binary shape");
+    const runtime::kernels::BroadcastWalk walk =
+        runtime::kernels::broadcast_walk(*out, x_dims, Span<const std::int64_t>(y_dims, x.rank));
+    const int rank = static_cast<int>(walk.rank);
     std::int64_t xm[kDnnMaxRank], ym[kDnnMaxRank];
-    const int rank = merge_broadcast_dims(x.dims, y_dims, static_cast<int>(x.rank), xm, ym);
+    for (int i = 0; i < rank; ++i) {
+      xm[i] = walk.size[i];
+      ym[i] = walk.b_stride[i] == 0 ? 1 : walk.size[i];
+    }
     dnnl_memory_desc_t x_md, y_md;
     DNN_TRY(plain_md(&x_md, rank, xm), "binary descriptor");
     DNN_TRY(plain_md(&y_md, rank, ym), "binary descriptor");

@@ -152,6 +152,60 @@ TEST(BinaryTest, BroadcastsLikeNumpy) {
   check_binary({0, 3}, {1, 3}, {0, 3});
 }
 
+// The walk of x (op) y for y broadcast into x's shape: its sizes, and
+// which of its dims y is broadcast along (b stride 0).
+struct Walk {
+  std::vector<std::int64_t> size;
+  std::vector<bool> y_broadcast;
+};
+
+Walk walk_of(const std::vector<std::int64_t>& x, const std::vector<std::int64_t>& y) {
+  const Result<Dims> out = broadcast_shapes(x, y);
+  EXPECT_TRUE(out.ok());
+  if (!out.ok()) return {};
+  const BroadcastWalk w = broadcast_walk(*out, x, y);
+  Walk walk;
+  for (std::size_t i = 0; i < w.rank; ++i) {
+    walk.size.push_back(w.size[i]);
+    walk.y_broadcast.push_back(w.b_stride[i] == 0);
+  }
+  return walk;
+}
+
+using Sizes = std::vector<std::int64_t>;
+using Flags = std::vector<bool>;
+
+// swin_t's window mask: a broadcast along a middle dim walks three dims.
+TEST(BroadcastWalkTest, MiddleBroadcastBecomesThreeDims) {
+  const Walk w = walk_of({1, 64, 3, 49, 49}, {1, 64, 1, 49, 49});
+  EXPECT_EQ(w.size, (Sizes{64, 3, 2401}));
+  EXPECT_EQ(w.y_broadcast, (Flags{false, true, false}));
+}
+
+TEST(BroadcastWalkTest, DimsOfOneOnBothSidesAreDropped) {
+  const Walk w = walk_of({4, 1, 5}, {1, 1, 5});
+  EXPECT_EQ(w.size, (Sizes{4, 5}));
+  EXPECT_EQ(w.y_broadcast, (Flags{true, false}));
+}
+
+TEST(BroadcastWalkTest, NeighboursOfOneKindMerge) {
+  const Walk scalar = walk_of({2, 3, 4}, {1, 1, 1});
+  EXPECT_EQ(scalar.size, (Sizes{24}));
+  EXPECT_EQ(scalar.y_broadcast, (Flags{true}));
+  const Walk same = walk_of({2, 3}, {2, 3});
+  EXPECT_EQ(same.size, (Sizes{6}));
+  EXPECT_EQ(same.y_broadcast, (Flags{false}));
+  const Walk alternating = walk_of({2, 3, 4, 5}, {2, 1, 4, 1});
+  EXPECT_EQ(alternating.size, (Sizes{2, 3, 4, 5}));
+  EXPECT_EQ(alternating.y_broadcast, (Flags{false, true, false, true}));
+}
+
+TEST(BroadcastWalkTest, AllOnesIsOneDim) {
+  const Walk w = walk_of({1, 1, 1}, {1, 1, 1});
+  EXPECT_EQ(w.size, (Sizes{1}));
+  EXPECT_EQ(w.y_broadcast, (Flags{true}));
+}
+
 TEST(BinaryTest, NamedOpsDelegate) {
   const std::int64_t s[] = {3};
   const float a[] = {1.0f, 2.0f, 3.0f};

@@ -52,4 +52,46 @@ Result<Dims> broadcast_shapes(Span<const std::int64_t> a, Span<const std::int64_
   return out;
 }
 
+BroadcastWalk broadcast_walk(const Dims& out, Span<const std::int64_t> a,
+                             Span<const std::int64_t> b) {
+  std::int64_t as[kMaxDims] = {};
+  std::int64_t bs[kMaxDims] = {};
+  std::int64_t sa = 1;
+  std::int64_t sb = 1;
+  for (std::size_t i = out.rank; i-- > 0;) {
+    const std::size_t back = out.rank - 1 - i;
+    const std::int64_t da = back < a.size() ? a[a.size() - 1 - back] : 1;
+    const std::int64_t db = back < b.size() ? b[b.size() - 1 - back] : 1;
+    as[i] = da == 1 ? 0 : sa;
+    bs[i] = db == 1 ? 0 : sb;
+    sa *= da;
+    sb *= db;
+  }
+  BroadcastWalk plan;
+  for (std::size_t i = 0; i < out.rank; ++i) {
+    if (out.sizes[i] == 1) continue;  // contributes nothing to the walk
+    if (plan.rank > 0) {
+      const std::size_t last = plan.rank - 1;
+      if (plan.a_stride[last] == as[i] * out.sizes[i] &&
+          plan.b_stride[last] == bs[i] * out.sizes[i]) {
+        plan.size[last] *= out.sizes[i];
+        plan.a_stride[last] = as[i];
+        plan.b_stride[last] = bs[i];
+        continue;
+      }
+    }
+    plan.size[plan.rank] = out.sizes[i];
+    plan.a_stride[plan.rank] = as[i];
+    plan.b_stride[plan.rank] = bs[i];
+    ++plan.rank;
+  }
+  if (plan.rank == 0) {  // a scalar result
+    plan.size[0] = 1;
+    plan.a_stride[0] = 0;
+    plan.b_stride[0] = 0;
+    plan.rank = 1;
+  }
+  return plan;
+}
+
 }  // namespace glassbox::runtime::kernels

@@ -77,4 +77,22 @@ Result<std::int64_t> checked_numel(Shape4 shape);
 /// kInvalidArgument if they do not broadcast or a rank exceeds kMaxDims.
 Result<Dims> broadcast_shapes(Span<const std::int64_t> a, Span<const std::int64_t> b);
 
+/// The walk of out = a (op) b over the fewest dims: out's dims of size 1
+/// dropped, and neighbours merged where both operands stay contiguous
+/// across them, so [N,C,H,W] + [1,C,1,1] walks [N,C,H*W] and equal shapes
+/// one flat run. A stride of 0 marks a dim the operand is broadcast along.
+/// At least one dim ([1], strides 0, for a one-element result). The
+/// binary kernels walk this; a delegate can hand a library the same bytes
+/// as fewer dims (oneDNN's binary, onednn_runtime.cc).
+struct BroadcastWalk {
+  std::int64_t size[kMaxDims];
+  std::int64_t a_stride[kMaxDims];
+  std::int64_t b_stride[kMaxDims];
+  std::size_t rank = 0;
+};
+
+/// `out` is broadcast_shapes(a, b).
+BroadcastWalk broadcast_walk(const Dims& out, Span<const std::int64_t> a,
+                             Span<const std::int64_t> b);
+
 }  // namespace glassbox::runtime::kernels
