@@ -83,10 +83,12 @@ models: build
 	@bash scripts/install_torch.sh
 	/usr/bin/python3 scripts/export_torchvision.py
 
-# Regenerates testdata/onnx (python3-onnx and python3-numpy from Debian).
+# Regenerates testdata/onnx and its int8 models in testdata/onnx/quant
+# (python3-onnx and python3-numpy from Debian).
 onnx-testdata: setup
 	@dpkg-query -W python3-onnx >/dev/null 2>&1 || apt-get install -y -q --no-install-recommends python3-onnx
 	/usr/bin/python3 scripts/make_onnx_testdata.py
+	/usr/bin/python3 scripts/make_quant_testdata.py
 
 clean:
 	rm -rf build
