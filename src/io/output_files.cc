@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -20,6 +21,33 @@ std::string temporary_name(const std::string& path) {
   const std::string name = "." + p.filename().string() + ".partial-" + std::to_string(::getpid()) +
                            "-" + std::to_string(counter++);
   return (p.parent_path() / name).string();
+}
+
+Status cannot_write(const std::string& path, int error) {
+  return Status(Error::kAccessFailed, path + ": cannot write: " + std::strerror(error));
+}
+
+// `path` with its symbolic links followed to the file they name, which may
+// not exist yet (a dangling link names the file to create). Errors name
+// `path`: a loop of links ("Too many levels of symbolic links"), a path
+// through a non-directory.
+StatusOr<std::string> follow_links(const std::string& path) {
+  constexpr int kMaxLinks = 40;  // Linux's own limit on one lookup.
+  std::filesystem::path current(path);
+  for (int links = 0;; ++links) {
+    struct stat st;
+    if (::lstat(current.c_str(), &st) != 0) {
+      if (errno == ENOENT) return current.string();
+      return cannot_write(path, errno);
+    }
+    if (!S_ISLNK(st.st_mode)) return current.string();
+    if (links == kMaxLinks) return cannot_write(path, ELOOP);
+    char target[PATH_MAX];
+    const ssize_t n = ::readlink(current.c_str(), target, sizeof(target) - 1);
+    if (n < 0) return cannot_write(path, errno);
+    const std::filesystem::path next(std::string(target, static_cast<std::size_t>(n)));
+    current = next.is_absolute() ? next : current.parent_path() / next;
+  }
 }
 
 std::string normalised(const std::string& path) {
@@ -57,7 +85,9 @@ Status write_file(const std::string& path, std::string_view bytes) {
 
 OutputFiles::~OutputFiles() {
   if (committed_) return;
-  for (const Entry& entry : entries_) std::remove(entry.temporary.c_str());
+  for (const Entry& entry : entries_) {
+    if (!entry.stream) std::remove(entry.temporary.c_str());
+  }
 }
 
 Status OutputFiles::check_not_input(const std::string& path) const {
@@ -79,19 +109,43 @@ StatusOr<std::string> OutputFiles::add(const std::string& path) {
     }
   }
   GLASSBOX_RETURN_IF_ERROR(check_not_input(path));
+  // A symbolic link stays a link: the file it names is replaced.
+  GLASSBOX_ASSIGN_OR_RETURN(const std::string destination, follow_links(path));
   struct stat st;
-  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
-    return Status(Error::kInvalidArgument, path + " is a directory, not an output file");
+  if (::stat(destination.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    if (S_ISDIR(st.st_mode)) {
+      return Status(Error::kInvalidArgument, path + " is a directory, not an output file");
+    }
+    if (!S_ISCHR(st.st_mode) && !S_ISFIFO(st.st_mode)) {
+      return Status(Error::kInvalidArgument, path + " is a " +
+                                                 (S_ISBLK(st.st_mode) ? "block device" : "socket") +
+                                                 ": outputs are files, character devices or FIFOs");
+    }
+    // A character device or FIFO cannot be replaced atomically, nor should
+    // it be replaced at all: the command writes into it directly.
+    if (::access(destination.c_str(), W_OK) != 0) return cannot_write(path, errno);
+    entries_.push_back({path, destination, destination, /*stream=*/true});
+    return destination;
   }
   // A destination folder that is missing or not writable fails here, naming
   // the destination, before the command does its work.
-  const std::filesystem::path folder = std::filesystem::path(path).parent_path();
+  const std::filesystem::path folder = std::filesystem::path(destination).parent_path();
   const std::string folder_text = folder.empty() ? "." : folder.string();
-  if (::access(folder_text.c_str(), W_OK | X_OK) != 0) {
-    return Status(Error::kAccessFailed, path + ": cannot write: " + std::strerror(errno));
-  }
-  entries_.push_back({path, temporary_name(path)});
+  if (::access(folder_text.c_str(), W_OK | X_OK) != 0) return cannot_write(path, errno);
+  entries_.push_back({path, destination, temporary_name(destination), /*stream=*/false});
   return entries_.back().temporary;
+}
+
+Status OutputFiles::name_outputs(const Status& status) const {
+  std::string message = status.message();
+  for (const Entry& entry : entries_) {
+    if (entry.stream) continue;
+    for (std::size_t at = message.find(entry.temporary); at != std::string::npos;
+         at = message.find(entry.temporary, at + entry.path.size())) {
+      message.replace(at, entry.temporary.size(), entry.path);
+    }
+  }
+  return status.ok() ? status : Status(status.error(), message);
 }
 
 Status OutputFiles::refuse_inputs(const std::vector<std::string>& inputs) {
@@ -112,12 +166,13 @@ Status write_file_atomically(const std::string& path, std::string_view contents)
 Status OutputFiles::commit() {
   for (const Entry& entry : entries_) {
     struct stat st;
-    if (::stat(entry.temporary.c_str(), &st) != 0) {
+    if (!entry.stream && ::stat(entry.temporary.c_str(), &st) != 0) {
       return Status(Error::kInternal, entry.path + " was not written");
     }
   }
   for (const Entry& entry : entries_) {
-    if (std::rename(entry.temporary.c_str(), entry.path.c_str()) != 0) {
+    if (entry.stream) continue;
+    if (std::rename(entry.temporary.c_str(), entry.destination.c_str()) != 0) {
       return Status(Error::kAccessFailed,
                     "cannot write " + entry.path + ": " + std::strerror(errno));
     }

@@ -2,10 +2,15 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <thread>
 
 #include "glassbox/io/file.h"
 #include "src/testing/status_matchers.h"
@@ -100,6 +105,97 @@ TEST_F(OutputFilesTest, TwoOutputsToOneFileAndDirectoriesAreRefused) {
   EXPECT_THAT(outputs.add(path("x")), ErrorIs(Error::kInvalidArgument, {"two outputs"}));
   EXPECT_THAT(outputs.add(dir_.string()), ErrorIs(Error::kInvalidArgument, {"directory"}));
   EXPECT_THAT(outputs.add(""), ErrorIs(Error::kInvalidArgument, {"empty"}));
+}
+
+// A device node of the test's own, in its folder: never a real one.
+bool make_device(const std::string& path, mode_t kind, unsigned major, unsigned minor) {
+  return ::mknod(path.c_str(), kind | 0666, makedev(major, minor)) == 0;
+}
+
+// As root, renaming a temporary over /dev/full replaced the machine's
+// device with a regular file. A character device is written into, and
+// stays the device, whether the command commits or fails.
+TEST_F(OutputFilesTest, ACharacterDeviceIsWrittenIntoNeverReplaced) {
+  const std::string null_device = path("null");
+  if (!make_device(null_device, S_IFCHR, 1, 3)) GTEST_SKIP() << "mknod: " << std::strerror(errno);
+  for (const bool commit : {true, false}) {
+    OutputFiles outputs;
+    StatusOr<std::string> target = outputs.add(null_device);
+    ASSERT_THAT(target, IsOk());
+    ASSERT_THAT(write_file(*target, "discarded"), IsOk());
+    if (commit) {
+      ASSERT_THAT(outputs.commit(), IsOk());
+    }
+  }
+  struct stat st;
+  ASSERT_EQ(::lstat(null_device.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode)) << "the device node was replaced";
+  EXPECT_EQ(files(), 1u);
+  ASSERT_THAT(write_file_atomically(null_device, "discarded"), IsOk());
+  ASSERT_EQ(::lstat(null_device.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode));
+}
+
+TEST_F(OutputFilesTest, AFifoIsWrittenIntoNeverReplaced) {
+  const std::string fifo = path("fifo");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::string received;
+  std::thread reader([&] { received = read(fifo); });
+  const Status written = write_file_atomically(fifo, "through the pipe");
+  reader.join();
+  ASSERT_THAT(written, IsOk());
+  EXPECT_EQ(received, "through the pipe");
+  struct stat st;
+  ASSERT_EQ(::lstat(fifo.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode));
+  EXPECT_EQ(files(), 1u);
+}
+
+TEST_F(OutputFilesTest, ABlockDeviceIsRefused) {
+  const std::string block = path("block");
+  if (!make_device(block, S_IFBLK, 7, 200)) GTEST_SKIP() << "mknod: " << std::strerror(errno);
+  OutputFiles outputs;
+  EXPECT_THAT(outputs.add(block), ErrorIs(Error::kInvalidArgument, {"block", "block device"}));
+}
+
+// The file a link names is replaced atomically; the link stays a link.
+TEST_F(OutputFilesTest, ASymlinkKeepsPointingAtTheReplacedFile) {
+  std::filesystem::create_directory(dir_ / "real");
+  write(path("real/out.txt"), "old");
+  std::filesystem::create_symlink("real/out.txt", dir_ / "link");
+  std::filesystem::create_symlink(dir_ / "link", dir_ / "link_to_link");
+  std::filesystem::create_symlink("real/new.txt", dir_ / "dangling");
+  for (const char* name : {"link", "link_to_link", "dangling"}) {
+    ASSERT_THAT(write_file_atomically(path(name), name), IsOk());
+    EXPECT_TRUE(std::filesystem::is_symlink(dir_ / name)) << name;
+    EXPECT_EQ(read(path(name)), name);
+  }
+  EXPECT_EQ(read(path("real/out.txt")), "link_to_link");
+  EXPECT_EQ(read(path("real/new.txt")), "dangling");
+  EXPECT_EQ(static_cast<std::size_t>(
+                std::distance(std::filesystem::directory_iterator(dir_ / "real"), {})),
+            2u)
+      << "no temporary left beside the target";
+}
+
+TEST_F(OutputFilesTest, ALoopOfLinksIsNamedAsSuch) {
+  std::filesystem::create_symlink("b", dir_ / "a");
+  std::filesystem::create_symlink("a", dir_ / "b");
+  OutputFiles outputs;
+  EXPECT_THAT(
+      outputs.add(path("a")),
+      ErrorIs(Error::kAccessFailed, {"/a: cannot write: Too many levels of symbolic links"}));
+}
+
+TEST_F(OutputFilesTest, WriteErrorsNameTheOutputNotItsTemporary) {
+  OutputFiles outputs;
+  StatusOr<std::string> temporary = outputs.add(path("out.bin"));
+  ASSERT_THAT(temporary, IsOk());
+  const Status named =
+      outputs.name_outputs(Status(Error::kAccessFailed, "cannot write " + *temporary + ": full"));
+  EXPECT_THAT(named, ErrorIs(Error::kAccessFailed));
+  EXPECT_EQ(named.message(), "cannot write " + path("out.bin") + ": full");
+  EXPECT_THAT(outputs.name_outputs(Status()), IsOk());
 }
 
 TEST(SameFileTest, ComparesExistingFilesByInodeAndOthersByPath) {

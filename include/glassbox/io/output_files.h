@@ -6,6 +6,18 @@
 /// failed command (an error, a full disk, an exception) leaves every
 /// existing file as it was and no new file behind.
 ///
+/// What a destination may be:
+/// - a regular file or a new name: replaced atomically, as above;
+/// - a symbolic link (or a chain of them): the file it names is replaced
+///   atomically (written beside that file, renamed over it) and the link
+///   stays a link; a dangling link creates the file it names; a loop of
+///   links is an error ("Too many levels of symbolic links");
+/// - a character device (/dev/null) or a FIFO: written into directly, as
+///   the shell's `>` would: it is never replaced, and it cannot be atomic
+///   (a failed command may have written part of its output there; a FIFO
+///   blocks the write until a reader opens it);
+/// - a directory, block device or socket: refused.
+///
 ///   io::OutputFiles outputs;
 ///   GLASSBOX_RETURN_IF_ERROR(outputs.refuse_inputs({model_path}));
 ///   GLASSBOX_ASSIGN_OR_RETURN(std::string gbx, outputs.add(options.output));
@@ -42,10 +54,18 @@ class OutputFiles {
   ~OutputFiles();
 
   /// Registers `path` as an output and returns the temporary path to write
-  /// it to. Errors (kInvalidArgument): an empty path, a path given twice,
-  /// a path that is one of the inputs given to refuse_inputs, a directory;
-  /// (kAccessFailed) a destination folder that is missing or not writable.
+  /// it to (the device or FIFO itself for one of those). Errors
+  /// (kInvalidArgument): an empty path, a path given twice, a path that is
+  /// one of the inputs given to refuse_inputs, a directory, a block device
+  /// or socket; (kAccessFailed, "<path>: cannot write: <reason>") a
+  /// destination folder that is missing or not writable, a loop of links.
   StatusOr<std::string> add(const std::string& path);
+
+  /// `status` with every temporary path in its message replaced by the
+  /// output it stands for: a writer's error ("cannot write
+  /// dir/.out.partial-12-0: No space left on device") names the user's
+  /// file instead (dir/out).
+  Status name_outputs(const Status& status) const;
 
   /// Errors when an output already added, or added later, names the same
   /// file as one of `inputs` (empty strings are skipped): a command must
@@ -59,8 +79,10 @@ class OutputFiles {
 
  private:
   struct Entry {
-    std::string path;
-    std::string temporary;
+    std::string path;         ///< As given: messages name it.
+    std::string destination;  ///< `path` with its symbolic links followed.
+    std::string temporary;    ///< Written, then renamed over destination.
+    bool stream = false;      ///< A device or FIFO: temporary == destination.
   };
   Status check_not_input(const std::string& path) const;
 
