@@ -82,6 +82,8 @@ fuzz: setup build/asan/build.ninja
 models: build
 	@bash scripts/install_torch.sh
 	/usr/bin/python3 scripts/export_torchvision.py
+	@dpkg-query -W python3-onnx >/dev/null 2>&1 || apt-get install -y -q --no-install-recommends python3-onnx
+	/usr/bin/python3 scripts/export_quantized.py
 
 # Regenerates testdata/onnx and its int8 models in testdata/onnx/quant
 # (python3-onnx and python3-numpy from Debian).
