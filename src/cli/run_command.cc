@@ -198,7 +198,7 @@ void add_run_commands(CLI::App& app, CommandContext& context) {
       ->capture_default_str();
   command->add_option("-o,--output", options->run.output_path,
                       "write output 0 of the last execution as .npy, in its own dtype "
-                      "(float32, int64 ids or bool masks, exactly)");
+                      "(float32; int64 ids, int32, int8, uint8 and bool masks exactly)");
   command->callback([options, &context] {
     InterruptFlag interrupt;
     bool interrupted = false;

@@ -75,7 +75,7 @@ TEST(NpyTest, WritesIntegersAndBooleansInTheirOwnDtype) {
   EXPECT_EQ(i8.size() % 64, 16u) << "header padded to 64, then 2 x 8 bytes";
   Array mask{{3}, {0, 0, 0}};
   mask.int_data = {1, 0, 1};
-  mask.boolean = true;
+  mask.int_dtype = ScalarType::kBool;
   const Bytes b1 = *serialize(mask);
   const std::string btext(b1.begin(), b1.end());
   EXPECT_NE(btext.find("'descr': '|b1'"), std::string::npos);
@@ -84,6 +84,30 @@ TEST(NpyTest, WritesIntegersAndBooleansInTheirOwnDtype) {
   Array wrong{{3}, {0, 0, 0}};
   wrong.int_data = {1};
   EXPECT_FALSE(serialize(wrong).ok());
+}
+
+// A uint8 output of 64 KiB is 64 KiB of data (it was written as 4-byte
+// elements), each value truncated to its dtype's width.
+TEST(NpyTest, WritesNarrowIntegersAtTheirOwnWidth) {
+  Array bytes{{2, 2}, {0, 0, 0, 0}};
+  bytes.int_data = {0, 7, 255, 256};
+  bytes.int_dtype = ScalarType::kByte;
+  const Bytes u1 = *serialize(bytes);
+  const std::string text(u1.begin(), u1.end());
+  EXPECT_NE(text.find("'descr': '|u1'"), std::string::npos);
+  EXPECT_EQ(u1.size() % 64, 4u);
+  EXPECT_EQ(Bytes(u1.end() - 4, u1.end()), (Bytes{0, 7, 255, 0}));
+  bytes.int_dtype = ScalarType::kChar;
+  bytes.int_data = {-1, 1, -128, 127};
+  const Bytes i1 = *serialize(bytes);
+  EXPECT_NE(std::string(i1.begin(), i1.end()).find("'descr': '|i1'"), std::string::npos);
+  EXPECT_EQ(Bytes(i1.end() - 4, i1.end()), (Bytes{255, 1, 128, 127}));
+  bytes.int_dtype = ScalarType::kInt;
+  const Bytes i4 = *serialize(bytes);
+  EXPECT_NE(std::string(i4.begin(), i4.end()).find("'descr': '<i4'"), std::string::npos);
+  EXPECT_EQ(parse(i4)->int_data, (std::vector<std::int64_t>{-1, 1, -128, 127}));
+  bytes.int_dtype = ScalarType::kHalf;
+  EXPECT_FALSE(serialize(bytes).ok());
 }
 
 TEST(NpyTest, ReadsWhatNumpyWrites) {

@@ -9,6 +9,26 @@
 #include "src/npy/npy_format.h"
 
 namespace glassbox::npy {
+namespace {
+
+struct IntFormat {
+  ScalarType dtype;
+  const char* descr;
+  std::size_t size;
+};
+
+constexpr IntFormat kIntFormats[] = {{ScalarType::kLong, "<i8", 8},  {ScalarType::kInt, "<i4", 4},
+                                     {ScalarType::kShort, "<i2", 2}, {ScalarType::kChar, "|i1", 1},
+                                     {ScalarType::kByte, "|u1", 1},  {ScalarType::kBool, "|b1", 1}};
+
+const IntFormat* int_format(ScalarType dtype) {
+  for (const IntFormat& format : kIntFormats) {
+    if (format.dtype == dtype) return &format;
+  }
+  return nullptr;
+}
+
+}  // namespace
 
 StatusOr<std::vector<std::uint8_t>> serialize(const Array& array) {
   std::int64_t numel = 1;
@@ -26,8 +46,17 @@ StatusOr<std::vector<std::uint8_t>> serialize(const Array& array) {
     return Status(Error::kInvalidArgument, "npy: " + std::to_string(array.int_data.size()) +
                                                " integers for a shape of " + std::to_string(numel));
   }
-  const char* descr = !integers ? "<f4" : array.boolean ? "|b1" : "<i8";
-  const std::size_t element_size = !integers ? sizeof(float) : array.boolean ? 1 : 8;
+  const char* descr = "<f4";
+  std::size_t element_size = sizeof(float);
+  if (integers) {
+    const IntFormat* format = int_format(array.int_dtype);
+    if (format == nullptr) {
+      return Status(Error::kInvalidArgument, "npy: integers cannot be written as " +
+                                                 std::string(to_string(array.int_dtype)));
+    }
+    descr = format->descr;
+    element_size = format->size;
+  }
   std::string header = std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (";
   for (std::size_t i = 0; i < array.shape.size(); ++i) {
     header += std::to_string(array.shape[i]);
@@ -58,12 +87,14 @@ StatusOr<std::vector<std::uint8_t>> serialize(const Array& array) {
   out[internal::kPreambleSize] = static_cast<std::uint8_t>(length & 0xff);
   out[internal::kPreambleSize + 1] = static_cast<std::uint8_t>(length >> 8);
   std::memcpy(out.data() + header_start, header.data(), header.size());
-  if (integers && array.boolean) {
+  if (integers) {
+    // Little-endian: an integer's low bytes come first, so its first
+    // element_size bytes are the value truncated to that width.
+    const bool truth = array.int_dtype == ScalarType::kBool;
     for (std::size_t i = 0; i < array.int_data.size(); ++i) {
-      out[data_start + i] = array.int_data[i] != 0 ? 1 : 0;
+      const std::int64_t v = truth ? array.int_data[i] != 0 : array.int_data[i];
+      std::memcpy(out.data() + data_start + i * element_size, &v, element_size);
     }
-  } else if (integers) {
-    std::memcpy(out.data() + data_start, array.int_data.data(), array.int_data.size() * 8);
   } else if (!array.data.empty()) {
     std::memcpy(out.data() + data_start, array.data.data(), array.data.size() * sizeof(float));
   }

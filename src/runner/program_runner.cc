@@ -20,6 +20,7 @@
 #include "glassbox/io/output_files.h"
 #include "glassbox/npy/npy.h"
 #include "glassbox/runner/loaded_program.h"
+#include "glassbox/runtime/kernels/elementwise_ext.h"
 #include "glassbox/runtime/method.h"
 
 namespace glassbox::runner {
@@ -61,26 +62,46 @@ Status check_expected(const RunOptions& options, RunSummary* summary) {
   return Status();
 }
 
-// An input's bytes in its own dtype from float values (LONG: the exact
-// integers when the .npy had them; BOOL: nonzero is true).
-std::vector<std::uint8_t> input_bytes(const runtime::Tensor& t, const std::vector<float>& data,
-                                      const std::vector<std::int64_t>& ints) {
-  const std::size_t n = data.size();
-  std::vector<std::uint8_t> bytes(n * element_size(t.dtype));
-  for (std::size_t k = 0; k < n; ++k) {
-    switch (t.dtype) {
-      case ScalarType::kLong: {
-        const std::int64_t v = ints.size() == n ? ints[k] : static_cast<std::int64_t>(data[k]);
-        std::memcpy(&bytes[k * 8], &v, 8);
-        break;
-      }
-      case ScalarType::kBool:
-        bytes[k] = (ints.size() == n ? ints[k] != 0 : data[k] != 0) ? 1 : 0;
-        break;
-      default: std::memcpy(&bytes[k * 4], &data[k], 4); break;
-    }
+// An input's bytes in its own dtype from float values, or from the exact
+// integers when the .npy had them (BOOL: nonzero is true). kNotSupported
+// for a dtype with no conversion (HALF, quantized types).
+StatusOr<std::vector<std::uint8_t>> input_bytes(const runtime::Tensor& t, std::size_t index,
+                                                const std::vector<float>& data,
+                                                const std::vector<std::int64_t>& ints) {
+  const auto n = static_cast<std::int64_t>(data.size());
+  std::vector<std::uint8_t> bytes(data.size() * element_size(t.dtype));
+  const bool exact =
+      ints.size() == data.size() && t.dtype != ScalarType::kFloat && t.dtype != ScalarType::kDouble;
+  const Error converted =
+      exact ? runtime::kernels::cast(ints.data(), ScalarType::kLong, bytes.data(), t.dtype, n)
+            : runtime::kernels::cast(data.data(), ScalarType::kFloat, bytes.data(), t.dtype, n);
+  if (converted != Error::kOk) {
+    return Status(Error::kNotSupported, "input " + std::to_string(index) + " has dtype " +
+                                            std::string(to_string(t.dtype)) +
+                                            ", which glassbox run cannot fill");
   }
   return bytes;
+}
+
+// Output `t` as float values for --expect and, for -o, in its own dtype:
+// integers and bools exactly, each element read at its dtype's width.
+// kNotSupported for a dtype with no conversion (HALF, quantized types).
+StatusOr<npy::Array> output_array(const runtime::Tensor& t, std::size_t index) {
+  npy::Array array{{t.sizes.begin(), t.sizes.end()}, {}};
+  const std::int64_t n = t.numel();
+  array.data.resize(static_cast<std::size_t>(n));
+  if (runtime::kernels::cast(t.data, t.dtype, array.data.data(), ScalarType::kFloat, n) !=
+      Error::kOk) {
+    return Status(Error::kNotSupported, "output " + std::to_string(index) + " has dtype " +
+                                            std::string(to_string(t.dtype)) +
+                                            ", which glassbox run cannot read");
+  }
+  if (t.dtype != ScalarType::kFloat && t.dtype != ScalarType::kDouble) {
+    array.int_data.resize(array.data.size());
+    (void)runtime::kernels::cast(t.data, t.dtype, array.int_data.data(), ScalarType::kLong, n);
+    array.int_dtype = t.dtype;
+  }
+  return array;
 }
 
 // Whether `path` is a NumPy file: its extension in any case (X.NPY), or
@@ -136,7 +157,7 @@ Status fill_inputs(const RunOptions& options, runtime::Method& method) {
       // index into any table, and an all-true mask keeps everything.
       std::fill(data.begin(), data.end(), t.dtype == ScalarType::kBool ? 1.0f : 0.0f);
     }
-    const std::vector<std::uint8_t> bytes = input_bytes(t, data, ints);
+    GLASSBOX_ASSIGN_OR_RETURN(const std::vector<std::uint8_t> bytes, input_bytes(t, i, data, ints));
     if (method.set_input(i, bytes.data(), bytes.size()) != Error::kOk) {
       return Status(Error::kInternal, "cannot set input " + std::to_string(i));
     }
@@ -253,36 +274,22 @@ StatusOr<RunSummary> run_program(const RunOptions& options) {
   summary.interrupted = interrupted;
   summary.mean_execute_ms = completed > 0 ? 1e3 * traced_seconds / completed : 0;
   summary.fingerprint = program.fingerprint();
+  // Outputs of every dtype as float values (ids and masks are exact up to
+  // 2^24), for --expect and -o; -o writes output 0 in its own dtype.
+  std::optional<StatusOr<npy::Array>> output0;
   for (std::size_t o = 0; o < method->num_outputs(); ++o) {
-    // Outputs of every dtype as float values (ids and masks are exact up
-    // to 2^24), for --expect and -o.
     const runtime::Tensor& t = method->output(o);
-    std::vector<float> values(static_cast<std::size_t>(t.numel()));
-    for (std::size_t k = 0; k < values.size(); ++k) {
-      switch (t.dtype) {
-        case ScalarType::kLong:
-          values[k] = static_cast<float>(static_cast<const std::int64_t*>(t.data)[k]);
-          break;
-        case ScalarType::kBool: values[k] = static_cast<const std::uint8_t*>(t.data)[k]; break;
-        default: values[k] = t.float_data()[k]; break;
-      }
-    }
-    summary.outputs.push_back(std::move(values));
+    StatusOr<npy::Array> array = output_array(t, o);
+    summary.outputs.push_back(array.ok() ? array->data : std::vector<float>());
     summary.output_shapes.emplace_back(t.sizes.begin(), t.sizes.end());
+    if (o == 0) output0 = std::move(array);
   }
-  if (!options.output_path.empty() && !summary.outputs.empty()) {
-    // Written in the output's own dtype: int64 ids and bool masks exactly.
-    const runtime::Tensor& t = method->output(0);
-    npy::Array array{summary.output_shapes[0], summary.outputs[0]};
-    if (t.dtype == ScalarType::kLong) {
-      const auto* values = static_cast<const std::int64_t*>(t.data);
-      array.int_data.assign(values, values + t.numel());
-    } else if (t.dtype == ScalarType::kBool) {
-      const auto* values = static_cast<const std::uint8_t*>(t.data);
-      array.int_data.assign(values, values + t.numel());
-      array.boolean = true;
-    }
-    GLASSBOX_RETURN_IF_ERROR(npy::write_file(options.output_path, array));
+  if (output0.has_value() && !output0->ok() &&
+      (!options.output_path.empty() || !options.expect_path.empty())) {
+    return output0->status();
+  }
+  if (!options.output_path.empty() && output0.has_value()) {
+    GLASSBOX_RETURN_IF_ERROR(npy::write_file(options.output_path, **output0));
   }
   if (!options.expect_path.empty() && !summary.outputs.empty()) {
     GLASSBOX_RETURN_IF_ERROR(check_expected(options, &summary));

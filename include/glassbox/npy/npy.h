@@ -12,13 +12,15 @@
 /// the shape's elements. float32 is read as is; float64, int64 and int32
 /// are converted to float32 (PyTorch reference outputs are sometimes
 /// float64). Only C order: fortran_order True is an error, not a transpose.
-/// Writing always produces version 1.0, little-endian float32 ('<f4').
+/// Writing always produces version 1.0: little-endian float32 ('<f4'), or
+/// an integer or bool dtype for integer arrays (Array::int_dtype).
 
 #include <cstdint>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "glassbox/core/scalar_type.h"
 #include "glassbox/core/status.h"
 
 namespace glassbox::npy {
@@ -29,11 +31,13 @@ struct Array {
   std::vector<float> data;          ///< Row-major, shape's product elements.
   /// Integer arrays (i4, i8) as read: the exact values, which `data` holds
   /// only as float (token ids and indices must not round). Empty otherwise.
-  /// The writer writes an array with int_data as '<i8' (or '|b1' when
-  /// `boolean`), exactly, and ignores `data`; without it, `data` as '<f4'.
+  /// The writer writes an array with int_data exactly, in `int_dtype`, and
+  /// ignores `data`; without it, `data` as '<f4'.
   std::vector<std::int64_t> int_data = {};
-  /// With int_data: the values are truth values (0 or 1), written '|b1'.
-  bool boolean = false;
+  /// With int_data: the dtype written, each value truncated to its width:
+  /// kLong '<i8', kInt '<i4', kShort '<i2', kChar '|i1', kByte '|u1' or
+  /// kBool '|b1' (truth values: nonzero is 1). The reader sets kLong.
+  ScalarType int_dtype = ScalarType::kLong;
 
   /// The product of `shape` (1 for a 0-d array).
   std::int64_t numel() const;
@@ -50,8 +54,9 @@ StatusOr<Array> parse(std::span<const std::uint8_t> bytes, const std::string& so
 /// Reads and parses the file at `path` (kAccessFailed if unreadable).
 StatusOr<Array> read_file(const std::string& path);
 
-/// The bytes of a version 1.0 '<f4' C-order .npy file holding `array`.
-/// kInvalidArgument if data.size() does not match the shape.
+/// The bytes of a version 1.0 C-order .npy file holding `array`.
+/// kInvalidArgument if data.size() (or int_data's) does not match the
+/// shape, or for an int_dtype not listed at Array::int_dtype.
 StatusOr<std::vector<std::uint8_t>> serialize(const Array& array);
 
 /// Writes `array` to `path` (kAccessFailed if it cannot).
