@@ -5,50 +5,13 @@
 
 #include "glassbox/runtime/kernels/elementwise.h"
 #include "glassbox/runtime/kernels/quantized.h"
+#include "src/runtime/kernels/broadcast_loop.h"
 #include "src/runtime/kernels/quantized_internal.h"
 
 namespace glassbox::runtime::kernels {
 namespace {
 
 using internal::Requantizer;
-
-// The innermost run of a broadcast walk, with the stride patterns that
-// occur (both contiguous, one side broadcast) as unit-stride loops.
-template <typename T, typename F>
-void run_row(const T* a, std::int64_t as, const T* b, std::int64_t bs, T* out, std::int64_t n,
-             F f) {
-  if (as == 1 && bs == 1) {
-    for (std::int64_t i = 0; i < n; ++i) out[i] = f(a[i], b[i]);
-  } else if (as == 1 && bs == 0) {
-    for (std::int64_t i = 0; i < n; ++i) out[i] = f(a[i], b[0]);
-  } else if (as == 0 && bs == 1) {
-    for (std::int64_t i = 0; i < n; ++i) out[i] = f(a[0], b[i]);
-  } else {
-    for (std::int64_t i = 0; i < n; ++i) out[i] = f(a[i * as], b[i * bs]);
-  }
-}
-
-template <typename T, typename F>
-void walk(const BroadcastWalk& plan, const T* a, const T* b, T* out, F f) {
-  const std::size_t inner = plan.rank - 1;
-  const std::int64_t n = plan.size[inner];
-  std::int64_t rows = 1;
-  for (std::size_t i = 0; i < inner; ++i) rows *= plan.size[i];
-  std::int64_t index[kMaxDims] = {};
-  std::int64_t a_off = 0;
-  std::int64_t b_off = 0;
-  for (std::int64_t r = 0; r < rows; ++r) {
-    run_row(a + a_off, plan.a_stride[inner], b + b_off, plan.b_stride[inner], out + r * n, n, f);
-    for (std::size_t d = inner; d-- > 0;) {
-      a_off += plan.a_stride[d];
-      b_off += plan.b_stride[d];
-      if (++index[d] < plan.size[d]) break;
-      a_off -= plan.a_stride[d] * plan.size[d];
-      b_off -= plan.b_stride[d] * plan.size[d];
-      index[d] = 0;
-    }
-  }
-}
 
 enum class QBinary { kAdd, kMul };
 
@@ -79,12 +42,12 @@ ErrorInfo qlinear_binary(QBinary op, const QuantInput& a, Span<const std::int64_
     const T* pb = static_cast<const T*>(b.data);
     T* py = static_cast<T*>(y.data);
     if (op == QBinary::kAdd) {
-      walk(plan, pa, pb, py, [&](T u, T v) {
+      internal::broadcast_loop(plan, pa, pb, py, [&](T u, T v) {
         return static_cast<T>(
             rq(static_cast<float>(u - za) * ratio_a + static_cast<float>(v - zb) * ratio_b));
       });
     } else {
-      walk(plan, pa, pb, py, [&](T u, T v) {
+      internal::broadcast_loop(plan, pa, pb, py, [&](T u, T v) {
         return static_cast<T>(rq(static_cast<float>((u - za) * (v - zb)) * ratio_ab));
       });
     }
