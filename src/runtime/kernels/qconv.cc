@@ -1,7 +1,8 @@
 // qlinear_conv2d: im2col tiles of int16 (x - x_zp) patches against int16
 // (w - w_zp) filter rows, through the dot tile of qgemm.cc. Padding packs
-// as 0, which is x_zp minus x_zp. Every group, depthwise included, runs
-// the same loop: a depthwise layer's rows are just short (K = KH * KW).
+// as 0, which is x_zp minus x_zp. Depthwise layers (one input channel per
+// group) take direct loops instead: their dot products would be KH * KW
+// long.
 
 #include <algorithm>
 
@@ -81,6 +82,82 @@ void store_tile(const ConvArgs& a, const QuantInput& x, const QuantWeight& w,
   }
 }
 
+// Depthwise (one input channel per group, KH * KW <= kDotBlock taps):
+// direct loops, each output row's int32 sums built one tap at a time over
+// the columns that tap sees inside the image (unit stride when stride_w
+// is 1), so no im2col and no short dot products.
+constexpr std::int64_t kRowChunk = 512;
+
+template <typename X, typename W>
+void depthwise_row(const ConvArgs& a, const X* plane, std::int32_t x_zp, const W* filter,
+                   std::int32_t w_zp, std::int64_t oh, std::int64_t ow0, std::int64_t count,
+                   std::int32_t* acc) {
+  const Conv2dParams& p = *a.p;
+  std::fill(acc, acc + count, 0);
+  for (std::int64_t kh = 0; kh < a.w.h; ++kh) {
+    const std::int64_t ih = oh * p.stride_h - p.pad_top + kh * p.dilation_h;
+    if (ih < 0 || ih >= a.in.h) continue;
+    const X* row = plane + ih * a.in.w;
+    for (std::int64_t kw = 0; kw < a.w.w; ++kw) {
+      const std::int32_t wv = static_cast<std::int32_t>(filter[kh * a.w.w + kw]) - w_zp;
+      // Columns ow with 0 <= ow * stride_w + shift < W.
+      const std::int64_t shift = kw * p.dilation_w - p.pad_left;
+      std::int64_t lo = shift >= 0 ? 0 : (-shift + p.stride_w - 1) / p.stride_w;
+      std::int64_t hi = shift >= a.in.w ? 0 : (a.in.w - 1 - shift) / p.stride_w + 1;
+      lo = std::max(lo, ow0) - ow0;
+      hi = std::min(hi, ow0 + count) - ow0;
+      if (lo >= hi) continue;
+      // In bounds: the first column read is (ow0 + lo) * stride_w + shift.
+      const X* src = row + (ow0 + lo) * p.stride_w + shift;
+      std::int32_t* sum = acc + lo;
+      const std::int64_t m = hi - lo;
+      if (p.stride_w == 1) {
+        for (std::int64_t j = 0; j < m; ++j)
+          sum[j] += wv * (static_cast<std::int32_t>(src[j]) - x_zp);
+      } else {
+        for (std::int64_t j = 0; j < m; ++j)
+          sum[j] += wv * (static_cast<std::int32_t>(src[j * p.stride_w]) - x_zp);
+      }
+    }
+  }
+}
+
+// out[j] = requantized acc[j] + bias for j < count, at element `offset` of y.
+void store_row(const QuantOutput& y, const Requantizer& rq, std::int64_t offset,
+               const std::int32_t* acc, std::int64_t count, std::int32_t bias, float multiplier) {
+  internal::dispatch_q8(y.type, [&](auto t) {
+    using Y = decltype(t);
+    Y* out = static_cast<Y*>(y.data) + offset;
+    for (std::int64_t j = 0; j < count; ++j)
+      out[j] = static_cast<Y>(
+          rq(static_cast<float>(static_cast<std::int64_t>(acc[j]) + bias) * multiplier));
+  });
+}
+
+template <typename X, typename W>
+void depthwise(const ConvArgs& a, const QuantInput& x, const QuantWeight& w,
+               const std::int32_t* bias, const QuantOutput& y, const Requantizer& rq) {
+  const std::int64_t oc_per_group = a.w.n / a.p->groups;
+  const std::int64_t taps = a.w.h * a.w.w;
+  std::int32_t acc[kRowChunk];
+  for (std::int64_t n = 0; n < a.out.n; ++n)
+    for (std::int64_t oc = 0; oc < a.out.c; ++oc) {
+      const X* plane =
+          static_cast<const X*>(x.data) + (n * a.in.c + oc / oc_per_group) * a.in.h * a.in.w;
+      const W* filter = static_cast<const W*>(w.data) + oc * taps;
+      const std::int32_t w_zp = internal::weight_zero_point(w, oc);
+      const float multiplier = x.scale * internal::weight_scale(w, oc) / y.scale;
+      const std::int32_t b = bias != nullptr ? bias[oc] : 0;
+      const std::int64_t plane_out = (n * a.out.c + oc) * a.out.h * a.out.w;
+      for (std::int64_t oh = 0; oh < a.out.h; ++oh)
+        for (std::int64_t ow0 = 0; ow0 < a.out.w; ow0 += kRowChunk) {
+          const std::int64_t count = std::min(kRowChunk, a.out.w - ow0);
+          depthwise_row(a, plane, x.zero_point, filter, w_zp, oh, ow0, count, acc);
+          store_row(y, rq, plane_out + oh * a.out.w + ow0, acc, count, b, multiplier);
+        }
+    }
+}
+
 }  // namespace
 
 std::size_t qlinear_conv2d_scratch_bytes(Shape4 x_shape, Shape4 w_shape,
@@ -108,6 +185,13 @@ ErrorInfo qlinear_conv2d(const QuantInput& x, Shape4 x_shape, const QuantWeight&
     return make_error(Error::kInvalidArgument, "qlinear_conv2d: null pointer");
 
   const ConvArgs a{x_shape, w_shape, *out, &params, w_shape.c * w_shape.h * w_shape.w};
+  if (w_shape.c == 1 && a.k <= internal::kDotBlock) {
+    internal::dispatch_q8(x.type, [&](auto xt) {
+      internal::dispatch_q8(
+          w.type, [&](auto wt) { depthwise<decltype(xt), decltype(wt)>(a, x, w, bias, y, rq); });
+    });
+    return kOk;
+  }
   std::int16_t* cols = internal::carve<std::int16_t>(&scratch, kPixelTile * a.k);
   std::int16_t* rows = internal::carve<std::int16_t>(&scratch, kChannelTile * a.k);
   if (cols == nullptr || rows == nullptr)
