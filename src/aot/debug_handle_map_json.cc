@@ -40,10 +40,33 @@ void append_new_member(Json* object, std::string key, Json value) {
   members.Json::object_t::Container::emplace_back(std::move(key), std::move(value));
 }
 
+Status check_json_depth(std::string_view text, const std::string& what) {
+  int depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;  // The escaped character, a quote or a backslash, ends nothing.
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxJsonDepth) {
+        return corrupt(what,
+                       "JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+      }
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return Status();
+}
+
 StatusOr<Json> parse_json_fast(std::string_view text, const std::string& what) {
-  nlohmann::json parsed = nlohmann::json::parse(text.begin(), text.end(), nullptr,
-                                                /*allow_exceptions=*/false);
-  if (parsed.is_discarded()) return corrupt(what, "not valid JSON");
+  GLASSBOX_ASSIGN_OR_RETURN(nlohmann::json parsed, parse_json_bounded<nlohmann::json>(text, what));
   return to_ordered(parsed);
 }
 

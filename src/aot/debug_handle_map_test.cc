@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "glassbox/aot/graph_json.h"
+#include "glassbox/aot/internal/debug_handle_map_json.h"
 #include "test_util.h"
 
 namespace glassbox::aot {
@@ -77,6 +79,28 @@ TEST(DebugHandleMapTest, RejectsBadJson) {
               ErrorIs(Error::kCorruptData, {"[\"0\"][0]", "expected an integer"}));
   EXPECT_THAT(debug_handle_map_from_json(R"({"key_type":"int","entries":{"0":[4294967296]}})"),
               ErrorIs(Error::kCorruptData, {"out of range"}));
+}
+
+TEST(JsonDepthTest, RefusesDocumentsNestedDeeperThanTheLimit) {
+  const auto nested = [](int depth) {
+    return std::string(static_cast<std::size_t>(depth), '[') +
+           std::string(static_cast<std::size_t>(depth), ']');
+  };
+  EXPECT_THAT(internal::check_json_depth(nested(internal::kMaxJsonDepth), "doc"), IsOk());
+  EXPECT_THAT(internal::check_json_depth(nested(internal::kMaxJsonDepth + 1), "doc"),
+              ErrorIs(Error::kCorruptData, {"doc: JSON nested deeper than 256 levels"}));
+  // Brackets inside strings, escaped quotes included, open nothing.
+  const std::string in_strings =
+      "[\"" + std::string(1000, '[') + "\\\"" + std::string(1000, '{') + "\"]";
+  EXPECT_THAT(internal::check_json_depth(in_strings, "doc"), IsOk());
+  // 100,000 levels overflowed the stack of the readers that walk the value.
+  const std::string deep = nested(100'000);
+  EXPECT_THAT(internal::parse_json_fast(deep, "doc"),
+              ErrorIs(Error::kCorruptData, {"JSON nested deeper than 256 levels"}));
+  EXPECT_THAT(debug_handle_map_from_json(R"({"key_type":"int","entries":)" + deep + "}"),
+              ErrorIs(Error::kCorruptData, {"JSON nested deeper than 256 levels"}));
+  EXPECT_THAT(graph_from_json(deep),
+              ErrorIs(Error::kCorruptData, {"JSON nested deeper than 256 levels"}));
 }
 
 }  // namespace

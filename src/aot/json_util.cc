@@ -37,6 +37,7 @@ StatusOr<std::vector<std::uint8_t>> from_hex(std::string_view hex, const std::st
 }
 
 StatusOr<Json> parse_json(std::string_view text, const std::string& what) {
+  GLASSBOX_RETURN_IF_ERROR(check_json_depth(text, what));
   try {
     return Json::parse(text);
   } catch (const Json::exception& e) {

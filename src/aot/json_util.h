@@ -25,7 +25,8 @@ inline Status corrupt(const std::string& path, const std::string& problem) {
 std::string to_hex(const std::vector<std::uint8_t>& bytes);
 StatusOr<std::vector<std::uint8_t>> from_hex(std::string_view hex, const std::string& path);
 
-// Parses `text`, turning nlohmann's parse error into a Status.
+// Parses `text` (no deeper than kMaxJsonDepth), turning nlohmann's parse error
+// into a Status.
 StatusOr<Json> parse_json(std::string_view text, const std::string& what);
 
 // Field access with a path for messages ("nodes[2].op: missing").

@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "glassbox/aot/internal/debug_handle_map_json.h"
 #include "nlohmann/json.hpp"
 
 namespace glassbox::cli {
@@ -152,6 +153,7 @@ std::optional<Tags> PathTagPattern::match(const std::string& path) const {
 }
 
 StatusOr<Tags> parse_sidecar_tags(std::string_view text, const std::string& sidecar) {
+  GLASSBOX_RETURN_IF_ERROR(aot::internal::check_json_depth(text, sidecar));
   const nlohmann::json doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (!doc.is_object()) {
     return Status(Error::kCorruptData,

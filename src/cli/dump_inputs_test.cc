@@ -94,5 +94,11 @@ TEST_F(DumpInputsTest, SidecarIsAFlatObjectOfStrings) {
               ErrorIs(Error::kCorruptData, {path("b/2.etdp.json")}));
 }
 
+TEST(SidecarTagsTest, DeeplyNestedJsonIsRefused) {
+  const std::string deep = std::string(100'000, '[') + std::string(100'000, ']');
+  EXPECT_THAT(parse_sidecar_tags(R"({"a": )" + deep + "}", "x.etdp.json").status(),
+              ErrorIs(Error::kCorruptData, {"x.etdp.json: JSON nested deeper than 256 levels"}));
+}
+
 }  // namespace
 }  // namespace glassbox::cli

@@ -117,6 +117,23 @@ TEST(ETRecordBadInputTest, BadJsonNamesTheEntry) {
   }
 }
 
+// Copying or walking a JSON value recurses once per level: a document
+// nested 100,000 deep crashed the reader.
+TEST(ETRecordBadInputTest, DeeplyNestedJsonIsRefusedNotACrash) {
+  constexpr std::size_t kDepth = 100'000;
+  const std::string deep =
+      "{\"forward\": " + std::string(kDepth, '[') + std::string(kDepth, ']') + "}";
+  for (const char* name :
+       {"debug_handle_map.json", "delegate_map.json", "instruction_id_to_num_outs_map.json",
+        "methods/forward/edge_graph.json"}) {
+    ZipEntries entries = good_entries();
+    entries[name] = text(deep);
+    EXPECT_THAT(load(entries),
+                ErrorIs(Error::kCorruptData, {kSource, name, "JSON nested deeper than 256 levels"}))
+        << name;
+  }
+}
+
 TEST(ETRecordBadInputTest, BadShapesNameTheEntryAndPath) {
   struct Case {
     const char* entry;

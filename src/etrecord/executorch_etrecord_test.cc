@@ -227,6 +227,19 @@ TEST(ExecuTorchETRecordBadInputTest, BadJsonAndWrongTypesNameTheEntry) {
   }
 }
 
+TEST(ExecuTorchETRecordBadInputTest, DeeplyNestedJsonIsRefusedNotACrash) {
+  constexpr std::size_t kDepth = 100'000;
+  const std::string deep = std::string(kDepth, '[') + std::string(kDepth, ']');
+  for (const char* entry : {"debug_handle_map", "delegate_map", "instruction_id_to_num_outs_map",
+                            "edge_dialect_exported_program"}) {
+    ZipEntries entries = fixture_entries("int_ids.etrecord");
+    entries[entry] = text(R"({"graph_module": )" + deep + "}");
+    EXPECT_THAT(load(entries), ErrorIs(Error::kCorruptData,
+                                       {kSource, entry, "JSON nested deeper than 256 levels"}))
+        << entry;
+  }
+}
+
 TEST(ExecuTorchETRecordBadInputTest, UnreadableMetadataDegradesWithOneNote) {
   ZipEntries entries = fixture_entries("int_ids.etrecord");
   entries["edge_dialect_exported_program"] = text(

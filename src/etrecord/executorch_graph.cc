@@ -92,8 +92,8 @@ class GraphReader {
   explicit GraphReader(std::vector<std::string>* notes) : notes_(notes) {}
 
   StatusOr<aot::Graph> read(std::string_view text) {
-    const Json root = Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
-    if (root.is_discarded()) return corrupt("(document)", "not valid JSON");
+    GLASSBOX_ASSIGN_OR_RETURN(const Json root,
+                              aot::internal::parse_json_bounded<Json>(text, "(document)"));
     GLASSBOX_ASSIGN_OR_RETURN(const Json* module, member(root, "", "graph_module"));
     GLASSBOX_ASSIGN_OR_RETURN(const Json* graph, member(*module, "graph_module", "graph"));
     const std::string path = "graph_module.graph";

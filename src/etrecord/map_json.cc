@@ -107,8 +107,8 @@ std::string tensor_meta_entry(const std::vector<std::int64_t>& sizes) {
 }
 
 StatusOr<std::vector<std::int64_t>> parse_tensor_meta_entry(std::string_view text) {
-  Json j = Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) return corrupt("(document)", "not a JSON object");
+  GLASSBOX_ASSIGN_OR_RETURN(Json j, aot::internal::parse_json_bounded<Json>(text, "(document)"));
+  if (!j.is_object()) return corrupt("(document)", "not a JSON object");
   auto dtype = j.find("dtype");
   if (dtype == j.end() || *dtype != "FLOAT") {
     return corrupt("dtype", "only \"FLOAT\" reference tensors are supported");

@@ -39,12 +39,36 @@ using Json = nlohmann::ordered_json;
 /// 100,000 instructions quadratic.
 void append_new_member(Json* object, std::string key, Json value);
 
+/// The deepest nesting of arrays and objects a JSON reader accepts. Every
+/// JSON document read from a file (ETRecord entries, ours and ExecuTorch's;
+/// graph and debug handle map JSON; tag sidecars) is parsed through
+/// parse_json_bounded: nlohmann parses deep documents, but copying, dumping
+/// and walking them recurses once per level, and 100,000 levels overflow the
+/// stack. No document we read nests more than a dozen levels.
+inline constexpr int kMaxJsonDepth = 256;
+
+/// Errors (kCorruptData "<what>: JSON nested deeper than 256 levels") when
+/// `text` opens more than kMaxJsonDepth arrays or objects inside each other.
+/// A linear scan that needs no valid JSON: the parser judges the rest.
+Status check_json_depth(std::string_view text, const std::string& what);
+
+/// `text` parsed into `JsonType` (nlohmann::json or ordered_json) without
+/// exceptions, once check_json_depth has passed. Errors (kCorruptData):
+/// "<what>: JSON nested deeper than 256 levels", "<what>: not valid JSON".
+template <typename JsonType>
+StatusOr<JsonType> parse_json_bounded(std::string_view text, const std::string& what) {
+  GLASSBOX_RETURN_IF_ERROR(check_json_depth(text, what));
+  JsonType parsed = JsonType::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  if (parsed.is_discarded()) return Status(Error::kCorruptData, what + ": not valid JSON");
+  return parsed;
+}
+
 /// Parses `text` in time linear in its size. Parsing straight into
 /// ordered_json searches each object's members on every insertion
 /// (quadratic in a map of 100,000 instructions), so this parses into
 /// nlohmann::json (std::map members) and moves the members over with
 /// append_new_member: objects come out in key order, not document order.
-/// Errors: kCorruptData "<what>: not valid JSON".
+/// Errors: those of parse_json_bounded.
 StatusOr<Json> parse_json_fast(std::string_view text, const std::string& what);
 
 /// Writes `map` (must be valid) into `object` as "key_type" and

@@ -146,9 +146,10 @@ QuantRange quantized_relu_range(const QuantOutput& y);
 // ---------------------------------------------------------------------------
 // Convolution (qconv.cc).
 
-/// Scratch bytes qlinear_conv2d needs (0 for invalid shapes). A few
-/// hundred KiB at most for common layers: an im2col tile of 32 output
-/// pixels x K int16 values plus a K-long weight row, K = C/groups*KH*KW.
+/// Scratch bytes qlinear_conv2d needs (0 for invalid shapes): an im2col
+/// tile of 32 output pixels and a tile of 16 filters, each K int16 values
+/// long (K = C/groups * KH * KW), so 96 * K bytes (under 1 MiB below
+/// K = 10922). Depthwise layers (weight.c == 1) use none of it.
 std::size_t qlinear_conv2d_scratch_bytes(Shape4 x_shape, Shape4 w_shape,
                                          const Conv2dParams& params);
 
@@ -248,7 +249,8 @@ using UnaryFloatKernel = Error (*)(const float* x, float* y, std::int64_t n);
 ///   y   = q(float(sum) * (x_scale / (y_scale * float(divisor))))
 /// with avg_pool2d's divisor (count_include_pad; a window with no
 /// in-bounds element gives y_zp). x and y have one type, each its own
-/// scale and zero point.
+/// scale and zero point. kInvalidArgument also for dilation != 1 or a
+/// window of more than 2^20 elements (the int32 sum's bound).
 [[nodiscard]] ErrorInfo qlinear_avg_pool2d(const QuantInput& x, Shape4 x_shape,
                                            const Pool2dParams& params, const QuantOutput& y);
 
