@@ -108,6 +108,11 @@ StatusOr<std::vector<std::string>> expand_dump_paths(const std::vector<std::stri
   return std::vector<std::string>(paths.begin(), paths.end());
 }
 
+std::vector<std::string> dump_files_to_protect(const std::vector<std::string>& values) {
+  StatusOr<std::vector<std::string>> files = expand_dump_paths(values);
+  return files.ok() ? *files : values;
+}
+
 StatusOr<PathTagPattern> PathTagPattern::parse(const std::string& pattern) {
   PathTagPattern parsed;
   parsed.pattern_ = pattern;

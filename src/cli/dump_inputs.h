@@ -24,6 +24,11 @@ using Tags = std::map<std::string, std::string>;
 /// nothing.
 StatusOr<std::vector<std::string>> expand_dump_paths(const std::vector<std::string>& values);
 
+/// The dump files `values` name, for the check that no output overwrites
+/// an input: their expansion (what a folder or glob matches), or the values
+/// as given when they do not expand (the command reports that itself).
+std::vector<std::string> dump_files_to_protect(const std::vector<std::string>& values);
+
 /// Whether any value needs expanding (a folder or a glob pattern), i.e.
 /// the command reads several dumps even when one value is given.
 bool names_many_dumps(const std::vector<std::string>& values);

@@ -35,10 +35,16 @@ struct ExportOptions {
   bool allow_fingerprint_mismatch = false;
 };
 
-Status check_export_usage(const ExportOptions& options) {
-  std::vector<std::string> inputs = options.fleet.etdumps;
+// What -o must not overwrite: every dump the --etdump values match (a
+// folder's or glob's files, not only the values) and the ETRecord.
+std::vector<std::string> input_files(const ExportOptions& options) {
+  std::vector<std::string> inputs = dump_files_to_protect(options.fleet.etdumps);
   inputs.push_back(options.etrecord);
-  GLASSBOX_RETURN_IF_ERROR(check_outputs_are_not_inputs(inputs, {options.output}));
+  return inputs;
+}
+
+Status check_export_usage(const ExportOptions& options) {
+  GLASSBOX_RETURN_IF_ERROR(check_outputs_are_not_inputs(input_files(options), {options.output}));
   GLASSBOX_RETURN_IF_ERROR(inspector::parse_export_rows(options.rows).status());
   GLASSBOX_RETURN_IF_ERROR(inspector::parse_export_format(options.format).status());
   if (!options.time_unit.empty()) {
@@ -70,9 +76,7 @@ Status export_rows(const ExportOptions& options, std::ostream& err) {
                             etrecord::ETRecord::load(options.etrecord));
 
   io::OutputFiles outputs;
-  std::vector<std::string> inputs = options.fleet.etdumps;
-  inputs.push_back(options.etrecord);
-  GLASSBOX_RETURN_IF_ERROR(outputs.refuse_inputs(inputs));
+  GLASSBOX_RETURN_IF_ERROR(outputs.refuse_inputs(input_files(options)));
   GLASSBOX_ASSIGN_OR_RETURN(const std::string temporary, outputs.add(options.output));
   std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
   auto write_failed = [&] {

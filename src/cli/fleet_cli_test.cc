@@ -233,6 +233,32 @@ TEST_F(FleetCliTest, OneLineForEachBadInput) {
   }
 }
 
+// -o onto a dump that a folder or glob matched, not a value given, would
+// overwrite an input: refused as for a value given, by file identity (so
+// also through a symlink or a ../ path), before anything is read.
+TEST_F(FleetCliTest, AnOutputOntoADumpAFolderOrGlobMatchedIsRefused) {
+  const std::string dump = path("runs/pixel/a.etdp");
+  const std::string before = read_text(dump);
+  fs::create_symlink(dump, path("link_to_a.etdp"));
+  for (const std::string& out :
+       {dump, path("runs/iphone/../pixel/a.etdp"), path("link_to_a.etdp")}) {
+    for (const std::string& etdump : {runs(), path("runs/pixel")}) {
+      for (const char* command : {"export", "inspect"}) {
+        std::vector<std::string> args = {
+            command, "--etdump", etdump, "--etrecord", path("int.etrecord"), "-o", out};
+        if (std::string(command) == "export") args.insert(args.end(), {"--rows", "ops"});
+        const CliResult r = run_glassbox(args);
+        EXPECT_EQ(r.exit_code, kExitUsage) << command << " " << etdump << " -o " << out;
+        EXPECT_NE(r.err.find("is both an input and an output"), std::string::npos) << r.err;
+        EXPECT_EQ(lines(r.err), 1u) << r.err;
+      }
+    }
+  }
+  fs::remove(path("link_to_a.etdp"));
+  EXPECT_EQ(read_text(dump), before);
+  EXPECT_TRUE(fs::is_regular_file(dump));
+}
+
 TEST_F(FleetCliTest, AllDumpsSkippedIsAnError) {
   const CliResult r = run_glassbox({"inspect", "--etdump", path("damaged.etdp"), path("other.etdp"),
                                     "--etrecord", path("int.etrecord")});

@@ -55,6 +55,14 @@ struct InspectOptions {
   bool fail_on_exceed = false;
 };
 
+// What -o must not overwrite: every dump the --etdump values match (a
+// folder's or glob's files, not only the values) and the other inputs.
+std::vector<std::string> input_files(const InspectOptions& options) {
+  std::vector<std::string> inputs = dump_files_to_protect(options.fleet.etdumps);
+  inputs.insert(inputs.end(), {options.etrecord, options.debug_data, options.baseline});
+  return inputs;
+}
+
 // Writes `text` to stdout, or to `path` through a temporary file renamed
 // into place (an input is never overwritten).
 Status write_output(const std::string& text, const InspectOptions& options, std::ostream& out) {
@@ -65,9 +73,7 @@ Status write_output(const std::string& text, const InspectOptions& options, std:
     return Status();
   }
   io::OutputFiles outputs;
-  std::vector<std::string> inputs = {options.etrecord, options.debug_data, options.baseline};
-  inputs.insert(inputs.end(), options.fleet.etdumps.begin(), options.fleet.etdumps.end());
-  GLASSBOX_RETURN_IF_ERROR(outputs.refuse_inputs(inputs));
+  GLASSBOX_RETURN_IF_ERROR(outputs.refuse_inputs(input_files(options)));
   GLASSBOX_ASSIGN_OR_RETURN(const std::string file, outputs.add(options.output));
   GLASSBOX_RETURN_IF_ERROR(io::write_file(file, text));
   return outputs.commit();
@@ -126,9 +132,7 @@ Status check_fleet_usage(const InspectOptions& options) {
 // The command line alone: a failure here is a usage error (exit code 2).
 Status check_inspect_usage(const InspectOptions& options) {
   if (options.output != "-") {
-    std::vector<std::string> inputs = {options.etrecord, options.debug_data, options.baseline};
-    inputs.insert(inputs.end(), options.fleet.etdumps.begin(), options.fleet.etdumps.end());
-    GLASSBOX_RETURN_IF_ERROR(check_outputs_are_not_inputs(inputs, {options.output}));
+    GLASSBOX_RETURN_IF_ERROR(check_outputs_are_not_inputs(input_files(options), {options.output}));
   }
   GLASSBOX_RETURN_IF_ERROR(check_fleet_usage(options));
   GLASSBOX_RETURN_IF_ERROR(inspector::parse_view(options.view).status());
