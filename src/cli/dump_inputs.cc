@@ -78,11 +78,6 @@ Status add_folder(const std::string& folder, std::set<std::string>& paths) {
   return Status();
 }
 
-std::string escape_regex(char c) {
-  static const std::string kSpecial = R"(\^$.|+()[]{}*?)";
-  return kSpecial.find(c) != std::string::npos ? std::string("\\") + c : std::string(1, c);
-}
-
 }  // namespace
 
 bool names_many_dumps(const std::vector<std::string>& values) {
@@ -115,45 +110,104 @@ std::vector<std::string> dump_files_to_protect(const std::vector<std::string>& v
 
 StatusOr<PathTagPattern> PathTagPattern::parse(const std::string& pattern) {
   PathTagPattern parsed;
-  parsed.pattern_ = pattern;
-  std::string regex = "(?:^|/)";
+  parsed.components_.emplace_back();
+  std::set<std::string> seen;
   for (std::size_t i = 0; i < pattern.size(); ++i) {
     const char c = pattern[i];
-    if (c == '{') {
+    Component& tokens = parsed.components_.back();
+    if (c == '/') {
+      parsed.components_.emplace_back();
+    } else if (c == '{') {
       const std::size_t close = pattern.find('}', i);
       if (close == std::string::npos) {
-        return Status(Error::kInvalidArgument,
-                      "--tag-from-path " + pattern + ": a '{' without its '}'");
+        return Status(Error::kInvalidArgument, "'" + pattern + "': a '{' without its '}'");
       }
       std::string name = pattern.substr(i + 1, close - i - 1);
-      if (name.empty() || std::count(parsed.names_.begin(), parsed.names_.end(), name) > 0) {
+      if (name.empty() || !seen.insert(name).second) {
         return Status(Error::kInvalidArgument,
-                      "--tag-from-path " + pattern + ": tag names must be non-empty and distinct");
+                      "'" + pattern + "': tag names must be non-empty and distinct");
       }
       parsed.names_.push_back(std::move(name));
-      regex += "([^/]+)";
+      tokens.push_back({Token::Kind::kTag});
       i = close;
     } else if (c == '*') {
-      regex += "[^/]*";
+      if (tokens.empty() || tokens.back().kind != Token::Kind::kAnyRun) {
+        tokens.push_back({Token::Kind::kAnyRun});
+      }
     } else if (c == '?') {
-      regex += "[^/]";
+      tokens.push_back({Token::Kind::kAnyOne});
     } else {
-      regex += escape_regex(c);
+      tokens.push_back({Token::Kind::kLiteral, c});
     }
   }
   if (parsed.names_.empty()) {
     return Status(Error::kInvalidArgument,
-                  "--tag-from-path " + pattern + ": names no tag (write {name} for a component)");
+                  "'" + pattern + "': names no tag (write {name} for a component)");
   }
-  parsed.regex_ = std::regex(regex + "$");
   return parsed;
 }
 
+bool PathTagPattern::match_component(const Component& tokens, std::string_view text,
+                                     std::vector<std::string>* values) {
+  using Kind = Token::Kind;
+  const std::size_t m = tokens.size();
+  const std::size_t n = text.size();
+  const auto fixed = static_cast<std::size_t>(std::count_if(
+      tokens.begin(), tokens.end(), [](const Token& t) { return t.kind != Kind::kAnyRun; }));
+  if (fixed > n) return false;  // Also bounds the table: m <= 2 * n + 1.
+  // rest[i * (n + 1) + j]: tokens[i..] match text[j..].
+  std::vector<char> rest((m + 1) * (n + 1), 0);
+  const auto at = [&](std::size_t i, std::size_t j) -> char& { return rest[i * (n + 1) + j]; };
+  at(m, n) = 1;
+  for (std::size_t i = m; i-- > 0;) {
+    const Token& token = tokens[i];
+    for (std::size_t j = n + 1; j-- > 0;) {
+      const bool take_one = j < n && at(i + 1, j + 1);
+      const bool take_more = j < n && at(i, j + 1);
+      switch (token.kind) {
+        case Kind::kLiteral: at(i, j) = take_one && text[j] == token.literal; break;
+        case Kind::kAnyOne: at(i, j) = take_one; break;
+        case Kind::kAnyRun: at(i, j) = at(i + 1, j) || take_more; break;
+        case Kind::kTag: at(i, j) = take_one || take_more; break;
+      }
+    }
+  }
+  if (!at(0, 0)) return false;
+  // Each run takes the longest stretch after which the rest still matches:
+  // the first match a backtracking regex would find.
+  std::size_t j = 0;
+  for (std::size_t i = 0; i < m; ++i) {
+    const Kind kind = tokens[i].kind;
+    if (kind == Kind::kLiteral || kind == Kind::kAnyOne) {
+      ++j;
+      continue;
+    }
+    std::size_t end = n;
+    while (!at(i + 1, end)) --end;
+    if (kind == Kind::kTag) values->emplace_back(text.substr(j, end - j));
+    j = end;
+  }
+  return true;
+}
+
 std::optional<Tags> PathTagPattern::match(const std::string& path) const {
-  std::smatch m;
-  if (!std::regex_search(path, m, regex_)) return std::nullopt;
+  // The pattern's components match the path's last ones.
+  std::vector<std::string_view> parts;
+  const std::string_view whole(path);
+  for (std::size_t start = 0;;) {
+    const std::size_t slash = whole.find('/', start);
+    parts.push_back(whole.substr(start, slash - start));
+    if (slash == std::string_view::npos) break;
+    start = slash + 1;
+  }
+  if (parts.size() < components_.size()) return std::nullopt;
+  const std::size_t first = parts.size() - components_.size();
+  std::vector<std::string> values;
+  for (std::size_t k = 0; k < components_.size(); ++k) {
+    if (!match_component(components_[k], parts[first + k], &values)) return std::nullopt;
+  }
   Tags tags;
-  for (std::size_t i = 0; i < names_.size(); ++i) tags[names_[i]] = m[i + 1].str();
+  for (std::size_t i = 0; i < names_.size(); ++i) tags[names_[i]] = std::move(values[i]);
   return tags;
 }
 

@@ -4,9 +4,9 @@
 // (glob(3), for quoted patterns), and the tags each dump carries (from its
 // path through a `{name}` pattern, and from a sidecar `<dump>.json`).
 
+#include <cstdint>
 #include <map>
 #include <optional>
-#include <regex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,18 +35,35 @@ bool names_many_dumps(const std::vector<std::string>& values);
 
 /// `runs/{device}/{app_version}/*.etdp`: `{name}` matches one path
 /// component and becomes a tag, `*` and `?` match within a component. The
-/// pattern matches the end of a path, at a component boundary.
+/// pattern matches the end of a path, at a component boundary. A `*` or
+/// tag takes the longest value that lets the rest match. Matching a path
+/// takes time and memory proportional to the pattern's length times the
+/// longest file name's (255 bytes on Linux) however many stars there are:
+/// no backtracking, no recursion.
 class PathTagPattern {
  public:
-  /// Errors (kInvalidArgument): an unclosed `{`, an empty or repeated name.
+  /// Errors (kInvalidArgument), "'<pattern>': <problem>": an unclosed `{`,
+  /// an empty or repeated name, no name at all.
   static StatusOr<PathTagPattern> parse(const std::string& pattern);
   /// The tags of `path`, or nullopt when the path does not match.
   std::optional<Tags> match(const std::string& path) const;
 
  private:
-  std::string pattern_;
-  std::regex regex_;
-  std::vector<std::string> names_;
+  // One token of a component: a literal byte, `?`, `*` (runs of stars are
+  // one) or `{name}` (the next of names_).
+  struct Token {
+    enum class Kind : std::uint8_t { kLiteral, kAnyOne, kAnyRun, kTag };
+    Kind kind;
+    char literal = 0;
+  };
+  using Component = std::vector<Token>;
+
+  // Whether `tokens` match all of `text`; appends its tags' values.
+  static bool match_component(const Component& tokens, std::string_view text,
+                              std::vector<std::string>* values);
+
+  std::vector<Component> components_;  ///< The pattern split at '/'.
+  std::vector<std::string> names_;     ///< Tag names, in pattern order.
 };
 
 /// The tags of the sidecar `<dump>.json` (a flat JSON object of strings),

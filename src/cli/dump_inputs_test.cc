@@ -74,6 +74,45 @@ TEST(PathTagPatternTest, NamesBecomeTagsAndTheEndOfThePathMustMatch) {
   EXPECT_EQ(pattern.match("runs/pixel/1.2/x.etdp.json"), std::nullopt);
 }
 
+TEST(PathTagPatternTest, StarsAndTagsTakeTheLongestValueThatLetsTheRestMatch) {
+  const PathTagPattern pattern = *PathTagPattern::parse("{a}-{b}/*x?{c}.etdp");
+  EXPECT_EQ(pattern.match("r/x-y-z/axbxcd.etdp"), (Tags{{"a", "x-y"}, {"b", "z"}, {"c", "d"}}));
+  EXPECT_EQ(pattern.match("x-y/ab.etdp"), std::nullopt);
+  EXPECT_EQ(pattern.match("xy/xab.etdp"), std::nullopt);
+  EXPECT_EQ(PathTagPattern::parse("/{a}/**")->match("/p/q"), (Tags{{"a", "p"}}));
+  EXPECT_EQ(PathTagPattern::parse("/{a}/**")->match("o/p/q"), std::nullopt);
+}
+
+// A backtracking regex took minutes per path here (8 stars that almost
+// match a 64-character name); matching is now linear in each.
+TEST(PathTagPatternTest, ManyStarsAgainstALongNameAreQuick) {
+  const PathTagPattern pattern = *PathTagPattern::parse("{d}/*a*a*a*a*a*a*a*a*b");
+  const std::string name(64, 'a');
+  EXPECT_EQ(pattern.match("runs/" + name), std::nullopt);
+  EXPECT_EQ(pattern.match("runs/" + name + "b"), (Tags{{"d", "runs"}}));
+}
+
+// std::regex compiled a 100,000-character pattern recursively, and
+// overflowed the stack.
+TEST(PathTagPatternTest, HugePatternsAreNoCrash) {
+  std::string components = "{d}";
+  std::string path = "x";
+  for (int i = 0; i < 50'000; ++i) {
+    components += "/*";
+    path += "/a";
+  }
+  const StatusOr<PathTagPattern> deep = PathTagPattern::parse(components);
+  ASSERT_TRUE(deep.ok());
+  EXPECT_EQ(deep->match(path), (Tags{{"d", "x"}}));
+  EXPECT_EQ(deep->match(path.substr(2)), std::nullopt);
+  std::string wide = "{d}/";
+  for (int i = 0; i < 25'000; ++i) wide += "a*?*";
+  const StatusOr<PathTagPattern> long_name = PathTagPattern::parse(wide);
+  ASSERT_TRUE(long_name.ok());
+  constexpr std::size_t kNameMax = 255;  // The longest file name Linux allows.
+  EXPECT_EQ(long_name->match("x/" + std::string(kNameMax, 'a')), std::nullopt);
+}
+
 TEST(PathTagPatternTest, RefusesPatternsWithoutUsableNames) {
   for (const char* bad :
        {"runs/*.etdp", "runs/{device/*.etdp", "runs/{}/*.etdp", "{a}/{a}/*.etdp"}) {
