@@ -34,6 +34,10 @@ struct CommandContext {
 /// `demo` take it: the events' clock.
 void add_clock_option(CLI::App& command, std::string* clock);
 
+/// The check of an option that takes a finite number (`--threshold`): a
+/// NaN would silently turn every comparison against it off.
+CLI::Validator finite_number();
+
 /// A usage error when an output names the same file as an input (a
 /// command must never overwrite what it reads); empty paths are skipped.
 Status check_outputs_are_not_inputs(const std::vector<std::string>& inputs,

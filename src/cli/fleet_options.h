@@ -18,9 +18,17 @@ inline void add_fleet_options(CLI::App& command, FleetOptions& fleet, const std:
                    when +
                        "a damaged dump or one of another program is fatal (default: reported and "
                        "skipped)");
-  command.add_option("--tag-from-path", fleet.tag_from_path,
-                     "tag each dump from its path, e.g. 'runs/{device}/{app_version}/*.etdp' "
-                     "(a sidecar <dump>.json of strings adds tags too)");
+  command
+      .add_option("--tag-from-path", fleet.tag_from_path,
+                  "tag each dump from its path, e.g. 'runs/{device}/{app_version}/*.etdp' "
+                  "(a sidecar <dump>.json of strings adds tags too)")
+      ->check(CLI::Validator(
+          [](std::string& pattern) {
+            // A malformed pattern is the command line's mistake: exit code 2.
+            const StatusOr<PathTagPattern> parsed = PathTagPattern::parse(pattern);
+            return parsed.ok() ? std::string() : parsed.status().message();
+          },
+          "PATTERN"));
 }
 
 }  // namespace glassbox::cli

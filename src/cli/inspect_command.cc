@@ -277,9 +277,11 @@ void add_inspect_commands(CLI::App& app, CommandContext& context) {
       ->add_option("--comparators", options->comparators,
                    "with --numeric: max_abs,l1,mse,snr,cosine (comma-separated) or all")
       ->capture_default_str();
-  command->add_option("--threshold", options->threshold,
-                      "with --numeric: a row fails when the threshold metric is worse than this "
-                      "(defaults: max_abs 1e-3, l1 1e-4, mse 1e-6, snr 40 dB, cosine 0.9999)");
+  command
+      ->add_option("--threshold", options->threshold,
+                   "with --numeric: a row fails when the threshold metric is worse than this "
+                   "(defaults: max_abs 1e-3, l1 1e-4, mse 1e-6, snr 40 dB, cosine 0.9999)")
+      ->check(finite_number());
   command
       ->add_option("--threshold-metric", options->threshold_metric,
                    "with --numeric: the comparator the threshold applies to")

@@ -158,6 +158,46 @@ TEST_F(OutputsCliTest, ExitCodesSayWhoseFaultItIs) {
   EXPECT_FALSE(std::filesystem::exists(path("x.etdp")));
 }
 
+// Malformed option values are the command line's mistake (exit 2), found
+// before any file is read or written; they exited 1 before.
+TEST_F(OutputsCliTest, MalformedOptionValuesAreUsageErrors) {
+  const std::vector<std::string> run = {"run",          path("m.gbx"),   "--etdump",
+                                        path("x.etdp"), "--debug-level", "intermediates"};
+  for (const std::vector<std::string>& capture : {std::vector<std::string>{"--capture-ids", "9:2"},
+                                                  {"--capture-ids", "-5:3"},
+                                                  {"--capture-ids", "5"},
+                                                  {"--capture-names", ""}}) {
+    std::vector<std::string> args = run;
+    args.insert(args.end(), capture.begin(), capture.end());
+    const CliResult r = glassbox(args);
+    EXPECT_EQ(r.exit_code, kExitUsage) << capture[0] << " " << capture[1] << ": " << r.err;
+    EXPECT_THAT(r.err, HasSubstr(capture[0]));
+  }
+  for (const char* pattern : {"{", "{}", "{a}/{a}", "runs/*.etdp"}) {
+    for (const std::string command : {"inspect", "export"}) {
+      const CliResult r =
+          glassbox({command, "--etdump", path("m.etdp"), "--etrecord", path("m.etrecord"),
+                    "--tag-from-path", pattern, "-o", path("x.csv")});
+      EXPECT_EQ(r.exit_code, kExitUsage) << command << " " << pattern << ": " << r.err;
+      EXPECT_THAT(r.err, HasSubstr("--tag-from-path"));
+    }
+  }
+  // A NaN threshold failed nothing, so --fail-on-exceed never fired.
+  const CliResult inspect = glassbox({"inspect", "--etdump", path("m.etdp"), "--etrecord",
+                                      path("m.etrecord"), "--numeric", "--debug-data",
+                                      path("m.bin"), "--threshold", "nan", "--fail-on-exceed"});
+  EXPECT_EQ(inspect.exit_code, kExitUsage) << inspect.err;
+  EXPECT_THAT(inspect.err, HasSubstr("--threshold"));
+  const CliResult report =
+      glassbox({"report", "--etdump", path("m.etdp"), "--etrecord", path("m.etrecord"),
+                "--debug-data", path("m.bin"), "--threshold", "nan", "-o", path("x.html")});
+  EXPECT_EQ(report.exit_code, kExitUsage) << report.err;
+  EXPECT_THAT(report.err, HasSubstr("--threshold"));
+  EXPECT_FALSE(std::filesystem::exists(path("x.etdp")));
+  EXPECT_FALSE(std::filesystem::exists(path("x.csv")));
+  EXPECT_FALSE(std::filesystem::exists(path("x.html")));
+}
+
 // An .npy input is recognised by its extension in any case, or by its magic
 // bytes whatever its name (not read as raw float32 bytes).
 TEST_F(OutputsCliTest, NpyInputsAreRecognisedByExtensionCaseOrMagic) {

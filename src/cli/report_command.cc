@@ -166,9 +166,11 @@ void add_report_commands(CLI::App& app, CommandContext& context) {
   command->add_option("--title", options->title,
                       "what the page calls the model; default: the ETRecord's (else the "
                       "ETDump's) file name without extension");
-  command->add_option("--threshold", options->threshold,
-                      "with --debug-data: a row fails when the threshold metric is worse than "
-                      "this (defaults: max_abs 1e-3, l1 1e-4, mse 1e-6, snr 40 dB, cosine 0.9999)");
+  command
+      ->add_option("--threshold", options->threshold,
+                   "with --debug-data: a row fails when the threshold metric is worse than "
+                   "this (defaults: max_abs 1e-3, l1 1e-4, mse 1e-6, snr 40 dB, cosine 0.9999)")
+      ->check(finite_number());
   command
       ->add_option("--threshold-metric", options->threshold_metric,
                    "with --debug-data: the comparator plotted and thresholded")

@@ -1,5 +1,6 @@
 #include "src/cli/run_cli.h"
 
+#include <cmath>
 #include <exception>
 #include <iostream>
 #include <new>
@@ -56,6 +57,16 @@ void add_clock_option(CLI::App& command, std::string* clock) {
                   "(std::chrono::steady_clock). Both record nanoseconds")
       ->check(CLI::IsMember({"steady", "tsc"}))
       ->capture_default_str();
+}
+
+CLI::Validator finite_number() {
+  return CLI::Validator(
+      [](std::string& text) {
+        double value = 0;
+        if (CLI::detail::lexical_cast(text, value) && std::isfinite(value)) return std::string();
+        return "must be a finite number, got '" + text + "' (a NaN would turn the check off)";
+      },
+      "NUMBER");
 }
 
 Status check_outputs_are_not_inputs(const std::vector<std::string>& inputs,

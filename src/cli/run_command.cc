@@ -43,7 +43,7 @@ Status check_run_usage(const RunCommandOptions& options) {
                                                  "the check off)");
     }
   }
-  return Status();
+  return runner::check_capture_options(run);
 }
 
 Status run(RunCommandOptions options, const std::atomic<bool>* stop, std::ostream& out,

@@ -165,7 +165,40 @@ Status fill_inputs(const RunOptions& options, runtime::Method& method) {
   return Status();
 }
 
+// The --capture-ids and --capture-names of `options` into `filter`.
+Status configure_capture(const RunOptions& options, etdump::IdentifierFilter* filter) {
+  for (const std::string& pattern : options.capture_names) {
+    if (filter->add_name_pattern(pattern.c_str()) != Error::kOk) {
+      return Status(Error::kInvalidArgument, "--capture-names: bad pattern '" + pattern + "'");
+    }
+  }
+  if (!options.capture_id_range.empty()) {
+    const auto colon = options.capture_id_range.find(':');
+    char* end_a = nullptr;
+    char* end_b = nullptr;
+    const std::string a = options.capture_id_range.substr(0, colon);
+    const std::string b =
+        colon == std::string::npos ? "" : options.capture_id_range.substr(colon + 1);
+    const long begin = std::strtol(a.c_str(), &end_a, 10);
+    const long end = std::strtol(b.c_str(), &end_b, 10);
+    if (colon == std::string::npos || a.empty() || b.empty() || *end_a != '\0' || *end_b != '\0' ||
+        begin < 0 || end > INT32_MAX ||
+        filter->set_int_range(DelegateDebugIntId(static_cast<std::int32_t>(begin)),
+                              DelegateDebugIntId(static_cast<std::int32_t>(end))) != Error::kOk) {
+      return Status(Error::kInvalidArgument,
+                    "--capture-ids: want BEGIN:END with 0 <= BEGIN < END, got '" +
+                        options.capture_id_range + "'");
+    }
+  }
+  return Status();
+}
+
 }  // namespace
+
+Status check_capture_options(const RunOptions& options) {
+  etdump::IdentifierFilter filter;
+  return configure_capture(options, &filter);
+}
 
 StatusOr<RunSummary> run_program(const RunOptions& options) {
   backends::RunSettings backend_settings;
@@ -183,29 +216,7 @@ StatusOr<RunSummary> run_program(const RunOptions& options) {
 
   // Declared before the tracer, which keeps a pointer to it.
   etdump::IdentifierFilter filter;
-  for (const std::string& pattern : options.capture_names) {
-    if (filter.add_name_pattern(pattern.c_str()) != Error::kOk) {
-      return Status(Error::kInvalidArgument, "--capture-names: bad pattern '" + pattern + "'");
-    }
-  }
-  if (!options.capture_id_range.empty()) {
-    const auto colon = options.capture_id_range.find(':');
-    char* end_a = nullptr;
-    char* end_b = nullptr;
-    const std::string a = options.capture_id_range.substr(0, colon);
-    const std::string b =
-        colon == std::string::npos ? "" : options.capture_id_range.substr(colon + 1);
-    const long begin = std::strtol(a.c_str(), &end_a, 10);
-    const long end = std::strtol(b.c_str(), &end_b, 10);
-    if (colon == std::string::npos || a.empty() || b.empty() || *end_a != '\0' || *end_b != '\0' ||
-        begin < 0 || end > INT32_MAX ||
-        filter.set_int_range(DelegateDebugIntId(static_cast<std::int32_t>(begin)),
-                             DelegateDebugIntId(static_cast<std::int32_t>(end))) != Error::kOk) {
-      return Status(Error::kInvalidArgument,
-                    "--capture-ids: want BEGIN:END with 0 <= BEGIN < END, got '" +
-                        options.capture_id_range + "'");
-    }
-  }
+  GLASSBOX_RETURN_IF_ERROR(configure_capture(options, &filter));
   etdump::ETDumpGenOptions gen_options;
   gen_options.clock = options.use_tsc ? Clock::tsc() : Clock::steady();
   etdump::ETDumpGen gen(gen_options);

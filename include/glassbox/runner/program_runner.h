@@ -79,4 +79,10 @@ struct RunSummary {
 
 StatusOr<RunSummary> run_program(const RunOptions& options);
 
+/// Errors (kInvalidArgument) when `options.capture_id_range` is not
+/// BEGIN:END with 0 <= BEGIN < END, or a `capture_names` pattern is empty,
+/// too long or one too many: what run_program refuses before it opens a
+/// file, for a command line to report as its own mistake.
+Status check_capture_options(const RunOptions& options);
+
 }  // namespace glassbox::runner
