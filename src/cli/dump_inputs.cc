@@ -1,6 +1,7 @@
 #include "src/cli/dump_inputs.h"
 
 #include <glob.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -11,6 +12,7 @@
 #include <sstream>
 
 #include "glassbox/aot/internal/debug_handle_map_json.h"
+#include "glassbox/io/file.h"
 #include "nlohmann/json.hpp"
 
 namespace glassbox::cli {
@@ -232,13 +234,14 @@ StatusOr<Tags> parse_sidecar_tags(std::string_view text, const std::string& side
 
 StatusOr<Tags> read_sidecar_tags(const std::string& dump_path) {
   const std::string sidecar = dump_path + ".json";
-  std::error_code ec;
-  if (!fs::exists(sidecar, ec)) return Tags();
-  std::ifstream in(sidecar, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  if (!in) return Status(Error::kAccessFailed, sidecar + ": cannot read the tag sidecar");
-  return parse_sidecar_tags(text.str(), sidecar);
+  struct stat st;
+  if (::lstat(sidecar.c_str(), &st) != 0 && errno == ENOENT) return Tags();
+  // Through the bounded reader: a link to a device or a FIFO is refused
+  // without reading (it would never end, or block), and so is a huge file.
+  GLASSBOX_ASSIGN_OR_RETURN(const std::vector<std::uint8_t> text,
+                            io::read_file(sidecar, kMaxSidecarBytes));
+  return parse_sidecar_tags(
+      std::string_view(reinterpret_cast<const char*>(text.data()), text.size()), sidecar);
 }
 
 }  // namespace glassbox::cli

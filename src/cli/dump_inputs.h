@@ -66,8 +66,13 @@ class PathTagPattern {
   std::vector<std::string> names_;     ///< Tag names, in pattern order.
 };
 
+/// The largest tag sidecar read: a few tags take a few hundred bytes.
+inline constexpr std::uint64_t kMaxSidecarBytes = std::uint64_t{1} << 20;
+
 /// The tags of the sidecar `<dump>.json` (a flat JSON object of strings),
-/// none when there is no such file. Errors name the sidecar.
+/// none when there is no such file. It is read as every input is
+/// (io::read_file): a regular file of at most kMaxSidecarBytes, or an
+/// error naming the sidecar (a FIFO, a device, a folder, a larger file).
 StatusOr<Tags> read_sidecar_tags(const std::string& dump_path);
 
 /// The tags of a sidecar's `text`; errors name `sidecar`.

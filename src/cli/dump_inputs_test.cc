@@ -1,8 +1,12 @@
 #include "src/cli/dump_inputs.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -131,6 +135,24 @@ TEST_F(DumpInputsTest, SidecarIsAFlatObjectOfStrings) {
   std::ofstream(path("b/2.etdp.json")) << "[1, 2";
   EXPECT_THAT(read_sidecar_tags(path("b/2.etdp")).status(),
               ErrorIs(Error::kCorruptData, {path("b/2.etdp.json")}));
+}
+
+// A sidecar that never ends (a link to a zero device aborted on bad_alloc)
+// or never starts (a FIFO without a writer hung) is refused unread, as is
+// one larger than any tag list. The device is the test's own node.
+TEST_F(DumpInputsTest, ASidecarIsReadOnlyFromABoundedRegularFile) {
+  ASSERT_EQ(::mkfifo(path("a/1.etdp.json").c_str(), 0600), 0);
+  EXPECT_THAT(read_sidecar_tags(path("a/1.etdp")).status(),
+              ErrorIs(Error::kAccessFailed, {path("a/1.etdp.json"), "(a FIFO)"}));
+  std::ofstream(path("b/1.etdp.json")) << std::string(kMaxSidecarBytes + 1, ' ');
+  EXPECT_THAT(read_sidecar_tags(path("b/1.etdp")).status(),
+              ErrorIs(Error::kOutOfResources, {path("b/1.etdp.json"), "bytes"}));
+  if (::mknod(path("zero").c_str(), S_IFCHR | 0666, makedev(1, 5)) != 0) {
+    GTEST_SKIP() << "mknod: " << std::strerror(errno);
+  }
+  fs::create_symlink(path("zero"), path("b/2.etdp.json"));
+  EXPECT_THAT(read_sidecar_tags(path("b/2.etdp")).status(),
+              ErrorIs(Error::kAccessFailed, {path("b/2.etdp.json"), "(a character device)"}));
 }
 
 TEST(SidecarTagsTest, DeeplyNestedJsonIsRefused) {
