@@ -1,7 +1,6 @@
 // `glassbox etrecord show FILE [--format text|json]`.
 
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <string>
@@ -13,74 +12,15 @@
 namespace glassbox::cli {
 namespace {
 
-using Json = nlohmann::ordered_json;
-
 struct ShowOptions {
   std::string file;
   std::string format = "text";
 };
 
-Json parsed(const std::string& text) {
-  // Our own writer's output; never discarded, but no exception either way.
-  return Json::parse(text, nullptr, /*allow_exceptions=*/false);
-}
-
-Json node_json(const aot::Node& node) {
-  Json j = Json::object();
-  j["name"] = node.name;
-  j["op"] = node.op;
-  j["debug_handle"] = node.debug_handle.value;
-  Json frames = Json::array();
-  for (const aot::ModuleFrame& frame : node.module_hierarchy) {
-    frames.push_back(Json{{"path", frame.path}, {"type", frame.type}});
-  }
-  j["module_hierarchy"] = std::move(frames);
-  j["source_location"] = Json{{"file", node.source_location.file},
-                              {"line", node.source_location.line},
-                              {"function", node.source_location.function}};
-  Json inputs = Json::array();
-  for (aot::ValueId id : node.inputs) inputs.push_back(id.value);
-  Json outputs = Json::array();
-  for (aot::ValueId id : node.outputs) outputs.push_back(id.value);
-  j["inputs"] = std::move(inputs);
-  j["outputs"] = std::move(outputs);
-  return j;
-}
-
 template <typename Map>
 const Map* method_map(const aot::PerMethod<Map>& maps, const std::string& method) {
   auto it = maps.find(method);
   return it == maps.end() ? nullptr : &it->second;
-}
-
-Json to_json(const etrecord::ETRecord& record) {
-  Json j = Json::object();
-  j["version"] = record.version;
-  j["source"] = etrecord::to_string(record.source);
-  // ExecuTorch's records have none: null, not an empty string.
-  j["fingerprint"] = record.fingerprint.empty() ? Json(nullptr) : Json(record.fingerprint);
-  Json methods = Json::object();
-  for (const auto& [method, graph] : record.edge_graphs) {
-    Json nodes = Json::array();
-    for (const aot::Node& node : graph.nodes) nodes.push_back(node_json(node));
-    Json m = Json::object();
-    m["graph"] = Json{{"nodes", std::move(nodes)}};
-    const auto* handles = method_map(record.debug_handle_map, method);
-    const auto* delegates = method_map(record.delegate_map, method);
-    const auto* num_outs = method_map(record.instruction_id_to_num_outs_map, method);
-    m["debug_handle_map"] = parsed(etrecord::instruction_debug_handles_to_json(
-        handles ? *handles : aot::InstructionDebugHandles{}));
-    m["delegate_map"] = parsed(
-        etrecord::delegate_map_to_json(delegates ? *delegates : aot::InstructionDelegateMap{}));
-    m["instruction_id_to_num_outs_map"] =
-        parsed(etrecord::num_outs_map_to_json(num_outs ? *num_outs : aot::InstructionNumOuts{}));
-    methods[method] = std::move(m);
-  }
-  j["methods"] = std::move(methods);
-  j["reference_inputs"] = record.reference_inputs.size();
-  j["reference_outputs"] = record.reference_outputs.size();
-  j["notes"] = record.notes;
-  return j;
 }
 
 template <typename Map>
@@ -159,7 +99,7 @@ std::string to_text(const etrecord::ETRecord& record, const std::string& file) {
 Status show(const ShowOptions& options, std::ostream& out) {
   GLASSBOX_ASSIGN_OR_RETURN(etrecord::ETRecord record, etrecord::ETRecord::load(options.file));
   if (options.format == "json") {
-    out << to_json(record).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    out << etrecord::etrecord_to_json(record) << "\n";
   } else {
     out << to_text(record, options.file);
   }

@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "glassbox/etrecord/etrecord_json.h"
 #include "src/etrecord/map_json.h"
 #include "src/testing/sanitizer_build.h"
 #include "src/testing/status_matchers.h"
@@ -49,6 +50,31 @@ TEST(MapJsonScaleTest, DelegateMapOfHundredThousandIdentifiersRoundTrips) {
       parse_delegate_map_entry(delegate_map_entry(delegates));
   ASSERT_THAT(back, IsOk());
   EXPECT_EQ(back->at("forward").at(InstructionId(0)).delegate_map, identifiers);
+}
+
+// `etrecord show --format json` parsed each map's text back into
+// ordered_json, whose member search made this take 20 seconds.
+TEST(MapJsonScaleTest, RecordJsonOfTwoHundredThousandIdentifiers) {
+  SKIP_IN_SANITIZER_BUILD();
+  constexpr std::int64_t kIdentifiers = 200'000;
+  aot::DebugHandleMap identifiers;
+  for (std::int64_t i = 0; i < kIdentifiers; ++i) {
+    identifiers["node_" + std::to_string(i)] = {DebugHandle(static_cast<std::uint32_t>(i) + 1)};
+  }
+  ETRecord record;
+  record.fingerprint = "0123456789abcdef";
+  record.edge_graphs["forward"] = aot::Graph{};
+  record.delegate_map["forward"][InstructionId(0)] =
+      aot::DelegateMapEntry{"XnnpackBackend", identifiers};
+  record.instruction_id_to_num_outs_map["forward"][InstructionId(0)] = 1;
+  const nlohmann::json shown = nlohmann::json::parse(etrecord_to_json(record));
+  const nlohmann::json& forward = shown["methods"]["forward"];
+  EXPECT_EQ(shown["fingerprint"], "0123456789abcdef");
+  EXPECT_EQ(forward["delegate_map"]["0"]["name"], "XnnpackBackend");
+  EXPECT_EQ(forward["delegate_map"]["0"]["delegate_map"].size(), std::size_t{kIdentifiers});
+  EXPECT_EQ(forward["delegate_map"]["0"]["delegate_map"]["node_7"], nlohmann::json::array({8}));
+  EXPECT_EQ(forward["instruction_id_to_num_outs_map"]["0"], 1);
+  EXPECT_TRUE(forward["debug_handle_map"].empty());
 }
 
 }  // namespace
