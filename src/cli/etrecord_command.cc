@@ -7,6 +7,7 @@
 
 #include "glassbox/etrecord/etrecord.h"
 #include "glassbox/etrecord/etrecord_json.h"
+#include "glassbox/io/printable.h"
 #include "src/cli/commands.h"
 
 namespace glassbox::cli {
@@ -43,22 +44,27 @@ std::string to_text(const etrecord::ETRecord& record, const std::string& file) {
   if (record.source == etrecord::RecordSource::kExecuTorch) {
     out << "  written by ExecuTorch (" << etrecord::kExecuTorchMarkerEntry << "), no fingerprint\n";
   } else {
-    out << "  version " << record.version << ", fingerprint " << record.fingerprint
+    out << "  version " << record.version << ", fingerprint " << io::printable(record.fingerprint)
         << ", reference inputs " << record.reference_inputs.size() << ", reference outputs "
         << record.reference_outputs.size() << "\n";
   }
-  for (const std::string& note : record.notes) out << "  note: " << note << "\n";
+  // Every string from the file is escaped: a name could hold a terminal
+  // escape sequence, a line break or a bidi override.
+  for (const std::string& note : record.notes) out << "  note: " << io::printable(note) << "\n";
   for (const auto& [method, graph] : record.edge_graphs) {
-    out << "method " << method << ": edge graph of " << graph.nodes.size() << " operators\n";
+    out << "method " << io::printable(method) << ": edge graph of " << graph.nodes.size()
+        << " operators\n";
     for (const aot::Node& node : graph.nodes) {
-      out << "  handle " << node.debug_handle.value << "  " << node.op << "  " << node.name;
+      out << "  handle " << node.debug_handle.value << "  " << io::printable(node.op) << "  "
+          << io::printable(node.name);
       if (!node.module_hierarchy.empty()) {
-        out << "  in " << node.module_hierarchy.back().path << " ("
-            << node.module_hierarchy.back().type << ")";
+        out << "  in " << io::printable(node.module_hierarchy.back().path) << " ("
+            << io::printable(node.module_hierarchy.back().type) << ")";
       }
       if (node.source_location.line != 0) {
         const std::string& f = node.source_location.file;
-        out << "  at " << f.substr(f.find_last_of('/') + 1) << ":" << node.source_location.line;
+        out << "  at " << io::printable(f.substr(f.find_last_of('/') + 1)) << ":"
+            << node.source_location.line;
       }
       out << "\n";
     }
@@ -80,13 +86,13 @@ std::string to_text(const etrecord::ETRecord& record, const std::string& file) {
       out << (handles && h != handles->end() ? handle_list(h->second) : "none");
       auto d = delegates ? delegates->find(id) : aot::InstructionDelegateMap::const_iterator{};
       if (delegates && d != delegates->end()) {
-        out << ", delegate " << d->second.backend;
+        out << ", delegate " << io::printable(d->second.backend);
         if (!d->second.delegate_map) {
           out << " (no debug handle map)";
         } else {
           out << " (" << aot::to_string(aot::key_kind(*d->second.delegate_map)) << " ids)";
           for (const auto& [key, hs] : *d->second.delegate_map) {
-            out << "\n        " << aot::describe(key) << " -> " << handle_list(hs);
+            out << "\n        " << io::printable(aot::describe(key)) << " -> " << handle_list(hs);
           }
         }
       }

@@ -84,6 +84,27 @@ TEST_F(LowerEtrecordCliTest, LowerDemoWritesProgramAndEtrecord) {
   EXPECT_NE(text.out.find("delegate DemoBackend (int ids)"), std::string::npos) << text.out;
 }
 
+// Names from the file reach the terminal escaped, as in the Inspector's
+// tables: no escape sequence, NUL, line break or bidi override.
+TEST_F(LowerEtrecordCliTest, ShowTextEscapesNamesFromTheFile) {
+  ASSERT_TRUE(
+      run({"lower", "-o", path("h.gbx"), "--etrecord", path("h.etrecord"), "--ids", "string"})
+          .status.ok());
+  etrecord::ETRecord record = *etrecord::ETRecord::load(path("h.etrecord"));
+  aot::Node& node = record.edge_graphs.at("forward").nodes.at(0);
+  node.name = std::string("evil\x1b[2J\0\nforged\xe2\x80\xae", 19);
+  node.module_hierarchy = {aot::ModuleFrame{"m\x1b]0;t\x07", "T\r"}};
+  ASSERT_TRUE(record.save(path("h.etrecord")).ok());
+  const Outcome shown = run({"etrecord", "show", path("h.etrecord")});
+  ASSERT_THAT(shown.status, IsOk());
+  for (const std::string& raw :
+       std::vector<std::string>{"\x1b", std::string(1, '\0'), "\x07", "\r", "\xe2\x80\xae"}) {
+    EXPECT_EQ(shown.out.find(raw), std::string::npos) << shown.out;
+  }
+  EXPECT_NE(shown.out.find("evil\\x1b[2J\\x00\\nforged\\u202e"), std::string::npos) << shown.out;
+  EXPECT_NE(shown.out.find("in m\\x1b]0;t\\x07 (T\\r)"), std::string::npos) << shown.out;
+}
+
 TEST_F(LowerEtrecordCliTest, StringIdentifiersReachTheEtrecord) {
   ASSERT_TRUE(
       run({"lower", "-o", path("s.gbx"), "--etrecord", path("s.etrecord"), "--ids", "string"})

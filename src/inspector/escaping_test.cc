@@ -41,5 +41,22 @@ TEST(EscapingTest, HostileEventNamesAreEscapedInEveryTextFormat) {
   }
 }
 
+// Tag values come from paths and sidecars: a value with a line break or an
+// escape sequence forged a section header of `--group-by`'s table.
+TEST(EscapingTest, HostileTagValuesAreEscapedInGroupedFormats) {
+  DumpBuilder dump;
+  dump.run("Execute").str_event("plain", 0, 0, 10);
+  const std::vector<TagGroup> groups = {{kHostileName, value_of(Inspector::create(dump.build()))},
+                                        {"plain", value_of(Inspector::create(dump.build()))}};
+  for (Format format : {Format::kTable, Format::kCsv, Format::kTsv}) {
+    const std::string text = value_of(render_grouped(groups, "dev\nice", View::kEvents, format));
+    SCOPED_TRACE(to_string(format));
+    EXPECT_EQ(text.find('\x1b'), std::string::npos) << text;
+    EXPECT_EQ(text.find('\x07'), std::string::npos) << text;
+    EXPECT_NE(text.find("evil\\x1b[2J\\nforged"), std::string::npos) << text;
+    EXPECT_EQ(text.find("dev\nice"), std::string::npos) << text;
+  }
+}
+
 }  // namespace
 }  // namespace glassbox::inspector

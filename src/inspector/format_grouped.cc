@@ -1,6 +1,7 @@
 // A view split by a tag value (`--group-by`): the machine formats get the
 // tag as their first column (or key), the table one section per value.
 
+#include "glassbox/io/printable.h"
 #include "nlohmann/json.hpp"
 #include "src/inspector/format_internal.h"
 
@@ -13,7 +14,9 @@ StatusOr<std::string> render_grouped(const std::vector<TagGroup>& groups, const 
       std::string text;
       for (const TagGroup& group : groups) {
         if (!text.empty()) text += "\n";
-        text += "== " + tag + " = " + (group.value.empty() ? "(none)" : group.value) + " ==\n";
+        // Tag values come from paths and sidecars: escaped like every cell.
+        text += "== " + io::printable(tag) + " = " +
+                (group.value.empty() ? "(none)" : io::printable(group.value)) + " ==\n";
         text += render_table(group.inspector, view);
       }
       return text;

@@ -25,6 +25,15 @@ TEST(PrintableTest, TerminalControlsAndLineBreaksAreEscaped) {
             "\\u009b2J");
 }
 
+// "Trojan Source": a right-to-left override shows "gpj.exe" as "exe.jpg".
+TEST(PrintableTest, BidirectionalFormattingCharactersAreEscaped) {
+  EXPECT_EQ(printable("a\xe2\x80\xaegpj.exe"), "a\\u202egpj.exe");
+  EXPECT_EQ(printable("\xe2\x81\xa6x\xe2\x81\xa9\xe2\x80\x8f\xd8\x9c"),
+            "\\u2066x\\u2069\\u200f\\u061c");
+  // Neighbours of the bidi ranges print as they are.
+  EXPECT_EQ(printable("\xe2\x80\x94\xe2\x81\xaa"), "\xe2\x80\x94\xe2\x81\xaa");
+}
+
 TEST(PrintableTest, InvalidUtf8IsEscapedByteByByte) {
   EXPECT_EQ(printable("\xff\xfe"), "\\xff\\xfe");
   EXPECT_EQ(printable("\xc3"), "\\xc3");                    // truncated sequence
