@@ -24,7 +24,8 @@ struct CommandContext {
   std::ostream* err = nullptr;
   Status status;
   /// A successful command's exit code when it is not kExitOk (an
-  /// interrupted run that saved its work: kExitInterrupted).
+  /// interrupted run that saved its work: kExitInterrupted); a failed
+  /// command's when it is kExitInterrupted (an interrupted export).
   int exit_code = 0;
   /// The failure is the command line's (exit code 2), not the input's (1).
   bool usage_error = false;

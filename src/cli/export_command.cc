@@ -18,6 +18,8 @@
 #include "src/cli/commands.h"
 #include "src/cli/fleet_options.h"
 #include "src/cli/fleet_reader.h"
+#include "src/cli/interrupt.h"
+#include "src/cli/run_cli.h"
 #include "src/cli/time_scale_options.h"
 
 namespace glassbox::cli {
@@ -140,9 +142,14 @@ void add_export_commands(CLI::App& app, CommandContext& context) {
   command->add_flag("--allow-fingerprint-mismatch", options->allow_fingerprint_mismatch,
                     "export dumps of another program than the ETRecord's anyway");
   command->callback([options, &context] {
+    // Ctrl-C or SIGTERM stops after the dump in hand; the partial output
+    // is removed as on any failure, and the exit code says why (130).
+    InterruptFlag interrupt;
+    options->fleet.stop = interrupt.get();
     run_command(
         context, [&] { return check_export_usage(*options); },
         [&] { return export_rows(*options, *context.err); });
+    if (!context.status.ok() && interrupt.get()->load()) context.exit_code = kExitInterrupted;
   });
 }
 

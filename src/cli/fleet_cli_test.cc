@@ -3,13 +3,20 @@
 // plus a damaged dump and a dump of another program.
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "glassbox/inspector/export_rows.h"
@@ -257,6 +264,111 @@ TEST_F(FleetCliTest, AnOutputOntoADumpAFolderOrGlobMatchedIsRefused) {
   fs::remove(path("link_to_a.etdp"));
   EXPECT_EQ(read_text(dump), before);
   EXPECT_TRUE(fs::is_regular_file(dump));
+}
+
+// Runs `args` in a child process after `prepare` (in the child), calls
+// `watch` with the child's pid, and returns how the child ended: its exit
+// code, or 128 + the signal that killed it. The child's stderr goes to
+// `err_file`.
+int run_in_child(const std::vector<std::string>& args, const std::function<void()>& prepare,
+                 const std::function<void(pid_t)>& watch, const std::string& err_file) {
+  const pid_t child = ::fork();
+  if (child == 0) {
+    prepare();
+    const CliResult r = run_glassbox(args);
+    std::ofstream(err_file) << r.err;
+    ::_exit(r.exit_code);
+  }
+  watch(child);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+std::vector<std::string> files_in(const fs::path& dir) {
+  std::vector<std::string> names;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir)) {
+    names.push_back(e.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// --jobs above what the process may start threw std::system_error out of
+// std::thread: std::terminate (exit 134), the partial output left behind.
+// Here the child may start no thread at all (RLIMIT_NPROC 1; root is exempt,
+// so it first becomes nobody): the export runs on its main thread.
+TEST_F(FleetCliTest, JobsAboveTheThreadLimitRunOnTheThreadsThereAre) {
+  const fs::path out_dir = dir_ / "nproc";
+  fs::create_directories(out_dir);
+  fs::permissions(out_dir, fs::perms::all);
+  const std::vector<std::string> args = {"export",
+                                         "--etdump",
+                                         runs(),
+                                         "--etrecord",
+                                         path("int.etrecord"),
+                                         "--rows",
+                                         "ops",
+                                         "--format",
+                                         "csv",
+                                         "--jobs",
+                                         "8",
+                                         "-o",
+                                         (out_dir / "ops.csv").string()};
+  const int code = run_in_child(
+      args,
+      [] {
+        if (::geteuid() == 0 && ::setresuid(65534, 65534, 65534) != 0) ::_exit(100);
+        const rlimit one_process{1, 1};
+        if (::setrlimit(RLIMIT_NPROC, &one_process) != 0) ::_exit(101);
+      },
+      [](pid_t) {}, (out_dir / "err.txt").string());
+  if (code == 100 || code == 101) GTEST_SKIP() << "cannot limit the child's threads";
+  EXPECT_EQ(code, 0) << read_text(out_dir / "err.txt");
+  std::vector<std::string> threaded = args;
+  threaded.back() = path("threaded.csv");
+  ASSERT_EQ(run_glassbox(threaded).exit_code, 0);
+  EXPECT_EQ(read_text(out_dir / "ops.csv"), read_text(path("threaded.csv")));
+  EXPECT_EQ(files_in(out_dir), (std::vector<std::string>{"err.txt", "ops.csv"}))
+      << "no partial file";
+  fs::remove_all(out_dir);
+}
+
+// Ctrl-C or SIGTERM during an export stops it, removes the partial output
+// (the default action killed the process and left it) and exits 130.
+TEST_F(FleetCliTest, AnInterruptedExportLeavesNoPartialFile) {
+  // Enough dumps (links to one) that the export is still running when the
+  // signal comes.
+  fs::create_directories(dir_ / "many");
+  for (int i = 0; i < 2000; ++i) {
+    fs::create_hard_link(path("runs/pixel/a.etdp"), dir_ / "many" / (std::to_string(i) + ".etdp"));
+  }
+  const fs::path out_dir = dir_ / "interrupted";
+  fs::create_directories(out_dir);
+  for (const int signal : {SIGINT, SIGTERM}) {
+    bool signalled = false;
+    const int code = run_in_child(
+        {"export", "--etdump", path("many"), "--etrecord", path("int.etrecord"), "--rows", "events",
+         "--jobs", "1", "-o", (out_dir / "events.ndjson").string()},
+        [] {},
+        [&](pid_t child) {
+          // Once the partial output exists, the export is under way.
+          for (int waited_ms = 0; waited_ms < 60'000 && files_in(out_dir).empty(); ++waited_ms) {
+            if (::waitpid(child, nullptr, WNOHANG) != 0) return;
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+          }
+          signalled = ::kill(child, signal) == 0;
+        },
+        path("interrupted.err"));
+    ASSERT_TRUE(signalled) << "the export ended before it could be interrupted";
+    EXPECT_EQ(code, kExitInterrupted) << signal;
+    const std::string err = read_text(path("interrupted.err"));
+    EXPECT_EQ(lines(err), 1u) << err;
+    EXPECT_NE(err.find("interrupted"), std::string::npos) << err;
+    EXPECT_EQ(files_in(out_dir), std::vector<std::string>{}) << "partial output left";
+  }
+  fs::remove_all(dir_ / "many");
+  fs::remove_all(out_dir);
 }
 
 TEST_F(FleetCliTest, AllDumpsSkippedIsAnError) {

@@ -13,7 +13,10 @@ namespace glassbox::cli {
 /// `when` prefixes each help text ("with several dumps: " for inspect,
 /// which also reads one dump).
 inline void add_fleet_options(CLI::App& command, FleetOptions& fleet, const std::string& when) {
-  command.add_option("--jobs", fleet.jobs, when + "decoding threads (default: every core)");
+  command.add_option("--jobs", fleet.jobs,
+                     when +
+                         "decoding threads (default: every core; fewer when the system cannot "
+                         "start that many)");
   command.add_flag("--strict", fleet.strict,
                    when +
                        "a damaged dump or one of another program is fatal (default: reported and "

@@ -5,8 +5,10 @@
 // refuses (another program's), is reported as one line naming it and
 // skipped, or fatal with --strict. A progress line shows on a terminal.
 
+#include <atomic>
 #include <cstddef>
 #include <functional>
+#include <new>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -25,7 +27,13 @@ struct FleetOptions {
   std::string tag_from_path;         ///< "" for none.
   unsigned jobs = 0;                 ///< 0: every core.
   bool strict = false;
+  /// When set (by a signal handler: InterruptFlag), reading stops after the
+  /// dump in hand and read_fleet fails with kFleetInterrupted.
+  const std::atomic<bool>* stop = nullptr;
 };
+
+/// read_fleet's error when `stop` was set.
+inline constexpr const char* kFleetInterrupted = "interrupted (SIGINT or SIGTERM): nothing written";
 
 /// One dump and its tags (path pattern first, then its sidecar's).
 struct DumpSource {
@@ -65,20 +73,30 @@ StatusOr<FleetSummary> read_fleet(
   };
   const std::function<Decoded(std::size_t)> decode = [&](std::size_t i) -> Decoded {
     DumpSource source{paths[i], {}};
-    StatusOr<Tags> tags = tags_of(paths[i], pattern ? &*pattern : nullptr);
-    if (!tags.ok()) return {std::move(source), tags.status()};
-    source.tags = std::move(*tags);
-    StatusOr<etdump::ETDumpFile> dump = etdump::load_etdump_file(paths[i]);
-    if (!dump.ok()) return {std::move(source), dump.status()};
-    StatusOr<T> result = work(source, *dump);
-    if (!result.ok()) return {std::move(source), result.status().with_context(paths[i])};
-    return {std::move(source), std::move(result)};
+    // An exception must not leave a worker thread (std::terminate would
+    // skip the removal of a partial output): it fails this dump.
+    try {
+      StatusOr<Tags> tags = tags_of(paths[i], pattern ? &*pattern : nullptr);
+      if (!tags.ok()) return {std::move(source), tags.status()};
+      source.tags = std::move(*tags);
+      StatusOr<etdump::ETDumpFile> dump = etdump::load_etdump_file(paths[i]);
+      if (!dump.ok()) return {std::move(source), dump.status()};
+      StatusOr<T> result = work(source, *dump);
+      if (!result.ok()) return {std::move(source), result.status().with_context(paths[i])};
+      return {std::move(source), std::move(result)};
+    } catch (const std::bad_alloc&) {
+      return {std::move(source),
+              Status(Error::kMemoryAllocationFailed, paths[i] + ": out of memory reading it")};
+    }
   };
 
   FleetSummary summary;
   ProgressLine progress("glassbox " + command, "dumps");
   const std::function<Status(std::size_t, Decoded &&)> take = [&](std::size_t i,
                                                                   Decoded&& decoded) -> Status {
+    if (options.stop != nullptr && options.stop->load(std::memory_order_relaxed)) {
+      return Status(Error::kInvalidState, kFleetInterrupted);
+    }
     progress.update(static_cast<long long>(i + 1), static_cast<long long>(paths.size()));
     if (!decoded.result.ok()) {
       if (options.strict) return decoded.result.status();

@@ -11,6 +11,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -23,16 +24,21 @@ inline unsigned default_jobs() { return std::max(1u, std::thread::hardware_concu
 
 /// Runs work(i) for i in [0, count) and consume(i, result) in order of i;
 /// stops at the first failing consume and returns its status.
+/// Fewer threads than `jobs` when the system cannot start that many (a
+/// --jobs above the process's thread limit); none at all, and the work
+/// runs on the calling thread.
 template <typename T>
 Status for_each_in_order(std::size_t count, unsigned jobs,
                          const std::function<T(std::size_t)>& work,
                          const std::function<Status(std::size_t, T&&)>& consume) {
   jobs = std::max(1u, jobs);
-  const std::size_t window = 2 * static_cast<std::size_t>(jobs);
   std::mutex mutex;
   std::condition_variable changed;
   std::map<std::size_t, T> ready;
   std::size_t next_task = 0, next_consume = 0;
+  // Results in flight: 0 until the threads are started, then twice their
+  // number.
+  std::size_t window = 0;
   bool stop = false;
 
   auto worker = [&] {
@@ -50,7 +56,22 @@ Status for_each_in_order(std::size_t count, unsigned jobs,
     }
   };
   std::vector<std::thread> threads;
-  for (unsigned t = 0; t < std::min<std::size_t>(jobs, count); ++t) threads.emplace_back(worker);
+  for (unsigned t = 0; t < std::min<std::size_t>(jobs, count); ++t) {
+    try {
+      threads.emplace_back(worker);
+    } catch (const std::system_error&) {
+      break;  // EAGAIN: the process may start no more threads.
+    }
+  }
+  if (threads.empty()) {
+    for (std::size_t i = 0; i < count; ++i) GLASSBOX_RETURN_IF_ERROR(consume(i, work(i)));
+    return Status();
+  }
+  {
+    const std::lock_guard lock(mutex);
+    window = 2 * threads.size();
+  }
+  changed.notify_all();
 
   Status status;
   while (next_consume < count) {

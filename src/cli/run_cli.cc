@@ -21,7 +21,8 @@ constexpr const char* kFooter =
     "  1  bad input: a file is missing, unreadable, truncated or corrupt, or its\n"
     "     content is not what the command needs; or an output cannot be written\n"
     "  2  usage: unknown option, missing argument, bad value or combination\n"
-    "  130  run/demo interrupted (SIGINT/SIGTERM): the completed executions were saved\n"
+    "  130  run/demo interrupted (SIGINT/SIGTERM): the completed executions were saved;\n"
+    "       export interrupted: nothing was written\n"
     "Errors are printed as one line on stderr: \"glassbox: <message>\".";
 
 std::string version_text() {
@@ -136,7 +137,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   }
   if (!context.status.ok()) {
     err << "glassbox: " << context.status.message() << "\n";
-    return context.usage_error ? kExitUsage : kExitBadInput;
+    if (context.usage_error) return kExitUsage;
+    return context.exit_code == kExitInterrupted ? kExitInterrupted : kExitBadInput;
   }
   return context.exit_code;
 }
