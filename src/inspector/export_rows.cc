@@ -65,6 +65,23 @@ void append_json_string(std::string& out, std::string_view text) {
   out += '"';
 }
 
+// A tag name or value in the CSV `tags` cell, `name=value;name=value`:
+// `%`, `;` and `=` percent-encoded (`%25`, `%3B`, `%3D`, as in a URL), so
+// no value can forge another tag. Not a backslash: the cell escapes those.
+std::string tag_text(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    switch (c) {
+      case '%': out += "%25"; break;
+      case ';': out += "%3B"; break;
+      case '=': out += "%3D"; break;
+      default: out += c; break;
+    }
+  }
+  return out;
+}
+
 // Fields of a row in the schema's column order, appended to `out` as JSON
 // members or CSV cells. `first` says whether a field precedes them in the
 // row (the separator is written before each field but the first).
@@ -122,7 +139,7 @@ class Fields {
         out_ += ':';
         append_json_string(out_, value);
       } else {
-        csv += (first ? "" : ";") + name + "=" + value;
+        csv += (first ? "" : ";") + tag_text(name) + "=" + tag_text(value);
       }
       first = false;
     }

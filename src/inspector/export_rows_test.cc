@@ -60,6 +60,17 @@ TEST(ExportRowsTest, CsvRowsHaveTheHeadersColumns) {
   }
 }
 
+// A value holding `;` or `=` forged a second tag before.
+TEST(ExportRowsTest, CsvTagsEscapeTheirSeparators) {
+  DumpBuilder b;
+  b.run("Execute").op("plain", 1, 0, 10);
+  const Inspector insp = value_of(Inspector::create(b.build()));
+  std::string text;
+  append_export_rows(insp, {"d.etdp", {{"device", "pixel;os=14"}, {"a=b", "100%"}}},
+                     ExportRows::kEvents, ExportFormat::kCsv, text);
+  EXPECT_NE(text.find(",a%3Db=100%25;device=pixel%3Bos%3D14,"), std::string::npos) << text;
+}
+
 TEST(ExportRowsTest, OpRowsAreTheOpsViewSamplesByRun) {
   const etrecord::ETRecord record = demo_record(Ids::kInt);
   const Inspector insp = value_of(Inspector::create(demo_dump(Ids::kInt, 3), &record));
