@@ -27,6 +27,11 @@ std::string shape_text(std::span<const std::int64_t> shape) {
 }
 
 Status check_inputs(const aot::Graph& graph, std::span<const ReferenceTensor> inputs) {
+  if (graph.inputs.empty()) {
+    return Status(Error::kInvalidArgument,
+                  "reference run: the model has no inputs to run it on (lower it without "
+                  "--reference-seed or --reference-inputs)");
+  }
   if (inputs.size() != graph.inputs.size()) {
     return Status(Error::kInvalidArgument, "reference inputs: the model takes " +
                                                std::to_string(graph.inputs.size()) + " inputs, " +
@@ -40,6 +45,12 @@ Status check_inputs(const aot::Graph& graph, std::span<const ReferenceTensor> in
       return Status(Error::kInvalidArgument, "reference input " + std::to_string(i) + " ('" +
                                                  value->name +
                                                  "'): only float32 inputs are supported");
+    }
+    if (value->numel() == 0) {
+      return Status(Error::kInvalidArgument,
+                    "reference input " + std::to_string(i) + " ('" + value->name + "'): shape " +
+                        shape_text(value->shape) +
+                        " has a zero-size dim: no values to run the reference on");
     }
     if (inputs[i].sizes != value->shape) {
       return Status(Error::kInvalidArgument,

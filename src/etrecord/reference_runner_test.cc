@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "glassbox/aot/graph_builder.h"
 #include "src/etrecord/test_records.h"
 #include "src/etrecord/zip_archive.h"
 
@@ -72,6 +73,21 @@ TEST(ReferenceRunnerTest, BadInputsAreClearErrors) {
   const aot::Graph stored = testing::demo_record().edge_graphs.at(std::string(aot::kForwardMethod));
   EXPECT_THAT(run_reference(stored, value_of(seeded_reference_inputs(graph, kSeed))),
               ErrorIs(Error::kInvalidArgument, {"has no data"}));
+}
+
+// A model the reference run cannot feed says why, not "cannot set input 0".
+TEST(ReferenceRunnerTest, ModelsWithoutInputValuesAreNamedAsSuch) {
+  aot::GraphBuilder empty_input;
+  empty_input.output(empty_input.relu(empty_input.input("x", ScalarType::kFloat, {2, 0, 3})));
+  const aot::Graph zero_dim = value_of(empty_input.build());
+  EXPECT_THAT(run_reference(zero_dim, value_of(seeded_reference_inputs(zero_dim, kSeed))),
+              ErrorIs(Error::kInvalidArgument,
+                      {"reference input 0 ('x'): shape [2, 0, 3] has a zero-size dim"}));
+  aot::GraphBuilder constant;
+  constant.output(constant.relu(constant.constant("c", {2}, {1.f, -1.f})));
+  const aot::Graph no_inputs = value_of(constant.build());
+  EXPECT_THAT(run_reference(no_inputs, {}),
+              ErrorIs(Error::kInvalidArgument, {"the model has no inputs"}));
 }
 
 TEST(ReferenceRunnerTest, ValidateRefusesInconsistentOpOutputs) {
