@@ -165,12 +165,25 @@ TEST(CliTest, ShowWithDebugDataAddsTensorValues) {
   write_file(path, data);
 
   const CliResult r = run({"etdump", "show", kFixtures + "/executorch_style.etdp", "--format",
-                           "json", "--debug-data", path});
+                           "json", "--debug-data", path, "--values", "all"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const Json ev = Json::parse(r.out)["runs"][1]["events"];
   EXPECT_EQ(ev[2]["value"]["values"], Json::array({1.0, 2.0, 3.0, 4.0}));
   EXPECT_EQ(ev[7]["value"]["values"], Json::array({0.0, -1.0, -2.0}));
   EXPECT_EQ(ev[9]["value"]["values"], Json::array({0.5, 0.5, 0.5, 0.5}));
+
+  // By default a summary of bounded size, never every value.
+  const CliResult summary = run({"etdump", "show", kFixtures + "/executorch_style.etdp", "--format",
+                                 "json", "--debug-data", path});
+  ASSERT_EQ(summary.exit_code, 0) << summary.err;
+  const Json s = Json::parse(summary.out)["runs"][1]["events"][2]["value"];
+  EXPECT_FALSE(s.contains("values"));
+  EXPECT_EQ(s["summary"], Json::parse(R"({"count": 4, "non_finite": 0, "min": 1.0, "max": 4.0,
+                                          "mean": 2.5, "first": [1.0, 2.0, 3.0, 4.0]})"));
+  EXPECT_EQ(
+      run({"etdump", "show", kFixtures + "/executorch_style.etdp", "--values", "some"}).exit_code,
+      2);
+
 
   const CliResult text =
       run({"etdump", "show", kFixtures + "/executorch_style.etdp", "--debug-data", path});

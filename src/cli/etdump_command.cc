@@ -1,4 +1,5 @@
-// `glassbox etdump show FILE [--format text|json] [--debug-data FILE]`.
+// `glassbox etdump show FILE [--format text|json] [--debug-data FILE
+// [--values summary|all]]`.
 
 #include <memory>
 #include <string>
@@ -17,6 +18,7 @@ struct ShowOptions {
   std::string file;
   std::string format = "text";
   std::string debug_data;
+  std::string values = "summary";
 };
 
 Status show(const ShowOptions& options, std::ostream& out) {
@@ -26,14 +28,17 @@ Status show(const ShowOptions& options, std::ostream& out) {
   const DebugData* debug = nullptr;
   if (!options.debug_data.empty()) {
     GLASSBOX_ASSIGN_OR_RETURN(debug_bytes, io::read_file(options.debug_data));
-    debug_data = DebugData{options.debug_data, debug_bytes};
+    debug_data = DebugData{options.debug_data, debug_bytes, options.file};
     debug = &debug_data;
   }
+  const etdump::TensorValues values =
+      options.values == "all" ? etdump::TensorValues::kAll : etdump::TensorValues::kSummary;
   if (options.format == "json") {
-    // Streamed: the whole document would take many times the debug data.
-    GLASSBOX_RETURN_IF_ERROR(etdump::write_etdump_json(file, debug, out));
+    // Streamed: with every value, the whole document would take many times
+    // the debug data.
+    GLASSBOX_RETURN_IF_ERROR(etdump::write_etdump_json(file, debug, out, values));
   } else {
-    GLASSBOX_ASSIGN_OR_RETURN(std::string text, etdump_to_text(file, debug));
+    GLASSBOX_ASSIGN_OR_RETURN(std::string text, etdump_to_text(file, debug, values));
     out << text;
   }
   out.flush();
@@ -59,6 +64,13 @@ void add_etdump_commands(CLI::App& app, CommandContext& context) {
   show_command->add_option(
       "--debug-data", options->debug_data,
       "the debug-data file that tensor offsets point into; adds tensor values");
+  show_command
+      ->add_option("--values", options->values,
+                   "with --debug-data: summary (count, min, max, mean and the first 8 values of "
+                   "each tensor: output proportional to the dump) or all (every value: output "
+                   "grows with each tensor's size times the events pointing at it)")
+      ->check(CLI::IsMember({"summary", "all"}))
+      ->capture_default_str();
   show_command->callback([options, &context] { context.status = show(*options, *context.out); });
 }
 

@@ -13,18 +13,37 @@ std::string where(std::size_t run, std::size_t event) {
   return "event " + std::to_string(event) + " of run " + std::to_string(run);
 }
 
-StatusOr<Json> tensor_json(const Tensor& t, const DebugData* debug_data, const std::string& at) {
+// The debug data, how much of each tensor's values to show, and the
+// summaries made so far.
+struct TensorData {
+  TensorData(const DebugData* debug_data, TensorValues values)
+      : data(debug_data), mode(values), summaries(debug_data) {}
+  const DebugData* data;
+  TensorValues mode;
+  ValueSummaries summaries;
+};
+
+StatusOr<Json> tensor_json(const Tensor& t, TensorData& data, const std::string& at) {
   Json j;
   j["dtype"] = dtype_name(t);
   j["sizes"] = t.sizes;
   j["strides"] = t.strides;
   j["offset"] = t.offset;
-  GLASSBOX_ASSIGN_OR_RETURN(auto values, tensor_values(t, debug_data, at));
-  if (values) j["values"] = *values;
+  if (data.mode == TensorValues::kAll) {
+    GLASSBOX_ASSIGN_OR_RETURN(auto values, tensor_values(t, data.data, at));
+    if (values) j["values"] = *values;
+  } else {
+    GLASSBOX_ASSIGN_OR_RETURN(auto summary, data.summaries.get(t, at));
+    if (summary) {
+      j["summary"] = Json{{"count", summary->count}, {"non_finite", summary->non_finite},
+                          {"min", summary->min},     {"max", summary->max},
+                          {"mean", summary->mean},   {"first", summary->first}};
+    }
+  }
   return j;
 }
 
-StatusOr<Json> value_json(const Value& v, const DebugData* debug_data, const std::string& at) {
+StatusOr<Json> value_json(const Value& v, TensorData& data, const std::string& at) {
   Json j;
   switch (v.type) {
     case ValueType::kNull: j["type"] = "null"; break;
@@ -50,7 +69,7 @@ StatusOr<Json> value_json(const Value& v, const DebugData* debug_data, const std
       break;
     case ValueType::kTensor: {
       j["type"] = "tensor";
-      GLASSBOX_ASSIGN_OR_RETURN(Json t, tensor_json(*v.tensor, debug_data, at));
+      GLASSBOX_ASSIGN_OR_RETURN(Json t, tensor_json(*v.tensor, data, at));
       j.update(t);
       break;
     }
@@ -58,7 +77,7 @@ StatusOr<Json> value_json(const Value& v, const DebugData* debug_data, const std
       j["type"] = "tensor_list";
       Json tensors = Json::array();
       for (const Tensor& tensor : *v.tensor_list) {
-        GLASSBOX_ASSIGN_OR_RETURN(Json t, tensor_json(tensor, debug_data, at));
+        GLASSBOX_ASSIGN_OR_RETURN(Json t, tensor_json(tensor, data, at));
         tensors.push_back(std::move(t));
       }
       j["tensors"] = std::move(tensors);
@@ -100,7 +119,7 @@ Json allocation_json(const RunData& run, const AllocationEvent& a) {
   return j;
 }
 
-StatusOr<Json> debug_json(const DebugEvent& d, const DebugData* debug_data, const std::string& at) {
+StatusOr<Json> debug_json(const DebugEvent& d, TensorData& data, const std::string& at) {
   Json j;
   j["kind"] = "debug";
   if (d.name) j["name"] = *d.name;
@@ -110,7 +129,7 @@ StatusOr<Json> debug_json(const DebugEvent& d, const DebugData* debug_data, cons
   if (d.delegate_debug_id_str) {
     j["delegate_debug_id_str"] = *d.delegate_debug_id_str;
   }
-  GLASSBOX_ASSIGN_OR_RETURN(j["value"], value_json(d.value, debug_data, at));
+  GLASSBOX_ASSIGN_OR_RETURN(j["value"], value_json(d.value, data, at));
   return j;
 }
 
@@ -153,20 +172,19 @@ Json run_header_json(const RunData& run) {
   return jr;
 }
 
-StatusOr<Json> event_json(const ETDumpFile& file, std::size_t r, std::size_t e,
-                          const DebugData* debug_data) {
+StatusOr<Json> event_json(const ETDumpFile& file, std::size_t r, std::size_t e, TensorData& data) {
   const RunData& run = file.runs[r];
   const Event& event = run.events[e];
   if (const auto* p = event.profile()) return profile_json(file, *p);
   if (const auto* a = event.allocation()) return allocation_json(run, *a);
-  return debug_json(*event.debug(), debug_data, where(r, e));
+  return debug_json(*event.debug(), data, where(r, e));
 }
 
 // Decodes every tensor's values once, one tensor at a time, so that bad
 // debug data is an error before anything is written rather than half-way
-// through the output.
-Status check_debug_values(const ETDumpFile& file, const DebugData* debug_data) {
-  if (debug_data == nullptr) return Status();
+// through the output. Summaries are kept for the writing pass.
+Status check_debug_values(const ETDumpFile& file, TensorData& data) {
+  if (data.data == nullptr) return Status();
   for (std::size_t r = 0; r < file.runs.size(); ++r) {
     for (std::size_t e = 0; e < file.runs[r].events.size(); ++e) {
       const DebugEvent* d = file.runs[r].events[e].debug();
@@ -177,7 +195,11 @@ Status check_debug_values(const ETDumpFile& file, const DebugData* debug_data) {
         for (const Tensor& t : *d->value.tensor_list) tensors.push_back(&t);
       }
       for (const Tensor* t : tensors) {
-        GLASSBOX_RETURN_IF_ERROR(tensor_values(*t, debug_data, where(r, e)).status());
+        if (data.mode == TensorValues::kAll) {
+          GLASSBOX_RETURN_IF_ERROR(tensor_values(*t, data.data, where(r, e)).status());
+        } else {
+          GLASSBOX_RETURN_IF_ERROR(data.summaries.get(*t, where(r, e)).status());
+        }
       }
     }
   }
@@ -212,8 +234,9 @@ std::string open_object(const Json& j, std::size_t depth) {
 
 }  // namespace
 
-StatusOr<nlohmann::ordered_json> etdump_to_json(const ETDumpFile& file,
-                                                const DebugData* debug_data) {
+StatusOr<nlohmann::ordered_json> etdump_to_json(const ETDumpFile& file, const DebugData* debug_data,
+                                                TensorValues values) {
+  TensorData data(debug_data, values);
   Json root = file_header_json(file);
   Json runs = Json::array();
   for (std::size_t r = 0; r < file.runs.size(); ++r) {
@@ -221,7 +244,7 @@ StatusOr<nlohmann::ordered_json> etdump_to_json(const ETDumpFile& file,
     Json jr = run_header_json(run);
     Json events = Json::array();
     for (std::size_t e = 0; e < run.events.size(); ++e) {
-      GLASSBOX_ASSIGN_OR_RETURN(Json event, event_json(file, r, e, debug_data));
+      GLASSBOX_ASSIGN_OR_RETURN(Json event, event_json(file, r, e, data));
       events.push_back(std::move(event));
     }
     jr["events"] = std::move(events);
@@ -231,11 +254,13 @@ StatusOr<nlohmann::ordered_json> etdump_to_json(const ETDumpFile& file,
   return root;
 }
 
-Status write_etdump_json(const ETDumpFile& file, const DebugData* debug_data, std::ostream& out) {
+Status write_etdump_json(const ETDumpFile& file, const DebugData* debug_data, std::ostream& out,
+                         TensorValues values) {
   auto failed = [&out] {
     return !out ? Status(Error::kAccessFailed, "cannot write the output") : Status();
   };
-  GLASSBOX_RETURN_IF_ERROR(check_debug_values(file, debug_data));
+  TensorData data(debug_data, values);
+  GLASSBOX_RETURN_IF_ERROR(check_debug_values(file, data));
   // The document of etdump_to_json, dumped with indent 2, written piece by
   // piece: each object's own members, then its last array one element at
   // a time, each element dumped alone and indented to its depth.
@@ -245,7 +270,7 @@ Status write_etdump_json(const ETDumpFile& file, const DebugData* debug_data, st
     out << (r == 0 ? "\n    " : ",\n    ") << open_object(run_header_json(run), 4)
         << ",\n      \"events\": [";
     for (std::size_t e = 0; e < run.events.size(); ++e) {
-      GLASSBOX_ASSIGN_OR_RETURN(Json event, event_json(file, r, e, debug_data));
+      GLASSBOX_ASSIGN_OR_RETURN(Json event, event_json(file, r, e, data));
       out << (e == 0 ? "\n        " : ",\n        ") << indented(event, 8);
       GLASSBOX_RETURN_IF_ERROR(failed());
     }

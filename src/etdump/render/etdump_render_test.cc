@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -64,8 +65,8 @@ std::vector<std::uint8_t> debug_bytes() {
   return bytes;
 }
 
-std::string whole_document(const ETDumpFile& file, const DebugData* debug) {
-  StatusOr<nlohmann::ordered_json> json = etdump_to_json(file, debug);
+std::string whole_document(const ETDumpFile& file, const DebugData* debug, TensorValues values) {
+  StatusOr<nlohmann::ordered_json> json = etdump_to_json(file, debug, values);
   EXPECT_THAT(json, IsOk());
   return json->dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
@@ -77,11 +78,74 @@ TEST(EtdumpRenderTest, StreamedJsonEqualsTheWholeDocument) {
   ETDumpFile no_runs;
   for (const ETDumpFile& file : {sample_file(), no_runs}) {
     for (const DebugData* d : {static_cast<const DebugData*>(nullptr), &debug}) {
-      std::ostringstream out;
-      ASSERT_THAT(write_etdump_json(file, d, out), IsOk());
-      EXPECT_EQ(out.str(), whole_document(file, d));
+      for (TensorValues values : {TensorValues::kSummary, TensorValues::kAll}) {
+        std::ostringstream out;
+        ASSERT_THAT(write_etdump_json(file, d, out, values), IsOk());
+        EXPECT_EQ(out.str(), whole_document(file, d, values));
+      }
     }
   }
+}
+
+TEST(EtdumpRenderTest, TensorsShowASummaryOrEveryValue) {
+  std::vector<std::uint8_t> bytes = debug_bytes();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::memcpy(bytes.data() + 4 * 7, &nan, 4);  // The second tensor's last value.
+  const DebugData debug{"d.bin", bytes};
+  const nlohmann::ordered_json summary = *etdump_to_json(sample_file(), &debug);
+  const nlohmann::ordered_json& second = summary["runs"][1]["events"][2]["value"];
+  EXPECT_FALSE(second.contains("values"));
+  // Dumped: the NaN value prints as null.
+  EXPECT_EQ(
+      second["summary"].dump(),
+      R"({"count":4,"non_finite":1,"min":2.0,"max":3.0,"mean":2.5,"first":[2.0,2.5,3.0,null]})");
+  const nlohmann::ordered_json all = *etdump_to_json(sample_file(), &debug, TensorValues::kAll);
+  const nlohmann::ordered_json& first = all["runs"][1]["events"][1]["value"];
+  EXPECT_FALSE(first.contains("summary"));
+  EXPECT_EQ(first["values"], nlohmann::ordered_json::parse("[0.0, 0.5, 1.0, 1.5]"));
+}
+
+// Every event of a dump may point at one large tensor: 3 MB of dump and
+// 13 MB of debug data gave 53 GB of JSON. Summaries keep the output
+// proportional to the dump.
+TEST(EtdumpRenderTest, SummaryOutputDoesNotGrowWithTheTensors) {
+  constexpr std::int64_t kElements = 100'000;
+  constexpr std::size_t kEvents = 1'000;
+  std::vector<std::uint8_t> bytes(kElements * sizeof(float));
+  for (std::int64_t i = 0; i < kElements; ++i) {
+    const float v = static_cast<float>(i);
+    std::memcpy(bytes.data() + i * 4, &v, 4);
+  }
+  const DebugData debug{"big.bin", bytes};
+  ETDumpFile file;
+  RunData run;
+  run.name = "Execute";
+  Event event = debug_tensor(0);
+  std::get<DebugEvent>(event.data).value.tensor->sizes = {kElements};
+  run.events.assign(kEvents, event);
+  file.runs = {run};
+  std::ostringstream out;
+  ASSERT_THAT(write_etdump_json(file, &debug, out), IsOk());
+  constexpr std::size_t kBytesPerEvent = 1'000;  // Each event's JSON is a few hundred.
+  EXPECT_LT(out.str().size(), kEvents * kBytesPerEvent);
+  const nlohmann::json doc = nlohmann::json::parse(out.str());
+  const nlohmann::json& last = doc["runs"][0]["events"][kEvents - 1]["value"]["summary"];
+  EXPECT_EQ(last["count"], kElements);
+  EXPECT_EQ(last["max"], static_cast<double>(kElements - 1));
+  EXPECT_EQ(last["mean"], static_cast<double>(kElements - 1) / 2);
+  EXPECT_EQ(last["first"].size(), 8u);
+}
+
+TEST(EtdumpRenderTest, TextShowsTheFirstValuesOrEveryValue) {
+  const std::vector<std::uint8_t> bytes(40 * sizeof(float));
+  const DebugData debug{"d.bin", bytes};
+  ETDumpFile file = sample_file();
+  std::get<DebugEvent>(file.runs[1].events[1].data).value.tensor->sizes = {10};
+  const std::string summary = *etdump_to_text(file, &debug);
+  EXPECT_NE(summary.find("= [0, 0, 0, 0, 0, 0, 0, 0, ... (10 values)]"), std::string::npos)
+      << summary;
+  const std::string all = *etdump_to_text(file, &debug, TensorValues::kAll);
+  EXPECT_NE(all.find("= [0, 0, 0, 0, 0, 0, 0, 0, 0, 0]"), std::string::npos) << all;
 }
 
 TEST(EtdumpRenderTest, StreamedJsonReplacesBytesThatAreNotUtf8) {
@@ -105,7 +169,7 @@ TEST(EtdumpRenderTest, DebugDataErrorsNameTheFile) {
   const DebugData debug{"short.bin", bytes};
   std::ostringstream out;
   EXPECT_THAT(write_etdump_json(sample_file(), &debug, out),
-              ErrorIs(Error::kCorruptData, {"short.bin"}));
+              ErrorIs(Error::kMismatch, {"short.bin"}));
 }
 
 TEST(EtdumpRenderTest, TextEscapesNamesFromTheFile) {

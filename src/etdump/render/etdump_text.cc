@@ -10,9 +10,6 @@
 namespace glassbox::etdump {
 namespace {
 
-// Enough values to recognise a tensor; the JSON output has all of them.
-constexpr std::size_t kMaxValuesShown = 8;
-
 std::string where(std::size_t run, std::size_t event) {
   return fmt::format("event {} of run {}", event, run);
 }
@@ -74,7 +71,7 @@ std::string profile_line(const ETDumpFile& file, const ProfileEvent& p) {
   return line;
 }
 
-StatusOr<std::string> tensor_text(const Tensor& t, const DebugData* debug_data,
+StatusOr<std::string> tensor_text(const Tensor& t, const DebugData* debug_data, TensorValues mode,
                                   const std::string& at) {
   std::string text = fmt::format("{} [{}]", dtype_name(t), fmt::join(t.sizes, ", "));
   if (!t.strides.empty()) {
@@ -83,7 +80,9 @@ StatusOr<std::string> tensor_text(const Tensor& t, const DebugData* debug_data,
   text += fmt::format(" offset {}", t.offset);
   GLASSBOX_ASSIGN_OR_RETURN(auto values, tensor_values(t, debug_data, at));
   if (values) {
-    const std::size_t shown = std::min(values->size(), kMaxValuesShown);
+    // By default enough values to recognise a tensor.
+    const std::size_t shown =
+        mode == TensorValues::kAll ? values->size() : std::min(values->size(), kSummaryValues);
     text += fmt::format(
         " = [{}",
         fmt::join(values->begin(), values->begin() + static_cast<std::ptrdiff_t>(shown), ", "));
@@ -92,7 +91,7 @@ StatusOr<std::string> tensor_text(const Tensor& t, const DebugData* debug_data,
   return text;
 }
 
-StatusOr<std::string> value_text(const Value& v, const DebugData* debug_data,
+StatusOr<std::string> value_text(const Value& v, const DebugData* debug_data, TensorValues mode,
                                  const std::string& at) {
   std::string text;
   switch (v.type) {
@@ -103,14 +102,14 @@ StatusOr<std::string> value_text(const Value& v, const DebugData* debug_data,
     case ValueType::kFloat: text = fmt::format("float {}", *v.float_value); break;
     case ValueType::kDouble: text = fmt::format("double {}", *v.double_value); break;
     case ValueType::kTensor: {
-      GLASSBOX_ASSIGN_OR_RETURN(std::string t, tensor_text(*v.tensor, debug_data, at));
+      GLASSBOX_ASSIGN_OR_RETURN(std::string t, tensor_text(*v.tensor, debug_data, mode, at));
       text = "tensor " + t;
       break;
     }
     case ValueType::kTensorList: {
       std::vector<std::string> items;
       for (const Tensor& tensor : *v.tensor_list) {
-        GLASSBOX_ASSIGN_OR_RETURN(std::string t, tensor_text(tensor, debug_data, at));
+        GLASSBOX_ASSIGN_OR_RETURN(std::string t, tensor_text(tensor, debug_data, mode, at));
         items.push_back(std::move(t));
       }
       text = fmt::format("tensor list ({}) {{{}}}", items.size(), fmt::join(items, "; "));
@@ -122,8 +121,8 @@ StatusOr<std::string> value_text(const Value& v, const DebugData* debug_data,
 }
 
 StatusOr<std::string> debug_line(const DebugEvent& d, const DebugData* debug_data,
-                                 const std::string& at) {
-  GLASSBOX_ASSIGN_OR_RETURN(std::string value, value_text(d.value, debug_data, at));
+                                 TensorValues mode, const std::string& at) {
+  GLASSBOX_ASSIGN_OR_RETURN(std::string value, value_text(d.value, debug_data, mode, at));
   return fmt::format("debug       {}  chain {}  instruction {}  value {}",
                      label(d.name, d.delegate_debug_id_int, d.delegate_debug_id_str), d.chain_index,
                      d.instruction_id.value, value);
@@ -154,7 +153,8 @@ std::string run_header(std::size_t index, const RunData& run) {
 
 }  // namespace
 
-StatusOr<std::string> etdump_to_text(const ETDumpFile& file, const DebugData* debug_data) {
+StatusOr<std::string> etdump_to_text(const ETDumpFile& file, const DebugData* debug_data,
+                                     TensorValues values) {
   std::string out = fmt::format("ETDump version {}: {} run{}\n", file.version, file.runs.size(),
                                 file.runs.size() == 1 ? "" : "s");
   out += time_unit_line(file) + "\n";
@@ -186,7 +186,8 @@ StatusOr<std::string> etdump_to_text(const ETDumpFile& file, const DebugData* de
                            io::printable(run.allocators[a->allocator_id.value - 1]),
                            a->allocation_size);
       } else {
-        GLASSBOX_ASSIGN_OR_RETURN(line, debug_line(*event.debug(), debug_data, where(r, e)));
+        GLASSBOX_ASSIGN_OR_RETURN(line,
+                                  debug_line(*event.debug(), debug_data, values, where(r, e)));
       }
       out += fmt::format("  #{:<4} {}\n", e, line);
     }
