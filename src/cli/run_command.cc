@@ -8,6 +8,7 @@
 #include <string>
 
 #include "glassbox/io/output_files.h"
+#include "glassbox/io/printable.h"
 #include "glassbox/runner/program_runner.h"
 #include "src/cli/commands.h"
 #include "src/cli/interrupt.h"
@@ -103,7 +104,7 @@ Status run(RunCommandOptions options, const std::atomic<bool>* stop, std::ostrea
   if (!options.run.debug_data_path.empty()) {
     out << "  debug data: " << options.run.debug_data_path << "\n";
   }
-  out << "  program fingerprint: " << summary.fingerprint << "\n";
+  out << "  program fingerprint: " << io::printable(summary.fingerprint) << "\n";
   if (!options.run.output_path.empty()) out << "  output 0: " << options.run.output_path << "\n";
   if (summary.max_abs_error >= 0) {
     out << "  output 0 matches " << options.run.expect_path << ": max abs error "

@@ -146,6 +146,22 @@ TEST(InspectorTest, FingerprintMismatchIsAnErrorUnlessAllowed) {
   EXPECT_EQ(insp.fingerprint_check(), FingerprintCheck::kMismatchAllowed);
 }
 
+// A damaged dump's fingerprint is binary: echoed raw it broke the one-line
+// message over many lines (and could drive the terminal).
+TEST(InspectorTest, AFingerprintIsEchoedOnOneEscapedLine) {
+  const etrecord::ETRecord record = demo_record(Ids::kInt);
+  etdump::ETDumpFile dump = demo_dump(Ids::kInt);
+  dump.program_fingerprint = "ab\ncd\x1b[2J" + std::string(1000, '\n');
+  const StatusOr<Inspector> refused = Inspector::create(dump, &record);
+  ASSERT_THAT(refused, ErrorIs(Error::kMismatch));
+  EXPECT_EQ(refused.message().find('\n'), std::string::npos) << refused.message();
+  EXPECT_EQ(refused.message().find('\x1b'), std::string::npos);
+  EXPECT_NE(refused.message().find("program ab\\ncd\\x1b[2J\\n"), std::string::npos)
+      << refused.message();
+  EXPECT_NE(refused.message().find("... (1009 bytes)"), std::string::npos) << refused.message();
+  EXPECT_LT(refused.message().size(), 500u);
+}
+
 TEST(InspectorTest, SaysWhatTheFingerprintCheckFound) {
   const etrecord::ETRecord record = demo_record(Ids::kInt);
   etdump::ETDumpFile dump = demo_dump(Ids::kInt);

@@ -1,6 +1,9 @@
 #include "src/inspector/record_index.h"
 
 #include <string>
+#include <string_view>
+
+#include "glassbox/io/printable.h"
 
 namespace glassbox::inspector {
 namespace {
@@ -77,6 +80,20 @@ IdentifierMatch RecordIndex::find_identifier(InstructionId instruction,
   return match;
 }
 
+namespace {
+
+// A fingerprint read from a file, fit for a one-line message: escaped
+// (control bytes, line breaks) and cut after kShown bytes; ours are 16 hex
+// digits, so only a damaged or foreign file is cut.
+std::string shown_fingerprint(const std::string& fingerprint) {
+  constexpr std::size_t kShown = 64;
+  if (fingerprint.size() <= kShown) return io::printable(fingerprint);
+  return io::printable(std::string_view(fingerprint).substr(0, kShown)) + "... (" +
+         std::to_string(fingerprint.size()) + " bytes)";
+}
+
+}  // namespace
+
 Status check_fingerprint(const etdump::ETDumpFile& dump, const etrecord::ETRecord& record,
                          bool allow_mismatch, std::string_view refusal,
                          std::string_view allowed_note, std::vector<Diagnostic>* diagnostics) {
@@ -85,8 +102,9 @@ Status check_fingerprint(const etdump::ETDumpFile& dump, const etrecord::ETRecor
     return Status();
   }
   const std::string message = "fingerprint mismatch: the ETDump was recorded from program " +
-                              *dump.program_fingerprint + " but the ETRecord describes program " +
-                              record.fingerprint;
+                              shown_fingerprint(*dump.program_fingerprint) +
+                              " but the ETRecord describes program " +
+                              shown_fingerprint(record.fingerprint);
   if (!allow_mismatch) return Status(Error::kMismatch, message + std::string(refusal));
   diagnostics->push_back({Severity::kError, message + std::string(allowed_note)});
   return Status();
