@@ -91,11 +91,16 @@ bool names_many_dumps(const std::vector<std::string>& values) {
 StatusOr<std::vector<std::string>> expand_dump_paths(const std::vector<std::string>& values) {
   std::set<std::string> paths;
   for (const std::string& value : values) {
-    std::error_code ec;
-    if (fs::is_directory(value, ec)) {
-      GLASSBOX_RETURN_IF_ERROR(add_folder(value, paths));
-    } else if (fs::exists(value, ec)) {
-      paths.insert(value);
+    struct stat st;
+    if (::stat(value.c_str(), &st) == 0) {
+      if (S_ISDIR(st.st_mode)) {
+        GLASSBOX_RETURN_IF_ERROR(add_folder(value, paths));
+      } else {
+        paths.insert(value);
+      }
+    } else if (errno != ENOENT && errno != ENOTDIR) {
+      // A loop of links, a folder it may not search: said as it is.
+      return Status(Error::kAccessFailed, value + ": " + std::strerror(errno));
     } else if (is_pattern(value)) {
       GLASSBOX_RETURN_IF_ERROR(add_glob(value, paths));
     } else {

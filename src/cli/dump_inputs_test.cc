@@ -60,6 +60,15 @@ TEST_F(DumpInputsTest, AnUnreadableFolderIsAnError) {
   fs::permissions(dir_ / "b", fs::perms::owner_all);
 }
 
+// A loop of links is not "no such file": the system's reason is given.
+TEST_F(DumpInputsTest, ALoopOfLinksIsNamedAsSuch) {
+  fs::create_symlink("loop_b.etdp", path("loop_a.etdp"));
+  fs::create_symlink("loop_a.etdp", path("loop_b.etdp"));
+  EXPECT_THAT(
+      expand_dump_paths({path("loop_a.etdp")}).status(),
+      ErrorIs(Error::kAccessFailed, {path("loop_a.etdp") + ": Too many levels of symbolic links"}));
+}
+
 TEST_F(DumpInputsTest, SeveralValuesFoldersAndGlobsNameManyDumps) {
   EXPECT_FALSE(names_many_dumps({path("a/1.etdp")}));
   EXPECT_TRUE(names_many_dumps({path("a")}));
