@@ -257,6 +257,20 @@ TEST(CliTest, UsageErrorsAreExitTwo) {
   }
 }
 
+// A mistyped command is named, with the commands there are: CLI11 alone
+// said "A subcommand is required".
+TEST(CliTest, AnUnknownCommandIsNamedWithTheCommandsThereAre) {
+  const CliResult top = run({"frobnicate", "--etdump", "x.etdp"});
+  EXPECT_EQ(top.exit_code, 2) << top.err;
+  EXPECT_THAT(top.err, StartsWith("glassbox: unknown command 'frobnicate' (glassbox takes: "));
+  EXPECT_THAT(top.err, HasSubstr("inspect, report, export)"));
+  EXPECT_EQ(line_count(top.err), 1) << top.err;
+  const CliResult nested = run({"etdump", "frobnicate"});
+  EXPECT_EQ(nested.exit_code, 2) << nested.err;
+  EXPECT_THAT(nested.err,
+              StartsWith("glassbox: unknown command 'frobnicate' (glassbox etdump takes: show)"));
+}
+
 TEST(CliTest, VersionAndHelp) {
   const CliResult v = run({"--version"});
   EXPECT_EQ(v.exit_code, 0);

@@ -4,12 +4,14 @@
 #include <exception>
 #include <iostream>
 #include <new>
+#include <optional>
 #include <sstream>
 #include <string>
 
 #include "glassbox/config.h"
 #include "glassbox/etdump/etdump_model.h"
 #include "glassbox/io/output_files.h"
+#include "glassbox/io/printable.h"
 #include "src/cli/commands.h"
 
 namespace glassbox::cli {
@@ -108,6 +110,32 @@ std::string command_text(const CLI::App& app) {
   }
 }
 
+// The first word of the command line that names no command where one is
+// expected ("glassbox frobnicate", "glassbox etdump frobnicate"), as
+// "unknown command 'frobnicate' (glassbox takes: demo, lower, ...)"; none
+// when every word up to the first option or argument names a command.
+std::optional<std::string> unknown_command(CLI::App& app, int argc, const char* const* argv) {
+  CLI::App* at = &app;
+  std::string path = "glassbox";
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    const std::vector<CLI::App*> commands = at->get_subcommands([](CLI::App*) { return true; });
+    if (word.empty() || word[0] == '-' || commands.empty()) return std::nullopt;
+    CLI::App* next = nullptr;
+    std::string names;
+    for (CLI::App* command : commands) {
+      if (command->get_name() == word) next = command;
+      names += (names.empty() ? "" : ", ") + command->get_name();
+    }
+    if (next == nullptr) {
+      return "unknown command '" + io::printable(word) + "' (" + path + " takes: " + names + ")";
+    }
+    at = next;
+    path += " " + word;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
@@ -122,7 +150,9 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   } catch (const CLI::Success& e) {  // --help, --version
     return app.exit(e, out, err);
   } catch (const CLI::ParseError& e) {
-    err << "glassbox: " << e.what() << " (see glassbox --help)\n";
+    const std::optional<std::string> unknown = unknown_command(app, argc, argv);
+    err << "glassbox: " << (unknown ? *unknown : std::string(e.what()))
+        << " (see glassbox --help)\n";
     return kExitUsage;
   } catch (const std::bad_alloc&) {
     // Readers check sizes against the file before allocating (io::read_file
