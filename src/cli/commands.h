@@ -11,6 +11,7 @@
 
 #include "CLI/CLI.hpp"
 #include "glassbox/core/status.h"
+#include "glassbox/io/output_files.h"
 
 namespace glassbox::cli {
 
@@ -43,6 +44,14 @@ CLI::Validator finite_number();
 /// command must never overwrite what it reads); empty paths are skipped.
 Status check_outputs_are_not_inputs(const std::vector<std::string>& inputs,
                                     const std::vector<std::string>& outputs);
+
+/// Runs `work` with the command's output files (io::OutputFiles, passed
+/// in); an error names the user's files, never their temporaries.
+template <typename Work>
+Status with_output_files(Work work) {
+  io::OutputFiles outputs;
+  return outputs.name_outputs(work(outputs));
+}
 
 /// Runs a command in two steps, so that exit codes mean what the README
 /// says: `check_usage` looks at the command line alone (options, their

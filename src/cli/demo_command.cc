@@ -37,8 +37,8 @@ struct DemoOptions {
   std::string clock = "tsc";
 };
 
-Status demo(const DemoOptions& options, const std::atomic<bool>* stop, std::ostream& out,
-            bool* interrupted) {
+Status demo(const DemoOptions& options, io::OutputFiles& outputs, const std::atomic<bool>* stop,
+            std::ostream& out, bool* interrupted) {
   std::error_code ec;
   std::filesystem::create_directories(options.out_dir, ec);
   if (ec) return Status(Error::kAccessFailed, "cannot create " + options.out_dir);
@@ -49,7 +49,6 @@ Status demo(const DemoOptions& options, const std::atomic<bool>* stop, std::ostr
   const std::string report_path = options.out_dir + "/demo.html";
   // Each file is written under a temporary name and renamed into place once
   // the whole demo has succeeded.
-  io::OutputFiles outputs;
   GLASSBOX_ASSIGN_OR_RETURN(const std::string program_file, outputs.add(program_path));
   GLASSBOX_ASSIGN_OR_RETURN(const std::string etrecord_file, outputs.add(etrecord_path));
   GLASSBOX_ASSIGN_OR_RETURN(const std::string etdump_file, outputs.add(etdump_path));
@@ -148,7 +147,9 @@ void add_demo_commands(CLI::App& app, CommandContext& context) {
   command->callback([options, &context] {
     InterruptFlag interrupt;
     bool interrupted = false;
-    context.status = demo(*options, interrupt.get(), *context.out, &interrupted);
+    context.status = with_output_files([&](io::OutputFiles& outputs) {
+      return demo(*options, outputs, interrupt.get(), *context.out, &interrupted);
+    });
     if (context.status.ok() && interrupted) context.exit_code = kExitInterrupted;
   });
 }

@@ -75,7 +75,7 @@ Status write_output(const std::string& text, const InspectOptions& options, std:
   io::OutputFiles outputs;
   GLASSBOX_RETURN_IF_ERROR(outputs.refuse_inputs(input_files(options)));
   GLASSBOX_ASSIGN_OR_RETURN(const std::string file, outputs.add(options.output));
-  GLASSBOX_RETURN_IF_ERROR(io::write_file(file, text));
+  GLASSBOX_RETURN_IF_ERROR(outputs.name_outputs(io::write_file(file, text)));
   return outputs.commit();
 }
 

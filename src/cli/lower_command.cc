@@ -189,9 +189,9 @@ std::string join_paths(const std::vector<std::string>& paths) {
   return text;
 }
 
-Status lower(const LowerOptions& options, std::ostream& out) {
-  // Written under temporary names, renamed into place once all succeeded.
-  io::OutputFiles outputs;
+// Writes through `outputs`: under temporary names, renamed into place
+// once all succeeded.
+Status lower(const LowerOptions& options, io::OutputFiles& outputs, std::ostream& out) {
   std::vector<std::string> input_files = options.reference_inputs;
   input_files.push_back(options.model_file);
   GLASSBOX_RETURN_IF_ERROR(outputs.refuse_inputs(input_files));
@@ -352,7 +352,10 @@ void add_lower_commands(CLI::App& app, CommandContext& context) {
     options->ids_given = command->count("--ids") > 0;
     run_command(
         context, [&] { return check_lower_usage(*options); },
-        [&] { return lower(*options, *context.out); });
+        [&] {
+          return with_output_files(
+              [&](io::OutputFiles& outputs) { return lower(*options, outputs, *context.out); });
+        });
   });
 }
 

@@ -2,13 +2,19 @@
 // leaves existing files as they were and no new ones; an output naming an
 // input is refused; usage errors exit 2 and input errors exit 1.
 
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -74,6 +80,59 @@ TEST_F(OutputsCliTest, AFailedRunLeavesEveryExistingOutputAsItWas) {
   after.push_back("bad.npy");
   std::sort(after.begin(), after.end());
   EXPECT_EQ(files(), after) << "no temporary or new file is left";
+}
+
+// A write error (a file-size limit here, as a full disk would give) names
+// the user's file, not the hidden temporary it was being written as. The
+// limit is set in a child process; its messages come back through a pipe.
+TEST_F(OutputsCliTest, WriteErrorsNameTheOutputNotItsTemporary) {
+  ASSERT_EQ(glassbox({"run", path("m.gbx"), "--etdump", path("m.etdp")}).exit_code, 0);
+  const std::vector<std::pair<std::string, std::vector<std::string>>> commands = {
+      {"big.gbx", {"lower", "--backend", "demo", "-o", path("big.gbx")}},
+      {"big.etdp", {"run", path("m.gbx"), "--etdump", path("big.etdp")}},
+      {"big.txt",
+       {"inspect", "--etdump", path("m.etdp"), "--etrecord", path("m.etrecord"), "-o",
+        path("big.txt")}},
+      {"big.html",
+       {"report", "--etdump", path("m.etdp"), "--etrecord", path("m.etrecord"), "-o",
+        path("big.html")}}};
+  int pipe_fds[2];
+  ASSERT_EQ(::pipe(pipe_fds), 0);
+  const pid_t child = ::fork();
+  if (child == 0) {
+    ::close(pipe_fds[0]);
+    std::signal(SIGXFSZ, SIG_IGN);  // A write past the limit then fails with EFBIG.
+    const rlimit small{64, 64};
+    if (::setrlimit(RLIMIT_FSIZE, &small) != 0) ::_exit(1);
+    std::string report;
+    for (const auto& [output, args] : commands) {
+      const CliResult r = run_glassbox(args);
+      report += std::to_string(r.exit_code) + " " + r.err;
+    }
+    const bool sent =
+        ::write(pipe_fds[1], report.data(), report.size()) == static_cast<ssize_t>(report.size());
+    ::_exit(sent ? 0 : 1);
+  }
+  ::close(pipe_fds[1]);
+  std::string report;
+  char buffer[4096];
+  for (ssize_t n; (n = ::read(pipe_fds[0], buffer, sizeof buffer)) > 0;) report.append(buffer, n);
+  ::close(pipe_fds[0]);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << report;
+  std::istringstream lines(report);
+  std::string line;
+  for (const auto& [output, args] : commands) {
+    ASSERT_TRUE(std::getline(lines, line)) << report;
+    EXPECT_THAT(line, ::testing::StartsWith("1 glassbox: ")) << args.front();
+    EXPECT_THAT(line, HasSubstr(path(output))) << line;
+    EXPECT_THAT(line, ::testing::Not(HasSubstr(".partial"))) << line;
+  }
+  EXPECT_FALSE(std::getline(lines, line)) << "one line per command: " << report;
+  for (const std::string& name : files()) {
+    EXPECT_EQ(name.find(".partial"), std::string::npos) << name;
+  }
 }
 
 TEST_F(OutputsCliTest, ProfilingLevelNoneWritesOneEmptyBlockPerExecution) {

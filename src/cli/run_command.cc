@@ -47,8 +47,8 @@ Status check_run_usage(const RunCommandOptions& options) {
   return runner::check_capture_options(run);
 }
 
-Status run(RunCommandOptions options, const std::atomic<bool>* stop, std::ostream& out,
-           bool* interrupted) {
+Status run(RunCommandOptions options, io::OutputFiles& outputs, const std::atomic<bool>* stop,
+           std::ostream& out, bool* interrupted) {
   options.run.stop = stop;
   static const std::map<std::string, runtime::DebugLevel> kDebugLevels = {
       {"none", runtime::DebugLevel::kNoLogging},
@@ -69,7 +69,6 @@ Status run(RunCommandOptions options, const std::atomic<bool>* stop, std::ostrea
   // Written under temporary names, renamed into place once all succeeded;
   // the summary names the final paths.
   const RunOptions shown = options.run;
-  io::OutputFiles outputs;
   GLASSBOX_RETURN_IF_ERROR(outputs.refuse_inputs(
       {options.run.program_path, options.run.input_path, options.run.expect_path}));
   GLASSBOX_ASSIGN_OR_RETURN(options.run.etdump_path, outputs.add(shown.etdump_path));
@@ -205,7 +204,11 @@ void add_run_commands(CLI::App& app, CommandContext& context) {
     bool interrupted = false;
     run_command(
         context, [&] { return check_run_usage(*options); },
-        [&] { return run(*options, interrupt.get(), *context.out, &interrupted); });
+        [&] {
+          return with_output_files([&](io::OutputFiles& outputs) {
+            return run(*options, outputs, interrupt.get(), *context.out, &interrupted);
+          });
+        });
     if (context.status.ok() && interrupted) context.exit_code = kExitInterrupted;
   });
 }

@@ -159,7 +159,7 @@ Status OutputFiles::refuse_inputs(const std::vector<std::string>& inputs) {
 Status write_file_atomically(const std::string& path, std::string_view contents) {
   OutputFiles outputs;
   GLASSBOX_ASSIGN_OR_RETURN(const std::string temporary, outputs.add(path));
-  GLASSBOX_RETURN_IF_ERROR(write_file(temporary, contents));
+  GLASSBOX_RETURN_IF_ERROR(outputs.name_outputs(write_file(temporary, contents)));
   return outputs.commit();
 }
 
