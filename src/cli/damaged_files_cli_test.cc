@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "glassbox/etdump/etdump_reader.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "src/cli/cli_test_util.h"
@@ -229,6 +230,50 @@ TEST_F(DamagedFilesCliTest, AnETRecordWithoutReferencesIsNamedAsTheFault) {
     EXPECT_THAT(r.err, ::testing::StartsWith("glassbox: " + path("plain.etrecord") + ": "));
     EXPECT_FALSE(fs::exists(path("new.out")));
   }
+}
+
+// Damaged tensor metadata (here: a negative size) in a dump that still
+// parses is the ETDump's fault, not the debug data's it was blamed on.
+TEST_F(DamagedFilesCliTest, DamagedTensorMetadataIsBlamedOnTheETDump) {
+  Bytes dump = slurp(dir_ / "m.etdp");
+  const StatusOr<etdump::ETDumpFile> parsed = etdump::parse_etdump(
+      {reinterpret_cast<const std::uint8_t*>(dump.data()), dump.size()}, "m.etdp");
+  ASSERT_TRUE(parsed.ok()) << parsed.message();
+  // The sizes of the first logged tensor with data, as the file stores them
+  // (int64, little-endian); every tensor of that shape gets size -1 first.
+  std::vector<std::int64_t> sizes;
+  for (const etdump::RunData& run : parsed->runs) {
+    for (const etdump::Event& event : run.events) {
+      const etdump::DebugEvent* debug = event.debug();
+      if (sizes.empty() && debug != nullptr && debug->value.tensor.has_value() &&
+          debug->value.tensor->offset >= 0 && !debug->value.tensor->sizes.empty()) {
+        sizes = debug->value.tensor->sizes;
+      }
+    }
+  }
+  ASSERT_FALSE(sizes.empty());
+  const Bytes pattern(reinterpret_cast<const char*>(sizes.data()), sizes.size() * 8);
+  int patched = 0;
+  for (std::size_t at = dump.find(pattern); at != Bytes::npos; at = dump.find(pattern, at + 1)) {
+    std::fill_n(dump.begin() + static_cast<std::ptrdiff_t>(at), 8, '\xFF');
+    ++patched;
+  }
+  ASSERT_GT(patched, 0);
+  spit(dir_ / "bad_sizes.etdp", dump);
+  const std::map<std::string, Bytes> before = snapshot(dir_);
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"inspect", "--etdump", path("bad_sizes.etdp"), "--etrecord",
+                                 path("m.etrecord"), "--numeric", "--debug-data", path("m.bin"),
+                                 "-o", path("old.txt")},
+        std::vector<std::string>{"etdump", "show", path("bad_sizes.etdp"), "--debug-data",
+                                 path("m.bin")}}) {
+    const CliResult r = run_glassbox(args);
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_THAT(r.err, ::testing::StartsWith("glassbox: " + path("bad_sizes.etdp") + ": "));
+    EXPECT_THAT(r.err, ::testing::HasSubstr("is negative"));
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+  EXPECT_EQ(snapshot(dir_), before);
 }
 
 TEST_F(DamagedFilesCliTest, OnnxModels) {

@@ -9,6 +9,7 @@
 // The work is in the inspector library; this file only reads files, builds
 // the Inspector and writes the rendering.
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -96,6 +97,15 @@ StatusOr<std::string> numeric_text(const InspectOptions& options, inspector::For
   StatusOr<inspector::NumericReport> report =
       inspector::compare_numerics(dump, *record, debug_data, numeric);
   if (!report.ok()) return report.status().with_context(options.etdump);
+  if (report->damaged_tensor_metadata > 0) {
+    // The ETDump's own fault, whatever the debug data holds.
+    const auto damaged =
+        std::find_if(report->rows.begin(), report->rows.end(),
+                     [](const inspector::NumericRow& r) { return r.metadata_damaged; });
+    return Status(Error::kCorruptData,
+                  options.etdump + ": " + std::to_string(report->damaged_tensor_metadata) +
+                      " logged tensor(s) have damaged metadata (first: " + damaged->note + ")");
+  }
   if (report->unreadable_tensors > 0) {
     return Status(Error::kMismatch,
                   options.debug_data + ": " + std::to_string(report->unreadable_tensors) +

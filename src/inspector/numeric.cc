@@ -220,6 +220,7 @@ void compare(const etrecord::ReferenceTensor& reference, std::span<const std::ui
   if (!values.ok()) {
     row.status = NumericStatus::kNoData;
     row.data_unreadable = values.error() != Error::kNotFound;
+    row.metadata_damaged = row.data_unreadable && values.error() != Error::kMismatch;
     row.note = row.data_unreadable ? values.message()
                                    : "logged without tensor data (no data sink, or it was full)";
     return;
@@ -248,6 +249,7 @@ void summarize(NumericReport* report) {
     unmapped += row.status == NumericStatus::kUnmapped;
     no_data += row.status == NumericStatus::kNoData;
     report->unreadable_tensors += row.data_unreadable;
+    report->damaged_tensor_metadata += row.metadata_damaged;
     if (row.exceeds && row.kind != NumericRowKind::kProgramOutput && !report->first_failure) {
       report->first_failure = i;
       row.first_failure = true;

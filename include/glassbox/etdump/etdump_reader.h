@@ -53,9 +53,12 @@ StatusOr<ETDumpFile> load_etdump_file(const std::string& path);
 /// precision in the double result.
 ///
 /// Errors: kNotFound when the tensor has no data (offset -1); kNotSupported
-/// for an unknown or unsupported dtype; kCorruptData when sizes or strides
-/// are inconsistent or the data would lie outside `debug_data`. `debug_data`
-/// is only read during the call.
+/// for an unknown or unsupported dtype; kCorruptData when the metadata
+/// itself is damaged (a negative offset or size, sizes and strides that
+/// disagree or overflow, strides reaching before the offset): the ETDump's
+/// fault; kMismatch when well-formed metadata puts the data outside
+/// `debug_data` (a truncated debug-data file, or another run's).
+/// `debug_data` is only read during the call.
 StatusOr<std::vector<double>> read_tensor_values(const Tensor& tensor,
                                                  std::span<const std::uint8_t> debug_data);
 

@@ -160,9 +160,14 @@ struct NumericRow {
   std::vector<std::int64_t> reference_sizes;
   NumericStatus status = NumericStatus::kCompared;
   std::string note;  ///< Why a row was not compared, in words.
-  /// kNoData because the tensor's bytes lie outside the debug data given
-  /// (not because the run logged none).
+  /// kNoData because the tensor's bytes cannot be read: they lie outside
+  /// the debug data given, or its metadata is damaged (not because the run
+  /// logged none).
   bool data_unreadable = false;
+  /// data_unreadable because the ETDump's tensor metadata is damaged or
+  /// undecodable (dtype, sizes, strides, offset): the ETDump's fault, not
+  /// the debug data's.
+  bool metadata_damaged = false;
   /// The requested comparators, in canonical order (compared rows only).
   std::vector<MetricValue> metrics;
   /// The threshold metric's value (compared rows only).
@@ -183,10 +188,13 @@ struct NumericReport {
   std::vector<NumericRow> rows;  ///< In execution order.
   /// Index into rows of the first exceeding operator row.
   std::optional<std::size_t> first_failure;
-  /// Logged tensors whose bytes lie outside the given debug data (a
-  /// truncated file, or another run's): the comparison is not to be
-  /// trusted, and tools treat it as an error naming the debug-data file.
+  /// Logged tensors whose bytes cannot be read (rows with data_unreadable):
+  /// the comparison is not to be trusted, and tools treat it as an error,
+  /// naming the ETDump for those with damaged metadata
+  /// (damaged_tensor_metadata), else the debug-data file (truncated, or
+  /// another run's).
   std::size_t unreadable_tensors = 0;
+  std::size_t damaged_tensor_metadata = 0;
   std::vector<Diagnostic> diagnostics;
 };
 

@@ -11,6 +11,10 @@ namespace {
 
 Status corrupt(std::string message) { return Status(Error::kCorruptData, std::move(message)); }
 
+// Well-formed metadata whose data the debug data does not hold: a short
+// debug-data file, or another run's.
+Status outside(std::string message) { return Status(Error::kMismatch, std::move(message)); }
+
 template <typename T>
 T load(const std::uint8_t* p) {
   T value;
@@ -130,20 +134,21 @@ StatusOr<std::vector<double>> read_tensor_values(const Tensor& tensor,
   // (only broadcast strides could do it, and sinks write contiguous data);
   // refusing it keeps a corrupt file from asking for a huge allocation.
   if (static_cast<std::uint64_t>(numel) > debug_data.size()) {
-    return corrupt("tensor has " + std::to_string(numel) +
+    return outside("tensor has " + std::to_string(numel) +
                    " elements, more than the debug data's " + std::to_string(debug_data.size()) +
                    " bytes could hold");
   }
   const auto element = static_cast<std::int64_t>(element_size(*type));
   std::int64_t first_byte = 0;
   std::int64_t end_byte = 0;
-  if (__builtin_mul_overflow(lowest, element, &first_byte) ||
-      __builtin_add_overflow(first_byte, tensor.offset, &first_byte) ||
-      __builtin_add_overflow(highest, 1, &end_byte) ||
-      __builtin_mul_overflow(end_byte, element, &end_byte) ||
-      __builtin_add_overflow(end_byte, tensor.offset, &end_byte) || first_byte < 0 ||
-      static_cast<std::uint64_t>(end_byte) > debug_data.size()) {
-    return corrupt("tensor data at offset " + std::to_string(tensor.offset) +
+  const bool overflow = __builtin_mul_overflow(lowest, element, &first_byte) ||
+                        __builtin_add_overflow(first_byte, tensor.offset, &first_byte) ||
+                        __builtin_add_overflow(highest, 1, &end_byte) ||
+                        __builtin_mul_overflow(end_byte, element, &end_byte) ||
+                        __builtin_add_overflow(end_byte, tensor.offset, &end_byte);
+  if (!overflow && first_byte < 0) return corrupt("tensor strides reach before its offset");
+  if (overflow || static_cast<std::uint64_t>(end_byte) > debug_data.size()) {
+    return outside("tensor data at offset " + std::to_string(tensor.offset) +
                    " lies outside the debug data (" + std::to_string(debug_data.size()) +
                    " bytes)");
   }
