@@ -190,6 +190,9 @@ TEST_F(DamagedFilesCliTest, ETDumps) {
   check_every_variant("m.etdp", {"report", "--etdump", "@", "--etrecord", path("m.etrecord"), "-o",
                                  path("new.out")});
   check_every_variant("m.etdp", {"inspect", "--etdump", path("m.etdp"), "--baseline", "@"});
+  // --strict: a damaged dump is fatal (one line) rather than skipped.
+  check_every_variant("m.etdp", {"export", "--etdump", "@", "--etrecord", path("m.etrecord"),
+                                 "--rows", "ops", "--strict", "-o", path("old.txt")});
 }
 
 TEST_F(DamagedFilesCliTest, ETRecords) {
@@ -198,6 +201,8 @@ TEST_F(DamagedFilesCliTest, ETRecords) {
                                      path("old.txt")});
   check_every_variant("m.etrecord", {"report", "--etdump", path("m.etdp"), "--etrecord", "@", "-o",
                                      path("new.out")});
+  check_every_variant("m.etrecord", {"export", "--etdump", path("m.etdp"), "--etrecord", "@",
+                                     "--rows", "events", "-o", path("old.txt")});
 }
 
 TEST_F(DamagedFilesCliTest, DebugData) {
