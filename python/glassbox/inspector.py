@@ -195,6 +195,9 @@ class Inspector:
                  delegate_time_scales=None):
         if isinstance(etrecord, (str, os.PathLike)):
             etrecord = ETRecord.load(etrecord)
+        elif etrecord is not None and not isinstance(etrecord, ETRecord):
+            raise TypeError("etrecord: expected a path or a glassbox.ETRecord, got "
+                            f"{type(etrecord).__name__}")
         record = etrecord._record if etrecord is not None else None
         time_unit = None
         if source_time_scale is not None:

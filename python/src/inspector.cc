@@ -7,6 +7,7 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <map>
 #include <optional>
@@ -175,13 +176,28 @@ py::list debug_events(const PyInspector& self) {
 // Python's delegate_time_scale_converter as the C++ option: it returns the
 // time in the target time scale (ExecuTorch's meaning), the C++ Inspector
 // wants nanoseconds. Called with the GIL held (the Inspector runs on the
-// calling thread); a Python exception propagates to the caller.
+// calling thread); a Python exception propagates to the caller, and so do
+// a TypeError for a result that is no number and an InvalidArgumentError
+// for one that is not finite (it would reach the views as null).
 std::function<double(std::string_view, double)> converter_in_ns(py::function converter,
                                                                 double ns_per_target_unit) {
   return [converter = std::move(converter), ns_per_target_unit](std::string_view name,
                                                                 double raw_time) {
-    return py::cast<double>(converter(py::str(name.data(), name.size()), raw_time)) *
-           ns_per_target_unit;
+    const py::object returned = converter(py::str(name.data(), name.size()), raw_time);
+    const std::string called = "delegate_time_scale_converter('" + std::string(name) + "', " +
+                               std::to_string(raw_time) + ")";
+    double time = 0;
+    try {
+      time = py::cast<double>(returned);
+    } catch (const py::cast_error&) {
+      throw py::type_error(called + " returned a " + Py_TYPE(returned.ptr())->tp_name +
+                           ", not a number");
+    }
+    if (!std::isfinite(time)) {
+      throw_status(Status(Error::kInvalidArgument,
+                          called + " returned " + std::to_string(time) + ": times must be finite"));
+    }
+    return time * ns_per_target_unit;
   };
 }
 

@@ -1,6 +1,8 @@
 """Bad files and bad arguments raise glassbox.Error subclasses carrying the
 C++ message (naming the file), never crash the interpreter."""
 
+import zipfile
+
 import numpy as np
 import pytest
 
@@ -80,3 +82,34 @@ def test_bad_levels_and_scales(demo_files):
         tracer.debug_level = "everything"
     with pytest.raises(glassbox.InvalidArgumentError, match="target_time_scale"):
         glassbox.Inspector(etdump_path=demo_files["etdp"], target_time_scale="fortnights")
+
+
+@pytest.mark.parametrize("returned", [float("inf"), float("-inf"), float("nan")])
+def test_converter_returning_a_time_that_is_not_finite(demo_files, returned):
+    # It reached the views as null, and to_dataframe failed on a NoneType.
+    with pytest.raises(glassbox.InvalidArgumentError, match="delegate_time_scale_converter"):
+        glassbox.Inspector(etdump_path=demo_files["etdp"], etrecord=demo_files["etrecord"],
+                           delegate_time_scale_converter=lambda name, raw_time: returned)
+
+
+def test_converter_returning_no_number(demo_files):
+    with pytest.raises(TypeError, match="delegate_time_scale_converter.*NoneType"):
+        glassbox.Inspector(etdump_path=demo_files["etdp"], etrecord=demo_files["etrecord"],
+                           delegate_time_scale_converter=lambda name, raw_time: None)
+
+
+def test_etrecord_of_the_wrong_type(demo_files):
+    with pytest.raises(TypeError, match="etrecord.*int"):
+        glassbox.Inspector(etdump_path=demo_files["etdp"], etrecord=42)
+
+
+def test_deeply_nested_etrecord_json_is_an_error_not_a_crash(demo_files, tmp_path):
+    deep = "[" * 100_000 + "]" * 100_000
+    path = tmp_path / "deep.etrecord"
+    with zipfile.ZipFile(demo_files["etrecord"]) as good, zipfile.ZipFile(path, "w") as bad:
+        for item in good.infolist():
+            data = good.read(item)
+            bad.writestr(item, '{"forward": %s}' % deep if item.filename.endswith(
+                "debug_handle_map.json") else data)
+    with pytest.raises(glassbox.CorruptFileError, match="nested deeper than 256 levels"):
+        glassbox.ETRecord.load(path)
