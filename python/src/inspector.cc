@@ -184,18 +184,20 @@ std::function<double(std::string_view, double)> converter_in_ns(py::function con
   return [converter = std::move(converter), ns_per_target_unit](std::string_view name,
                                                                 double raw_time) {
     const py::object returned = converter(py::str(name.data(), name.size()), raw_time);
-    const std::string called = "delegate_time_scale_converter('" + std::string(name) + "', " +
-                               std::to_string(raw_time) + ")";
+    const auto called = [&] {  // Only for messages: no cost per call.
+      return "delegate_time_scale_converter('" + std::string(name) + "', " +
+             std::to_string(raw_time) + ")";
+    };
     double time = 0;
     try {
       time = py::cast<double>(returned);
     } catch (const py::cast_error&) {
-      throw py::type_error(called + " returned a " + Py_TYPE(returned.ptr())->tp_name +
+      throw py::type_error(called() + " returned a " + Py_TYPE(returned.ptr())->tp_name +
                            ", not a number");
     }
     if (!std::isfinite(time)) {
-      throw_status(Status(Error::kInvalidArgument,
-                          called + " returned " + std::to_string(time) + ": times must be finite"));
+      throw_status(Status(Error::kInvalidArgument, called() + " returned " + std::to_string(time) +
+                                                       ": times must be finite"));
     }
     return time * ns_per_target_unit;
   };
