@@ -184,7 +184,6 @@ TEST(CliTest, ShowWithDebugDataAddsTensorValues) {
       run({"etdump", "show", kFixtures + "/executorch_style.etdp", "--values", "some"}).exit_code,
       2);
 
-
   const CliResult text =
       run({"etdump", "show", kFixtures + "/executorch_style.etdp", "--debug-data", path});
   ASSERT_EQ(text.exit_code, 0) << text.err;
