@@ -41,8 +41,10 @@ void append_new_member(Json* object, std::string key, Json value);
 
 /// The deepest nesting of arrays and objects a JSON reader accepts. Every
 /// JSON document read from a file (ETRecord entries, ours and ExecuTorch's;
-/// graph and debug handle map JSON; tag sidecars) is parsed through
-/// parse_json_bounded: nlohmann parses deep documents, but copying, dumping
+/// graph and debug handle map JSON; tag sidecars) passes check_json_depth
+/// before it is parsed, most through parse_json_bounded (aot's parse_json
+/// and the sidecar reader call it themselves, to keep their own messages for
+/// malformed JSON): nlohmann parses deep documents, but copying, dumping
 /// and walking them recurses once per level, and 100,000 levels overflow the
 /// stack. No document we read nests more than a dozen levels.
 inline constexpr int kMaxJsonDepth = 256;
