@@ -71,6 +71,9 @@ double element_of(const runtime::Tensor& t, std::size_t k) {
   switch (t.dtype) {
     case ScalarType::kLong: return static_cast<double>(static_cast<const std::int64_t*>(t.data)[k]);
     case ScalarType::kBool: return static_cast<const std::uint8_t*>(t.data)[k];
+    case ScalarType::kByte: return static_cast<const std::uint8_t*>(t.data)[k];
+    case ScalarType::kChar: return static_cast<const std::int8_t*>(t.data)[k];
+    case ScalarType::kInt: return static_cast<const std::int32_t*>(t.data)[k];
     default: return t.float_data()[k];
   }
 }

@@ -122,6 +122,17 @@ Status convert_cast(ImportContext& c) {
   GLASSBOX_ASSIGN_OR_RETURN(std::int64_t to_attr, c.attributes().get_int("to", 0));
   GLASSBOX_ASSIGN_OR_RETURN(ScalarType to, runtime_dtype(c, static_cast<int>(to_attr)));
   GLASSBOX_ASSIGN_OR_RETURN(ValueId x, c.value_input(0));
+  // Quantized values (QuantizeLinear's int8/uint8 output) stay narrow: the
+  // Cast PyTorch's exporter writes between a Q and its DQ keeps the type.
+  const ScalarType from = c.writer().type_of(x).dtype;
+  if (from == ScalarType::kChar || from == ScalarType::kByte) {
+    if (to_attr == ::onnx::TensorProto::INT8) to = ScalarType::kChar;
+    if (to_attr == ::onnx::TensorProto::UINT8) to = ScalarType::kByte;
+  } else if (to_attr == ::onnx::TensorProto::INT8 || to_attr == ::onnx::TensorProto::UINT8) {
+    // Runs as LONG; a quantizer reading it as a zero point narrows it.
+    c.declare_type(c.node().output(0),
+                   to_attr == ::onnx::TensorProto::INT8 ? ScalarType::kChar : ScalarType::kByte);
+  }
   if (c.writer().type_of(x).dtype == to) {
     c.set_output(0, x);  // Same runtime dtype (int32 -> int64, double -> float).
     return Status();

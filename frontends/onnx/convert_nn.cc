@@ -89,9 +89,11 @@ Status expect_rank4(ImportContext& c, const Shape& x, const char* what) {
                        "; only 2-D (NCHW) is supported");
 }
 
-Status convert_conv(ImportContext& c) {
-  GLASSBOX_ASSIGN_OR_RETURN(Shape x_shape, c.input_shape(0));
-  GLASSBOX_ASSIGN_OR_RETURN(Shape w_shape, c.input_shape(1));
+}  // namespace
+
+StatusOr<ValueId> emit_conv(ImportContext& c, std::vector<ValueId> inputs) {
+  const Shape x_shape = c.writer().type_of(inputs[0]).shape;
+  const Shape w_shape = c.writer().type_of(inputs[1]).shape;
   GLASSBOX_RETURN_IF_ERROR(expect_rank4(c, x_shape, "the input"));
   GLASSBOX_RETURN_IF_ERROR(expect_rank4(c, w_shape, "the weight"));
   GLASSBOX_ASSIGN_OR_RETURN(auto kernel, spatial(c, "kernel_shape", {w_shape[2], w_shape[3]}));
@@ -100,17 +102,23 @@ Status convert_conv(ImportContext& c) {
   }
   GLASSBOX_ASSIGN_OR_RETURN(Window w, read_window(c, x_shape, kernel));
   GLASSBOX_ASSIGN_OR_RETURN(std::int64_t group, c.attributes().get_int("group", 1));
+  return c.emit(aot::op::kConv2d, std::move(inputs),
+                {{"stride", pair(w.stride)},
+                 {"padding", padding_attribute(w)},
+                 {"dilation", pair(w.dilation)},
+                 {"groups", group}});
+}
+
+namespace {
+
+Status convert_conv(ImportContext& c) {
   std::vector<ValueId> inputs;
   for (std::size_t i = 0; i < 3; ++i) {
     if (!c.has_input(i)) continue;
     GLASSBOX_ASSIGN_OR_RETURN(ValueId v, c.value_input(i));
     inputs.push_back(v);
   }
-  GLASSBOX_ASSIGN_OR_RETURN(ValueId y, c.emit(aot::op::kConv2d, std::move(inputs),
-                                              {{"stride", pair(w.stride)},
-                                               {"padding", padding_attribute(w)},
-                                               {"dilation", pair(w.dilation)},
-                                               {"groups", group}}));
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId y, emit_conv(c, std::move(inputs)));
   c.set_output(0, y);
   return Status();
 }
@@ -181,9 +189,9 @@ Status convert_batch_norm(ImportContext& c) {
 
 // numpy.matmul: a 1-D operand is a row (a) or column (b) vector, whose
 // unit dim is dropped from the result.
-Status convert_matmul(ImportContext& c) {
-  GLASSBOX_ASSIGN_OR_RETURN(ValueId a, c.value_input(0));
-  GLASSBOX_ASSIGN_OR_RETURN(ValueId b, c.value_input(1));
+}  // namespace
+
+StatusOr<ValueId> emit_matmul(ImportContext& c, ValueId a, ValueId b) {
   Shape sa = c.writer().type_of(a).shape;
   Shape sb = c.writer().type_of(b).shape;
   if (sa.empty() || sb.empty()) return c.invalid("MatMul operands must have rank >= 1");
@@ -206,6 +214,15 @@ Status convert_matmul(ImportContext& c) {
     if (a_vector) out.erase(out.end() - (b_vector ? 1 : 2));
     GLASSBOX_ASSIGN_OR_RETURN(y, c.emit(aot::op::kReshape, {y}, {{"shape", out}}));
   }
+  return y;
+}
+
+namespace {
+
+Status convert_matmul(ImportContext& c) {
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId a, c.value_input(0));
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId b, c.value_input(1));
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId y, emit_matmul(c, a, b));
   c.set_output(0, y);
   return Status();
 }

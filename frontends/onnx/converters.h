@@ -18,16 +18,23 @@ using ConverterTable = std::map<std::string, Converter, std::less<>>;
 const ConverterTable& converters();
 
 // Each family adds its converters (one file each).
-void add_elementwise_converters(ConverterTable* table);  // convert_elementwise.cc
-void add_nn_converters(ConverterTable* table);           // convert_nn.cc
-void add_shape_converters(ConverterTable* table);        // convert_shape.cc
-void add_folding_converters(ConverterTable* table);      // constant_folding.cc
-void add_math_converters(ConverterTable* table);         // convert_math.cc
-void add_reduce_converters(ConverterTable* table);       // convert_reduce.cc
-void add_data_converters(ConverterTable* table);         // convert_data.cc
+void add_elementwise_converters(ConverterTable* table);   // convert_elementwise.cc
+void add_nn_converters(ConverterTable* table);            // convert_nn.cc
+void add_shape_converters(ConverterTable* table);         // convert_shape.cc
+void add_folding_converters(ConverterTable* table);       // constant_folding.cc
+void add_math_converters(ConverterTable* table);          // convert_math.cc
+void add_reduce_converters(ConverterTable* table);        // convert_reduce.cc
+void add_data_converters(ConverterTable* table);          // convert_data.cc
+void add_quantization_converters(ConverterTable* table);  // convert_quantize.cc
 
 /// Emits IR op `op` on input 0 as output 0 (convert_math.cc).
 Status emit_unary(ImportContext& context, std::string_view op, aot::AttributeMap attributes = {});
+
+/// Conv (NCHW) of inputs {x, w, b?} and MatMul with the current node's
+/// attributes (convert_nn.cc): the quantized forms (QLinearConv,
+/// ConvInteger, ...) build their float op with them.
+StatusOr<aot::ValueId> emit_conv(ImportContext& context, std::vector<aot::ValueId> inputs);
+StatusOr<aot::ValueId> emit_matmul(ImportContext& context, aot::ValueId a, aot::ValueId b);
 
 /// Gather and Slice on run-time tensors (their folding converters hand
 /// these what is not known at import).

@@ -41,7 +41,12 @@ ValueId GraphWriter::add_constant(const std::string& name, std::vector<std::int6
 
 ValueId GraphWriter::add_constant(const std::string& name, const HostTensor& tensor) {
   if (tensor.is_float) return add_constant(name, tensor.shape, tensor.floats);
-  const ValueId id = add_value(name, {tensor.dtype(), tensor.shape}, aot::ValueKind::kConstant, {});
+  return add_int_constant(name, tensor, tensor.dtype());
+}
+
+ValueId GraphWriter::add_int_constant(const std::string& name, const HostTensor& tensor,
+                                      ScalarType dtype) {
+  const ValueId id = add_value(name, {dtype, tensor.shape}, aot::ValueKind::kConstant, {});
   graph_.values.back().int_data = tensor.ints;
   return id;
 }

@@ -27,6 +27,10 @@ class GraphWriter {
                             std::vector<float> data);
   /// A constant of any dtype from a host tensor.
   aot::ValueId add_constant(const std::string& name, const HostTensor& tensor);
+  /// An integer host tensor as a constant of `dtype` (its declared narrow
+  /// type, e.g. CHAR for int8 weights), whose range the caller checked.
+  aot::ValueId add_int_constant(const std::string& name, const HostTensor& tensor,
+                                ScalarType dtype);
   /// The value `id` (it must exist).
   const aot::Value& value(aot::ValueId id) const { return *graph_.find_value(id); }
 

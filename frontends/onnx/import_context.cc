@@ -68,6 +68,41 @@ StatusOr<ValueId> ImportContext::value_input(std::size_t i) {
   return id;
 }
 
+std::string ImportContext::quantized_input_hint() const {
+  for (const std::string& name : node_->input()) {
+    auto it = declared_types_.find(name);
+    if (it == declared_types_.end() || it->second == ScalarType::kInt) continue;
+    return " ('" + name + "' is " + (it->second == ScalarType::kChar ? "int8" : "uint8") +
+           " with no scale: dequantize it first)";
+  }
+  return "";
+}
+
+StatusOr<ScalarType> ImportContext::declared_type(std::size_t i) {
+  GLASSBOX_ASSIGN_OR_RETURN(const Operand* operand, input(i));
+  if (const auto* host = std::get_if<HostTensor>(operand)) {
+    return host->is_float ? ScalarType::kFloat : host->declared_int_type;
+  }
+  auto it = declared_types_.find(node_->input(static_cast<int>(i)));
+  if (it != declared_types_.end()) return it->second;
+  return writer_->type_of(std::get<ValueId>(*operand)).dtype;
+}
+
+StatusOr<ValueId> ImportContext::int_value_input(std::size_t i, ScalarType dtype) {
+  GLASSBOX_ASSIGN_OR_RETURN(const Operand* operand, input(i));
+  if (const auto* id = std::get_if<ValueId>(operand)) return *id;
+  const HostTensor& host = std::get<HostTensor>(*operand);
+  if (host.is_float) return value_input(i);
+  // Keyed by dtype too: one initializer may be read as LONG elsewhere.
+  const std::string& name = node_->input(static_cast<int>(i));
+  const std::string key = name + "#" + std::string(to_string(dtype));
+  auto it = materialized_.find(key);
+  if (it != materialized_.end()) return it->second;
+  const ValueId id = writer_->add_int_constant(name, host, dtype);
+  materialized_.emplace(key, id);
+  return id;
+}
+
 StatusOr<std::vector<std::int64_t>> ImportContext::input_shape(std::size_t i) const {
   GLASSBOX_ASSIGN_OR_RETURN(const Operand* operand, input(i));
   if (const auto* id = std::get_if<ValueId>(operand)) return writer_->type_of(*id).shape;
@@ -113,9 +148,17 @@ StatusOr<ValueId> ImportContext::emit(std::string_view op, std::vector<ValueId> 
     ++folded_nodes_;
     return writer_->add_constant(value_name, *folded);
   }
+  return emit_unfolded(op, std::move(inputs), std::move(attributes), step);
+}
+
+StatusOr<ValueId> ImportContext::emit_unfolded(std::string_view op, std::vector<ValueId> inputs,
+                                               aot::AttributeMap attributes,
+                                               std::string_view step) {
+  const std::string value_name =
+      step.empty() ? value_prefix_ : value_prefix_ + "/" + std::string(step);
   StatusOr<ValueId> out =
       writer_->add_node(op, std::move(inputs), std::move(attributes), step, value_name);
-  if (!out.ok()) return invalid(out.message());
+  if (!out.ok()) return invalid(out.message() + quantized_input_hint());
   GLASSBOX_RETURN_IF_ERROR(check_runtime_value(op, writer_->value(*out).shape));
   return out;
 }

@@ -32,6 +32,15 @@ class ImportContext {
 
   /// Binds ONNX tensor `name` (graph inputs and initializers).
   void define(const std::string& name, Operand operand) { symbols_[name] = std::move(operand); }
+  /// Records the ONNX element type a graph input declared when the runtime
+  /// reads it as another (int8 and uint8 inputs run as LONG).
+  void declare_type(const std::string& name, ScalarType declared) {
+    declared_types_[name] = declared;
+  }
+  /// The element type input `i` was declared with: a constant's ONNX type
+  /// (HostTensor::declared_int_type for integers), a graph input's
+  /// declare_type(), else its graph value's dtype.
+  StatusOr<ScalarType> declared_type(std::size_t i);
   /// The operand bound to `name`, or null.
   const Operand* lookup(const std::string& name) const;
 
@@ -59,6 +68,10 @@ class ImportContext {
   /// Input `i` as a graph value; a host tensor becomes a constant (once per
   /// name) of its dtype (FLOAT, LONG or BOOL).
   StatusOr<aot::ValueId> value_input(std::size_t i);
+  /// Input `i` as a graph value of the integer dtype `dtype`: a host tensor
+  /// becomes a constant of that dtype (quantized weights and zero points
+  /// keep their int8/uint8/int32 type); the caller checked its range.
+  StatusOr<aot::ValueId> int_value_input(std::size_t i, ScalarType dtype);
   /// The static shape of input `i`, whichever kind it is.
   StatusOr<std::vector<std::int64_t>> input_shape(std::size_t i) const;
 
@@ -74,6 +87,12 @@ class ImportContext {
   /// set_output binds as a host tensor.
   StatusOr<aot::ValueId> emit(std::string_view op, std::vector<aot::ValueId> inputs,
                               aot::AttributeMap attributes = {}, std::string_view step = {});
+  /// As emit, but the node stays in the graph even when every input is a
+  /// constant: dequantize_linear of int8 weights, which a delegate takes
+  /// as int8 rather than as folded floats.
+  StatusOr<aot::ValueId> emit_unfolded(std::string_view op, std::vector<aot::ValueId> inputs,
+                                       aot::AttributeMap attributes = {},
+                                       std::string_view step = {});
   /// Binds output `i` of the node. A graph value made by this node takes
   /// the ONNX output's name.
   void set_output(std::size_t i, Operand operand);
@@ -92,11 +111,16 @@ class ImportContext {
   /// elements, which the runtime cannot hold.
   Status check_runtime_value(std::string_view op, const std::vector<std::int64_t>& shape) const;
 
+  /// For a type error: names an int8/uint8 graph input the node reads
+  /// without a DequantizeLinear ("" when there is none).
+  std::string quantized_input_hint() const;
+
   GraphWriter* writer_;
   std::string source_;
   std::int64_t opset_;
   std::map<std::string, Operand, std::less<>> symbols_;
   std::map<std::string, aot::ValueId, std::less<>> materialized_;
+  std::map<std::string, ScalarType, std::less<>> declared_types_;
   const ::onnx::NodeProto* node_ = nullptr;
   std::string label_;
   std::string value_prefix_;  // Names this node's helper values.

@@ -9,6 +9,7 @@
 #include "frontends/onnx/graph_writer.h"
 #include "frontends/onnx/import_context.h"
 #include "frontends/onnx/model_checks.h"
+#include "glassbox/aot/quantization.h"
 #include "glassbox/io/file.h"
 
 namespace glassbox::frontends::onnx {
@@ -44,6 +45,9 @@ Status define_inputs(const ::onnx::GraphProto& graph, const ImportOptions& optio
                              : is_int_type(type)               ? ScalarType::kLong
                                                                : ScalarType::kFloat;
     context->define(input.name(), writer->add_input(input.name(), std::move(shape), dtype));
+    if (type == ::onnx::TensorProto::INT8) context->declare_type(input.name(), ScalarType::kChar);
+    if (type == ::onnx::TensorProto::UINT8) context->declare_type(input.name(), ScalarType::kByte);
+    if (type == ::onnx::TensorProto::INT32) context->declare_type(input.name(), ScalarType::kInt);
   }
   for (const auto& [name, shape] : options.input_shapes) {
     if (!names.contains(name)) {
@@ -123,6 +127,7 @@ const ConverterTable& converters() {
     add_math_converters(&t);
     add_reduce_converters(&t);
     add_data_converters(&t);
+    add_quantization_converters(&t);
     return t;
   }();
   return table;
@@ -164,6 +169,7 @@ StatusOr<aot::Graph> import_onnx_from_memory(std::span<const std::uint8_t> bytes
   if (options.stats != nullptr) options.stats->folded_nodes = context.folded_nodes();
   StatusOr<aot::Graph> result = std::move(writer).finish();
   if (!result.ok()) return result.status().with_context(source + ": the imported graph is invalid");
+  aot::group_quantization_nodes(&*result);
   return result;
 }
 

@@ -39,8 +39,8 @@
 namespace glassbox::frontends::onnx {
 
 /// The ONNX default-domain opsets the importer reads.
-inline constexpr std::int64_t kMinOpset = 11;
-inline constexpr std::int64_t kMaxOpset = 20;
+inline constexpr std::int64_t kMinOpset = 10;
+inline constexpr std::int64_t kMaxOpset = 21;
 
 /// What an import did, for the user.
 struct ImportStats {

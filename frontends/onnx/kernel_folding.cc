@@ -34,11 +34,14 @@ HostTensor read_output(const runtime::Tensor& t, std::vector<std::int64_t> shape
         data[i] = v;
         break;
       }
+      case ScalarType::kChar: data[i] = static_cast<const std::int8_t*>(t.data)[i]; break;
+      case ScalarType::kByte: data[i] = static_cast<const std::uint8_t*>(t.data)[i]; break;
       default: data[i] = static_cast<const std::uint8_t*>(t.data)[i] != 0 ? 1 : 0; break;
     }
   }
   HostTensor out = HostTensor::of_ints(std::move(shape), std::move(data));
   out.is_bool = t.dtype == ScalarType::kBool;
+  out.declared_int_type = t.dtype;
   return out;
 }
 
@@ -49,6 +52,7 @@ HostTensor host_tensor_of(const aot::Value& constant) {
     return HostTensor::of_floats(constant.shape, constant.data);
   HostTensor out = HostTensor::of_ints(constant.shape, constant.int_data);
   out.is_bool = constant.dtype == ScalarType::kBool;
+  out.declared_int_type = constant.dtype;
   return out;
 }
 

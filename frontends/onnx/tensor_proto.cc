@@ -2,8 +2,10 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <cstdint>
 #include <cstring>
 #include <limits>
+#include <utility>
 
 namespace glassbox::frontends::onnx {
 namespace {
@@ -41,6 +43,28 @@ std::size_t element_size(int data_type) {
     case TensorProto::UINT8: return 1;
     case TensorProto::BOOL: return 1;
     default: return 0;
+  }
+}
+
+ScalarType declared_int_type(int t) {
+  switch (t) {
+    case TensorProto::INT8: return ScalarType::kChar;
+    case TensorProto::UINT8: return ScalarType::kByte;
+    case TensorProto::INT16: return ScalarType::kShort;
+    case TensorProto::INT32: return ScalarType::kInt;
+    case TensorProto::BOOL: return ScalarType::kBool;
+    default: return ScalarType::kLong;
+  }
+}
+
+// The values an integer element type holds (BOOL: 0 and 1 after decoding).
+std::pair<std::int64_t, std::int64_t> int_range(int t) {
+  switch (t) {
+    case TensorProto::INT8: return {-128, 127};
+    case TensorProto::UINT8: return {0, 255};
+    case TensorProto::INT16: return {-32768, 32767};
+    case TensorProto::INT32: return {INT32_MIN, INT32_MAX};
+    default: return {INT64_MIN, INT64_MAX};
   }
 }
 
@@ -112,6 +136,7 @@ StatusOr<HostTensor> decode_tensor(const TensorProto& proto, const std::string& 
   HostTensor t;
   t.is_float = is_float_type(type);
   t.is_bool = type == TensorProto::BOOL;
+  t.declared_int_type = declared_int_type(type);
   std::size_t numel = 1;
   for (std::int64_t d : proto.dims()) {
     if (d < 0) return corrupt(what, "negative dimension " + std::to_string(d));
@@ -166,6 +191,15 @@ StatusOr<HostTensor> decode_tensor(const TensorProto& proto, const std::string& 
   if (stored != numel) {
     return corrupt(
         what, std::to_string(stored) + " elements stored for shape with " + std::to_string(numel));
+  }
+  // int32_data holds the narrow types widened: a value their type cannot
+  // hold is a damaged tensor, not one to wrap silently.
+  const auto [low, high] = int_range(type);
+  for (std::size_t i = 0; i < t.ints.size(); ++i) {
+    if (t.ints[i] < low || t.ints[i] > high) {
+      return corrupt(what, "element " + std::to_string(i) + " is " + std::to_string(t.ints[i]) +
+                               ", outside " + data_type_name(type) + "'s range");
+    }
   }
   return t;
 }

@@ -26,6 +26,11 @@ struct HostTensor {
   /// An integer tensor that holds ONNX BOOL values (0 or 1); at run time
   /// it is a BOOL tensor, other integers are LONG.
   bool is_bool = false;
+  /// Integer tensors: the element type ONNX declared, as a runtime dtype
+  /// (CHAR for INT8, BYTE for UINT8, INT for INT32, SHORT for INT16, LONG
+  /// for INT64). Quantization reads it (a zero point's type is the
+  /// quantized type); every other use sees dtype().
+  ScalarType declared_int_type = ScalarType::kLong;
 
   /// The runtime dtype this tensor becomes: FLOAT, BOOL or LONG.
   ScalarType dtype() const {

@@ -61,6 +61,23 @@ class ModelWriter {
     for (std::int64_t v : data) t->add_int64_data(v);
     return *this;
   }
+  /// An integer initializer of ONNX type `elem_type` (INT8, UINT8, INT32:
+  /// in int32_data, as ONNX stores the narrow types; INT64 in int64_data).
+  ModelWriter& typed_ints(const std::string& name, const std::vector<std::int64_t>& shape,
+                          const std::vector<std::int64_t>& data, int elem_type) {
+    auto* t = model_.mutable_graph()->add_initializer();
+    t->set_name(name);
+    t->set_data_type(elem_type);
+    for (std::int64_t d : shape) t->add_dims(d);
+    for (std::int64_t v : data) {
+      if (elem_type == ::onnx::TensorProto::INT64) {
+        t->add_int64_data(v);
+      } else {
+        t->add_int32_data(static_cast<std::int32_t>(v));
+      }
+    }
+    return *this;
+  }
   /// Adds a node; returns it for attributes.
   ::onnx::NodeProto* node(const std::string& op, const std::string& name,
                           const std::vector<std::string>& inputs,

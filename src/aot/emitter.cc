@@ -79,6 +79,10 @@ class ProgramWriter {
           break;
         }
         case ScalarType::kBool: bytes[i] = v != 0 ? 1 : 0; break;
+        case ScalarType::kChar:
+          bytes[i] = static_cast<std::uint8_t>(static_cast<std::int8_t>(v));
+          break;
+        case ScalarType::kByte: bytes[i] = static_cast<std::uint8_t>(v); break;
         default:
           return invalid("constant '" + value.name + "' has unsupported dtype " +
                          std::string(to_string(value.dtype)));

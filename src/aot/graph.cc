@@ -1,6 +1,8 @@
 #include "glassbox/aot/graph.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <optional>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
@@ -64,6 +66,16 @@ namespace {
 
 Status invalid(std::string message) { return Status(Error::kInvalidArgument, std::move(message)); }
 
+// The representable range of a narrow integer dtype; nullopt for others.
+std::optional<std::pair<std::int64_t, std::int64_t>> integer_range(ScalarType dtype) {
+  switch (dtype) {
+    case ScalarType::kChar: return std::pair<std::int64_t, std::int64_t>{-128, 127};
+    case ScalarType::kByte: return std::pair<std::int64_t, std::int64_t>{0, 255};
+    case ScalarType::kInt: return std::pair<std::int64_t, std::int64_t>{INT32_MIN, INT32_MAX};
+    default: return std::nullopt;
+  }
+}
+
 std::string value_label(ValueId id) { return "value " + std::to_string(id.value); }
 
 Status verify_values(const Graph& graph, std::unordered_map<std::int32_t, const Value*>* by_id) {
@@ -79,8 +91,9 @@ Status verify_values(const Graph& graph, std::unordered_map<std::int32_t, const 
     if (v.kind == ValueKind::kConstant) {
       const bool is_float = v.dtype == ScalarType::kFloat;
       if (!is_float && v.dtype != ScalarType::kLong && v.dtype != ScalarType::kInt &&
-          v.dtype != ScalarType::kBool) {
-        return invalid(label + ": constants must be FLOAT, LONG, INT or BOOL");
+          v.dtype != ScalarType::kBool && v.dtype != ScalarType::kChar &&
+          v.dtype != ScalarType::kByte) {
+        return invalid(label + ": constants must be FLOAT, LONG, INT, CHAR, BYTE or BOOL");
       }
       if (is_float ? !v.int_data.empty() : !v.data.empty()) {
         return invalid(label + ": carries data of another dtype than its " +
@@ -94,6 +107,17 @@ Status verify_values(const Graph& graph, std::unordered_map<std::int32_t, const 
       if (v.dtype == ScalarType::kBool) {
         for (std::int64_t b : v.int_data) {
           if (b != 0 && b != 1) return invalid(label + ": bool data must be 0 or 1");
+        }
+      }
+      // Narrow integer constants (int8/uint8 weights and zero points, int32
+      // biases) must hold values their dtype can represent.
+      if (const auto range = integer_range(v.dtype)) {
+        for (std::int64_t x : v.int_data) {
+          if (x < range->first || x > range->second) {
+            return invalid(label + ": " + std::string(to_string(v.dtype)) + " data holds " +
+                           std::to_string(x) + ", outside [" + std::to_string(range->first) + ", " +
+                           std::to_string(range->second) + "]");
+          }
         }
       }
     } else if (!v.data.empty() || !v.int_data.empty()) {

@@ -359,6 +359,7 @@ enum class Dtypes : std::uint8_t {
   kIndexed,       // data of any dtype, then int64 indices (scatter: updates like data)
   kCast,          // any input; the output dtype from the attribute
   kFloatToIndex,  // float input; int64 output (argmax/argmin)
+  kQuantization,  // checked by infer_quantization with the shapes
 };
 
 // Which shape inference an op takes (ops_internal.h for the new families).
@@ -371,6 +372,7 @@ enum class Shapes : std::uint8_t {
   kReduce,         // infer_reduce (argmax/argmin too)
   kDataMovement,   // infer_data_movement
   kConvTranspose,  // infer_conv_transpose2d
+  kQuantization,   // infer_quantization (dtypes too)
 };
 
 struct OpInfo {
@@ -470,6 +472,9 @@ constexpr OpInfo kOps[] = {
     {op::kDepthToSpace, 1, 1, Dtypes::kAnySame, Shapes::kDataMovement},
     {op::kSpaceToDepth, 1, 1, Dtypes::kAnySame, Shapes::kDataMovement},
     {op::kConvTranspose2d, 2, 3, Dtypes::kFloat, Shapes::kConvTranspose},
+    // Quantization (x, scale, zero point; dequantize's zero point optional).
+    {op::kQuantizeLinear, 3, 3, Dtypes::kQuantization, Shapes::kQuantization},
+    {op::kDequantizeLinear, 2, 3, Dtypes::kQuantization, Shapes::kQuantization},
 };
 
 const OpInfo* find_op(std::string_view name) {
@@ -484,8 +489,14 @@ bool is_numeric(ScalarType t) {
 }
 
 Status dtype_error(std::string_view op, std::size_t index, ScalarType got, std::string_view want) {
+  // An int8/uint8 tensor where float is wanted has no scale to give it a
+  // meaning: say what the model is missing.
+  const bool quantized = got == ScalarType::kChar || got == ScalarType::kByte;
   return invalid(std::string(op) + " input " + std::to_string(index) + " has dtype " +
-                 std::string(to_string(got)) + ", expected " + std::string(want));
+                 std::string(to_string(got)) + ", expected " + std::string(want) +
+                 (quantized && want == "FLOAT"
+                      ? " (an int8/uint8 tensor has no scale here: dequantize it first)"
+                      : ""));
 }
 
 // Checks `in` against the op's dtype rule; returns the output dtype.
@@ -531,7 +542,8 @@ StatusOr<ScalarType> check_dtypes(const OpInfo& info, std::span<const TensorType
       GLASSBOX_ASSIGN_OR_RETURN(std::int64_t to, int_attr(attrs, "dtype"));
       const auto target = static_cast<ScalarType>(to);
       if (to < 0 || to > 127 || element_size(target) == 0 ||
-          !(is_numeric(target) || target == ScalarType::kBool)) {
+          !(is_numeric(target) || target == ScalarType::kBool || target == ScalarType::kChar ||
+            target == ScalarType::kByte)) {
         return invalid("cast to dtype " + std::to_string(to) + " is not supported");
       }
       return target;
@@ -539,6 +551,8 @@ StatusOr<ScalarType> check_dtypes(const OpInfo& info, std::span<const TensorType
     case Dtypes::kFloatToIndex:
       if (in[0].dtype != ScalarType::kFloat) return dtype_error(op, 0, in[0].dtype, "FLOAT");
       return ScalarType::kLong;
+    case Dtypes::kQuantization:
+      return op == op::kQuantizeLinear && in.size() == 3 ? in[2].dtype : ScalarType::kFloat;
   }
   return invalid("unknown dtype rule");
 }
@@ -643,6 +657,7 @@ StatusOr<TensorType> infer_output_type(std::string_view op_name, std::span<const
       case Shapes::kReduce: return infer_reduce(op_name, in, attrs);
       case Shapes::kDataMovement: return infer_data_movement(op_name, in, attrs);
       case Shapes::kConvTranspose: return infer_conv_transpose2d(in, attrs);
+      case Shapes::kQuantization: return infer_quantization(op_name, in, attrs);
     }
     return invalid("no shape rule for '" + std::string(op_name) + "'");
   }();

@@ -71,6 +71,10 @@ StatusOr<TensorType> infer_reduce(std::string_view op, std::span<const TensorTyp
                                   const AttributeMap& attrs);
 StatusOr<TensorType> infer_data_movement(std::string_view op, std::span<const TensorType> in,
                                          const AttributeMap& attrs);
+/// quantize_linear and dequantize_linear (ops_quantized.cc); also checks
+/// the dtypes, which no table rule covers.
+StatusOr<TensorType> infer_quantization(std::string_view op, std::span<const TensorType> in,
+                                        const AttributeMap& attrs);
 StatusOr<TensorType> infer_conv_transpose2d(std::span<const TensorType> in,
                                             const AttributeMap& attrs);
 

@@ -4,10 +4,12 @@
 // edge-graph nodes; then the coverage checks (identifiers logged but
 // unmapped, mapped but never logged).
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
 
+#include "glassbox/aot/quantization.h"
 #include "src/inspector/builder.h"
 #include "src/inspector/record_index.h"
 
@@ -132,11 +134,17 @@ void InspectorBuilder::resolve(const etrecord::ETRecord& record, Inspector& insp
       }
     }
     for (DebugHandle handle : group.debug_handles) {
+      // The operator a handle stands for comes first: of a quantized group
+      // (dequantize, conv2d, quantize) the conv2d, which names the row.
+      const std::size_t first = group.source_ops.size();
       for (const IndexedNode& indexed : index.nodes(handle)) {
         const aot::Node& node = *indexed.node;
         group.source_ops.push_back(
             {handle, node.name, node.op, node.module_hierarchy, node.source_location});
       }
+      std::stable_partition(group.source_ops.begin() + static_cast<std::ptrdiff_t>(first),
+                            group.source_ops.end(),
+                            [](const SourceOp& op) { return !aot::is_quantization_op(op.type); });
     }
   }
 

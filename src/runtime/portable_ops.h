@@ -138,6 +138,10 @@ PrepareFn prepare_pad, prepare_expand, prepare_tile, prepare_slice, prepare_gath
 RunFn run_pad, run_expand, run_tile, run_slice, run_gather, run_gather_elements, run_scatter_nd,
     run_resize, run_depth_to_space, run_space_to_depth, run_conv_transpose2d;
 
+// portable_ops_quantized.cc
+PrepareFn prepare_quantize_linear, prepare_dequantize_linear;
+RunFn run_quantize_linear, run_dequantize_linear;
+
 // portable_ops_shape.cc
 PrepareFn prepare_flatten, prepare_reshape, prepare_concat, prepare_transpose;
 RunFn run_flatten, run_reshape, run_concat, run_transpose;
@@ -162,7 +166,7 @@ bool check_signature(const char* op, const KernelArgs& args, std::size_t min_inp
                      std::size_t max_inputs, Diagnostics* d);
 
 /// check_signature for ops that move or compare tensors of other dtypes:
-/// each tensor is FLOAT, LONG, INT or BOOL with bytes for its elements.
+/// each tensor is FLOAT, LONG, INT, CHAR (int8), BYTE (uint8) or BOOL with bytes for its elements.
 /// The op checks which dtype goes where (check_dtype).
 bool check_typed_signature(const char* op, const KernelArgs& args, std::size_t min_inputs,
                            std::size_t max_inputs, Diagnostics* d);

@@ -36,10 +36,12 @@ bool check_tensor(const char* op, const Tensor* t, const char* role, std::size_t
   const bool supported =
       t->dtype == ScalarType::kFloat ||
       (!float_only && (t->dtype == ScalarType::kLong || t->dtype == ScalarType::kInt ||
-                       t->dtype == ScalarType::kBool));
+                       t->dtype == ScalarType::kBool || t->dtype == ScalarType::kChar ||
+                       t->dtype == ScalarType::kByte));
   if (!supported) {
     report(d, "%s: %s %zu has dtype %s, only %s supported", op, role, index,
-           to_string(t->dtype).data(), float_only ? "FLOAT is" : "FLOAT, LONG, INT and BOOL are");
+           to_string(t->dtype).data(),
+           float_only ? "FLOAT is" : "FLOAT, LONG, INT, CHAR, BYTE and BOOL are");
     return false;
   }
   // Kernels index with int64 and size buffers in bytes: the element count

@@ -2,6 +2,7 @@
 // gather_elements, scatter_nd, depth_to_space, space_to_depth) and the
 // float-only resize and conv_transpose2d.
 
+#include <algorithm>
 #include <cmath>
 
 #include "glassbox/runtime/kernels/conv_transpose.h"
@@ -80,6 +81,12 @@ PadValue pad_value(ScalarType t, float v) {
     case ScalarType::kLong: out.l = static_cast<std::int64_t>(v); break;
     case ScalarType::kInt: out.i = static_cast<std::int32_t>(v); break;
     case ScalarType::kBool: out.b = v != 0 ? 1 : 0; break;
+    // Quantized tensors pad with a value in their own domain (the importer
+    // passes the zero point for a quantized zero).
+    case ScalarType::kChar:
+      out.b = static_cast<std::uint8_t>(static_cast<std::int8_t>(std::clamp(v, -128.0f, 127.0f)));
+      break;
+    case ScalarType::kByte: out.b = static_cast<std::uint8_t>(std::clamp(v, 0.0f, 255.0f)); break;
     default: out.f = v; break;
   }
   return out;

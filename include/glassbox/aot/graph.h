@@ -59,8 +59,9 @@ struct Value {
   /// not recorded (e.g. a graph loaded from JSON written without constant
   /// data).
   std::vector<float> data;
-  /// Integer and bool constants (LONG, INT, BOOL) only: the elements as
-  /// int64, row-major (bools are 0 or 1); empty when not recorded.
+  /// Integer and bool constants (LONG, INT, CHAR = int8, BYTE = uint8,
+  /// BOOL) only: the elements as int64, row-major, each within its dtype's
+  /// range (bools are 0 or 1); empty when not recorded.
   std::vector<std::int64_t> int_data;
 
   /// Number of elements (1 for a 0-d value).

@@ -65,6 +65,21 @@
 /// blocksize (int)                              | | conv_transpose2d   | x[N,C,H,W],
 /// w[C,O/g,kH,kW], b[O]? | stride, dilation, output_padding (int[2]), padding (int[4]), groups |
 ///
+/// Quantization (ONNX QuantizeLinear / DequantizeLinear; docs/quantization.md):
+///
+/// | op                 | inputs (dtypes)                 | attributes |
+/// |--------------------|---------------------------------|----------------------------------------------|
+/// | quantize_linear    | x (float), scale (float), zero_point (CHAR = int8 or BYTE = uint8; the
+/// output's dtype) | axis (int, default 1; used when scale is 1-D of more than one element: one
+/// scale per index of that axis) | | dequantize_linear  | x (CHAR, BYTE or INT), scale (float),
+/// zero_point? (x's dtype; absent = 0) -> float | axis (as quantize_linear) |
+///
+/// quantize_linear: y = saturate(round_half_to_even(x / scale) + zero_point);
+/// dequantize_linear: y = (x - zero_point) * scale. The scale is a scalar or
+/// [1] (per tensor) or [C] with C = x.shape[axis] (per axis); the zero point
+/// has the scale's shape. Scales must be positive and finite: the importer
+/// checks constant ones, the kernels every one at run time.
+///
 /// Of the first table, flatten and reshape take any dtype (and keep it) and
 /// add, sub, mul, div take float or int64; every other op there is float
 /// only.
@@ -165,6 +180,8 @@ inline constexpr std::string_view kResize = "resize";
 inline constexpr std::string_view kDepthToSpace = "depth_to_space";
 inline constexpr std::string_view kSpaceToDepth = "space_to_depth";
 inline constexpr std::string_view kConvTranspose2d = "conv_transpose2d";
+inline constexpr std::string_view kQuantizeLinear = "quantize_linear";
+inline constexpr std::string_view kDequantizeLinear = "dequantize_linear";
 inline constexpr std::string_view kDelegateCall = "delegate_call";
 }  // namespace op
 
