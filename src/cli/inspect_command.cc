@@ -1,5 +1,6 @@
 // `glassbox inspect --etdump F|DIR|GLOB... [--etrecord R] [--debug-data D]
-//   [--view events|ops|modules|reconcile] [--format table|csv|tsv|json|chrome]
+//   [--view events|ops|modules|reconcile|quant] [--float-etdump F --float-etrecord R] [--format
+//   table|csv|tsv|json|chrome]
 //   [--baseline B] [--skip-first N] [--time-unit ns|us|ms|ticks]
 //   [--delegate-time-scale BACKEND=NUM/DEN]...
 //   [--allow-fingerprint-mismatch] [-o FILE]
@@ -22,6 +23,7 @@
 #include "glassbox/inspector/formats.h"
 #include "glassbox/inspector/inspector.h"
 #include "glassbox/inspector/numeric.h"
+#include "glassbox/inspector/quant.h"
 #include "glassbox/io/file.h"
 #include "glassbox/io/output_files.h"
 #include "src/cli/commands.h"
@@ -54,13 +56,19 @@ struct InspectOptions {
   std::string threshold_metric = "max_abs";
   std::uint32_t execution = 0;
   bool fail_on_exceed = false;
+  // --view quant: the float twin's run, for the keep-in-float ranking.
+  std::string float_etdump;
+  std::string float_etrecord;
 };
+
+bool is_quant_view(const InspectOptions& options) { return options.view == "quant"; }
 
 // What -o must not overwrite: every dump the --etdump values match (a
 // folder's or glob's files, not only the values) and the other inputs.
 std::vector<std::string> input_files(const InspectOptions& options) {
   std::vector<std::string> inputs = dump_files_to_protect(options.fleet.etdumps);
-  inputs.insert(inputs.end(), {options.etrecord, options.debug_data, options.baseline});
+  inputs.insert(inputs.end(), {options.etrecord, options.debug_data, options.baseline,
+                               options.float_etdump, options.float_etrecord});
   return inputs;
 }
 
@@ -117,6 +125,32 @@ StatusOr<std::string> numeric_text(const InspectOptions& options, inspector::For
   return inspector::render_numeric(*report, format);
 }
 
+// `--view quant`: per quantized op, float vs simulated int8 vs the run.
+StatusOr<std::string> quant_text(const InspectOptions& options, inspector::Format format,
+                                 const etrecord::ETRecord& record,
+                                 std::span<const std::uint8_t> debug_data) {
+  inspector::NumericOptions numeric;
+  numeric.execution = options.execution;
+  numeric.allow_fingerprint_mismatch = options.allow_fingerprint_mismatch;
+  GLASSBOX_RETURN_IF_ERROR(inspector::check_has_references(record).with_context(options.etrecord));
+  GLASSBOX_ASSIGN_OR_RETURN(etdump::ETDumpFile dump, etdump::load_etdump_file(options.etdump));
+  std::optional<etdump::ETDumpFile> float_dump;
+  std::optional<etrecord::ETRecord> float_record;
+  inspector::FloatRun float_run;
+  if (!options.float_etdump.empty()) {
+    GLASSBOX_ASSIGN_OR_RETURN(float_dump, etdump::load_etdump_file(options.float_etdump));
+    GLASSBOX_ASSIGN_OR_RETURN(float_record, etrecord::ETRecord::load(options.float_etrecord));
+    float_run = {&*float_dump, &*float_record};
+  }
+  StatusOr<inspector::QuantReport> report =
+      inspector::compare_quantization(dump, record, debug_data, numeric, float_run);
+  if (!report.ok()) {
+    const bool record_fault = report.message().starts_with("the ETRecord has no quantization");
+    return report.status().with_context(record_fault ? options.etrecord : options.etdump);
+  }
+  return inspector::render_quant(*report, format);
+}
+
 // Whether the dumps are read as a fleet (aggregated, tagged) rather than
 // as the one file of the one-dump modes.
 bool reads_fleet(const InspectOptions& options) {
@@ -145,7 +179,32 @@ Status check_inspect_usage(const InspectOptions& options) {
     GLASSBOX_RETURN_IF_ERROR(check_outputs_are_not_inputs(input_files(options), {options.output}));
   }
   GLASSBOX_RETURN_IF_ERROR(check_fleet_usage(options));
-  GLASSBOX_RETURN_IF_ERROR(inspector::parse_view(options.view).status());
+  if (is_quant_view(options)) {
+    if (options.etrecord.empty() || options.debug_data.empty()) {
+      return Status(Error::kInvalidArgument,
+                    "--view quant needs --etrecord (an int8 model lowered with --reference-inputs "
+                    "or --reference-seed) and --debug-data (from `glassbox run --debug-level "
+                    "intermediates`)");
+    }
+    if (options.numeric || !options.baseline.empty() || options.fleet.etdumps.size() > 1) {
+      return Status(Error::kInvalidArgument,
+                    "--view quant reads one ETDump and combines with neither --numeric nor "
+                    "--baseline");
+    }
+    if (options.float_etdump.empty() != options.float_etrecord.empty()) {
+      return Status(Error::kInvalidArgument,
+                    "--float-etdump and --float-etrecord go together (the float twin's run and "
+                    "its ETRecord)");
+    }
+    if (options.format == "chrome") {
+      return Status(Error::kInvalidArgument, "--view quant renders as table, csv, tsv or json");
+    }
+  } else if (!options.float_etdump.empty() || !options.float_etrecord.empty()) {
+    return Status(Error::kInvalidArgument,
+                  "--float-etdump and --float-etrecord apply to --view quant only");
+  } else {
+    GLASSBOX_RETURN_IF_ERROR(inspector::parse_view(options.view).status());
+  }
   GLASSBOX_RETURN_IF_ERROR(inspector::parse_format(options.format).status());
   if (!options.time_unit.empty()) {
     GLASSBOX_RETURN_IF_ERROR(inspector::parse_time_unit(options.time_unit).status());
@@ -174,8 +233,15 @@ Status check_inspect_usage(const InspectOptions& options) {
 }
 
 Status inspect(const InspectOptions& options, std::ostream& out, std::ostream* context_err) {
-  GLASSBOX_ASSIGN_OR_RETURN(inspector::View view, inspector::parse_view(options.view));
   GLASSBOX_ASSIGN_OR_RETURN(inspector::Format format, inspector::parse_format(options.format));
+  if (is_quant_view(options)) {
+    GLASSBOX_ASSIGN_OR_RETURN(etrecord::ETRecord record,
+                              etrecord::ETRecord::load(options.etrecord));
+    GLASSBOX_ASSIGN_OR_RETURN(std::vector<std::uint8_t> data, io::read_file(options.debug_data));
+    GLASSBOX_ASSIGN_OR_RETURN(std::string text, quant_text(options, format, record, data));
+    return write_output(text, options, out);
+  }
+  GLASSBOX_ASSIGN_OR_RETURN(inspector::View view, inspector::parse_view(options.view));
   inspector::InspectorOptions inspector_options;
   inspector_options.skip_first_runs = options.skip_first;
   inspector_options.allow_fingerprint_mismatch = options.allow_fingerprint_mismatch;
@@ -254,9 +320,19 @@ void add_inspect_commands(CLI::App& app, CommandContext& context) {
                       "operators");
   command->add_option("--debug-data", options->debug_data,
                       "the debug-data file tensor offsets point into");
-  command->add_option("--view", options->view, "events, ops, modules or reconcile")
-      ->check(CLI::IsMember({"events", "ops", "modules", "reconcile"}))
+  command
+      ->add_option("--view", options->view,
+                   "events, ops, modules or reconcile; or quant (int8 models: per quantized op "
+                   "the SQNR of float vs simulated int8 vs the run, isolated and accumulated, "
+                   "worst first; needs --etrecord and --debug-data; docs/quantization.md)")
+      ->check(CLI::IsMember({"events", "ops", "modules", "reconcile", "quant"}))
       ->capture_default_str();
+  command->add_option("--float-etdump", options->float_etdump,
+                      "with --view quant: the float twin's ETDump (same inputs), to rank "
+                      "keep-in-float candidates by SQNR gained per ms");
+  command->add_option("--float-etrecord", options->float_etrecord,
+                      "with --float-etdump: the float twin's ETRecord (aligned with the int8 one "
+                      "operator by operator)");
   command->add_option("--format", options->format, "table, csv, tsv, json or chrome")
       ->check(CLI::IsMember({"table", "csv", "tsv", "json", "chrome"}))
       ->capture_default_str();

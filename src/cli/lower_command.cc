@@ -1,7 +1,8 @@
 // `glassbox lower [MODEL.onnx | --model demo] --backend demo|xnnpack|onednn|portable
 //                 -o prog.gbx [--etrecord prog.etrecord] [--ids ...]
 //                 [--reference-inputs X.npy... | --reference-seed S]
-//                 [--input-shape NAME=D0xD1x...] [--perturb ID]`
+//                 [--input-shape NAME=D0xD1x...] [--perturb ID]
+//                 [--float-model F.onnx] [--keep-float NAME...]`
 
 #include <algorithm>
 #include <map>
@@ -14,6 +15,8 @@
 #include "backends/common/backend_plugin.h"
 #include "backends/demo/aot/demo_model.h"
 #include "frontends/onnx/importer.h"
+#include "glassbox/aot/quantization.h"
+#include "glassbox/etrecord/quant_reference.h"
 #include "glassbox/etrecord/reference_runner.h"
 #include "glassbox/export/program_manager.h"
 #include "glassbox/io/output_files.h"
@@ -39,6 +42,10 @@ struct LowerOptions {
   std::string perturb;
   // --input-shape NAME=D0xD1x...: static shapes for the ONNX model's inputs.
   std::vector<std::string> input_shapes;
+  // Int8 models: the float twin for the float reference, and the ops to
+  // leave in float (names or module paths).
+  std::string float_model;
+  std::vector<std::string> keep_float;
 };
 
 // "input=1x3x224x224" -> {"input", {1, 3, 224, 224}}.
@@ -86,6 +93,7 @@ StatusOr<std::vector<etrecord::ReferenceTensor>> reference_inputs(const LowerOpt
 Status check_lower_usage(const LowerOptions& options) {
   std::vector<std::string> inputs = options.reference_inputs;
   inputs.push_back(options.model_file);
+  if (!options.float_model.empty()) inputs.push_back(options.float_model);
   GLASSBOX_RETURN_IF_ERROR(
       check_outputs_are_not_inputs(inputs, {options.output, options.etrecord}));
   if (options.backend == "portable") {
@@ -111,7 +119,48 @@ Status check_lower_usage(const LowerOptions& options) {
                   "--reference-inputs and --reference-seed are stored in the ETRecord: give "
                   "--etrecord too");
   }
+  if (!options.float_model.empty() && !with_reference) {
+    return Status(Error::kInvalidArgument,
+                  "--float-model is the float reference of numeric debugging: give "
+                  "--reference-inputs or --reference-seed (and --etrecord) too");
+  }
+  if ((!options.float_model.empty() || !options.keep_float.empty()) && options.model_file.empty()) {
+    return Status(Error::kInvalidArgument,
+                  "--float-model and --keep-float apply to an ONNX int8 model only");
+  }
   return Status();
+}
+
+// Whether `node` is what `name` names: the node itself, or an op inside the
+// module path `name` (e.g. "layer1.0" or "/layer1/layer1.0/conv1/Conv").
+bool names_node(const aot::Node& node, const std::string& name) {
+  if (node.name == name) return true;
+  for (const aot::ModuleFrame& frame : node.module_hierarchy) {
+    if (frame.path == name) return true;
+  }
+  return false;
+}
+
+// --keep-float: the model without the output quantization of the named ops
+// (their quantize/dequantize pairs), so they compute and pass on float.
+StatusOr<aot::Graph> keep_in_float(const aot::Graph& model, const std::vector<std::string>& names) {
+  std::set<DebugHandle> kept;
+  for (const std::string& name : names) {
+    std::size_t found = 0;
+    for (const aot::Node& node : model.nodes) {
+      if (aot::is_quantization_op(node.op) || !names_node(node, name)) continue;
+      kept.insert(node.debug_handle);
+      ++found;
+    }
+    if (found == 0) {
+      return Status(Error::kInvalidArgument,
+                    "--keep-float '" + name +
+                        "' names no operator of the model (give an "
+                        "operator's name or a module path, as `inspect --view quant` shows them)");
+    }
+  }
+  return aot::without_activation_quantization(
+      model, [&](const aot::Node& q) { return kept.contains(q.debug_handle); });
 }
 
 StatusOr<exporter::Recipe> recipe_for(const LowerOptions& options) {
@@ -194,6 +243,7 @@ std::string join_paths(const std::vector<std::string>& paths) {
 Status lower(const LowerOptions& options, io::OutputFiles& outputs, std::ostream& out) {
   std::vector<std::string> input_files = options.reference_inputs;
   input_files.push_back(options.model_file);
+  if (!options.float_model.empty()) input_files.push_back(options.float_model);
   GLASSBOX_RETURN_IF_ERROR(outputs.refuse_inputs(input_files));
   GLASSBOX_ASSIGN_OR_RETURN(const std::string program_file, outputs.add(options.output));
   std::string etrecord_file;
@@ -202,6 +252,7 @@ Status lower(const LowerOptions& options, io::OutputFiles& outputs, std::ostream
   }
   // --model is checked by CLI11; "demo" is the only model built in today.
   aot::Graph model;
+  std::optional<aot::Graph> float_model;
   frontends::onnx::ImportStats import_stats;
   if (!options.model_file.empty()) {
     frontends::onnx::ImportOptions import_options;
@@ -211,6 +262,21 @@ Status lower(const LowerOptions& options, io::OutputFiles& outputs, std::ostream
     import_options.stats = &import_stats;
     GLASSBOX_ASSIGN_OR_RETURN(model,
                               frontends::onnx::import_onnx(options.model_file, import_options));
+    if (!options.keep_float.empty()) {
+      if (!etrecord::is_quantized_graph(model)) {
+        return Status(Error::kInvalidArgument,
+                      options.model_file +
+                          ": --keep-float needs an int8 (QDQ) model; this one "
+                          "has no QuantizeLinear");
+      }
+      GLASSBOX_ASSIGN_OR_RETURN(model, keep_in_float(model, options.keep_float));
+    }
+    if (!options.float_model.empty()) {
+      frontends::onnx::ImportOptions twin_options = import_options;
+      twin_options.stats = nullptr;
+      GLASSBOX_ASSIGN_OR_RETURN(float_model,
+                                frontends::onnx::import_onnx(options.float_model, twin_options));
+    }
   } else {
     GLASSBOX_ASSIGN_OR_RETURN(model, backends::demo::build_conv_relu_tan_model());
   }
@@ -241,7 +307,7 @@ Status lower(const LowerOptions& options, io::OutputFiles& outputs, std::ostream
     GLASSBOX_ASSIGN_OR_RETURN(perturbed_in, perturbed_instruction(program, options.perturb));
   }
   GLASSBOX_RETURN_IF_ERROR(program.save(program_file));
-  std::size_t reference_ops = 0;
+  std::size_t reference_ops = 0, quantized_ops = 0;
   if (recipe.generate_etrecord) {
     GLASSBOX_ASSIGN_OR_RETURN(etrecord::ETRecord record, program.get_etrecord());
     if (edge.has_value()) {
@@ -255,6 +321,18 @@ Status lower(const LowerOptions& options, io::OutputFiles& outputs, std::ostream
       }
       GLASSBOX_RETURN_IF_ERROR(attached);
       reference_ops = record.reference_op_outputs.size();
+      if (etrecord::is_quantized_graph(*edge)) {
+        Status quant = etrecord::attach_quantization_reference(
+            *edge, float_model ? &*float_model : nullptr, &record);
+        if (!quant.ok() && float_model) return quant.with_context(options.float_model);
+        GLASSBOX_RETURN_IF_ERROR(quant);
+        quantized_ops = record.isolated_op_outputs.size();
+      } else if (float_model) {
+        return Status(Error::kInvalidArgument,
+                      options.model_file +
+                          ": --float-model needs an int8 (QDQ) model; this one "
+                          "has no QuantizeLinear");
+      }
     }
     GLASSBOX_RETURN_IF_ERROR(record.save(etrecord_file));
   }
@@ -289,6 +367,16 @@ Status lower(const LowerOptions& options, io::OutputFiles& outputs, std::ostream
         << (options.reference_seed ? "seed " + std::to_string(*options.reference_seed)
                                    : join_paths(options.reference_inputs))
         << " (outputs of " << reference_ops << " source operators, portable kernels)\n";
+    if (quantized_ops > 0) {
+      out << "quant ref:    " << quantized_ops << " quantized operators: float reference ("
+          << (options.float_model.empty() ? "the graph with activations unquantized"
+                                          : options.float_model)
+          << "), simulated int8 and isolated outputs\n";
+    }
+  }
+  if (!options.keep_float.empty()) {
+    out << "kept float:   " << join_paths(options.keep_float)
+        << " (their outputs are not quantized)\n";
   }
   if (!options.perturb.empty()) {
     out << "fault:        operator '" << options.perturb << "' of " << perturbed_in
@@ -342,6 +430,18 @@ void add_lower_commands(CLI::App& app, CommandContext& context) {
                    "static shape of an ONNX input whose shape is symbolic or unknown, as "
                    "NAME=D0xD1x... (e.g. input=1x3x224x224); repeat for several inputs")
       ->type_name("NAME=SHAPE");
+  command->add_option(
+      "--float-model", options->float_model,
+      "int8 models: the float model it was quantized from (.onnx), the float reference of "
+      "`inspect --view quant`; it must align with the int8 model operator by operator (else "
+      "refused, naming the first that differs). Without it the reference is the int8 model "
+      "with its activations' quantization removed");
+  command
+      ->add_option("--keep-float", options->keep_float,
+                   "int8 models: leave these ops in float (an op's name or a module path; "
+                   "repeatable): their outputs are not quantized, to try a fix that "
+                   "`inspect --view quant` suggests")
+      ->type_name("NAME");
   command->add_option(
       "--perturb", options->perturb,
       "a deliberate fault for testing numeric debugging: the delegate adds 0.05 to every output "

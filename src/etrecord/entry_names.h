@@ -18,6 +18,8 @@ inline constexpr std::string_view kReferencePrefix = "reference/";
 inline constexpr std::string_view kInputs = "inputs";
 inline constexpr std::string_view kOutputs = "outputs";
 inline constexpr std::string_view kOpsPrefix = "reference/ops/";
+inline constexpr std::string_view kFloatOpsPrefix = "reference/float_ops/";
+inline constexpr std::string_view kIsolatedOpsPrefix = "reference/isolated_ops/";
 
 inline std::string edge_graph_entry(std::string_view method) {
   return std::string(kMethodsPrefix) + std::string(method) + std::string(kEdgeGraphSuffix);
@@ -28,9 +30,11 @@ inline std::string reference_stem(std::string_view kind, std::size_t index) {
   return std::string(kReferencePrefix) + std::string(kind) + "/" + std::to_string(index);
 }
 
-// "reference/ops/5/0" (+ ".bin" / ".json"): output 0 of debug handle 5.
-inline std::string op_output_stem(std::uint32_t handle, std::size_t index) {
-  return std::string(kOpsPrefix) + std::to_string(handle) + "/" + std::to_string(index);
+// "reference/ops/5/0" (+ ".bin" / ".json"): output 0 of debug handle 5
+// (`prefix` kOpsPrefix; kFloatOpsPrefix and kIsolatedOpsPrefix likewise).
+inline std::string op_output_stem(std::uint32_t handle, std::size_t index,
+                                  std::string_view prefix = kOpsPrefix) {
+  return std::string(prefix) + std::to_string(handle) + "/" + std::to_string(index);
 }
 
 }  // namespace glassbox::etrecord::internal

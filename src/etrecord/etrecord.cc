@@ -7,6 +7,7 @@
 #include <set>
 
 #include "glassbox/aot/graph_json.h"
+#include "glassbox/aot/quantization.h"
 #include "src/etrecord/entry_names.h"
 #include "src/etrecord/map_json.h"
 #include "src/etrecord/zip_archive.h"
@@ -148,21 +149,24 @@ void append_tensor_entries(const std::vector<ReferenceTensor>& tensors, std::str
   }
 }
 
-Status validate_op_outputs(const ETRecord& record) {
-  if (record.reference_op_outputs.empty()) return Status();
+using OpOutputs = std::map<DebugHandle, std::vector<ReferenceTensor>>;
+
+// One of the per-op reference maps (`kind` names it in errors).
+Status validate_op_outputs(const ETRecord& record, const OpOutputs& outputs,
+                           std::string_view kind) {
+  if (outputs.empty()) return Status();
   if (record.reference_inputs.empty()) {
-    return invalid(
-        "reference op outputs are present without the reference inputs they were "
-        "computed from");
+    return invalid(std::string(kind) +
+                   " are present without the reference inputs they were computed from");
   }
   auto forward = record.edge_graphs.find(aot::kForwardMethod);
   if (forward == record.edge_graphs.end()) {
-    return invalid("reference op outputs need a \"forward\" edge graph");
+    return invalid(std::string(kind) + " need a \"forward\" edge graph");
   }
   std::set<DebugHandle> known;
   for (const aot::Node& node : forward->second.nodes) known.insert(node.debug_handle);
-  for (const auto& [handle, tensors] : record.reference_op_outputs) {
-    const std::string what = "reference op outputs of debug handle " + std::to_string(handle.value);
+  for (const auto& [handle, tensors] : outputs) {
+    const std::string what = std::string(kind) + " of debug handle " + std::to_string(handle.value);
     if (!handle.is_set() || !known.contains(handle)) {
       return invalid(what + ": not a node of the edge graph");
     }
@@ -171,6 +175,35 @@ Status validate_op_outputs(const ETRecord& record) {
     if (!valid.ok()) return invalid(what + ": " + valid.message());
   }
   return Status();
+}
+
+Status validate_op_outputs(const ETRecord& record) {
+  GLASSBOX_RETURN_IF_ERROR(
+      validate_op_outputs(record, record.reference_op_outputs, "reference op outputs"));
+  GLASSBOX_RETURN_IF_ERROR(
+      validate_op_outputs(record, record.float_op_outputs, "float reference op outputs"));
+  return validate_op_outputs(record, record.isolated_op_outputs, "isolated reference op outputs");
+}
+
+void append_op_outputs(const OpOutputs& outputs, std::string_view prefix,
+                       internal::ZipEntries* entries) {
+  for (const auto& [handle, tensors] : outputs) {
+    for (std::size_t k = 0; k < tensors.size(); ++k) {
+      append_tensor_entry(tensors[k], internal::op_output_stem(handle.value, k, prefix), entries);
+    }
+  }
+}
+
+// The scale and zero point inputs of quantization nodes: small constants
+// the Inspector needs to read int8 outputs, kept when the record drops the
+// weights.
+std::set<std::int32_t> quantization_parameters(const aot::Graph& graph) {
+  std::set<std::int32_t> ids;
+  for (const aot::Node& node : graph.nodes) {
+    if (!aot::is_quantization_op(node.op)) continue;
+    for (std::size_t i = 1; i < node.inputs.size(); ++i) ids.insert(node.inputs[i].value);
+  }
+  return ids;
 }
 
 std::vector<std::uint8_t> bytes_of(std::string_view text) {
@@ -223,7 +256,10 @@ StatusOr<std::vector<std::uint8_t>> ETRecord::to_bytes() const {
   entries[std::string(kMarkerEntry)] = bytes_of(std::to_string(version));
   entries[std::string(internal::kFingerprintEntry)] = bytes_of(fingerprint);
   for (const auto& [method, graph] : edge_graphs) {
-    GLASSBOX_ASSIGN_OR_RETURN(std::string json, aot::graph_to_json(graph, {.indent = 1}));
+    // Constant data is written where the record kept it: quantization
+    // scales and zero points (make_etrecord drops the weights).
+    GLASSBOX_ASSIGN_OR_RETURN(
+        std::string json, aot::graph_to_json(graph, {.include_constant_data = true, .indent = 1}));
     entries[internal::edge_graph_entry(method)] = bytes_of(json);
   }
   entries[std::string(internal::kDebugHandleMapEntry)] =
@@ -234,11 +270,9 @@ StatusOr<std::vector<std::uint8_t>> ETRecord::to_bytes() const {
       bytes_of(internal::num_outs_map_entry(instruction_id_to_num_outs_map));
   append_tensor_entries(reference_inputs, internal::kInputs, &entries);
   append_tensor_entries(reference_outputs, internal::kOutputs, &entries);
-  for (const auto& [handle, tensors] : reference_op_outputs) {
-    for (std::size_t k = 0; k < tensors.size(); ++k) {
-      append_tensor_entry(tensors[k], internal::op_output_stem(handle.value, k), &entries);
-    }
-  }
+  append_op_outputs(reference_op_outputs, internal::kOpsPrefix, &entries);
+  append_op_outputs(float_op_outputs, internal::kFloatOpsPrefix, &entries);
+  append_op_outputs(isolated_op_outputs, internal::kIsolatedOpsPrefix, &entries);
   return internal::write_zip(entries);
 }
 
@@ -256,8 +290,11 @@ StatusOr<ETRecord> make_etrecord(const aot::Graph& edge_graph, const aot::EmitRe
   ETRecord record;
   record.fingerprint = program.fingerprint;
   aot::Graph graph = edge_graph;
-  // The record needs the graph's structure, not a second copy of the weights.
+  // The record needs the graph's structure, not a second copy of the
+  // weights; quantization scales and zero points stay (a few numbers each).
+  const std::set<std::int32_t> kept = quantization_parameters(graph);
   for (aot::Value& value : graph.values) {
+    if (kept.contains(value.id.value)) continue;
     value.data.clear();
     value.int_data.clear();
   }

@@ -45,7 +45,10 @@ class Reader {
         parse(internal::kNumOutsMapEntry, &internal::parse_num_outs_map_entry));
     GLASSBOX_ASSIGN_OR_RETURN(record.reference_inputs, read_tensors(internal::kInputs));
     GLASSBOX_ASSIGN_OR_RETURN(record.reference_outputs, read_tensors(internal::kOutputs));
-    GLASSBOX_ASSIGN_OR_RETURN(record.reference_op_outputs, read_op_outputs());
+    GLASSBOX_ASSIGN_OR_RETURN(record.reference_op_outputs, read_op_outputs(internal::kOpsPrefix));
+    GLASSBOX_ASSIGN_OR_RETURN(record.float_op_outputs, read_op_outputs(internal::kFloatOpsPrefix));
+    GLASSBOX_ASSIGN_OR_RETURN(record.isolated_op_outputs,
+                              read_op_outputs(internal::kIsolatedOpsPrefix));
     GLASSBOX_RETURN_IF_ERROR(check_no_stray_references());
     Status valid = record.validate();
     if (!valid.ok()) return corrupt("inconsistent contents: " + valid.message());
@@ -147,13 +150,15 @@ class Reader {
     return read_numbered([kind](std::size_t i) { return internal::reference_stem(kind, i); });
   }
 
-  // "reference/ops/<handle>/<k>.*": the handles are whatever entries name
-  // (canonical decimal only); each handle's outputs are numbered from 0.
-  StatusOr<std::map<DebugHandle, std::vector<ReferenceTensor>>> read_op_outputs() {
+  // "<prefix><handle>/<k>.*" (prefix "reference/ops/", ".../float_ops/" or
+  // ".../isolated_ops/"): the handles are whatever entries name (canonical
+  // decimal only); each handle's outputs are numbered from 0.
+  StatusOr<std::map<DebugHandle, std::vector<ReferenceTensor>>> read_op_outputs(
+      std::string_view prefix) {
     std::set<std::uint32_t> handles;
     for (const auto& [name, bytes] : entries_) {
-      if (!name.starts_with(internal::kOpsPrefix)) continue;
-      const std::string rest = name.substr(internal::kOpsPrefix.size());
+      if (!name.starts_with(prefix)) continue;
+      const std::string rest = name.substr(prefix.size());
       const std::size_t slash = rest.find('/');
       const std::string digits = rest.substr(0, slash);
       const bool canonical = !digits.empty() && digits.size() < 10 &&
@@ -166,9 +171,10 @@ class Reader {
     }
     std::map<DebugHandle, std::vector<ReferenceTensor>> outputs;
     for (std::uint32_t h : handles) {
-      GLASSBOX_ASSIGN_OR_RETURN(
-          std::vector<ReferenceTensor> tensors,
-          read_numbered([h](std::size_t k) { return internal::op_output_stem(h, k); }));
+      GLASSBOX_ASSIGN_OR_RETURN(std::vector<ReferenceTensor> tensors,
+                                read_numbered([h, prefix](std::size_t k) {
+                                  return internal::op_output_stem(h, k, prefix);
+                                }));
       outputs[DebugHandle(h)] = std::move(tensors);
     }
     return outputs;

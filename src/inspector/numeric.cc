@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -214,6 +215,7 @@ void compare(const etrecord::ReferenceTensor& reference, std::span<const std::ui
              const NumericOptions& options, const NumericReport& report, Unit* unit) {
   NumericRow& row = unit->row;
   row.runtime_sizes = unit->value.tensor->sizes;
+  row.runtime_dtype = unit->value.tensor->known_scalar_type().value_or(ScalarType::kFloat);
   row.reference_sizes = reference.sizes;
   StatusOr<std::vector<double>> values =
       etdump::read_tensor_values(*unit->value.tensor, debug_data);
@@ -238,6 +240,28 @@ void compare(const etrecord::ReferenceTensor& reference, std::span<const std::ui
   row.nonfinite_mismatches = c.nonfinite_mismatches;
   row.exceeds = c.nonfinite_mismatches > 0 ||
                 exceeds_threshold(report.threshold_metric, row.threshold_value, report.threshold);
+  if (options.keep_runtime_values) row.runtime_values = std::move(values).value();
+}
+
+// Kernel calls that share their source ops with a later kernel call (an op
+// the importer decomposed; an int8 op's dequantize, op and quantize) are
+// inner steps: the reference is the source op's last output, so only the
+// last of them is compared.
+std::set<std::size_t> inner_steps(const std::vector<Unit>& units) {
+  std::map<std::vector<DebugHandle>, std::size_t> last;
+  for (std::size_t i = 0; i < units.size(); ++i) {
+    const NumericRow& row = units[i].row;
+    if (row.kind == NumericRowKind::kOperator && !row.debug_handles.empty()) {
+      last[row.debug_handles] = i;
+    }
+  }
+  std::set<std::size_t> inner;
+  for (std::size_t i = 0; i < units.size(); ++i) {
+    const NumericRow& row = units[i].row;
+    if (row.kind != NumericRowKind::kOperator || row.debug_handles.empty()) continue;
+    if (last[row.debug_handles] != i) inner.insert(i);
+  }
+  return inner;
 }
 
 void summarize(NumericReport* report) {
@@ -349,9 +373,16 @@ StatusOr<NumericReport> compare_numerics(const etdump::ETDumpFile& dump,
   const RecordIndex index(record, &report.diagnostics);
   UnitCollector collector(index);
   for (const Logged& value : values) collector.add(value);
-  for (Unit& unit : collector.units()) {
+  const std::set<std::size_t> inner = inner_steps(collector.units());
+  for (std::size_t i = 0; i < collector.units().size(); ++i) {
+    Unit& unit = collector.units()[i];
     const etrecord::ReferenceTensor* reference =
         find_reference(record, index, collector, &unit.row);
+    if (reference != nullptr && inner.contains(i)) {
+      reference = no_reference(&unit.row,
+                               "an inner step of its source op, whose output is "
+                               "compared at its last step");
+    }
     if (reference != nullptr) compare(*reference, debug_data, options, report, &unit);
     report.rows.push_back(std::move(unit.row));
   }

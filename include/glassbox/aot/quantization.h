@@ -15,9 +15,12 @@
 /// paths and numeric rows alike), and a delegate that runs the group as one
 /// int8 operator maps it to that one handle.
 
+#include <functional>
+#include <map>
 #include <string_view>
 
 #include "glassbox/aot/graph.h"
+#include "glassbox/core/status.h"
 
 namespace glassbox::aot {
 
@@ -28,6 +31,8 @@ bool is_quantization_op(std::string_view op);
 /// - a dequantize_linear of a constant (weights, biases) takes the handle
 ///   of the one node that reads it, when exactly one does and it is not a
 ///   quantization node;
+/// - a relu or clamp read only by quantize_linear nodes, whose input only it
+///   reads, takes the handle of the operator before it (a fused ConvReLU);
 /// - a quantize_linear of a float operator's output takes that operator's
 ///   handle;
 /// - a dequantize_linear of a quantize_linear's output takes the handle
@@ -36,5 +41,25 @@ bool is_quantization_op(std::string_view op);
 /// them) keeps its own handle. Nodes are visited in order, so a chain
 /// resolves in one pass. Handles left without a node are simply unused.
 void group_quantization_nodes(Graph* graph);
+
+/// A copy of `graph` without the quantization of the activations chosen:
+/// each quantize_linear `q` with `remove(q)` true loses the
+/// dequantize_linear nodes reading it, whose readers read q's float input
+/// instead; q goes when nothing reads it any more, and so do the constants
+/// only they read. Weights stay dequantized int8. Used for the float
+/// reference (remove every pair) and `lower --keep-float` (the pairs of
+/// the ops kept in float).
+Graph without_activation_quantization(const Graph& graph,
+                                      const std::function<bool(const Node& q)>& remove);
+
+/// The nodes of `float_model` that compute what the nodes of `quantized`
+/// compute: quantization nodes aside, the two graphs must have the same
+/// operators in the same order, each reading the counterparts of its
+/// inputs' producers. Returns quantized debug handle -> the float debug
+/// handle of the last node it covers (a fused ConvReLU's relu).
+/// kInvalidArgument naming the first operator that differs (names differ
+/// after PyTorch's quantization, so they are not compared).
+StatusOr<std::map<DebugHandle, DebugHandle>> align_float_twin(const Graph& quantized,
+                                                              const Graph& float_model);
 
 }  // namespace glassbox::aot

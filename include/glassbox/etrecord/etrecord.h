@@ -20,14 +20,16 @@
 /// |-----------------------------------------|-------------------------------------------|
 /// | glassbox_etrecord                       | the version, "1" (the marker)             |
 /// | fingerprint                             | the program's 16 hex digits               |
-/// | methods/<method>/edge_graph.json        | graph_to_json, without constant data      |
-/// | debug_handle_map.json                   | {"forward": {"<instr>": [handles]}}       |
-/// | delegate_map.json                       | {"forward": {"<instr>": {"name": "<backend>",
-/// "key_type": "int" or "string", "delegate_map": {"<id>": [handles]} or null}}} | |
+/// | methods/<method>/edge_graph.json        | graph_to_json; constant data only for quantization
+/// scales and zero points | | debug_handle_map.json                   | {"forward": {"<instr>":
+/// [handles]}}       | | delegate_map.json                       | {"forward": {"<instr>": {"name":
+/// "<backend>", "key_type": "int" or "string", "delegate_map": {"<id>": [handles]} or null}}} | |
 /// instruction_id_to_num_outs_map.json     | {"forward": {"<instr>": n}}               | |
 /// reference/{inputs,outputs}/<i>.bin      | raw little-endian float32 elements        | |
 /// reference/{inputs,outputs}/<i>.json     | {"dtype": "FLOAT", "sizes": [...]}        | |
 /// reference/ops/<handle>/<k>.{bin,json}   | output k of source op <handle>, as above  |
+/// reference/float_ops/<handle>/<k>.*      | the same op's float reference (int8 models) |
+/// reference/isolated_ops/<handle>/<k>.*   | the op alone on float inputs, its output quantized |
 ///
 /// The three maps use ExecuTorch's JSON shapes; JSON keys are strings, so
 /// each delegate entry also says its identifiers' "key_type" ("int" keys are
@@ -104,6 +106,14 @@ struct ETRecord {
   /// on `reference_inputs`, in output order. Computed ahead of time by
   /// running the edge graph on the portable kernels (reference_runner.h).
   std::map<DebugHandle, std::vector<ReferenceTensor>> reference_op_outputs;
+  /// Optional, for quantized (QDQ) models, keyed like reference_op_outputs
+  /// (quant_reference.h): what each source operator outputs in float (the
+  /// float twin, or the graph with its activations' quantization removed),
+  /// and what it outputs alone, fed the float reference's inputs, with only
+  /// its own output quantized ("isolated"). reference_op_outputs is then
+  /// the simulated int8 run (the QDQ graph on the portable kernels).
+  std::map<DebugHandle, std::vector<ReferenceTensor>> float_op_outputs;
+  std::map<DebugHandle, std::vector<ReferenceTensor>> isolated_op_outputs;
   /// What loading skipped or could only partly read, one sentence each
   /// (e.g. ExecuTorch's pickled reference outputs). Always empty for
   /// records of our own format.
@@ -121,7 +131,8 @@ struct ETRecord {
   /// debug handle one of the edge graph's, valid delegate maps, reference
   /// tensors whose data matches their sizes, reference op outputs keyed by
   /// handles of the "forward" edge graph, each with at least one tensor, and
-  /// only alongside reference inputs. Errors: kInvalidArgument.
+  /// only alongside reference inputs (float and isolated op outputs alike).
+  /// Errors: kInvalidArgument.
   Status validate() const;
 
   /// The archive's bytes (validated first). Same record, same bytes.

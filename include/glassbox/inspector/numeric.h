@@ -97,6 +97,9 @@ struct NumericOptions {
   std::uint32_t execution = 0;
   /// As InspectorOptions::allow_fingerprint_mismatch.
   bool allow_fingerprint_mismatch = false;
+  /// Keep each compared row's runtime values (NumericRow::runtime_values),
+  /// for views built on top (the quant view).
+  bool keep_runtime_values = false;
 };
 
 /// What a row's runtime value is.
@@ -158,6 +161,10 @@ struct NumericRow {
   std::uint32_t reference_output = 0;
   std::vector<std::int64_t> runtime_sizes;
   std::vector<std::int64_t> reference_sizes;
+  /// The logged tensor's element type (an int8 delegate logs CHAR or BYTE).
+  ScalarType runtime_dtype = ScalarType::kFloat;
+  /// The logged values, as read, when NumericOptions::keep_runtime_values.
+  std::vector<double> runtime_values;
   NumericStatus status = NumericStatus::kCompared;
   std::string note;  ///< Why a row was not compared, in words.
   /// kNoData because the tensor's bytes cannot be read: they lie outside
