@@ -329,11 +329,16 @@ class Inspector:
         """Per compared output, the gap between the run's value (debug
         buffer) and the ETRecord's reference, as a DataFrame: aot_ops,
         runtime_ops, gap, exceeds, first_failure, ... `distance` is MSE, L1,
-        SNR, MAX_ABS or COSINE."""
+        SNR, MAX_ABS or COSINE. SQNR (int8 models) gives the quant view's
+        rows instead: per quantized op, `gap` is sqnr_db (float reference
+        vs the run) beside quant_sqnr_db, kernel_sqnr_db, isolated_sqnr_db
+        and the rest, worst isolated loss first (docs/quantization.md)."""
+        if str(distance).upper() == "SQNR":
+            return self._quant_gap(int(execution))
         metric = _DISTANCES.get(str(distance).upper())
         if metric is None:
             raise InvalidArgumentError(
-                f"distance must be one of {', '.join(_DISTANCES)}, got {distance!r}")
+                f"distance must be one of {', '.join(_DISTANCES)} or SQNR, got {distance!r}")
         report = json.loads(self._cpp.render_numeric(metric, metric, threshold, int(execution),
                                                      "json"))
         rows = []
@@ -352,8 +357,22 @@ class Inspector:
 
     def view_dataframe(self, view):
         """The ops, modules, reconcile (or events) view as a DataFrame, with
-        the JSON's columns (times in ns, or ticks)."""
+        the JSON's columns (times in ns, or ticks); "quant" gives the quant
+        view of an int8 model (`glassbox inspect --view quant`)."""
+        if view == "quant":
+            return _frame(self._quant_rows(0))
         return _frame(self._json(view)["rows"])
+
+    def _quant_rows(self, execution):
+        return json.loads(self._cpp.render_quant(execution, "json"))["rows"]
+
+    def _quant_gap(self, execution):
+        rows = []
+        for row in self._quant_rows(execution):
+            gap = row["sqnr_db"]
+            rows.append(dict(row, aot_ops=row["op_names"],
+                             gap=float(gap) if isinstance(gap, (int, float)) else float("nan")))
+        return _frame(rows)
 
     def diagnostics(self):
         return self._json("events")["diagnostics"]

@@ -22,6 +22,7 @@
 #include "glassbox/etrecord/etrecord.h"
 #include "glassbox/inspector/formats.h"
 #include "glassbox/inspector/numeric.h"
+#include "glassbox/inspector/quant.h"
 #include "glassbox/io/file.h"
 #include "python/src/bindings.h"
 
@@ -282,6 +283,21 @@ void register_inspector(py::module_& m) {
              if (!report.ok()) throw_status(report.status().with_context(self.etdump_path));
              return value_or_throw(inspector::render_numeric(
                  *report, value_or_throw(inspector::parse_format(format))));
+           })
+      .def("render_quant",
+           [](const PyInspector& self, std::uint32_t execution, const std::string& format) {
+             if (!self.record.has_value()) {
+               throw_status(Status(Error::kInvalidArgument,
+                                   "the quant view needs an ETRecord of an int8 model lowered "
+                                   "with reference inputs"));
+             }
+             inspector::NumericOptions options;
+             options.execution = execution;
+             StatusOr<inspector::QuantReport> report = inspector::compare_quantization(
+                 self.dump, *self.record, self.inspector->debug_data(), options);
+             if (!report.ok()) throw_status(report.status().with_context(self.etdump_path));
+             return value_or_throw(
+                 inspector::render_quant(*report, value_or_throw(inspector::parse_format(format))));
            })
       .def("groups",
            [](const PyInspector& self) {
