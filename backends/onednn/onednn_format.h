@@ -1,6 +1,6 @@
 #pragma once
 /// @file
-/// The oneDNN backend's processed-bytes format, version 1.2. The AOT half
+/// The oneDNN backend's processed-bytes format, version 1.3. The AOT half
 /// writes it (aot/onednn_program.h), the runtime half parses and validates
 /// it (runtime/program_parser.h). Constants only, so device code may
 /// include it.
@@ -22,7 +22,8 @@
 ///   24      ...   num_inputs tensor descriptors
 ///   ...           num_constants constants, each: tensor descriptor, 0..3
 ///                 zero bytes (the data starts at a multiple of 4 from the
-///                 blob's first byte), f32 data[numel] in row-major order
+///                 blob's first byte), data[numel] in row-major order (f32;
+///                 since 1.3 of the descriptor's data type: s8, u8 or s32)
 ///   ...           num_ops operators, each:
 ///                   u8  kind (DnnOpKind)
 ///                   u8  identifier tag (DnnIdentifierTag), then
@@ -36,7 +37,10 @@
 ///   ...     4*n   u32 output slot per delegate output (num_outputs)
 ///
 /// Tensor descriptor: u8 rank (1..kDnnMaxRank), i64 dims[rank]: the
-/// graph's logical shape (NCHW for 4-D). The blob says nothing about
+/// graph's logical shape (NCHW for 4-D). Since 1.3 then u8 data type
+/// (DnnDataType), and for s8 and u8 an f32 scale (finite, > 0) and an i32
+/// zero point (in the type's range): real = (q - zero_point) * scale, one
+/// scale per tensor. Before 1.3 every tensor is f32. The blob says nothing about
 /// memory formats: the runtime lets oneDNN choose them (format_tag::any)
 /// on the CPU it runs on. Slots the blob exchanges with the outside (inputs,
 /// constants, delegate outputs) and the operands of kMatmul, kSoftmax,
@@ -92,6 +96,35 @@
 ///   kSlice        operands: src (plain). ints: starts, then steps (>= 1),
 ///                 one per dim; the output's dims are the sizes. Output
 ///                 plain; a reorder from a strided view. Since 1.1.
+///
+/// Int8 (since 1.3). Every operand and output of the kinds above is f32,
+/// except: kPooling (max, average), kReshape and kReorder also take an s8
+/// or u8 source, and then write its data type, scale and zero point.
+///   kQuantize     operands: src (f32, plain). Output: s8 or u8, src's
+///                 dims, plain: saturate(round(src / scale) + zero_point)
+///                 with the output's scale and zero point.
+///   kDequantize   operands: src (s8 or u8). Output: f32, src's dims,
+///                 plain: (src - zero_point) * scale with src's.
+///   kQConvolution operands: src (s8/u8 [N,C,H,W]), weights (an s8
+///                 constant [O, C/groups, kH, kW], zero point 0), bias (an
+///                 s32 constant [O], in units of src scale x weight scale),
+///                 output scales (an f32 constant [O]: src scale x weight
+///                 scale[o] / output scale). ints: kConvolution's, has_sum
+///                 0, then the post-ops, which act on the rescaled result
+///                 before the output's zero point is added (a relu, or a
+///                 clip whose bounds are divided by the output scale).
+///                 Output: s8/u8.
+///   kQMatmul      operands: src (s8/u8, plain, [..., K]), weights (an s8
+///                 constant [K, N]), bias (s32 [N]), output scales (f32
+///                 [N]). ints: the post-ops (as kQConvolution). Output: s8/u8
+///                 [..., N], plain.
+///   kQBinary      operands: a and b (s8/u8, the output's dims; b in a's
+///                 memory format or reordered into it). ints: DnnBinary
+///                 (kAdd or kMul), then the clamp [min, max] of the output's
+///                 quantized values (a fused relu or clip; the type's range
+///                 for none). Output: s8/u8 in a's memory format:
+///                 quantize(dequantize(a) op dequantize(b)), Glassbox's
+///                 portable kernel (oneDNN 2.6's binary has no zero points).
 
 #include <cstdint>
 
@@ -102,7 +135,9 @@ inline constexpr char kOnednnBackendName[] = "OnednnBackend";
 
 inline constexpr char kDnnMagic[4] = {'G', 'B', 'D', 'N'};
 inline constexpr std::uint16_t kDnnFormatMajor = 1;
-inline constexpr std::uint16_t kDnnFormatMinor = 2;
+inline constexpr std::uint16_t kDnnFormatMinor = 3;
+/// The first minor version with data types in tensor descriptors.
+inline constexpr std::uint16_t kDnnFirstInt8Minor = 3;
 inline constexpr std::uint32_t kDnnHeaderSize = 24;
 inline constexpr std::uint32_t kDnnMaxRank = 6;
 inline constexpr std::uint32_t kDnnMaxIdentifierBytes = 4096;
@@ -125,8 +160,28 @@ enum class DnnOpKind : std::uint8_t {
   kBatchMatmul = 11,
   kTranspose = 12,
   kSlice = 13,
+  kQuantize = 14,
+  kDequantize = 15,
+  kQConvolution = 16,
+  kQMatmul = 17,
+  kQBinary = 18,
 };
-inline constexpr std::uint8_t kDnnMaxOpKind = 13;
+inline constexpr std::uint8_t kDnnMaxOpKind = 18;
+
+/// Tensor data types (since 1.3). Values are part of the format.
+enum class DnnDataType : std::uint8_t { kF32 = 0, kS8 = 1, kU8 = 2, kS32 = 3 };
+inline constexpr std::uint8_t kDnnMaxDataType = 3;
+
+/// Bytes per element of `type`.
+constexpr std::uint32_t dnn_type_size(DnnDataType type) {
+  return type == DnnDataType::kS8 || type == DnnDataType::kU8 ? 1 : 4;
+}
+
+/// Whether `type` is a quantized activation type (it has a scale and a
+/// zero point).
+constexpr bool dnn_is_quantized(DnnDataType type) {
+  return type == DnnDataType::kS8 || type == DnnDataType::kU8;
+}
 
 /// Eltwise algorithms (oneDNN's, alpha and beta as oneDNN defines them).
 enum class DnnEltwise : std::uint8_t {
@@ -180,6 +235,11 @@ constexpr const char* dnn_op_kind_name(DnnOpKind kind) {
     case DnnOpKind::kBatchMatmul: return "matmul";
     case DnnOpKind::kTranspose: return "transpose";
     case DnnOpKind::kSlice: return "slice";
+    case DnnOpKind::kQuantize: return "quantize";
+    case DnnOpKind::kDequantize: return "dequantize";
+    case DnnOpKind::kQConvolution: return "convolution";
+    case DnnOpKind::kQMatmul: return "matmul";
+    case DnnOpKind::kQBinary: return "binary";
   }
   return nullptr;
 }

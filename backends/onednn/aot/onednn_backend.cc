@@ -1,5 +1,6 @@
 #include "backends/onednn/aot/onednn_backend.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -85,6 +86,18 @@ class Lowering {
     for (std::size_t i = 0; i < graph_.inputs.size(); ++i) {
       program_.inputs.push_back(value(graph_.inputs[i]).shape);
       slots_[graph_.inputs[i].value] = static_cast<std::uint32_t>(i);
+      // An int8 input (its quantize outside the partition) takes the
+      // quantization of a dequantize reading it.
+      DnnQuant quant;
+      for (const Node* reader : uses_.users(graph_.inputs[i])) {
+        if (reader->op != aot::op::kDequantizeLinear) continue;
+        if (const std::optional<TensorQuant> q = per_tensor_quant(graph_, *reader)) {
+          quant = dnn_quant(*q);
+          break;
+        }
+      }
+      program_.input_quants.push_back(quant);
+      slot_quants_[static_cast<std::uint32_t>(i)] = quant;
     }
 
     for (std::size_t n = 0; n < graph_.nodes.size(); ++n) {
@@ -112,7 +125,21 @@ class Lowering {
 
  private:
   const aot::Value& value(ValueId id) const { return *graph_.find_value(id); }
-  bool is_constant(ValueId id) const { return value(id).kind == aot::ValueKind::kConstant; }
+  // A constant, or a dequantized one (read as a constant, its float values
+  // from constant_operand_data).
+  bool is_constant(ValueId id) const {
+    return value(id).kind == aot::ValueKind::kConstant ||
+           dequantized_constant(graph_, id) != nullptr;
+  }
+
+  static DnnQuant dnn_quant(const TensorQuant& q) {
+    return {q.type == ScalarType::kChar ? DnnDataType::kS8 : DnnDataType::kU8, q.scale,
+            q.zero_point};
+  }
+  DnnQuant slot_quant(std::uint32_t s) const {
+    auto it = slot_quants_.find(s);
+    return it == slot_quants_.end() ? DnnQuant{} : it->second;
+  }
 
   std::uint32_t add_constant(std::vector<std::int64_t> dims, std::vector<float> data) {
     if (dims.empty()) dims = {1};
@@ -128,6 +155,11 @@ class Lowering {
   // blocked format for it.
   StatusOr<std::uint32_t> emit(DnnOp op, const Sources& sources, std::string string_id,
                                bool blocked) {
+    if (op.kind == DnnOpKind::kReorder || op.kind == DnnOpKind::kPooling ||
+        op.kind == DnnOpKind::kReshape) {
+      op.quant = slot_quant(op.operands[0]);  // int8 in, the same int8 out
+    }
+    const DnnQuant quant = op.quant;
     std::optional<aot::DelegateDebugIdentifier> identifier;
     if (string_ids_) identifier = std::move(string_id);
     GLASSBOX_ASSIGN_OR_RETURN(op.identifier,
@@ -135,6 +167,7 @@ class Lowering {
     program_.ops.push_back(std::move(op));
     const auto slot = static_cast<std::uint32_t>(program_.inputs.size() + program_.ops.size() - 1);
     blocked_[slot] = blocked;
+    if (quant.type != DnnDataType::kF32) slot_quants_[slot] = quant;
     producer_sources_[slot] = sources;
     return slot;
   }
@@ -317,8 +350,324 @@ class Lowering {
     return Status();
   }
 
+  // ---- Int8 (QDQ) -------------------------------------------------------
+  // A float op whose inputs are dequantized int8 tensors and whose output
+  // (after an optional relu or clamp) is quantized runs as one int8
+  // primitive from the int8 inputs to the quantize's int8 output; the
+  // dequantize and quantize between two such ops are never materialised.
+
+  // The int8 value `id` dequantizes (a dequantize_linear of a computed
+  // int8 tensor the delegate holds with the same quantization), and that
+  // quantization.
+  struct Int8Source {
+    ValueId value;
+    TensorQuant quant;
+  };
+  std::optional<Int8Source> int8_source(ValueId id) const {
+    const Node* dq = producer_of(graph_, id);
+    if (dq == nullptr || dq->op != aot::op::kDequantizeLinear || is_constant(dq->inputs[0])) {
+      return std::nullopt;
+    }
+    const std::optional<TensorQuant> q = per_tensor_quant(graph_, *dq);
+    if (!q) return std::nullopt;
+    if (auto it = slots_.find(dq->inputs[0].value);
+        it != slots_.end() && !(slot_quant(it->second) == dnn_quant(*q))) {
+      return std::nullopt;
+    }
+    return Int8Source{dq->inputs[0], *q};
+  }
+
+  struct Int8Plan {
+    std::vector<Int8Source> inputs;
+    const Node* activation = nullptr;  // relu or clamp, or null
+    const Node* quantize = nullptr;
+    TensorQuant out;
+  };
+
+  // The quantize (after an optional relu / clamp) that is the only reader
+  // of `node`'s output.
+  bool quantized_output(const Node& node, bool activation_ok, Int8Plan* plan) const {
+    ValueId out = node.outputs[0];
+    const Node* user = uses_.is_output(out) ? nullptr : sole_user(out);
+    if (user != nullptr && activation_ok &&
+        (user->op == aot::op::kRelu || user->op == aot::op::kClamp)) {
+      plan->activation = user;
+      out = user->outputs[0];
+      user = uses_.is_output(out) ? nullptr : sole_user(out);
+    }
+    if (user == nullptr || user->op != aot::op::kQuantizeLinear) return false;
+    const std::optional<TensorQuant> q = per_tensor_quant(graph_, *user);
+    if (!q) return false;
+    plan->quantize = user;
+    plan->out = *q;
+    return true;
+  }
+
+  // Int8 weights: a dequantized int8 constant with zero points 0, per
+  // tensor or per index of `axis`.
+  bool int8_weights(ValueId id, std::int64_t axis) const {
+    const Node* dq = dequantized_constant(graph_, id);
+    if (dq == nullptr || value(dq->inputs[0]).dtype != ScalarType::kChar) return false;
+    if (dq->inputs.size() > 2 && dq->inputs[2].is_set()) {
+      for (std::int64_t zp : value(dq->inputs[2]).int_data) {
+        if (zp != 0) return false;
+      }
+    }
+    const std::size_t scales = value(dq->inputs[1]).data.size();
+    if (scales == 1) return true;
+    std::int64_t a = int_attr(*dq, "axis", 1);
+    if (a < 0) a += static_cast<std::int64_t>(value(id).shape.size());
+    return a == axis;
+  }
+
+  bool int8_bias(const Node& node) const {
+    return node.inputs.size() < 3 || !node.inputs[2].is_set() ||
+           (dequantized_constant(graph_, node.inputs[2]) != nullptr);
+  }
+
+  // How `node` runs in int8, if it does (see int8_source, quantized_output).
+  std::optional<Int8Plan> int8_plan(const Node& node) const {
+    const std::string_view op = node.op;
+    Int8Plan plan;
+    const auto source = [&](ValueId id) {
+      std::optional<Int8Source> s = int8_source(id);
+      if (s) plan.inputs.push_back(*s);
+      return s.has_value();
+    };
+    if (op == aot::op::kConv2d) {
+      if (!source(node.inputs[0]) || !int8_weights(node.inputs[1], 0) || !int8_bias(node) ||
+          !quantized_output(node, true, &plan)) {
+        return std::nullopt;
+      }
+      return plan;
+    }
+    if ((op == aot::op::kLinear || op == aot::op::kMatmul) && node.inputs.size() >= 2 &&
+        dequantized_constant(graph_, node.inputs[1]) != nullptr) {
+      if (value(node.inputs[0]).shape.size() < 2 || !source(node.inputs[0]) ||
+          !int8_weights(node.inputs[1], op == aot::op::kLinear ? 0 : 1) || !int8_bias(node) ||
+          !quantized_output(node, true, &plan)) {
+        return std::nullopt;
+      }
+      return plan;
+    }
+    if (op == aot::op::kAdd || op == aot::op::kMul) {
+      const auto& shape = value(node.outputs[0]).shape;
+      if (value(node.inputs[0]).shape != shape || value(node.inputs[1]).shape != shape ||
+          !source(node.inputs[0]) || !source(node.inputs[1]) ||
+          !quantized_output(node, true, &plan)) {
+        return std::nullopt;
+      }
+      return plan;
+    }
+    const bool pool = op == aot::op::kMaxPool2d || op == aot::op::kGlobalAvgPool2d ||
+                      (op == aot::op::kAvgPool2d && !padded_avg_pool_of(graph_, node));
+    if (pool || op == aot::op::kFlatten || op == aot::op::kReshape) {
+      // The output keeps the input's quantization (oneDNN's int8 pooling
+      // does not rescale).
+      if (!source(node.inputs[0]) || !quantized_output(node, false, &plan) ||
+          !(plan.out == plan.inputs[0].quant)) {
+        return std::nullopt;
+      }
+      return plan;
+    }
+    return std::nullopt;
+  }
+
+  // Whether a dequantize's float output is needed: a delegate output, or
+  // read by a node that does not run in int8.
+  bool float_needed(ValueId id) const {
+    if (uses_.is_output(id)) return true;
+    for (const Node* reader : uses_.users(id)) {
+      if (!int8_plan(*reader)) return true;
+    }
+    return false;
+  }
+
+  Status lower_quantize(const Node& node) {
+    const TensorQuant q = *per_tensor_quant(graph_, node);
+    Sources sources{&node};
+    GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t src, plain(node.inputs[0], sources));
+    DnnOp dnn{.kind = DnnOpKind::kQuantize,
+              .identifier = {},
+              .operands = {src},
+              .output = value(node.outputs[0]).shape,
+              .ints = {},
+              .floats = {},
+              .quant = dnn_quant(q)};
+    return define(node.outputs[0], emit_named(std::move(dnn), sources, false));
+  }
+
+  // A dequantized constant is read as a constant by its readers; an int8
+  // tensor is dequantized only where a float reader needs it.
+  Status lower_dequantize(const Node& node) {
+    if (is_constant(node.inputs[0]) || !float_needed(node.outputs[0])) return Status();
+    DnnOp dnn{.kind = DnnOpKind::kDequantize,
+              .identifier = {},
+              .operands = {slot(node.inputs[0])},
+              .output = value(node.outputs[0]).shape,
+              .ints = {},
+              .floats = {}};
+    return define(node.outputs[0], emit_named(std::move(dnn), {&node}, false));
+  }
+
+  // Quantized value `v` in type `q`'s range.
+  static std::int64_t quantized(double v, const TensorQuant& q) {
+    const double lo = q.type == ScalarType::kChar ? -128 : 0;
+    const double hi = q.type == ScalarType::kChar ? 127 : 255;
+    return static_cast<std::int64_t>(
+        std::clamp(std::nearbyint(v / q.scale) + q.zero_point, lo, hi));
+  }
+
+  Status lower_int8(const Node& node, const Int8Plan& plan) {
+    Sources sources{&node};
+    if (plan.activation != nullptr) {
+      absorb(*plan.activation);
+      sources.push_back(plan.activation);
+    }
+    absorb(*plan.quantize);
+    sources.push_back(plan.quantize);
+    const ValueId out = plan.quantize->outputs[0];
+    const std::string_view op = node.op;
+    // The fused activation as a post-op on the rescaled result (before
+    // the output's zero point), or as a clamp of quantized values.
+    std::vector<EltwiseStep> steps;
+    std::int64_t qmin = plan.out.type == ScalarType::kChar ? -128 : 0;
+    std::int64_t qmax = plan.out.type == ScalarType::kChar ? 127 : 255;
+    if (plan.activation != nullptr) {
+      constexpr double kMax = std::numeric_limits<float>::max();
+      const bool relu = plan.activation->op == aot::op::kRelu;
+      const double lo = relu ? 0.0 : float_attr(*plan.activation, "min").value_or(-kMax);
+      const double hi = relu ? kMax : float_attr(*plan.activation, "max").value_or(kMax);
+      if (relu) {
+        steps.push_back({DnnEltwise::kRelu});
+      } else {
+        steps.push_back({DnnEltwise::kClip, static_cast<float>(lo / plan.out.scale),
+                         static_cast<float>(std::min(hi / plan.out.scale, kMax))});
+      }
+      qmin = std::max(qmin, quantized(lo, plan.out));
+      if (hi < kMax) qmax = std::min(qmax, quantized(hi, plan.out));
+    }
+    if (op == aot::op::kAdd || op == aot::op::kMul) {
+      const std::uint32_t a = slot(plan.inputs[0].value);
+      DnnOp dnn{.kind = DnnOpKind::kQBinary,
+                .identifier = {},
+                .operands = {a, slot(plan.inputs[1].value)},
+                .output = value(out).shape,
+                .ints = {static_cast<std::int64_t>(binary_alg(op)), qmin, qmax},
+                .floats = {},
+                .quant = dnn_quant(plan.out)};
+      return define(out, emit_named(std::move(dnn), sources, maybe_blocked(a)));
+    }
+    if (op == aot::op::kFlatten || op == aot::op::kReshape) {
+      GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t src, plain(plan.inputs[0].value, sources));
+      DnnOp dnn{.kind = DnnOpKind::kReshape,
+                .identifier = {},
+                .operands = {src},
+                .output = value(out).shape,
+                .ints = {},
+                .floats = {}};
+      return define(out, emit_named(std::move(dnn), sources, false));
+    }
+    if (op != aot::op::kConv2d && op != aot::op::kLinear && op != aot::op::kMatmul) {
+      return lower_int8_pool(node, plan, sources);
+    }
+    // Weights, bias in units of x_scale * w_scale[o], output scales.
+    const Node& wdq = *dequantized_constant(graph_, node.inputs[1]);
+    const aot::Value& w = value(wdq.inputs[0]);
+    const std::vector<float>& w_scales = value(wdq.inputs[1]).data;
+    const bool conv = op == aot::op::kConv2d;
+    const bool linear = op == aot::op::kLinear;
+    const std::int64_t channels = conv || linear ? w.shape[0] : w.shape[1];
+    const float x_scale = plan.inputs[0].quant.scale;
+    std::vector<float> bias_f(static_cast<std::size_t>(channels), 0.f);
+    if (node.inputs.size() > 2 && node.inputs[2].is_set()) {
+      bias_f = constant_operand_data(graph_, node.inputs[2]);
+    }
+    std::vector<float> scales(static_cast<std::size_t>(channels));
+    std::vector<std::int32_t> bias(static_cast<std::size_t>(channels));
+    for (std::size_t o = 0; o < scales.size(); ++o) {
+      const float ws = w_scales[w_scales.size() == 1 ? 0 : o];
+      const float acc_scale = x_scale * ws;
+      scales[o] = acc_scale / plan.out.scale;
+      bias[o] = static_cast<std::int32_t>(std::nearbyint(bias_f[o] / acc_scale));
+    }
+    std::vector<std::int32_t> weights(w.int_data.begin(), w.int_data.end());
+    std::vector<std::int64_t> w_dims = w.shape;
+    if (linear) {  // [N, K] -> [K, N]
+      const std::int64_t n = w.shape[0], k = w.shape[1];
+      for (std::int64_t r = 0; r < n; ++r) {
+        for (std::int64_t c = 0; c < k; ++c) {
+          weights[static_cast<std::size_t>(c * n + r)] =
+              static_cast<std::int32_t>(w.int_data[static_cast<std::size_t>(r * k + c)]);
+        }
+      }
+      w_dims = {k, n};
+    }
+    const std::uint32_t w_slot = add_int_constant(w_dims, DnnDataType::kS8, std::move(weights));
+    const std::uint32_t b_slot = add_int_constant({channels}, DnnDataType::kS32, std::move(bias));
+    const std::uint32_t s_slot = add_constant({channels}, std::move(scales));
+    if (conv) {
+      GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t src, conv_source(plan.inputs[0].value, sources));
+      const std::array<std::int64_t, 2> stride = int_pair(node, "stride", {1, 1});
+      const std::array<std::int64_t, 2> dilation = int_pair(node, "dilation", {1, 1});
+      const std::array<std::int64_t, 4> pads = padding_tlbr(node);
+      DnnOp dnn{.kind = DnnOpKind::kQConvolution,
+                .identifier = {},
+                .operands = {src, w_slot, b_slot, s_slot},
+                .output = value(out).shape,
+                .ints = {stride[0], stride[1], dilation[0], dilation[1], pads[0], pads[1], pads[2],
+                         pads[3], int_attr(node, "groups", 1), 0},
+                .floats = {},
+                .quant = dnn_quant(plan.out)};
+      append_post_ops(steps, &dnn);
+      return define(out, emit_named(std::move(dnn), sources, true));
+    }
+    GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t src, plain(plan.inputs[0].value, sources));
+    DnnOp dnn{.kind = DnnOpKind::kQMatmul,
+              .identifier = {},
+              .operands = {src, w_slot, b_slot, s_slot},
+              .output = value(out).shape,
+              .ints = {},
+              .floats = {},
+              .quant = dnn_quant(plan.out)};
+    append_post_ops(steps, &dnn);
+    return define(out, emit_named(std::move(dnn), sources, false));
+  }
+
+  Status lower_int8_pool(const Node& node, const Int8Plan& plan, const Sources& sources) {
+    const std::optional<PoolGeometry> g = pool_geometry(graph_, node);
+    DnnPooling alg = DnnPooling::kMax;
+    if (node.op == aot::op::kGlobalAvgPool2d) {
+      alg = DnnPooling::kAvgExcludePadding;
+    } else if (node.op == aot::op::kAvgPool2d) {
+      alg = int_attr(node, "count_include_pad", 1) != 0 ? DnnPooling::kAvgIncludePadding
+                                                        : DnnPooling::kAvgExcludePadding;
+    }
+    const std::uint32_t src = slot(plan.inputs[0].value);
+    const ValueId out = plan.quantize->outputs[0];
+    DnnOp dnn{.kind = DnnOpKind::kPooling,
+              .identifier = {},
+              .operands = {src},
+              .output = value(out).shape,
+              .ints = {static_cast<std::int64_t>(alg), g->kernel[0], g->kernel[1], g->stride[0],
+                       g->stride[1], g->dilation[0], g->dilation[1], g->pad_begin[0],
+                       g->pad_begin[1], g->pad_end[0], g->pad_end[1]},
+              .floats = {}};
+    return define(out, emit_named(std::move(dnn), sources, maybe_blocked(src)));
+  }
+
+  std::uint32_t add_int_constant(std::vector<std::int64_t> dims, DnnDataType type,
+                                 std::vector<std::int32_t> data) {
+    program_.constants.push_back({std::move(dims), {}, DnnQuant{type, 1.f, 0}, std::move(data)});
+    const auto s = kProvisionalConstant + static_cast<std::uint32_t>(program_.constants.size() - 1);
+    return s;
+  }
+
   Status lower(const Node& node) {
     const std::string_view op = node.op;
+    if (op == aot::op::kQuantizeLinear) return lower_quantize(node);
+    if (op == aot::op::kDequantizeLinear) return lower_dequantize(node);
+    if (const std::optional<Int8Plan> plan = int8_plan(node)) return lower_int8(node, *plan);
     if (op == aot::op::kConv2d) return lower_conv(node);
     if (op == aot::op::kMatmul && !is_constant(node.inputs[1])) return lower_batch_matmul(node);
     if (op == aot::op::kLinear || op == aot::op::kMatmul) return lower_matmul(node);
@@ -362,7 +711,7 @@ class Lowering {
       bool blocked = false;
       for (ValueId in : node.inputs) {
         if (is_constant(in)) {
-          dnn.operands.push_back(add_constant(value(in).shape, value(in).data));
+          dnn.operands.push_back(add_constant(value(in).shape, constant_operand_data(graph_, in)));
           continue;
         }
         dnn.operands.push_back(slot(in));
@@ -402,9 +751,9 @@ class Lowering {
 
   Status lower_conv(const Node& node) {
     const aot::Value& w = value(node.inputs[1]);
-    ConvWeights weights{w.shape[0], w.data,
+    ConvWeights weights{w.shape[0], constant_operand_data(graph_, node.inputs[1]),
                         node.inputs.size() > 2
-                            ? value(node.inputs[2]).data
+                            ? constant_operand_data(graph_, node.inputs[2])
                             : std::vector<float>(static_cast<std::size_t>(w.shape[0]))};
     Sources sources{&node};
     ValueId out = node.outputs[0];
@@ -453,16 +802,17 @@ class Lowering {
     const bool linear = node.op == aot::op::kLinear;
     const std::int64_t k = linear ? w.shape[1] : w.shape[0];
     const std::int64_t n = linear ? w.shape[0] : w.shape[1];
-    std::vector<float> kn(w.data);
+    const std::vector<float> w_data = constant_operand_data(graph_, node.inputs[1]);
+    std::vector<float> kn(w_data);
     if (linear) {  // [N, K] -> [K, N]
       for (std::int64_t r = 0; r < n; ++r) {
         for (std::int64_t c = 0; c < k; ++c) {
-          kn[static_cast<std::size_t>(c * n + r)] = w.data[static_cast<std::size_t>(r * k + c)];
+          kn[static_cast<std::size_t>(c * n + r)] = w_data[static_cast<std::size_t>(r * k + c)];
         }
       }
     }
     std::vector<float> bias(static_cast<std::size_t>(n), 0.f);
-    if (node.inputs.size() > 2) bias = value(node.inputs[2]).data;
+    if (node.inputs.size() > 2) bias = constant_operand_data(graph_, node.inputs[2]);
     Sources sources{&node};
     ValueId out = node.outputs[0];
     if (const Node* add = sole_user(out); add != nullptr && add->op == aot::op::kAdd) {
@@ -745,7 +1095,7 @@ class Lowering {
     absorb_activations(&out, &sources, &steps);
     std::uint32_t src1 = 0;
     if (is_constant(other)) {
-      src1 = add_constant(value(other).shape, value(other).data);
+      src1 = add_constant(value(other).shape, constant_operand_data(graph_, other));
     } else if (value(other).shape == out_shape) {
       src1 = slot(other);
     } else {
@@ -772,6 +1122,7 @@ class Lowering {
   std::unordered_map<std::uint32_t, Sources> producer_sources_;
   std::unordered_map<std::uint32_t, std::uint32_t> plain_copies_;
   std::unordered_map<std::uint32_t, std::uint32_t> consumer_copies_;
+  std::unordered_map<std::uint32_t, DnnQuant> slot_quants_;
 };
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "backends/onednn/aot/onednn_partitioner.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "backends/common/graph_uses.h"
@@ -18,10 +19,23 @@ using aot::ValueId;
 
 constexpr char kTaken[] = "";
 
-std::string value_rejection(const Graph& graph, ValueId id) {
+const Node* dequantized_constant_node(const Graph& graph, ValueId id);
+
+// Computed inside the partition: an input or a node output other than a
+// dequantized constant (which the lowering reads as a constant).
+bool computed(const Graph& graph, ValueId id) {
+  return is_computed(graph, id) && dequantized_constant_node(graph, id) == nullptr;
+}
+
+bool is_int8(ScalarType t) { return t == ScalarType::kChar || t == ScalarType::kByte; }
+
+std::string value_rejection(const Graph& graph, ValueId id, bool int8_ok = false) {
   const aot::Value* v = graph.find_value(id);
   if (v == nullptr) return "unknown value";
-  if (v->dtype != ScalarType::kFloat) return "non-float tensor";
+  if (v->dtype != ScalarType::kFloat && !(int8_ok && is_int8(v->dtype))) {
+    return is_int8(v->dtype) ? "int8 tensor outside quantize_linear / dequantize_linear"
+                             : "non-float tensor";
+  }
   if (v->shape.empty()) return "0-d tensor";
   if (v->shape.size() > kDnnMaxRank) return "tensor of rank > 6";
   for (std::int64_t d : v->shape) {
@@ -40,10 +54,40 @@ bool is_binary(std::string_view op) {
   return op == "add" || op == "sub" || op == "mul" || op == "div" || op == "min" || op == "max";
 }
 
+const aot::Value* constant_value(const Graph& graph, ValueId id) {
+  const aot::Value* v = graph.find_value(id);
+  return v != nullptr && v->kind == aot::ValueKind::kConstant ? v : nullptr;
+}
+
+// The users of `id` among the graph's nodes, and whether it is an output.
+std::vector<const Node*> readers_of(const Graph& graph, ValueId id, bool* is_output) {
+  std::vector<const Node*> readers;
+  for (const Node& n : graph.nodes) {
+    if (std::find(n.inputs.begin(), n.inputs.end(), id) != n.inputs.end()) readers.push_back(&n);
+  }
+  *is_output = std::find(graph.outputs.begin(), graph.outputs.end(), id) != graph.outputs.end();
+  return readers;
+}
+
+std::string quantize_rejection(const Graph& graph, const Node& node) {
+  if (node.op == aot::op::kDequantizeLinear && !computed(graph, node.inputs[0])) {
+    return kTaken;  // a dequantized constant: see onednn_rejection
+  }
+  if (!per_tensor_quant(graph, node)) {
+    return "quantization other than one constant scale and zero point (int8 or uint8)";
+  }
+  if (node.op == aot::op::kQuantizeLinear) {
+    if (!computed(graph, node.inputs[0])) return "constant input";
+    return value_rejection(graph, node.inputs[0]);
+  }
+  if (computed(graph, node.inputs[0])) return value_rejection(graph, node.inputs[0], true);
+  return kTaken;  // a dequantized constant: see onednn_rejection
+}
+
 std::string conv_rejection(const Graph& graph, const Node& node) {
   if (shape_of(graph, node.inputs[0]).size() != 4) return "conv2d input not 4-D";
-  if (!is_float_constant(graph, node.inputs[1])) return "non-constant weights";
-  if (node.inputs.size() > 2 && !is_float_constant(graph, node.inputs[2])) {
+  if (!is_constant_operand(graph, node.inputs[1])) return "non-constant weights";
+  if (node.inputs.size() > 2 && !is_constant_operand(graph, node.inputs[2])) {
     return "non-constant bias";
   }
   return kTaken;
@@ -53,11 +97,11 @@ std::string conv_rejection(const Graph& graph, const Node& node) {
 // user; otherwise (DenseNet's, after a concat) a depthwise 1x1 convolution
 // whose weights are the per-channel scale and shift.
 std::string batch_norm_rejection(const Graph& graph, const Node& node) {
-  for (std::size_t i = 1; i < node.inputs.size(); ++i) {
+  for (std::size_t i = 1; i < node.inputs.size(); ++i) {  // (never dequantized: float only)
     if (!is_float_constant(graph, node.inputs[i])) return "non-constant batch_norm parameters";
   }
   if (shape_of(graph, node.inputs[0]).size() != 4) return "batch_norm input not 4-D";
-  if (!is_computed(graph, node.inputs[0])) return "constant input";
+  if (!computed(graph, node.inputs[0])) return "constant input";
   return kTaken;
 }
 
@@ -69,14 +113,90 @@ std::string binary_rejection(const Graph& graph, const Node& node) {
       node.op == "add" || node.op == "mul" || node.op == "min" || node.op == "max";
   if (!a_full && !(commutative && b_full)) return "both operands broadcast";
   for (ValueId in : node.inputs) {
-    if (!is_computed(graph, in) && !is_float_constant(graph, in)) return "constant without data";
+    if (!computed(graph, in) && !is_constant_operand(graph, in)) return "constant without data";
   }
   const ValueId full = a_full ? node.inputs[0] : node.inputs[1];
-  if (!is_computed(graph, full)) return "constant operand";
+  if (!computed(graph, full)) return "constant operand";
   return kTaken;
 }
 
+const Node* dequantized_constant_node(const Graph& graph, ValueId id) {
+  return dequantized_constant(graph, id);
+}
+
 }  // namespace
+
+const Node* dequantized_constant(const Graph& graph, ValueId id) {
+  const Node* dq = producer_of(graph, id);
+  if (dq == nullptr || dq->op != aot::op::kDequantizeLinear || dq->inputs.size() < 2) {
+    return nullptr;
+  }
+  const aot::Value* x = constant_value(graph, dq->inputs[0]);
+  const aot::Value* scale = constant_value(graph, dq->inputs[1]);
+  if (x == nullptr || scale == nullptr ||
+      x->int_data.size() != static_cast<std::size_t>(x->numel()) || scale->data.empty()) {
+    return nullptr;
+  }
+  if (dq->inputs.size() > 2 && dq->inputs[2].is_set()) {
+    const aot::Value* zp = constant_value(graph, dq->inputs[2]);
+    if (zp == nullptr || zp->int_data.size() != scale->data.size()) return nullptr;
+  }
+  return dq;
+}
+
+bool is_constant_operand(const Graph& graph, ValueId id) {
+  return is_float_constant(graph, id) || dequantized_constant(graph, id) != nullptr;
+}
+
+std::vector<float> constant_operand_data(const Graph& graph, ValueId id) {
+  const Node* dq = dequantized_constant(graph, id);
+  if (dq == nullptr) return graph.find_value(id)->data;
+  const aot::Value& x = *graph.find_value(dq->inputs[0]);
+  const std::vector<float>& scales = graph.find_value(dq->inputs[1])->data;
+  std::vector<std::int64_t> zps(scales.size(), 0);
+  if (dq->inputs.size() > 2 && dq->inputs[2].is_set())
+    zps = graph.find_value(dq->inputs[2])->int_data;
+  // Index of the scale for element i: per tensor, or along `axis`.
+  std::int64_t inner = 1, axis_size = 1;
+  if (scales.size() > 1) {
+    std::int64_t axis = int_attr(*dq, "axis", 1);
+    if (axis < 0) axis += static_cast<std::int64_t>(x.shape.size());
+    axis_size = x.shape[static_cast<std::size_t>(axis)];
+    for (std::size_t k = static_cast<std::size_t>(axis) + 1; k < x.shape.size(); ++k) {
+      inner *= x.shape[k];
+    }
+  }
+  std::vector<float> out(x.int_data.size());
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const std::size_t c =
+        scales.size() > 1
+            ? static_cast<std::size_t>((static_cast<std::int64_t>(i) / inner) % axis_size)
+            : 0;
+    out[i] = static_cast<float>(x.int_data[i] - zps[c]) * scales[c];
+  }
+  return out;
+}
+
+std::optional<TensorQuant> per_tensor_quant(const Graph& graph, const Node& node) {
+  if (node.inputs.size() < 2) return std::nullopt;
+  const aot::Value* scale = constant_value(graph, node.inputs[1]);
+  if (scale == nullptr || scale->data.size() != 1 || !(scale->data[0] > 0) ||
+      !std::isfinite(scale->data[0])) {
+    return std::nullopt;
+  }
+  TensorQuant q;
+  q.scale = scale->data[0];
+  const ValueId quantized = node.op == aot::op::kQuantizeLinear ? node.outputs[0] : node.inputs[0];
+  const aot::Value* qv = graph.find_value(quantized);
+  if (qv == nullptr || !is_int8(qv->dtype)) return std::nullopt;
+  q.type = qv->dtype;
+  if (node.inputs.size() > 2 && node.inputs[2].is_set()) {
+    const aot::Value* zp = constant_value(graph, node.inputs[2]);
+    if (zp == nullptr || zp->int_data.size() != 1) return std::nullopt;
+    q.zero_point = static_cast<std::int32_t>(zp->int_data[0]);
+  }
+  return q;
+}
 
 std::set<std::string, std::less<>> onednn_supported_ops() {
   return {"conv2d",
@@ -118,7 +238,9 @@ std::set<std::string, std::less<>> onednn_supported_ops() {
           "reshape",
           "transpose",
           "slice",
-          "gather"};
+          "gather",
+          "quantize_linear",
+          "dequantize_linear"};
 }
 
 std::optional<PoolGeometry> pool_geometry(const Graph& graph, const Node& node) {
@@ -168,6 +290,24 @@ std::string onednn_rejection(const Graph& graph, const Node& node) {
     return "erf outside a GELU (oneDNN has no erf of its own)";
   }
   if (node.op == aot::op::kReduceMean && is_spatial_mean(graph, node)) return kTaken;
+  if (node.op == aot::op::kQuantizeLinear || node.op == aot::op::kDequantizeLinear) {
+    if (std::string why = quantize_rejection(graph, node); !why.empty()) return why;
+    if (computed(graph, node.inputs[0])) return kTaken;
+    // A dequantized constant: taken with its readers (each reads it as a
+    // constant), so never a delegate output.
+    bool is_output = false;
+    const std::vector<const Node*> readers = readers_of(graph, node.outputs[0], &is_output);
+    if (is_output || readers.empty() || dequantized_constant(graph, node.outputs[0]) == nullptr) {
+      return "dequantized constant read by an op oneDNN does not take";
+    }
+    for (const Node* r : readers) {
+      if (r->op == aot::op::kDequantizeLinear || r->op == aot::op::kQuantizeLinear ||
+          !onednn_rejection(graph, *r).empty()) {
+        return "dequantized constant read by an op oneDNN does not take";
+      }
+    }
+    return kTaken;
+  }
   if ((node.op == aot::op::kReduceMean || node.op == aot::op::kPow) &&
       !layer_norm_chain_of(graph, node)) {
     return node.op == aot::op::kPow
@@ -178,11 +318,11 @@ std::string onednn_rejection(const Graph& graph, const Node& node) {
     if (std::string why = value_rejection(graph, out); !why.empty()) return why;
   }
   for (ValueId in : node.inputs) {
-    if (is_computed(graph, in)) {
+    if (computed(graph, in)) {
       if (std::string why = value_rejection(graph, in); !why.empty()) return why;
     }
   }
-  if (!is_computed(graph, node.inputs[0]) && !is_binary(node.op) && node.op != aot::op::kConcat) {
+  if (!computed(graph, node.inputs[0]) && !is_binary(node.op) && node.op != aot::op::kConcat) {
     return "constant input";
   }
   const std::string_view op = node.op;
@@ -202,21 +342,22 @@ std::string onednn_rejection(const Graph& graph, const Node& node) {
     return kTaken;
   }
   if (op == aot::op::kBatchNorm) return batch_norm_rejection(graph, node);
-  if (op == aot::op::kMatmul && !is_float_constant(graph, node.inputs[1])) {
+  if (op == aot::op::kMatmul && !is_constant_operand(graph, node.inputs[1])) {
     // Activation x activation (attention): a batched matmul of two
     // computed operands.
-    if (!is_computed(graph, node.inputs[1])) return "constant without data";
+    if (!computed(graph, node.inputs[1])) return "constant without data";
     if (shape_of(graph, node.inputs[0]).size() < 2 || shape_of(graph, node.inputs[1]).size() < 2) {
       return "1-D matmul input";
     }
     return kTaken;
   }
   if (op == aot::op::kLinear || op == aot::op::kMatmul) {
-    if (!is_float_constant(graph, node.inputs[1]) || shape_of(graph, node.inputs[1]).size() != 2) {
+    if (!is_constant_operand(graph, node.inputs[1]) ||
+        shape_of(graph, node.inputs[1]).size() != 2) {
       return op == aot::op::kMatmul ? "constant weights of rank other than 2"
                                     : "non-constant weights";
     }
-    if (node.inputs.size() > 2 && !is_float_constant(graph, node.inputs[2])) {
+    if (node.inputs.size() > 2 && !is_constant_operand(graph, node.inputs[2])) {
       return "non-constant bias";
     }
     if (shape_of(graph, node.inputs[0]).size() < 2) return "1-D matmul input";
@@ -245,7 +386,7 @@ std::string onednn_rejection(const Graph& graph, const Node& node) {
   if (op == aot::op::kConcat) {
     // Constants (a class token) are copied into the blob.
     for (ValueId in : node.inputs) {
-      if (!is_computed(graph, in) && !is_float_constant(graph, in)) return "constant without data";
+      if (!computed(graph, in) && !is_float_constant(graph, in)) return "constant without data";
     }
   }
   if (op == aot::op::kGather) {

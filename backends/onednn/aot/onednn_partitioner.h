@@ -23,8 +23,15 @@
 /// - transpose, slice, gather, matmul of two computed tensors, the GELU
 ///   and LayerNorm chains: see docs/operators.md.
 ///
-/// Every computed value must be float32 of rank 1..6 with no zero-sized
-/// dimension. Group norm, other pads, resize, reductions other than global
+/// Int8 (QDQ models, docs/quantization.md): quantize_linear of a computed
+/// float tensor and dequantize_linear of a computed int8/uint8 one, both
+/// per tensor; dequantize_linear of a constant (int8 weights, int32 biases)
+/// when every reader is taken, which then reads it as a constant (in int8
+/// when the lowering runs the reader in int8, else dequantized once at
+/// export). No other node may read or write an int8 tensor.
+///
+/// Every other computed value must be float32 of rank 1..6 with no
+/// zero-sized dimension. Group norm, other pads, resize, reductions other than global
 /// average pooling, and erf and pow outside their chains stay portable.
 
 #include <array>
@@ -52,6 +59,29 @@ std::vector<std::string> onednn_partition_report(const aot::Graph& graph);
 /// A reduce_mean over H and W of an NCHW tensor (keepdims or not): a global
 /// average pool.
 bool is_spatial_mean(const aot::Graph& graph, const aot::Node& node);
+
+/// The dequantize_linear node whose output `id` is, when it dequantizes a
+/// constant with recorded data (scale and zero point constant too); null
+/// otherwise.
+const aot::Node* dequantized_constant(const aot::Graph& graph, aot::ValueId id);
+
+/// A float constant (is_float_constant) or a dequantized constant.
+bool is_constant_operand(const aot::Graph& graph, aot::ValueId id);
+
+/// The float values of a constant operand (a dequantized one computed
+/// here, per tensor or per axis).
+std::vector<float> constant_operand_data(const aot::Graph& graph, aot::ValueId id);
+
+/// A quantize_linear or dequantize_linear node's one scale and zero point
+/// and its int8 type (kChar or kByte); nullopt when per axis, not
+/// constant, or of another type.
+struct TensorQuant {
+  ScalarType type = ScalarType::kChar;
+  float scale = 1.f;
+  std::int32_t zero_point = 0;
+  friend bool operator==(const TensorQuant&, const TensorQuant&) = default;
+};
+std::optional<TensorQuant> per_tensor_quant(const aot::Graph& graph, const aot::Node& node);
 
 /// A 2-D pooling window as oneDNN takes it.
 struct PoolGeometry {

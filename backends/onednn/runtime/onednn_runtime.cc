@@ -16,6 +16,7 @@
 #include "backends/onednn/runtime/program_parser.h"
 #include "glassbox/core/tensor_view.h"
 #include "glassbox/runtime/delegate_hooks.h"
+#include "glassbox/runtime/kernels/quantized.h"
 #include "glassbox/runtime/kernels/shape.h"
 
 namespace glassbox::backends::onednn {
@@ -70,6 +71,11 @@ struct OpState {
   // A binary over channel blocks of this size that runs our kernel
   // (blocked_channel_binary.h); 0 for none.
   std::int64_t channel_block = 0;
+  // An int8 binary (kQBinary) on our kernel: its second operand (the
+  // slot's buffer, or its copy in the first operand's format) and the
+  // elements both buffers hold (blocked padding included).
+  const void* qbinary_b = nullptr;
+  std::int64_t qbinary_elements = 0;
 };
 
 struct DnnDelegate {
@@ -110,12 +116,38 @@ ErrorInfo dnn_error(MemoryAllocator* memory, const char* what, dnnl_status_t sta
     if (dnn_status_ != dnnl_success) return dnn_error(memory, what, dnn_status_); \
   } while (0)
 
-dnnl_status_t plain_md(dnnl_memory_desc_t* md, int rank, const std::int64_t* dims) {
+dnnl_data_type_t dnnl_type(DnnDataType type) {
+  switch (type) {
+    case DnnDataType::kF32: return dnnl_f32;
+    case DnnDataType::kS8: return dnnl_s8;
+    case DnnDataType::kU8: return dnnl_u8;
+    case DnnDataType::kS32: return dnnl_s32;
+  }
+  return dnnl_data_type_undef;
+}
+
+ScalarType scalar_type(DnnDataType type) {
+  switch (type) {
+    case DnnDataType::kF32: return ScalarType::kFloat;
+    case DnnDataType::kS8: return ScalarType::kChar;
+    case DnnDataType::kU8: return ScalarType::kByte;
+    case DnnDataType::kS32: return ScalarType::kInt;
+  }
+  return ScalarType::kFloat;
+}
+
+dnnl_status_t plain_md(dnnl_memory_desc_t* md, int rank, const std::int64_t* dims,
+                       dnnl_data_type_t type = dnnl_f32) {
   static constexpr dnnl_format_tag_t kTags[] = {dnnl_a,    dnnl_ab,    dnnl_abc,
                                                 dnnl_abcd, dnnl_abcde, dnnl_abcdef};
   dnnl_dims_t d = {};
   for (int i = 0; i < rank; ++i) d[i] = dims[i];
-  return dnnl_memory_desc_init_by_tag(md, rank, d, dnnl_f32, kTags[rank - 1]);
+  return dnnl_memory_desc_init_by_tag(md, rank, d, type, kTags[rank - 1]);
+}
+
+// `s` in plain row-major order, of its own data type.
+dnnl_status_t plain_md(dnnl_memory_desc_t* md, const DnnSlot& s) {
+  return plain_md(md, s.rank, s.dims, dnnl_type(s.type));
 }
 
 // A 4-D slot's dims in NHWC order (oneDNN's acdb).
@@ -124,17 +156,17 @@ dnnl_status_t nhwc_md(dnnl_memory_desc_t* md, const std::int64_t* dims) {
   return dnnl_memory_desc_init_by_tag(md, 4, d, dnnl_f32, dnnl_acdb);
 }
 
-dnnl_status_t any_md(dnnl_memory_desc_t* md, int rank, const std::int64_t* dims) {
+dnnl_status_t any_md(dnnl_memory_desc_t* md, int rank, const std::int64_t* dims,
+                     dnnl_data_type_t type = dnnl_f32) {
   dnnl_dims_t d = {};
   for (int i = 0; i < rank; ++i) d[i] = dims[i];
-  return dnnl_memory_desc_init_by_tag(md, rank, d, dnnl_f32, dnnl_format_tag_any);
+  return dnnl_memory_desc_init_by_tag(md, rank, d, type, dnnl_format_tag_any);
 }
 
 bool is_plain(const DnnDelegate& d, std::uint32_t slot) {
   const DnnSlot& s = d.program->slots[slot];
   dnnl_memory_desc_t plain;
-  return plain_md(&plain, s.rank, s.dims) == dnnl_success &&
-         dnnl_memory_desc_equal(&plain, &d.mds[slot]) != 0;
+  return plain_md(&plain, s) == dnnl_success && dnnl_memory_desc_equal(&plain, &d.mds[slot]) != 0;
 }
 
 // oneDNN's short name of a blocked format: dims outermost first by stride,
@@ -202,13 +234,35 @@ dnnl_alg_kind_t binary_alg(std::int64_t code) {
   return dnnl_alg_kind_undef;
 }
 
-// Primitive attributes: user scratchpad, then the sum and the eltwise
-// steps from `first` on as post-ops.
+// An int8 convolution's or matmul's quantization (kQConvolution,
+// kQMatmul): per-channel output scales (the constant slot `scales`, its
+// dim `channel_dim` of the output) and the source's and output's zero
+// points, given when nonzero (oneDNN 2.6's jit int8 kernels take both).
+struct QuantAttr {
+  const float* scales = nullptr;
+  std::int64_t count = 0;
+  int channel_dim = 1;
+  std::int32_t src_zero_point = 0;
+  std::int32_t dst_zero_point = 0;
+};
+
+// Primitive attributes: user scratchpad, the quantization (when `quant`),
+// then the sum and the eltwise steps from `first` on as post-ops.
 dnnl_status_t make_attr(const DnnParsedOp& op, std::uint32_t first, bool sum,
-                        dnnl_primitive_attr_t* attr) {
+                        dnnl_primitive_attr_t* attr, const QuantAttr* quant = nullptr) {
   dnnl_status_t s = dnnl_primitive_attr_create(attr);
   if (s != dnnl_success) return s;
   s = dnnl_primitive_attr_set_scratchpad_mode(*attr, dnnl_scratchpad_mode_user);
+  if (s == dnnl_success && quant != nullptr) {
+    s = dnnl_primitive_attr_set_output_scales(*attr, quant->count, 1 << quant->channel_dim,
+                                              quant->scales);
+    if (s == dnnl_success && quant->src_zero_point != 0) {
+      s = dnnl_primitive_attr_set_zero_points(*attr, DNNL_ARG_SRC, 1, 0, &quant->src_zero_point);
+    }
+    if (s == dnnl_success && quant->dst_zero_point != 0) {
+      s = dnnl_primitive_attr_set_zero_points(*attr, DNNL_ARG_DST, 1, 0, &quant->dst_zero_point);
+    }
+  }
   dnnl_post_ops_t post_ops = nullptr;
   if (s == dnnl_success) s = dnnl_post_ops_create(&post_ops);
   if (s == dnnl_success && sum) s = dnnl_post_ops_append_sum(post_ops, 1.f);
@@ -245,9 +299,10 @@ bool runs_winograd(const DnnDelegate& d, const DnnParsedOp& op) {
   const DnnSlot& y = p.slots[p.first_op_slot() + static_cast<std::uint32_t>(&op - p.ops)];
   const std::int64_t* q = op.ints;
   const std::int64_t min_side = d.threads == 1 ? kMinWinogradSideOneThread : kMinWinogradSide;
-  return d.winograd && op.num_operands == 3 && w.dims[2] == 3 && w.dims[3] == 3 && q[0] == 1 &&
-         q[1] == 1 && q[2] == 1 && q[3] == 1 && q[8] == 1 && w.dims[1] >= kMinWinogradChannels &&
-         y.dims[2] >= min_side && y.dims[3] >= min_side;
+  return d.winograd && op.kind == DnnOpKind::kConvolution && op.num_operands == 3 &&
+         w.dims[2] == 3 && w.dims[3] == 3 && q[0] == 1 && q[1] == 1 && q[2] == 1 && q[3] == 1 &&
+         q[8] == 1 && w.dims[1] >= kMinWinogradChannels && y.dims[2] >= min_side &&
+         y.dims[3] >= min_side;
 }
 
 // The convolution of `op` with its source in `src` (null: let oneDNN pick).
@@ -260,13 +315,17 @@ dnnl_status_t conv_pd(const DnnDelegate& d, const DnnParsedOp& op, const dnnl_me
   const DnnSlot& y = p.slots[p.first_op_slot() + static_cast<std::uint32_t>(&op - p.ops)];
   const std::int64_t* q = op.ints;
   const std::int64_t groups = q[8];
+  const bool int8 = op.kind == DnnOpKind::kQConvolution;
+  const dnnl_data_type_t w_type = int8 ? dnnl_s8 : dnnl_f32;
   dnnl_memory_desc_t src_md, w_md, b_md, dst_md;
-  dnnl_status_t s = src != nullptr ? dnnl_success : any_md(&src_md, 4, x.dims);
+  dnnl_status_t s = src != nullptr ? dnnl_success : any_md(&src_md, 4, x.dims, dnnl_type(x.type));
   if (src != nullptr) src_md = *src;
   const std::int64_t grouped[5] = {groups, w.dims[0] / groups, w.dims[1], w.dims[2], w.dims[3]};
-  if (s == dnnl_success) s = groups == 1 ? any_md(&w_md, 4, w.dims) : any_md(&w_md, 5, grouped);
-  if (s == dnnl_success) s = plain_md(&b_md, 1, &w.dims[0]);
-  if (s == dnnl_success) s = any_md(&dst_md, 4, y.dims);
+  if (s == dnnl_success) {
+    s = groups == 1 ? any_md(&w_md, 4, w.dims, w_type) : any_md(&w_md, 5, grouped, w_type);
+  }
+  if (s == dnnl_success) s = plain_md(&b_md, 1, &w.dims[0], int8 ? dnnl_s32 : dnnl_f32);
+  if (s == dnnl_success) s = any_md(&dst_md, 4, y.dims, dnnl_type(y.type));
   const dnnl_dims_t strides = {q[0], q[1]};
   const dnnl_dims_t dilates = {q[2] - 1, q[3] - 1};
   const dnnl_dims_t pad_l = {q[4], q[5]};
@@ -278,7 +337,15 @@ dnnl_status_t conv_pd(const DnnDelegate& d, const DnnParsedOp& op, const dnnl_me
                                                    pad_l, pad_r);
   }
   dnnl_primitive_attr_t attr = nullptr;
-  if (s == dnnl_success) s = make_attr(op, 0, q[9] != 0, &attr);
+  QuantAttr quant;
+  if (int8) {
+    quant = {.scales = reinterpret_cast<const float*>(d.buffers[op.operands[3]]),
+             .count = w.dims[0],
+             .channel_dim = 1,
+             .src_zero_point = x.zero_point,
+             .dst_zero_point = y.zero_point};
+  }
+  if (s == dnnl_success) s = make_attr(op, 0, q[9] != 0, &attr, int8 ? &quant : nullptr);
   if (s == dnnl_success) s = dnnl_primitive_desc_create(pd, &desc, attr, d.engine, nullptr);
   if (attr != nullptr) dnnl_primitive_attr_destroy(attr);
   return s;
@@ -310,6 +377,11 @@ class OpBuilder {
       case DnnOpKind::kBatchMatmul: e = batch_matmul(op); break;
       case DnnOpKind::kTranspose: e = transpose(op, i); break;
       case DnnOpKind::kSlice: e = slice(op); break;
+      case DnnOpKind::kQuantize:
+      case DnnOpKind::kDequantize: e = quantize(op); break;
+      case DnnOpKind::kQConvolution: e = convolution(op); break;
+      case DnnOpKind::kQMatmul: e = matmul(op); break;
+      case DnnOpKind::kQBinary: e = qbinary(op); break;
     }
     if (e.code != Error::kOk) return e;
     const char* impl = "";
@@ -329,6 +401,9 @@ class OpBuilder {
       std::snprintf(st_->metadata, kMetadataBytes, "concat: glassbox:nhwc");
     } else if (st_->channel_block != 0) {
       std::snprintf(st_->metadata, kMetadataBytes, "binary: glassbox:blocked_channel");
+    } else if (op.kind == DnnOpKind::kQBinary) {
+      std::snprintf(st_->metadata, kMetadataBytes, "binary: glassbox:qlinear_%s",
+                    op.ints[0] == static_cast<std::int64_t>(DnnBinary::kAdd) ? "add" : "mul");
     } else if (st_->view) {
       std::snprintf(st_->metadata, kMetadataBytes, "%s: view", dnn_op_kind_name(op.kind));
     } else if (op.kind == DnnOpKind::kReshape) {
@@ -375,7 +450,8 @@ class OpBuilder {
   // accumulates_in_place), else in a buffer of its own that a copy of the
   // residual fills before each run.
   ErrorInfo output_with_sum(const DnnParsedOp& op, const dnnl_memory_desc_t& dst) {
-    if (op.num_operands != 4) return define_output(dst);
+    // (A kQConvolution's fourth operand is its output scales.)
+    if (op.num_operands != 4 || op.kind == DnnOpKind::kQConvolution) return define_output(dst);
     const std::uint32_t sum = op.operands[3];
     if (accumulates_in_place(op, dst)) return share_buffer(sum, d_->mds[sum]);
     if (ErrorInfo e = define_output(dst); e.code != Error::kOk) return e;
@@ -580,9 +656,9 @@ class OpBuilder {
     const std::int64_t grouped[5] = {groups, w.dims[0] / groups, w.dims[1], w.dims[2], w.dims[3]};
     dnnl_memory_desc_t user_md;
     if (groups == 1) {
-      DNN_TRY(plain_md(&user_md, 4, w.dims), "weights descriptor");
+      DNN_TRY(plain_md(&user_md, 4, w.dims, dnnl_type(w.type)), "weights descriptor");
     } else {
-      DNN_TRY(plain_md(&user_md, 5, grouped), "weights descriptor");
+      DNN_TRY(plain_md(&user_md, 5, grouped, dnnl_type(w.type)), "weights descriptor");
     }
     dnnl_memory_t weights = nullptr;
     if (ErrorInfo e = packed_weights(op.operands[1], user_md, &weights); e.code != Error::kOk) {
@@ -607,22 +683,38 @@ class OpBuilder {
     const std::int64_t w_dims[2] = {k, n};
     const std::int64_t b_dims[2] = {1, n};
     const std::int64_t dst_dims[2] = {x.numel / k, n};
+    const bool int8 = op.kind == DnnOpKind::kQMatmul;
+    const dnnl_data_type_t w_type = int8 ? dnnl_s8 : dnnl_f32;
+    const DnnSlot& y = p.slots[out_];
     dnnl_memory_desc_t src_md, w_md, b_md, dst_md, w_user;
-    DNN_TRY(plain_md(&src_md, 2, src_dims), "matmul descriptor");
-    DNN_TRY(any_md(&w_md, 2, w_dims), "matmul descriptor");
-    DNN_TRY(plain_md(&w_user, 2, w_dims), "matmul descriptor");
-    DNN_TRY(plain_md(&b_md, 2, b_dims), "matmul descriptor");
-    DNN_TRY(plain_md(&dst_md, 2, dst_dims), "matmul descriptor");
+    DNN_TRY(plain_md(&src_md, 2, src_dims, dnnl_type(x.type)), "matmul descriptor");
+    DNN_TRY(any_md(&w_md, 2, w_dims, w_type), "matmul descriptor");
+    DNN_TRY(plain_md(&w_user, 2, w_dims, w_type), "matmul descriptor");
+    DNN_TRY(plain_md(&b_md, 2, b_dims, int8 ? dnnl_s32 : dnnl_f32), "matmul descriptor");
+    DNN_TRY(plain_md(&dst_md, 2, dst_dims, dnnl_type(y.type)), "matmul descriptor");
     dnnl_matmul_desc_t desc;
     DNN_TRY(dnnl_matmul_desc_init(&desc, &src_md, &w_md, &b_md, &dst_md), "matmul creation");
     dnnl_primitive_attr_t attr = nullptr;
-    DNN_TRY(make_attr(op, 0, op.num_operands == 4, &attr), "matmul attributes");
+    QuantAttr quant;
+    if (int8) {
+      quant = {.scales = reinterpret_cast<const float*>(d_->buffers[op.operands[3]]),
+               .count = n,
+               .channel_dim = 1,
+               .src_zero_point = x.zero_point,
+               .dst_zero_point = y.zero_point};
+    }
+    DNN_TRY(make_attr(op, 0, !int8 && op.num_operands == 4, &attr, int8 ? &quant : nullptr),
+            "matmul attributes");
     const dnnl_status_t s = dnnl_primitive_desc_create(&st_->pd, &desc, attr, d_->engine, nullptr);
     dnnl_primitive_attr_destroy(attr);
     DNN_TRY(s, "matmul creation");
     dnnl_memory_desc_t logical;
-    DNN_TRY(plain_md(&logical, p.slots[out_].rank, p.slots[out_].dims), "matmul descriptor");
-    if (ErrorInfo e = output_with_sum(op, logical); e.code != Error::kOk) return e;
+    DNN_TRY(plain_md(&logical, y), "matmul descriptor");
+    if (int8) {
+      if (ErrorInfo e = define_output(logical); e.code != Error::kOk) return e;
+    } else if (ErrorInfo e = output_with_sum(op, logical); e.code != Error::kOk) {
+      return e;
+    }
     dnnl_memory_t weights = nullptr, src = nullptr, bias = nullptr, dst = nullptr;
     ErrorInfo e = packed_weights(op.operands[1], w_user, &weights);
     if (e.code == Error::kOk) e = own(src_md, d_->buffers[op.operands[0]], &src);
@@ -786,9 +878,9 @@ class OpBuilder {
     }
     dnnl_memory_desc_t dst_md;
     if (is_plain(*d_, op.operands[0])) {
-      DNN_TRY(plain_md(&dst_md, 4, y.dims), "pooling descriptor");
+      DNN_TRY(plain_md(&dst_md, y), "pooling descriptor");
     } else {
-      DNN_TRY(any_md(&dst_md, 4, y.dims), "pooling descriptor");
+      DNN_TRY(any_md(&dst_md, 4, y.dims, dnnl_type(y.type)), "pooling descriptor");
     }
     const dnnl_alg_kind_t alg = q[0] == 0   ? dnnl_pooling_max
                                 : q[0] == 1 ? dnnl_pooling_avg_include_padding
@@ -1040,16 +1132,77 @@ class OpBuilder {
     return create_primitive("concat creation");
   }
 
+  // kQuantize (f32 -> s8/u8) and kDequantize (s8/u8 -> f32): one reorder
+  // into a plain output with the scale and zero point as attributes.
+  ErrorInfo quantize(const DnnParsedOp& op) {
+    const DnnSlot& x = d_->program->slots[op.operands[0]];
+    const DnnSlot& y = d_->program->slots[out_];
+    const bool to_int8 = op.kind == DnnOpKind::kQuantize;
+    dnnl_memory_desc_t dst_md;
+    DNN_TRY(plain_md(&dst_md, y), "quantize descriptor");
+    dnnl_primitive_attr_t attr = nullptr;
+    DNN_TRY(dnnl_primitive_attr_create(&attr), "quantize attributes");
+    const float scale = to_int8 ? 1.f / y.scale : x.scale;
+    dnnl_status_t s = dnnl_primitive_attr_set_output_scales(attr, 1, 0, &scale);
+    const std::int32_t zero_point = to_int8 ? y.zero_point : x.zero_point;
+    if (s == dnnl_success && zero_point != 0) {
+      s = dnnl_primitive_attr_set_zero_points(attr, to_int8 ? DNNL_ARG_DST : DNNL_ARG_SRC, 1, 0,
+                                              &zero_point);
+    }
+    if (s == dnnl_success) {
+      s = dnnl_reorder_primitive_desc_create(&st_->pd, &d_->mds[op.operands[0]], d_->engine,
+                                             &dst_md, d_->engine, attr);
+    }
+    dnnl_primitive_attr_destroy(attr);
+    DNN_TRY(s, to_int8 ? "quantize creation" : "dequantize creation");
+    if (ErrorInfo e = output_from_pd(); e.code != Error::kOk) return e;
+    arg(DNNL_ARG_FROM, d_->mems[op.operands[0]]);
+    arg(DNNL_ARG_TO, d_->mems[out_]);
+    return create_primitive("quantize creation");
+  }
+
+  // kQBinary on our kernel (quantized.h's qlinear_add / qlinear_mul):
+  // elementwise over the bytes of a's memory format, so b is reordered into
+  // that format first when its producer chose another.
+  ErrorInfo qbinary(const DnnParsedOp& op) {
+    const std::uint32_t a = op.operands[0], b = op.operands[1];
+    if (ErrorInfo e = define_output(d_->mds[a]); e.code != Error::kOk) return e;
+    st_->qbinary_elements = static_cast<std::int64_t>(dnnl_memory_desc_get_size(&d_->mds[a]) /
+                                                      dnn_type_size(d_->program->slots[a].type));
+    st_->qbinary_b = d_->buffers[b];
+    dnnl_memory_desc_t like_a = d_->mds[a];
+    like_a.data_type = dnnl_type(d_->program->slots[b].type);
+    if (dnnl_memory_desc_equal(&like_a, &d_->mds[b]) != 0) return kOk;
+    void* data = memory->allocate(dnnl_memory_desc_get_size(&like_a), kBufferAlignment);
+    if (data == nullptr) return oom();
+    dnnl_memory_t copy = nullptr;
+    if (ErrorInfo e = own(like_a, data, &copy); e.code != Error::kOk) return e;
+    dnnl_primitive_desc_t rpd = nullptr;
+    DNN_TRY(dnnl_reorder_primitive_desc_create(&rpd, &d_->mds[b], d_->engine, &like_a, d_->engine,
+                                               nullptr),
+            "binary operand reorder creation");
+    const dnnl_status_t s = dnnl_primitive_create(&st_->src_reorder, rpd);
+    dnnl_primitive_desc_destroy(rpd);
+    DNN_TRY(s, "binary operand reorder creation");
+    st_->src_args[0] = {DNNL_ARG_FROM, d_->mems[b]};
+    st_->src_args[1] = {DNNL_ARG_TO, copy};
+    st_->qbinary_b = data;
+    return kOk;
+  }
+
   ErrorInfo reorder(const DnnParsedOp& op, std::uint32_t index) {
     const DnnParsedProgram& p = *d_->program;
     const DnnSlot& y = p.slots[out_];
     dnnl_memory_desc_t dst_md;
-    DNN_TRY(plain_md(&dst_md, y.rank, y.dims), "reorder descriptor");
+    DNN_TRY(plain_md(&dst_md, y), "reorder descriptor");
     if (op.ints[0] == static_cast<std::int64_t>(DnnReorderTarget::kConsumer)) {
       // The format the first convolution reading this slot prefers.
       for (std::uint32_t j = index + 1; j < p.num_ops; ++j) {
         const DnnParsedOp& reader = p.ops[j];
-        if (reader.kind != DnnOpKind::kConvolution || reader.operands[0] != out_) continue;
+        if ((reader.kind != DnnOpKind::kConvolution && reader.kind != DnnOpKind::kQConvolution) ||
+            reader.operands[0] != out_) {
+          continue;
+        }
         dnnl_primitive_desc_t pd = winograd_pd(reader);
         if (pd == nullptr) DNN_TRY(conv_pd(*d_, reader, nullptr, &pd), "convolution creation");
         dst_md = *dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0);
@@ -1079,7 +1232,7 @@ class OpBuilder {
   ErrorInfo plain_view(std::uint32_t from) {
     const DnnSlot& y = d_->program->slots[out_];
     dnnl_memory_desc_t md;
-    DNN_TRY(plain_md(&md, y.rank, y.dims), "view descriptor");
+    DNN_TRY(plain_md(&md, y), "view descriptor");
     st_->view = true;
     return share_buffer(from, md);
   }
@@ -1094,7 +1247,7 @@ class OpBuilder {
     if (can_view(index)) return plain_view(from);
     const DnnSlot& y = d_->program->slots[out_];
     dnnl_memory_desc_t md;
-    DNN_TRY(plain_md(&md, y.rank, y.dims), "reshape descriptor");
+    DNN_TRY(plain_md(&md, y), "reshape descriptor");
     return define_output(md);
   }
 
@@ -1141,7 +1294,7 @@ ErrorInfo bind_shared_buffers(DnnDelegate* d, MemoryAllocator* memory) {
     }
     const std::uint32_t slot = p.first_op_slot() + i;
     if (!is_plain(*d, slot)) {
-      const std::size_t bytes = static_cast<std::size_t>(p.slots[slot].numel) * sizeof(float);
+      const std::size_t bytes = p.slots[slot].bytes();
       if (bytes > log_bytes) log_bytes = bytes;
     }
   }
@@ -1170,7 +1323,7 @@ ErrorInfo bind_shared_buffers(DnnDelegate* d, MemoryAllocator* memory) {
     }
     if (!is_plain(*d, slot)) {
       dnnl_memory_desc_t plain;
-      DNN_TRY(plain_md(&plain, p.slots[slot].rank, p.slots[slot].dims), "log descriptor");
+      DNN_TRY(plain_md(&plain, p.slots[slot]), "log descriptor");
       if (st.num_owned == kMaxOwned)
         return make_error(Error::kInternal, "onednn: too many memories");
       dnnl_memory_t mem = nullptr;
@@ -1191,8 +1344,8 @@ ErrorInfo bind_shared_buffers(DnnDelegate* d, MemoryAllocator* memory) {
 }
 
 bool matches(const Tensor& t, const DnnSlot& s) {
-  if (t.dtype != ScalarType::kFloat || t.sizes.size() != s.rank || t.data == nullptr ||
-      t.nbytes != static_cast<std::size_t>(s.numel) * sizeof(float)) {
+  if (t.dtype != scalar_type(s.type) || t.sizes.size() != s.rank || t.data == nullptr ||
+      t.nbytes != s.bytes()) {
     return false;
   }
   for (std::size_t k = 0; k < s.rank; ++k) {
@@ -1235,6 +1388,26 @@ Error run_op(DnnDelegate& d, std::uint32_t i) {
     run_nhwc_concat(p, i, d.buffers);
     return Error::kOk;
   }
+  if (p.ops[i].kind == DnnOpKind::kQBinary) {
+    const DnnParsedOp& op = p.ops[i];
+    const DnnSlot& a = p.slots[op.operands[0]];
+    const DnnSlot& b = p.slots[op.operands[1]];
+    const DnnSlot& y = p.slots[p.first_op_slot() + i];
+    const runtime::kernels::QuantInput qa{d.buffers[op.operands[0]], scalar_type(a.type), a.scale,
+                                          a.zero_point};
+    const runtime::kernels::QuantInput qb{st.qbinary_b, scalar_type(b.type), b.scale, b.zero_point};
+    const runtime::kernels::QuantOutput qy{
+        d.buffers[p.first_op_slot() + i],
+        scalar_type(y.type),
+        y.scale,
+        y.zero_point,
+        {static_cast<std::int32_t>(op.ints[1]), static_cast<std::int32_t>(op.ints[2])}};
+    const Span<const std::int64_t> shape(&st.qbinary_elements, 1);
+    const ErrorInfo e = op.ints[0] == static_cast<std::int64_t>(DnnBinary::kAdd)
+                            ? runtime::kernels::qlinear_add(qa, shape, qb, shape, qy)
+                            : runtime::kernels::qlinear_mul(qa, shape, qb, shape, qy);
+    return e.code;
+  }
   if (st.channel_block != 0) {
     const DnnParsedOp& op = p.ops[i];
     blocked_channel_binary(static_cast<DnnBinary>(op.ints[0]), p.slots[op.operands[0]].dims,
@@ -1244,8 +1417,7 @@ Error run_op(DnnDelegate& d, std::uint32_t i) {
   }
   if (st.primitive == nullptr) {  // reshape: plain bytes, another shape
     const std::uint32_t slot = p.first_op_slot() + i;
-    std::memcpy(d.buffers[slot], d.buffers[p.ops[i].operands[0]],
-                static_cast<std::size_t>(p.slots[slot].numel) * sizeof(float));
+    std::memcpy(d.buffers[slot], d.buffers[p.ops[i].operands[0]], p.slots[slot].bytes());
     return Error::kOk;
   }
   if (dnnl_primitive_execute(st.primitive, d.stream, st.num_args, st.args) != dnnl_success) {
@@ -1278,7 +1450,7 @@ bool log_output(EventTracer* tracer, DnnDelegate& d, std::uint32_t i) {
   const DnnSlot& s = p.slots[slot];
   (void)runtime::event_tracer_log_output_delegate(
       tracer, op.name, op.int_id,
-      TensorView{ScalarType::kFloat, Span<const std::int64_t>(s.dims, s.rank), {}, data});
+      TensorView{scalar_type(s.type), Span<const std::int64_t>(s.dims, s.rank), {}, data});
   return true;
 }
 
@@ -1339,7 +1511,7 @@ Result<runtime::DelegateHandle*> OnednnBackendRuntime::init(
   // Inputs and constants: plain buffers, constants filled once here.
   for (std::uint32_t s = 0; s < p.first_op_slot(); ++s) {
     const DnnSlot& slot = p.slots[s];
-    const std::size_t bytes = static_cast<std::size_t>(slot.numel) * sizeof(float);
+    const std::size_t bytes = slot.bytes();
     d->owner[s] = s;
     d->buffer_bytes[s] = bytes;
     d->buffers[s] = static_cast<float*>(memory->allocate(bytes, kBufferAlignment));
@@ -1348,7 +1520,7 @@ Result<runtime::DelegateHandle*> OnednnBackendRuntime::init(
       return make_error(Error::kMemoryAllocationFailed, "onednn: out of memory for tensors");
     }
     if (p.is_constant(s)) std::memcpy(d->buffers[s], p.constant_data[s - p.num_inputs], bytes);
-    dnnl_status_t st = plain_md(&d->mds[s], slot.rank, slot.dims);
+    dnnl_status_t st = plain_md(&d->mds[s], slot);
     if (st == dnnl_success)
       st = dnnl_memory_create(&d->mems[s], &d->mds[s], d->engine, d->buffers[s]);
     if (st != dnnl_success) {
@@ -1433,7 +1605,7 @@ Error OnednnBackendRuntime::execute(runtime::BackendExecutionContext& context,
       return e;
     }
     const std::uint32_t slot = p.first_op_slot() + i;
-    if (d->perturbed[i]) {
+    if (d->perturbed[i] && p.slots[slot].type == DnnDataType::kF32) {
       // Blocked formats' padding is perturbed too; no reader uses it.
       float* out = d->buffers[slot];
       const std::size_t n = d->buffer_bytes[slot] / sizeof(float);

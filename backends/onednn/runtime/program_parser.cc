@@ -26,6 +26,67 @@ bool read_dims(ByteReader& in, DnnSlot* s) {
   return true;
 }
 
+// The data type and quantization after a descriptor's dims (format 1.3
+// on; f32 before).
+bool read_quant(ByteReader& in, std::uint16_t minor, DnnSlot* s) {
+  if (minor < kDnnFirstInt8Minor) return true;
+  std::uint8_t type = 0;
+  if (!in.read(&type) || type > kDnnMaxDataType) return false;
+  s->type = static_cast<DnnDataType>(type);
+  if (!dnn_is_quantized(s->type)) return true;
+  if (!in.read(&s->scale) || !in.read(&s->zero_point)) return false;
+  if (!std::isfinite(s->scale) || !(s->scale > 0)) return false;
+  const std::int32_t lo = s->type == DnnDataType::kS8 ? -128 : 0;
+  const std::int32_t hi = s->type == DnnDataType::kS8 ? 127 : 255;
+  return s->zero_point >= lo && s->zero_point <= hi;
+}
+
+bool is_f32(const DnnSlot& s) { return s.type == DnnDataType::kF32; }
+bool is_q(const DnnSlot& s) { return dnn_is_quantized(s.type); }
+bool same_quant(const DnnSlot& a, const DnnSlot& b) {
+  return a.type == b.type && a.scale == b.scale && a.zero_point == b.zero_point;
+}
+
+// Kinds that read and write f32 only.
+bool f32_only(DnnOpKind kind) {
+  switch (kind) {
+    case DnnOpKind::kPooling:
+    case DnnOpKind::kReshape:
+    case DnnOpKind::kReorder:
+    case DnnOpKind::kQuantize:
+    case DnnOpKind::kDequantize:
+    case DnnOpKind::kQConvolution:
+    case DnnOpKind::kQMatmul:
+    case DnnOpKind::kQBinary: return false;
+    default: return true;
+  }
+}
+
+// The weights, bias and output scales of a kQConvolution or kQMatmul:
+// constants of types s8, s32 and f32 with `n` biases and scales, the
+// scales finite and > 0.
+bool quantized_weights_ok(const DnnParsedProgram& program, const DnnParsedOp& op, std::int64_t n) {
+  const DnnSlot* slots = program.slots;
+  for (std::uint32_t k = 1; k < 4; ++k) {
+    if (!program.is_constant(op.operands[k])) return false;
+  }
+  const DnnSlot& w = slots[op.operands[1]];
+  const DnnSlot& b = slots[op.operands[2]];
+  const DnnSlot& scales = slots[op.operands[3]];
+  if (w.type != DnnDataType::kS8 || w.zero_point != 0 || b.type != DnnDataType::kS32 ||
+      scales.type != DnnDataType::kF32 || b.rank != 1 || scales.rank != 1 || b.dims[0] != n ||
+      scales.dims[0] != n) {
+    return false;
+  }
+  const std::uint8_t* data = program.constant_data[op.operands[3] - program.num_inputs];
+  for (std::int64_t i = 0; i < n; ++i) {
+    float v = 0;
+    std::memcpy(&v, data + 4 * i, 4);
+    if (!std::isfinite(v) || !(v > 0)) return false;
+  }
+  return true;
+}
+
 bool same_dims(const DnnSlot& a, const DnnSlot& b) {
   if (a.rank != b.rank) return false;
   for (std::size_t i = 0; i < a.rank; ++i) {
@@ -55,6 +116,11 @@ IntShape int_shape(DnnOpKind kind) {
     case DnnOpKind::kBatchMatmul: return {0, true};
     case DnnOpKind::kTranspose:                 // one int per dim, checked in check_op
     case DnnOpKind::kSlice: return {0, false};  // two per dim, checked in check_op
+    case DnnOpKind::kQuantize:
+    case DnnOpKind::kDequantize: return {0, false};
+    case DnnOpKind::kQConvolution: return {10, true};
+    case DnnOpKind::kQMatmul: return {0, true};
+    case DnnOpKind::kQBinary: return {3, false};
   }
   return {0, false};
 }
@@ -96,10 +162,79 @@ ErrorInfo check_op(const DnnParsedProgram& program, const DnnParsedOp& op, const
   const DnnSlot& x = slots[op.operands[0]];
   const std::int64_t* p = op.ints;
   const IntShape shape = int_shape(op.kind);
-  for (std::uint32_t i = 0; i < shape.fixed; ++i) {
-    if (p[i] < 0 || p[i] > kDnnMaxParam) return bad("onednn program: parameter out of range");
+  if (op.kind != DnnOpKind::kQBinary) {  // its ints are clamp bounds, checked below
+    for (std::uint32_t i = 0; i < shape.fixed; ++i) {
+      if (p[i] < 0 || p[i] > kDnnMaxParam) return bad("onednn program: parameter out of range");
+    }
+  }
+  if (f32_only(op.kind)) {
+    bool ok = is_f32(out);
+    for (std::uint32_t k = 0; ok && k < op.num_operands; ++k) ok = is_f32(slots[op.operands[k]]);
+    if (!ok) return bad("onednn program: a float operator with an int8 operand or output");
   }
   switch (op.kind) {
+    case DnnOpKind::kPooling:
+    case DnnOpKind::kReshape:
+    case DnnOpKind::kReorder:
+      // f32 in and out, or an int8 source whose type and quantization the
+      // output keeps.
+      if (op.num_operands < 1 || (is_q(x) ? !same_quant(x, out) : !(is_f32(x) && is_f32(out)))) {
+        return bad("onednn program: pooling, reshape or reorder changes the data type");
+      }
+      break;
+    default: break;
+  }
+  switch (op.kind) {
+    case DnnOpKind::kQuantize:
+    case DnnOpKind::kDequantize: {
+      const bool quantize = op.kind == DnnOpKind::kQuantize;
+      if (op.num_operands != 1 || !same_dims(x, out) ||
+          (quantize ? !(is_f32(x) && is_q(out)) : !(is_q(x) && is_f32(out)))) {
+        return bad("onednn program: quantize or dequantize types or shape");
+      }
+      return kOk;
+    }
+    case DnnOpKind::kQConvolution: {
+      if (op.num_operands != 4 || p[9] != 0) {
+        return bad("onednn program: int8 convolution operand count");
+      }
+      const DnnSlot& wt = slots[op.operands[1]];
+      const std::int64_t groups = p[8];
+      if (!is_q(x) || !is_q(out) || x.rank != 4 || wt.rank != 4 || groups < 1 || p[0] < 1 ||
+          p[1] < 1 || p[2] < 1 || p[3] < 1 || x.dims[1] % groups != 0 || wt.dims[0] % groups != 0 ||
+          wt.dims[1] * groups != x.dims[1] || !quantized_weights_ok(program, op, wt.dims[0])) {
+        return bad("onednn program: int8 convolution weights, bias or scales do not match");
+      }
+      const std::int64_t oh = window_out(x.dims[2], p[4], p[6], wt.dims[2], p[0], p[2]);
+      const std::int64_t ow = window_out(x.dims[3], p[5], p[7], wt.dims[3], p[1], p[3]);
+      if (out.rank != 4 || out.dims[0] != x.dims[0] || out.dims[1] != wt.dims[0] ||
+          out.dims[2] != oh || out.dims[3] != ow) {
+        return bad("onednn program: convolution output shape does not match");
+      }
+      return kOk;
+    }
+    case DnnOpKind::kQMatmul: {
+      if (op.num_operands != 4) return bad("onednn program: int8 matmul operand count");
+      const DnnSlot& w = slots[op.operands[1]];
+      bool ok = is_q(x) && is_q(out) && x.rank >= 2 && w.rank == 2 &&
+                x.dims[x.rank - 1] == w.dims[0] && out.rank == x.rank &&
+                out.dims[out.rank - 1] == w.dims[1] && quantized_weights_ok(program, op, w.dims[1]);
+      for (std::size_t i = 0; ok && i + 1 < x.rank; ++i) ok = out.dims[i] == x.dims[i];
+      return ok ? kOk : bad("onednn program: int8 matmul shapes, types or scales do not match");
+    }
+    case DnnOpKind::kQBinary: {
+      const DnnSlot& y = slots[op.operands[op.num_operands > 1 ? 1 : 0]];
+      const std::int64_t lo = out.type == DnnDataType::kS8 ? -128 : 0;
+      const std::int64_t hi = out.type == DnnDataType::kS8 ? 127 : 255;
+      if (op.num_operands != 2 || !is_q(x) || !is_q(y) || !is_q(out) || !same_dims(x, out) ||
+          !same_dims(y, out) ||
+          (p[0] != static_cast<std::int64_t>(DnnBinary::kAdd) &&
+           p[0] != static_cast<std::int64_t>(DnnBinary::kMul)) ||
+          p[1] < lo || p[2] > hi || p[1] > p[2]) {
+        return bad("onednn program: int8 binary operands, algorithm or clamp");
+      }
+      return kOk;
+    }
     case DnnOpKind::kConvolution: {
       // stride h w, dilation h w, pads t l b r, groups, has_sum
       if (op.num_operands != 3 + static_cast<std::uint32_t>(p[9] != 0) || p[9] > 1) {
@@ -297,7 +432,7 @@ ErrorInfo read_identifier(ByteReader& in, runtime::MemoryAllocator* memory, DnnP
 }
 
 ErrorInfo read_op(ByteReader& in, runtime::MemoryAllocator* memory, DnnParsedProgram* program,
-                  std::uint32_t index, std::int64_t* total) {
+                  std::uint32_t index, std::uint16_t minor, std::int64_t* total) {
   DnnParsedOp* op = &program->ops[index];
   const std::uint32_t defined = program->first_op_slot() + index;
   std::uint8_t kind = 0;
@@ -322,7 +457,9 @@ ErrorInfo read_op(ByteReader& in, runtime::MemoryAllocator* memory, DnnParsedPro
   op->num_operands = count;
   op->operands = operands;
   DnnSlot& out = program->slots[defined];
-  if (!read_dims(in, &out)) return bad("onednn program: bad output descriptor");
+  if (!read_dims(in, &out) || !read_quant(in, minor, &out)) {
+    return bad("onednn program: bad output descriptor");
+  }
   *total += out.numel;
   if (*total > kDnnMaxTotalElements) return bad("onednn program: tensors too large in total");
   std::uint8_t num_ints = 0, num_floats = 0;
@@ -387,22 +524,27 @@ Result<DnnParsedProgram*> parse_dnn_program(Span<const std::uint8_t> blob,
   }
   std::int64_t total = 0;
   for (std::uint32_t i = 0; i < program->num_inputs; ++i) {
-    if (!read_dims(in, &program->slots[i])) return bad("onednn program: bad input descriptor");
+    if (!read_dims(in, &program->slots[i]) || !read_quant(in, minor, &program->slots[i])) {
+      return bad("onednn program: bad input descriptor");
+    }
     total += program->slots[i].numel;
   }
   for (std::uint32_t k = 0; k < program->num_constants; ++k) {
     DnnSlot& s = program->slots[program->num_inputs + k];
-    if (!read_dims(in, &s)) return bad("onednn program: bad constant descriptor");
+    if (!read_dims(in, &s) || !read_quant(in, minor, &s)) {
+      return bad("onednn program: bad constant descriptor");
+    }
     total += s.numel;
     if (total > kDnnMaxTotalElements) return bad("onednn program: tensors too large in total");
     const std::size_t pad = (4 - (blob.size() - in.remaining()) % 4) % 4;
     const std::uint8_t* zeros = in.take(pad);
-    const std::uint8_t* data = zeros == nullptr ? nullptr : in.take(4 * std::size_t(s.numel));
+    const std::uint8_t* data = zeros == nullptr ? nullptr : in.take(s.bytes());
     if (data == nullptr) return bad("onednn program: truncated constant data");
     program->constant_data[k] = data;
   }
   for (std::uint32_t i = 0; i < program->num_ops; ++i) {
-    if (ErrorInfo e = read_op(in, memory, program, i, &total); e.code != Error::kOk) return e;
+    if (ErrorInfo e = read_op(in, memory, program, i, minor, &total); e.code != Error::kOk)
+      return e;
   }
   for (std::uint32_t i = 0; i < program->num_outputs; ++i) {
     if (!in.read(&program->outputs[i]) || program->outputs[i] < program->first_op_slot() ||

@@ -35,6 +35,12 @@ struct DnnSlot {
   std::uint8_t rank = 0;
   std::int64_t dims[kDnnMaxRank] = {};
   std::int64_t numel = 0;
+  /// f32 before format 1.3. For s8 and u8, scale (finite, > 0) and zero
+  /// point (in the type's range); 1 and 0 otherwise.
+  DnnDataType type = DnnDataType::kF32;
+  float scale = 1.f;
+  std::int32_t zero_point = 0;
+  std::size_t bytes() const { return static_cast<std::size_t>(numel) * dnn_type_size(type); }
 };
 
 /// One operator, validated; its ints and floats copied out of the blob.
@@ -67,8 +73,8 @@ struct DnnParsedProgram {
   DnnSlot* slots = nullptr;
   DnnParsedOp* ops = nullptr;
   std::uint32_t* outputs = nullptr;
-  /// Constant k's f32 data: views into the blob, 4-byte aligned from its
-  /// start (copy before use).
+  /// Constant k's data (of its slot's type): views into the blob, 4-byte
+  /// aligned from its start (copy before use).
   const std::uint8_t** constant_data = nullptr;
   std::uint32_t first_op_slot() const { return num_inputs + num_constants; }
   std::uint32_t num_slots() const { return num_inputs + num_constants + num_ops; }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -212,6 +213,115 @@ TEST(OnednnProgramParserTest, RefusesAnOutputThatIsNotAnOperators) {
   p.outputs = {0};
   runtime::MemoryAllocator memory;
   EXPECT_EQ(parse(encode_dnn_program(p), &memory).error(), Error::kCorruptData);
+}
+
+}  // namespace
+}  // namespace glassbox::backends::onednn
+
+namespace glassbox::backends::onednn {
+namespace {
+
+// x f32 [1, 2, 4, 4] -> quantize (u8) -> int8 conv 3x3 (s8 weights, s32
+// bias, per-channel output scales) -> dequantize.
+DnnProgram int8_program() {
+  DnnProgram p;
+  p.inputs = {{1, 2, 4, 4}};
+  const DnnQuant u8{DnnDataType::kU8, 0.02f, 128};
+  p.constants = {{{3, 2, 3, 3}, {}, {DnnDataType::kS8, 1.f, 0}, std::vector<std::int32_t>(54, -3)},
+                 {{3}, {}, {DnnDataType::kS32, 1.f, 0}, {5, -7, 9}},
+                 {{3}, {0.1f, 0.2f, 0.3f}}};
+  p.ops = {{.kind = DnnOpKind::kQuantize,
+            .identifier = std::int64_t{0},
+            .operands = {0},
+            .output = {1, 2, 4, 4},
+            .ints = {},
+            .floats = {},
+            .quant = u8},
+           {.kind = DnnOpKind::kQConvolution,
+            .identifier = std::int64_t{1},
+            .operands = {4, 1, 2, 3},
+            .output = {1, 3, 2, 2},
+            .ints = {1, 1, 1, 1, 0, 0, 0, 0, 1, 0, 1, static_cast<std::int64_t>(DnnEltwise::kRelu)},
+            .floats = {0.f, 0.f},
+            .quant = u8},
+           {.kind = DnnOpKind::kDequantize,
+            .identifier = std::int64_t{2},
+            .operands = {5},
+            .output = {1, 3, 2, 2},
+            .ints = {},
+            .floats = {}}};
+  p.outputs = {6};
+  return p;
+}
+
+TEST(OnednnProgramParserTest, ParsesInt8Tensors) {
+  runtime::MemoryAllocator memory;
+  const std::vector<std::uint8_t> bytes = encode_dnn_program(int8_program());
+  Result<DnnParsedProgram*> program = parse(bytes, &memory);
+  ASSERT_TRUE(program.ok()) << program.error_info().message;
+  const DnnParsedProgram& p = **program;
+  EXPECT_EQ(p.slots[1].type, DnnDataType::kS8);
+  EXPECT_EQ(p.slots[1].bytes(), 54u);
+  EXPECT_EQ(p.slots[4].type, DnnDataType::kU8);
+  EXPECT_EQ(p.slots[4].zero_point, 128);
+  EXPECT_FLOAT_EQ(p.slots[4].scale, 0.02f);
+  EXPECT_EQ(p.slots[6].type, DnnDataType::kF32);
+  std::int32_t bias[3];
+  std::memcpy(bias, p.constant_data[1], sizeof(bias));
+  EXPECT_EQ(bias[1], -7);
+}
+
+// Each corrupt quantization field is refused with its own message.
+TEST(OnednnProgramParserTest, RejectsCorruptQuantFields) {
+  const auto refused = [](DnnProgram p, const char* fragment) {
+    runtime::MemoryAllocator memory;
+    const std::vector<std::uint8_t> bytes = encode_dnn_program(p);
+    Result<DnnParsedProgram*> program = parse(bytes, &memory);
+    ASSERT_FALSE(program.ok()) << fragment;
+    EXPECT_NE(std::string(program.error_info().message).find(fragment), std::string::npos)
+        << program.error_info().message;
+  };
+  DnnProgram p = int8_program();
+  p.ops[0].quant.scale = 0.f;
+  refused(p, "bad output descriptor");
+  p = int8_program();
+  p.ops[0].quant.scale = std::numeric_limits<float>::quiet_NaN();
+  refused(p, "bad output descriptor");
+  p = int8_program();
+  p.ops[0].quant.zero_point = 256;  // outside u8
+  refused(p, "bad output descriptor");
+  p = int8_program();
+  p.ops[0].quant = {DnnDataType::kS8, 0.02f, 128};  // outside s8
+  refused(p, "bad output descriptor");
+  p = int8_program();
+  p.constants[0].quant.type = DnnDataType::kU8;  // weights must be s8
+  refused(p, "int8 convolution weights");
+  p = int8_program();
+  p.constants[1].quant.type = DnnDataType::kF32;  // bias must be s32
+  p.constants[1].data = {5.f, -7.f, 9.f};
+  refused(p, "int8 convolution weights");
+  p = int8_program();
+  p.constants[2].data[1] = -0.2f;  // output scales must be positive
+  refused(p, "int8 convolution weights");
+  p = int8_program();
+  p.ops[1].quant = {};  // an int8 convolution writing f32
+  refused(p, "int8 convolution weights");
+  p = int8_program();
+  p.ops[2].quant = {DnnDataType::kS8, 0.1f, 0};  // a dequantize writing int8
+  refused(p, "quantize or dequantize types");
+  p = int8_program();
+  p.ops[2].kind = DnnOpKind::kEltwise;  // a float kind reading int8
+  p.ops[2].ints = {1, static_cast<std::int64_t>(DnnEltwise::kRelu)};
+  p.ops[2].floats = {0.f, 0.f};
+  refused(p, "float operator with an int8 operand");
+  // A data type byte out of range.
+  std::vector<std::uint8_t> bytes = encode_dnn_program(int8_program());
+  bytes[kDnnHeaderSize + 1 + 4 * 8] = kDnnMaxDataType + 1;  // the input's type
+  runtime::MemoryAllocator memory;
+  Result<DnnParsedProgram*> program = parse(bytes, &memory);
+  ASSERT_FALSE(program.ok());
+  EXPECT_NE(std::string(program.error_info().message).find("bad input descriptor"),
+            std::string::npos);
 }
 
 }  // namespace
