@@ -15,6 +15,7 @@
 #include "glassbox/etrecord/etrecord.h"
 #include "glassbox/inspector/inspector.h"
 #include "glassbox/inspector/numeric.h"
+#include "glassbox/inspector/quant.h"
 #include "glassbox/io/file.h"
 #include "glassbox/io/output_files.h"
 #include "glassbox/report/report.h"
@@ -113,6 +114,7 @@ Status write_report(const ReportCommandOptions& options, std::ostream& out) {
     inputs.baseline = &*baseline;
   }
   std::optional<inspector::NumericReport> numeric;
+  std::optional<inspector::QuantReport> quant;
   if (!options.debug_data.empty()) {
     // The values compared are those of the execution the timeline shows.
     StatusOr<std::uint32_t> execution = report::timeline_execution(current, report_options);
@@ -120,6 +122,18 @@ Status write_report(const ReportCommandOptions& options, std::ostream& out) {
     GLASSBOX_ASSIGN_OR_RETURN(numeric,
                               numeric_report(options, *record_ptr, debug_data, *execution));
     inputs.numeric = &*numeric;
+    // An int8 model lowered with its quantization references: the quant chart.
+    if (!record_ptr->isolated_op_outputs.empty()) {
+      inspector::NumericOptions quant_options;
+      quant_options.execution = *execution;
+      quant_options.allow_fingerprint_mismatch = options.allow_fingerprint_mismatch;
+      GLASSBOX_ASSIGN_OR_RETURN(etdump::ETDumpFile dump, etdump::load_etdump_file(options.etdump));
+      StatusOr<inspector::QuantReport> report =
+          inspector::compare_quantization(dump, *record_ptr, debug_data, quant_options);
+      if (!report.ok()) return report.status().with_context(options.etdump);
+      quant = std::move(report).value();
+      inputs.quant = &*quant;
+    }
   }
   StatusOr<std::string> page = report::render_report(inputs, report_options);
   if (!page.ok()) return page.status().with_context(options.etdump);

@@ -68,6 +68,23 @@ Json numeric_json(const inspector::NumericReport& report) {
               {"rows", rows}};
 }
 
+Json quant_json(const inspector::QuantReport& report) {
+  auto db = [](const std::optional<double>& v) { return v ? metric_json(*v) : Json(); };
+  Json rows = Json::array();
+  for (const inspector::QuantRow& row : report.rows) {
+    std::string label;
+    for (const std::string& name : row.op_names) label += (label.empty() ? "" : "+") + name;
+    rows.push_back({{"label", label},
+                    {"module", row.module},
+                    {"isolated_sqnr_db", db(row.isolated_sqnr_db)},
+                    {"quant_sqnr_db", db(row.quant_sqnr_db)},
+                    {"kernel_sqnr_db", db(row.kernel_sqnr_db)},
+                    {"sqnr_db", db(row.sqnr_db)},
+                    {"clipped_fraction", db(row.clipped_fraction)}});
+  }
+  return Json{{"execution", report.execution}, {"rows", rows}};
+}
+
 Json baseline_json(const inspector::Inspector& baseline, const inspector::Inspector& current) {
   std::vector<inspector::DeltaRow> deltas = inspector::compare_ops(baseline, current);
   // Regressions first, the largest on top; compare_ops' |delta| order breaks ties.

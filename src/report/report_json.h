@@ -42,6 +42,9 @@ StatusOr<Json> timeline_json(const inspector::Inspector& inspector, const Report
 
 /// The numeric comparison along execution order.
 Json numeric_json(const inspector::NumericReport& report);
+/// The quant chart's data: per quantized op (worst isolated SQNR first) its
+/// label and the four SQNRs (report_comparisons.cc).
+Json quant_json(const inspector::QuantReport& report);
 
 /// Per-op deltas against a baseline, regressions first.
 Json baseline_json(const inspector::Inspector& baseline, const inspector::Inspector& current);

@@ -86,6 +86,8 @@ StatusOr<std::string> report_data(const ReportInputs& inputs, const ReportOption
       {"timeline", timeline},
       {"numeric", inputs.numeric != nullptr ? numeric_json(*inputs.numeric) : Json()},
       {"baseline", inputs.baseline != nullptr ? baseline_json(*inputs.baseline, current) : Json()}};
+  // Only int8 runs have it; other reports keep their bytes.
+  if (inputs.quant != nullptr) data["quant"] = quant_json(*inputs.quant);
   return dump_by_rows(data) + "\n";
 }
 

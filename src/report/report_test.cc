@@ -255,6 +255,23 @@ TEST(ReportDataTest, NumericKeepsNonFiniteValuesAsText) {
   EXPECT_TRUE(n["rows"][4]["value"].is_null());  // not compared
 }
 
+TEST(ReportDataTest, QuantChartOnlyForInt8RunsWithItsRowsInOrder) {
+  const Inspector current = value_of(Inspector::create(demo_dump(Ids::kInt, 1)));
+  EXPECT_FALSE(data_of({.current = &current}).contains("quant"));  // other reports unchanged
+  inspector::QuantReport quant;
+  quant.rows.resize(2);
+  quant.rows[0].op_names = {"/layer1/conv", "/layer1/relu"};
+  quant.rows[0].isolated_sqnr_db = 4.5;
+  quant.rows[0].sqnr_db = 3.0;
+  quant.rows[1].op_names = {"/layer2/conv"};
+  quant.rows[1].isolated_sqnr_db = 41.0;
+  const nlohmann::json q = data_of({.current = &current, .quant = &quant})["quant"];
+  ASSERT_EQ(q["rows"].size(), 2u);
+  EXPECT_EQ(q["rows"][0]["label"], "/layer1/conv+/layer1/relu");
+  EXPECT_EQ(q["rows"][0]["isolated_sqnr_db"], 4.5);
+  EXPECT_TRUE(q["rows"][1]["sqnr_db"].is_null());  // no run output
+}
+
 TEST(ReportPageTest, EmbedsCssJsAndDataWithoutMarkersLeft) {
   const std::string page = report_page("{\"format\":\"glassbox-report\"}");
   EXPECT_THAT(page, HasSubstr("<!doctype html>"));

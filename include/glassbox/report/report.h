@@ -27,6 +27,7 @@
 #include "glassbox/core/status.h"
 #include "glassbox/inspector/inspector.h"
 #include "glassbox/inspector/numeric.h"
+#include "glassbox/inspector/quant.h"
 
 namespace glassbox::report {
 
@@ -37,6 +38,8 @@ struct ReportInputs {
   const inspector::Inspector* baseline = nullptr;
   /// The numeric comparison of `current`'s logged values. Optional.
   const inspector::NumericReport* numeric = nullptr;
+  /// The quant view of an int8 model's run (SQNR per quantized op). Optional.
+  const inspector::QuantReport* quant = nullptr;
 };
 
 struct ReportOptions {

@@ -503,6 +503,55 @@
     return `${rows.length} rows`;
   }
 
+  // ---- quant -----------------------------------------------------------------
+
+  // SQNR per quantized op, worst isolated loss first: a bar for the op's
+  // own loss (isolated) and a tick for the loss accumulated up to it.
+  function drawQuant() {
+    const q = data.quant;
+    if (!q) return 'absent';
+    document.getElementById('quant').hidden = false;
+    const box = document.getElementById('quant-chart');
+    const MAX_ROWS = 40;
+    const rows = q.rows.slice(0, MAX_ROWS);
+    document.getElementById('quant-note').textContent =
+      `Execution ${q.execution}; SQNR in dB (higher is better) of each quantized op: the bar is its own ` +
+      `quantization loss (isolated: the op alone on float inputs), the tick the loss accumulated up to it ` +
+      `(float vs the run). Worst first` + (q.rows.length > MAX_ROWS ? `; the first ${MAX_ROWS} of ${q.rows.length}.` : '.');
+    const W = chartWidth(box);
+    const labelW = Math.min(260, W * 0.35);
+    const barH = 16;
+    const H = rows.length * (barH + 4) + 28;
+    const svg = svgEl('svg', { viewBox: `0 0 ${W} ${H}`, 'aria-label': 'quantization loss per op' });
+    const value = (v) => (typeof v === 'number' ? Math.min(v, 80) : null);
+    const max = Math.max(10, ...rows.map((r) => value(r.isolated_sqnr_db) || 0), ...rows.map((r) => value(r.sqnr_db) || 0));
+    const xOf = (v) => labelW + ((W - labelW - 60) * Math.max(0, v)) / max;
+    for (const tick of [0, 10, 20, 30, 40, 50, 60, 70, 80].filter((t) => t <= max)) {
+      svg.appendChild(svgEl('line', { class: 'axis', x1: xOf(tick), x2: xOf(tick), y1: 0, y2: H - 20, 'stroke-opacity': 0.3 }));
+      svg.appendChild(svgEl('text', { x: xOf(tick), y: H - 6, 'text-anchor': 'middle', class: 'muted' }, `${tick} dB`));
+    }
+    rows.forEach((r, i) => {
+      const y = 4 + i * (barH + 4);
+      const label = svgEl('text', { x: labelW - 6, y: y + barH * 0.75, 'text-anchor': 'end' }, short(r.label, 36));
+      attachTip(label, r.label);
+      svg.appendChild(label);
+      const iso = value(r.isolated_sqnr_db);
+      if (iso !== null) {
+        const bar = svgEl('rect', { class: 'bar quant-bar', x: labelW, y, width: Math.max(1, xOf(iso) - labelW), height: barH, 'data-label': r.label });
+        attachTip(bar, `${r.label}\nisolated ${fmtMetric(r.isolated_sqnr_db)} dB, quant ${fmtMetric(r.quant_sqnr_db)} dB, ` +
+          `kernel ${fmtMetric(r.kernel_sqnr_db)} dB, total ${fmtMetric(r.sqnr_db)} dB` +
+          (typeof r.clipped_fraction === 'number' ? `\nclipped ${(100 * r.clipped_fraction).toFixed(2)}%` : ''));
+        svg.appendChild(bar);
+      }
+      const total = value(r.sqnr_db);
+      if (total !== null) {
+        svg.appendChild(svgEl('line', { class: 'threshold quant-total', x1: xOf(total), x2: xOf(total), y1: y - 1, y2: y + barH + 1 }));
+      }
+    });
+    box.appendChild(svg);
+    return `${rows.length} bars`;
+  }
+
   // ---- baseline --------------------------------------------------------------
 
   function drawBaseline() {
@@ -543,6 +592,7 @@
   section('top-ops', drawTopOps);
   section('modules', drawModuleTree);
   section('timeline', drawTimeline);
+  section('quant', drawQuant);
   section('numeric', drawNumeric);
   section('baseline', drawBaseline);
   // Milliseconds from navigation start to the last chart drawn.
