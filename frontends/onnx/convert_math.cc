@@ -5,6 +5,8 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <optional>
+
 #include "frontends/onnx/converters.h"
 
 namespace glassbox::frontends::onnx {
@@ -118,8 +120,36 @@ StatusOr<ScalarType> runtime_dtype(ImportContext& c, int onnx_type) {
   return c.unsupported("cast to " + data_type_name(onnx_type) + " is not supported");
 }
 
+// A Cast of a constant to a narrow integer type stays a constant that
+// remembers the type (PyTorch builds a bias's int32 zero point as
+// ConstantOfShape -> Cast), with the values converted as C++ casts do.
+std::optional<HostTensor> narrow_host_cast(ImportContext& c, std::int64_t to) {
+  if (!c.is_host(0)) return std::nullopt;
+  ScalarType narrow = ScalarType::kLong;
+  if (to == ::onnx::TensorProto::INT8) narrow = ScalarType::kChar;
+  if (to == ::onnx::TensorProto::UINT8) narrow = ScalarType::kByte;
+  if (to == ::onnx::TensorProto::INT32) narrow = ScalarType::kInt;
+  if (narrow == ScalarType::kLong) return std::nullopt;
+  StatusOr<const HostTensor*> x = c.host_input(0, "Cast's input");
+  if (!x.ok() || (*x)->is_bool) return std::nullopt;
+  std::vector<std::int64_t> values;
+  for (std::size_t i = 0; i < static_cast<std::size_t>((*x)->numel()); ++i) {
+    const std::int64_t v = (*x)->as_int(i);
+    values.push_back(narrow == ScalarType::kChar   ? static_cast<std::int8_t>(v)
+                     : narrow == ScalarType::kByte ? static_cast<std::uint8_t>(v)
+                                                   : static_cast<std::int32_t>(v));
+  }
+  HostTensor out = HostTensor::of_ints((*x)->shape, std::move(values));
+  out.declared_int_type = narrow;
+  return out;
+}
+
 Status convert_cast(ImportContext& c) {
   GLASSBOX_ASSIGN_OR_RETURN(std::int64_t to_attr, c.attributes().get_int("to", 0));
+  if (std::optional<HostTensor> narrow = narrow_host_cast(c, to_attr)) {
+    c.set_output(0, std::move(*narrow));
+    return Status();
+  }
   GLASSBOX_ASSIGN_OR_RETURN(ScalarType to, runtime_dtype(c, static_cast<int>(to_attr)));
   GLASSBOX_ASSIGN_OR_RETURN(ValueId x, c.value_input(0));
   // Quantized values (QuantizeLinear's int8/uint8 output) stay narrow: the
