@@ -322,6 +322,24 @@ TEST(ImporterQuantTest, DynamicQuantizedLinearMatchesTheFloatProduct) {
   }
 }
 
+// PyTorch's exporter builds a bias's int32 zero point from int64 zeros and
+// a Cast: the constant keeps the int32 type and the bias dequantizes.
+TEST(ImporterQuantTest, ACastConstantZeroPointKeepsItsNarrowType) {
+  ModelWriter m(13);
+  m.input("x", {3}).output("y");
+  m.typed_ints("b", {3}, {5, -7, 9}, TensorProto::INT32);
+  m.floats("s", {3}, {0.5f, 0.25f, 2.0f});
+  m.ints("zeros64", {3}, {0, 0, 0});
+  ModelWriter::set_int(m.node("Cast", "/zp", {"zeros64"}, {"zp"}), "to", TensorProto::INT32);
+  ModelWriter::set_int(m.node("DequantizeLinear", "/b_dq", {"b", "s", "zp"}, {"bf"}), "axis", 0);
+  m.node("Add", "/add", {"x", "bf"}, {"y"});
+  StatusOr<aot::Graph> graph = import_onnx_from_memory(m.bytes());
+  ASSERT_TRUE(graph.ok()) << graph.message();
+  StatusOr<std::vector<float>> y = run_float(*graph, {1.0f, 1.0f, 1.0f});
+  ASSERT_TRUE(y.ok()) << y.message();
+  EXPECT_EQ(*y, (std::vector<float>{3.5f, -0.75f, 19.0f}));
+}
+
 // The test models of testdata/onnx/quant (scripts/make_quant_testdata.py):
 // ONNX Runtime gives exactly their expected outputs, and so must we.
 TEST(ImporterQuantTest, TestdataModelsMatchTheirExpectedOutputsExactly) {
