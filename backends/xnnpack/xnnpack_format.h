@@ -1,6 +1,6 @@
 #pragma once
 /// @file
-/// The XNNPACK backend's processed-bytes format, version 1.5. The AOT half
+/// The XNNPACK backend's processed-bytes format, version 1.6. The AOT half
 /// writes it (xnnpack_program.h), the runtime half parses and validates it
 /// (runtime/program_parser.h). Constants only, so device code may include it.
 ///
@@ -39,8 +39,9 @@
 ///   ...     4*n   u32 output slot per delegate output (num_outputs)
 ///
 /// Tensor descriptor: u8 rank (1..kXnnMaxRank), u8 layout (XnnLayout),
-/// i64 dims[rank]. Dims are always the LOGICAL shape (the graph's, NCHW
-/// for 4-D tensors); the layout says how the bytes are ordered.
+/// i64 dims[rank]; from 1.6 then u8 dtype (XnnDType) and, for kQs8 and
+/// kQu8, f32 scale (finite, > 0) and i32 zero point (in [-128, 127]). Dims are always the LOGICAL
+/// shape (the graph's, NCHW for 4-D tensors); the layout says how the bytes are ordered.
 ///
 /// Layout choice: XNNPACK's spatial operators are NHWC while the graph is
 /// NCHW. Inside the delegate, 4-D tensors stay NHWC from the first spatial
@@ -165,6 +166,47 @@
 ///                    kSlice's one run per row cannot copy. Glassbox's own
 ///                    kernel.
 ///
+/// Added in 1.6 (a 1.5 reader refuses these blobs by their minor version):
+/// int8 tensors and operators, for QDQ models (docs/quantization.md).
+/// A quantized slot holds one byte per element: real = (q - zero_point) *
+/// scale. kQu8 marks a slot the graph holds as uint8; its bytes are the
+/// uint8 values minus 128 (xor 0x80) and its zero point the uint8 one
+/// minus 128, so every operator computes on int8 and the runtime flips the
+/// top bit only where a uint8 tensor enters or leaves the delegate (or is
+/// logged). Float kinds read and write float slots only; the q kinds read
+/// and write quantized ones; kNchwToNhwc and kNhwcToNchw move either,
+/// output dtype and quantization equal to the input's. i32 min, max is a
+/// fused activation in the output's int8 domain (-128 <= min <= max <=
+/// 127). Weights are symmetric (zero point 0) int8, per output channel.
+///   kQuantize        no params. f32 -> quantized (ONNX QuantizeLinear:
+///                    x / scale, rounded half to even, saturated); any
+///                    layout, the output's.
+///   kDequantize      f32 scale (finite, > 0), i32 zero point (in [-128,
+///                    127], stored like a slot's): quantized -> f32 with
+///                    these (a dequantize_linear's own, which may differ
+///                    from the quantize's that made its input, as
+///                    ConvInteger's import writes them); any layout.
+///   kQConvolution    kConvolution's 13 u32; i32 min, max; f32
+///                    kernel_scale[G*GOC]; i32 bias[G*GOC] (scale input
+///                    scale * kernel_scale); i8 kernel[G*GOC*KH*KW*GIC] in
+///                    [G][GOC][KH][KW][GIC] order. NHWC.
+///   kQFullyConnected input_channels, output_channels; i32 min, max; f32
+///                    kernel_scale[OC]; i32 bias[OC]; i8 kernel[OC*IC].
+///                    Logical layout; batch = numel / IC.
+///   kQAdd kQMultiply i32 min, max; like kAdd (numpy broadcasting).
+///   kQMaxPooling     kMaxPooling's 10 u32; i32 min, max. Output
+///                    quantized like the input.
+///   kQAveragePooling kAveragePooling's 8 u32, count_include_pad (0 or 1);
+///                    i32 min, max. NHWC.
+///   kQGlobalAveragePooling  i32 min, max; like kGlobalAveragePooling.
+///   kQLookupTable    u8 table[256]: out byte = table[in byte] (sigmoid,
+///                    hardswish, hardsigmoid, relu, clamp, ... computed
+///                    at AOT time on the float kernel); any layout.
+///   kQConcatenate    axis (byte order); inputs requantized to the
+///                    output's scale and zero point.
+///   kQCopy           no params; a reshape or flatten (logical layout),
+///                    output quantized like the input.
+///
 /// Identifiers: consecutive operators may share one (1.2; the AOT half
 /// does so for hardsigmoid, a multiply by alpha then an add of beta with
 /// the output range [0, 1]); each is timed and logged under it, and only
@@ -179,9 +221,11 @@ inline constexpr char kXnnpackBackendName[] = "XnnpackBackend";
 
 inline constexpr char kXnnMagic[4] = {'G', 'B', 'X', 'N'};
 inline constexpr std::uint16_t kXnnFormatMajor = 1;
-inline constexpr std::uint16_t kXnnFormatMinor = 5;
+inline constexpr std::uint16_t kXnnFormatMinor = 6;
 /// The first minor version with the constants section.
 inline constexpr std::uint16_t kXnnConstantsMinor = 2;
+/// The first minor version whose tensor descriptors carry a dtype.
+inline constexpr std::uint16_t kXnnQuantMinor = 6;
 /// Bytes before the first input descriptor.
 inline constexpr std::uint32_t kXnnHeaderSize = 24;
 inline constexpr std::uint32_t kXnnMaxRank = 6;  // XNN_MAX_TENSOR_DIMS
@@ -234,14 +278,35 @@ enum class XnnOpKind : std::uint8_t {
   kErf = 40,
   // 1.5
   kStridedSlice = 41,
+  // 1.6
+  kQuantize = 42,
+  kDequantize = 43,
+  kQConvolution = 44,
+  kQFullyConnected = 45,
+  kQAdd = 46,
+  kQMultiply = 47,
+  kQMaxPooling = 48,
+  kQAveragePooling = 49,
+  kQGlobalAveragePooling = 50,
+  kQLookupTable = 51,
+  kQConcatenate = 52,
+  kQCopy = 53,
 };
-inline constexpr std::uint8_t kXnnMaxOpKind = 41;
+inline constexpr std::uint8_t kXnnMaxOpKind = 53;
 /// Rank slots of kConstantPad's pre/post lists.
 inline constexpr std::uint32_t kXnnPadRank = kXnnMaxRank;
 
 enum class XnnLayout : std::uint8_t {
   kLogical = 0,  ///< The graph's order (NCHW for 4-D).
   kNhwc = 1,     ///< 4-D only: bytes in N, H, W, C order.
+};
+
+/// A slot's element type (1.6; before, every slot is kF32). Values are part
+/// of the format: never renumber.
+enum class XnnDType : std::uint8_t {
+  kF32 = 0,
+  kQs8 = 1,  ///< int8
+  kQu8 = 2,  ///< uint8 in the graph, stored as int8 (value - 128)
 };
 
 enum class XnnIdentifierTag : std::uint8_t { kInt = 0, kString = 1 };
@@ -293,6 +358,18 @@ constexpr const char* xnn_op_type_name(XnnOpKind kind) {
     case XnnOpKind::kLayerNorm: return "glassbox_layer_norm";
     case XnnOpKind::kErf: return "glassbox_erf";
     case XnnOpKind::kStridedSlice: return "glassbox_strided_slice";
+    case XnnOpKind::kQuantize: return "glassbox_quantize_f32_qs8";
+    case XnnOpKind::kDequantize: return "convert_nc_qs8_f32";
+    case XnnOpKind::kQConvolution: return "convolution_nhwc_qc8";
+    case XnnOpKind::kQFullyConnected: return "convolution_nhwc_qc8 (fully connected)";
+    case XnnOpKind::kQAdd: return "add_nd_qs8";
+    case XnnOpKind::kQMultiply: return "multiply_nd_qs8";
+    case XnnOpKind::kQMaxPooling: return "max_pooling_nhwc_s8";
+    case XnnOpKind::kQAveragePooling: return "glassbox_average_pooling_nhwc_qs8";
+    case XnnOpKind::kQGlobalAveragePooling: return "global_average_pooling_nwc_qs8";
+    case XnnOpKind::kQLookupTable: return "glassbox_lookup_table_x8";
+    case XnnOpKind::kQConcatenate: return "glassbox_concatenate_qs8";
+    case XnnOpKind::kQCopy: return "copy_nc_x8";
   }
   return nullptr;
 }

@@ -4,6 +4,7 @@
 #include <array>
 #include <bit>
 #include <charconv>
+#include <cmath>
 #include <limits>
 #include <map>
 #include <optional>
@@ -17,6 +18,8 @@
 #include "backends/xnnpack/aot/xnnpack_program.h"
 #include "glassbox/aot/delegate_mapping_builder.h"
 #include "glassbox/aot/ops.h"
+#include "glassbox/runtime/kernels/elementwise.h"
+#include "glassbox/runtime/kernels/quantized.h"
 
 namespace glassbox::backends::xnnpack {
 namespace {
@@ -84,7 +87,18 @@ class Lowering {
   StatusOr<aot::PreprocessResult> run() {
     for (std::size_t i = 0; i < graph_.inputs.size(); ++i) {
       const aot::Value* v = graph_.find_value(graph_.inputs[i]);
-      program_.inputs.push_back({v->shape, XnnLayout::kLogical});
+      if (v->dtype == ScalarType::kChar || v->dtype == ScalarType::kByte) {
+        // An int8 input: its quantization is its dequantize's.
+        for (const Node* user : uses_.users(v->id)) {
+          const std::optional<TensorQuant> q = per_tensor_quant(graph_, *user);
+          if (q && user->op == aot::op::kDequantizeLinear) quant_of_[v->id.value] = *q;
+        }
+        if (!quant_of_.contains(v->id.value)) {
+          return Status(Error::kNotSupported, "XNNPACK backend: int8 input '" + v->name +
+                                                  "' has no per-tensor dequantize_linear");
+        }
+      }
+      program_.inputs.push_back(desc_of(v->id, XnnLayout::kLogical));
       slot_of(XnnLayout::kLogical)[v->id.value] = static_cast<std::uint32_t>(i);
     }
 
@@ -96,7 +110,25 @@ class Lowering {
         return Status(Error::kNotSupported, "XNNPACK backend cannot lower node '" + node.name +
                                                 "' (op '" + node.op + "'): " + why);
       }
-      GLASSBOX_RETURN_IF_ERROR(lower(node));
+      if (node.op == aot::op::kDequantizeLinear) {
+        // A constant's is read by its users (weights, float constants); an
+        // activation's becomes an operator only when a float op reads it.
+        if (!is_constant(node.inputs[0])) {
+          dequantized_[node.outputs[0].value] = {node.inputs[0], &node};
+          producers_[node.outputs[0].value] = {&node};
+        }
+        continue;
+      }
+      if (node.op == aot::op::kQuantizeLinear) {
+        GLASSBOX_RETURN_IF_ERROR(lower_quantize(node));
+        continue;
+      }
+      if (int8_reshape(graph_, node)) {
+        GLASSBOX_RETURN_IF_ERROR(lower_int8_reshape(node));
+        continue;
+      }
+      GLASSBOX_ASSIGN_OR_RETURN(const bool int8, lower_quantized(node));
+      if (!int8) GLASSBOX_RETURN_IF_ERROR(lower(node));
     }
     for (ValueId out : graph_.outputs) {
       auto producer = producers_.find(out.value);
@@ -124,16 +156,18 @@ class Lowering {
     const auto key = std::make_pair(id.value, layout);
     if (auto it = constant_slots_.find(key); it != constant_slots_.end()) return it->second;
     const aot::Value& v = value(id);
-    XnnConstant c{{v.shape.empty() ? std::vector<std::int64_t>{1} : v.shape, layout}, v.data};
+    XnnConstant c{{v.shape.empty() ? std::vector<std::int64_t>{1} : v.shape, layout},
+                  constant_floats(graph_, id).value_or(std::vector<float>{})};
     if (layout == XnnLayout::kNhwc) {
       c.desc.dims.insert(c.desc.dims.begin(), 4 - c.desc.dims.size(), 1);
       const std::int64_t n = c.desc.dims[0], ch = c.desc.dims[1],
                          hw = c.desc.dims[2] * c.desc.dims[3];
+      const std::vector<float> data = c.data;
       for (std::int64_t b = 0; b < n; ++b) {
         for (std::int64_t k = 0; k < ch; ++k) {
           for (std::int64_t i = 0; i < hw; ++i) {
             c.data[static_cast<std::size_t>((b * hw + i) * ch + k)] =
-                v.data[static_cast<std::size_t>((b * ch + k) * hw + i)];
+                data[static_cast<std::size_t>((b * ch + k) * hw + i)];
           }
         }
       }
@@ -146,7 +180,7 @@ class Lowering {
   // The slot of `id` as an operand in `layout`: a constant, or a computed
   // value (see slot_for).
   StatusOr<std::uint32_t> operand_slot(ValueId id, XnnLayout layout, const Sources& needed_by) {
-    if (is_constant(id)) return constant_slot(id, layout);
+    if (is_constant(id) || quantized_constant(graph_, id)) return constant_slot(id, layout);
     return slot_for(id, layout, needed_by);
   }
 
@@ -179,6 +213,11 @@ class Lowering {
   // The slot holding `id` in `layout`, converting (an operator mapped to
   // `needed_by`) when only the other layout exists.
   StatusOr<std::uint32_t> slot_for(ValueId id, XnnLayout layout, const Sources& needed_by) {
+    if (auto dq = dequantized_.find(id.value); dq != dequantized_.end() &&
+                                               !logical_slots_.contains(id.value) &&
+                                               !nhwc_slots_.contains(id.value)) {
+      GLASSBOX_RETURN_IF_ERROR(materialize_dequantize(id, dq->second, layout));
+    }
     auto& wanted = slot_of(layout);
     if (auto it = wanted.find(id.value); it != wanted.end()) return it->second;
     const XnnLayout other_layout =
@@ -195,7 +234,7 @@ class Lowering {
     XnnOp op;
     op.kind = layout == XnnLayout::kNhwc ? XnnOpKind::kNchwToNhwc : XnnOpKind::kNhwcToNchw;
     op.operands = {it->second};
-    op.output = {v.shape, layout};
+    op.output = desc_of(id, layout);
     const std::string name = v.name.empty() ? "v" + std::to_string(id.value) : v.name;
     GLASSBOX_RETURN_IF_ERROR(emit(std::move(op), needed_by,
                                   name + (layout == XnnLayout::kNhwc ? ".to_nhwc" : ".to_nchw")));
@@ -222,7 +261,7 @@ class Lowering {
 
   // Emits an operator computing graph value `out`.
   Status emit_value(XnnOp op, const Sources& sources, ValueId out, XnnLayout layout) {
-    op.output = {value(out).shape, layout};
+    op.output = desc_of(out, layout);
     GLASSBOX_RETURN_IF_ERROR(emit(std::move(op), sources));
     define(out, layout, sources);
     return Status();
@@ -327,9 +366,9 @@ class Lowering {
   Status lower_conv(const Node& conv) {
     Sources sources{&conv};
     const aot::Value& w = value(conv.inputs[1]);
-    ConvWeights weights{w.shape[0], w.data, {}};
+    ConvWeights weights{w.shape[0], *constant_floats(graph_, w.id), {}};
     if (conv.inputs.size() == 3) {
-      weights.bias = value(conv.inputs[2]).data;
+      weights.bias = *constant_floats(graph_, conv.inputs[2]);
     } else {
       weights.bias.assign(static_cast<std::size_t>(w.shape[0]), 0.f);
     }
@@ -425,7 +464,8 @@ class Lowering {
   }
 
   Status lower_fully_connected(const Node& node) {
-    if (node.op == aot::op::kMatmul && is_computed(graph_, node.inputs[1])) {
+    if (node.op == aot::op::kMatmul && is_computed(graph_, node.inputs[1]) &&
+        !quantized_constant(graph_, node.inputs[1])) {
       // Format 1.4: attention's Q K^T and its product with V.
       return lower_logical(node, XnnOpKind::kBatchMatMul, 2);
     }
@@ -436,21 +476,21 @@ class Lowering {
     if (node.op == aot::op::kLinear) {
       oc = w.shape[0];
       ic = w.shape[1];
-      kernel = w.data;
+      kernel = *constant_floats(graph_, w.id);
     } else {
       // matmul by a constant [K, N] is fully connected with weights [N, K].
       ic = w.shape[0];
       oc = w.shape[1];
-      kernel.resize(w.data.size());
+      const std::vector<float> data = *constant_floats(graph_, w.id);
+      kernel.resize(data.size());
       for (std::int64_t k = 0; k < ic; ++k) {
         for (std::int64_t n = 0; n < oc; ++n) {
-          kernel[static_cast<std::size_t>(n * ic + k)] =
-              w.data[static_cast<std::size_t>(k * oc + n)];
+          kernel[static_cast<std::size_t>(n * ic + k)] = data[static_cast<std::size_t>(k * oc + n)];
         }
       }
     }
     std::vector<float> bias(static_cast<std::size_t>(oc), 0.f);
-    if (node.inputs.size() == 3) bias = value(node.inputs[2]).data;
+    if (node.inputs.size() == 3) bias = *constant_floats(graph_, node.inputs[2]);
     ValueId out = node.outputs[0];
     // A constant bias added to the product: the operator's bias (summed
     // with the linear's own, in double, rounded once).
@@ -479,17 +519,9 @@ class Lowering {
     return emit_value(std::move(op), sources, out, XnnLayout::kLogical);
   }
 
-  Status lower_pool(const Node& node) {
-    Sources sources{&node};
-    XnnOp op;
-    if (identity_pool(node)) {
-      const XnnLayout layout = current_layout(node.inputs[0]);
-      op.kind = XnnOpKind::kCopy;
-      GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t in, slot_for(node.inputs[0], layout, sources));
-      op.operands = {in};
-      return emit_value(std::move(op), sources, node.outputs[0], layout);
-    }
-    const bool max_pool = node.op == aot::op::kMaxPool2d;
+  // A pooling node's params: pad t r b l, window h w, stride h w (and for
+  // max pooling dilation h w).
+  std::vector<std::uint32_t> pool_params(const Node& node, bool max_pool) const {
     auto pad = padding_tlbr(node);  // top, left, bottom, right
     const auto kernel = int_pair(node, "kernel", {1, 1});
     const auto stride = int_pair(node, "stride", kernel);
@@ -507,16 +539,32 @@ class Lowering {
                                   (in_dims[2 + i] + pad[i] + pad[2 + i]);
       pad[2 + i] += std::max<std::int64_t>(needed, 0);
     }
+    std::vector<std::uint32_t> ints = {u32(pad[0]),    u32(pad[3]),    u32(pad[2]),
+                                       u32(pad[1]),    u32(kernel[0]), u32(kernel[1]),
+                                       u32(stride[0]), u32(stride[1])};
+    if (max_pool) {
+      ints.push_back(u32(dilation[0]));
+      ints.push_back(u32(dilation[1]));
+    }
+    return ints;
+  }
+
+  Status lower_pool(const Node& node) {
+    Sources sources{&node};
+    XnnOp op;
+    if (identity_pool(node)) {
+      const XnnLayout layout = current_layout(node.inputs[0]);
+      op.kind = XnnOpKind::kCopy;
+      GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t in, slot_for(node.inputs[0], layout, sources));
+      op.operands = {in};
+      return emit_value(std::move(op), sources, node.outputs[0], layout);
+    }
+    const bool max_pool = node.op == aot::op::kMaxPool2d;
     op.kind = max_pool ? XnnOpKind::kMaxPooling : XnnOpKind::kAveragePooling;
     GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t in,
                               slot_for(node.inputs[0], XnnLayout::kNhwc, sources));
     op.operands = {in};
-    op.ints = {u32(pad[0]),    u32(pad[3]),    u32(pad[2]),    u32(pad[1]),
-               u32(kernel[0]), u32(kernel[1]), u32(stride[0]), u32(stride[1])};
-    if (max_pool) {
-      op.ints.push_back(u32(dilation[0]));
-      op.ints.push_back(u32(dilation[1]));
-    }
+    op.ints = pool_params(node, max_pool);
     op.floats = {-kInf, kInf};
     return emit_value(std::move(op), sources, node.outputs[0], XnnLayout::kNhwc);
   }
@@ -800,6 +848,270 @@ class Lowering {
     return emit_value(std::move(op), sources, node.outputs[0], layout);
   }
 
+  // ---- Format 1.6: int8 operators for QDQ groups ----
+
+  struct PendingDequantize {
+    ValueId q;         // the int8 value
+    const Node* node;  // the dequantize_linear
+  };
+
+  static XnnDType xnn_dtype(ScalarType type) {
+    return type == ScalarType::kByte ? XnnDType::kQu8 : XnnDType::kQs8;
+  }
+
+  // The format's zero point: a uint8 one minus 128 (xnnpack_format.h).
+  static std::int32_t stored_zero_point(const TensorQuant& q) {
+    return q.type == ScalarType::kByte ? q.zero_point - 128 : q.zero_point;
+  }
+
+  // `id`'s descriptor in `layout`, quantized when `id` is an int8 value.
+  XnnTensorDesc desc_of(ValueId id, XnnLayout layout) const {
+    XnnTensorDesc d{value(id).shape, layout};
+    if (auto it = quant_of_.find(id.value); it != quant_of_.end()) {
+      d.dtype = xnn_dtype(it->second.type);
+      d.scale = it->second.scale;
+      d.zero_point = stored_zero_point(it->second);
+    }
+    return d;
+  }
+
+  // The layout `id` has or will have without a conversion.
+  XnnLayout natural_layout(ValueId id) const {
+    if (auto dq = dequantized_.find(id.value);
+        dq != dequantized_.end() && !logical_slots_.contains(id.value)) {
+      return current_layout(dq->second.q);
+    }
+    return current_layout(id);
+  }
+
+  // A float op reads a dequantized activation in `layout`: a convert to
+  // float (after any layout conversion, which moves a quarter of the bytes
+  // on int8), mapped to the dequantize_linear.
+  Status materialize_dequantize(ValueId id, PendingDequantize dq, XnnLayout layout) {
+    const Sources sources{dq.node};
+    GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t in, slot_for(dq.q, layout, sources));
+    // The dequantize's own parameters: ConvInteger's import dequantizes
+    // with the integer op's zero point and scale 1, not the quantize's.
+    const TensorQuant quant = *per_tensor_quant(graph_, *dq.node);
+    XnnOp op;
+    op.kind = XnnOpKind::kDequantize;
+    op.operands = {in};
+    op.floats = {quant.scale};
+    append_i32(&op.bytes, stored_zero_point(quant));
+    return emit_value(std::move(op), sources, id, layout);
+  }
+
+  // A quantize_linear no int8 operator absorbed (the model input's): a
+  // convert to int8.
+  Status lower_quantize(const Node& q) {
+    const Sources sources{&q};
+    quant_of_[q.outputs[0].value] = *per_tensor_quant(graph_, q);
+    const XnnLayout layout = natural_layout(q.inputs[0]);
+    GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t in, slot_for(q.inputs[0], layout, sources));
+    XnnOp op;
+    op.kind = XnnOpKind::kQuantize;
+    op.operands = {in};
+    return emit_value(std::move(op), sources, q.outputs[0], layout);
+  }
+
+  // A reshape of int8 bytes: a copy, quantized like its input.
+  Status lower_int8_reshape(const Node& node) {
+    const Sources sources{&node};
+    auto quant = quant_of_.find(node.inputs[0].value);
+    if (quant == quant_of_.end()) {
+      return Status(Error::kNotSupported, "XNNPACK backend: int8 reshape '" + node.name +
+                                              "' of a value made outside the delegate");
+    }
+    quant_of_[node.outputs[0].value] = quant->second;
+    GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t in,
+                              slot_for(node.inputs[0], XnnLayout::kLogical, sources));
+    XnnOp op;
+    op.kind = XnnOpKind::kQCopy;
+    op.operands = {in};
+    return emit_value(std::move(op), sources, node.outputs[0], XnnLayout::kLogical);
+  }
+
+  // The int8 image of the float range [lo, hi] in `y`'s stored domain
+  // (quantize_linear is monotone, so clamping before or after it agrees).
+  static std::array<std::int32_t, 2> quantized_range(const TensorQuant& y, float lo, float hi) {
+    const std::int32_t type_min = y.type == ScalarType::kByte ? 0 : -128;
+    const std::int32_t type_max = type_min + 255;
+    const auto q = [&](float v, std::int32_t unbounded) {
+      if (std::isinf(v)) return unbounded;
+      const float r = std::nearbyint(v / y.scale) + static_cast<float>(y.zero_point);
+      return static_cast<std::int32_t>(
+          std::clamp(r, static_cast<float>(type_min), static_cast<float>(type_max)));
+    };
+    const std::int32_t shift = y.type == ScalarType::kByte ? 128 : 0;
+    return {q(lo, type_min) - shift, q(hi, type_max) - shift};
+  }
+
+  // The 256-entry table of a unary op (then the activations' [lo, hi]) from
+  // x's to y's stored bytes: each input dequantized, the portable float
+  // kernel, quantized as quantize_linear does.
+  StatusOr<std::vector<std::uint8_t>> lookup_table(const Node& node, const TensorQuant& x,
+                                                   const TensorQuant& y, float lo, float hi) {
+    namespace kernels = runtime::kernels;
+    float in[256], out[256];
+    for (int b = 0; b < 256; ++b) {
+      const std::int32_t stored = static_cast<std::int8_t>(b);
+      const std::int32_t graph = x.type == ScalarType::kByte ? stored + 128 : stored;
+      in[b] = static_cast<float>(graph - x.zero_point) * x.scale;
+    }
+    const std::string_view op = node.op;
+    Error e = Error::kOk;
+    if (op == aot::op::kSigmoid) {
+      e = kernels::sigmoid(in, out, 256);
+    } else if (op == aot::op::kHardswish) {
+      e = kernels::hardswish(in, out, 256);
+    } else if (op == aot::op::kHardsigmoid) {
+      e = kernels::hardsigmoid(in, out, 256,
+                               static_cast<float>(float_attr(node, "alpha").value_or(0.2)),
+                               static_cast<float>(float_attr(node, "beta").value_or(0.5)));
+    } else {
+      std::copy(in, in + 256, out);  // relu / clamp: their range is in [lo, hi]
+    }
+    if (e != Error::kOk) return Status(e, "XNNPACK backend: lookup table of '" + node.name + "'");
+    for (float& v : out) v = std::min(std::max(v, lo), hi);
+    std::vector<std::uint8_t> table(256);
+    const std::int32_t zero_point = y.zero_point;
+    const std::int64_t shape[1] = {256};
+    const ErrorInfo q = kernels::quantize_linear(
+        out, Span<const std::int64_t>(shape, 1),
+        {Span<const float>(&y.scale, 1), Span<const std::int32_t>(&zero_point, 1)}, 0, table.data(),
+        y.type);
+    if (q.code != Error::kOk) return Status(q.code, q.message);
+    if (y.type == ScalarType::kByte) {
+      for (std::uint8_t& v : table) v = static_cast<std::uint8_t>(v ^ 0x80u);
+    }
+    return table;
+  }
+
+  static void append_i32(std::vector<std::uint8_t>* bytes, std::int32_t v) {
+    const auto u = static_cast<std::uint32_t>(v);
+    for (int i = 0; i < 4; ++i) bytes->push_back(static_cast<std::uint8_t>(u >> (8 * i)));
+  }
+
+  // A float op between dequantizes of int8 activations and one quantize
+  // (after any relu / clamp) as one int8 operator: false when the node is
+  // not such a group or the group has no int8 lowering (then the float
+  // lowering runs it between converts).
+  StatusOr<bool> lower_quantized(const Node& node) {
+    const std::optional<QuantizedGroup> group = quantized_group(graph_, node);
+    if (!group) return false;
+    const std::vector<ValueId>& qin = group->inputs;
+    for (std::size_t i = 0; i < qin.size(); ++i) {
+      // An int8 delegate input is quantized as its (first) dequantize says.
+      auto known = quant_of_.find(qin[i].value);
+      if (known == quant_of_.end() ||
+          per_tensor_quant(graph_, *producer_of(graph_, node.inputs[i])) != known->second) {
+        return false;
+      }
+    }
+    const std::string_view name = node.op;
+    const bool weighted =
+        name == aot::op::kConv2d || name == aot::op::kLinear || name == aot::op::kMatmul;
+    const Node* q = group->quantize;
+    const TensorQuant y = *per_tensor_quant(graph_, *q);
+    const TensorQuant x = quant_of_.at(qin[0].value);
+    const auto range = quantized_range(y, group->min, group->max);
+    const std::vector<std::uint32_t> qrange = {static_cast<std::uint32_t>(range[0]),
+                                               static_cast<std::uint32_t>(range[1])};
+    XnnOp op;
+    XnnLayout layout = XnnLayout::kLogical;
+    XnnLayout in_layout = XnnLayout::kLogical;
+    if (name == aot::op::kConv2d) {
+      const aot::Value& w = value(node.inputs[1]);
+      const std::int64_t groups = int_attr(node, "groups", 1);
+      const std::int64_t oc = w.shape[0], gic = w.shape[1], kh = w.shape[2], kw = w.shape[3];
+      const std::optional<Int8Weights> qw = int8_weights(graph_, node, oc, 0, x.scale);
+      if (!qw) return false;
+      op.kind = XnnOpKind::kQConvolution;
+      op.ints = window_params(node, kh, kw);
+      op.ints.insert(op.ints.end(), {u32(groups), u32(gic), u32(oc / groups)});
+      op.floats = qw->scales;
+      for (std::int32_t b : qw->bias) append_i32(&op.bytes, b);
+      // OIHW -> [G][GOC][KH][KW][GIC], as lower_conv.
+      for (std::int64_t o = 0; o < oc; ++o) {
+        for (std::int64_t r = 0; r < kh * kw; ++r) {
+          for (std::int64_t i = 0; i < gic; ++i) {
+            op.bytes.push_back(static_cast<std::uint8_t>(
+                qw->kernel[static_cast<std::size_t>((o * gic + i) * kh * kw + r)]));
+          }
+        }
+      }
+      in_layout = layout = XnnLayout::kNhwc;
+    } else if (weighted) {
+      const aot::Value& w = value(node.inputs[1]);
+      const bool linear = name == aot::op::kLinear;  // [N, K]; matmul's is [K, N]
+      const std::int64_t n = linear ? w.shape[0] : w.shape[1];
+      const std::int64_t k = linear ? w.shape[1] : w.shape[0];
+      const std::optional<Int8Weights> qw = int8_weights(graph_, node, n, linear ? 0 : 1, x.scale);
+      if (!qw) return false;
+      op.kind = XnnOpKind::kQFullyConnected;
+      op.ints = {u32(k), u32(n)};
+      op.floats = qw->scales;
+      for (std::int32_t b : qw->bias) append_i32(&op.bytes, b);
+      for (std::int64_t j = 0; j < n; ++j) {
+        for (std::int64_t i = 0; i < k; ++i) {
+          op.bytes.push_back(static_cast<std::uint8_t>(
+              qw->kernel[static_cast<std::size_t>(linear ? j * k + i : i * n + j)]));
+        }
+      }
+    } else if (name == aot::op::kAdd || name == aot::op::kMul) {
+      const auto rank4 = [&](ValueId v) { return value(v).shape.size() == 4; };
+      const bool nhwc = value(node.outputs[0]).shape.size() == 4 && rank4(qin[0]) &&
+                        rank4(qin[1]) &&
+                        (current_layout(qin[0]) == XnnLayout::kNhwc ||
+                         current_layout(qin[1]) == XnnLayout::kNhwc);
+      in_layout = layout = nhwc ? XnnLayout::kNhwc : XnnLayout::kLogical;
+      op.kind = name == aot::op::kAdd ? XnnOpKind::kQAdd : XnnOpKind::kQMultiply;
+    } else if (name == aot::op::kMaxPool2d || name == aot::op::kAvgPool2d) {
+      const bool max_pool = name == aot::op::kMaxPool2d;
+      op.kind = max_pool ? XnnOpKind::kQMaxPooling : XnnOpKind::kQAveragePooling;
+      op.ints = pool_params(node, max_pool);
+      if (!max_pool) op.ints.push_back(0);  // padding is never counted (xnnpack_partitioner.h)
+      in_layout = layout = XnnLayout::kNhwc;
+    } else if (name == aot::op::kGlobalAvgPool2d) {
+      op.kind = XnnOpKind::kQGlobalAveragePooling;
+      in_layout = XnnLayout::kNhwc;
+    } else if (name == aot::op::kConcat) {
+      const std::size_t rank = value(node.outputs[0]).shape.size();
+      std::int64_t axis = int_attr(node, "axis", 0);
+      if (axis < 0) axis += static_cast<std::int64_t>(rank);
+      bool any_nhwc = false;
+      for (ValueId in : qin) any_nhwc |= current_layout(in) == XnnLayout::kNhwc;
+      const bool nhwc = rank == 4 && any_nhwc;
+      in_layout = layout = nhwc ? XnnLayout::kNhwc : XnnLayout::kLogical;
+      op.kind = XnnOpKind::kQConcatenate;
+      op.ints = {u32(nhwc ? kNhwcPosition[axis] : axis)};
+    } else if (name == aot::op::kFlatten || name == aot::op::kReshape) {
+      op.kind = XnnOpKind::kQCopy;
+    } else {
+      GLASSBOX_ASSIGN_OR_RETURN(op.bytes, lookup_table(node, x, y, group->min, group->max));
+      op.kind = XnnOpKind::kQLookupTable;
+      in_layout = layout = current_layout(qin[0]);
+    }
+    if (op.kind != XnnOpKind::kQLookupTable && op.kind != XnnOpKind::kQConcatenate &&
+        op.kind != XnnOpKind::kQCopy) {
+      op.ints.insert(op.ints.end(), qrange.begin(), qrange.end());
+    }
+    Sources sources{&node};
+    for (const Node* a : group->activations) {
+      absorb(*a);
+      sources.push_back(a);
+    }
+    absorb(*q);
+    sources.push_back(q);
+    for (ValueId in : qin) {
+      GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t slot, slot_for(in, in_layout, sources));
+      op.operands.push_back(slot);
+    }
+    quant_of_[q->outputs[0].value] = y;
+    GLASSBOX_RETURN_IF_ERROR(emit_value(std::move(op), sources, q->outputs[0], layout));
+    return true;
+  }
+
   const aot::Graph& graph_;
   bool string_ids_;
   aot::DelegateMappingBuilder builder_;
@@ -809,7 +1121,9 @@ class Lowering {
   std::unordered_map<std::int32_t, std::uint32_t> nhwc_slots_;
   std::map<std::pair<std::int32_t, XnnLayout>, std::uint32_t> constant_slots_;  // provisional
   std::map<std::pair<std::uint32_t, XnnLayout>, std::uint32_t> scalar_slots_;   // f32 bits
-  std::unordered_map<std::int32_t, Sources> producers_;  // value -> sources of its op
+  std::unordered_map<std::int32_t, Sources> producers_;     // value -> sources of its op
+  std::unordered_map<std::int32_t, TensorQuant> quant_of_;  // int8 value -> its quantization
+  std::unordered_map<std::int32_t, PendingDequantize> dequantized_;  // float value -> source
 };
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <iterator>
 #include <limits>
+#include <unordered_map>
 
 #include "backends/common/graph_uses.h"
 #include "backends/common/node_attributes.h"
@@ -51,11 +52,16 @@ std::string value_rejection(const Graph& graph, ValueId id) {
   return kTaken;
 }
 
+// A float constant, or a dequantized one (QDQ weights and biases).
+bool is_weight(const Graph& graph, ValueId id) {
+  return is_float_constant(graph, id) || quantized_constant(graph, id).has_value();
+}
+
 // conv2d, conv_transpose2d, linear: a computed input and constant weights.
 std::string weighted_rejection(const Graph& graph, const Node& node) {
   if (!is_computed(graph, node.inputs[0])) return kConstantOperand;
   for (std::size_t i = 1; i < node.inputs.size(); ++i) {
-    if (!is_float_constant(graph, node.inputs[i])) return kNonConstantWeights;
+    if (!is_weight(graph, node.inputs[i])) return kNonConstantWeights;
   }
   if (node.op == aot::op::kConvTranspose2d) {
     const auto stride = int_pair(node, "stride", {1, 1});
@@ -82,6 +88,10 @@ std::string batch_norm_rejection(const Graph& graph, const Node& node) {
 
 std::string matmul_rejection(const Graph& graph, const Node& node) {
   if (!is_computed(graph, node.inputs[0])) return kConstantOperand;
+  if (quantized_constant(graph, node.inputs[1])) {
+    if (graph.find_value(node.inputs[1])->shape.size() != 2) return "batched constant matmul";
+    return kTaken;
+  }
   if (is_computed(graph, node.inputs[1])) {
     // Format 1.4's batch matmul: equal ranks and batch dims.
     const auto& a = graph.find_value(node.inputs[0])->shape;
@@ -209,6 +219,30 @@ std::string layer_norm_rejection(const Graph& graph, const Node& node) {
   return kTaken;
 }
 
+// Quantize and dequantize: per tensor for activations; a dequantized
+// constant only where its every user is taken (it has no operator of its
+// own: its users read it as weights or as a float constant).
+std::string quantization_rejection(const Graph& graph, const Node& node) {
+  const ValueId x = node.inputs[0];
+  if (node.op == aot::op::kDequantizeLinear && !is_computed(graph, x)) {
+    if (!quantized_constant(graph, node.outputs[0])) return "dequantized constant without data";
+    if (GraphUses(graph).is_output(node.outputs[0])) return "dequantized constant is an output";
+    for (const Node& user : graph.nodes) {
+      if (std::find(user.inputs.begin(), user.inputs.end(), node.outputs[0]) != user.inputs.end() &&
+          !xnnpack_supports(graph, user)) {
+        return "dequantized constant read by an op left on portable";
+      }
+    }
+    return kTaken;
+  }
+  if (!is_computed(graph, x)) return kConstantOperand;
+  const std::optional<TensorQuant> quant = per_tensor_quant(graph, node);
+  if (!quant) return "per-axis or non-constant activation quantization";
+  const ValueId float_side = node.op == aot::op::kQuantizeLinear ? x : node.outputs[0];
+  if (std::string why = value_rejection(graph, float_side); !why.empty()) return why;
+  return kTaken;
+}
+
 std::string op_rejection(const Graph& graph, const Node& node) {
   const std::string_view op = node.op;
   if (op == aot::op::kConv2d || op == aot::op::kLinear || op == aot::op::kConvTranspose2d) {
@@ -274,19 +308,63 @@ std::string op_rejection(const Graph& graph, const Node& node) {
 
 std::set<std::string, std::less<>> xnnpack_supported_ops() {
   using namespace aot::op;
-  static constexpr std::string_view kOps[] = {
-      kConv2d,     kBatchNorm,   kLinear,  kMatmul,    kMaxPool2d,    kAvgPool2d, kGlobalAvgPool2d,
-      kAdd,        kSub,         kMul,     kDiv,       kRelu,         kClamp,     kHardswish,
-      kSigmoid,    kSoftmax,     kFlatten, kReshape,   kConcat,       kAbs,       kNeg,
-      kFloor,      kCeil,        kRound,   kSqrt,      kElu,          kLeakyRelu, kPow,
-      kMin,        kMax,         kPrelu,   kPad,       kDepthToSpace, kResize,    kConvTranspose2d,
-      kReduceMean, kHardsigmoid, kSlice,   kTranspose, kLayerNorm,    kErf,       kGather};
+  static constexpr std::string_view kOps[] = {kConv2d,
+                                              kBatchNorm,
+                                              kLinear,
+                                              kMatmul,
+                                              kMaxPool2d,
+                                              kAvgPool2d,
+                                              kGlobalAvgPool2d,
+                                              kAdd,
+                                              kSub,
+                                              kMul,
+                                              kDiv,
+                                              kRelu,
+                                              kClamp,
+                                              kHardswish,
+                                              kSigmoid,
+                                              kSoftmax,
+                                              kFlatten,
+                                              kReshape,
+                                              kConcat,
+                                              kAbs,
+                                              kNeg,
+                                              kFloor,
+                                              kCeil,
+                                              kRound,
+                                              kSqrt,
+                                              kElu,
+                                              kLeakyRelu,
+                                              kPow,
+                                              kMin,
+                                              kMax,
+                                              kPrelu,
+                                              kPad,
+                                              kDepthToSpace,
+                                              kResize,
+                                              kConvTranspose2d,
+                                              kReduceMean,
+                                              kHardsigmoid,
+                                              kSlice,
+                                              kTranspose,
+                                              kLayerNorm,
+                                              kErf,
+                                              kGather,
+                                              kQuantizeLinear,
+                                              kDequantizeLinear};
   return {std::begin(kOps), std::end(kOps)};
 }
 
 std::string xnnpack_rejection(const Graph& graph, const Node& node) {
   if (node.is_delegate_call()) return "already delegated";
   if (!xnnpack_supported_ops().contains(node.op)) return kNotSupported;
+  if (node.op == aot::op::kQuantizeLinear || node.op == aot::op::kDequantizeLinear) {
+    return quantization_rejection(graph, node);
+  }
+  if ((node.op == aot::op::kReshape || node.op == aot::op::kFlatten) &&
+      graph.find_value(node.inputs[0])->dtype != ScalarType::kFloat) {
+    return int8_reshape(graph, node) ? kTaken : "int8 reshape of a value no quantize_linear made";
+  }
   for (ValueId out : node.outputs) {
     if (std::string why = value_rejection(graph, out); !why.empty()) return why;
   }
@@ -306,6 +384,248 @@ std::vector<std::string> xnnpack_partition_report(const Graph& graph) {
   reasons.reserve(graph.nodes.size());
   for (const Node& node : graph.nodes) reasons.push_back(xnnpack_rejection(graph, node));
   return reasons;
+}
+
+std::optional<TensorQuant> per_tensor_quant(const Graph& graph, const Node& node) {
+  if (node.op != aot::op::kQuantizeLinear && node.op != aot::op::kDequantizeLinear) {
+    return std::nullopt;
+  }
+  const aot::Value* q =
+      graph.find_value(node.op == aot::op::kQuantizeLinear ? node.outputs[0] : node.inputs[0]);
+  const aot::Value* scale = node.inputs.size() > 1 ? graph.find_value(node.inputs[1]) : nullptr;
+  if (q == nullptr || (q->dtype != ScalarType::kChar && q->dtype != ScalarType::kByte) ||
+      scale == nullptr || !is_float_constant(graph, scale->id) || scale->data.size() != 1 ||
+      !(scale->data[0] > 0) || !std::isfinite(scale->data[0])) {
+    return std::nullopt;
+  }
+  TensorQuant quant{q->dtype, scale->data[0], 0};
+  if (node.inputs.size() > 2) {
+    const aot::Value* zp = graph.find_value(node.inputs[2]);
+    if (zp == nullptr || zp->kind != aot::ValueKind::kConstant || zp->int_data.size() != 1) {
+      return std::nullopt;
+    }
+    quant.zero_point = static_cast<std::int32_t>(zp->int_data[0]);
+  }
+  return quant;
+}
+
+std::optional<QuantizedConstant> quantized_constant(const Graph& graph, ValueId id) {
+  const Node* dq = producer_of(graph, id);
+  if (dq == nullptr || dq->op != aot::op::kDequantizeLinear || dq->inputs.size() < 2) {
+    return std::nullopt;
+  }
+  const aot::Value* x = graph.find_value(dq->inputs[0]);
+  const aot::Value* scale = graph.find_value(dq->inputs[1]);
+  if (x == nullptr || x->kind != aot::ValueKind::kConstant ||
+      static_cast<std::int64_t>(x->int_data.size()) != x->numel() || x->numel() == 0 ||
+      scale == nullptr || !is_float_constant(graph, scale->id) || scale->data.empty()) {
+    return std::nullopt;
+  }
+  QuantizedConstant c;
+  c.values = x;
+  c.scales = scale->data;
+  c.zero_points.assign(c.scales.size(), 0);
+  if (dq->inputs.size() > 2) {
+    const aot::Value* zp = graph.find_value(dq->inputs[2]);
+    if (zp == nullptr || zp->kind != aot::ValueKind::kConstant ||
+        zp->int_data.size() != c.scales.size()) {
+      return std::nullopt;
+    }
+    c.zero_points = zp->int_data;
+  }
+  const auto rank = static_cast<std::int64_t>(x->shape.size());
+  c.axis = int_attr(*dq, "axis", 1);
+  if (c.axis < 0) c.axis += rank;
+  std::int64_t inner = 1;
+  if (c.scales.size() > 1) {
+    if (c.axis < 0 || c.axis >= rank ||
+        x->shape[static_cast<std::size_t>(c.axis)] != static_cast<std::int64_t>(c.scales.size())) {
+      return std::nullopt;
+    }
+    for (std::int64_t d = c.axis + 1; d < rank; ++d) inner *= x->shape[static_cast<std::size_t>(d)];
+  }
+  c.dequantized.resize(x->int_data.size());
+  for (std::size_t i = 0; i < x->int_data.size(); ++i) {
+    const std::size_t k =
+        c.scales.size() == 1 ? 0 : (i / static_cast<std::size_t>(inner)) % c.scales.size();
+    c.dequantized[i] = static_cast<float>(x->int_data[i] - c.zero_points[k]) * c.scales[k];
+  }
+  return c;
+}
+
+std::optional<std::vector<float>> constant_floats(const Graph& graph, ValueId id) {
+  if (is_float_constant(graph, id)) return graph.find_value(id)->data;
+  if (std::optional<QuantizedConstant> c = quantized_constant(graph, id)) {
+    return std::move(c->dequantized);
+  }
+  return std::nullopt;
+}
+
+std::optional<Int8Weights> int8_weights(const Graph& graph, const Node& node, std::int64_t channels,
+                                        std::int64_t channel_axis, float x_scale) {
+  const std::optional<QuantizedConstant> w = quantized_constant(graph, node.inputs[1]);
+  if (!w || (w->scales.size() != 1 && (w->axis != channel_axis ||
+                                       static_cast<std::int64_t>(w->scales.size()) != channels))) {
+    return std::nullopt;
+  }
+  const auto& shape = w->values->shape;
+  std::int64_t inner = 1;
+  for (std::size_t d = static_cast<std::size_t>(channel_axis) + 1; d < shape.size(); ++d) {
+    inner *= shape[d];
+  }
+  Int8Weights q;
+  q.kernel.resize(w->values->int_data.size());
+  for (std::size_t i = 0; i < q.kernel.size(); ++i) {
+    const std::size_t k =
+        w->scales.size() == 1 ? 0 : (i / static_cast<std::size_t>(inner)) % w->scales.size();
+    const std::int64_t v = w->values->int_data[i] - w->zero_points[k];
+    if (v < -128 || v > 127) return std::nullopt;
+    q.kernel[i] = static_cast<std::int8_t>(v);
+  }
+  q.scales.resize(static_cast<std::size_t>(channels));
+  for (std::size_t c = 0; c < q.scales.size(); ++c) {
+    q.scales[c] = w->scales[w->scales.size() == 1 ? 0 : c];
+  }
+  q.bias.assign(static_cast<std::size_t>(channels), 0);
+  if (node.inputs.size() < 3) return q;
+  const std::optional<QuantizedConstant> b = quantized_constant(graph, node.inputs[2]);
+  const std::optional<std::vector<float>> floats = constant_floats(graph, node.inputs[2]);
+  if (!floats || floats->size() != q.bias.size()) return std::nullopt;
+  for (std::size_t c = 0; c < q.bias.size(); ++c) {
+    const float scale = x_scale * q.scales[c];
+    const std::size_t k = b && b->scales.size() > 1 ? c : 0;
+    const bool exact = b && b->values->dtype == ScalarType::kInt && b->scales[k] == scale &&
+                       b->zero_points[k] == 0;
+    const double v = exact ? static_cast<double>(b->values->int_data[c])
+                           : std::nearbyint(static_cast<double>((*floats)[c]) / scale);
+    if (!(std::abs(v) < 2147483647.0)) return std::nullopt;
+    q.bias[c] = static_cast<std::int32_t>(v);
+  }
+  return q;
+}
+
+namespace {
+
+// The int8 value a dequantize_linear producing `id` reads, with its
+// quantization, when the dequantize is per tensor, of a computed value, and
+// agrees with the quantize_linear (if any) that made that value.
+std::optional<std::pair<ValueId, TensorQuant>> dequantized_activation(const Graph& graph,
+                                                                      ValueId id) {
+  const Node* dq = producer_of(graph, id);
+  if (dq == nullptr || dq->op != aot::op::kDequantizeLinear || !is_computed(graph, dq->inputs[0])) {
+    return std::nullopt;
+  }
+  const std::optional<TensorQuant> quant = per_tensor_quant(graph, *dq);
+  if (!quant || !xnnpack_supports(graph, *dq)) return std::nullopt;
+  const Node* q = producer_of(graph, dq->inputs[0]);
+  if (q != nullptr && (q->op != aot::op::kQuantizeLinear || per_tensor_quant(graph, *q) != quant)) {
+    return std::nullopt;
+  }
+  return std::make_pair(dq->inputs[0], *quant);
+}
+
+bool is_table_op(std::string_view op) {
+  return op == aot::op::kSigmoid || op == aot::op::kHardswish || op == aot::op::kHardsigmoid ||
+         op == aot::op::kRelu || op == aot::op::kClamp;
+}
+
+}  // namespace
+
+bool int8_reshape(const Graph& graph, const Node& node) {
+  if (node.op != aot::op::kReshape && node.op != aot::op::kFlatten) return false;
+  const aot::Value* x = graph.find_value(node.inputs[0]);
+  const aot::Value* y = graph.find_value(node.outputs[0]);
+  if (x == nullptr || y == nullptr || x->dtype != y->dtype ||
+      (x->dtype != ScalarType::kChar && x->dtype != ScalarType::kByte) ||
+      y->shape.size() > kXnnMaxRank || y->shape.empty() || x->shape.empty()) {
+    return false;
+  }
+  // QLinearConv's import: an int8 value straight from a quantize_linear
+  // (or another such reshape), quantized per tensor.
+  const Node* producer = producer_of(graph, x->id);
+  if (producer == nullptr) return false;
+  if (producer->op == aot::op::kQuantizeLinear) {
+    return per_tensor_quant(graph, *producer).has_value() && xnnpack_supports(graph, *producer);
+  }
+  return int8_reshape(graph, *producer);
+}
+
+std::optional<QuantizedGroup> quantized_group(const Graph& graph, const Node& node) {
+  const std::string_view op = node.op;
+  const bool weighted = op == aot::op::kConv2d || op == aot::op::kLinear || op == aot::op::kMatmul;
+  const bool fuses = weighted || is_table_op(op) || op == aot::op::kAdd || op == aot::op::kMul ||
+                     op == aot::op::kMaxPool2d || op == aot::op::kAvgPool2d ||
+                     op == aot::op::kGlobalAvgPool2d;
+  if ((!fuses && op != aot::op::kConcat && op != aot::op::kFlatten && op != aot::op::kReshape) ||
+      !xnnpack_supports(graph, node)) {
+    return std::nullopt;
+  }
+  QuantizedGroup group;
+  std::vector<TensorQuant> quants;
+  // Weights, and reshape's shape, are no activations.
+  const std::size_t activations = weighted || op == aot::op::kReshape ? 1 : node.inputs.size();
+  for (std::size_t i = 0; i < activations; ++i) {
+    const auto in = dequantized_activation(graph, node.inputs[i]);
+    if (!in) return std::nullopt;
+    group.inputs.push_back(in->first);
+    quants.push_back(in->second);
+  }
+  group.min = -std::numeric_limits<float>::infinity();
+  group.max = std::numeric_limits<float>::infinity();
+  if (const std::optional<ActivationRange> own = activation_range(node)) {
+    group.min = own->min;
+    group.max = own->max;
+  }
+  const GraphUses uses(graph);
+  ValueId out = node.outputs[0];
+  while (fuses) {
+    const Node* user = uses.sole_user(out);
+    const std::optional<ActivationRange> range =
+        user != nullptr ? activation_range(*user) : std::nullopt;
+    if (!range || !xnnpack_supports(graph, *user)) break;
+    group.activations.push_back(user);
+    group.min = std::max(group.min, range->min);
+    group.max = std::min(group.max, range->max);
+    out = user->outputs[0];
+  }
+  group.quantize = uses.sole_user(out);
+  if (group.quantize == nullptr || group.quantize->op != aot::op::kQuantizeLinear ||
+      !xnnpack_supports(graph, *group.quantize)) {
+    return std::nullopt;
+  }
+  const TensorQuant y = *per_tensor_quant(graph, *group.quantize);
+  const TensorQuant& x = quants[0];
+  if (op == aot::op::kConv2d) {
+    const auto& w = graph.find_value(node.inputs[1])->shape;
+    if (!int8_weights(graph, node, w[0], 0, x.scale)) return std::nullopt;
+  } else if (weighted) {
+    const auto& w = graph.find_value(node.inputs[1])->shape;
+    const bool linear = op == aot::op::kLinear;
+    if (w.size() != 2 || (!linear && node.inputs.size() > 2) ||
+        !int8_weights(graph, node, linear ? w[0] : w[1], linear ? 0 : 1, x.scale)) {
+      return std::nullopt;
+    }
+  } else if (op == aot::op::kMaxPool2d || op == aot::op::kAvgPool2d) {
+    // s8 max pooling does not requantize; a 1x1 window is a float copy.
+    if (identity_pool(node) || (op == aot::op::kMaxPool2d && !(x == y))) return std::nullopt;
+  } else if (op == aot::op::kFlatten || op == aot::op::kReshape) {
+    if (!(x == y)) return std::nullopt;
+  }
+  return group;
+}
+
+std::vector<bool> xnnpack_int8_report(const Graph& graph) {
+  std::vector<bool> int8(graph.nodes.size(), false);
+  std::unordered_map<const Node*, std::size_t> index;
+  for (std::size_t n = 0; n < graph.nodes.size(); ++n) index[&graph.nodes[n]] = n;
+  for (std::size_t n = 0; n < graph.nodes.size(); ++n) {
+    const std::optional<QuantizedGroup> group = quantized_group(graph, graph.nodes[n]);
+    if (!group) continue;
+    int8[n] = true;
+    for (const Node* a : group->activations) int8[index.at(a)] = true;
+    int8[index.at(group->quantize)] = true;
+  }
+  return int8;
 }
 
 std::optional<PreluSlope> prelu_slope(const Graph& graph, const Node& node) {

@@ -43,7 +43,19 @@
 /// - layer_norm: over the last axis, scale (and bias) constant [C].
 /// - erf: input computed.
 ///
-/// All computed values must be float32 of rank 1..6 with no zero-sized
+/// - quantize_linear: float input, one scale and zero point (per tensor).
+/// - dequantize_linear: of an int8 / uint8 value quantized per tensor; or
+///   of a constant (weights, biases) whose every user the backend takes.
+///   A float op whose activations are such dequantizes and whose output
+///   (after relu / clamp) has one quantize_linear user runs as one int8
+///   operator (format 1.6, docs/quantization.md "Delegates"); other float
+///   ops read the constants dequantized at AOT time and the activations
+///   through a convert to float.
+///
+/// - reshape, flatten of an int8 / uint8 value: int8_reshape.
+///
+/// All computed values must be float32 (int8 / uint8 between a
+/// quantize_linear and its dequantize_linear) of rank 1..6 with no zero-sized
 /// dimension. XNNPACK 2022's operator API has no transpose, activation x
 /// activation matmul, layer norm or erf: format 1.4 runs those with
 /// Glassbox's own kernels inside the delegate (runtime/own_kernels.h), so a
@@ -58,6 +70,80 @@
 #include "glassbox/aot/graph.h"
 
 namespace glassbox::backends::xnnpack {
+
+/// A quantize_linear's or dequantize_linear's parameters when they are one
+/// scale and zero point: the int8 side's type (kChar or kByte), the scale
+/// and the zero point, as the graph has them.
+struct TensorQuant {
+  ScalarType type = ScalarType::kChar;
+  float scale = 1.0f;
+  std::int32_t zero_point = 0;
+  friend bool operator==(const TensorQuant&, const TensorQuant&) = default;
+};
+
+/// `q_or_dq`'s parameters if constant and per tensor; nullopt otherwise.
+std::optional<TensorQuant> per_tensor_quant(const aot::Graph& graph, const aot::Node& q_or_dq);
+
+/// A dequantize_linear of a constant (int8 / uint8 weights, int32 biases).
+struct QuantizedConstant {
+  const aot::Value* values = nullptr;     ///< the quantized constant
+  std::vector<float> scales;              ///< 1, or one per index of `axis`
+  std::vector<std::int64_t> zero_points;  ///< as many as scales
+  std::int64_t axis = 0;                  ///< non-negative
+  std::vector<float> dequantized;         ///< (q - zero point) * scale
+};
+
+/// The dequantize_linear producing `id` when it reads a constant with
+/// recorded data and constant parameters; nullopt otherwise.
+std::optional<QuantizedConstant> quantized_constant(const aot::Graph& graph, aot::ValueId id);
+
+/// A float constant's data, or a dequantized constant's (quantized_constant);
+/// nullopt for anything else.
+std::optional<std::vector<float>> constant_floats(const aot::Graph& graph, aot::ValueId id);
+
+/// A float op the backend runs as one int8 operator (format 1.6): every
+/// activation it reads a per-tensor dequantize_linear of an int8 / uint8
+/// value, its output (after relu / clamp users, fused) read only by one
+/// per-tensor quantize_linear, and the op one with an int8 lowering:
+/// conv2d and linear (or matmul by a constant [K, N]) with constant int8 /
+/// uint8 weights per tensor or per output channel (zero points folded in
+/// int8) and an optional bias; add, mul; max_pool2d (output quantized like
+/// its input); avg_pool2d; global_avg_pool2d; concat; flatten, reshape
+/// (output quantized like the input); sigmoid, hardswish, hardsigmoid,
+/// relu, clamp (a lookup table).
+struct QuantizedGroup {
+  std::vector<aot::ValueId> inputs;           ///< the int8 activations read
+  std::vector<const aot::Node*> activations;  ///< relu / clamp fused after
+  const aot::Node* quantize = nullptr;        ///< the quantize_linear ending it
+  float min = 0, max = 0;                     ///< the fused range (float)
+};
+
+/// Whether `node` is a reshape or flatten of an int8 / uint8 value made by
+/// a per-tensor quantize_linear (or by another such reshape): a copy of the
+/// bytes (format 1.6's kQCopy).
+bool int8_reshape(const aot::Graph& graph, const aot::Node& node);
+
+/// `node`'s group when the backend runs it in int8; nullopt otherwise.
+std::optional<QuantizedGroup> quantized_group(const aot::Graph& graph, const aot::Node& node);
+
+/// Per node of `graph`: whether the backend runs it as (part of) an int8
+/// operator: a taken node that heads a quantized_group, or is fused into
+/// one (its relu / clamp and quantize_linear).
+std::vector<bool> xnnpack_int8_report(const aot::Graph& graph);
+
+/// Int8 weights of a conv2d / linear / matmul `node` with `channels`
+/// output channels along `channel_axis` of the weight: the values minus
+/// their zero points (all must fit int8), one scale per channel, and the
+/// int32 bias at scale x_scale * w_scale (an int32 bias at exactly that
+/// scale is kept as is, any other rounded to it). nullopt otherwise.
+struct Int8Weights {
+  std::vector<std::int8_t> kernel;  ///< in the graph's order
+  std::vector<float> scales;
+  std::vector<std::int32_t> bias;
+};
+std::optional<Int8Weights> int8_weights(const aot::Graph& graph, const aot::Node& node,
+                                        std::int64_t channels, std::int64_t channel_axis,
+                                        float x_scale);
 
 /// The ops the table names (the per-node rules are in xnnpack_rejection).
 std::set<std::string, std::less<>> xnnpack_supported_ops();

@@ -14,6 +14,11 @@ void put_tensor(BlobWriter& w, const XnnTensorDesc& t) {
   w.put(static_cast<std::uint8_t>(t.dims.size()));
   w.put(static_cast<std::uint8_t>(t.layout));
   for (std::int64_t d : t.dims) w.put(d);
+  w.put(static_cast<std::uint8_t>(t.dtype));
+  if (t.dtype != XnnDType::kF32) {
+    w.put(t.scale);
+    w.put(t.zero_point);
+  }
 }
 
 }  // namespace
@@ -48,9 +53,10 @@ std::vector<std::uint8_t> encode_xnn_program(const XnnProgram& program) {
     w.put(static_cast<std::uint8_t>(op.operands.size()));
     for (std::uint32_t slot : op.operands) w.put(slot);
     put_tensor(w, op.output);
-    w.put(static_cast<std::uint32_t>(op.ints.size() * 4 + op.floats.size() * 4));
+    w.put(static_cast<std::uint32_t>(op.ints.size() * 4 + op.floats.size() * 4 + op.bytes.size()));
     for (std::uint32_t v : op.ints) w.put(v);
     w.put_bytes(op.floats.data(), op.floats.size() * sizeof(float));
+    w.put_bytes(op.bytes.data(), op.bytes.size());
   }
   for (std::uint32_t slot : program.outputs) w.put(slot);
   return w.take();

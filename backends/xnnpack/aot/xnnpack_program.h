@@ -16,11 +16,18 @@ namespace glassbox::backends::xnnpack {
 struct XnnTensorDesc {
   std::vector<std::int64_t> dims;  ///< Logical (NCHW for 4-D).
   XnnLayout layout = XnnLayout::kLogical;
+  /// Format 1.6: the element type, and for kQs8 / kQu8 the quantization
+  /// (a kQu8 zero point already minus 128, as the format stores it).
+  XnnDType dtype = XnnDType::kF32;
+  float scale = 1.0f;
+  std::int32_t zero_point = 0;
   friend bool operator==(const XnnTensorDesc&, const XnnTensorDesc&) = default;
 };
 
-/// One operator. Its params are `ints` (u32 each) followed by `floats`,
-/// exactly as the format lists them for `kind`.
+/// One operator. Its params are `ints` (u32 each; a quantized kind's i32
+/// min, max are its last two) followed by `floats` and then `bytes` (a
+/// quantized kind's i32 bias and i8 kernel, or its table), exactly as the
+/// format lists them for `kind`.
 struct XnnOp {
   XnnOpKind kind = XnnOpKind::kCopy;
   aot::DelegateDebugIdentifier identifier;
@@ -28,6 +35,7 @@ struct XnnOp {
   XnnTensorDesc output;                 ///< The slot written.
   std::vector<std::uint32_t> ints;
   std::vector<float> floats;
+  std::vector<std::uint8_t> bytes;
   friend bool operator==(const XnnOp&, const XnnOp&) = default;
 };
 

@@ -33,7 +33,7 @@ ErrorInfo plan_buffers(const ParsedProgram& program, std::size_t slack,
   for (std::uint32_t k = 0; k < program.num_outputs; ++k) last_use[program.outputs[k]] = forever;
 
   const auto bytes_of = [&](std::uint32_t s) {
-    return static_cast<std::size_t>(program.slots[s].numel) * sizeof(float);
+    return static_cast<std::size_t>(program.slots[s].numel) * program.slots[s].element_size();
   };
   const auto place = [&](std::uint32_t s, std::uint32_t b) {
     if (b == plan->num_buffers) plan->bytes[plan->num_buffers++] = 0;

@@ -14,5 +14,10 @@ void nchw_to_nhwc(const float* in, float* out, std::int64_t n, std::int64_t c, s
 /// channels, see concat_in_place.h).
 void nhwc_to_nchw(const float* in, float* out, std::int64_t n, std::int64_t c, std::int64_t hw,
                   std::int64_t pixel_stride = 0);
+/// The same for format 1.6's int8 slots (dense).
+void nchw_to_nhwc(const std::int8_t* in, std::int8_t* out, std::int64_t n, std::int64_t c,
+                  std::int64_t hw);
+void nhwc_to_nchw(const std::int8_t* in, std::int8_t* out, std::int64_t n, std::int64_t c,
+                  std::int64_t hw);
 
 }  // namespace glassbox::backends::xnnpack

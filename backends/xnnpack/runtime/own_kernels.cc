@@ -1,6 +1,7 @@
 #include "backends/xnnpack/runtime/own_kernels.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "backends/xnnpack/runtime/layout_transpose.h"
@@ -104,6 +105,50 @@ void run_batch_matmul_part(void* context, std::size_t p) {
   }
 }
 
+// int8 average pooling over NHWC with qlinear_avg_pool2d's arithmetic:
+// the int32 sum of (x - zp) over the window's in-bounds cells, times
+// x_scale / (y_scale * divisor) in float, rounded half to even.
+void run_q_average_pooling(const OwnKernel& k) {
+  const SlotDesc& x = *k.a_desc;
+  const SlotDesc& y = *k.out_desc;
+  const std::uint32_t* p = k.op->ints;  // pads t r b l, pool h w, stride h w, include pad
+  const std::int64_t n = x.dims[0], c = x.dims[1], h = x.dims[2], w = x.dims[3];
+  const std::int64_t oh_count = y.dims[2], ow_count = y.dims[3];
+  const auto* in = reinterpret_cast<const std::int8_t*>(k.a);
+  auto* out = reinterpret_cast<std::int8_t*>(k.out);
+  const float ratio = x.scale / y.scale;
+  const std::int64_t pad_t = p[0], pad_r = p[1], pad_b = p[2], pad_l = p[3];
+  for (std::int64_t b = 0; b < n; ++b) {
+    for (std::int64_t oh = 0; oh < oh_count; ++oh) {
+      const std::int64_t h0 = oh * p[6] - pad_t, h1 = h0 + p[4];
+      const std::int64_t ih0 = std::max<std::int64_t>(h0, 0), ih1 = std::min(h1, h);
+      const std::int64_t padded_h = std::min(h1, h + pad_b) - std::max(h0, -pad_t);
+      for (std::int64_t ow = 0; ow < ow_count; ++ow) {
+        const std::int64_t w0 = ow * p[7] - pad_l, w1 = w0 + p[5];
+        const std::int64_t iw0 = std::max<std::int64_t>(w0, 0), iw1 = std::min(w1, w);
+        const std::int64_t valid =
+            std::max<std::int64_t>(0, ih1 - ih0) * std::max<std::int64_t>(0, iw1 - iw0);
+        const std::int64_t divisor =
+            p[8] != 0 ? padded_h * (std::min(w1, w + pad_r) - std::max(w0, -pad_l)) : valid;
+        const float scale = ratio / static_cast<float>(divisor > 0 ? divisor : 1);
+        std::int8_t* dst = out + ((b * oh_count + oh) * ow_count + ow) * c;
+        for (std::int64_t ch = 0; ch < c; ++ch) {
+          std::int32_t sum = 0;
+          for (std::int64_t ih = ih0; ih < ih1; ++ih) {
+            for (std::int64_t iw = iw0; iw < iw1; ++iw) {
+              sum += in[((b * h + ih) * w + iw) * c + ch] - x.zero_point;
+            }
+          }
+          const float q =
+              std::nearbyint(static_cast<float>(sum) * scale) + static_cast<float>(y.zero_point);
+          dst[ch] = static_cast<std::int8_t>(
+              std::clamp(q, static_cast<float>(k.op->qmin), static_cast<float>(k.op->qmax)));
+        }
+      }
+    }
+  }
+}
+
 Error run_parts(const OwnKernel& k, pthreadpool_t pool, void (*part)(void*, std::size_t)) {
   PartRun run{&k, {}};
   if (k.parts == 1) {
@@ -128,7 +173,11 @@ bool is_own_kernel(XnnOpKind kind) {
     case XnnOpKind::kBatchMatMul:
     case XnnOpKind::kLayerNorm:
     case XnnOpKind::kErf:
-    case XnnOpKind::kStridedSlice: return true;
+    case XnnOpKind::kStridedSlice:
+    case XnnOpKind::kQuantize:
+    case XnnOpKind::kQAveragePooling:
+    case XnnOpKind::kQLookupTable:
+    case XnnOpKind::kQConcatenate: return true;
     default: return false;
   }
 }
@@ -146,7 +195,33 @@ ErrorInfo compile_own_kernel(const ParsedProgram& program, std::uint32_t index,
   k->out_desc = &program.slots[program.first_op_slot() + index];
   k->a = buffers[op.operands[0]];
   k->out = buffers[program.first_op_slot() + index];
+  k->op = &op;
+  k->slots = program.slots;
+  k->buffers = buffers;
   switch (op.kind) {
+    case XnnOpKind::kQLookupTable: {
+      auto* table = memory->allocate_array<std::uint8_t>(256);
+      if (table == nullptr) return out_of_memory();
+      std::memcpy(table, op.kernel, 256);
+      k->table = table;
+      break;
+    }
+    case XnnOpKind::kQConcatenate: {
+      const SlotDesc& y = *k->out_desc;
+      k->concat = memory->allocate_array<kernels::QuantConcatInput>(op.num_operands);
+      k->concat_dims = memory->allocate_array<std::int64_t>(op.num_operands * y.rank);
+      if (k->concat == nullptr || k->concat_dims == nullptr) return out_of_memory();
+      for (std::uint32_t i = 0; i < op.num_operands; ++i) {
+        const SlotDesc& s = program.slots[op.operands[i]];
+        std::int64_t* dims = k->concat_dims + i * y.rank;
+        SlotDesc sv = s;
+        sv.layout = y.layout;  // the parser checked the bytes are in y's order
+        for (std::size_t d = 0; d < y.rank; ++d) dims[d] = sv.physical(d);
+        k->concat[i] = {{buffers[op.operands[i]], ScalarType::kChar, s.scale, s.zero_point},
+                        Span<const std::int64_t>(dims, y.rank)};
+      }
+      break;
+    }
     case XnnOpKind::kNchwToNhwc:
     case XnnOpKind::kNhwcToNchw:
       k->n = x.dims[0];
@@ -206,10 +281,42 @@ ErrorInfo compile_own_kernel(const ParsedProgram& program, std::uint32_t index,
 Error run_own_kernel(const OwnKernel& k, pthreadpool_t pool) {
   const SlotDesc& x = *k.a_desc;
   const Span<const std::int64_t> a_shape(x.dims, x.rank);
+  const auto* a8 = reinterpret_cast<const std::int8_t*>(k.a);
+  auto* out8 = reinterpret_cast<std::int8_t*>(k.out);
   switch (k.kind) {
     case XnnOpKind::kNchwToNhwc:
-    case XnnOpKind::kChannelShuffle: nchw_to_nhwc(k.a, k.out, k.n, k.c, k.hw); return Error::kOk;
-    case XnnOpKind::kNhwcToNchw: nhwc_to_nchw(k.a, k.out, k.n, k.c, k.hw); return Error::kOk;
+    case XnnOpKind::kChannelShuffle:
+      if (x.quantized()) {
+        nchw_to_nhwc(a8, out8, k.n, k.c, k.hw);
+      } else {
+        nchw_to_nhwc(k.a, k.out, k.n, k.c, k.hw);
+      }
+      return Error::kOk;
+    case XnnOpKind::kNhwcToNchw:
+      if (x.quantized()) {
+        nhwc_to_nchw(a8, out8, k.n, k.c, k.hw);
+      } else {
+        nhwc_to_nchw(k.a, k.out, k.n, k.c, k.hw);
+      }
+      return Error::kOk;
+    case XnnOpKind::kQuantize: {
+      const std::int32_t zero_point = k.out_desc->zero_point;
+      const kernels::QuantParams quant{Span<const float>(&k.out_desc->scale, 1),
+                                       Span<const std::int32_t>(&zero_point, 1)};
+      return kernels::quantize_linear(k.a, a_shape, quant, 0, k.out, ScalarType::kChar).code;
+    }
+    case XnnOpKind::kQLookupTable:
+      return kernels::apply_quant_lut(k.a, x.numel, Span<const std::uint8_t>(k.table, 256), k.out)
+          .code;
+    case XnnOpKind::kQAveragePooling: run_q_average_pooling(k); return Error::kOk;
+    case XnnOpKind::kQConcatenate: {
+      const SlotDesc& y = *k.out_desc;
+      kernels::QuantOutput out{k.out, ScalarType::kChar, y.scale, y.zero_point, {}};
+      return kernels::qlinear_concat(
+                 Span<const kernels::QuantConcatInput>(k.concat, k.op->num_operands),
+                 static_cast<std::int64_t>(k.op->ints[0]), out)
+          .code;
+    }
     case XnnOpKind::kTranspose:
       return kernels::transpose(k.a, a_shape, Span<const std::int64_t>(k.perm, x.rank), k.out);
     case XnnOpKind::kBatchMatMul: return run_parts(k, pool, run_batch_matmul_part);

@@ -5,6 +5,12 @@
 /// slot buffers:
 /// - the NCHW <-> NHWC layout conversions and the channel shuffle
 ///   (layout_transpose.h);
+/// - format 1.6's int8 quantize (ONNX's division, exact like the portable
+///   kernel), average pooling (NHWC, qlinear_avg_pool2d's arithmetic: XNNPACK
+///   2022 has qu8 only), lookup tables (sigmoid, hardswish, hardsigmoid, ...
+///   computed at AOT time from the float kernels) and concatenation with
+///   requantization (qlinear_concat), and the layout conversions of int8
+///   slots;
 /// - format 1.4's transpose, batch matmul, layer norm and erf, and 1.5's
 ///   strided slice, on the portable kernels (glassbox/runtime/kernels), so that a transformer
 ///   stays in one delegate: no partition border, no framework events, no
@@ -21,6 +27,7 @@
 
 #include "backends/xnnpack/runtime/program_parser.h"
 #include "glassbox/core/result.h"
+#include "glassbox/runtime/kernels/quantized.h"
 #include "glassbox/runtime/memory_allocator.h"
 
 namespace glassbox::backends::xnnpack {
@@ -55,6 +62,16 @@ struct OwnKernel {
   /// of `parts`.
   float* scratch = nullptr;
   std::size_t scratch_floats = 0;
+  /// 1.6's quantized kinds: the operator (params, operands) and the slots'
+  /// descriptors and buffers (the delegate's, which outlive the kernel).
+  const ParsedOp* op = nullptr;
+  const SlotDesc* slots = nullptr;
+  float* const* buffers = nullptr;
+  /// kQLookupTable: its 256 bytes.
+  const std::uint8_t* table = nullptr;
+  /// kQConcatenate: the portable kernel's inputs (physical dims).
+  runtime::kernels::QuantConcatInput* concat = nullptr;
+  std::int64_t* concat_dims = nullptr;
   /// How many parts a run splits into over the pool (1: one call on the
   /// calling thread), fixed at compile time from the pool's threads and
   /// the work's size. kBatchMatMul splits its batches when there are at

@@ -12,7 +12,7 @@ namespace {
 
 ErrorInfo bad(const char* what) { return make_error(Error::kCorruptData, what); }
 
-bool read_desc(ByteReader& in, SlotDesc* d) {
+bool read_desc(ByteReader& in, std::uint16_t minor, SlotDesc* d) {
   std::uint8_t layout = 0;
   if (!in.read(&d->rank) || !in.read(&layout) || d->rank == 0 || d->rank > kXnnMaxRank ||
       layout > static_cast<std::uint8_t>(XnnLayout::kNhwc)) {
@@ -26,7 +26,76 @@ bool read_desc(ByteReader& in, SlotDesc* d) {
     d->numel *= d->dims[i];
     if (d->numel > kMaxSlotElements) return false;
   }
-  return true;
+  if (minor < kXnnQuantMinor) return true;
+  std::uint8_t dtype = 0;
+  if (!in.read(&dtype) || dtype > static_cast<std::uint8_t>(XnnDType::kQu8)) return false;
+  d->dtype = static_cast<XnnDType>(dtype);
+  if (!d->quantized()) return true;
+  // NaN fails the comparison too.
+  return in.read(&d->scale) && in.read(&d->zero_point) && d->scale > 0 && std::isfinite(d->scale) &&
+         d->zero_point >= -128 && d->zero_point <= 127;
+}
+
+bool same_quantization(const SlotDesc& a, const SlotDesc& b) {
+  return a.dtype == b.dtype && a.scale == b.scale && a.zero_point == b.zero_point;
+}
+
+bool is_quantized_kind(XnnOpKind kind) {
+  return static_cast<std::uint8_t>(kind) >= static_cast<std::uint8_t>(XnnOpKind::kQuantize);
+}
+
+// Element types: float kinds read and write f32; quantized kinds
+// quantized slots (kQuantize and kDequantize convert); layout conversions
+// keep their input's type and quantization, as do kQMaxPooling and kQCopy.
+ErrorInfo check_dtypes(const ParsedOp& op, const SlotDesc* slots, const SlotDesc& out) {
+  const SlotDesc& x = slots[op.operands[0]];
+  switch (op.kind) {
+    case XnnOpKind::kQuantize:
+      if (x.quantized() || !out.quantized()) break;
+      return kOk;
+    case XnnOpKind::kDequantize:
+      if (!x.quantized() || out.quantized()) break;
+      return kOk;
+    case XnnOpKind::kNchwToNhwc:
+    case XnnOpKind::kNhwcToNchw:
+    case XnnOpKind::kQMaxPooling:
+    case XnnOpKind::kQCopy:
+      if (!same_quantization(x, out) || (op.kind != XnnOpKind::kNchwToNhwc &&
+                                         op.kind != XnnOpKind::kNhwcToNchw && !x.quantized())) {
+        break;
+      }
+      return kOk;
+    default: {
+      const bool quantized = is_quantized_kind(op.kind);
+      if (out.quantized() != quantized) break;
+      for (std::uint32_t i = 0; i < op.num_operands; ++i) {
+        if (slots[op.operands[i]].quantized() != quantized) {
+          return bad("xnnpack program: operand element type wrong for the operator");
+        }
+      }
+      return kOk;
+    }
+  }
+  return bad("xnnpack program: operand element type wrong for the operator");
+}
+
+// The float kind whose shape rule a quantized kind follows.
+XnnOpKind shape_kind(XnnOpKind kind) {
+  switch (kind) {
+    case XnnOpKind::kQConvolution: return XnnOpKind::kConvolution;
+    case XnnOpKind::kQFullyConnected: return XnnOpKind::kFullyConnected;
+    case XnnOpKind::kQAdd: return XnnOpKind::kAdd;
+    case XnnOpKind::kQMultiply: return XnnOpKind::kMultiply;
+    case XnnOpKind::kQMaxPooling: return XnnOpKind::kMaxPooling;
+    case XnnOpKind::kQAveragePooling: return XnnOpKind::kAveragePooling;
+    case XnnOpKind::kQGlobalAveragePooling: return XnnOpKind::kGlobalAveragePooling;
+    case XnnOpKind::kQuantize:
+    case XnnOpKind::kDequantize:
+    case XnnOpKind::kQLookupTable: return XnnOpKind::kClamp;
+    case XnnOpKind::kQConcatenate: return XnnOpKind::kConcatenate;
+    case XnnOpKind::kQCopy: return XnnOpKind::kCopy;
+    default: return kind;
+  }
 }
 
 // Whether `d`'s bytes are in `layout` order: the same layout, or a 4-D
@@ -46,8 +115,10 @@ bool same_dims(const SlotDesc& a, const std::int64_t* dims, std::size_t rank) {
 // How many u32 params and f32 values (besides weights) each kind has.
 struct ParamShape {
   std::uint32_t ints;
-  bool has_range;   // f32 output_min, output_max
-  bool has_scalar;  // one f32 (alpha, slope, pad value)
+  bool has_range;               // f32 output_min, output_max
+  bool has_scalar;              // one f32 (alpha, slope, pad value)
+  bool has_qrange = false;      // i32 qmin, qmax (1.6)
+  bool has_zero_point = false;  // i32 after the scalar (1.6's kDequantize)
 };
 
 ParamShape param_shape(XnnOpKind kind) {
@@ -92,7 +163,19 @@ ParamShape param_shape(XnnOpKind kind) {
     case XnnOpKind::kMaximum:
     case XnnOpKind::kMinimum:
     case XnnOpKind::kBatchMatMul:
-    case XnnOpKind::kErf: return {0, false, false};
+    case XnnOpKind::kErf:
+    case XnnOpKind::kQuantize:
+    case XnnOpKind::kQLookupTable:
+    case XnnOpKind::kQCopy: return {0, false, false};
+    case XnnOpKind::kDequantize: return {0, false, true, false, true};
+    case XnnOpKind::kQConvolution: return {13, false, false, true};
+    case XnnOpKind::kQFullyConnected: return {2, false, false, true};
+    case XnnOpKind::kQAdd:
+    case XnnOpKind::kQMultiply:
+    case XnnOpKind::kQGlobalAveragePooling: return {0, false, false, true};
+    case XnnOpKind::kQMaxPooling: return {10, false, false, true};
+    case XnnOpKind::kQAveragePooling: return {9, false, false, true};
+    case XnnOpKind::kQConcatenate: return {1, false, false};
   }
   return {0, false, false};
 }
@@ -105,8 +188,11 @@ std::uint32_t operand_count(XnnOpKind kind) {
     case XnnOpKind::kDivide:
     case XnnOpKind::kMaximum:
     case XnnOpKind::kMinimum:
-    case XnnOpKind::kBatchMatMul: return 2;
-    case XnnOpKind::kConcatenate: return 0;  // one or more
+    case XnnOpKind::kBatchMatMul:
+    case XnnOpKind::kQAdd:
+    case XnnOpKind::kQMultiply: return 2;
+    case XnnOpKind::kConcatenate:
+    case XnnOpKind::kQConcatenate: return 0;  // one or more
     default: return 1;
   }
 }
@@ -131,7 +217,10 @@ ErrorInfo expected_output(const ParsedOp& op, const SlotDesc* slots, const SlotD
   }
   *rank = x.rank;
   for (std::size_t i = 0; i < x.rank; ++i) dims[i] = x.dims[i];
-  switch (op.kind) {
+  if (op.kind == XnnOpKind::kQAveragePooling && p[8] > 1) {
+    return bad("xnnpack program: count_include_pad not 0 or 1");
+  }
+  switch (shape_kind(op.kind)) {
     case XnnOpKind::kConvolution: {
       // pads t r b l, kernel h w, stride h w, dilation h w, groups, gic, goc
       for (int i = 4; i < 13; ++i) {
@@ -157,8 +246,8 @@ ErrorInfo expected_output(const ParsedOp& op, const SlotDesc* slots, const SlotD
       return kOk;
     case XnnOpKind::kMaxPooling:
     case XnnOpKind::kAveragePooling: {
-      const bool max_pool = op.kind == XnnOpKind::kMaxPooling;
-      for (std::uint32_t i = 4; i < op.num_ints; ++i) {
+      const bool max_pool = shape_kind(op.kind) == XnnOpKind::kMaxPooling;
+      for (std::uint32_t i = 4; i < (max_pool ? 10u : 8u); ++i) {
         if (p[i] == 0) return bad("xnnpack program: zero pooling parameter");
       }
       if (x.rank != 4 || !readable_as(x, XnnLayout::kNhwc) || !readable_as(out, XnnLayout::kNhwc)) {
@@ -407,6 +496,18 @@ ErrorInfo expected_output(const ParsedOp& op, const SlotDesc* slots, const SlotD
       for (std::size_t i = 0; i < out.rank; ++i) dims[i] = out.dims[i];
       return kOk;
     }
+    case XnnOpKind::kQuantize:
+    case XnnOpKind::kDequantize:
+    case XnnOpKind::kQConvolution:
+    case XnnOpKind::kQFullyConnected:
+    case XnnOpKind::kQAdd:
+    case XnnOpKind::kQMultiply:
+    case XnnOpKind::kQMaxPooling:
+    case XnnOpKind::kQAveragePooling:
+    case XnnOpKind::kQGlobalAveragePooling:
+    case XnnOpKind::kQLookupTable:
+    case XnnOpKind::kQConcatenate:
+    case XnnOpKind::kQCopy: break;  // shape_kind() gave their float twin
   }
   return bad("xnnpack program: unknown operator kind");
 }
@@ -454,8 +555,9 @@ ErrorInfo read_params(ByteReader& in, ParsedOp* op) {
   std::uint32_t size = 0;
   if (!in.read(&size) || size > in.remaining()) return bad("xnnpack program: truncated params");
   const ParamShape shape = param_shape(op->kind);
-  const std::uint64_t fixed =
-      4ull * shape.ints + (shape.has_range ? 8u : 0u) + (shape.has_scalar ? 4u : 0u);
+  const std::uint64_t fixed = 4ull * shape.ints + (shape.has_range ? 8u : 0u) +
+                              (shape.has_scalar ? 4u : 0u) + (shape.has_qrange ? 8u : 0u) +
+                              (shape.has_zero_point ? 4u : 0u);
   if (size < fixed) return bad("xnnpack program: params too short for the operator");
   op->num_ints = shape.ints;
   for (std::uint32_t i = 0; i < shape.ints; ++i) (void)in.read(&op->ints[i]);
@@ -465,11 +567,25 @@ ErrorInfo read_params(ByteReader& in, ParsedOp* op) {
     // NaN fails the comparison too.
     if (!(op->output_min <= op->output_max)) return bad("xnnpack program: bad output range");
   }
+  if (shape.has_qrange) {
+    (void)in.read(&op->qmin);
+    (void)in.read(&op->qmax);
+    if (op->qmin < -128 || op->qmax > 127 || op->qmin > op->qmax) {
+      return bad("xnnpack program: bad quantized output range");
+    }
+  }
   if (shape.has_scalar) {
     (void)in.read(&op->scalar);
     if (!std::isfinite(op->scalar) || (op->kind == XnnOpKind::kElu && !(op->scalar > 0)) ||
-        (op->kind == XnnOpKind::kLayerNorm && !(op->scalar >= 0))) {
-      return bad("xnnpack program: bad alpha, slope, pad value or epsilon");
+        (op->kind == XnnOpKind::kLayerNorm && !(op->scalar >= 0)) ||
+        (op->kind == XnnOpKind::kDequantize && !(op->scalar > 0))) {
+      return bad("xnnpack program: bad alpha, slope, pad value, epsilon or scale");
+    }
+  }
+  if (shape.has_zero_point) {
+    (void)in.read(&op->zero_point);
+    if (op->zero_point < -128 || op->zero_point > 127) {
+      return bad("xnnpack program: dequantize zero point out of int8 range");
     }
   }
   for (std::uint32_t i = 0; i < shape.ints; ++i) {
@@ -489,6 +605,37 @@ ErrorInfo read_params(ByteReader& in, ParsedOp* op) {
   } else if (op->kind == XnnOpKind::kLayerNorm) {
     weights = p[0];  // scale
     bias = p[0];
+  }
+  if (op->kind == XnnOpKind::kQConvolution || op->kind == XnnOpKind::kQFullyConnected ||
+      op->kind == XnnOpKind::kQLookupTable) {
+    // f32 scales and i32 bias (bias of each), then one byte per weight.
+    std::uint64_t channels = 0;
+    if (op->kind == XnnOpKind::kQConvolution) {
+      channels = std::uint64_t{p[10]} * p[12];
+      fits = checked_product({channels, p[4], p[5], p[11]}, &weights);
+    } else if (op->kind == XnnOpKind::kQFullyConnected) {
+      channels = p[1];
+      weights = std::uint64_t{p[0]} * p[1];
+    } else {
+      weights = 256;
+    }
+    if (!fits || channels > (size - fixed) / 8 || weights > size - fixed ||
+        fixed + 8 * channels + weights != size) {
+      return bad("xnnpack program: params size does not match the operator's weights");
+    }
+    op->bias_count = static_cast<std::size_t>(channels);
+    op->weight_count = static_cast<std::size_t>(weights);
+    op->kernel_scales = in.take(static_cast<std::size_t>(4 * channels));
+    op->bias = in.take(static_cast<std::size_t>(4 * channels));
+    op->kernel = in.take(static_cast<std::size_t>(weights));
+    for (std::size_t c = 0; c < op->bias_count; ++c) {
+      float scale = 0;
+      std::memcpy(&scale, op->kernel_scales + 4 * c, sizeof(scale));
+      if (!(scale > 0) || !std::isfinite(scale)) {
+        return bad("xnnpack program: kernel scale not positive and finite");
+      }
+    }
+    return kOk;
   }
   // The division keeps the check itself from overflowing.
   if (!fits || weights > (size - fixed) / 4 || bias > (size - fixed) / 4 ||
@@ -530,7 +677,9 @@ ErrorInfo read_op(ByteReader& in, runtime::MemoryAllocator* memory, ParsedProgra
   op->num_operands = count;
   op->operands = operands;
   SlotDesc& out = program->slots[defined];
-  if (!read_desc(in, &out)) return bad("xnnpack program: bad output tensor descriptor");
+  if (!read_desc(in, program->minor, &out)) {
+    return bad("xnnpack program: bad output tensor descriptor");
+  }
   const ErrorInfo params = read_params(in, op);
   if (params.code != Error::kOk) return params;
   std::int64_t dims[kXnnMaxRank] = {};
@@ -540,6 +689,8 @@ ErrorInfo read_op(ByteReader& in, runtime::MemoryAllocator* memory, ParsedProgra
   if (!same_dims(out, dims, rank)) {
     return bad("xnnpack program: output descriptor differs from the operator's output shape");
   }
+  const ErrorInfo dtypes = check_dtypes(*op, program->slots, out);
+  if (dtypes.code != Error::kOk) return dtypes;
   program->total_elements += out.numel;
   if (program->total_elements > kMaxTotalElements) {
     return bad("xnnpack program: tensors exceed the size limit");
@@ -571,6 +722,7 @@ Result<ParsedProgram*> parse_xnn_program(Span<const std::uint8_t> blob,
   auto* program = memory->allocate_array<ParsedProgram>(1);
   if (program == nullptr)
     return make_error(Error::kMemoryAllocationFailed, "xnnpack: out of memory");
+  program->minor = minor;
   // Each op takes at least kind + tag + i64 id + count + slot + 1-D desc
   // + params size: a bound that keeps a corrupt count from allocating.
   constexpr std::size_t kMinOpBytes = 1 + 1 + 8 + 1 + 4 + 2 + 8 + 4;
@@ -589,7 +741,8 @@ Result<ParsedProgram*> parse_xnn_program(Span<const std::uint8_t> blob,
     ByteReader ahead = in;
     SlotDesc skipped;
     for (std::uint32_t i = 0; i < program->num_inputs; ++i) {
-      if (!read_desc(ahead, &skipped)) return bad("xnnpack program: bad input tensor descriptor");
+      if (!read_desc(ahead, minor, &skipped))
+        return bad("xnnpack program: bad input tensor descriptor");
     }
     // Each constant takes at least a 1-D descriptor and one f32.
     constexpr std::size_t kMinConstantBytes = kMinDescBytes + 4;
@@ -609,7 +762,7 @@ Result<ParsedProgram*> parse_xnn_program(Span<const std::uint8_t> blob,
   }
   for (std::uint32_t i = 0; i < program->num_inputs; ++i) {
     SlotDesc& d = program->slots[i];
-    if (!read_desc(in, &d) || d.layout != XnnLayout::kLogical) {
+    if (!read_desc(in, minor, &d) || d.layout != XnnLayout::kLogical) {
       return bad("xnnpack program: bad input tensor descriptor");
     }
     program->total_elements += d.numel;
@@ -619,7 +772,9 @@ Result<ParsedProgram*> parse_xnn_program(Span<const std::uint8_t> blob,
     (void)in.read(&count);  // read ahead above
     for (std::uint32_t k = 0; k < program->num_constants; ++k) {
       SlotDesc& d = program->slots[program->num_inputs + k];
-      if (!read_desc(in, &d)) return bad("xnnpack program: bad constant tensor descriptor");
+      if (!read_desc(in, minor, &d) || d.quantized()) {
+        return bad("xnnpack program: bad constant tensor descriptor");
+      }
       const std::size_t padding = (4 - (blob_size - in.remaining()) % 4) % 4;
       const std::uint8_t* pad = in.take(padding);
       if (pad == nullptr || (padding > 0 && std::memcmp(pad, "\0\0\0", padding) != 0)) {

@@ -43,8 +43,16 @@ struct SlotDesc {
   XnnLayout layout = XnnLayout::kLogical;
   std::int64_t dims[kXnnMaxRank] = {};
   std::int64_t numel = 0;
+  /// 1.6: the element type; quantized slots hold one int8 per element,
+  /// real = (q - zero_point) * scale (kQu8: the graph's uint8 minus 128).
+  XnnDType dtype = XnnDType::kF32;
+  float scale = 1.0f;
+  std::int32_t zero_point = 0;
   /// The dims in byte order (NHWC for kNhwc).
   std::int64_t physical(std::size_t i) const;
+  bool quantized() const { return dtype != XnnDType::kF32; }
+  /// Bytes per element: 4, or 1 when quantized.
+  std::size_t element_size() const { return quantized() ? 1 : 4; }
 };
 
 /// One operator, validated. Params are copied out of the blob; the kernel
@@ -62,19 +70,31 @@ struct ParsedOp {
   float output_min = 0;
   float output_max = 0;
   /// The one f32 of kElu (alpha), kLeakyRelu (slope), kConstantPad (value),
-  /// kLayerNorm (epsilon).
+  /// kLayerNorm (epsilon), kDequantize (scale).
   float scalar = 0;
-  /// f32, weight_count of them: convolution kernels, kPrelu's slopes.
+  /// f32, weight_count of them: convolution kernels, kPrelu's slopes
+  /// (1.6's kQConvolution, kQFullyConnected: i8; kQLookupTable: its 256
+  /// bytes).
   const std::uint8_t* kernel = nullptr;
-  const std::uint8_t* bias = nullptr;  ///< f32, bias_count of them.
+  /// f32, bias_count of them (the quantized kinds': i32).
+  const std::uint8_t* bias = nullptr;
   std::size_t weight_count = 0;
   std::size_t bias_count = 0;
+  /// 1.6: a quantized kind's fused activation, in its output's int8 domain.
+  /// 1.6: kDequantize's zero point (its scale is `scalar`).
+  std::int32_t zero_point = 0;
+  std::int32_t qmin = -128;
+  std::int32_t qmax = 127;
+  /// 1.6: kQConvolution's and kQFullyConnected's per-output-channel kernel
+  /// scales (f32, bias_count of them).
+  const std::uint8_t* kernel_scales = nullptr;
 };
 
 /// A validated program. Slot i < num_inputs is input i, the next
 /// num_constants slots are the constants, and op i writes slot
 /// first_op_slot() + i.
 struct ParsedProgram {
+  std::uint16_t minor = 0;  ///< The blob's minor format version.
   std::uint32_t num_inputs = 0;
   std::uint32_t num_constants = 0;
   std::uint32_t num_outputs = 0;

@@ -518,3 +518,125 @@ TEST(XnnpackPrepareTest, AcceptsOnlyTheBlobsShapes) {
 
 }  // namespace
 }  // namespace glassbox::backends::xnnpack
+
+namespace glassbox::backends::xnnpack {
+namespace {
+
+// Format 1.6: input f32 [2, 4] -> quantize (uint8) -> int8 fully connected
+// (4 -> 3, per-channel scales) -> lookup table -> dequantize -> output.
+XnnTensorDesc quantized(std::vector<std::int64_t> dims, XnnDType dtype, float scale,
+                        std::int32_t zero_point) {
+  XnnTensorDesc d{std::move(dims), XnnLayout::kLogical};
+  d.dtype = dtype;
+  d.scale = scale;
+  d.zero_point = zero_point;
+  return d;
+}
+
+XnnProgram int8_program() {
+  XnnProgram p;
+  p.inputs = {logical({2, 4})};
+  XnnOp quantize;
+  quantize.kind = XnnOpKind::kQuantize;
+  quantize.identifier = std::int64_t{0};
+  quantize.operands = {0};
+  quantize.output = quantized({2, 4}, XnnDType::kQu8, 0.01f, -3);
+  XnnOp fc;
+  fc.kind = XnnOpKind::kQFullyConnected;
+  fc.identifier = std::int64_t{1};
+  fc.operands = {1};
+  fc.output = quantized({2, 3}, XnnDType::kQs8, 0.05f, 2);
+  fc.ints = {4, 3, static_cast<std::uint32_t>(-128), 127};
+  fc.floats = {0.01f, 0.02f, 0.03f};                            // kernel scales
+  fc.bytes = {1, 0, 0, 0, 2, 0, 0, 0, 0xff, 0xff, 0xff, 0xff};  // i32 bias
+  for (std::uint8_t k = 0; k < 12; ++k) fc.bytes.push_back(k);  // i8 kernel
+  XnnOp table;
+  table.kind = XnnOpKind::kQLookupTable;
+  table.identifier = std::int64_t{2};
+  table.operands = {2};
+  table.output = quantized({2, 3}, XnnDType::kQs8, 0.05f, 2);
+  for (int b = 0; b < 256; ++b) table.bytes.push_back(static_cast<std::uint8_t>(255 - b));
+  XnnOp dequantize;
+  dequantize.kind = XnnOpKind::kDequantize;
+  dequantize.identifier = std::int64_t{3};
+  dequantize.operands = {3};
+  dequantize.output = logical({2, 3});
+  dequantize.floats = {0.05f};
+  dequantize.bytes = {2, 0, 0, 0};  // i32 zero point
+  p.ops = {quantize, fc, table, dequantize};
+  p.outputs = {4};
+  return p;
+}
+
+TEST(XnnpackProgramParserQuantTest, AcceptsInt8Programs) {
+  const std::vector<std::uint8_t> blob = encode_xnn_program(int8_program());
+  runtime::MemoryAllocator memory;
+  Result<ParsedProgram*> program =
+      parse_xnn_program(Span<const std::uint8_t>(blob.data(), blob.size()), &memory);
+  ASSERT_TRUE(program.ok()) << program.error_info().message;
+  const SlotDesc& q = (*program)->slots[1];
+  EXPECT_EQ(q.dtype, XnnDType::kQu8);
+  EXPECT_EQ(q.element_size(), 1u);
+  EXPECT_EQ(q.zero_point, -3);
+  EXPECT_EQ((*program)->ops[1].bias_count, 3u);
+  EXPECT_EQ((*program)->ops[1].weight_count, 12u);
+  EXPECT_EQ((*program)->ops[3].zero_point, 2);
+  EXPECT_EQ(init_and_destroy(blob), Error::kOk);
+  keep_as_fuzz_seed("int8", blob);
+}
+
+TEST(XnnpackProgramParserQuantTest, RejectsCorruptQuantFields) {
+  const auto corrupt = [](const char* what, const std::function<void(XnnProgram*)>& edit) {
+    XnnProgram p = int8_program();
+    edit(&p);
+    EXPECT_EQ(parse(encode_xnn_program(p)), Error::kCorruptData) << what;
+  };
+  constexpr float kNan = std::numeric_limits<float>::quiet_NaN();
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  corrupt("slot scale 0", [](XnnProgram* p) { p->ops[0].output.scale = 0; });
+  corrupt("slot scale NaN", [&](XnnProgram* p) { p->ops[0].output.scale = kNan; });
+  corrupt("slot scale inf", [&](XnnProgram* p) { p->ops[1].output.scale = kInf; });
+  corrupt("slot scale negative", [](XnnProgram* p) { p->ops[1].output.scale = -0.5f; });
+  corrupt("zero point 128", [](XnnProgram* p) { p->ops[0].output.zero_point = 128; });
+  corrupt("zero point -129", [](XnnProgram* p) { p->ops[1].output.zero_point = -129; });
+  corrupt("unknown dtype", [](XnnProgram* p) { p->ops[0].output.dtype = XnnDType{3}; });
+  corrupt("a float op's output quantized",
+          [](XnnProgram* p) { p->ops[3].output.dtype = XnnDType::kQs8; });
+  corrupt("a quantize to float", [](XnnProgram* p) { p->ops[0].output.dtype = XnnDType::kF32; });
+  corrupt("an int8 op on a float slot", [](XnnProgram* p) { p->ops[1].operands = {0}; });
+  corrupt("a quantized constant", [](XnnProgram* p) {
+    p->constants.push_back({quantized({1}, XnnDType::kQs8, 1.f, 0), {1.f}});
+    for (XnnOp& op : p->ops) {
+      for (std::uint32_t& s : op.operands) s += 1;
+    }
+    p->outputs[0] += 1;
+  });
+  corrupt("kernel scale 0", [](XnnProgram* p) { p->ops[1].floats[1] = 0; });
+  corrupt("kernel scale NaN", [&](XnnProgram* p) { p->ops[1].floats[2] = kNan; });
+  corrupt("range min > max", [](XnnProgram* p) {
+    p->ops[1].ints[2] = 5;
+    p->ops[1].ints[3] = 4;
+  });
+  corrupt("range below int8",
+          [](XnnProgram* p) { p->ops[1].ints[2] = static_cast<std::uint32_t>(-129); });
+  corrupt("range above int8", [](XnnProgram* p) { p->ops[1].ints[3] = 128; });
+  corrupt("a kernel byte missing", [](XnnProgram* p) { p->ops[1].bytes.pop_back(); });
+  corrupt("a kernel byte too many", [](XnnProgram* p) { p->ops[1].bytes.push_back(0); });
+  corrupt("a table byte missing", [](XnnProgram* p) { p->ops[2].bytes.pop_back(); });
+  corrupt("dequantize scale 0", [](XnnProgram* p) { p->ops[3].floats[0] = 0; });
+  corrupt("dequantize zero point 200", [](XnnProgram* p) { p->ops[3].bytes[0] = 200; });
+  corrupt("dequantize zero point missing", [](XnnProgram* p) { p->ops[3].bytes.clear(); });
+  // A 1.5 reader's blob has no dtype bytes: 1.6 kinds in it are corrupt.
+  std::vector<std::uint8_t> older = encode_xnn_program(int8_program());
+  older[6] = static_cast<std::uint8_t>(kXnnQuantMinor - 1);
+  EXPECT_NE(parse(older), Error::kOk);
+}
+
+TEST(XnnpackProgramParserQuantTest, TruncationsAndBitFlipsFailCleanly) {
+  const std::vector<std::uint8_t> blob = encode_xnn_program(int8_program());
+  expect_every_truncation_fails(blob);
+  expect_bit_flips_fail_cleanly(blob);
+}
+
+}  // namespace
+}  // namespace glassbox::backends::xnnpack

@@ -27,20 +27,137 @@ ErrorInfo from_status(xnn_status status, const char* what_failed) {
 // The blob's kernel and bias are unaligned views; XNNPACK reads them as
 // float arrays while packing, so they are copied to aligned heap memory
 // for the duration of the create call only.
-class AlignedCopy {
+template <typename T>
+class AlignedCopyOf {
  public:
-  AlignedCopy(const std::uint8_t* bytes, std::size_t count)
-      : data_(count == 0 ? nullptr : static_cast<float*>(std::malloc(count * sizeof(float)))) {
-    if (data_ != nullptr) std::memcpy(data_, bytes, count * sizeof(float));
+  AlignedCopyOf(const std::uint8_t* bytes, std::size_t count)
+      : data_(count == 0 ? nullptr : static_cast<T*>(std::malloc(count * sizeof(T)))) {
+    if (data_ != nullptr) std::memcpy(data_, bytes, count * sizeof(T));
   }
-  ~AlignedCopy() { std::free(data_); }
-  AlignedCopy(const AlignedCopy&) = delete;
-  AlignedCopy& operator=(const AlignedCopy&) = delete;
-  const float* get() const { return data_; }
+  ~AlignedCopyOf() { std::free(data_); }
+  AlignedCopyOf(const AlignedCopyOf&) = delete;
+  AlignedCopyOf& operator=(const AlignedCopyOf&) = delete;
+  const T* get() const { return data_; }
 
  private:
-  float* data_;
+  T* data_;
 };
+using AlignedCopy = AlignedCopyOf<float>;
+
+void as_nc(const SlotDesc& d, std::size_t* batch, std::size_t* channels);
+
+// `d`'s dims in the byte order of `layout` (a binary operand is in its
+// output's layout).
+void byte_order_dims(const SlotDesc& d, XnnLayout layout, std::size_t* dims) {
+  SlotDesc view = d;
+  view.layout = layout;
+  for (std::size_t i = 0; i < d.rank; ++i) dims[i] = static_cast<std::size_t>(view.physical(i));
+}
+
+std::int8_t i8(std::int32_t v) { return static_cast<std::int8_t>(v); }
+
+// 1.6's quantized kinds XNNPACK has an operator for: every slot is int8
+// (kQu8 ones shifted by 128, see xnnpack_format.h), so the qs8 / qc8
+// variants serve uint8 models too.
+xnn_status create_and_setup_quantized(const ParsedProgram& program, const ParsedOp& op,
+                                      const void* const* in, void* out, const SlotDesc& out_desc,
+                                      pthreadpool_t pool, xnn_operator_t* o, const char** what) {
+  const SlotDesc& x = program.slots[op.operands[0]];
+  const std::uint32_t* p = op.ints;
+  const auto* xi = static_cast<const std::int8_t*>(in[0]);
+  auto* yi = static_cast<std::int8_t*>(out);
+  const std::int8_t lo = i8(op.qmin), hi = i8(op.qmax);
+  xnn_status s = xnn_status_success;
+  std::size_t batch = 0, channels = 0;
+  switch (op.kind) {
+    case XnnOpKind::kDequantize:
+      *what = "xnnpack: convert qs8 -> f32 rejected by XNNPACK";
+      as_nc(x, &batch, &channels);
+      s = xnn_create_convert_nc_qs8_f32(channels, channels, channels, op.scalar, i8(op.zero_point),
+                                        0, o);
+      if (s != xnn_status_success) return s;
+      return xnn_setup_convert_nc_qs8_f32(*o, batch, xi, static_cast<float*>(out), pool);
+    case XnnOpKind::kQConvolution:
+    case XnnOpKind::kQFullyConnected: {
+      *what = "xnnpack: int8 convolution parameters rejected by XNNPACK";
+      const AlignedCopyOf<float> scales(op.kernel_scales, op.bias_count);
+      const AlignedCopyOf<std::int32_t> bias(op.bias, op.bias_count);
+      const AlignedCopyOf<std::int8_t> kernel(op.kernel, op.weight_count);
+      if (scales.get() == nullptr || bias.get() == nullptr || kernel.get() == nullptr) {
+        return xnn_status_out_of_memory;
+      }
+      if (op.kind == XnnOpKind::kQConvolution) {
+        const std::size_t in_channels = std::size_t{p[10]} * p[11];
+        const std::size_t out_channels = std::size_t{p[10]} * p[12];
+        s = xnn_create_convolution2d_nhwc_qc8(
+            p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9], p[10], p[11], p[12],
+            in_channels, out_channels, i8(x.zero_point), x.scale, scales.get(), kernel.get(),
+            bias.get(), i8(out_desc.zero_point), out_desc.scale, lo, hi, 0, o);
+        if (s != xnn_status_success) return s;
+        return xnn_setup_convolution2d_nhwc_qc8(*o, static_cast<std::size_t>(x.dims[0]),
+                                                static_cast<std::size_t>(x.dims[2]),
+                                                static_cast<std::size_t>(x.dims[3]), xi, yi, pool);
+      }
+      // XNNPACK 2022's fully connected has no per-channel int8 variant: a
+      // 1x1 convolution over [batch, 1, 1, IC] pixels is the same GEMM.
+      s = xnn_create_convolution2d_nhwc_qc8(0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, p[0], p[1], p[0], p[1],
+                                            i8(x.zero_point), x.scale, scales.get(), kernel.get(),
+                                            bias.get(), i8(out_desc.zero_point), out_desc.scale, lo,
+                                            hi, 0, o);
+      if (s != xnn_status_success) return s;
+      return xnn_setup_convolution2d_nhwc_qc8(*o, static_cast<std::size_t>(x.numel) / p[0], 1, 1,
+                                              xi, yi, pool);
+    }
+    case XnnOpKind::kQAdd:
+    case XnnOpKind::kQMultiply: {
+      *what = "xnnpack: int8 binary operator rejected by XNNPACK";
+      const SlotDesc& y = program.slots[op.operands[1]];
+      std::size_t xs[kXnnMaxRank], ys[kXnnMaxRank];
+      byte_order_dims(x, out_desc.layout, xs);
+      byte_order_dims(y, out_desc.layout, ys);
+      const auto* b = static_cast<const std::int8_t*>(in[1]);
+      if (op.kind == XnnOpKind::kQAdd) {
+        s = xnn_create_add_nd_qs8(i8(x.zero_point), x.scale, i8(y.zero_point), y.scale,
+                                  i8(out_desc.zero_point), out_desc.scale, lo, hi, 0, o);
+        if (s != xnn_status_success) return s;
+        return xnn_setup_add_nd_qs8(*o, x.rank, xs, y.rank, ys, xi, b, yi, pool);
+      }
+      s = xnn_create_multiply_nd_qs8(i8(x.zero_point), x.scale, i8(y.zero_point), y.scale,
+                                     i8(out_desc.zero_point), out_desc.scale, lo, hi, 0, o);
+      if (s != xnn_status_success) return s;
+      return xnn_setup_multiply_nd_qs8(*o, x.rank, xs, y.rank, ys, xi, b, yi, pool);
+    }
+    case XnnOpKind::kQMaxPooling: {
+      *what = "xnnpack: int8 max pooling rejected by XNNPACK";
+      const auto c = static_cast<std::size_t>(x.dims[1]);
+      s = xnn_create_max_pooling2d_nhwc_s8(p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8],
+                                           p[9], c, c, c, lo, hi, 0, o);
+      if (s != xnn_status_success) return s;
+      return xnn_setup_max_pooling2d_nhwc_s8(*o, static_cast<std::size_t>(x.dims[0]),
+                                             static_cast<std::size_t>(x.dims[2]),
+                                             static_cast<std::size_t>(x.dims[3]), xi, yi, pool);
+    }
+    case XnnOpKind::kQGlobalAveragePooling: {
+      *what = "xnnpack: int8 global average pooling rejected by XNNPACK";
+      const auto c = static_cast<std::size_t>(x.dims[1]);
+      s = xnn_create_global_average_pooling_nwc_qs8(c, c, c, i8(x.zero_point), x.scale,
+                                                    i8(out_desc.zero_point), out_desc.scale, lo, hi,
+                                                    0, o);
+      if (s != xnn_status_success) return s;
+      return xnn_setup_global_average_pooling_nwc_qs8(
+          *o, static_cast<std::size_t>(x.dims[0]), static_cast<std::size_t>(x.dims[2] * x.dims[3]),
+          xi, yi, pool);
+    }
+    case XnnOpKind::kQCopy:
+      *what = "xnnpack: int8 copy rejected by XNNPACK";
+      as_nc(x, &batch, &channels);
+      s = xnn_create_copy_nc_x8(channels, channels, channels, 0, o);
+      if (s != xnn_status_success) return s;
+      return xnn_setup_copy_nc_x8(*o, batch, xi, yi, pool);
+    default: break;
+  }
+  return xnn_status_invalid_parameter;
+}
 
 std::size_t product(const SlotDesc& d, std::size_t from, std::size_t to) {
   std::size_t n = 1;
@@ -167,10 +284,8 @@ xnn_status create_and_setup(const ParsedProgram& program, const ParsedOp& op,
       const SlotDesc& y = program.slots[op.operands[1]];
       // Shapes in byte order: both operands are in the output's layout.
       std::size_t xs[kXnnMaxRank], ys[kXnnMaxRank];
-      SlotDesc xv = x, yv = y;
-      xv.layout = yv.layout = out_desc.layout;
-      for (std::size_t i = 0; i < x.rank; ++i) xs[i] = static_cast<std::size_t>(xv.physical(i));
-      for (std::size_t i = 0; i < y.rank; ++i) ys[i] = static_cast<std::size_t>(yv.physical(i));
+      byte_order_dims(x, out_desc.layout, xs);
+      byte_order_dims(y, out_desc.layout, ys);
       switch (op.kind) {
         case XnnOpKind::kAdd: s = xnn_create_add_nd_f32(lo, hi, 0, &ops[0]); break;
         case XnnOpKind::kSubtract: s = xnn_create_subtract_nd_f32(lo, hi, 0, &ops[0]); break;
@@ -355,6 +470,25 @@ ErrorInfo compile_operator(const ParsedProgram& program, std::uint32_t index, fl
   const std::uint32_t out_slot = program.first_op_slot() + index;
   const SlotDesc& out_desc = program.slots[out_slot];
   *out = CompiledOp{};
+  if (!is_own_kernel(op.kind) && op.kind >= XnnOpKind::kQuantize) {
+    auto** ops = memory->allocate_array<xnn_operator_t>(1);
+    auto** inputs = memory->allocate_array<const void*>(op.num_operands);
+    if (ops == nullptr || inputs == nullptr) {
+      return make_error(Error::kMemoryAllocationFailed, "xnnpack: out of memory");
+    }
+    ops[0] = nullptr;
+    for (std::uint32_t i = 0; i < op.num_operands; ++i) inputs[i] = buffers[op.operands[i]];
+    const char* what = "xnnpack: operator rejected by XNNPACK";
+    const xnn_status s = create_and_setup_quantized(program, op, inputs, buffers[out_slot],
+                                                    out_desc, pool, ops, &what);
+    out->operators = ops;
+    out->num_operators = 1;
+    if (s != xnn_status_success) {
+      delete_compiled(out);
+      return from_status(s, what);
+    }
+    return kOk;
+  }
   if (is_own_kernel(op.kind)) {
     OwnKernel* own = nullptr;
     const std::uint32_t threads =

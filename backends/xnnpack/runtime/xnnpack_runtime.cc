@@ -58,8 +58,30 @@ void release(XnnDelegate* d) {
   d->pool = nullptr;  // Shared: owned by XnnpackBackendRuntime.
 }
 
-TensorView view_of(const SlotDesc& desc, const float* data) {
-  return TensorView{ScalarType::kFloat, Span<const std::int64_t>(desc.dims, desc.rank), {}, data};
+// The graph's type of a slot: float, int8 or uint8 (format 1.6).
+ScalarType scalar_type(const SlotDesc& desc) {
+  switch (desc.dtype) {
+    case XnnDType::kQs8: return ScalarType::kChar;
+    case XnnDType::kQu8: return ScalarType::kByte;
+    case XnnDType::kF32: break;
+  }
+  return ScalarType::kFloat;
+}
+
+// A kQu8 slot holds uint8 values minus 128: flipping the top bit converts
+// either way.
+void copy_flipping(const void* from, void* to, std::size_t bytes, bool flip) {
+  if (!flip) {
+    if (from != to) std::memcpy(to, from, bytes);
+    return;
+  }
+  const auto* src = static_cast<const std::uint8_t*>(from);
+  auto* dst = static_cast<std::uint8_t*>(to);
+  for (std::size_t i = 0; i < bytes; ++i) dst[i] = static_cast<std::uint8_t>(src[i] ^ 0x80u);
+}
+
+TensorView view_of(const SlotDesc& desc, const void* data) {
+  return TensorView{scalar_type(desc), Span<const std::int64_t>(desc.dims, desc.rank), {}, data};
 }
 
 // Logs op `i`'s output, in logical (NCHW) order so it compares with the
@@ -74,6 +96,22 @@ bool log_output(EventTracer* tracer, runtime::BackendExecutionContext& context,
   const float* data = d.buffers[slot];
   const bool in_place = d.slices.in_place(slot);
   const bool aliases = !in_place && (desc.dims[1] == 1 || desc.dims[2] * desc.dims[3] == 1);
+  if (desc.quantized()) {
+    // int8 in logical order, uint8 ones back to their uint8 values, so the
+    // Inspector dequantizes them with the graph's scale and zero point.
+    const auto numel = static_cast<std::size_t>(desc.numel);
+    auto* logical = static_cast<std::int8_t*>(context.allocate(numel, kBufferAlignment));
+    if (logical == nullptr) return true;  // scratch exhausted: skip the debug copy
+    const auto* bytes = reinterpret_cast<const std::int8_t*>(data);
+    if (desc.layout == XnnLayout::kNhwc && !aliases) {
+      nhwc_to_nchw(bytes, logical, desc.dims[0], desc.dims[1], desc.dims[2] * desc.dims[3]);
+      bytes = logical;
+    }
+    copy_flipping(bytes, logical, numel, desc.dtype == XnnDType::kQu8);
+    (void)runtime::event_tracer_log_output_delegate(tracer, op.name, op.int_id,
+                                                    view_of(desc, logical));
+    return true;
+  }
   if (desc.layout == XnnLayout::kNhwc && !aliases) {
     auto* logical = static_cast<float*>(
         context.allocate(static_cast<std::size_t>(desc.numel) * sizeof(float), kBufferAlignment));
@@ -86,10 +124,10 @@ bool log_output(EventTracer* tracer, runtime::BackendExecutionContext& context,
   return true;
 }
 
-// A float32 tensor with exactly the slot's shape and buffer size.
+// A tensor of the slot's type with exactly its shape and buffer size.
 bool matches(const Tensor& t, const SlotDesc& desc) {
-  if (t.dtype != ScalarType::kFloat || t.sizes.size() != desc.rank || t.data == nullptr ||
-      t.nbytes != static_cast<std::size_t>(desc.numel) * sizeof(float)) {
+  if (t.dtype != scalar_type(desc) || t.sizes.size() != desc.rank || t.data == nullptr ||
+      t.nbytes != static_cast<std::size_t>(desc.numel) * desc.element_size()) {
     return false;
   }
   for (std::size_t k = 0; k < desc.rank; ++k) {
@@ -225,7 +263,7 @@ Error XnnpackBackendRuntime::execute(runtime::BackendExecutionContext& context,
   for (std::uint32_t i = 0; i < program.num_inputs; ++i) {
     const Tensor& t = *inputs[i];
     if (!matches(t, program.slots[i])) return Error::kInvalidArgument;
-    std::memcpy(d->buffers[i], t.data, t.nbytes);
+    copy_flipping(t.data, d->buffers[i], t.nbytes, program.slots[i].dtype == XnnDType::kQu8);
   }
   EventTracer* tracer = context.event_tracer();
   backends::OperatorProfiler profiler(d->events, d->mode);
@@ -236,7 +274,7 @@ Error XnnpackBackendRuntime::execute(runtime::BackendExecutionContext& context,
       profiler.finish(i);  // what ran is not lost
       return e;
     }
-    if (d->perturbed[i]) {
+    if (d->perturbed[i] && !program.slots[program.first_op_slot() + i].quantized()) {
       float* out = d->buffers[program.first_op_slot() + i];
       for (std::int64_t k = 0; k < program.slots[program.first_op_slot() + i].numel; ++k) {
         out[k] += runtime::kPerturbation;
@@ -250,9 +288,9 @@ Error XnnpackBackendRuntime::execute(runtime::BackendExecutionContext& context,
     const std::uint32_t slot = program.outputs[i];
     const SlotDesc& desc = program.slots[slot];
     Tensor& out = *outputs[i];
-    const std::size_t bytes = static_cast<std::size_t>(desc.numel) * sizeof(float);
+    const std::size_t bytes = static_cast<std::size_t>(desc.numel) * desc.element_size();
     if (!matches(out, desc)) return Error::kInvalidArgument;  // the planned output does not match
-    std::memcpy(out.data, d->buffers[slot], bytes);
+    copy_flipping(d->buffers[slot], out.data, bytes, desc.dtype == XnnDType::kQu8);
   }
   return Error::kOk;
 }
