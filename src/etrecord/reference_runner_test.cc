@@ -107,6 +107,29 @@ TEST(ReferenceRunnerTest, ValidateRefusesInconsistentOpOutputs) {
   EXPECT_THAT(record.validate(), ErrorIs(Error::kInvalidArgument, {"does not match its sizes"}));
 }
 
+// The int8 references (float and isolated op outputs) round-trip through the
+// archive and are checked like the simulated ones.
+TEST(ReferenceRunnerTest, FloatAndIsolatedOpOutputsRoundTripAndAreChecked) {
+  ETRecord record = testing::demo_record();
+  record.reference_inputs = {ReferenceTensor{{1}, {0.f}}};
+  record.float_op_outputs[DebugHandle(2)] = {ReferenceTensor{{2}, {1.f, 2.f}}};
+  record.isolated_op_outputs[DebugHandle(2)] = {ReferenceTensor{{2}, {1.f, 2.5f}}};
+  const std::vector<std::uint8_t> bytes = value_of(record.to_bytes());
+  const internal::ZipEntries entries = value_of(internal::read_zip(bytes, "mem"));
+  EXPECT_TRUE(entries.contains("reference/float_ops/2/0.bin"));
+  EXPECT_TRUE(entries.contains("reference/isolated_ops/2/0.json"));
+  const ETRecord loaded = value_of(ETRecord::load_from_memory(bytes, "mem"));
+  EXPECT_EQ(loaded.float_op_outputs, record.float_op_outputs);
+  EXPECT_EQ(loaded.isolated_op_outputs, record.isolated_op_outputs);
+  record.isolated_op_outputs[DebugHandle(99)] = {ReferenceTensor{{1}, {0.f}}};
+  EXPECT_THAT(record.validate(),
+              ErrorIs(Error::kInvalidArgument, {"isolated reference op outputs", "not a node"}));
+  record.isolated_op_outputs.erase(DebugHandle(99));
+  record.reference_inputs.clear();
+  EXPECT_THAT(record.validate(),
+              ErrorIs(Error::kInvalidArgument, {"float reference op outputs", "reference inputs"}));
+}
+
 // Op-output entries the reader cannot place are refused, never dropped.
 TEST(ReferenceRunnerTest, MalformedOpOutputEntriesAreCorruptData) {
   ETRecord record = testing::demo_record();
