@@ -15,6 +15,7 @@
 #include "backends/common/backend_plugin.h"
 #include "backends/demo/aot/demo_model.h"
 #include "frontends/onnx/importer.h"
+#include "glassbox/aot/ops.h"
 #include "glassbox/aot/quantization.h"
 #include "glassbox/etrecord/quant_reference.h"
 #include "glassbox/etrecord/reference_runner.h"
@@ -238,6 +239,19 @@ std::string join_paths(const std::vector<std::string>& paths) {
   return text;
 }
 
+// Source operators of an int8 model: those whose output is quantized (a
+// quantize_linear shares their handle) and the other compute operators.
+std::pair<std::size_t, std::size_t> count_quantized_sources(const aot::Graph& model) {
+  std::set<DebugHandle> quantized, compute;
+  for (const aot::Node& node : model.nodes) {
+    if (node.op == aot::op::kQuantizeLinear) quantized.insert(node.debug_handle);
+    if (!aot::is_quantization_op(node.op)) compute.insert(node.debug_handle);
+  }
+  std::size_t int8 = 0;
+  for (DebugHandle h : compute) int8 += quantized.contains(h);
+  return {int8, compute.size() - int8};
+}
+
 // Writes through `outputs`: under temporary names, renamed into place
 // once all succeeded.
 Status lower(const LowerOptions& options, io::OutputFiles& outputs, std::ostream& out) {
@@ -282,6 +296,7 @@ Status lower(const LowerOptions& options, io::OutputFiles& outputs, std::ostream
   }
   std::set<DebugHandle> source_handles;
   for (const aot::Node& node : model.nodes) source_handles.insert(node.debug_handle);
+  const std::pair<std::size_t, std::size_t> quantized_sources = count_quantized_sources(model);
   const std::size_t num_nodes = model.nodes.size();
   const bool with_reference =
       options.reference_seed.has_value() || !options.reference_inputs.empty();
@@ -361,6 +376,10 @@ Status lower(const LowerOptions& options, io::OutputFiles& outputs, std::ostream
       << "handles:      " << covered.size() << " of " << source_handles.size()
       << " source operators covered by the debug handle map\n";
   if (with_report) out << partition_summary(node_ops, partition_reasons, delegates);
+  if (quantized_sources.first > 0) {
+    out << "int8:         " << quantized_sources.first << " quantized operators (output int8), "
+        << quantized_sources.second << " float\n";
+  }
   if (recipe.generate_etrecord) out << "etrecord:     " << options.etrecord << "\n";
   if (edge.has_value()) {
     out << "reference:    "

@@ -83,6 +83,20 @@ TEST_F(QuantCliTest, KeepFloatLeavesTheNamedOpUnquantized) {
   EXPECT_EQ(after.out.find("/pw/Conv/Conv"), std::string::npos) << after.out;
 }
 
+TEST_F(QuantCliTest, LowerCountsInt8AndFloatOperators) {
+  const CliResult lowered = run_glassbox(
+      {"lower", kQuant + "qdq_cnn_small.onnx", "--backend", "portable", "-o", path("c.gbx")});
+  ASSERT_EQ(lowered.exit_code, 0) << lowered.err;
+  EXPECT_NE(lowered.out.find("int8:         18 quantized operators (output int8), 0 float"),
+            std::string::npos)
+      << lowered.out;
+  const CliResult kept = run_glassbox({"lower", kQuant + "qdq_cnn_small.onnx", "--backend",
+                                       "portable", "-o", path("c.gbx"), "--keep-float", "fc"});
+  ASSERT_EQ(kept.exit_code, 0) << kept.err;
+  EXPECT_NE(kept.out.find("17 quantized operators (output int8), 1 float"), std::string::npos)
+      << kept.out;
+}
+
 TEST_F(QuantCliTest, UsageErrorsExitTwo) {
   EXPECT_EQ(run_glassbox({"lower", kQuant + "qdq_conv_relu.onnx", "-o", path("u.gbx"),
                           "--float-model", kQuant + "qdq_conv_relu.onnx"})

@@ -69,7 +69,9 @@ std::vector<double> dequantized(const NumericRow& row, const OutputQuant& q) {
   for (std::size_t i = 0; i < out.size(); ++i) {
     const std::size_t c = q.scale.size() == 1 ? 0 : channel_of(i, row.runtime_sizes, q.axis);
     if (c >= q.scale.size()) continue;
-    out[i] = (out[i] - static_cast<double>(q.zero_point[c])) * q.scale[c];
+    // In float32, as dequantize_linear computes the simulation's values.
+    out[i] = static_cast<float>(out[i] - static_cast<double>(q.zero_point[c])) *
+             static_cast<float>(q.scale[c]);
   }
   return out;
 }
