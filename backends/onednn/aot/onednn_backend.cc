@@ -382,7 +382,41 @@ class Lowering {
     const Node* activation = nullptr;  // relu or clamp, or null
     const Node* quantize = nullptr;
     TensorQuant out;
+    // A quantize and dequantize between the op and its activation (the
+    // activation QDQ-wrapped on its own), absorbed with it.
+    std::vector<const Node*> between;
   };
+
+  // The activation after `q`, a quantize whose int8 output only a
+  // dequantize with its parameters reads, whose float output only a relu
+  // or clamp reads, whose output only a quantize with those parameters
+  // again reads: PyTorch's ReLU6 after a quantized conv. Clamping the
+  // quantized values to the activation's image is then exact (a value of
+  // the grid dequantizes and quantizes back to itself), so the activation
+  // fuses into the op that `q` quantizes (its output range narrows).
+  bool requantized_activation(const Node& q, Int8Plan* plan) const {
+    const std::optional<TensorQuant> q1 = per_tensor_quant(graph_, q);
+    const Node* dq = uses_.is_output(q.outputs[0]) ? nullptr : sole_user(q.outputs[0]);
+    if (!q1 || dq == nullptr || dq->op != aot::op::kDequantizeLinear ||
+        per_tensor_quant(graph_, *dq) != q1 || uses_.is_output(dq->outputs[0])) {
+      return false;
+    }
+    const Node* act = sole_user(dq->outputs[0]);
+    if (act == nullptr || (act->op != aot::op::kRelu && act->op != aot::op::kClamp) ||
+        uses_.is_output(act->outputs[0])) {
+      return false;
+    }
+    const Node* q2 = sole_user(act->outputs[0]);
+    if (q2 == nullptr || q2->op != aot::op::kQuantizeLinear ||
+        per_tensor_quant(graph_, *q2) != q1) {
+      return false;
+    }
+    plan->between = {&q, dq};
+    plan->activation = act;
+    plan->quantize = q2;
+    plan->out = *q1;
+    return true;
+  }
 
   // The quantize (after an optional relu / clamp) that is the only reader
   // of `node`'s output.
@@ -396,6 +430,9 @@ class Lowering {
       user = uses_.is_output(out) ? nullptr : sole_user(out);
     }
     if (user == nullptr || user->op != aot::op::kQuantizeLinear) return false;
+    if (plan->activation == nullptr && activation_ok && requantized_activation(*user, plan)) {
+      return true;
+    }
     const std::optional<TensorQuant> q = per_tensor_quant(graph_, *user);
     if (!q) return false;
     plan->quantize = user;
@@ -520,6 +557,10 @@ class Lowering {
 
   Status lower_int8(const Node& node, const Int8Plan& plan) {
     Sources sources{&node};
+    for (const Node* n : plan.between) {
+      absorb(*n);
+      sources.push_back(n);
+    }
     if (plan.activation != nullptr) {
       absorb(*plan.activation);
       sources.push_back(plan.activation);
