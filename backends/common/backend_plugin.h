@@ -67,6 +67,10 @@ struct BackendPlugin {
   /// Registers the runtime half (idempotent) and applies `settings` to
   /// delegates initialised from now on.
   Status (*prepare_runtime)(const RunSettings& settings);
+  /// Per node of `graph`, in node order, whether the backend runs it as
+  /// (part of) an int8 operator (`lower` prints the count). Null when the
+  /// backend has no int8 operators.
+  StatusOr<std::vector<bool>> (*int8_report)(const aot::Graph& graph) = nullptr;
 };
 
 /// The AOT half of type `Backend` registered as `name` in

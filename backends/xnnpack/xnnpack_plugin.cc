@@ -18,6 +18,10 @@ StatusOr<std::vector<std::string>> partition_report(const aot::Graph& graph) {
   return xnnpack_partition_report(graph);
 }
 
+StatusOr<std::vector<bool>> int8_report(const aot::Graph& graph) {
+  return xnnpack_int8_report(graph);
+}
+
 Status prepare_runtime(const RunSettings& settings) {
   const Error e = register_xnnpack_backend_runtime();
   if (e != Error::kOk) return Status(e, "cannot register the XNNPACK backend's runtime half");
@@ -37,6 +41,7 @@ const BackendPlugin& xnnpack_plugin() {
       .make_partitioner = &make_partitioner,
       .partition_report = &partition_report,
       .prepare_runtime = &prepare_runtime,
+      .int8_report = &int8_report,
   };
   return plugin;
 }

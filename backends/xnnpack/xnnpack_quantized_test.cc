@@ -215,6 +215,23 @@ std::vector<QCase> cases() {
          ValueId b = g.qdq(g.input({1, 8, 6, 6}), 0.01f, -20);
          return g.qdq(g.op(op::kRelu, {g.op(op::kAdd, {a, b})}), kOutScale, -128);
        }},
+      {"add_uint8_nhwc",
+       [](QdqGraph& g) {
+         ValueId a =
+             g.qdq(g.op(op::kConv2d,
+                        {image(g, {1, 8, 6, 6}, ScalarType::kByte), g.weights({8, 8, 1, 1}, 0)},
+                        conv_attrs(1, {0, 0})),
+                   kOutScale, 120, ScalarType::kByte);
+         ValueId b = g.qdq(g.input({1, 8, 6, 6}), 0.011f, 131, ScalarType::kByte);
+         return g.qdq(g.op(op::kAdd, {a, b}), 0.07f, 125, ScalarType::kByte);
+       }},
+      // MobileNet v2's first residual add: its size and uint8 parameters.
+      {"add_residual_uint8",
+       [](QdqGraph& g) {
+         ValueId a = g.qdq(g.input({1, 24, 56, 56}), 0.04377274960279465f, 124, ScalarType::kByte);
+         ValueId b = g.qdq(g.input({1, 24, 56, 56}), 0.04496825858950615f, 125, ScalarType::kByte);
+         return g.qdq(g.op(op::kAdd, {a, b}), 0.05884980410337448f, 129, ScalarType::kByte);
+       }},
       {"mul_broadcast_nhwc",
        [](QdqGraph& g) {
          ValueId c =

@@ -312,6 +312,20 @@ Status lower(const LowerOptions& options, io::OutputFiles& outputs, std::ostream
     GLASSBOX_ASSIGN_OR_RETURN(partition_reasons, plugin->partition_report(model));
     for (const aot::Node& node : model.nodes) node_ops.push_back(node.op);
   }
+  // Source operators (compute ops' handles) the backend runs in int8
+  // operators, and the others.
+  std::size_t int8_ops = 0, float_ops = 0;
+  if (quantized_sources.first > 0 && plugin != nullptr && plugin->int8_report != nullptr) {
+    GLASSBOX_ASSIGN_OR_RETURN(const std::vector<bool> int8, plugin->int8_report(model));
+    std::set<DebugHandle> compute, in_int8;
+    for (std::size_t n = 0; n < model.nodes.size(); ++n) {
+      if (aot::is_quantization_op(model.nodes[n].op)) continue;
+      compute.insert(model.nodes[n].debug_handle);
+      if (int8[n]) in_int8.insert(model.nodes[n].debug_handle);
+    }
+    int8_ops = in_int8.size();
+    float_ops = compute.size() - int8_ops;
+  }
 
   GLASSBOX_ASSIGN_OR_RETURN(exporter::Recipe recipe, recipe_for(options));
   GLASSBOX_ASSIGN_OR_RETURN(exporter::ExecutorchProgramManager program,
@@ -379,6 +393,10 @@ Status lower(const LowerOptions& options, io::OutputFiles& outputs, std::ostream
   if (quantized_sources.first > 0) {
     out << "int8:         " << quantized_sources.first << " quantized operators (output int8), "
         << quantized_sources.second << " float\n";
+  }
+  if (int8_ops + float_ops > 0) {
+    out << "int8 ops:     " << int8_ops << " on " << options.backend << ", " << float_ops
+        << " float\n";
   }
   if (recipe.generate_etrecord) out << "etrecord:     " << options.etrecord << "\n";
   if (edge.has_value()) {
