@@ -1,6 +1,6 @@
 #pragma once
 /// @file
-/// The oneDNN backend's processed-bytes format, version 1.3. The AOT half
+/// The oneDNN backend's processed-bytes format, version 1.4. The AOT half
 /// writes it (aot/onednn_program.h), the runtime half parses and validates
 /// it (runtime/program_parser.h). Constants only, so device code may
 /// include it.
@@ -125,6 +125,22 @@
 ///                 for none). Output: s8/u8 in a's memory format:
 ///                 quantize(dequantize(a) op dequantize(b)), Glassbox's
 ///                 portable kernel (oneDNN 2.6's binary has no zero points).
+///
+/// Since 1.4:
+///   kQClamp       operands: src (s8/u8), and optionally a lookup table (a
+///                 u8 constant [256]). ints: the clamp [min, max] of the
+///                 output's quantized values. Output: s8/u8, src's dims, in
+///                 src's memory format. With one operand the output has
+///                 src's type and quantization and is clamp(src, [min,
+///                 max]) (a relu or clip in the quantized domain; Glassbox's
+///                 quantized_clamp); with the table, y = table[byte(src)]
+///                 (a relu or clip between two quantizations, each entry
+///                 quantize(clip(dequantize(v))) computed at export;
+///                 apply_quant_lut), min and max bound its entries.
+///   kQGlobalAvgPool operands: src (s8/u8 [N,C,H,W]). ints: none. Output:
+///                 [N,C,1,1] of src's type, its own scale and zero point:
+///                 Glassbox's qlinear_global_avg_pool2d (oneDNN 2.6's int8
+///                 pooling does not rescale).
 
 #include <cstdint>
 
@@ -135,7 +151,7 @@ inline constexpr char kOnednnBackendName[] = "OnednnBackend";
 
 inline constexpr char kDnnMagic[4] = {'G', 'B', 'D', 'N'};
 inline constexpr std::uint16_t kDnnFormatMajor = 1;
-inline constexpr std::uint16_t kDnnFormatMinor = 3;
+inline constexpr std::uint16_t kDnnFormatMinor = 4;
 /// The first minor version with data types in tensor descriptors.
 inline constexpr std::uint16_t kDnnFirstInt8Minor = 3;
 inline constexpr std::uint32_t kDnnHeaderSize = 24;
@@ -165,8 +181,12 @@ enum class DnnOpKind : std::uint8_t {
   kQConvolution = 16,
   kQMatmul = 17,
   kQBinary = 18,
+  kQClamp = 19,
+  kQGlobalAvgPool = 20,
 };
-inline constexpr std::uint8_t kDnnMaxOpKind = 18;
+inline constexpr std::uint8_t kDnnMaxOpKind = 20;
+/// The first minor version with kQClamp and kQGlobalAvgPool.
+inline constexpr std::uint16_t kDnnFirstQClampMinor = 4;
 
 /// Tensor data types (since 1.3). Values are part of the format.
 enum class DnnDataType : std::uint8_t { kF32 = 0, kS8 = 1, kU8 = 2, kS32 = 3 };
@@ -240,6 +260,8 @@ constexpr const char* dnn_op_kind_name(DnnOpKind kind) {
     case DnnOpKind::kQConvolution: return "convolution";
     case DnnOpKind::kQMatmul: return "matmul";
     case DnnOpKind::kQBinary: return "binary";
+    case DnnOpKind::kQClamp: return "eltwise";
+    case DnnOpKind::kQGlobalAvgPool: return "pooling";
   }
   return nullptr;
 }

@@ -496,7 +496,23 @@ class Lowering {
       }
       return plan;
     }
-    const bool pool = op == aot::op::kMaxPool2d || op == aot::op::kGlobalAvgPool2d ||
+    if (op == aot::op::kRelu || op == aot::op::kClamp) {
+      // One the producer did not fuse: kQClamp.
+      if (!source(node.inputs[0]) || !quantized_output(node, false, &plan) ||
+          plan.out.type != plan.inputs[0].quant.type) {
+        return std::nullopt;
+      }
+      return plan;
+    }
+    if (op == aot::op::kGlobalAvgPool2d && value(node.inputs[0]).shape.size() == 4) {
+      // Requantizing or not: kQGlobalAvgPool when the scales differ.
+      if (!source(node.inputs[0]) || !quantized_output(node, false, &plan) ||
+          plan.out.type != plan.inputs[0].quant.type) {
+        return std::nullopt;
+      }
+      return plan;
+    }
+    const bool pool = op == aot::op::kMaxPool2d ||
                       (op == aot::op::kAvgPool2d && !padded_avg_pool_of(graph_, node));
     if (pool || op == aot::op::kFlatten || op == aot::op::kReshape) {
       // The output keeps the input's quantization (oneDNN's int8 pooling
@@ -609,6 +625,17 @@ class Lowering {
                 .floats = {}};
       return define(out, emit_named(std::move(dnn), sources, false));
     }
+    if (op == aot::op::kRelu || op == aot::op::kClamp) return lower_int8_clamp(node, plan, sources);
+    if (op == aot::op::kGlobalAvgPool2d && !(plan.out == plan.inputs[0].quant)) {
+      DnnOp dnn{.kind = DnnOpKind::kQGlobalAvgPool,
+                .identifier = {},
+                .operands = {slot(plan.inputs[0].value)},
+                .output = value(out).shape,
+                .ints = {},
+                .floats = {},
+                .quant = dnn_quant(plan.out)};
+      return define(out, emit_named(std::move(dnn), sources, false));
+    }
     if (op != aot::op::kConv2d && op != aot::op::kLinear && op != aot::op::kMatmul) {
       return lower_int8_pool(node, plan, sources);
     }
@@ -673,6 +700,50 @@ class Lowering {
               .quant = dnn_quant(plan.out)};
     append_post_ops(steps, &dnn);
     return define(out, emit_named(std::move(dnn), sources, false));
+  }
+
+  // A relu or clip between a dequantize and a quantize that no producer
+  // fused: the portable run's dequantize, float clamp and quantize of each
+  // of the 256 input values, in float32 as quantize.cc computes them. One
+  // quantization on both sides: a clamp of the quantized values to the
+  // table's ends (exact: a grid value dequantizes and quantizes back to
+  // itself); otherwise the table.
+  Status lower_int8_clamp(const Node& node, const Int8Plan& plan, const Sources& sources) {
+    const TensorQuant& in = plan.inputs[0].quant;
+    const TensorQuant& o = plan.out;
+    constexpr float kMax = std::numeric_limits<float>::max();
+    const bool relu = node.op == aot::op::kRelu;
+    const auto lo = static_cast<float>(relu ? 0.0 : float_attr(node, "min").value_or(-kMax));
+    const auto hi = static_cast<float>(relu ? kMax : float_attr(node, "max").value_or(kMax));
+    const bool s8 = in.type == ScalarType::kChar;
+    const float out_lo = o.type == ScalarType::kChar ? -128.f : 0.f;
+    const float out_hi = o.type == ScalarType::kChar ? 127.f : 255.f;
+    std::vector<std::int32_t> table(256);
+    std::int64_t qmin = std::numeric_limits<std::int64_t>::max();
+    std::int64_t qmax = std::numeric_limits<std::int64_t>::min();
+    for (int b = 0; b < 256; ++b) {
+      const std::int32_t v = s8 ? static_cast<std::int8_t>(b) : b;
+      const float x = static_cast<float>(v - in.zero_point) * in.scale;
+      const float c = std::min(std::max(x, lo), hi);
+      const float r = std::nearbyint(std::clamp(c / o.scale, -1e9f, 1e9f));
+      const float q = std::clamp(r + static_cast<float>(o.zero_point), out_lo, out_hi);
+      const auto y = static_cast<std::int64_t>(q);
+      table[static_cast<std::size_t>(b)] = static_cast<std::int32_t>(y & 0xff);
+      qmin = std::min(qmin, y);
+      qmax = std::max(qmax, y);
+    }
+    DnnOp dnn{.kind = DnnOpKind::kQClamp,
+              .identifier = {},
+              .operands = {slot(plan.inputs[0].value)},
+              .output = value(plan.quantize->outputs[0]).shape,
+              .ints = {qmin, qmax},
+              .floats = {},
+              .quant = dnn_quant(o)};
+    if (!(o == in)) {
+      dnn.operands.push_back(add_int_constant({256}, DnnDataType::kU8, std::move(table)));
+    }
+    const bool blocked = maybe_blocked(dnn.operands[0]);
+    return define(plan.quantize->outputs[0], emit_named(std::move(dnn), sources, blocked));
   }
 
   Status lower_int8_pool(const Node& node, const Int8Plan& plan, const Sources& sources) {

@@ -76,6 +76,10 @@ struct OpState {
   // elements both buffers hold (blocked padding included).
   const void* qbinary_b = nullptr;
   std::int64_t qbinary_elements = 0;
+  // kQClamp's table (null: a clamp of one quantization) and kQGlobalAvgPool's
+  // source in plain NCHW order (the slot's buffer, or its copy).
+  const std::uint8_t* qclamp_lut = nullptr;
+  const void* qpool_src = nullptr;
 };
 
 struct DnnDelegate {
@@ -382,6 +386,8 @@ class OpBuilder {
       case DnnOpKind::kQConvolution: e = convolution(op); break;
       case DnnOpKind::kQMatmul: e = matmul(op); break;
       case DnnOpKind::kQBinary: e = qbinary(op); break;
+      case DnnOpKind::kQClamp: e = qclamp(op); break;
+      case DnnOpKind::kQGlobalAvgPool: e = qglobal_avg_pool(op); break;
     }
     if (e.code != Error::kOk) return e;
     const char* impl = "";
@@ -404,6 +410,11 @@ class OpBuilder {
     } else if (op.kind == DnnOpKind::kQBinary) {
       std::snprintf(st_->metadata, kMetadataBytes, "binary: glassbox:qlinear_%s",
                     op.ints[0] == static_cast<std::int64_t>(DnnBinary::kAdd) ? "add" : "mul");
+    } else if (op.kind == DnnOpKind::kQClamp) {
+      std::snprintf(st_->metadata, kMetadataBytes, "eltwise: glassbox:%s",
+                    op.num_operands == 1 ? "quantized_clamp" : "quant_lut");
+    } else if (op.kind == DnnOpKind::kQGlobalAvgPool) {
+      std::snprintf(st_->metadata, kMetadataBytes, "pooling: glassbox:qlinear_global_avg_pool2d");
     } else if (st_->view) {
       std::snprintf(st_->metadata, kMetadataBytes, "%s: view", dnn_op_kind_name(op.kind));
     } else if (op.kind == DnnOpKind::kReshape) {
@@ -1190,6 +1201,49 @@ class OpBuilder {
     return kOk;
   }
 
+  // kQClamp on our kernels (quantized_clamp, apply_quant_lut): element-wise
+  // over the bytes of the source's memory format, which the output keeps.
+  ErrorInfo qclamp(const DnnParsedOp& op) {
+    const DnnParsedProgram& p = *d_->program;
+    const std::uint32_t x = op.operands[0];
+    dnnl_memory_desc_t md = d_->mds[x];
+    md.data_type = dnnl_type(p.slots[out_].type);
+    if (ErrorInfo e = define_output(md); e.code != Error::kOk) return e;
+    st_->qbinary_elements = static_cast<std::int64_t>(dnnl_memory_desc_get_size(&md));
+    if (op.num_operands == 2) st_->qclamp_lut = p.constant_data[op.operands[1] - p.num_inputs];
+    return kOk;
+  }
+
+  // kQGlobalAvgPool on our kernel (qlinear_global_avg_pool2d, NCHW): a
+  // source in another format is reordered into plain order first, inside
+  // the operator's event. The output [N, C, 1, 1] is plain.
+  ErrorInfo qglobal_avg_pool(const DnnParsedOp& op) {
+    const DnnParsedProgram& p = *d_->program;
+    const std::uint32_t x = op.operands[0];
+    dnnl_memory_desc_t out_md;
+    DNN_TRY(plain_md(&out_md, p.slots[out_]), "pooling descriptor");
+    if (ErrorInfo e = define_output(out_md); e.code != Error::kOk) return e;
+    st_->qpool_src = d_->buffers[x];
+    if (is_plain(*d_, x)) return kOk;
+    dnnl_memory_desc_t plain;
+    DNN_TRY(plain_md(&plain, p.slots[x]), "pooling descriptor");
+    void* data = memory->allocate(dnnl_memory_desc_get_size(&plain), kBufferAlignment);
+    if (data == nullptr) return oom();
+    dnnl_memory_t copy = nullptr;
+    if (ErrorInfo e = own(plain, data, &copy); e.code != Error::kOk) return e;
+    dnnl_primitive_desc_t rpd = nullptr;
+    DNN_TRY(dnnl_reorder_primitive_desc_create(&rpd, &d_->mds[x], d_->engine, &plain, d_->engine,
+                                               nullptr),
+            "pooling source reorder creation");
+    const dnnl_status_t s = dnnl_primitive_create(&st_->src_reorder, rpd);
+    dnnl_primitive_desc_destroy(rpd);
+    DNN_TRY(s, "pooling source reorder creation");
+    st_->src_args[0] = {DNNL_ARG_FROM, d_->mems[x]};
+    st_->src_args[1] = {DNNL_ARG_TO, copy};
+    st_->qpool_src = data;
+    return kOk;
+  }
+
   ErrorInfo reorder(const DnnParsedOp& op, std::uint32_t index) {
     const DnnParsedProgram& p = *d_->program;
     const DnnSlot& y = p.slots[out_];
@@ -1407,6 +1461,31 @@ Error run_op(DnnDelegate& d, std::uint32_t i) {
                             ? runtime::kernels::qlinear_add(qa, shape, qb, shape, qy)
                             : runtime::kernels::qlinear_mul(qa, shape, qb, shape, qy);
     return e.code;
+  }
+  if (p.ops[i].kind == DnnOpKind::kQClamp) {
+    const DnnParsedOp& op = p.ops[i];
+    const void* x = d.buffers[op.operands[0]];
+    void* y = d.buffers[p.first_op_slot() + i];
+    if (st.qclamp_lut != nullptr) {
+      return runtime::kernels::apply_quant_lut(x, st.qbinary_elements,
+                                               Span<const std::uint8_t>(st.qclamp_lut, 256), y)
+          .code;
+    }
+    const runtime::kernels::QuantRange range{static_cast<std::int32_t>(op.ints[0]),
+                                             static_cast<std::int32_t>(op.ints[1])};
+    return runtime::kernels::quantized_clamp(x, scalar_type(p.slots[op.operands[0]].type),
+                                             st.qbinary_elements, range, y)
+        .code;
+  }
+  if (p.ops[i].kind == DnnOpKind::kQGlobalAvgPool) {
+    const DnnParsedOp& op = p.ops[i];
+    const DnnSlot& x = p.slots[op.operands[0]];
+    const DnnSlot& y = p.slots[p.first_op_slot() + i];
+    const runtime::kernels::QuantInput qx{st.qpool_src, scalar_type(x.type), x.scale, x.zero_point};
+    const runtime::kernels::QuantOutput qy{d.buffers[p.first_op_slot() + i], scalar_type(y.type),
+                                           y.scale, y.zero_point};
+    const runtime::kernels::Shape4 shape{x.dims[0], x.dims[1], x.dims[2], x.dims[3]};
+    return runtime::kernels::qlinear_global_avg_pool2d(qx, shape, qy).code;
   }
   if (st.channel_block != 0) {
     const DnnParsedOp& op = p.ops[i];

@@ -57,7 +57,9 @@ bool f32_only(DnnOpKind kind) {
     case DnnOpKind::kDequantize:
     case DnnOpKind::kQConvolution:
     case DnnOpKind::kQMatmul:
-    case DnnOpKind::kQBinary: return false;
+    case DnnOpKind::kQBinary:
+    case DnnOpKind::kQClamp:
+    case DnnOpKind::kQGlobalAvgPool: return false;
     default: return true;
   }
 }
@@ -121,6 +123,8 @@ IntShape int_shape(DnnOpKind kind) {
     case DnnOpKind::kQConvolution: return {10, true};
     case DnnOpKind::kQMatmul: return {0, true};
     case DnnOpKind::kQBinary: return {3, false};
+    case DnnOpKind::kQClamp: return {2, false};
+    case DnnOpKind::kQGlobalAvgPool: return {0, false};
   }
   return {0, false};
 }
@@ -162,7 +166,8 @@ ErrorInfo check_op(const DnnParsedProgram& program, const DnnParsedOp& op, const
   const DnnSlot& x = slots[op.operands[0]];
   const std::int64_t* p = op.ints;
   const IntShape shape = int_shape(op.kind);
-  if (op.kind != DnnOpKind::kQBinary) {  // its ints are clamp bounds, checked below
+  // kQBinary's and kQClamp's ints are clamp bounds, checked below.
+  if (op.kind != DnnOpKind::kQBinary && op.kind != DnnOpKind::kQClamp) {
     for (std::uint32_t i = 0; i < shape.fixed; ++i) {
       if (p[i] < 0 || p[i] > kDnnMaxParam) return bad("onednn program: parameter out of range");
     }
@@ -235,6 +240,36 @@ ErrorInfo check_op(const DnnParsedProgram& program, const DnnParsedOp& op, const
       }
       return kOk;
     }
+    case DnnOpKind::kQClamp: {
+      const std::int64_t lo = out.type == DnnDataType::kS8 ? -128 : 0;
+      const std::int64_t hi = out.type == DnnDataType::kS8 ? 127 : 255;
+      bool ok = (op.num_operands == 1 || op.num_operands == 2) && is_q(x) && is_q(out) &&
+                same_dims(x, out) && p[0] >= lo && p[1] <= hi && p[0] <= p[1];
+      if (ok && op.num_operands == 1) ok = same_quant(x, out);
+      if (ok && op.num_operands == 2) {
+        // A u8 table of 256 entries, each inside [min, max] read as the
+        // output's type.
+        const DnnSlot& t = slots[op.operands[1]];
+        ok = program.is_constant(op.operands[1]) && t.type == DnnDataType::kU8 && t.rank == 1 &&
+             t.dims[0] == 256;
+        const std::uint8_t* table =
+            ok ? program.constant_data[op.operands[1] - program.num_inputs] : nullptr;
+        for (int i = 0; ok && i < 256; ++i) {
+          const std::int64_t v = out.type == DnnDataType::kS8
+                                     ? static_cast<std::int64_t>(static_cast<std::int8_t>(table[i]))
+                                     : static_cast<std::int64_t>(table[i]);
+          ok = v >= p[0] && v <= p[1];
+        }
+      }
+      return ok ? kOk : bad("onednn program: int8 clamp operands, types, table or bounds");
+    }
+    case DnnOpKind::kQGlobalAvgPool:
+      if (op.num_operands != 1 || !is_q(x) || x.rank != 4 || out.type != x.type || out.rank != 4 ||
+          out.dims[0] != x.dims[0] || out.dims[1] != x.dims[1] || out.dims[2] != 1 ||
+          out.dims[3] != 1 || x.dims[2] * x.dims[3] > (1 << 24)) {
+        return bad("onednn program: int8 global average pool types or shape");
+      }
+      return kOk;
     case DnnOpKind::kConvolution: {
       // stride h w, dilation h w, pads t l b r, groups, has_sum
       if (op.num_operands != 3 + static_cast<std::uint32_t>(p[9] != 0) || p[9] > 1) {
@@ -440,6 +475,10 @@ ErrorInfo read_op(ByteReader& in, runtime::MemoryAllocator* memory, DnnParsedPro
     return bad("onednn program: unknown operator kind");
   }
   op->kind = static_cast<DnnOpKind>(kind);
+  if ((op->kind == DnnOpKind::kQClamp || op->kind == DnnOpKind::kQGlobalAvgPool) &&
+      minor < kDnnFirstQClampMinor) {
+    return bad("onednn program: operator kind newer than the format version");
+  }
   if (ErrorInfo e = read_identifier(in, memory, op); e.code != Error::kOk) return e;
   std::uint8_t count = 0;
   if (!in.read(&count) || count == 0 || count > kDnnMaxOperands) {
