@@ -1184,20 +1184,28 @@ class OpBuilder {
     dnnl_memory_desc_t like_a = d_->mds[a];
     like_a.data_type = dnnl_type(d_->program->slots[b].type);
     if (dnnl_memory_desc_equal(&like_a, &d_->mds[b]) != 0) return kOk;
-    void* data = memory->allocate(dnnl_memory_desc_get_size(&like_a), kBufferAlignment);
-    if (data == nullptr) return oom();
+    return copy_before_run(b, like_a, &st_->qbinary_b);
+  }
+
+  // Slot `from` reordered into a buffer of format `md` before each run
+  // (inside the operator's event; st_->src_reorder); `*data` becomes that
+  // buffer.
+  template <typename T>
+  ErrorInfo copy_before_run(std::uint32_t from, const dnnl_memory_desc_t& md, T** data) {
+    void* buffer = memory->allocate(dnnl_memory_desc_get_size(&md), kBufferAlignment);
+    if (buffer == nullptr) return oom();
     dnnl_memory_t copy = nullptr;
-    if (ErrorInfo e = own(like_a, data, &copy); e.code != Error::kOk) return e;
+    if (ErrorInfo e = own(md, buffer, &copy); e.code != Error::kOk) return e;
     dnnl_primitive_desc_t rpd = nullptr;
-    DNN_TRY(dnnl_reorder_primitive_desc_create(&rpd, &d_->mds[b], d_->engine, &like_a, d_->engine,
+    DNN_TRY(dnnl_reorder_primitive_desc_create(&rpd, &d_->mds[from], d_->engine, &md, d_->engine,
                                                nullptr),
-            "binary operand reorder creation");
+            "operand reorder creation");
     const dnnl_status_t s = dnnl_primitive_create(&st_->src_reorder, rpd);
     dnnl_primitive_desc_destroy(rpd);
-    DNN_TRY(s, "binary operand reorder creation");
-    st_->src_args[0] = {DNNL_ARG_FROM, d_->mems[b]};
+    DNN_TRY(s, "operand reorder creation");
+    st_->src_args[0] = {DNNL_ARG_FROM, d_->mems[from]};
     st_->src_args[1] = {DNNL_ARG_TO, copy};
-    st_->qbinary_b = data;
+    *data = buffer;
     return kOk;
   }
 
@@ -1227,21 +1235,7 @@ class OpBuilder {
     if (is_plain(*d_, x)) return kOk;
     dnnl_memory_desc_t plain;
     DNN_TRY(plain_md(&plain, p.slots[x]), "pooling descriptor");
-    void* data = memory->allocate(dnnl_memory_desc_get_size(&plain), kBufferAlignment);
-    if (data == nullptr) return oom();
-    dnnl_memory_t copy = nullptr;
-    if (ErrorInfo e = own(plain, data, &copy); e.code != Error::kOk) return e;
-    dnnl_primitive_desc_t rpd = nullptr;
-    DNN_TRY(dnnl_reorder_primitive_desc_create(&rpd, &d_->mds[x], d_->engine, &plain, d_->engine,
-                                               nullptr),
-            "pooling source reorder creation");
-    const dnnl_status_t s = dnnl_primitive_create(&st_->src_reorder, rpd);
-    dnnl_primitive_desc_destroy(rpd);
-    DNN_TRY(s, "pooling source reorder creation");
-    st_->src_args[0] = {DNNL_ARG_FROM, d_->mems[x]};
-    st_->src_args[1] = {DNNL_ARG_TO, copy};
-    st_->qpool_src = data;
-    return kOk;
+    return copy_before_run(x, plain, &st_->qpool_src);
   }
 
   ErrorInfo reorder(const DnnParsedOp& op, std::uint32_t index) {
