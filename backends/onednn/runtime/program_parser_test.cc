@@ -324,5 +324,100 @@ TEST(OnednnProgramParserTest, RejectsCorruptQuantFields) {
             std::string::npos);
 }
 
+// x [1, 2, 4, 4] -> quantize (u8) -> kQClamp (one quantization, [128,
+// 200]) -> kQClamp (a table into another quantization, entries 10..90) ->
+// kQGlobalAvgPool (a third) -> dequantize.
+DnnProgram int8_clamp_pool_program() {
+  DnnProgram p;
+  p.inputs = {{1, 2, 4, 4}};
+  std::vector<std::int32_t> table(256);
+  for (int i = 0; i < 256; ++i) table[static_cast<std::size_t>(i)] = 10 + i * 80 / 255;
+  p.constants = {{{256}, {}, {DnnDataType::kU8, 1.f, 0}, table}};
+  const DnnQuant u8{DnnDataType::kU8, 0.02f, 128};
+  const DnnQuant other{DnnDataType::kU8, 0.05f, 10};
+  p.ops = {{.kind = DnnOpKind::kQuantize,
+            .identifier = std::int64_t{0},
+            .operands = {0},
+            .output = {1, 2, 4, 4},
+            .ints = {},
+            .floats = {},
+            .quant = u8},
+           {.kind = DnnOpKind::kQClamp,
+            .identifier = std::int64_t{1},
+            .operands = {2},
+            .output = {1, 2, 4, 4},
+            .ints = {128, 200},
+            .floats = {},
+            .quant = u8},
+           {.kind = DnnOpKind::kQClamp,
+            .identifier = std::int64_t{2},
+            .operands = {3, 1},
+            .output = {1, 2, 4, 4},
+            .ints = {10, 90},
+            .floats = {},
+            .quant = other},
+           {.kind = DnnOpKind::kQGlobalAvgPool,
+            .identifier = std::int64_t{3},
+            .operands = {4},
+            .output = {1, 2, 1, 1},
+            .ints = {},
+            .floats = {},
+            .quant = {DnnDataType::kU8, 0.01f, 3}},
+           {.kind = DnnOpKind::kDequantize,
+            .identifier = std::int64_t{4},
+            .operands = {5},
+            .output = {1, 2, 1, 1},
+            .ints = {},
+            .floats = {}}};
+  p.outputs = {6};
+  return p;
+}
+
+TEST(OnednnProgramParserTest, ChecksInt8ClampsAndGlobalAveragePools) {
+  runtime::MemoryAllocator memory;
+  Result<DnnParsedProgram*> program = parse(encode_dnn_program(int8_clamp_pool_program()), &memory);
+  ASSERT_TRUE(program.ok()) << program.error_info().message;
+  EXPECT_EQ((*program)->ops[2].num_operands, 2u);
+  const auto refused = [](DnnProgram p, const char* fragment) {
+    runtime::MemoryAllocator m;
+    Result<DnnParsedProgram*> r = parse(encode_dnn_program(p), &m);
+    ASSERT_FALSE(r.ok()) << fragment;
+    EXPECT_NE(std::string(r.error_info().message).find(fragment), std::string::npos)
+        << r.error_info().message;
+  };
+  DnnProgram p = int8_clamp_pool_program();
+  p.ops[1].quant.scale = 0.03f;  // a clamp without a table keeps its source's quantization
+  refused(p, "int8 clamp");
+  p = int8_clamp_pool_program();
+  p.ops[1].ints = {-1, 200};  // below u8
+  refused(p, "int8 clamp");
+  p = int8_clamp_pool_program();
+  p.ops[1].ints = {201, 200};
+  refused(p, "int8 clamp");
+  p = int8_clamp_pool_program();
+  p.ops[2].ints = {11, 90};  // the table's 10 is outside
+  refused(p, "int8 clamp");
+  p = int8_clamp_pool_program();
+  p.constants[0].dims = {255};
+  p.constants[0].int_data.pop_back();
+  refused(p, "int8 clamp");
+  p = int8_clamp_pool_program();
+  p.constants[0].quant.type = DnnDataType::kS8;
+  p.constants[0].int_data.assign(256, 0);
+  refused(p, "int8 clamp");
+  p = int8_clamp_pool_program();
+  p.ops[3].output = {1, 2, 2, 1};
+  refused(p, "int8 global average pool");
+  p = int8_clamp_pool_program();
+  p.ops[3].quant.type = DnnDataType::kS8;
+  refused(p, "int8 global average pool");
+  // Kinds of 1.4 in a 1.3 blob.
+  std::vector<std::uint8_t> bytes = encode_dnn_program(int8_clamp_pool_program());
+  bytes[6] = 3;
+  Result<DnnParsedProgram*> old = parse(bytes, &memory);
+  ASSERT_FALSE(old.ok());
+  EXPECT_NE(std::string(old.error_info().message).find("newer than the format"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace glassbox::backends::onednn
