@@ -41,6 +41,15 @@ Result<DnnParsedProgram*> parse(const std::vector<std::uint8_t>& bytes,
   return parse_dnn_program(Span<const std::uint8_t>(bytes.data(), bytes.size()), memory);
 }
 
+// `p` is refused with a message holding `fragment`.
+void refused(const DnnProgram& p, const char* fragment) {
+  runtime::MemoryAllocator memory;
+  Result<DnnParsedProgram*> program = parse(encode_dnn_program(p), &memory);
+  ASSERT_FALSE(program.ok()) << fragment;
+  EXPECT_NE(std::string(program.error_info().message).find(fragment), std::string::npos)
+      << program.error_info().message;
+}
+
 TEST(OnednnProgramParserTest, ParsesWhatTheEncoderWrites) {
   runtime::MemoryAllocator memory;
   const std::vector<std::uint8_t> bytes = encode_dnn_program(conv_program());
@@ -273,14 +282,6 @@ TEST(OnednnProgramParserTest, ParsesInt8Tensors) {
 
 // Each corrupt quantization field is refused with its own message.
 TEST(OnednnProgramParserTest, RejectsCorruptQuantFields) {
-  const auto refused = [](DnnProgram p, const char* fragment) {
-    runtime::MemoryAllocator memory;
-    const std::vector<std::uint8_t> bytes = encode_dnn_program(p);
-    Result<DnnParsedProgram*> program = parse(bytes, &memory);
-    ASSERT_FALSE(program.ok()) << fragment;
-    EXPECT_NE(std::string(program.error_info().message).find(fragment), std::string::npos)
-        << program.error_info().message;
-  };
   DnnProgram p = int8_program();
   p.ops[0].quant.scale = 0.f;
   refused(p, "bad output descriptor");
@@ -378,13 +379,6 @@ TEST(OnednnProgramParserTest, ChecksInt8ClampsAndGlobalAveragePools) {
   Result<DnnParsedProgram*> program = parse(encode_dnn_program(int8_clamp_pool_program()), &memory);
   ASSERT_TRUE(program.ok()) << program.error_info().message;
   EXPECT_EQ((*program)->ops[2].num_operands, 2u);
-  const auto refused = [](DnnProgram p, const char* fragment) {
-    runtime::MemoryAllocator m;
-    Result<DnnParsedProgram*> r = parse(encode_dnn_program(p), &m);
-    ASSERT_FALSE(r.ok()) << fragment;
-    EXPECT_NE(std::string(r.error_info().message).find(fragment), std::string::npos)
-        << r.error_info().message;
-  };
   DnnProgram p = int8_clamp_pool_program();
   p.ops[1].quant.scale = 0.03f;  // a clamp without a table keeps its source's quantization
   refused(p, "int8 clamp");
