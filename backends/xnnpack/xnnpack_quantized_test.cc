@@ -178,6 +178,18 @@ std::vector<QCase> cases() {
                           conv_attrs());
          return g.qdq(g.op(op::kRelu, {c}), kOutScale, -128);
        }},
+      // PyTorch's export: conv -> Q -> DQ -> ReLU6 -> Q with the same
+      // parameters; the clip fuses into the convolution's range.
+      {"conv_then_relu6_quantized_alone",
+       [](QdqGraph& g) {
+         ValueId c =
+             g.qdq(g.op(op::kConv2d,
+                        {image(g, {1, 8, 6, 6}, ScalarType::kByte), g.weights({4, 8, 3, 3}, 0)},
+                        conv_attrs()),
+                   0.04f, 100, ScalarType::kByte);
+         return g.qdq(g.op(op::kClamp, {c}, {{"min", 0.0}, {"max", 6.0}}), 0.04f, 100,
+                      ScalarType::kByte);
+       }},
       {"conv_uint8_stride2_clip",
        [](QdqGraph& g) {
          ValueId c = g.op(op::kConv2d,

@@ -594,6 +594,29 @@ std::optional<QuantizedGroup> quantized_group(const Graph& graph, const Node& no
     return std::nullopt;
   }
   const TensorQuant y = *per_tensor_quant(graph, *group.quantize);
+  // A relu / clamp quantized on its own with the same parameters (PyTorch
+  // exports conv -> Q -> DQ -> ReLU6 -> Q): fused too, its range applied in
+  // the same int8 domain.
+  while (fuses) {
+    const Node* dq = uses.sole_user(group.quantize->outputs[0]);
+    if (dq == nullptr || dq->op != aot::op::kDequantizeLinear ||
+        per_tensor_quant(graph, *dq) != y || !xnnpack_supports(graph, *dq)) {
+      break;
+    }
+    const Node* act = uses.sole_user(dq->outputs[0]);
+    const std::optional<ActivationRange> range =
+        act != nullptr ? activation_range(*act) : std::nullopt;
+    if (!range || !xnnpack_supports(graph, *act)) break;
+    const Node* q = uses.sole_user(act->outputs[0]);
+    if (q == nullptr || q->op != aot::op::kQuantizeLinear || per_tensor_quant(graph, *q) != y ||
+        !xnnpack_supports(graph, *q)) {
+      break;
+    }
+    group.activations.insert(group.activations.end(), {group.quantize, dq, act});
+    group.min = std::max(group.min, range->min);
+    group.max = std::min(group.max, range->max);
+    group.quantize = q;
+  }
   const TensorQuant& x = quants[0];
   if (op == aot::op::kConv2d) {
     const auto& w = graph.find_value(node.inputs[1])->shape;

@@ -110,12 +110,15 @@ std::optional<std::vector<float>> constant_floats(const aot::Graph& graph, aot::
 /// int8) and an optional bias; add, mul; max_pool2d (output quantized like
 /// its input); avg_pool2d; global_avg_pool2d; concat; flatten, reshape
 /// (output quantized like the input); sigmoid, hardswish, hardsigmoid,
-/// relu, clamp (a lookup table).
+/// relu, clamp (a lookup table). A relu / clamp after the quantize, between
+/// a dequantize and a quantize with its parameters, is fused as well.
 struct QuantizedGroup {
-  std::vector<aot::ValueId> inputs;           ///< the int8 activations read
-  std::vector<const aot::Node*> activations;  ///< relu / clamp fused after
-  const aot::Node* quantize = nullptr;        ///< the quantize_linear ending it
-  float min = 0, max = 0;                     ///< the fused range (float)
+  std::vector<aot::ValueId> inputs;  ///< the int8 activations read
+  /// relu / clamp fused after it (with the quantize and dequantize before
+  /// a relu / clamp quantized on its own)
+  std::vector<const aot::Node*> activations;
+  const aot::Node* quantize = nullptr;  ///< the quantize_linear ending it
+  float min = 0, max = 0;               ///< the fused range (float)
 };
 
 /// Whether `node` is a reshape or flatten of an int8 / uint8 value made by
