@@ -21,6 +21,10 @@
 /// operator's output is logged with event_tracer_log_output_delegate (the
 /// hook records only at DebugLevel::kIntermediateOutputs); NHWC outputs
 /// are converted to NCHW for that, so they compare with the portable run.
+/// Int8 slots (format 1.6) are logged as the graph types them: CHAR, or
+/// BYTE with the top bit flipped back (a uint8 tensor is stored as int8
+/// minus 128); delegate inputs and outputs of those types are copied in and
+/// out the same way.
 /// Consecutive operators with one identifier (a source op decomposed, as
 /// hardsigmoid is) each log their time; only the last logs its output.
 ///
