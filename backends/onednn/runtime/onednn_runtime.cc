@@ -14,6 +14,7 @@
 #include "backends/onednn/runtime/nhwc_concat.h"
 #include "backends/onednn/runtime/nhwc_max_pool.h"
 #include "backends/onednn/runtime/program_parser.h"
+#include "backends/onednn/runtime/quantized_add.h"
 #include "glassbox/core/tensor_view.h"
 #include "glassbox/runtime/delegate_hooks.h"
 #include "glassbox/runtime/kernels/quantized.h"
@@ -1450,6 +1451,20 @@ Error run_op(DnnDelegate& d, std::uint32_t i) {
         y.scale,
         y.zero_point,
         {static_cast<std::int32_t>(op.ints[1]), static_cast<std::int32_t>(op.ints[2])}};
+    if (op.ints[0] == static_cast<std::int64_t>(DnnBinary::kAdd) && a.type == b.type &&
+        a.type == y.type) {
+      // qlinear_add's arithmetic, vectorized and threaded (quantized_add.h).
+      const QuantizedAddParams params{.is_signed = y.type == DnnDataType::kS8,
+                                      .a_zero_point = a.zero_point,
+                                      .b_zero_point = b.zero_point,
+                                      .ratio_a = a.scale / y.scale,
+                                      .ratio_b = b.scale / y.scale,
+                                      .y_zero_point = y.zero_point,
+                                      .y_min = qy.range.min,
+                                      .y_max = qy.range.max};
+      quantized_add(params, qa.data, qb.data, qy.data, st.qbinary_elements);
+      return Error::kOk;
+    }
     const Span<const std::int64_t> shape(&st.qbinary_elements, 1);
     const ErrorInfo e = op.ints[0] == static_cast<std::int64_t>(DnnBinary::kAdd)
                             ? runtime::kernels::qlinear_add(qa, shape, qb, shape, qy)
