@@ -418,6 +418,34 @@ TEST(XnnpackQuantizedTest, GroupWithoutInt8PathStaysFloatInTheDelegate) {
   EXPECT_LE(check_against_portable(graph, false), kMaxSteps);
 }
 
+// Float ops whose weights are dequantized constants (ConvInteger's import,
+// an unquantized output) run in float on the weights dequantized at
+// export, and equal the portable kernels (float sums: 1e-4, as
+// xnnpack_ops_test.cc).
+TEST(XnnpackQuantizedTest, FloatOpsReadDequantizedWeights) {
+  QdqGraph g;
+  ValueId c = g.op(aot::op::kConv2d, {image(g), g.weights({4, 8, 3, 3}, 0)}, conv_attrs());
+  ValueId t = g.op(aot::op::kConvTranspose2d, {c, g.weights({4, 2, 2, 2}, 0)},
+                   {{"stride", Ints{2, 2}},
+                    {"padding", Ints{0, 0}},
+                    {"output_padding", Ints{0, 0}},
+                    {"dilation", Ints{1, 1}},
+                    {"groups", std::int64_t{1}}});
+  const aot::Graph graph = g.build(t);
+  for (const aot::Node& node : graph.nodes) EXPECT_EQ(xnnpack_rejection(graph, node), "");
+  StatusOr<exporter::ExecutorchProgramManager> delegated = testing::export_graph(graph, true);
+  StatusOr<exporter::ExecutorchProgramManager> portable = testing::export_graph(graph, false);
+  ASSERT_TRUE(delegated.ok()) << delegated.message();
+  ASSERT_TRUE(portable.ok()) << portable.message();
+  EXPECT_EQ(delegated->delegate_map().at("forward").size(), 1u);
+  std::string error;
+  const std::vector<float> x = testing::run_once(delegated->buffer(), nullptr, &error);
+  ASSERT_TRUE(error.empty()) << error;
+  const std::vector<float> p = testing::run_once(portable->buffer(), nullptr, &error);
+  ASSERT_TRUE(error.empty()) << error;
+  EXPECT_LT(testing::max_relative_error(x, p), 1e-4);
+}
+
 // The testdata QDQ models (README.md there): each is one delegate, within
 // kMaxSteps of its own portable run (all are in fact exact: 0 steps).
 class XnnpackQdqModelTest : public ::testing::TestWithParam<const char*> {};

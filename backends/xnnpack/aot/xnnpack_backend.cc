@@ -677,20 +677,21 @@ class Lowering {
     op.ints = window_params(node, kh, kw);
     op.ints.insert(op.ints.end(),
                    {u32(groups), u32(gic), u32(goc), u32(adjustment[0]), u32(adjustment[1])});
-    op.floats.reserve(2 + w.data.size() + static_cast<std::size_t>(groups * goc));
+    const std::vector<float> weights = *constant_floats(graph_, w.id);  // or dequantized
+    op.floats.reserve(2 + weights.size() + static_cast<std::size_t>(groups * goc));
     op.floats = {min, max};
     for (std::int64_t g = 0; g < groups; ++g) {
       for (std::int64_t o = 0; o < goc; ++o) {
         for (std::int64_t k = 0; k < kh * kw; ++k) {
           for (std::int64_t i = 0; i < gic; ++i) {
             op.floats.push_back(
-                w.data[static_cast<std::size_t>(((g * gic + i) * goc + o) * kh * kw + k)]);
+                weights[static_cast<std::size_t>(((g * gic + i) * goc + o) * kh * kw + k)]);
           }
         }
       }
     }
     if (node.inputs.size() == 3) {
-      const std::vector<float>& bias = value(node.inputs[2]).data;
+      const std::vector<float> bias = *constant_floats(graph_, node.inputs[2]);
       op.floats.insert(op.floats.end(), bias.begin(), bias.end());
     } else {
       op.floats.resize(op.floats.size() + static_cast<std::size_t>(groups * goc), 0.f);

@@ -227,10 +227,20 @@ std::string quantization_rejection(const Graph& graph, const Node& node) {
   if (node.op == aot::op::kDequantizeLinear && !is_computed(graph, x)) {
     if (!quantized_constant(graph, node.outputs[0])) return "dequantized constant without data";
     if (GraphUses(graph).is_output(node.outputs[0])) return "dequantized constant is an output";
+    // Its users read it as weights, or as a constant operand the blob
+    // stores; no other op reads a constant.
     for (const Node& user : graph.nodes) {
-      if (std::find(user.inputs.begin(), user.inputs.end(), node.outputs[0]) != user.inputs.end() &&
-          !xnnpack_supports(graph, user)) {
-        return "dequantized constant read by an op left on portable";
+      const auto read = std::find(user.inputs.begin(), user.inputs.end(), node.outputs[0]);
+      if (read == user.inputs.end()) continue;
+      const std::string_view op = user.op;
+      const bool weight = (op == aot::op::kConv2d || op == aot::op::kConvTranspose2d ||
+                           op == aot::op::kLinear || op == aot::op::kMatmul) &&
+                          read != user.inputs.begin();
+      const bool operand = op == aot::op::kAdd || op == aot::op::kSub || op == aot::op::kMul ||
+                           op == aot::op::kDiv || op == aot::op::kMin || op == aot::op::kMax ||
+                           op == aot::op::kConcat;
+      if (!(weight || operand) || !xnnpack_supports(graph, user)) {
+        return "dequantized constant read by an op that does not take it as a constant";
       }
     }
     return kTaken;
