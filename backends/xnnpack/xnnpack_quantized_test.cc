@@ -34,6 +34,8 @@
 #include "glassbox/aot/quantization.h"
 #include "glassbox/etdump/etdump_gen.h"
 #include "glassbox/etdump/etdump_reader.h"
+#include "glassbox/runtime/method.h"
+#include "glassbox/runtime/program.h"
 
 namespace glassbox::backends::xnnpack {
 namespace {
@@ -418,6 +420,24 @@ TEST(XnnpackQuantizedTest, GroupWithoutInt8PathStaysFloatInTheDelegate) {
   EXPECT_LE(check_against_portable(graph, false), kMaxSteps);
 }
 
+// `graph` exported both ways (with `delegates` delegates; 0: any number)
+// gives float outputs within 1e-4 of each other (as xnnpack_ops_test.cc).
+void expect_float_outputs_match(const aot::Graph& graph, std::size_t delegates) {
+  StatusOr<exporter::ExecutorchProgramManager> delegated = testing::export_graph(graph, true);
+  StatusOr<exporter::ExecutorchProgramManager> portable = testing::export_graph(graph, false);
+  ASSERT_TRUE(delegated.ok()) << delegated.message();
+  ASSERT_TRUE(portable.ok()) << portable.message();
+  if (delegates != 0) {
+    EXPECT_EQ(delegated->delegate_map().at("forward").size(), delegates);
+  }
+  std::string error;
+  const std::vector<float> x = testing::run_once(delegated->buffer(), nullptr, &error);
+  ASSERT_TRUE(error.empty()) << error;
+  const std::vector<float> p = testing::run_once(portable->buffer(), nullptr, &error);
+  ASSERT_TRUE(error.empty()) << error;
+  EXPECT_LT(testing::max_relative_error(x, p), 1e-4);
+}
+
 // Float ops whose weights are dequantized constants (ConvInteger's import,
 // an unquantized output) run in float on the weights dequantized at
 // export, and equal the portable kernels (float sums: 1e-4, as
@@ -433,17 +453,61 @@ TEST(XnnpackQuantizedTest, FloatOpsReadDequantizedWeights) {
                     {"groups", std::int64_t{1}}});
   const aot::Graph graph = g.build(t);
   for (const aot::Node& node : graph.nodes) EXPECT_EQ(xnnpack_rejection(graph, node), "");
-  StatusOr<exporter::ExecutorchProgramManager> delegated = testing::export_graph(graph, true);
-  StatusOr<exporter::ExecutorchProgramManager> portable = testing::export_graph(graph, false);
-  ASSERT_TRUE(delegated.ok()) << delegated.message();
-  ASSERT_TRUE(portable.ok()) << portable.message();
-  EXPECT_EQ(delegated->delegate_map().at("forward").size(), 1u);
-  std::string error;
-  const std::vector<float> x = testing::run_once(delegated->buffer(), nullptr, &error);
-  ASSERT_TRUE(error.empty()) << error;
-  const std::vector<float> p = testing::run_once(portable->buffer(), nullptr, &error);
-  ASSERT_TRUE(error.empty()) << error;
-  EXPECT_LT(testing::max_relative_error(x, p), 1e-4);
+  expect_float_outputs_match(graph, 1);
+}
+
+// The bytes of output 0 of `bytes` run once on input `x`, and its dtype.
+std::vector<std::uint8_t> run_raw(const std::vector<std::uint8_t>& bytes,
+                                  const std::vector<float>& x, ScalarType* dtype) {
+  runtime::Diagnostics diag;
+  Result<runtime::Program> program = runtime::Program::load(bytes, &diag);
+  EXPECT_TRUE(program.ok()) << diag.message;
+  if (!program.ok()) return {};
+  runtime::MemoryAllocator memory, temp;
+  Result<runtime::Method> method =
+      runtime::Method::load(*program, "forward", &memory, &temp, nullptr, &diag);
+  EXPECT_TRUE(method.ok()) << diag.message;
+  if (!method.ok()) return {};
+  EXPECT_EQ(method->set_input(0, x.data(), x.size() * sizeof(float)), Error::kOk);
+  EXPECT_EQ(method->execute(&diag), Error::kOk) << diag.message;
+  const runtime::Tensor& y = method->output(0);
+  *dtype = y.dtype;
+  const auto* data = static_cast<const std::uint8_t*>(y.data);
+  return std::vector<std::uint8_t>(data, data + y.nbytes);
+}
+
+// A delegate whose output is the int8 tensor itself (a quantize_linear the
+// graph returns): prepare accepts the call's uint8 / int8 output, and the
+// bytes (uint8 flipped back from the int8 slot) equal the portable run's.
+TEST(XnnpackQuantizedTest, Int8OutputsLeaveTheDelegateAsTheGraphTypesThem) {
+  for (const ScalarType type : {ScalarType::kByte, ScalarType::kChar}) {
+    QdqGraph g;
+    ValueId c = g.op(aot::op::kConv2d, {image(g, {1, 8, 6, 6}, type), g.weights({4, 8, 3, 3}, 0)},
+                     conv_attrs());
+    const ValueId s = g.floats({}, {kOutScale});
+    const ValueId z = g.ints(type, {}, {type == ScalarType::kByte ? 131 : -5});
+    const aot::Graph graph = g.build(g.op(aot::op::kQuantizeLinear, {c, s, z}));
+    StatusOr<exporter::ExecutorchProgramManager> delegated = testing::export_graph(graph, true);
+    StatusOr<exporter::ExecutorchProgramManager> portable = testing::export_graph(graph, false);
+    ASSERT_TRUE(delegated.ok()) << delegated.message();
+    ASSERT_TRUE(portable.ok()) << portable.message();
+    EXPECT_EQ(delegated->delegate_map().at("forward").size(), 1u);
+    ASSERT_EQ(register_xnnpack_backend_runtime(), Error::kOk);
+    const std::vector<float> x = testing::random_values(8 * 6 * 6, 5);
+    ScalarType xd = ScalarType::kFloat, pd = ScalarType::kFloat;
+    const std::vector<std::uint8_t> xb = run_raw(delegated->buffer(), x, &xd);
+    const std::vector<std::uint8_t> pb = run_raw(portable->buffer(), x, &pd);
+    EXPECT_EQ(xd, type);
+    EXPECT_EQ(pd, type);
+    ASSERT_EQ(xb.size(), 4u * 6 * 6);
+    int worst = 0;
+    for (std::size_t i = 0; i < xb.size(); ++i) {
+      const int a = type == ScalarType::kByte ? xb[i] : static_cast<std::int8_t>(xb[i]);
+      const int b = type == ScalarType::kByte ? pb[i] : static_cast<std::int8_t>(pb[i]);
+      worst = std::max(worst, std::abs(a - b));
+    }
+    EXPECT_LE(worst, kMaxSteps);
+  }
 }
 
 // The testdata QDQ models (README.md there): each is one delegate, within
@@ -461,6 +525,25 @@ TEST_P(XnnpackQdqModelTest, OneDelegateWithinOneStepOfPortable) {
   ASSERT_TRUE(graph.ok()) << graph.message();
   const double steps = check_against_portable(*graph, false);
   RecordProperty("max_steps", std::to_string(steps));
+}
+
+// Integer-op imports (ConvInteger, MatMulInteger, DynamicQuantizeLinear)
+// keep casts and run-time scales on the portable kernels: several
+// delegates, int8 tensors crossing their borders (copied in and out as
+// the graph types them). Their outputs are float ops' (a Mul by the
+// scale), equal to the portable run (1e-4, as xnnpack_ops_test.cc; the
+// integer sums are exact).
+class XnnpackIntegerModelTest : public ::testing::TestWithParam<const char*> {};
+
+INSTANTIATE_TEST_SUITE_P(Testdata, XnnpackIntegerModelTest,
+                         ::testing::Values("qinteger_small", "dyn_quant_linear"),
+                         [](const auto& param_info) { return std::string(param_info.param); });
+
+TEST_P(XnnpackIntegerModelTest, MatchesPortable) {
+  StatusOr<aot::Graph> graph = frontends::onnx::import_onnx(std::string(GLASSBOX_TESTDATA_DIR) +
+                                                            "/onnx/quant/" + GetParam() + ".onnx");
+  ASSERT_TRUE(graph.ok()) << graph.message();
+  expect_float_outputs_match(*graph, 0);
 }
 
 }  // namespace
