@@ -59,12 +59,20 @@ test-tsan: setup build/tsan/build.ninja
 	cmake --build build/tsan -j $(JOBS) --target $(TSAN_TESTS)
 	TSAN_OPTIONS=halt_on_error=1 ctest --test-dir build/tsan --output-on-failure -j $(JOBS) -R 'ETDumpGen'
 
+# The int8 models of `make models` (scripts/export_quantized.py) and their
+# float twins, timed beside ONNX Runtime on the same files.
+INT8_BENCH_MODELS := resnet18_int8 resnet18_int8_float mobilenet_v2_int8 mobilenet_v2_int8_float \
+  encoder_dynint8 encoder_dynint8_float
+
 bench: setup build/bench/build.ninja build/bench-notrace/build.ninja
 	cmake --build build/bench -j $(JOBS)
 	cmake --build build/bench-notrace -j $(JOBS) --target whole_model_benchmark
 	@bash scripts/run_benchmarks.sh build/bench build/bench-notrace
 	@bash scripts/bench_zoo.sh build/bench/tools/glassbox/glassbox
 	@bash scripts/bench_ort.sh build/bench/tools/glassbox/glassbox
+	@BENCH_ORT_MODELS="$(INT8_BENCH_MODELS)" BENCH_ORT_SECTION="INT8 COMPARISON" \
+	  BENCH_ORT_TITLE="Int8 (QDQ) models beside ONNX Runtime, and their float twins" \
+	  bash scripts/bench_ort.sh build/bench/tools/glassbox/glassbox
 	@bash scripts/bench_report.sh build/bench/src/report/report_benchmark
 
 # The README's picture: a fresh `glassbox demo`'s report, screenshot by
