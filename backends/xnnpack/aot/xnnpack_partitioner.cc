@@ -446,27 +446,32 @@ std::optional<QuantizedConstant> quantized_constant(const Graph& graph, ValueId 
   const auto rank = static_cast<std::int64_t>(x->shape.size());
   c.axis = int_attr(*dq, "axis", 1);
   if (c.axis < 0) c.axis += rank;
-  std::int64_t inner = 1;
-  if (c.scales.size() > 1) {
-    if (c.axis < 0 || c.axis >= rank ||
-        x->shape[static_cast<std::size_t>(c.axis)] != static_cast<std::int64_t>(c.scales.size())) {
-      return std::nullopt;
-    }
-    for (std::int64_t d = c.axis + 1; d < rank; ++d) inner *= x->shape[static_cast<std::size_t>(d)];
-  }
-  c.dequantized.resize(x->int_data.size());
-  for (std::size_t i = 0; i < x->int_data.size(); ++i) {
-    const std::size_t k =
-        c.scales.size() == 1 ? 0 : (i / static_cast<std::size_t>(inner)) % c.scales.size();
-    c.dequantized[i] = static_cast<float>(x->int_data[i] - c.zero_points[k]) * c.scales[k];
+  if (c.scales.size() > 1 &&
+      (c.axis < 0 || c.axis >= rank ||
+       x->shape[static_cast<std::size_t>(c.axis)] != static_cast<std::int64_t>(c.scales.size()))) {
+    return std::nullopt;
   }
   return c;
 }
 
+std::vector<float> QuantizedConstant::dequantized() const {
+  std::int64_t inner = 1;
+  for (std::size_t d = static_cast<std::size_t>(axis) + 1; d < values->shape.size(); ++d) {
+    inner *= values->shape[d];
+  }
+  std::vector<float> out(values->int_data.size());
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const std::size_t k =
+        scales.size() == 1 ? 0 : (i / static_cast<std::size_t>(inner)) % scales.size();
+    out[i] = static_cast<float>(values->int_data[i] - zero_points[k]) * scales[k];
+  }
+  return out;
+}
+
 std::optional<std::vector<float>> constant_floats(const Graph& graph, ValueId id) {
   if (is_float_constant(graph, id)) return graph.find_value(id)->data;
-  if (std::optional<QuantizedConstant> c = quantized_constant(graph, id)) {
-    return std::move(c->dequantized);
+  if (const std::optional<QuantizedConstant> c = quantized_constant(graph, id)) {
+    return c->dequantized();
   }
   return std::nullopt;
 }

@@ -90,7 +90,9 @@ struct QuantizedConstant {
   std::vector<float> scales;              ///< 1, or one per index of `axis`
   std::vector<std::int64_t> zero_points;  ///< as many as scales
   std::int64_t axis = 0;                  ///< non-negative
-  std::vector<float> dequantized;         ///< (q - zero point) * scale
+  /// (q - zero point) * scale, computed (one pass over the values) on
+  /// request: the partitioner only needs the parameters.
+  std::vector<float> dequantized() const;
 };
 
 /// The dequantize_linear producing `id` when it reads a constant with
