@@ -22,7 +22,7 @@ rounds=${4:-3}
 root=$(cd "$(dirname "$0")/.." && pwd)
 doc="$root/docs/benchmarks.md"
 ort="$root/bench/ort"
-if [ ! -f "$models/resnet18.onnx" ]; then
+if ! compgen -G "$models/*.onnx" >/dev/null; then
   echo "bench_ort: no models in $models (run make models); skipped"
   exit 0
 fi
