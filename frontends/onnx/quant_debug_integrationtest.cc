@@ -132,7 +132,8 @@ class QuantDebugTest : public ::testing::Test {
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
   // Lowers (portable), runs with intermediates and builds the quant view.
-  StatusOr<inspector::QuantReport> debug(const std::vector<float>& act_scale, bool with_twin) {
+  StatusOr<inspector::QuantReport> debug(const std::vector<float>& act_scale, bool with_twin,
+                                         const inspector::FloatRun& float_run = {}) {
     StatusOr<aot::Graph> graph =
         import_onnx_from_memory(cnn(true, weights_, act_scale, 4.0f / 255).bytes());
     if (!graph.ok()) return graph.status();
@@ -159,7 +160,25 @@ class QuantDebugTest : public ::testing::Test {
     GLASSBOX_RETURN_IF_ERROR(runner::run_program(run).status());
     GLASSBOX_ASSIGN_OR_RETURN(etdump::ETDumpFile dump, etdump::load_etdump_file(run.etdump_path));
     GLASSBOX_ASSIGN_OR_RETURN(std::vector<std::uint8_t> data, io::read_file(run.debug_data_path));
-    return inspector::compare_quantization(dump, record, data, {});
+    return inspector::compare_quantization(dump, record, data, {}, float_run);
+  }
+
+  // Lowers the float twin (portable) with its ETRecord, runs it traced,
+  // and returns what the keep-in-float ranking reads.
+  Status run_twin(etdump::ETDumpFile* dump, etrecord::ETRecord* record) {
+    exporter::Recipe recipe;
+    recipe.generate_etrecord = true;
+    GLASSBOX_ASSIGN_OR_RETURN(auto program, exporter::export_model(twin_, recipe));
+    const std::string gbx = (dir_ / "f.gbx").string();
+    GLASSBOX_RETURN_IF_ERROR(program.save(gbx));
+    GLASSBOX_ASSIGN_OR_RETURN(*record, program.get_etrecord());
+    runner::RunOptions run;
+    run.program_path = gbx;
+    run.etdump_path = (dir_ / "f.etdp").string();
+    run.iterations = 3;
+    GLASSBOX_RETURN_IF_ERROR(runner::run_program(run).status());
+    GLASSBOX_ASSIGN_OR_RETURN(*dump, etdump::load_etdump_file(run.etdump_path));
+    return Status();
   }
 
   // Layer of a row ("/layer2/conv/Conv" -> 2).
@@ -212,6 +231,37 @@ TEST_F(QuantDebugTest, APlantedScaleDefectIsTheWorstIsolatedRow) {
         EXPECT_GT(*report->rows.front().clipped_fraction, 0.2);
       }
     }
+  }
+}
+
+// With the float twin's run, the keep-in-float candidates are ranked by SQNR
+// gained per ms. The gain does not depend on timing: the planted layer's is
+// the largest by far; the ranking orders every row by gain per ms.
+TEST_F(QuantDebugTest, KeepInFloatGainIsLargestForThePlantedLayer) {
+  etdump::ETDumpFile float_dump;
+  etrecord::ETRecord float_record;
+  ASSERT_TRUE(run_twin(&float_dump, &float_record).ok());
+  std::vector<float> planted = scales_;
+  planted[2] *= 64;
+  StatusOr<inspector::QuantReport> report = debug(planted, true, {&float_dump, &float_record});
+  ASSERT_TRUE(report.ok()) << report.message();
+  ASSERT_EQ(report->keep_float_ranking.size(), static_cast<std::size_t>(kLayers));
+  const inspector::QuantRow* planted_row = nullptr;
+  for (const inspector::QuantRow& row : report->rows) {
+    ASSERT_TRUE(row.int8_ms && row.float_ms && row.keep_float_gain_db && row.gain_db_per_ms);
+    if (layer_of(row) == 2) planted_row = &row;
+  }
+  ASSERT_NE(planted_row, nullptr);
+  EXPECT_GT(*planted_row->keep_float_gain_db, 3.0);
+  for (const inspector::QuantRow& row : report->rows) {
+    if (&row != planted_row) {
+      EXPECT_LT(*row.keep_float_gain_db, *planted_row->keep_float_gain_db - 1.0)
+          << row.op_names.front();
+    }
+  }
+  for (std::size_t k = 1; k < report->keep_float_ranking.size(); ++k) {
+    EXPECT_GE(*report->rows[report->keep_float_ranking[k - 1]].gain_db_per_ms,
+              *report->rows[report->keep_float_ranking[k]].gain_db_per_ms);
   }
 }
 
