@@ -247,7 +247,8 @@ StatusOr<QuantReport> compare_quantization(const etdump::ETDumpFile& dump,
     auto it = delegate_row.find(handle);
     if (it == delegate_row.end()) {
       row.note += std::string(row.note.empty() ? "" : "; ") +
-                  "no runtime output logged for it (run with --debug-level intermediates)";
+                  "the run logged no output for it (run with --debug-level intermediates; a "
+                  "delegate that fused it with the next op logs that op's output only)";
     } else {
       const NumericRow& runtime = *it->second;
       row.backend = runtime.backend;
