@@ -109,7 +109,11 @@ StatusOr<QuantParams> quant_params(ImportContext& c, std::size_t first, ScalarTy
   GLASSBOX_RETURN_IF_ERROR(check_scale(c, first, "scale"));
   GLASSBOX_ASSIGN_OR_RETURN(ValueId scale, c.value_input(first));
   const Shape scale_shape = c.writer().type_of(scale).shape;
-  if (c.opset() < 13 && !scale_shape.empty() && scale_shape != Shape{1}) {
+  // QuantizeLinear/DequantizeLinear before opset 13 take one scale; the
+  // QOperator ops (QLinearConv's weights) have always allowed per channel.
+  const bool qdq_node =
+      c.node().op_type() == "QuantizeLinear" || c.node().op_type() == "DequantizeLinear";
+  if (qdq_node && c.opset() < 13 && !scale_shape.empty() && scale_shape != Shape{1}) {
     return c.invalid("a per-axis scale " + std::to_string(scale_shape[0]) +
                      " long needs opset 13 (opset " + std::to_string(c.opset()) +
                      " quantizes per tensor only)");

@@ -245,9 +245,13 @@ TEST(ImporterQuantTest, AnInt8TensorWithoutAScaleIsNamed) {
 }
 
 // QLinearConv is the QDQ pattern in one node: the same numbers.
-TEST(ImporterQuantTest, QLinearConvMatchesItsQdqForm) {
+// Opset 10 too: QLinearConv has taken per-channel weight scales since its
+// first version, unlike opset 10's DequantizeLinear.
+class QLinearConvTest : public ::testing::TestWithParam<std::int64_t> {};
+
+TEST_P(QLinearConvTest, MatchesItsQdqForm) {
   const QdqConv conv;
-  ModelWriter m(13);
+  ModelWriter m(GetParam());
   m.input("x", {1, 2, 4, 4}).output("y");
   m.floats("x_scale", {}, {QdqConv::kXScale});
   m.typed_ints("x_zp", {}, {QdqConv::kXZp}, TensorProto::UINT8);
@@ -280,6 +284,8 @@ TEST(ImporterQuantTest, QLinearConvMatchesItsQdqForm) {
   }
   EXPECT_GT(compared, 10);
 }
+
+INSTANTIATE_TEST_SUITE_P(Opsets, QLinearConvTest, ::testing::Values(10, 13));
 
 // DynamicQuantizeLinear -> MatMulInteger -> Cast -> Mul: ONNX Runtime's
 // dynamic quantization of a Linear layer.
