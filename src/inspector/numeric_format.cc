@@ -16,13 +16,7 @@ using Json = nlohmann::ordered_json;
 
 // Metrics keep 6 significant digits in tables and 9 (float32 round trip)
 // in csv; non-finite values are spelled out, never printed as numbers.
-std::string number(double v, int digits) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  char buffer[32];
-  std::snprintf(buffer, sizeof(buffer), "%.*g", digits, v == 0 ? 0.0 : v);
-  return buffer;
-}
+std::string number(double v, int digits) { return significant(v, digits); }
 
 Json number_json(double v) {
   if (!std::isfinite(v)) return number(v, 0);

@@ -16,12 +16,7 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 std::string number(const std::optional<double>& v, int digits) {
-  if (!v) return "";
-  if (std::isnan(*v)) return "nan";
-  if (std::isinf(*v)) return *v > 0 ? "inf" : "-inf";
-  char buffer[32];
-  std::snprintf(buffer, sizeof(buffer), "%.*g", digits, *v == 0 ? 0.0 : *v);
-  return buffer;
+  return v ? significant(*v, digits) : "";
 }
 
 Json number_json(const std::optional<double>& v) {

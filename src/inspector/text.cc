@@ -10,6 +10,14 @@
 
 namespace glassbox::inspector {
 
+std::string significant(double value, int digits) {
+  if (std::isnan(value)) return "nan";
+  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%.*g", digits, value == 0 ? 0.0 : value);
+  return buffer;
+}
+
 std::string fixed(double value, int decimals) {
   // Round first, so a tiny negative (a gap of -0.01) prints as 0.0 and not
   // as "-0.0", which would make goldens depend on noise.

@@ -14,6 +14,11 @@ namespace glassbox::inspector {
 /// `value` with exactly `decimals` decimals ("-0.0" printed as "0.0").
 std::string fixed(double value, int decimals);
 
+/// `value` with `digits` significant digits ("%g"); non-finite values
+/// spelled out ("nan", "inf", "-inf"), never printed as numbers; -0 as 0.
+/// The metrics of the numeric and quant views.
+std::string significant(double value, int digits);
+
 /// Items joined with `separator`.
 std::string join(const std::vector<std::string>& items, std::string_view separator);
 
