@@ -157,8 +157,8 @@ Graph without_activation_quantization(const Graph& graph,
   return out;
 }
 
-StatusOr<std::map<DebugHandle, DebugHandle>> align_float_twin(const Graph& quantized,
-                                                              const Graph& float_model) {
+StatusOr<std::vector<std::pair<DebugHandle, DebugHandle>>> align_float_twin_pairs(
+    const Graph& quantized, const Graph& float_model) {
   // Both sides as their compute nodes in order; a quantized node's input is
   // traced through quantization nodes to the compute node that made it.
   struct Side {
@@ -194,7 +194,7 @@ StatusOr<std::map<DebugHandle, DebugHandle>> align_float_twin(const Graph& quant
   };
   auto label = [](const Node& n) { return "'" + n.name + "' (" + n.op + ")"; };
   const std::size_t n = std::min(q.nodes.size(), f.nodes.size());
-  std::map<DebugHandle, DebugHandle> handles;
+  std::vector<std::pair<DebugHandle, DebugHandle>> pairs;
   for (std::size_t i = 0; i < n; ++i) {
     const Node& a = *q.nodes[i];
     const Node& b = *f.nodes[i];
@@ -208,9 +208,7 @@ StatusOr<std::map<DebugHandle, DebugHandle>> align_float_twin(const Graph& quant
                         std::to_string(i) + ": quantized " + label(a) + " vs float " + label(b) +
                         " (a different operator or different inputs)");
     }
-    // A quantized handle may cover several float ops (a fused ConvReLU):
-    // the last one's output is the group's.
-    handles[a.debug_handle] = b.debug_handle;
+    pairs.emplace_back(a.debug_handle, b.debug_handle);
   }
   if (q.nodes.size() != f.nodes.size()) {
     const bool q_longer = q.nodes.size() > f.nodes.size();
@@ -221,6 +219,16 @@ StatusOr<std::map<DebugHandle, DebugHandle>> align_float_twin(const Graph& quant
                       label(extra) + " past the other's last (" + std::to_string(q.nodes.size()) +
                       " vs " + std::to_string(f.nodes.size()) + " operators)");
   }
+  return pairs;
+}
+
+StatusOr<std::map<DebugHandle, DebugHandle>> align_float_twin(const Graph& quantized,
+                                                              const Graph& float_model) {
+  GLASSBOX_ASSIGN_OR_RETURN(auto pairs, align_float_twin_pairs(quantized, float_model));
+  // A quantized handle may cover several float ops (a fused ConvReLU): the
+  // last one's output is the group's.
+  std::map<DebugHandle, DebugHandle> handles;
+  for (const auto& [q, f] : pairs) handles[q] = f;
   return handles;
 }
 

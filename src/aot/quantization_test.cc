@@ -125,5 +125,34 @@ TEST(QuantizationGroupsTest, QuantizationNodesJoinTheirFloatOp) {
   EXPECT_EQ(g.nodes[5].module_hierarchy, g.nodes[3].module_hierarchy);
 }
 
+// A fused ConvReLU: the quantized relu carries the conv's handle, the
+// float twin's two ops have handles of their own.
+TEST(AlignFloatTwinTest, PairsKeepEveryFloatOpOfAFusedGroup) {
+  auto node = [](const char* name, const char* op, std::uint32_t handle) {
+    Node n;
+    n.name = name;
+    n.op = op;
+    n.debug_handle = DebugHandle(handle);
+    return n;
+  };
+  Graph quantized;
+  quantized.nodes = {node("q", "quantize_linear", 1), node("conv", "conv2d", 2),
+                     node("relu", "relu", 2), node("q_out", "quantize_linear", 2)};
+  Graph float_model;
+  float_model.nodes = {node("f_conv", "conv2d", 10), node("f_relu", "relu", 11)};
+  StatusOr<std::vector<std::pair<DebugHandle, DebugHandle>>> pairs =
+      align_float_twin_pairs(quantized, float_model);
+  ASSERT_TRUE(pairs.ok()) << pairs.message();
+  EXPECT_EQ(*pairs, (std::vector<std::pair<DebugHandle, DebugHandle>>{
+                        {DebugHandle(2), DebugHandle(10)}, {DebugHandle(2), DebugHandle(11)}}));
+  // align_float_twin keeps the group's last float op.
+  StatusOr<std::map<DebugHandle, DebugHandle>> last = align_float_twin(quantized, float_model);
+  ASSERT_TRUE(last.ok());
+  EXPECT_EQ(*last, (std::map<DebugHandle, DebugHandle>{{DebugHandle(2), DebugHandle(11)}}));
+  float_model.nodes[1].op = "sigmoid";
+  EXPECT_THAT(align_float_twin_pairs(quantized, float_model),
+              ErrorIs(Error::kInvalidArgument, {"at operator 1", "'relu' (relu)"}));
+}
+
 }  // namespace
 }  // namespace glassbox::aot

@@ -18,6 +18,8 @@
 #include <functional>
 #include <map>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "glassbox/aot/graph.h"
 #include "glassbox/core/status.h"
@@ -61,5 +63,12 @@ Graph without_activation_quantization(const Graph& graph,
 /// after PyTorch's quantization, so they are not compared).
 StatusOr<std::map<DebugHandle, DebugHandle>> align_float_twin(const Graph& quantized,
                                                               const Graph& float_model);
+
+/// As align_float_twin, but every aligned pair of compute nodes' handles
+/// (quantized, float), in graph order: a fused ConvReLU gives two pairs
+/// with the same quantized handle. For joins that must cover every float
+/// op (`glassbox compare`), where align_float_twin keeps only the last.
+StatusOr<std::vector<std::pair<DebugHandle, DebugHandle>>> align_float_twin_pairs(
+    const Graph& quantized, const Graph& float_model);
 
 }  // namespace glassbox::aot
