@@ -388,6 +388,30 @@ def qdq_conv_relu(out_dir):
     expected = np.load(os.path.join(out_dir, "qdq_conv_relu.expected.npy"))
     steps = np.abs(((yq.astype(np.float64) - yz) * ys) - expected).max() / ys
     assert steps <= 1, steps
+    qdq_conv_relu_float(out_dir, ini, x)
+
+
+def qdq_conv_relu_float(out_dir, ini, x):
+    """qdq_conv_relu's float twin: Conv + Relu on its dequantized weights, named as a float
+    PyTorch export names them (not as the quantized one), for `glassbox compare`'s join by
+    structure."""
+    w = (ini["conv.weight_quantized"].astype(np.float64) *
+         ini["conv.weight_scale"].reshape(-1, 1, 1, 1)).astype(F32)
+    bias = (ini["conv.bias_quantized"] * ini["conv.bias_scale"]).astype(F32)
+    nodes = [helper.make_node("Conv", ["input", "features.0.weight", "features.0.bias"],
+                              ["/features/features.0/Conv_output_0"], name="/features/features.0/Conv",
+                              kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+             helper.make_node("Relu", ["/features/features.0/Conv_output_0"], ["output"],
+                              name="/features/features.1/Relu")]
+    graph = helper.make_graph(
+        nodes, "qdq_conv_relu_float",
+        [helper.make_tensor_value_info("input", TensorProto.FLOAT, list(x.shape))],
+        [helper.make_tensor_value_info("output", TensorProto.FLOAT, [1, 4, 8, 8])],
+        initializer=[numpy_helper.from_array(w, "features.0.weight"),
+                     numpy_helper.from_array(bias, "features.0.bias")])
+    m = helper.make_model(graph, producer_name=PRODUCER, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 7
+    save(m, out_dir, "qdq_conv_relu_float")
 
 
 def qdq_cnn_small(out_dir):
