@@ -25,8 +25,17 @@ OUT_DIR defaults to testdata/onnx. Every file is deterministic (fixed seed):
   activation x activation MatMul, Softmax, the Erf form of GELU, with
   PyTorch-style node names (/layers.1/self_attn/MatMul). Its input and
   expected output (numpy in float64) are tiny_transformer.{input,expected}.npy.
+- tiny_nd_conv.onnx: a video-shaped input [1, 2, 4, 6, 6] through a
+  Conv3d (strided, padded), a rank-5 BatchNormalization, Relu, a 3-D
+  AveragePool and GlobalMaxPool, and, reshaped to [1, 2, 144], through a
+  grouped, dilated Conv1d, InstanceNormalization, a ceil-mode 1-D MaxPool
+  and GlobalAveragePool; the two [1, 4] results concatenated. Its input and
+  expected output (numpy loops in float64, its own seed) are
+  tiny_nd_conv.{input,expected}.npy. Run the script with --only
+  tiny_nd_conv to write just these files.
 """
 
+import itertools
 import os
 import sys
 
@@ -259,15 +268,143 @@ def tiny_embedding(out_dir):
             table.astype(np.float64)[ids[0]].mean(axis=0, keepdims=True).astype(np.float32))
 
 
+def conv_nd(x, w, b, strides, pads, dilations, group):
+    """ONNX Conv of any spatial rank, by the definition, in float64."""
+    n = x.ndim - 2
+    xp = np.pad(x, [(0, 0), (0, 0)] + [(pads[i], pads[n + i]) for i in range(n)])
+    out_sizes = [(xp.shape[2 + i] - dilations[i] * (w.shape[2 + i] - 1) - 1) // strides[i] + 1
+                 for i in range(n)]
+    out = np.zeros((x.shape[0], w.shape[0], *out_sizes))
+    cin, cout = w.shape[1], w.shape[0] // group
+    for g in range(group):
+        for k in itertools.product(*[range(s) for s in w.shape[2:]]):
+            taps = tuple(slice(k[i] * dilations[i],
+                               k[i] * dilations[i] + strides[i] * (out_sizes[i] - 1) + 1,
+                               strides[i]) for i in range(n))
+            patch = xp[(slice(None), slice(g * cin, (g + 1) * cin)) + taps]
+            wk = w[(slice(g * cout, (g + 1) * cout), slice(None)) + k]
+            out[:, g * cout:(g + 1) * cout] += np.einsum("nc...,oc->no...", patch, wk)
+    return out + b.reshape((1, -1) + (1,) * n)
+
+
+def pool_nd(x, kernel, strides, pads, avg, ceil_mode):
+    """ONNX MaxPool / AveragePool (count_include_pad 0) of any spatial rank."""
+    n = x.ndim - 2
+    sizes = []
+    for i in range(n):
+        room = x.shape[2 + i] + pads[i] + pads[n + i] - kernel[i]
+        size = (room + (strides[i] - 1 if ceil_mode else 0)) // strides[i] + 1
+        if ceil_mode and (size - 1) * strides[i] >= x.shape[2 + i] + pads[i]:
+            size -= 1
+        sizes.append(size)
+    out = np.zeros(x.shape[:2] + tuple(sizes))
+    for o in itertools.product(*[range(s) for s in sizes]):
+        window = tuple(slice(max(o[i] * strides[i] - pads[i], 0),
+                             min(o[i] * strides[i] - pads[i] + kernel[i], x.shape[2 + i]))
+                       for i in range(n))
+        part = x[(slice(None), slice(None)) + window].reshape(x.shape[0], x.shape[1], -1)
+        out[(slice(None), slice(None)) + o] = part.mean(axis=2) if avg else part.max(axis=2)
+    return out
+
+
+def tiny_nd_conv(out_dir):
+    local = np.random.default_rng(20261128)  # its own seed: the other files stay as they are
+
+    def uniform(lo, hi, shape):
+        return local.uniform(lo, hi, shape).astype(np.float32)
+
+    w3, b3 = uniform(-0.5, 0.5, (4, 2, 3, 3, 3)), uniform(-0.1, 0.1, (4,))
+    bn = [uniform(0.5, 1.5, (4,)), uniform(-0.2, 0.2, (4,)), uniform(-0.3, 0.3, (4,)),
+          uniform(0.5, 2.0, (4,))]  # scale, B, mean, var
+    w1, b1 = uniform(-0.5, 0.5, (4, 1, 5)), uniform(-0.1, 0.1, (4,))
+    in_scale, in_bias = uniform(0.5, 1.5, (4,)), uniform(-0.2, 0.2, (4,))
+    conv3 = dict(kernel_shape=[3, 3, 3], strides=[1, 2, 2], pads=[1, 1, 1, 1, 1, 1])
+    pool3 = dict(kernel_shape=[2, 2, 2], strides=[2, 1, 1], pads=[0, 1, 0, 0, 0, 1])
+    conv1 = dict(kernel_shape=[5], strides=[3], pads=[2, 1], dilations=[2], group=2)
+    pool1 = dict(kernel_shape=[3], strides=[2], pads=[1, 1], ceil_mode=1)
+    nodes = [
+        helper.make_node("Conv", ["video", "video.conv.weight", "video.conv.bias"], ["v1"],
+                         name="/video/conv/Conv", **conv3),
+        helper.make_node("BatchNormalization", ["v1", "video.bn.weight", "video.bn.bias",
+                                                "video.bn.running_mean", "video.bn.running_var"],
+                         ["v2"], name="/video/bn/BatchNormalization"),
+        helper.make_node("Relu", ["v2"], ["v3"], name="/video/relu/Relu"),
+        helper.make_node("AveragePool", ["v3"], ["v4"], name="/video/pool/AveragePool", **pool3),
+        helper.make_node("GlobalMaxPool", ["v4"], ["v5"], name="/video/gmp/GlobalMaxPool"),
+        helper.make_node("Flatten", ["v5"], ["v6"], name="/video/Flatten", axis=1),
+        helper.make_node("Reshape", ["video", "audio_shape"], ["a0"], name="/audio/Reshape"),
+        helper.make_node("Conv", ["a0", "audio.conv.weight", "audio.conv.bias"], ["a1"],
+                         name="/audio/conv/Conv", **conv1),
+        helper.make_node("InstanceNormalization", ["a1", "audio.norm.weight", "audio.norm.bias"],
+                         ["a2"], name="/audio/norm/InstanceNormalization"),
+        helper.make_node("MaxPool", ["a2"], ["a3"], name="/audio/pool/MaxPool", **pool1),
+        helper.make_node("GlobalAveragePool", ["a3"], ["a4"], name="/audio/gap/GlobalAveragePool"),
+        helper.make_node("Flatten", ["a4"], ["a5"], name="/audio/Flatten", axis=1),
+        helper.make_node("Concat", ["v6", "a5"], ["logits"], name="/Concat", axis=1),
+    ]
+    initializers = [
+        numpy_helper.from_array(w3, "video.conv.weight"),
+        numpy_helper.from_array(b3, "video.conv.bias"),
+        numpy_helper.from_array(bn[0], "video.bn.weight"),
+        numpy_helper.from_array(bn[1], "video.bn.bias"),
+        numpy_helper.from_array(bn[2], "video.bn.running_mean"),
+        numpy_helper.from_array(bn[3], "video.bn.running_var"),
+        numpy_helper.from_array(np.array([1, 2, 144], dtype=np.int64), "audio_shape"),
+        numpy_helper.from_array(w1, "audio.conv.weight"),
+        numpy_helper.from_array(b1, "audio.conv.bias"),
+        numpy_helper.from_array(in_scale, "audio.norm.weight"),
+        numpy_helper.from_array(in_bias, "audio.norm.bias"),
+    ]
+    graph = helper.make_graph(
+        nodes, "tiny_nd_conv",
+        [helper.make_tensor_value_info("video", TensorProto.FLOAT, [1, 2, 4, 6, 6])],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [1, 8])],
+        initializer=initializers)
+    model = helper.make_model(graph, producer_name="glassbox make_onnx_testdata.py",
+                              opset_imports=[helper.make_opsetid("", OPSET)])
+    model.ir_version = 7
+    save(model, os.path.join(out_dir, "tiny_nd_conv.onnx"))
+
+    x = local.uniform(-1, 1, (1, 2, 4, 6, 6)).astype(np.float32)
+    f = [t.astype(np.float64) for t in (w3, b3, *bn, w1, b1, in_scale, in_bias)]
+    w3d, b3d, scale, shift, mean, var, w1d, b1d, gamma, beta = f
+    per_channel = (1, -1, 1, 1, 1)
+    v = conv_nd(x.astype(np.float64), w3d, b3d, conv3["strides"], conv3["pads"], [1, 1, 1], 1)
+    v = (v - mean.reshape(per_channel)) / np.sqrt(var.reshape(per_channel) + 1e-5)
+    v = np.maximum(v * scale.reshape(per_channel) + shift.reshape(per_channel), 0)
+    v = pool_nd(v, pool3["kernel_shape"], pool3["strides"], pool3["pads"], True, False)
+    v = v.max(axis=(2, 3, 4))
+    a = conv_nd(x.astype(np.float64).reshape(1, 2, 144), w1d, b1d, conv1["strides"],
+                conv1["pads"], conv1["dilations"], conv1["group"])
+    a = (a - a.mean(axis=2, keepdims=True)) / np.sqrt(a.var(axis=2, keepdims=True) + 1e-5)
+    a = a * gamma.reshape(1, -1, 1) + beta.reshape(1, -1, 1)
+    a = pool_nd(a, pool1["kernel_shape"], pool1["strides"], pool1["pads"], False, True)
+    a = a.mean(axis=2)
+    np.save(os.path.join(out_dir, "tiny_nd_conv.input.npy"), x)
+    np.save(os.path.join(out_dir, "tiny_nd_conv.expected.npy"),
+            np.concatenate([v, a], axis=1).astype(np.float32))
+
+
 def main():
-    out_dir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
+    args = sys.argv[1:]
+    only = None
+    if args[:1] == ["--only"] and len(args) >= 2:
+        only, args = args[1], args[2:]
+    out_dir = args[0] if args else os.path.join(
         os.path.dirname(os.path.abspath(__file__)), "..", "testdata", "onnx")
     os.makedirs(out_dir, exist_ok=True)
+    if only is not None:
+        if only not in ("tiny_nd_conv",):
+            print(f"make_onnx_testdata.py: --only takes tiny_nd_conv, got {only}", file=sys.stderr)
+            return 2
+        tiny_nd_conv(out_dir)
+        return 0
     tiny_cnn(out_dir)
     unsupported_op(out_dir)
     dynamic_batch(out_dir)
     tiny_transformer(out_dir)
     tiny_embedding(out_dir)
+    tiny_nd_conv(out_dir)
     return 0
 
 

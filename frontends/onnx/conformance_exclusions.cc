@@ -6,20 +6,15 @@ namespace {
 // Keep sorted by name; every entry says why, so that a reader can tell a
 // design limit from a bug.
 constexpr Exclusion kExclusions[] = {
-    {"test_averagepool_1d_*", "1-D pooling: the IR's pools are 2-D (NCHW) only"},
-    {"test_averagepool_3d_*", "3-D pooling: the IR's pools are 2-D (NCHW) only"},
     {"test_batchnorm_epsilon_training_mode",
      "training-mode BatchNormalization (running statistics outputs)"},
     {"test_batchnorm_example_training_mode",
      "training-mode BatchNormalization (running statistics outputs)"},
     {"test_blackmanwindow*", "window length as a graph input feeds Range (static shapes)"},
-    {"test_convtranspose_3d", "3-D ConvTranspose: the IR's is 2-D (1-D via a width of 1)"},
     {"test_einsum_batch_diagonal", "Einsum with an ellipsis and a repeated letter (a diagonal)"},
     {"test_hammingwindow*", "window length as a graph input feeds Range (static shapes)"},
     {"test_hannwindow*", "window length as a graph input feeds Range (static shapes)"},
-    {"test_maxpool_1d_*", "1-D pooling: the IR's pools are 2-D (NCHW) only"},
     {"test_maxpool_2d_uint8", "integer pooling: the pooling kernels are float"},
-    {"test_maxpool_3d_*", "3-D pooling: the IR's pools are 2-D (NCHW) only"},
     {"test_maxpool_with_argmax_*", "MaxPool's Indices output (training) is not produced"},
     {"test_nllloss_NCd1d2d3d4d5_*", "rank 7 intermediate tensors: the kernels take rank <= 6"},
     {"test_pow_types_int*", "integer Pow: pow is float only"},

@@ -248,15 +248,16 @@ Status convert_conv_transpose(ImportContext& c) {
     GLASSBOX_ASSIGN_OR_RETURN(x, c.emit(aot::op::kReshape, {x}, {{"shape", in}}, "to_2d"));
     GLASSBOX_ASSIGN_OR_RETURN(w, c.emit(aot::op::kReshape, {w}, {{"shape", ws}}, "weight_2d"));
   }
-  if (in.size() != 4 || ws.size() != 4) {
-    return c.unsupported("only 1-D and 2-D ConvTranspose are supported");
+  if ((in.size() != 4 && in.size() != 5) || ws.size() != in.size()) {
+    return c.unsupported("only 1-D, 2-D and 3-D ConvTranspose are supported");
   }
+  const std::size_t n = in.size() - 2;  // spatial dims
   const NodeAttributes attrs = c.attributes();
   auto pair = [&](const std::string& name, std::int64_t fallback) -> StatusOr<Shape> {
     GLASSBOX_ASSIGN_OR_RETURN(std::optional<Shape> v, attrs.get_ints(name));
-    if (!v) return Shape{fallback, fallback};
+    if (!v) return Shape(n, fallback);
     if (one_d && v->size() == 1) v->push_back(fallback);
-    if (v->size() != 2) return c.invalid(name + " must have one entry per spatial axis");
+    if (v->size() != n) return c.invalid(name + " must have one entry per spatial axis");
     return *v;
   };
   GLASSBOX_ASSIGN_OR_RETURN(Shape stride, pair("strides", 1));
@@ -266,29 +267,31 @@ Status convert_conv_transpose(ImportContext& c) {
   GLASSBOX_ASSIGN_OR_RETURN(std::optional<Shape> pads_attr, attrs.get_ints("pads"));
   GLASSBOX_ASSIGN_OR_RETURN(std::string auto_pad, attrs.get_string("auto_pad", "NOTSET"));
   GLASSBOX_ASSIGN_OR_RETURN(std::optional<Shape> output_shape, attrs.get_ints("output_shape"));
-  Shape pads = pads_attr ? *pads_attr : Shape{0, 0, 0, 0};
+  Shape pads = pads_attr ? *pads_attr : Shape(2 * n, 0);
   if (one_d && pads.size() == 2) pads = {pads[0], 0, pads[1], 0};
-  if (pads.size() != 4) return c.invalid("pads must have 2 entries per spatial axis");
+  if (pads.size() != 2 * n) return c.invalid("pads must have 2 entries per spatial axis");
   if (output_shape || (auto_pad != "NOTSET" && auto_pad != "VALID")) {
     // Pads that give the requested size: total = full - wanted, split as ONNX says.
-    Shape wanted = output_shape ? *output_shape : Shape{in[2] * stride[0], in[3] * stride[1]};
-    if (wanted.size() == 4) wanted = {wanted[2], wanted[3]};
+    Shape wanted;
+    for (std::size_t i = 0; i < n; ++i) wanted.push_back(in[2 + i] * stride[i]);
+    if (output_shape) wanted = *output_shape;
+    if (wanted.size() == n + 2) wanted.erase(wanted.begin(), wanted.begin() + 2);
     if (one_d && wanted.size() == 1) wanted.push_back(1);
-    if (wanted.size() != 2) return c.invalid("output_shape must give H and W");
-    for (std::size_t i = 0; i < 2; ++i) {
+    if (wanted.size() != n) return c.invalid("output_shape must give every spatial size");
+    for (std::size_t i = 0; i < n; ++i) {
       const std::int64_t full =
           stride[i] * (in[2 + i] - 1) + output_padding[i] + ((ws[2 + i] - 1) * dilation[i] + 1);
       const std::int64_t total = full - wanted[i];
       if (total < 0) {
         // A larger output than the kernel's reach: extra rows at the end.
         output_padding[i] -= total;
-        pads[i] = pads[2 + i] = 0;
+        pads[i] = pads[n + i] = 0;
         continue;
       }
       const std::int64_t small = total / 2;
       const bool upper = auto_pad == "SAME_UPPER";  // ONNX: NOTSET splits as SAME_LOWER
       pads[i] = upper ? small : total - small;
-      pads[2 + i] = upper ? total - small : small;
+      pads[n + i] = upper ? total - small : small;
     }
   }
   std::vector<ValueId> inputs{x, w};
@@ -296,13 +299,15 @@ Status convert_conv_transpose(ImportContext& c) {
     GLASSBOX_ASSIGN_OR_RETURN(ValueId b, c.value_input(2));
     inputs.push_back(b);
   }
-  GLASSBOX_ASSIGN_OR_RETURN(ValueId y, c.emit(aot::op::kConvTranspose2d, std::move(inputs),
-                                              {{"stride", stride},
-                                               {"dilation", dilation},
-                                               {"output_padding", output_padding},
-                                               {"padding", pads},
-                                               {"groups", groups}},
-                                              one_d ? "conv_2d" : ""));
+  GLASSBOX_ASSIGN_OR_RETURN(
+      ValueId y,
+      c.emit(n == 3 ? aot::op::kConvTranspose3d : aot::op::kConvTranspose2d, std::move(inputs),
+             {{"stride", stride},
+              {"dilation", dilation},
+              {"output_padding", output_padding},
+              {"padding", pads},
+              {"groups", groups}},
+             one_d ? "conv_2d" : ""));
   if (one_d) {
     Shape out = c.writer().type_of(y).shape;
     out.pop_back();

@@ -1,10 +1,12 @@
-// Conv, MaxPool, AveragePool, GlobalAveragePool, BatchNormalization,
+// Conv, MaxPool, AveragePool (1-D, 2-D and 3-D), GlobalAveragePool,
+// GlobalMaxPool, BatchNormalization,
 // MatMul, Gemm and Softmax.
 
 #include <onnx/onnx_pb.h>
 
 #include <array>
 #include <cmath>
+#include <string_view>
 
 #include "frontends/onnx/constant_folding.h"
 #include "frontends/onnx/converters.h"
@@ -15,45 +17,54 @@ namespace {
 using aot::ValueId;
 using Shape = std::vector<std::int64_t>;
 
-// The spatial window attributes shared by Conv and the pools, resolved
-// against the input's H and W (auto_pad decides the pads).
+// The spatial window attributes shared by Conv and the pools, one entry
+// per spatial dim, resolved against the input's sizes (auto_pad decides
+// the pads).
 struct Window {
-  std::array<std::int64_t, 2> kernel{1, 1};
-  std::array<std::int64_t, 2> stride{1, 1};
-  std::array<std::int64_t, 2> dilation{1, 1};
-  std::array<std::int64_t, 4> pads{0, 0, 0, 0};  // top, left, bottom, right
+  Shape kernel;
+  Shape stride;
+  Shape dilation;
+  Shape pads;  // ONNX order: the begins, then the ends
 };
 
-// A 2-entry spatial attribute (strides, dilations, kernel_shape).
-StatusOr<std::array<std::int64_t, 2>> spatial(ImportContext& c, const std::string& name,
-                                              std::array<std::int64_t, 2> fallback) {
+// A per-spatial-dim attribute (strides, dilations, kernel_shape) of n
+// entries.
+StatusOr<Shape> spatial(ImportContext& c, const std::string& name, std::size_t n, Shape fallback) {
   GLASSBOX_ASSIGN_OR_RETURN(std::optional<Shape> v, c.attributes().get_ints(name));
   if (!v) return fallback;
-  if (v->size() != 2)
-    return c.unsupported("attribute '" + name + "' must have 2 entries (2-D only)");
-  if ((*v)[0] < 1 || (*v)[1] < 1) return c.invalid("attribute '" + name + "' must be >= 1");
-  return std::array<std::int64_t, 2>{(*v)[0], (*v)[1]};
+  if (v->size() != n) {
+    return c.invalid("attribute '" + name + "' must have " + std::to_string(n) +
+                     " entries, one per spatial dim");
+  }
+  for (std::int64_t e : *v) {
+    if (e < 1) return c.invalid("attribute '" + name + "' must be >= 1");
+  }
+  return *v;
 }
 
-StatusOr<Window> read_window(ImportContext& c, const Shape& x, std::array<std::int64_t, 2> kernel) {
+StatusOr<Window> read_window(ImportContext& c, const Shape& x, Shape kernel) {
+  const std::size_t n = kernel.size();
   Window w;
-  w.kernel = kernel;
+  w.kernel = std::move(kernel);
+  w.pads.assign(2 * n, 0);
   const NodeAttributes attrs = c.attributes();
-  GLASSBOX_ASSIGN_OR_RETURN(w.stride, spatial(c, "strides", {1, 1}));
-  GLASSBOX_ASSIGN_OR_RETURN(w.dilation, spatial(c, "dilations", {1, 1}));
+  GLASSBOX_ASSIGN_OR_RETURN(w.stride, spatial(c, "strides", n, Shape(n, 1)));
+  GLASSBOX_ASSIGN_OR_RETURN(w.dilation, spatial(c, "dilations", n, Shape(n, 1)));
   GLASSBOX_ASSIGN_OR_RETURN(std::string auto_pad, attrs.get_string("auto_pad", "NOTSET"));
   GLASSBOX_ASSIGN_OR_RETURN(std::optional<Shape> pads, attrs.get_ints("pads"));
   if (auto_pad == "NOTSET") {
     if (pads) {
-      if (pads->size() != 4)
-        return c.unsupported("attribute 'pads' must have 4 entries (2-D only)");
-      for (std::size_t i = 0; i < 4; ++i) {
+      if (pads->size() != 2 * n) {
+        return c.invalid("attribute 'pads' must have " + std::to_string(2 * n) +
+                         " entries, two per spatial dim");
+      }
+      for (std::size_t i = 0; i < 2 * n; ++i) {
         if ((*pads)[i] < 0) return c.invalid("attribute 'pads' must be >= 0");
         w.pads[i] = (*pads)[i];
       }
     }
   } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-    for (std::size_t i = 0; i < 2; ++i) {
+    for (std::size_t i = 0; i < n; ++i) {
       // Output size ceil(in / stride); the odd pad goes at the end for
       // SAME_UPPER, at the beginning for SAME_LOWER.
       const std::int64_t in = x[2 + i];
@@ -62,7 +73,7 @@ StatusOr<Window> read_window(ImportContext& c, const Shape& x, std::array<std::i
       const std::int64_t total = std::max<std::int64_t>((out - 1) * w.stride[i] + span - in, 0);
       const std::int64_t small = total / 2;
       w.pads[i] = auto_pad == "SAME_UPPER" ? small : total - small;
-      w.pads[i + 2] = total - w.pads[i];
+      w.pads[i + n] = total - w.pads[i];
     }
   } else if (auto_pad != "VALID") {
     return c.invalid("unknown auto_pad '" + auto_pad + "'");
@@ -70,23 +81,31 @@ StatusOr<Window> read_window(ImportContext& c, const Shape& x, std::array<std::i
   return w;
 }
 
-// Symmetric padding is written as 2 entries, so graphs stay in the form
+// Symmetric padding is written as n entries, so graphs stay in the form
 // PyTorch-built ones have (and backends reading [h, w] keep working) --
 // unless it breaks PyTorch's "at most half the kernel" rule that ops.h
-// applies to that form; ONNX allows more, as 4 entries.
+// applies to that form; ONNX allows more, as 2n entries.
 aot::AttributeValue padding_attribute(const Window& w) {
-  const bool symmetric = w.pads[0] == w.pads[2] && w.pads[1] == w.pads[3];
-  const bool within_half = 2 * w.pads[0] <= w.kernel[0] && 2 * w.pads[1] <= w.kernel[1];
-  if (symmetric && within_half) return Shape{w.pads[0], w.pads[1]};
-  return Shape{w.pads[0], w.pads[1], w.pads[2], w.pads[3]};
+  const std::size_t n = w.kernel.size();
+  bool symmetric = true;
+  for (std::size_t i = 0; i < n; ++i) {
+    symmetric = symmetric && w.pads[i] == w.pads[n + i] && 2 * w.pads[i] <= w.kernel[i];
+  }
+  if (symmetric) return Shape(w.pads.begin(), w.pads.begin() + static_cast<std::ptrdiff_t>(n));
+  return w.pads;
 }
 
-Shape pair(const std::array<std::int64_t, 2>& v) { return {v[0], v[1]}; }
-
-Status expect_rank4(ImportContext& c, const Shape& x, const char* what) {
-  if (x.size() == 4) return Status();
+// The spatial rank of an N x C x D1 x ... input: 1, 2 or 3.
+StatusOr<std::size_t> spatial_dims(ImportContext& c, const Shape& x, const char* what) {
+  if (x.size() >= 3 && x.size() <= 5) return x.size() - 2;
   return c.unsupported(std::string(what) + " has rank " + std::to_string(x.size()) +
-                       "; only 2-D (NCHW) is supported");
+                       "; only 1-D, 2-D and 3-D (NCL, NCHW, NCDHW) are supported");
+}
+
+// The IR op of a windowed family by spatial rank (1, 2 or 3).
+std::string_view by_rank(std::size_t n, std::string_view one, std::string_view two,
+                         std::string_view three) {
+  return n == 1 ? one : n == 2 ? two : three;
 }
 
 }  // namespace
@@ -94,18 +113,20 @@ Status expect_rank4(ImportContext& c, const Shape& x, const char* what) {
 StatusOr<ValueId> emit_conv(ImportContext& c, std::vector<ValueId> inputs) {
   const Shape x_shape = c.writer().type_of(inputs[0]).shape;
   const Shape w_shape = c.writer().type_of(inputs[1]).shape;
-  GLASSBOX_RETURN_IF_ERROR(expect_rank4(c, x_shape, "the input"));
-  GLASSBOX_RETURN_IF_ERROR(expect_rank4(c, w_shape, "the weight"));
-  GLASSBOX_ASSIGN_OR_RETURN(auto kernel, spatial(c, "kernel_shape", {w_shape[2], w_shape[3]}));
-  if (kernel[0] != w_shape[2] || kernel[1] != w_shape[3]) {
-    return c.invalid("kernel_shape does not match the weight's shape");
+  GLASSBOX_ASSIGN_OR_RETURN(std::size_t n, spatial_dims(c, x_shape, "the input"));
+  if (w_shape.size() != x_shape.size()) {
+    return c.invalid("the weight's rank " + std::to_string(w_shape.size()) +
+                     " differs from the input's " + std::to_string(x_shape.size()));
   }
+  const Shape weight_kernel(w_shape.begin() + 2, w_shape.end());
+  GLASSBOX_ASSIGN_OR_RETURN(Shape kernel, spatial(c, "kernel_shape", n, weight_kernel));
+  if (kernel != weight_kernel) return c.invalid("kernel_shape does not match the weight's shape");
   GLASSBOX_ASSIGN_OR_RETURN(Window w, read_window(c, x_shape, kernel));
   GLASSBOX_ASSIGN_OR_RETURN(std::int64_t group, c.attributes().get_int("group", 1));
-  return c.emit(aot::op::kConv2d, std::move(inputs),
-                {{"stride", pair(w.stride)},
+  return c.emit(by_rank(n, aot::op::kConv1d, aot::op::kConv2d, aot::op::kConv3d), std::move(inputs),
+                {{"stride", w.stride},
                  {"padding", padding_attribute(w)},
-                 {"dilation", pair(w.dilation)},
+                 {"dilation", w.dilation},
                  {"groups", group}});
 }
 
@@ -125,32 +146,33 @@ Status convert_conv(ImportContext& c) {
 
 Status pool(ImportContext& c, bool avg) {
   GLASSBOX_ASSIGN_OR_RETURN(Shape x_shape, c.input_shape(0));
-  GLASSBOX_RETURN_IF_ERROR(expect_rank4(c, x_shape, "the input"));
+  GLASSBOX_ASSIGN_OR_RETURN(std::size_t n, spatial_dims(c, x_shape, "the input"));
   if (c.has_output(1)) return c.unsupported("the Indices output is not supported");
   const NodeAttributes attrs = c.attributes();
   GLASSBOX_ASSIGN_OR_RETURN(std::optional<Shape> kernel_attr, attrs.get_ints("kernel_shape"));
   if (!kernel_attr) return c.invalid("attribute 'kernel_shape' is required");
-  GLASSBOX_ASSIGN_OR_RETURN(auto kernel, spatial(c, "kernel_shape", {1, 1}));
+  GLASSBOX_ASSIGN_OR_RETURN(Shape kernel, spatial(c, "kernel_shape", n, Shape(n, 1)));
   GLASSBOX_ASSIGN_OR_RETURN(Window w, read_window(c, x_shape, kernel));
   GLASSBOX_ASSIGN_OR_RETURN(std::int64_t ceil_mode, attrs.get_int("ceil_mode", 0));
   aot::AttributeMap out = {
-      {"kernel", pair(w.kernel)}, {"stride", pair(w.stride)}, {"padding", padding_attribute(w)}};
+      {"kernel", w.kernel}, {"stride", w.stride}, {"padding", padding_attribute(w)}};
   if (ceil_mode != 0) out["ceil_mode"] = std::int64_t{1};
+  const bool dilated = w.dilation != Shape(n, 1);
   if (avg) {
     // ONNX's default is 0, the IR's (PyTorch's) is 1: always write it.
     GLASSBOX_ASSIGN_OR_RETURN(std::int64_t include, attrs.get_int("count_include_pad", 0));
     out["count_include_pad"] = include;
-    if (w.dilation[0] != 1 || w.dilation[1] != 1) {
-      return c.unsupported("AveragePool dilations are not supported");
-    }
+    if (dilated) return c.unsupported("AveragePool dilations are not supported");
   } else {
     GLASSBOX_ASSIGN_OR_RETURN(std::int64_t storage_order, attrs.get_int("storage_order", 0));
     if (storage_order != 0) return c.unsupported("storage_order 1 is not supported");
-    if (w.dilation[0] != 1 || w.dilation[1] != 1) out["dilation"] = pair(w.dilation);
+    if (dilated) out["dilation"] = w.dilation;
   }
   GLASSBOX_ASSIGN_OR_RETURN(ValueId x, c.value_input(0));
-  GLASSBOX_ASSIGN_OR_RETURN(
-      ValueId y, c.emit(avg ? aot::op::kAvgPool2d : aot::op::kMaxPool2d, {x}, std::move(out)));
+  const std::string_view op =
+      avg ? by_rank(n, aot::op::kAvgPool1d, aot::op::kAvgPool2d, aot::op::kAvgPool3d)
+          : by_rank(n, aot::op::kMaxPool1d, aot::op::kMaxPool2d, aot::op::kMaxPool3d);
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId y, c.emit(op, {x}, std::move(out)));
   c.set_output(0, y);
   return Status();
 }
@@ -158,14 +180,31 @@ Status pool(ImportContext& c, bool avg) {
 Status convert_max_pool(ImportContext& c) { return pool(c, false); }
 Status convert_average_pool(ImportContext& c) { return pool(c, true); }
 
-Status convert_global_average_pool(ImportContext& c) {
+// A global pool of any spatial rank: 2-D average is the IR's (and the
+// delegates') global_avg_pool2d; the rest are reduce_mean / reduce_max
+// over the spatial axes with the dims kept, which is the same arithmetic.
+Status global_pool(ImportContext& c, bool avg) {
   GLASSBOX_ASSIGN_OR_RETURN(Shape x_shape, c.input_shape(0));
-  GLASSBOX_RETURN_IF_ERROR(expect_rank4(c, x_shape, "the input"));
+  if (x_shape.size() < 3) {
+    return c.invalid("the input has rank " + std::to_string(x_shape.size()) +
+                     "; a global pool needs N x C x spatial dims");
+  }
   GLASSBOX_ASSIGN_OR_RETURN(ValueId x, c.value_input(0));
-  GLASSBOX_ASSIGN_OR_RETURN(ValueId y, c.emit(aot::op::kGlobalAvgPool2d, {x}));
+  ValueId y;
+  if (avg && x_shape.size() == 4) {
+    GLASSBOX_ASSIGN_OR_RETURN(y, c.emit(aot::op::kGlobalAvgPool2d, {x}));
+  } else {
+    Shape axes;
+    for (std::size_t a = 2; a < x_shape.size(); ++a) axes.push_back(static_cast<std::int64_t>(a));
+    GLASSBOX_ASSIGN_OR_RETURN(y, c.emit(avg ? aot::op::kReduceMean : aot::op::kReduceMax, {x},
+                                        {{"axes", axes}, {"keepdims", std::int64_t{1}}}));
+  }
   c.set_output(0, y);
   return Status();
 }
+
+Status convert_global_average_pool(ImportContext& c) { return global_pool(c, true); }
+Status convert_global_max_pool(ImportContext& c) { return global_pool(c, false); }
 
 Status convert_batch_norm(ImportContext& c) {
   const NodeAttributes attrs = c.attributes();
@@ -347,6 +386,7 @@ void add_nn_converters(ConverterTable* table) {
   table->emplace("Conv", convert_conv);
   table->emplace("Gemm", convert_gemm);
   table->emplace("GlobalAveragePool", convert_global_average_pool);
+  table->emplace("GlobalMaxPool", convert_global_max_pool);
   table->emplace("MatMul", convert_matmul);
   table->emplace("MaxPool", convert_max_pool);
   table->emplace("Softmax", convert_softmax);

@@ -225,6 +225,43 @@ TEST(ImporterOpsTest, SplitGivesOneSlicePerOutput) {
 }
 
 // Opset 17's LayerNormalization is one IR op.
+// Conv and the pools of one and three spatial dims are one IR node each
+// (not a reshape to 2-D), with one attribute entry per spatial dim; the
+// global pools of other ranks are reductions over the spatial axes.
+TEST(ImporterOpsTest, ConvAndPoolsOfOneAndThreeSpatialDims) {
+  ModelWriter m(13);
+  m.input("signal", {1, 2, 8}).input("video", {1, 2, 3, 4, 5}).output("a").output("v");
+  m.floats("w1", {3, 2, 3}, random_floats(18, 1));
+  m.floats("w3", {2, 2, 1, 2, 2}, random_floats(16, 2));
+  ModelWriter::set_ints(m.node("Conv", "/a/Conv", {"signal", "w1"}, {"a1"}), "pads", {1, 1});
+  auto* pool = m.node("AveragePool", "/a/AveragePool", {"a1"}, {"a2"});
+  ModelWriter::set_ints(pool, "kernel_shape", {2});
+  ModelWriter::set_ints(pool, "pads", {0, 1});
+  m.node("GlobalAveragePool", "/a/GlobalAveragePool", {"a2"}, {"a"});
+  ModelWriter::set_ints(m.node("Conv", "/v/Conv", {"video", "w3"}, {"v1"}), "strides", {1, 2, 1});
+  ModelWriter::set_ints(m.node("MaxPool", "/v/MaxPool", {"v1"}, {"v2"}), "kernel_shape", {1, 2, 2});
+  m.node("GlobalMaxPool", "/v/GlobalMaxPool", {"v2"}, {"v"});
+  StatusOr<aot::Graph> graph = import_onnx_from_memory(m.bytes());
+  ASSERT_TRUE(graph.ok()) << graph.message();
+  EXPECT_EQ(ops_of(*graph), (std::vector<std::string>{"conv1d", "avg_pool1d", "reduce_mean",
+                                                      "conv3d", "max_pool3d", "reduce_max"}));
+  EXPECT_EQ(std::get<Shape>(graph->nodes[0].attributes.at("padding")), (Shape{1}));
+  EXPECT_EQ(std::get<Shape>(graph->nodes[1].attributes.at("padding")), (Shape{0, 1}));
+  EXPECT_EQ(std::get<Shape>(graph->nodes[3].attributes.at("stride")), (Shape{1, 2, 1}));
+  EXPECT_EQ(std::get<Shape>(graph->nodes[5].attributes.at("axes")), (Shape{2, 3, 4}));
+}
+
+TEST(ImporterOpsTest, ConvOfFourSpatialDimsIsRefusedByRank) {
+  ModelWriter m(13);
+  m.input("x", {1, 1, 2, 2, 2, 2}).output("y");
+  m.floats("w", {1, 1, 1, 1, 1, 1}, {1});
+  m.node("Conv", "/Conv", {"x", "w"}, {"y"});
+  StatusOr<aot::Graph> graph = import_onnx_from_memory(m.bytes());
+  ASSERT_FALSE(graph.ok());
+  EXPECT_NE(graph.message().find("the input has rank 6; only 1-D, 2-D and 3-D"), std::string::npos)
+      << graph.message();
+}
+
 TEST(ImporterOpsTest, LayerNormalizationIsOneOp) {
   ModelWriter m(17);
   m.input("x", {2, 5}).output("y");

@@ -140,8 +140,8 @@ TEST(GraphJsonTest, NamesTheMissingOrMistypedField) {
 TEST(GraphJsonTest, VerifiesTheParsedGraph) {
   StatusOr<std::string> json = graph_to_json(sample());
   ASSERT_THAT(json, IsOk());
-  EXPECT_THAT(graph_from_json(replaced(*json, "\"op\":\"conv2d\"", "\"op\":\"conv3d\"")),
-              ErrorIs(Error::kInvalidArgument, {"graph JSON", "'conv2d' (conv3d)", "unknown op"}));
+  EXPECT_THAT(graph_from_json(replaced(*json, "\"op\":\"conv2d\"", "\"op\":\"conv4d\"")),
+              ErrorIs(Error::kInvalidArgument, {"graph JSON", "'conv2d' (conv4d)", "unknown op"}));
 }
 
 TEST(GraphJsonTest, RejectsNonFiniteFloats) {

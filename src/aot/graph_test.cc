@@ -291,6 +291,74 @@ TEST(InferOutputTypeTest, ConvTakesPerSidePadding) {
   EXPECT_EQ(out->shape, (std::vector<int64_t>{1, 2, 4, 4}));
 }
 
+TEST(InferOutputTypeTest, ConvAndPoolsOfOneAndThreeSpatialDims) {
+  const std::vector<TensorType> line{
+      {ScalarType::kFloat, {2, 4, 20}}, {ScalarType::kFloat, {6, 2, 5}}, {ScalarType::kFloat, {6}}};
+  AttributeMap conv = {{"stride", std::vector<int64_t>{3}},
+                       {"padding", std::vector<int64_t>{2, 1}},
+                       {"dilation", std::vector<int64_t>{2}},
+                       {"groups", int64_t{2}}};
+  // (20 + 2 + 1 - 2*4 - 1) / 3 + 1 = 5.
+  StatusOr<TensorType> out = infer_output_type(op::kConv1d, line, conv);
+  ASSERT_THAT(out, IsOk());
+  EXPECT_EQ(out->shape, (std::vector<int64_t>{2, 6, 5}));
+  conv["stride"] = std::vector<int64_t>{3, 3};
+  EXPECT_THAT(infer_output_type(op::kConv1d, line, conv),
+              ErrorIs(Error::kInvalidArgument, {"'stride' must have 1 entry"}));
+  EXPECT_THAT(infer_output_type(op::kConv2d, line, conv),
+              ErrorIs(Error::kInvalidArgument, {"conv2d input must have rank 4"}));
+
+  const std::vector<TensorType> volume{{ScalarType::kFloat, {1, 2, 4, 6, 6}},
+                                       {ScalarType::kFloat, {3, 2, 3, 3, 3}}};
+  conv = {{"stride", std::vector<int64_t>{1, 2, 2}},
+          {"padding", std::vector<int64_t>{1, 1, 1}},
+          {"dilation", std::vector<int64_t>{1, 1, 1}},
+          {"groups", int64_t{1}}};
+  out = infer_output_type(op::kConv3d, volume, conv);
+  ASSERT_THAT(out, IsOk());
+  EXPECT_EQ(out->shape, (std::vector<int64_t>{1, 3, 4, 3, 3}));
+  conv["padding"] = std::vector<int64_t>{1, 1, 1, 1};
+  EXPECT_THAT(infer_output_type(op::kConv3d, volume, conv),
+              ErrorIs(Error::kInvalidArgument, {"3 or 6 entries"}));
+
+  const std::vector<TensorType> x{volume[0]};
+  AttributeMap pool = {{"kernel", std::vector<int64_t>{2, 2, 2}},
+                       {"stride", std::vector<int64_t>{2, 1, 1}},
+                       {"padding", std::vector<int64_t>{0, 1, 0, 0, 0, 1}},
+                       {"count_include_pad", int64_t{0}}};
+  // D (4-2)/2+1 = 2; H (6+1-2)+1 = 6; W (6+1-2)+1 = 6.
+  out = infer_output_type(op::kAvgPool3d, x, pool);
+  ASSERT_THAT(out, IsOk());
+  EXPECT_EQ(out->shape, (std::vector<int64_t>{1, 2, 2, 6, 6}));
+  EXPECT_THAT(
+      infer_output_type(op::kMaxPool3d, x, pool),
+      ErrorIs(Error::kInvalidArgument, {"max_pool3d has no attribute 'count_include_pad'"}));
+  const std::vector<TensorType> signal{{ScalarType::kFloat, {1, 4, 47}}};
+  pool = {{"kernel", std::vector<int64_t>{3}},
+          {"stride", std::vector<int64_t>{2}},
+          {"padding", std::vector<int64_t>{1}},
+          {"ceil_mode", int64_t{1}}};
+  out = infer_output_type(op::kMaxPool1d, signal, pool);
+  ASSERT_THAT(out, IsOk());
+  EXPECT_EQ(out->shape, (std::vector<int64_t>{1, 4, 24}));
+}
+
+TEST(InferOutputTypeTest, ConvTranspose3d) {
+  const std::vector<TensorType> in{{ScalarType::kFloat, {1, 2, 3, 3, 4}},
+                                   {ScalarType::kFloat, {2, 5, 2, 2, 3}}};
+  const AttributeMap attrs = {{"stride", std::vector<int64_t>{2, 2, 1}},
+                              {"dilation", std::vector<int64_t>{1, 1, 1}},
+                              {"output_padding", std::vector<int64_t>{1, 0, 0}},
+                              {"padding", std::vector<int64_t>{0, 1, 0, 0, 0, 0}},
+                              {"groups", int64_t{1}}};
+  StatusOr<TensorType> out = infer_output_type(op::kConvTranspose3d, in, attrs);
+  ASSERT_THAT(out, IsOk());
+  EXPECT_EQ(out->shape, (std::vector<int64_t>{1, 5, 7, 5, 6}));
+  EXPECT_EQ(spatial_rank(op::kConvTranspose3d), 3u);
+  EXPECT_EQ(spatial_rank(op::kMaxPool1d), 1u);
+  EXPECT_EQ(spatial_rank(op::kRelu), 0u);
+}
+
 }  // namespace
 }  // namespace glassbox::aot
 

@@ -42,14 +42,19 @@ StatusOr<Shape> ints_attr(const AttributeMap& attrs, std::string_view name) {
   return invalid("attribute '" + std::string(name) + "' is not an int list");
 }
 
-StatusOr<std::array<std::int64_t, 2>> pair_attr(const AttributeMap& attrs, std::string_view name,
-                                                std::int64_t min) {
+StatusOr<Shape> spatial_attr(const AttributeMap& attrs, std::string_view name, std::size_t n,
+                             std::int64_t min) {
   GLASSBOX_ASSIGN_OR_RETURN(Shape v, ints_attr(attrs, name));
-  if (v.size() != 2) return invalid("attribute '" + std::string(name) + "' must have 2 entries");
-  if (v[0] < min || v[1] < min) {
-    return invalid("attribute '" + std::string(name) + "' must be >= " + std::to_string(min));
+  if (v.size() != n) {
+    return invalid("attribute '" + std::string(name) + "' must have " + std::to_string(n) +
+                   (n == 1 ? " entry" : " entries"));
   }
-  return std::array<std::int64_t, 2>{v[0], v[1]};
+  for (std::int64_t e : v) {
+    if (e < min) {
+      return invalid("attribute '" + std::string(name) + "' must be >= " + std::to_string(min));
+    }
+  }
+  return v;
 }
 
 StatusOr<std::size_t> axis_in(std::int64_t axis, std::size_t rank, std::string_view what) {
@@ -106,16 +111,22 @@ StatusOr<std::int64_t> window_out(std::int64_t in, std::int64_t kernel, std::int
   return out;
 }
 
-StatusOr<Padding> padding_attr(const AttributeMap& attrs) {
+StatusOr<Padding> padding_attr(const AttributeMap& attrs, std::size_t n) {
   GLASSBOX_ASSIGN_OR_RETURN(Shape v, ints_attr(attrs, "padding"));
-  if (v.size() != 2 && v.size() != 4) {
-    return invalid("attribute 'padding' must have 2 or 4 entries, got " + shape_string(v));
+  if (v.size() != n && v.size() != 2 * n) {
+    return invalid("attribute 'padding' must have " + std::to_string(n) + " or " +
+                   std::to_string(2 * n) + " entries, got " + shape_string(v));
   }
   for (std::int64_t p : v) {
     if (p < 0) return invalid("attribute 'padding' must be >= 0, got " + shape_string(v));
   }
-  if (v.size() == 2) return Padding{{v[0], v[1]}, {v[0], v[1]}, false};
-  return Padding{{v[0], v[1]}, {v[2], v[3]}, true};
+  Padding padding;
+  padding.per_side = v.size() == 2 * n;
+  for (std::size_t i = 0; i < n; ++i) {
+    padding.begin[i] = v[i];
+    padding.end[i] = padding.per_side ? v[n + i] : v[i];
+  }
+  return padding;
 }
 
 StatusOr<bool> flag_attr(const AttributeMap& attrs, std::string_view name, bool fallback) {
@@ -154,31 +165,35 @@ namespace {
 
 using namespace ops_internal;  // NOLINT: this file's own helpers
 
-StatusOr<TensorType> infer_conv2d(std::span<const TensorType> in, const AttributeMap& attrs) {
+// conv1d/2d/3d: `op` names the op in messages, n is its spatial rank.
+StatusOr<TensorType> infer_conv(std::string_view op, std::size_t n, std::span<const TensorType> in,
+                                const AttributeMap& attrs) {
+  const std::string name(op);
   const TensorType& x = in[0];
   const TensorType& w = in[1];
-  GLASSBOX_RETURN_IF_ERROR(expect_rank(x, 4, "conv2d input"));
-  GLASSBOX_RETURN_IF_ERROR(expect_rank(w, 4, "conv2d weight"));
-  GLASSBOX_ASSIGN_OR_RETURN(auto stride, pair_attr(attrs, "stride", 1));
-  GLASSBOX_ASSIGN_OR_RETURN(Padding padding, padding_attr(attrs));
-  GLASSBOX_ASSIGN_OR_RETURN(auto dilation, pair_attr(attrs, "dilation", 1));
+  GLASSBOX_RETURN_IF_ERROR(expect_rank(x, n + 2, name + " input"));
+  GLASSBOX_RETURN_IF_ERROR(expect_rank(w, n + 2, name + " weight"));
+  GLASSBOX_ASSIGN_OR_RETURN(Shape stride, spatial_attr(attrs, "stride", n, 1));
+  GLASSBOX_ASSIGN_OR_RETURN(Padding padding, padding_attr(attrs, n));
+  GLASSBOX_ASSIGN_OR_RETURN(Shape dilation, spatial_attr(attrs, "dilation", n, 1));
   GLASSBOX_ASSIGN_OR_RETURN(std::int64_t groups, int_attr(attrs, "groups"));
-  if (groups < 1) return invalid("conv2d groups must be >= 1");
+  if (groups < 1) return invalid(name + " groups must be >= 1");
   const std::int64_t channels = x.shape[1];
   const std::int64_t out_channels = w.shape[0];
   if (channels % groups != 0 || out_channels % groups != 0) {
-    return invalid("conv2d channels " + std::to_string(channels) + " -> " +
+    return invalid(name + " channels " + std::to_string(channels) + " -> " +
                    std::to_string(out_channels) + " not divisible by groups " +
                    std::to_string(groups));
   }
   if (w.shape[1] != channels / groups) {
-    return invalid("conv2d weight " + shape_string(w.shape) + " expects " +
+    return invalid(name + " weight " + shape_string(w.shape) + " expects " +
                    std::to_string(w.shape[1] * groups) + " input channels, input has " +
                    std::to_string(channels));
   }
-  if (in.size() == 3) GLASSBOX_RETURN_IF_ERROR(expect_shape(in[2], {out_channels}, "conv2d bias"));
-  Shape out{x.shape[0], out_channels, 0, 0};
-  for (std::size_t i = 0; i < 2; ++i) {
+  if (in.size() == 3) GLASSBOX_RETURN_IF_ERROR(expect_shape(in[2], {out_channels}, name + " bias"));
+  Shape out = x.shape;
+  out[1] = out_channels;
+  for (std::size_t i = 0; i < n; ++i) {
     GLASSBOX_ASSIGN_OR_RETURN(
         out[2 + i], window_out(x.shape[2 + i], w.shape[2 + i], stride[i], padding.begin[i],
                                padding.end[i], dilation[i], false));
@@ -186,25 +201,26 @@ StatusOr<TensorType> infer_conv2d(std::span<const TensorType> in, const Attribut
   return TensorType{x.dtype, out};
 }
 
-StatusOr<TensorType> infer_pool2d(std::string_view op_name, std::span<const TensorType> in,
-                                  const AttributeMap& attrs) {
-  const bool avg = op_name == op::kAvgPool2d;
-  GLASSBOX_RETURN_IF_ERROR(expect_rank(in[0], 4, "pool input"));
-  GLASSBOX_ASSIGN_OR_RETURN(auto kernel, pair_attr(attrs, "kernel", 1));
-  GLASSBOX_ASSIGN_OR_RETURN(auto stride, pair_attr(attrs, "stride", 1));
-  GLASSBOX_ASSIGN_OR_RETURN(Padding padding, padding_attr(attrs));
+// max_pool and avg_pool of n spatial dims.
+StatusOr<TensorType> infer_pool(std::string_view op_name, std::size_t n,
+                                std::span<const TensorType> in, const AttributeMap& attrs) {
+  const bool avg = op_name.starts_with("avg_");
+  GLASSBOX_RETURN_IF_ERROR(expect_rank(in[0], n + 2, "pool input"));
+  GLASSBOX_ASSIGN_OR_RETURN(Shape kernel, spatial_attr(attrs, "kernel", n, 1));
+  GLASSBOX_ASSIGN_OR_RETURN(Shape stride, spatial_attr(attrs, "stride", n, 1));
+  GLASSBOX_ASSIGN_OR_RETURN(Padding padding, padding_attr(attrs, n));
   GLASSBOX_ASSIGN_OR_RETURN(bool ceil_mode, flag_attr(attrs, "ceil_mode", false));
-  std::array<std::int64_t, 2> dilation{1, 1};
+  Shape dilation(n, 1);
   if (attrs.contains("dilation")) {
-    if (avg) return invalid("avg_pool2d has no attribute 'dilation'");
-    GLASSBOX_ASSIGN_OR_RETURN(dilation, pair_attr(attrs, "dilation", 1));
+    if (avg) return invalid(std::string(op_name) + " has no attribute 'dilation'");
+    GLASSBOX_ASSIGN_OR_RETURN(dilation, spatial_attr(attrs, "dilation", n, 1));
   }
   if (attrs.contains("count_include_pad")) {
-    if (!avg) return invalid("max_pool2d has no attribute 'count_include_pad'");
+    if (!avg) return invalid(std::string(op_name) + " has no attribute 'count_include_pad'");
     GLASSBOX_RETURN_IF_ERROR(flag_attr(attrs, "count_include_pad", true));
   }
   Shape out = in[0].shape;
-  for (std::size_t i = 0; i < 2; ++i) {
+  for (std::size_t i = 0; i < n; ++i) {
     const std::int64_t span = dilation[i] * (kernel[i] - 1) + 1;
     if (!padding.per_side && 2 * padding.begin[i] > kernel[i]) {
       // PyTorch's rule: padding at most half the kernel, so no window is all pad.
@@ -472,6 +488,14 @@ constexpr OpInfo kOps[] = {
     {op::kDepthToSpace, 1, 1, Dtypes::kAnySame, Shapes::kDataMovement},
     {op::kSpaceToDepth, 1, 1, Dtypes::kAnySame, Shapes::kDataMovement},
     {op::kConvTranspose2d, 2, 3, Dtypes::kFloat, Shapes::kConvTranspose},
+    {op::kConvTranspose3d, 2, 3, Dtypes::kFloat, Shapes::kConvTranspose},
+    // 1-D and 3-D forms of the first table's windowed ops.
+    {op::kConv1d, 2, 3, Dtypes::kFloat, Shapes::kOriginal},
+    {op::kConv3d, 2, 3, Dtypes::kFloat, Shapes::kOriginal},
+    {op::kMaxPool1d, 1, 1, Dtypes::kFloat, Shapes::kOriginal},
+    {op::kMaxPool3d, 1, 1, Dtypes::kFloat, Shapes::kOriginal},
+    {op::kAvgPool1d, 1, 1, Dtypes::kFloat, Shapes::kOriginal},
+    {op::kAvgPool3d, 1, 1, Dtypes::kFloat, Shapes::kOriginal},
     // Quantization (x, scale, zero point; dequantize's zero point optional).
     {op::kQuantizeLinear, 3, 3, Dtypes::kQuantization, Shapes::kQuantization},
     {op::kDequantizeLinear, 2, 3, Dtypes::kQuantization, Shapes::kQuantization},
@@ -559,9 +583,9 @@ StatusOr<ScalarType> check_dtypes(const OpInfo& info, std::span<const TensorType
 
 StatusOr<TensorType> infer_original(std::string_view op_name, std::span<const TensorType> in,
                                     const AttributeMap& attrs) {
-  if (op_name == op::kConv2d) return infer_conv2d(in, attrs);
-  if (op_name == op::kMaxPool2d || op_name == op::kAvgPool2d) {
-    return infer_pool2d(op_name, in, attrs);
+  if (const std::size_t n = spatial_rank(op_name); n != 0) {
+    if (op_name.starts_with("conv")) return infer_conv(op_name, n, in, attrs);
+    return infer_pool(op_name, n, in, attrs);
   }
   if (op_name == op::kTranspose) return infer_transpose(in[0], attrs);
   if (op_name == op::kLinear) return infer_linear(in);
@@ -606,6 +630,23 @@ StatusOr<TensorType> infer_original(std::string_view op_name, std::span<const Te
 }  // namespace
 
 bool is_known_op(std::string_view name) { return find_op(name) != nullptr; }
+
+std::size_t spatial_rank(std::string_view op_name) {
+  struct Windowed {
+    std::string_view op;
+    std::size_t rank;
+  };
+  static constexpr Windowed kWindowed[] = {
+      {op::kConv1d, 1},          {op::kConv2d, 2},          {op::kConv3d, 3},
+      {op::kConvTranspose2d, 2}, {op::kConvTranspose3d, 3}, {op::kMaxPool1d, 1},
+      {op::kMaxPool2d, 2},       {op::kMaxPool3d, 3},       {op::kAvgPool1d, 1},
+      {op::kAvgPool2d, 2},       {op::kAvgPool3d, 3},
+  };
+  for (const Windowed& w : kWindowed) {
+    if (w.op == op_name) return w.rank;
+  }
+  return 0;
+}
 
 StatusOr<TensorType> infer_output_type(std::string_view op_name, std::span<const TensorType> in,
                                        const AttributeMap& attrs) {
@@ -656,7 +697,7 @@ StatusOr<TensorType> infer_output_type(std::string_view op_name, std::span<const
       case Shapes::kNormalization: return infer_normalization(op_name, in, attrs);
       case Shapes::kReduce: return infer_reduce(op_name, in, attrs);
       case Shapes::kDataMovement: return infer_data_movement(op_name, in, attrs);
-      case Shapes::kConvTranspose: return infer_conv_transpose2d(in, attrs);
+      case Shapes::kConvTranspose: return infer_conv_transpose(op_name, in, attrs);
       case Shapes::kQuantization: return infer_quantization(op_name, in, attrs);
     }
     return invalid("no shape rule for '" + std::string(op_name) + "'");

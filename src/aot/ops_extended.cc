@@ -299,37 +299,40 @@ StatusOr<TensorType> infer_data_movement(std::string_view op, std::span<const Te
   return invalid("no shape rule for '" + std::string(op) + "'");
 }
 
-StatusOr<TensorType> infer_conv_transpose2d(std::span<const TensorType> in,
-                                            const AttributeMap& attrs) {
+StatusOr<TensorType> infer_conv_transpose(std::string_view op, std::span<const TensorType> in,
+                                          const AttributeMap& attrs) {
+  const std::string name(op);
+  const std::size_t n = spatial_rank(op);
   const TensorType& x = in[0];
   const TensorType& w = in[1];
-  GLASSBOX_RETURN_IF_ERROR(expect_rank(x, 4, "conv_transpose2d input"));
-  GLASSBOX_RETURN_IF_ERROR(expect_rank(w, 4, "conv_transpose2d weight"));
-  GLASSBOX_ASSIGN_OR_RETURN(auto stride, pair_attr(attrs, "stride", 1));
-  GLASSBOX_ASSIGN_OR_RETURN(auto dilation, pair_attr(attrs, "dilation", 1));
-  GLASSBOX_ASSIGN_OR_RETURN(auto output_padding, pair_attr(attrs, "output_padding", 0));
-  GLASSBOX_ASSIGN_OR_RETURN(Padding padding, padding_attr(attrs));
+  GLASSBOX_RETURN_IF_ERROR(expect_rank(x, n + 2, name + " input"));
+  GLASSBOX_RETURN_IF_ERROR(expect_rank(w, n + 2, name + " weight"));
+  GLASSBOX_ASSIGN_OR_RETURN(Shape stride, spatial_attr(attrs, "stride", n, 1));
+  GLASSBOX_ASSIGN_OR_RETURN(Shape dilation, spatial_attr(attrs, "dilation", n, 1));
+  GLASSBOX_ASSIGN_OR_RETURN(Shape output_padding, spatial_attr(attrs, "output_padding", n, 0));
+  GLASSBOX_ASSIGN_OR_RETURN(Padding padding, padding_attr(attrs, n));
   GLASSBOX_ASSIGN_OR_RETURN(std::int64_t groups, int_attr(attrs, "groups"));
   if (groups < 1 || x.shape[1] % groups != 0 || w.shape[0] != x.shape[1]) {
-    return invalid("conv_transpose2d weight " + shape_string(w.shape) + " does not match input " +
+    return invalid(name + " weight " + shape_string(w.shape) + " does not match input " +
                    shape_string(x.shape) + " with groups " + std::to_string(groups));
   }
   const std::int64_t out_channels = w.shape[1] * groups;
   if (in.size() == 3) {
-    GLASSBOX_RETURN_IF_ERROR(expect_shape(in[2], {out_channels}, "conv_transpose2d bias"));
+    GLASSBOX_RETURN_IF_ERROR(expect_shape(in[2], {out_channels}, name + " bias"));
   }
-  Shape out{x.shape[0], out_channels, 0, 0};
-  for (std::size_t i = 0; i < 2; ++i) {
+  Shape out = x.shape;
+  out[1] = out_channels;
+  for (std::size_t i = 0; i < n; ++i) {
     if (stride[i] > (1 << 20) || dilation[i] > (1 << 20) ||
         output_padding[i] >= std::max(stride[i], dilation[i]) ||
         padding.begin[i] > (std::int64_t{1} << 40) || padding.end[i] > (std::int64_t{1} << 40) ||
         x.shape[2 + i] > (std::int64_t{1} << 30) || w.shape[2 + i] > (1 << 20)) {
-      return invalid("conv_transpose2d stride, dilation, padding or output_padding out of range");
+      return invalid(name + " stride, dilation, padding or output_padding out of range");
     }
-    if (x.shape[2 + i] == 0) return invalid("conv_transpose2d of an empty image");
+    if (x.shape[2 + i] == 0) return invalid(name + " of an empty image");
     out[2 + i] = stride[i] * (x.shape[2 + i] - 1) + output_padding[i] +
                  (w.shape[2 + i] - 1) * dilation[i] + 1 - padding.begin[i] - padding.end[i];
-    if (out[2 + i] < 1) return invalid("conv_transpose2d output would be empty");
+    if (out[2 + i] < 1) return invalid(name + " output would be empty");
   }
   return TensorType{x.dtype, out};
 }

@@ -30,9 +30,10 @@ StatusOr<std::int64_t> int_attr_or(const AttributeMap& attrs, std::string_view n
                                    std::int64_t fallback);
 /// An optional 0/1 int attribute.
 StatusOr<bool> flag_attr(const AttributeMap& attrs, std::string_view name, bool fallback);
-/// An int[2] attribute whose entries are all >= `min`.
-StatusOr<std::array<std::int64_t, 2>> pair_attr(const AttributeMap& attrs, std::string_view name,
-                                                std::int64_t min);
+/// An int[n] attribute (one entry per spatial dim) whose entries are all
+/// >= `min`.
+StatusOr<Shape> spatial_attr(const AttributeMap& attrs, std::string_view name, std::size_t n,
+                             std::int64_t min);
 
 /// Normalises a possibly negative axis into [0, rank).
 StatusOr<std::size_t> axis_in(std::int64_t axis, std::size_t rank, std::string_view what);
@@ -50,13 +51,14 @@ StatusOr<std::int64_t> window_out(std::int64_t in, std::int64_t kernel, std::int
                                   std::int64_t pad_begin, std::int64_t pad_end,
                                   std::int64_t dilation, bool ceil_mode);
 
-// "padding": [h, w] (both sides alike) or [top, left, bottom, right].
+// "padding" of n spatial dims: n entries (both sides alike, [h, w] in 2-D)
+// or 2n (the begins then the ends: [top, left, bottom, right] in 2-D).
 struct Padding {
-  std::array<std::int64_t, 2> begin{0, 0};
-  std::array<std::int64_t, 2> end{0, 0};
-  bool per_side = false;  // Given with 4 entries.
+  std::array<std::int64_t, 3> begin{0, 0, 0};
+  std::array<std::int64_t, 3> end{0, 0, 0};
+  bool per_side = false;  // Given with 2n entries.
 };
-StatusOr<Padding> padding_attr(const AttributeMap& attrs);
+StatusOr<Padding> padding_attr(const AttributeMap& attrs, std::size_t n = 2);
 
 // The inference functions of ops_extended.cc, by family. Inputs' count and
 // dtypes were checked against the op table before these run.
@@ -75,7 +77,8 @@ StatusOr<TensorType> infer_data_movement(std::string_view op, std::span<const Te
 /// the dtypes, which no table rule covers.
 StatusOr<TensorType> infer_quantization(std::string_view op, std::span<const TensorType> in,
                                         const AttributeMap& attrs);
-StatusOr<TensorType> infer_conv_transpose2d(std::span<const TensorType> in,
-                                            const AttributeMap& attrs);
+/// conv_transpose2d and conv_transpose3d.
+StatusOr<TensorType> infer_conv_transpose(std::string_view op, std::span<const TensorType> in,
+                                          const AttributeMap& attrs);
 
 }  // namespace glassbox::aot::ops_internal

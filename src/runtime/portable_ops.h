@@ -29,6 +29,12 @@ using RunFn = Error(const KernelArgs&, Span<std::uint8_t>);
 PrepareFn prepare_conv2d, prepare_max_pool2d, prepare_avg_pool2d, prepare_global_avg_pool2d;
 RunFn run_conv2d, run_max_pool2d, run_avg_pool2d, run_global_avg_pool2d;
 
+// portable_ops_conv_pool_nd.cc: the 1-D and 3-D forms.
+PrepareFn prepare_conv1d, prepare_conv3d, prepare_conv_transpose3d, prepare_max_pool1d,
+    prepare_max_pool3d, prepare_avg_pool1d, prepare_avg_pool3d;
+RunFn run_conv1d, run_conv3d, run_conv_transpose3d, run_max_pool1d, run_max_pool3d, run_avg_pool1d,
+    run_avg_pool3d;
+
 // portable_ops_gemm.cc
 PrepareFn prepare_linear, prepare_matmul;
 RunFn run_linear, run_matmul;
@@ -215,6 +221,15 @@ bool read_choice(const char* op, const KernelArgs& args, const char* name,
 /// entry in [min, INT32_MAX].
 bool read_pair(const char* op, const KernelArgs& args, const char* name, std::int64_t fallback,
                std::int64_t min, std::int64_t* h, std::int64_t* w, Diagnostics* d);
+
+/// An int[n] attribute (n spatial dims) into out[0..n): all `fallback`
+/// when absent, else each entry in [min, INT32_MAX].
+bool read_spatial(const char* op, const KernelArgs& args, const char* name, std::size_t n,
+                  std::int64_t fallback, std::int64_t min, std::int64_t* out, Diagnostics* d);
+/// "padding" of n spatial dims into begin[0..n) and end[0..n): absent = 0,
+/// n entries pad both sides alike, 2n are the begins then the ends.
+bool read_spatial_padding(const char* op, const KernelArgs& args, std::size_t n,
+                          std::int64_t* begin, std::int64_t* end, Diagnostics* d);
 
 /// Zero padding from "padding": absent = 0; [h, w] pads both sides
 /// symmetrically (the AOT emitter); [top, left, bottom, right] is ONNX's

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -279,6 +280,52 @@ bool read_pair(const char* op, const KernelArgs& args, const char* name, std::in
   }
   *h = v[0];
   *w = v[1];
+  return true;
+}
+
+bool read_spatial(const char* op, const KernelArgs& args, const char* name, std::size_t n,
+                  std::int64_t fallback, std::int64_t min, std::int64_t* out, Diagnostics* d) {
+  Span<const std::int64_t> v;
+  if (!read_ints(op, args, name, &v, d)) return false;
+  if (v.empty()) {
+    std::fill(out, out + n, fallback);
+    return true;
+  }
+  if (v.size() != n) {
+    report(d, "%s: attribute '%s' must have %zu entries, got %s", op, name, n, shape_text(v).text);
+    return false;
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    if (v[i] < min || v[i] > kMaxWindow) {
+      report(d, "%s: attribute '%s' %s must be in [%lld, %lld]", op, name, shape_text(v).text,
+             static_cast<long long>(min), static_cast<long long>(kMaxWindow));
+      return false;
+    }
+    out[i] = v[i];
+  }
+  return true;
+}
+
+bool read_spatial_padding(const char* op, const KernelArgs& args, std::size_t n,
+                          std::int64_t* begin, std::int64_t* end, Diagnostics* d) {
+  Span<const std::int64_t> v;
+  if (!read_ints(op, args, "padding", &v, d)) return false;
+  if (!v.empty() && v.size() != n && v.size() != 2 * n) {
+    report(d, "%s: attribute 'padding' must have %zu or %zu entries, got %s", op, n, 2 * n,
+           shape_text(v).text);
+    return false;
+  }
+  for (std::int64_t p : v) {
+    if (p < 0 || p > kMaxWindow) {
+      report(d, "%s: attribute 'padding' %s must be in [0, %lld]", op, shape_text(v).text,
+             static_cast<long long>(kMaxWindow));
+      return false;
+    }
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    begin[i] = v.empty() ? 0 : v[i];
+    end[i] = v.empty() ? 0 : v[v.size() == n ? i : n + i];
+  }
   return true;
 }
 

@@ -14,6 +14,7 @@
 #include "glassbox/aot/ops.h"
 #include "glassbox/runtime/kernel_registry.h"
 #include "glassbox/runtime/kernels/conv.h"
+#include "glassbox/runtime/kernels/conv_pool3d.h"
 #include "glassbox/runtime/kernels/elementwise.h"
 #include "glassbox/runtime/kernels/gemm.h"
 #include "glassbox/runtime/kernels/normalization.h"
@@ -430,6 +431,95 @@ TEST(PortableOpsTest, Conv2dRejectsBadAttributes) {
 }
 
 // ---- pooling --------------------------------------------------------------
+
+// conv1d runs on the 2-D kernel with a height of 1: checked here against
+// the 1-D definition, grouped, strided, dilated and padded unevenly.
+TEST(PortableOpsTest, Conv1dMatchesTheDefinition) {
+  constexpr std::int64_t kIn = 20, kOut = 5, kTaps = 5, kStride = 3, kDilation = 2, kPadBegin = 2;
+  TestTensor x({1, 4, kIn}), w({6, 2, kTaps}), b({6}), y({1, 6, kOut});
+  Call call("conv1d");
+  call.in(x).in(w).in(b).out(y);
+  call.attr_ints("stride", {kStride}).attr_ints("padding", {kPadBegin, 1});
+  call.attr_ints("dilation", {kDilation}).attr_int("groups", 2);
+  ASSERT_EQ(call.run(), Error::kOk) << call.message();
+  for (std::int64_t oc = 0; oc < 6; ++oc) {
+    for (std::int64_t o = 0; o < kOut; ++o) {
+      double want = b.values()[static_cast<std::size_t>(oc)];
+      for (std::int64_t i = 0; i < 2; ++i) {
+        const std::int64_t ic = oc / 3 * 2 + i;
+        for (std::int64_t k = 0; k < kTaps; ++k) {
+          const std::int64_t at = o * kStride - kPadBegin + k * kDilation;
+          if (at < 0 || at >= kIn) continue;
+          want += static_cast<double>(x.values()[static_cast<std::size_t>(ic * kIn + at)]) *
+                  w.values()[static_cast<std::size_t>((oc * 2 + i) * kTaps + k)];
+        }
+      }
+      EXPECT_NEAR(y.values()[static_cast<std::size_t>(oc * kOut + o)], want, 1e-5)
+          << oc << ", " << o;
+    }
+  }
+}
+
+TEST(PortableOpsTest, Pool1dCeilModeAndCountIncludePad) {
+  TestTensor x({1, 1, 6}, {1, 5, 2, 8, 3, -4});
+  {
+    // Windows [-1, 2), [1, 4), [3, 6), [5, 8) (ceil mode adds the last).
+    TestTensor y({1, 1, 4});
+    Call call("max_pool1d");
+    call.in(x).out(y).attr_ints("kernel", {3}).attr_ints("stride", {2});
+    call.attr_ints("padding", {1}).attr_int("ceil_mode", 1);
+    ASSERT_EQ(call.run(), Error::kOk) << call.message();
+    EXPECT_EQ(y.values(), (std::vector<float>{5, 8, 8, -4}));
+  }
+  {
+    // count_include_pad: the divisor counts the begin pad and the end pad,
+    // not what ceil mode adds beyond it.
+    TestTensor y({1, 1, 4});
+    Call call("avg_pool1d");
+    call.in(x).out(y).attr_ints("kernel", {3}).attr_ints("stride", {2});
+    call.attr_ints("padding", {1}).attr_int("ceil_mode", 1).attr_int("count_include_pad", 1);
+    ASSERT_EQ(call.run(), Error::kOk) << call.message();
+    EXPECT_EQ(y.values(), (std::vector<float>{2, 5, 7.0f / 3, -2}));
+  }
+  TestTensor y({1, 1, 3});
+  Call call("max_pool1d");
+  call.in(x).out(y).attr_ints("kernel", {3, 3});
+  expect_rejected(call, "max_pool1d: attribute 'kernel' must have 1 entries, got [3,3]");
+}
+
+TEST(PortableOpsTest, Conv3dAndPool3dMatchKernels) {
+  TestTensor x({1, 2, 4, 5, 6}), w({3, 2, 3, 2, 3}), y({1, 3, 2, 5, 3});
+  Call call("conv3d");
+  call.in(x).in(w).out(y).attr_ints("stride", {2, 1, 2}).attr_ints("padding", {1, 1, 1, 0, 0, 1});
+  ASSERT_EQ(call.run(), Error::kOk) << call.message();
+  kernels::Conv3dParams p;
+  p.stride = {2, 1, 2};
+  p.pad_begin = {1, 1, 1};
+  p.pad_end = {0, 0, 1};
+  std::vector<float> want(y.values().size());
+  ASSERT_EQ(kernels::conv3d(x.data(), {1, 2, 4, 5, 6}, w.data(), {3, 2, 3, 2, 3}, nullptr, p,
+                            want.data()),
+            Error::kOk);
+  EXPECT_EQ(y.values(), want);
+
+  TestTensor pooled({1, 2, 2, 2, 3});
+  Call pool("max_pool3d");
+  pool.in(x).out(pooled).attr_ints("kernel", {2, 2, 2}).attr_ints("stride", {2, 2, 2});
+  ASSERT_EQ(pool.run(), Error::kOk) << pool.message();
+  kernels::Pool3dParams q;
+  q.kernel = {2, 2, 2};
+  q.stride = {2, 2, 2};
+  std::vector<float> max(pooled.values().size());
+  ASSERT_EQ(kernels::max_pool3d(x.data(), {1, 2, 4, 5, 6}, q, max.data()), Error::kOk);
+  EXPECT_EQ(pooled.values(), max);
+
+  TestTensor wrong({1, 3, 2, 5, 4});
+  Call rejected("conv3d");
+  rejected.in(x).in(w).out(wrong).attr_ints("stride", {2, 1, 2});
+  rejected.attr_ints("padding", {1, 1, 1, 0, 0, 1});
+  expect_rejected(rejected,
+                  "conv3d: output shape [1,3,2,5,4] does not match the computed [1,3,2,5,3]");
+}
 
 TEST(PortableOpsTest, MaxPool2dMatchesKernel) {
   TestTensor x({2, 3, 7, 7}), y({2, 3, 3, 3});

@@ -65,6 +65,10 @@
 /// blocksize (int)                              | | conv_transpose2d   | x[N,C,H,W],
 /// w[C,O/g,kH,kW], b[O]? | stride, dilation, output_padding (int[2]), padding (int[4]), groups |
 ///
+/// conv1d conv3d max_pool1d max_pool3d avg_pool1d avg_pool3d conv_transpose3d: the 2-D op's
+/// inputs and attributes over one (x[N,C,L]) or three (x[N,C,D,H,W]) spatial dims, each int[2]
+/// attribute int[1] or int[3]; padding int[n] (both sides alike) or int[2n] (begins, then ends).
+///
 /// Quantization (ONNX QuantizeLinear / DequantizeLinear; docs/quantization.md):
 ///
 /// | op                 | inputs (dtypes)                 | attributes |
@@ -180,6 +184,16 @@ inline constexpr std::string_view kResize = "resize";
 inline constexpr std::string_view kDepthToSpace = "depth_to_space";
 inline constexpr std::string_view kSpaceToDepth = "space_to_depth";
 inline constexpr std::string_view kConvTranspose2d = "conv_transpose2d";
+// Volumetric (NCDHW) and 1-D (NCL) forms of conv2d, conv_transpose2d and
+// the pools, whose int[2] attributes become int[3] / int[1] (padding int[n]
+// both sides alike or int[2n], the begins then the ends).
+inline constexpr std::string_view kConv1d = "conv1d";
+inline constexpr std::string_view kConv3d = "conv3d";
+inline constexpr std::string_view kConvTranspose3d = "conv_transpose3d";
+inline constexpr std::string_view kMaxPool1d = "max_pool1d";
+inline constexpr std::string_view kMaxPool3d = "max_pool3d";
+inline constexpr std::string_view kAvgPool1d = "avg_pool1d";
+inline constexpr std::string_view kAvgPool3d = "avg_pool3d";
 inline constexpr std::string_view kQuantizeLinear = "quantize_linear";
 inline constexpr std::string_view kDequantizeLinear = "dequantize_linear";
 inline constexpr std::string_view kDelegateCall = "delegate_call";
@@ -194,6 +208,10 @@ struct TensorType {
 
 /// Whether `name` is an op of the table above (delegate_call is not).
 bool is_known_op(std::string_view name);
+
+/// The number of spatial dims of a convolution or windowed pool (conv1d:
+/// 1, max_pool2d: 2, conv_transpose3d: 3, ...); 0 for any other op.
+std::size_t spatial_rank(std::string_view op_name);
 
 /// The largest rank and the largest dimension, integer attribute (in
 /// magnitude) and element count infer_output_type accepts: the runtime's
