@@ -45,6 +45,13 @@ CLI::Validator finite_number();
 Status check_outputs_are_not_inputs(const std::vector<std::string>& inputs,
                                     const std::vector<std::string>& outputs);
 
+/// Writes a command's text result to `out` (when `output` is "" or "-")
+/// or to the file `output`, through a temporary file renamed into place,
+/// never over one of `inputs`. The `-o` of `compare` (`inspect` writes the
+/// same way).
+Status write_text_output(const std::string& text, const std::string& output,
+                         const std::vector<std::string>& inputs, std::ostream& out);
+
 /// Runs `work` with the command's output files (io::OutputFiles, passed
 /// in); an error names the user's files, never their temporaries.
 template <typename Work>
@@ -77,6 +84,9 @@ void add_run_commands(CLI::App& app, CommandContext& context);
 
 /// `glassbox report` (report_command.cc).
 void add_report_commands(CLI::App& app, CommandContext& context);
+
+/// `glassbox compare` (compare_command.cc).
+void add_compare_commands(CLI::App& app, CommandContext& context);
 
 /// `glassbox export` (export_command.cc).
 void add_export_commands(CLI::App& app, CommandContext& context);

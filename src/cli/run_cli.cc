@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string>
 
+#include "backends/common/plugin_loader.h"
 #include "glassbox/config.h"
 #include "glassbox/etdump/etdump_model.h"
 #include "glassbox/io/output_files.h"
@@ -45,6 +46,7 @@ void add_all_commands(CLI::App& app, CommandContext& context) {
   add_inspect_commands(app, context);
   add_report_commands(app, context);
   add_export_commands(app, context);
+  add_compare_commands(app, context);
 }
 
 constexpr const char* kDescription =
@@ -70,6 +72,21 @@ CLI::Validator finite_number() {
         return "must be a finite number, got '" + text + "' (a NaN would turn the check off)";
       },
       "NUMBER");
+}
+
+Status write_text_output(const std::string& text, const std::string& output,
+                         const std::vector<std::string>& inputs, std::ostream& out) {
+  if (output.empty() || output == "-") {
+    out << text;
+    out.flush();
+    if (!out) return Status(Error::kAccessFailed, "cannot write to standard output");
+    return Status();
+  }
+  io::OutputFiles outputs;
+  GLASSBOX_RETURN_IF_ERROR(outputs.refuse_inputs(inputs));
+  GLASSBOX_ASSIGN_OR_RETURN(const std::string file, outputs.add(output));
+  GLASSBOX_RETURN_IF_ERROR(outputs.name_outputs(io::write_file(file, text)));
+  return outputs.commit();
 }
 
 Status check_outputs_are_not_inputs(const std::vector<std::string>& inputs,
@@ -139,6 +156,11 @@ std::optional<std::string> unknown_command(CLI::App& app, int argc, const char* 
 }  // namespace
 
 int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  // Plug-ins first: the command tree lists their backends (--backend).
+  if (const Status loaded = backends::load_command_line_plugins(argc, argv); !loaded.ok()) {
+    err << "glassbox: " << loaded.message() << "\n";
+    return kExitBadInput;
+  }
   CLI::App app(kDescription, "glassbox");
   CommandContext context;
   context.out = &out;
@@ -174,15 +196,17 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
 }
 
 CommandLineOutcome run_command_line(const std::vector<std::string>& args) {
+  std::vector<const char*> argv = {"glassbox"};
+  for (const std::string& a : args) argv.push_back(a.c_str());
+  CommandLineOutcome outcome;
+  outcome.status = backends::load_command_line_plugins(static_cast<int>(argv.size()), argv.data());
+  if (!outcome.status.ok()) return outcome;
   CLI::App app(kDescription, "glassbox");
   std::ostringstream out, err;
   CommandContext context;
   context.out = &out;
   context.err = &err;
   add_all_commands(app, context);
-  std::vector<const char*> argv = {"glassbox"};
-  for (const std::string& a : args) argv.push_back(a.c_str());
-  CommandLineOutcome outcome;
   try {
     app.parse(static_cast<int>(argv.size()), argv.data());
   } catch (const CLI::ParseError&) {
