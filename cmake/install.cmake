@@ -1,8 +1,10 @@
 # `make install PREFIX=...` (cmake --install): what a delegate author needs
-# to record events with ETDumpGen in their own runtime. The public headers,
-# the device-side static libraries glassbox::runtime and glassbox::etdump
-# with their dependencies, a CMake package (find_package(glassbox)) and a
-# pkg-config file (glassbox.pc); and the glassbox command line.
+# to record events with ETDumpGen in their own runtime, or to build a
+# backend plug-in. The public headers, the device-side static libraries
+# glassbox::runtime and glassbox::etdump with their dependencies, the
+# plug-in target glassbox::plugin_api (headers only), a CMake package
+# (find_package(glassbox)) and a pkg-config file (glassbox.pc); and the
+# glassbox command line.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
@@ -20,6 +22,20 @@ list(TRANSFORM GLASSBOX_INSTALLED_LIBRARIES PREPEND glassbox_
 install(TARGETS ${installed_targets} EXPORT glassboxTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+# What a backend plug-in compiles against (glassbox/backends/plugin.h): the
+# public headers and C++20, and no library, since a plug-in binds to the
+# loading glassbox's symbols (docs/backend-authors.md).
+if(TARGET glassbox_aot)
+  add_library(glassbox_plugin_api INTERFACE)
+  add_library(glassbox::plugin_api ALIAS glassbox_plugin_api)
+  target_include_directories(glassbox_plugin_api INTERFACE
+    $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
+    $<BUILD_INTERFACE:${CMAKE_BINARY_DIR}/generated>
+    $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+  target_compile_features(glassbox_plugin_api INTERFACE cxx_std_20)
+  set_target_properties(glassbox_plugin_api PROPERTIES EXPORT_NAME plugin_api)
+  install(TARGETS glassbox_plugin_api EXPORT glassboxTargets)
+endif()
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/glassbox
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 # The generated switch every hook header reads (tracing on or off).

@@ -18,6 +18,8 @@
 See docs/python.md.
 """
 
+import os
+
 from .errors import (CorruptFileError, Error, InternalError, InvalidArgumentError,
                      InvalidStateError, IOError, MismatchError, NotSupportedError,
                      OutOfResourcesError)
@@ -30,7 +32,22 @@ from .inspector import Event, EventBlock, Inspector, PerfData, TimeScale
 from ._core import core as _glassbox
 
 backends = tuple(_glassbox.backend_names())
-"""The delegate backends built into this module ("demo", "xnnpack")."""
+"""The delegate backends: built into this module ("demo", "xnnpack") and
+loaded with load_plugin."""
+
+
+def load_plugin(path):
+    """Loads a backend plug-in (a shared library built against this
+    Glassbox version, docs/backend-authors.md) and registers its backend;
+    `glassbox.backends` then lists it. Use it through a Partitioner subclass
+    whose `backend` is its name. A refused library raises, with the same
+    one-line message as `glassbox lower --plugin`: CorruptFileError for
+    another ABI version or build tag, IOError for a file dlopen refuses or
+    one without glassbox_plugin_entry, InvalidArgumentError for a backend
+    name already registered. Loading the same library twice is a no-op."""
+    global backends
+    _glassbox.load_plugin(os.fspath(path))
+    backends = tuple(_glassbox.backend_names())
 
 __all__ = [
     "CorruptFileError", "DemoPartitioner", "ETDumpGen", "ETRecord", "EdgeProgramManager",
@@ -38,5 +55,5 @@ __all__ = [
     "Inspector", "InternalError", "InvalidArgumentError", "InvalidStateError", "MismatchError",
     "NotSupportedError", "OutOfResourcesError", "Partitioner", "PerfData", "Program",
     "TimeScale", "XnnpackPartitioner", "backends", "demo_model", "export", "generate_etrecord",
-    "load", "load_from_buffer", "load_onnx", "to_edge", "to_edge_transform_and_lower",
+    "load", "load_from_buffer", "load_onnx", "load_plugin", "to_edge", "to_edge_transform_and_lower",
 ]

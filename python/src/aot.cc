@@ -1,6 +1,7 @@
 // Ahead of time: import, lower through the backend plug-ins, emit, and the
 // ETRecord, as the exporter library does them for `glassbox lower`.
 
+#include <dlfcn.h>
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "backends/common/backend_plugin.h"
+#include "backends/common/plugin_loader.h"
 #include "backends/demo/aot/demo_model.h"
 #include "frontends/onnx/importer.h"
 #include "glassbox/etrecord/etrecord.h"
@@ -36,7 +38,8 @@ exporter::Recipe recipe_for(const std::vector<BackendChoice>& backends_chosen,
     const backends::BackendPlugin* plugin = backends::find_backend_plugin(name);
     if (plugin == nullptr) {
       throw_status(
-          Status(Error::kInvalidArgument, "backend '" + name + "' is not built into this module"));
+          Status(Error::kInvalidArgument,
+                 "backend '" + name + "' is not registered (built in, or loaded by load_plugin)"));
     }
     check(backends::add_to_recipe(*plugin, {.identifiers = identifiers, .perturb = perturb},
                                   &recipe));
@@ -82,6 +85,17 @@ void register_aot(py::module_& m) {
       py::arg("path"),
       py::arg("input_shapes") = std::map<std::string, std::vector<std::int64_t>>{});
   m.def("demo_model", [] { return value_or_throw(backends::demo::build_conv_relu_tan_model()); });
+  m.def("load_plugin", [](const std::string& path) {
+    // Python opens extension modules RTLD_LOCAL, so a plug-in could not
+    // bind to this module's symbols (the backend registries); make them
+    // global first, as the glassbox program's are (-rdynamic).
+    Dl_info self;
+    if (dladdr(reinterpret_cast<void*>(&register_aot), &self) == 0 ||
+        dlopen(self.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_GLOBAL) == nullptr) {
+      throw_status(Status(Error::kInternal, "cannot export _glassbox's symbols to plug-ins"));
+    }
+    check(backends::load_backend_plugin(path));
+  });
   m.def("backend_names", [] {
     std::vector<std::string> names;
     for (const backends::BackendPlugin* plugin : backends::backend_plugins()) {

@@ -20,6 +20,7 @@
 #include "glassbox/runner/program_runner.h"
 #include "src/cli/commands.h"
 #include "src/cli/interrupt.h"
+#include "src/cli/plugin_option.h"
 #include "src/cli/run_cli.h"
 
 namespace glassbox::cli {
@@ -126,6 +127,7 @@ void add_demo_commands(CLI::App& app, CommandContext& context) {
       "inside the delegate mapped back to the model's operators. Writes "
       "demo.gbx, demo.etrecord, demo.etdp, demo.trace.json and demo.html (the report) into DIR");
   command->add_option("--out", options->out_dir, "output directory (DIR)")->capture_default_str();
+  add_plugin_option(*command);
   command
       ->add_option("--iterations", options->iterations,
                    "recorded executions (one event block each)")

@@ -23,6 +23,7 @@
 #include "glassbox/io/output_files.h"
 #include "glassbox/npy/npy.h"
 #include "src/cli/commands.h"
+#include "src/cli/plugin_option.h"
 
 namespace glassbox::cli {
 namespace {
@@ -103,8 +104,9 @@ Status check_lower_usage(const LowerOptions& options) {
                     "--ids and --perturb apply to a delegate backend, not to --backend portable");
     }
   } else if (backends::find_backend_plugin(options.backend) == nullptr) {
-    return Status(Error::kInvalidArgument,
-                  "--backend " + options.backend + ": not built into this binary");
+    return Status(
+        Error::kInvalidArgument,
+        "--backend " + options.backend + ": no such backend (built in, or loaded with --plugin)");
   }
   if (options.model_file.empty() && !options.input_shapes.empty()) {
     return Status(Error::kInvalidArgument, "--input-shape applies to an ONNX model only");
@@ -449,6 +451,7 @@ void add_lower_commands(CLI::App& app, CommandContext& context) {
       ->check(CLI::IsMember(backend_names))
       ->capture_default_str();
   command->add_option("-o,--output", options->output, "the program file to write")->required();
+  add_plugin_option(*command);
   command->add_option("--etrecord", options->etrecord, "also write the ETRecord here");
   command->add_option("--ids", options->ids, "how the delegate names its debug identifiers")
       ->check(CLI::IsMember({"generated", "int", "string"}))

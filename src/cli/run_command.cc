@@ -12,6 +12,7 @@
 #include "glassbox/runner/program_runner.h"
 #include "src/cli/commands.h"
 #include "src/cli/interrupt.h"
+#include "src/cli/plugin_option.h"
 #include "src/cli/progress_line.h"
 #include "src/cli/run_cli.h"
 
@@ -121,6 +122,7 @@ void add_run_commands(CLI::App& app, CommandContext& context) {
   CLI::App* command =
       app.add_subcommand("run", "Run a program (.gbx) and record an ETDump of every execution");
   command->add_option("program", options->run.program_path, "the program (.gbx)")->required();
+  add_plugin_option(*command);
   command->add_option("--etdump", options->run.etdump_path, "where to write the ETDump (.etdp)")
       ->required();
   command

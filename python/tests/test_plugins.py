@@ -1,0 +1,56 @@
+"""Backend plug-ins from Python: glassbox.load_plugin registers the
+example_npu plug-in (examples/out_of_tree_backend, built in the tree), whose
+backend then lowers, runs and is inspected like a built-in one; refused
+libraries raise with the command line's message."""
+
+import os
+import pathlib
+
+import numpy as np
+import pytest
+
+import glassbox
+
+
+def plugin_path(variable):
+    path = os.environ.get(variable)
+    if not path or not os.path.exists(path):
+        pytest.skip(f"{variable} is not set (ctest sets it)")
+    return pathlib.Path(path)
+
+
+class NpuPartitioner(glassbox.Partitioner):
+    backend = "example_npu"
+
+
+def test_a_loaded_plugin_lowers_runs_and_is_inspected(testdata, tmp_path):
+    glassbox.load_plugin(plugin_path("GLASSBOX_EXAMPLE_PLUGIN"))
+    assert "example_npu" in glassbox.backends
+    program = glassbox.load_onnx(testdata / "onnx" / "tiny_cnn.onnx")
+    edge = glassbox.to_edge_transform_and_lower(
+        program, partitioner=[NpuPartitioner()], generate_etrecord=True)
+    et_program = edge.to_executorch()
+    et_program.save(tmp_path / "m.gbx")
+    et_program.get_etrecord().save(tmp_path / "m.etrecord")
+    x = np.load(testdata / "onnx" / "tiny_cnn.input.npy")
+    tracer = glassbox.ETDumpGen()
+    outputs = glassbox.load(tmp_path / "m.gbx").run([x], etdump=tracer)
+    expected = np.load(testdata / "onnx" / "tiny_cnn.expected.npy")
+    np.testing.assert_allclose(outputs[0], expected, atol=1e-5)
+    tracer.save(tmp_path / "m.etdp")
+    inspector = glassbox.Inspector(etdump_path=tmp_path / "m.etdp",
+                                   etrecord=str(tmp_path / "m.etrecord"))
+    npu_ops = {name for block in inspector.event_blocks for event in block.events
+               if event.delegate_backend_name == "example_npu" and event.is_delegated_op
+               for name in event.op_names}
+    assert npu_ops == {"/features/features.0/Conv", "/features/features.1/Relu", "/fc/Gemm"}
+
+
+def test_refused_plugins_raise_with_one_clear_message():
+    folder = plugin_path("GLASSBOX_TEST_PLUGIN_DIR")
+    with pytest.raises(glassbox.CorruptFileError, match="ABI version 999"):
+        glassbox.load_plugin(folder / "libtest_plugin_wrong_abi.so")
+    with pytest.raises(glassbox.IOError, match="no symbol glassbox_plugin_entry"):
+        glassbox.load_plugin(folder / "libtest_plugin_no_entry.so")
+    with pytest.raises(glassbox.InvalidArgumentError, match="'demo' is already registered"):
+        glassbox.load_plugin(folder / "libtest_plugin_clash.so")
