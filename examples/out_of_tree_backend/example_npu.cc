@@ -250,6 +250,7 @@ struct Op {
   std::int64_t weight_shape[4] = {1, 1, 1, 1};
   std::vector<float> weight, bias;
   std::uint64_t macs = 0;  // counted at init from the shapes
+  std::string metadata;    // logged with its events: "conv2d macs=6912"
 };
 
 // One delegate call's state. A device build would carve it from
@@ -260,6 +261,10 @@ struct Program {
   std::uint32_t num_inputs = 0;
   std::vector<std::uint32_t> outputs;
   std::vector<Op> ops;
+  // Per execute, sized at init: each slot's data, and the NPU's trace
+  // buffer (each op's start and end in its own cycles).
+  std::vector<const float*> data;
+  std::vector<std::uint64_t> start, end;
 };
 
 std::int64_t numel(const std::vector<std::int64_t>& shape) {
@@ -418,8 +423,15 @@ class NpuRuntime final : public runtime::BackendInterface {
     // Every slot but the inputs gets its buffer now: execute allocates
     // nothing.
     program->buffers.resize(num_slots);
+    program->data.resize(num_slots);
     for (std::uint32_t s = program->num_inputs; s < num_slots; ++s) {
       program->buffers[s].resize(static_cast<std::size_t>(numel(program->shapes[s])));
+      program->data[s] = program->buffers[s].data();
+    }
+    program->start.resize(num_ops);
+    program->end.resize(num_ops);
+    for (Op& op : program->ops) {
+      op.metadata = std::string(kind_name(op.kind)) + " macs=" + std::to_string(op.macs);
     }
     return static_cast<runtime::DelegateHandle*>(program.release());
   }
@@ -453,18 +465,19 @@ class NpuRuntime final : public runtime::BackendInterface {
                 glassbox::Span<runtime::Tensor* const> inputs,
                 glassbox::Span<runtime::Tensor* const> outputs) override {
     auto* p = static_cast<Program*>(handle);
-    std::vector<const float*> data(p->shapes.size());
+    // prepare() checked the planned tensors at load; the counts again here.
+    if (inputs.size() != p->num_inputs || outputs.size() != p->outputs.size()) {
+      return Error::kInvalidArgument;
+    }
+    std::vector<const float*>& data = p->data;
     for (std::uint32_t s = 0; s < p->num_inputs; ++s) data[s] = inputs[s]->float_data();
-    for (std::size_t s = p->num_inputs; s < data.size(); ++s) data[s] = p->buffers[s].data();
     runtime::EventTracer* tracer = context.event_tracer();
-    // The NPU's trace buffer: each op's start and end in its own cycles.
-    std::vector<std::uint64_t> start(p->ops.size()), end(p->ops.size());
     for (std::size_t i = 0; i < p->ops.size(); ++i) {
       const Op& op = p->ops[i];
-      start[i] = cycles_;
+      p->start[i] = cycles_;
       compute(op, data, *p, p->buffers[op.out].data());
       cycles_ += kOpOverheadCycles + (op.macs + kMacsPerCycle - 1) / kMacsPerCycle;
-      end[i] = cycles_;
+      p->end[i] = cycles_;
       const glassbox::TensorView view{
           glassbox::ScalarType::kFloat,
           glassbox::Span<const std::int64_t>(p->shapes[op.out].data(), p->shapes[op.out].size()),
@@ -478,11 +491,9 @@ class NpuRuntime final : public runtime::BackendInterface {
     // gave it, with its MAC count as metadata.
     for (std::size_t i = 0; i < p->ops.size(); ++i) {
       const Op& op = p->ops[i];
-      const std::string metadata =
-          std::string(kind_name(op.kind)) + " macs=" + std::to_string(op.macs);
       (void)runtime::event_tracer_log_profiling_delegate(
-          tracer, nullptr, glassbox::DelegateDebugIntId(op.id), start[i], end[i], metadata.data(),
-          metadata.size());
+          tracer, nullptr, glassbox::DelegateDebugIntId(op.id), p->start[i], p->end[i],
+          op.metadata.data(), op.metadata.size());
     }
     for (std::size_t i = 0; i < outputs.size(); ++i) {
       const std::vector<float>& result = p->buffers[p->outputs[i]];
@@ -511,7 +522,7 @@ Status prepare_runtime(const glassbox::backends::RunSettings&) {
 
 const glassbox::backends::BackendPlugin kPlugin{
     .name = kName,
-    .summary = "example_npu: a simulated NPU (conv2d, linear, relu, add; 500 MHz cycles)",
+    .summary = "a simulated NPU (conv2d, linear, relu, add; 500 MHz cycles)",
     .make_partitioner = &make_partitioner,
     .partition_report = &partition_report,
     .prepare_runtime = &prepare_runtime,
