@@ -89,6 +89,43 @@ inline void axpy_row(float* y, std::int64_t y_step, std::int64_t y_off, const fl
   for (std::int64_t i = 0; i < count; ++i) yp[i * y_step] += w * xp[i * x_step];
 }
 
+// Adds one input channel's share into one output volume, taps (weights
+// `wk`) in (kd, kh, kw) order. A convolution gathers: output position a
+// reads input a * stride - pad + k * dilation. Transposed it scatters:
+// input a adds into output a * stride - pad + k * dilation. Either way the
+// loops run over the a side and skip partners outside the other volume.
+void add_taps(bool transposed, const float* x, Shape5 in, const float* wk, Shape5 ws,
+              const Conv3dParams& p, float* y, Shape5 out) {
+  const Shape5 a = transposed ? in : out;
+  const Shape5 b = transposed ? out : in;
+  for (std::int64_t kd = 0; kd < ws.d; ++kd) {
+    for (std::int64_t kh = 0; kh < ws.h; ++kh) {
+      for (std::int64_t kw = 0; kw < ws.w; ++kw) {
+        const float wv = wk[(kd * ws.h + kh) * ws.w + kw];
+        const std::int64_t off_w = kw * p.dilation[2] - p.pad_begin[2];
+        std::int64_t lo = 0, hi = 0;
+        index_range(a.w, b.w, p.stride[2], off_w, &lo, &hi);
+        if (lo >= hi) continue;
+        for (std::int64_t ad = 0; ad < a.d; ++ad) {
+          const std::int64_t bd = ad * p.stride[0] - p.pad_begin[0] + kd * p.dilation[0];
+          if (bd < 0 || bd >= b.d) continue;
+          for (std::int64_t ah = 0; ah < a.h; ++ah) {
+            const std::int64_t bh = ah * p.stride[1] - p.pad_begin[1] + kh * p.dilation[1];
+            if (bh < 0 || bh >= b.h) continue;
+            const std::int64_t a_row = (ad * a.h + ah) * a.w;
+            const std::int64_t b_row = (bd * b.h + bh) * b.w;
+            if (transposed) {
+              axpy_row(y + b_row, p.stride[2], off_w, x + a_row, 1, 0, wv, lo, hi);
+            } else {
+              axpy_row(y + a_row, 1, 0, x + b_row, p.stride[2], off_w, wv, lo, hi);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 
 Result<Shape5> conv3d_output_shape(Shape5 in, Shape5 w, const Conv3dParams& p) {
@@ -130,28 +167,7 @@ Error conv3d(const float* input, Shape5 in, const float* weight, Shape5 ws, cons
       for (std::int64_t i = 0; i < in_per_group; ++i) {
         const float* x = input + (n * in.c + first_ic + i) * in_volume;
         const float* wk = weight + (oc * in_per_group + i) * taps;
-        for (std::int64_t kd = 0; kd < ws.d; ++kd) {
-          for (std::int64_t kh = 0; kh < ws.h; ++kh) {
-            for (std::int64_t kw = 0; kw < ws.w; ++kw) {
-              const float wv = wk[(kd * ws.h + kh) * ws.w + kw];
-              const std::int64_t off_w = kw * p.dilation[2] - p.pad_begin[2];
-              std::int64_t ow_lo = 0, ow_hi = 0;
-              // Outputs ow read input ow * stride + off_w.
-              index_range(out.w, in.w, p.stride[2], off_w, &ow_lo, &ow_hi);
-              if (ow_lo >= ow_hi) continue;
-              for (std::int64_t od = 0; od < out.d; ++od) {
-                const std::int64_t id = od * p.stride[0] - p.pad_begin[0] + kd * p.dilation[0];
-                if (id < 0 || id >= in.d) continue;
-                for (std::int64_t oh = 0; oh < out.h; ++oh) {
-                  const std::int64_t ih = oh * p.stride[1] - p.pad_begin[1] + kh * p.dilation[1];
-                  if (ih < 0 || ih >= in.h) continue;
-                  axpy_row(y + (od * out.h + oh) * out.w, 1, 0, x + (id * in.h + ih) * in.w,
-                           p.stride[2], off_w, wv, ow_lo, ow_hi);
-                }
-              }
-            }
-          }
-        }
+        add_taps(false, x, in, wk, ws, p, y, out);
       }
     }
   }
@@ -201,28 +217,7 @@ Error conv_transpose3d(const float* input, Shape5 in, const float* weight, Shape
         const std::int64_t ic = group * in_per_group + i;
         const float* x = input + (n * in.c + ic) * in_volume;
         const float* wk = weight + (ic * out_per_group + oc % out_per_group) * taps;
-        for (std::int64_t kd = 0; kd < ws.d; ++kd) {
-          for (std::int64_t kh = 0; kh < ws.h; ++kh) {
-            for (std::int64_t kw = 0; kw < ws.w; ++kw) {
-              const float wv = wk[(kd * ws.h + kh) * ws.w + kw];
-              const std::int64_t off_w = kw * p.dilation[2] - p.pad_begin[2];
-              std::int64_t iw_lo = 0, iw_hi = 0;
-              // Input iw adds into output iw * stride + off_w.
-              index_range(in.w, out.w, p.stride[2], off_w, &iw_lo, &iw_hi);
-              if (iw_lo >= iw_hi) continue;
-              for (std::int64_t id = 0; id < in.d; ++id) {
-                const std::int64_t od = id * p.stride[0] - p.pad_begin[0] + kd * p.dilation[0];
-                if (od < 0 || od >= out.d) continue;
-                for (std::int64_t ih = 0; ih < in.h; ++ih) {
-                  const std::int64_t oh = ih * p.stride[1] - p.pad_begin[1] + kh * p.dilation[1];
-                  if (oh < 0 || oh >= out.h) continue;
-                  axpy_row(y + (od * out.h + oh) * out.w, p.stride[2], off_w,
-                           x + (id * in.h + ih) * in.w, 1, 0, wv, iw_lo, iw_hi);
-                }
-              }
-            }
-          }
-        }
+        add_taps(true, x, in, wk, ws, p, y, out);
       }
     }
   }
