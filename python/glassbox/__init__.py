@@ -29,6 +29,7 @@ from .aot import (DemoPartitioner, EdgeProgramManager, ETRecord, ExecutorchProgr
 from .torch_export import export
 from .runtime import ETDumpGen, Program, load, load_from_buffer
 from .inspector import Event, EventBlock, Inspector, PerfData, TimeScale
+from .compare import compare
 from ._core import core as _glassbox
 
 backends = tuple(_glassbox.backend_names())
@@ -54,6 +55,7 @@ __all__ = [
     "Error", "Event", "EventBlock", "ExecutorchProgramManager", "ExportedProgram", "IOError",
     "Inspector", "InternalError", "InvalidArgumentError", "InvalidStateError", "MismatchError",
     "NotSupportedError", "OutOfResourcesError", "Partitioner", "PerfData", "Program",
-    "TimeScale", "XnnpackPartitioner", "backends", "demo_model", "export", "generate_etrecord",
-    "load", "load_from_buffer", "load_onnx", "load_plugin", "to_edge", "to_edge_transform_and_lower",
+    "TimeScale", "XnnpackPartitioner", "backends", "compare", "demo_model", "export",
+    "generate_etrecord", "load", "load_from_buffer", "load_onnx", "load_plugin", "to_edge",
+    "to_edge_transform_and_lower",
 ]

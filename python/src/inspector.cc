@@ -20,6 +20,7 @@
 
 #include "glassbox/etdump/etdump_reader.h"
 #include "glassbox/etrecord/etrecord.h"
+#include "glassbox/inspector/compare_runs.h"
 #include "glassbox/inspector/formats.h"
 #include "glassbox/inspector/numeric.h"
 #include "glassbox/inspector/quant.h"
@@ -247,6 +248,18 @@ PyInspector create(
 }  // namespace
 
 void register_inspector(py::module_& m) {
+  // glassbox.compare: what `glassbox compare` prints, as JSON.
+  m.def(
+      "compare_runs",
+      [](const std::string& a_etdump, const std::string& a_etrecord, const std::string& b_etdump,
+         const std::string& b_etrecord, std::uint32_t skip_first_runs, const std::string& format) {
+        const inspector::RunComparison comparison = value_or_throw(inspector::compare_run_files(
+            {a_etdump, a_etrecord}, {b_etdump, b_etrecord}, {skip_first_runs}));
+        return value_or_throw(inspector::render_run_comparison(
+            comparison, value_or_throw(inspector::parse_format(format))));
+      },
+      py::arg("a_etdump"), py::arg("a_etrecord"), py::arg("b_etdump"), py::arg("b_etrecord"),
+      py::arg("skip_first_runs"), py::arg("format"));
   py::class_<PyInspector>(m, "Inspector")
       .def(py::init(&create), py::arg("etdump_path"), py::arg("etrecord"),
            py::arg("debug_data_path"), py::arg("time_unit"), py::arg("skip_first_runs"),
