@@ -5,7 +5,7 @@
 JOBS ?= 2
 GLASSBOX := build/default/tools/glassbox/glassbox
 
-.PHONY: all setup build install demo test check-format test-python-install test-asan test-tsan test-notrace bench fuzz models onnx-testdata report-screenshot clean
+.PHONY: all setup setup-cross build install demo test check-format test-python-install test-asan test-tsan test-notrace test-aarch64 size bench fuzz models onnx-testdata report-screenshot clean
 
 all: build
 
@@ -14,6 +14,17 @@ setup:
 
 build/%/build.ninja: | setup
 	cmake --preset $* >/dev/null
+
+# The aarch64 cross toolchain and qemu-user (scripts/setup_cross.sh).
+setup-cross: setup
+	@bash scripts/setup_cross.sh
+
+build/aarch64/build.ninja: | setup-cross
+	cmake --preset aarch64 >/dev/null
+build/size/x86_64/build.ninja: | setup
+	cmake --preset size >/dev/null
+build/size/aarch64/build.ninja: | setup-cross
+	cmake --preset size-aarch64 >/dev/null
 
 build: setup build/default/build.ninja
 	cmake --build build/default -j $(JOBS)
@@ -32,6 +43,21 @@ demo: build
 test: build check-format test-notrace
 	ctest --test-dir build/default --output-on-failure -j $(JOBS)
 	$(MAKE) --no-print-directory test-asan
+
+# The device layers (core, runtime with the portable kernels, etdump, the
+# demo delegate's runtime half) and their tests cross-built for aarch64 and
+# run under qemu-aarch64, among them the check that an ETDump written there
+# is byte-identical to the host's (tests/device).
+test-aarch64: setup-cross build/aarch64/build.ninja
+	cmake --build build/aarch64 -j $(JOBS)
+	ctest --test-dir build/aarch64 --output-on-failure -j $(JOBS)
+
+# The size test (docs/benchmarks.md "Size"): tests/size's programs built
+# -Os without exceptions or RTTI for x86-64 and aarch64, measured into
+# build/size/size.json; fails when core + executor + ETDumpGen pass 64 KiB.
+size: setup-cross build/size/x86_64/build.ninja build/size/aarch64/build.ninja
+	cmake --build build/size/x86_64 -j $(JOBS) --target size_report
+	cmake --build build/size/aarch64 -j $(JOBS) --target size_report
 
 # Every tracked .h/.cc follows .clang-format (checks only; never rewrites).
 check-format: setup

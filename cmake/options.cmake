@@ -3,7 +3,12 @@ option(GLASSBOX_ENABLE_TRACING "Compile the tracing hooks in (OFF: every hook bo
 option(GLASSBOX_BUILD_TESTS "Build the unit tests" ON)
 option(GLASSBOX_BUILD_BENCHMARKS "Build the Google Benchmark programs" OFF)
 option(GLASSBOX_BUILD_FUZZERS "Build the libFuzzer targets (needs clang)" OFF)
-option(GLASSBOX_DEVICE_ONLY "Build only core and runtime (used to prove the tracing-off build)" OFF)
+option(GLASSBOX_DEVICE_ONLY "Build only the device layers: core and runtime; with tracing on also etdump and the demo delegate's runtime half (cross and size builds, the tracing-off build)" OFF)
+# The size test programs of tests/size (the size presets, `make size`).
+option(GLASSBOX_BUILD_SIZE_TEST "Build the size test programs (tests/size)" OFF)
+# Cross builds take GoogleTest from its sources (Debian's googletest
+# package), built with the cross compiler, instead of the host's package.
+set(GLASSBOX_GTEST_SOURCE_DIR "" CACHE PATH "GoogleTest sources to build instead of find_package(GTest)")
 option(GLASSBOX_WARNINGS_AS_ERRORS "Treat compiler warnings as errors" ON)
 # The Python package (python/): on when pybind11 is found (Debian's
 # pybind11-dev); the libraries are then built position-independent so the

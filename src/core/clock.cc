@@ -9,13 +9,15 @@
 namespace glassbox {
 namespace {
 
+#if GLASSBOX_HAS_RDTSC
+// (Only the TSC calibration reads it: without rdtsc, as on aarch64, it
+// would be an unused function, an error with -Werror.)
 std::uint64_t steady_ns() {
   return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
                                         std::chrono::steady_clock::now().time_since_epoch())
                                         .count());
 }
 
-#if GLASSBOX_HAS_RDTSC
 // Measures TSC ticks against steady_clock over a short sleep: nanoseconds
 // per tick, fixed point with 32 fraction bits. 20 ms against a nanosecond
 // clock puts the error near 1e-7 (0.1 us a second).

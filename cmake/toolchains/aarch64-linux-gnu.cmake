@@ -1,0 +1,22 @@
+# Cross build for aarch64 Linux with Debian's cross toolchain
+# (crossbuild-essential-arm64; scripts/setup_cross.sh installs it).
+# Binaries run under qemu-user: ctest and gtest_discover_tests start them
+# through CMAKE_CROSSCOMPILING_EMULATOR, with the arm64 sysroot as its
+# library prefix.
+set(CMAKE_SYSTEM_NAME Linux)
+set(CMAKE_SYSTEM_PROCESSOR aarch64)
+set(CMAKE_C_COMPILER aarch64-linux-gnu-gcc)
+set(CMAKE_CXX_COMPILER aarch64-linux-gnu-g++)
+set(CMAKE_FIND_ROOT_PATH /usr/aarch64-linux-gnu)
+set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
+set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
+set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
+# The host's FlatBuffers package: the device code uses only its headers
+# (architecture-independent) and the host's flatc; nothing links its
+# library. Adding dpkg's arm64 architecture is not needed.
+set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE BOTH)
+set(CMAKE_CROSSCOMPILING_EMULATOR qemu-aarch64 -L /usr/aarch64-linux-gnu)
+# Where that package is: the build machine's multiarch directory (a cross
+# build searches the target's, /usr/lib/aarch64-linux-gnu, by itself).
+set(FlatBuffers_DIR /usr/lib/${CMAKE_HOST_SYSTEM_PROCESSOR}-linux-gnu/cmake/flatbuffers
+    CACHE PATH "The build machine's FlatBuffers package (headers and flatc)")
