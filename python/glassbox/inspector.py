@@ -356,9 +356,11 @@ class Inspector:
     # Beyond ExecuTorch -----------------------------------------------------
 
     def view_dataframe(self, view):
-        """The ops, modules, reconcile (or events) view as a DataFrame, with
-        the JSON's columns (times in ns, or ticks); "quant" gives the quant
-        view of an int8 model (`glassbox inspect --view quant`)."""
+        """The ops, modules, reconcile, types (or events) view as a
+        DataFrame, with the JSON's columns (times in ns, or ticks); "types"
+        is the time per source op type (`glassbox inspect --view types`);
+        "quant" gives the quant view of an int8 model (`glassbox inspect
+        --view quant`)."""
         if view == "quant":
             return _frame(self._quant_rows(0))
         return _frame(self._json(view)["rows"])

@@ -36,7 +36,7 @@ def test_events_dataframe_equals_the_cli_json(cli, demo_files):
         assert np.mean(row["raw"]) == pytest.approx(want["mean_ns"] * 1e-6, abs=1e-7)
 
 
-@pytest.mark.parametrize("view", ["ops", "modules", "reconcile"])
+@pytest.mark.parametrize("view", ["ops", "modules", "reconcile", "types"])
 def test_view_dataframes_equal_the_cli_json(cli, demo_files, view):
     expected = cli_json(cli, "--etdump", demo_files["etdp"], "--etrecord",
                         demo_files["etrecord"], "--view", view)["rows"]

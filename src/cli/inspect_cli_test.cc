@@ -6,14 +6,18 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iostream>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "glassbox/inspector/formats.h"
 #include "src/cli/commands.h"
 #include "src/cli/run_cli.h"
+#include "src/cli/terminal_width.h"
 #include "src/testing/status_matchers.h"
 
 namespace glassbox::cli {
@@ -101,7 +105,7 @@ TEST_F(InspectCliTest, OpsJsonHasTheDocumentedKeys) {
 }
 
 TEST_F(InspectCliTest, EveryViewAndFormat) {
-  for (const char* view : {"events", "ops", "modules", "reconcile"}) {
+  for (const char* view : {"events", "ops", "modules", "reconcile", "types"}) {
     for (const char* format : {"table", "csv", "tsv", "json"}) {
       const Outcome o = inspect({"--etdump", path("string.etdp"), "--etrecord",
                                  path("string.etrecord"), "--view", view, "--format", format});
@@ -109,6 +113,64 @@ TEST_F(InspectCliTest, EveryViewAndFormat) {
       EXPECT_FALSE(o.out.empty()) << view << " " << format;
     }
   }
+}
+
+TEST_F(InspectCliTest, TypesViewSumsTimePerSourceOpType) {
+  const Outcome o = inspect({"--etdump", path("int.etdp"), "--etrecord", path("int.etrecord"),
+                             "--view", "types", "--format", "json"});
+  ASSERT_THAT(o.status, IsOk());
+  const nlohmann::json doc = nlohmann::json::parse(o.out);
+  EXPECT_EQ(doc["view"], "types");
+  // The demo: conv1+relu1, conv2+relu2 (fused, split between conv2d and
+  // relu) and tan.
+  std::map<std::string, nlohmann::json> by_type;
+  double percent = 0, previous_total = std::numeric_limits<double>::infinity();
+  for (const auto& row : doc["rows"]) {
+    by_type[row["type"].get<std::string>()] = row;
+    percent += row["percent"].get<double>();
+    EXPECT_LE(row["total_ns"].get<double>(), previous_total) << "sorted by total time";
+    previous_total = row["total_ns"].get<double>();
+  }
+  ASSERT_EQ(by_type.size(), 3u) << o.out;
+  EXPECT_EQ(by_type["conv2d"]["count"], 2);
+  EXPECT_EQ(by_type["relu"]["count"], 2);
+  EXPECT_EQ(by_type["tan"]["count"], 1);
+  EXPECT_EQ(by_type["conv2d"]["backends"], nlohmann::json::array({"DemoBackend"}));
+  EXPECT_TRUE(by_type["conv2d"]["mapped"].get<bool>());
+  EXPECT_EQ(by_type["conv2d"]["mean_ns"], by_type["relu"]["mean_ns"]);
+  EXPECT_NEAR(percent, 100, 0.2);
+
+  const Outcome csv = inspect({"--etdump", path("int.etdp"), "--etrecord", path("int.etrecord"),
+                               "--view", "types", "--format", "csv"});
+  ASSERT_THAT(csv.status, IsOk());
+  EXPECT_EQ(
+      csv.out.rfind("type,mapped,count,total_ns,mean_ns,shared_mean_ns,percent,backends\n", 0), 0u);
+}
+
+TEST_F(InspectCliTest, TypesViewWithoutAnETRecordSaysTheTypesAreEventNames) {
+  const Outcome o = inspect({"--etdump", path("string.etdp"), "--view", "types"});
+  ASSERT_THAT(o.status, IsOk());
+  EXPECT_NE(o.out.find("types view"), std::string::npos);
+  EXPECT_NE(o.out.find("The types are the events' names"), std::string::npos);
+  // Said once, by the diagnostic.
+  const std::size_t said = o.out.find("ETRecord");
+  EXPECT_EQ(o.out.find("no ETRecord", said + 1), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("conv_relu_1"), std::string::npos);  // the delegate's identifier
+  EXPECT_EQ(o.out.find("relu "), std::string::npos);        // no source op type
+}
+
+TEST(TerminalWidthTest, ColumnsOverridesTheIoctlWhenItIsAPositiveNumber) {
+  EXPECT_EQ(terminal_columns("120", 80), 120u);
+  EXPECT_EQ(terminal_columns(nullptr, 80), 80u);
+  EXPECT_EQ(terminal_columns("0", 80), 80u);
+  EXPECT_EQ(terminal_columns("wide", 80), 80u);
+  EXPECT_EQ(terminal_columns("", 0), 0u);
+}
+
+TEST(TerminalWidthTest, FilesAndCapturedStreamsGetFullNames) {
+  std::ostringstream captured;
+  EXPECT_EQ(table_width_for(captured, false), inspector::kTableFullNames);
+  EXPECT_EQ(table_width_for(std::cout, true), inspector::kTableFullNames);
 }
 
 TEST_F(InspectCliTest, ChromeTraceToAFile) {

@@ -1,6 +1,6 @@
 // `glassbox inspect --etdump F|DIR|GLOB... [--etrecord R] [--debug-data D]
-//   [--view events|ops|modules|reconcile|quant] [--float-etdump F --float-etrecord R] [--format
-//   table|csv|tsv|json|chrome]
+//   [--view events|ops|modules|reconcile|types|quant] [--float-etdump F --float-etrecord R]
+//   [--format table|csv|tsv|json|chrome]
 //   [--baseline B] [--skip-first N] [--time-unit ns|us|ms|ticks]
 //   [--delegate-time-scale BACKEND=NUM/DEN]...
 //   [--allow-fingerprint-mismatch] [-o FILE]
@@ -30,6 +30,7 @@
 #include "src/cli/fleet_options.h"
 #include "src/cli/inspect_files.h"
 #include "src/cli/inspect_fleet.h"
+#include "src/cli/terminal_width.h"
 #include "src/cli/time_scale_options.h"
 
 namespace glassbox::cli {
@@ -72,20 +73,29 @@ std::vector<std::string> input_files(const InspectOptions& options) {
   return inputs;
 }
 
-// Writes `text` to stdout, or to `path` through a temporary file renamed
-// into place (an input is never overwritten).
-Status write_output(const std::string& text, const InspectOptions& options, std::ostream& out) {
+// Writes what `produce` hands out to stdout, or to the output file through
+// a temporary file renamed into place (an input is never overwritten).
+Status write_output_chunks(const InspectOptions& options, std::ostream& out,
+                           const io::ChunkProducer& produce) {
   if (options.output.empty() || options.output == "-") {
-    out << text;
+    const Status stdout_failed(Error::kAccessFailed, "cannot write to standard output");
+    GLASSBOX_RETURN_IF_ERROR(produce([&](std::string_view chunk) {
+      out.write(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+      return out ? Status() : stdout_failed;
+    }));
     out.flush();
-    if (!out) return Status(Error::kAccessFailed, "cannot write to standard output");
-    return Status();
+    return out ? Status() : stdout_failed;
   }
   io::OutputFiles outputs;
   GLASSBOX_RETURN_IF_ERROR(outputs.refuse_inputs(input_files(options)));
   GLASSBOX_ASSIGN_OR_RETURN(const std::string file, outputs.add(options.output));
-  GLASSBOX_RETURN_IF_ERROR(outputs.name_outputs(io::write_file(file, text)));
+  GLASSBOX_RETURN_IF_ERROR(outputs.name_outputs(io::write_file_chunks(file, produce)));
   return outputs.commit();
+}
+
+Status write_output(const std::string& text, const InspectOptions& options, std::ostream& out) {
+  return write_output_chunks(options, out,
+                             [&text](const io::ChunkSink& write) { return write(text); });
 }
 
 // `--numeric`: the comparison with the ETRecord's references instead of a
@@ -284,19 +294,31 @@ Status inspect(const InspectOptions& options, std::ostream& out, std::ostream* c
                                             inspector_options, view, format, *context_err));
     return write_output(text, options, out);
   }
+  // Only a timeline needs every event's occurrence (32 bytes an event).
+  inspector_options.keep_occurrences = format == inspector::Format::kChrome;
   GLASSBOX_ASSIGN_OR_RETURN(
       inspector::Inspector current,
       inspect_file(options.etdump, record_ptr, debug_data, inspector_options));
 
+  // Full names in a file or a pipe; a terminal's width on a terminal.
+  const std::size_t table_width =
+      table_width_for(out, !options.output.empty() && options.output != "-");
+  if (format == inspector::Format::kChrome && options.baseline.empty()) {
+    // Streamed: a million events' trace is half a gigabyte of text.
+    return write_output_chunks(options, out, [&current](const io::ChunkSink& write) {
+      return inspector::write_chrome_trace(current, write);
+    });
+  }
   std::string text;
   if (!options.baseline.empty()) {
     // The baseline is a warm-up-free run of the same program: same ETRecord
     // and options, but no debug data (values are not compared).
     GLASSBOX_ASSIGN_OR_RETURN(inspector::Inspector baseline,
                               inspect_file(options.baseline, record_ptr, {}, inspector_options));
-    GLASSBOX_ASSIGN_OR_RETURN(text, inspector::render_comparison(baseline, current, format));
+    GLASSBOX_ASSIGN_OR_RETURN(text,
+                              inspector::render_comparison(baseline, current, format, table_width));
   } else {
-    text = inspector::render(current, view, format);
+    text = inspector::render(current, view, format, table_width);
   }
   return write_output(text, options, out);
 }
@@ -308,7 +330,7 @@ void add_inspect_commands(CLI::App& app, CommandContext& context) {
   CLI::App* command = app.add_subcommand(
       "inspect",
       "Join an ETDump with its ETRecord: per-event, per-operator, per-module and "
-      "reconciliation views as a table, CSV, TSV, JSON or a Chrome trace "
+      "reconciliation views, time per op type, as a table, CSV, TSV, JSON or a Chrome trace "
       "(formats in docs/inspector.md)");
   command
       ->add_option("--etdump", options->fleet.etdumps,
@@ -322,10 +344,12 @@ void add_inspect_commands(CLI::App& app, CommandContext& context) {
                       "the debug-data file tensor offsets point into");
   command
       ->add_option("--view", options->view,
-                   "events, ops, modules or reconcile; or quant (int8 models: per quantized op "
+                   "events, ops, modules, reconcile or types (per source op type: count, total "
+                   "and mean time, share, backends; fused rows split between their ops); or "
+                   "quant (int8 models: per quantized op "
                    "the SQNR of float vs simulated int8 vs the run, isolated and accumulated, "
                    "worst first; needs --etrecord and --debug-data; docs/quantization.md)")
-      ->check(CLI::IsMember({"events", "ops", "modules", "reconcile", "quant"}))
+      ->check(CLI::IsMember({"events", "ops", "modules", "reconcile", "types", "quant"}))
       ->capture_default_str();
   command->add_option("--float-etdump", options->float_etdump,
                       "with --view quant: the float twin's ETDump (same inputs), to rank "
@@ -333,7 +357,10 @@ void add_inspect_commands(CLI::App& app, CommandContext& context) {
   command->add_option("--float-etrecord", options->float_etrecord,
                       "with --float-etdump: the float twin's ETRecord (aligned with the int8 one "
                       "operator by operator)");
-  command->add_option("--format", options->format, "table, csv, tsv, json or chrome")
+  command
+      ->add_option("--format", options->format,
+                   "table (as wide as the terminal; every name whole in a file or a pipe), csv, "
+                   "tsv, json or chrome")
       ->check(CLI::IsMember({"table", "csv", "tsv", "json", "chrome"}))
       ->capture_default_str();
   command->add_option("--baseline", options->baseline,

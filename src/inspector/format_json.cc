@@ -168,6 +168,21 @@ Json reconcile_rows(const Inspector& inspector) {
   return rows;
 }
 
+Json types_rows(const Inspector& inspector) {
+  Json rows = Json::array();
+  for (const TypeRow& r : types_view(inspector)) {
+    rows.push_back({{"type", r.type},
+                    {"mapped", r.mapped},
+                    {"count", r.count},
+                    {"total_ns", t(r.total)},
+                    {"mean_ns", t(r.mean)},
+                    {"shared_mean_ns", t(r.shared_mean)},
+                    {"percent", std::round(r.percent * 10) / 10},
+                    {"backends", r.backends}});
+  }
+  return rows;
+}
+
 std::string dump(const Json& doc) {
   return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
@@ -181,6 +196,7 @@ std::string render_json(const Inspector& inspector, View view) {
     case View::kOps: doc["rows"] = ops_rows(inspector); break;
     case View::kModules: doc["rows"] = modules_rows(inspector); break;
     case View::kReconcile: doc["rows"] = reconcile_rows(inspector); break;
+    case View::kTypes: doc["rows"] = types_rows(inspector); break;
   }
   return dump(doc);
 }

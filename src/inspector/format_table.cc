@@ -47,27 +47,31 @@ std::string runs_note(const Inspector& inspector) {
          " executions used (" + std::to_string(skipped) + " skipped)";
 }
 
-std::string diagnostics_text(const Inspector& inspector) {
+std::string diagnostics_text(const Inspector& inspector, const std::set<std::string>& omit) {
   std::string out;
   for (const Diagnostic& d : inspector.diagnostics()) {
-    out += std::string(to_string(d.severity)) + ": " + io::printable(d.message) + "\n";
+    std::string line = std::string(to_string(d.severity)) + ": " + io::printable(d.message) + "\n";
+    if (!omit.contains(line)) out += line;
   }
   return out;
 }
 
 std::string table_text(const Inspector& inspector, const std::string& title, const Sheet& sheet,
-                       const TimeScale& scale, const std::string& footnote) {
+                       const TimeScale& scale, const std::string& footnote, std::size_t table_width,
+                       const std::set<std::string>& omit) {
   std::string out =
       title + ": " + runs_note(inspector) + "; " + time_note(inspector, scale) + "\n\n";
-  out += aligned(sheet, kMaxCellWidth);
+  out += table_width == kTableCells ? aligned(sheet, kMaxCellWidth)
+                                    : aligned(sheet, SIZE_MAX, table_width);
   if (sheet.rows.empty()) out += "(no rows)\n";
   if (!footnote.empty()) out += "\n" + footnote + "\n";
-  const std::string diagnostics = diagnostics_text(inspector);
+  const std::string diagnostics = diagnostics_text(inspector, omit);
   if (!diagnostics.empty()) out += "\n" + diagnostics;
   return out;
 }
 
-std::string render_table(const Inspector& inspector, View view) {
+std::string render_table(const Inspector& inspector, View view, std::size_t table_width,
+                         const std::set<std::string>& omit) {
   TimeScale scale;
   const Sheet sheet = make_sheet(inspector, view, SheetMode::kHuman, &scale);
   std::string footnote;
@@ -88,9 +92,20 @@ std::string render_table(const Inspector& inspector, View view) {
     case View::kReconcile:
       footnote = "gaps are computed run by run: time inside the whole that no event accounts for.";
       break;
+    case View::kTypes:
+      footnote =
+          "total = over all executions used; mean = per execution; % of the ops rows' total.\n"
+          "A fused row's time is split evenly between its ops (conv2d+relu: half each).";
+      if (!inspector.has_etrecord()) {
+        // The diagnostics below say once that there is no ETRecord.
+        footnote +=
+            "\nThe types are the events' names (a delegate's own names for its steps),\n"
+            "not the source model's op types: give --etrecord for those.";
+      }
+      break;
   }
   return table_text(inspector, "glassbox inspect, " + std::string(to_string(view)) + " view", sheet,
-                    scale, footnote);
+                    scale, footnote, table_width, omit);
 }
 
 }  // namespace glassbox::inspector

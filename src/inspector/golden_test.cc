@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "glassbox/etdump/etdump_reader.h"
 #include "glassbox/inspector/formats.h"
@@ -48,6 +49,7 @@ TEST(GoldenTest, FusionAndDecompositionIntIds) {
   expect_goldens("int_ids", insp, View::kEvents, {Format::kTable, Format::kCsv, Format::kJson});
   expect_goldens("int_ids", insp, View::kModules, {Format::kTable, Format::kCsv, Format::kJson});
   expect_goldens("int_ids", insp, View::kReconcile, {Format::kTable, Format::kCsv, Format::kJson});
+  expect_goldens("int_ids", insp, View::kTypes, {Format::kTable, Format::kCsv, Format::kJson});
   expect_goldens("int_ids", insp, View::kOps, {Format::kTsv, Format::kChrome});
 }
 
@@ -106,6 +108,42 @@ TEST(GoldenTest, ExecuTorchStyleFileWithoutExtensions) {
   expect_goldens("executorch_style", insp, View::kEvents,
                  {Format::kTable, Format::kCsv, Format::kJson});
   expect_goldens("executorch_style", insp, View::kOps, {Format::kTable});
+  // Without an ETRecord the types view says its types are event names.
+  expect_goldens("executorch_style", insp, View::kTypes, {Format::kTable});
+}
+
+TEST(TableWidthTest, FullNamesForFilesAndATerminalsWidthForTerminals) {
+  // No ETRecord: rows are named by the delegate's (long) identifiers.
+  const std::string name = "/features/features.7/features.7.1/mlp/mlp.3/Add";
+  DumpBuilder b;
+  b.run("Execute").str_event(name, 0, 0, 100).str_event(name + "_1", 0, 100, 150);
+  const Inspector insp = value_of(Inspector::create(b.build()));
+  const std::string cells = render(insp, View::kOps, Format::kTable);
+  EXPECT_EQ(cells.find(name), std::string::npos);  // the default: cut
+  const std::string full = render(insp, View::kOps, Format::kTable, kTableFullNames);
+  EXPECT_NE(full.find(name + "_1"), std::string::npos);
+  constexpr std::size_t kTerminal = 80;
+  const std::string terminal = render(insp, View::kOps, Format::kTable, kTerminal);
+  const std::size_t table = terminal.find("\n\n") + 2;
+  for (std::size_t at = table, end; at < terminal.find("\n\n", table); at = end + 1) {
+    end = terminal.find('\n', at);
+    EXPECT_LE(end - at, kTerminal) << terminal.substr(at, end - at);
+  }
+  EXPECT_NE(terminal.find("mlp.3/Add_1"), std::string::npos) << terminal;
+}
+
+TEST(GroupedTableTest, SaysWhatEveryGroupSaysOnce) {
+  std::vector<TagGroup> groups;
+  for (const char* value : {"a", "b", "c"}) {
+    groups.push_back({value, value_of(Inspector::create(demo_dump(Ids::kString, 1)))});
+  }
+  const std::string text = value_of(render_grouped(groups, "device", View::kOps, Format::kTable));
+  const std::string message = "no ETRecord: events are named";
+  const std::size_t first = text.find(message);
+  ASSERT_NE(first, std::string::npos) << text;
+  EXPECT_EQ(text.find(message, first + 1), std::string::npos) << text;
+  EXPECT_LT(text.find("== device = c =="), text.find("== every device ==")) << text;
+  EXPECT_LT(text.find("== every device =="), first);
 }
 
 TEST(GoldenTest, Comparison) {

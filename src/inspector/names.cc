@@ -100,6 +100,7 @@ std::string_view to_string(View view) {
     case View::kOps: return "ops";
     case View::kModules: return "modules";
     case View::kReconcile: return "reconcile";
+    case View::kTypes: return "types";
   }
   return "?";
 }
@@ -116,11 +117,12 @@ std::string_view to_string(Format format) {
 }
 
 StatusOr<View> parse_view(std::string_view text) {
-  for (View v : {View::kEvents, View::kOps, View::kModules, View::kReconcile}) {
+  for (View v : {View::kEvents, View::kOps, View::kModules, View::kReconcile, View::kTypes}) {
     if (text == to_string(v)) return v;
   }
-  return Status(Error::kInvalidArgument, "view must be events, ops, modules or reconcile, got \"" +
-                                             std::string(text) + "\"");
+  return Status(
+      Error::kInvalidArgument,
+      "view must be events, ops, modules, reconcile or types, got \"" + std::string(text) + "\"");
 }
 
 StatusOr<Format> parse_format(std::string_view text) {

@@ -320,6 +320,44 @@ Sheet reconcile_sheet(const Inspector& inspector, SheetMode mode, TimeScale* sca
   return sheet;
 }
 
+Sheet types_sheet(const Inspector& inspector, SheetMode mode, TimeScale* scale) {
+  const std::vector<TypeRow> rows = types_view(inspector);
+  Sheet sheet;
+  if (mode == SheetMode::kMachine) {
+    *scale = machine_scale(inspector);
+    set_columns(sheet, {{"type", false},
+                        {"mapped", false},
+                        {"count", true},
+                        {"total_" + scale->unit, true},
+                        {"mean_" + scale->unit, true},
+                        {"shared_mean_" + scale->unit, true},
+                        {"percent", true},
+                        {"backends", false}});
+    for (const TypeRow& r : rows) {
+      sheet.rows.push_back({r.type, yes_no(r.mapped), std::to_string(r.count),
+                            scale->format(r.total), scale->format(r.mean),
+                            scale->format(r.shared_mean), fixed(r.percent, 1),
+                            join(r.backends, ";")});
+    }
+    return sheet;
+  }
+  double largest = 0;
+  for (const TypeRow& r : rows) largest = std::max(largest, r.total);
+  *scale = human_scale(inspector, largest);
+  set_columns(sheet, {{"type", false},
+                      {"ops", true},
+                      {unit_header("total", *scale), true},
+                      {unit_header("mean", *scale), true},
+                      {"%", true},
+                      {"backends", false}});
+  for (const TypeRow& r : rows) {
+    sheet.rows.push_back({r.type.empty() ? "(unknown)" : r.type, std::to_string(r.count),
+                          scale->format(r.total), scale->format(r.mean), fixed(r.percent, 1),
+                          join(r.backends, ",")});
+  }
+  return sheet;
+}
+
 }  // namespace
 
 Sheet make_sheet(const Inspector& inspector, View view, SheetMode mode, TimeScale* scale) {
@@ -328,6 +366,7 @@ Sheet make_sheet(const Inspector& inspector, View view, SheetMode mode, TimeScal
     case View::kOps: return ops_sheet(inspector, mode, scale);
     case View::kModules: return modules_sheet(inspector, mode, scale);
     case View::kReconcile: return reconcile_sheet(inspector, mode, scale);
+    case View::kTypes: return types_sheet(inspector, mode, scale);
   }
   return {};
 }

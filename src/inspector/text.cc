@@ -129,9 +129,39 @@ std::size_t distinguishing_width(const std::vector<std::string>& cells, std::siz
   return width;
 }
 
+// Narrower than this a text column says too little to be worth it: fitting
+// a terminal stops there (the name column keeps more).
+constexpr std::size_t kNarrowestText = 8;
+constexpr std::size_t kNarrowestName = 16;
+
+// Cuts the text columns of `cut` (widths of cells as they will print) until
+// the row fits `total_width`: each step takes one character from the widest
+// column above its floor, other columns before the name column.
+void fit_to(const Sheet& sheet, std::size_t total_width, std::vector<std::size_t>* cut) {
+  std::size_t total = 0;
+  for (std::size_t c = 0; c < cut->size(); ++c) total += (*cut)[c] + (c > 0 ? 2 : 0);
+  auto floor = [&](std::size_t c) {
+    return std::max(sheet.columns[c].size(),
+                    c == sheet.name_column ? kNarrowestName : kNarrowestText);
+  };
+  for (bool names : {false, true}) {
+    while (total > total_width) {
+      std::size_t widest = cut->size();
+      for (std::size_t c = 0; c < cut->size(); ++c) {
+        if (sheet.numeric[c] || (c == sheet.name_column) != names || (*cut)[c] <= floor(c))
+          continue;
+        if (widest == cut->size() || (*cut)[c] > (*cut)[widest]) widest = c;
+      }
+      if (widest == cut->size()) break;
+      --(*cut)[widest];
+      --total;
+    }
+  }
+}
+
 }  // namespace
 
-std::string aligned(const Sheet& sheet, std::size_t max_width) {
+std::string aligned(const Sheet& sheet, std::size_t max_width, std::size_t total_width) {
   std::vector<std::vector<std::string>> cells;  // Escaped, then shortened.
   cells.push_back({});
   for (const std::string& c : sheet.columns) cells.back().push_back(io::printable(c));
@@ -139,16 +169,23 @@ std::string aligned(const Sheet& sheet, std::size_t max_width) {
     cells.push_back({});
     for (const std::string& c : row) cells.back().push_back(io::printable(c));
   }
+  // Each column's width as printed: its longest cell, cut to max_width
+  // (names to where they still differ), then to the table's width.
+  std::vector<std::size_t> cut(sheet.columns.size(), 0);
+  for (std::size_t c = 0; c < cut.size(); ++c) {
+    std::vector<std::string> column;
+    for (const auto& row : cells) cut[c] = std::max(cut[c], row[c].size());
+    for (std::size_t r = 1; r < cells.size(); ++r) column.push_back(cells[r][c]);
+    if (sheet.numeric[c] || max_width == SIZE_MAX) continue;
+    cut[c] = std::min(cut[c], c == sheet.name_column
+                                  ? distinguishing_width(column, max_width + kNameRoom)
+                                  : max_width);
+  }
+  if (total_width != SIZE_MAX) fit_to(sheet, total_width, &cut);
   std::vector<std::size_t> width(sheet.columns.size(), 0);
   for (std::size_t c = 0; c < width.size(); ++c) {
-    std::vector<std::string> column;
-    for (std::size_t r = 1; r < cells.size(); ++r) column.push_back(cells[r][c]);
-    const std::size_t cut = sheet.numeric[c] ? SIZE_MAX
-                            : c == sheet.name_column
-                                ? distinguishing_width(column, max_width + kNameRoom)
-                                : max_width;
     for (auto& row : cells) {
-      if (row[c].size() > cut) row[c] = shorten_middle(row[c], cut);
+      if (row[c].size() > cut[c]) row[c] = shorten_middle(row[c], cut[c]);
       width[c] = std::max(width[c], row[c].size());
     }
   }

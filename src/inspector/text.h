@@ -2,6 +2,7 @@
 // Private: text helpers shared by the formats, and the "sheet" form of a
 // view (named columns of strings) that table, csv and tsv all render.
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -69,10 +70,13 @@ std::string delimited(const Sheet& sheet, char separator);
 /// `text` cut to `width` characters by replacing its middle with "...",
 /// keeping a third of the room for the head and the rest for the tail.
 std::string shorten_middle(std::string_view text, std::size_t width);
-/// Aligned columns. Text cells longer than `max_width` are shortened in the
-/// middle; the name column is widened as far as needed so that no two
-/// different names print alike.
-std::string aligned(const Sheet& sheet, std::size_t max_width);
+/// Aligned columns. Text cells longer than `max_width` (SIZE_MAX: none)
+/// are shortened in the middle; the name column is widened as far as needed
+/// so that no two different names print alike. Then, when the lines would
+/// be wider than `total_width` (a terminal's columns), the widest text
+/// columns are cut further, the name column last, none below 8 characters
+/// (16 for names).
+std::string aligned(const Sheet& sheet, std::size_t max_width, std::size_t total_width = SIZE_MAX);
 
 /// A JSON string literal of `text` (bytes that are not valid UTF-8 are
 /// replaced, so the output always parses).

@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 namespace glassbox::inspector {
 namespace {
@@ -40,6 +42,35 @@ TEST(AlignedTest, EqualNamesMayStillPrintAlike) {
   const std::string same(80, 'x');
   const std::string text = aligned(name_sheet({same, same}), 10);
   EXPECT_EQ(text.find(same), std::string::npos);  // shortened: equal is fine
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  for (std::size_t at = 0, end; at < text.size(); at = end + 1) {
+    end = text.find('\n', at);
+    lines.push_back(text.substr(at, end - at));
+  }
+  return lines;
+}
+
+TEST(AlignedTest, FitsATerminalsWidthCuttingOtherColumnsBeforeNames) {
+  const std::string name = "/features/features.7/features.7.1/mlp/mlp.3/Add";
+  const std::string text = aligned(name_sheet({name}), SIZE_MAX, 60);
+  for (const std::string& line : lines_of(text)) EXPECT_LE(line.size(), 60u) << line;
+  // The 60 't's gave way first: the name is whole.
+  EXPECT_NE(text.find(name), std::string::npos) << text;
+
+  const std::string narrow = aligned(name_sheet({name}), SIZE_MAX, 30);
+  // Too narrow for both: the name keeps its distinctive end.
+  EXPECT_NE(narrow.find("...lp/mlp.3/Add  "), std::string::npos) << narrow;
+  EXPECT_EQ(narrow.find(name), std::string::npos);
+}
+
+TEST(AlignedTest, UnlimitedKeepsEveryName) {
+  const std::string name = "/features/features.7/features.7.1/mlp/mlp.3/Add";
+  const std::string text = aligned(name_sheet({name}), SIZE_MAX);
+  EXPECT_NE(text.find(name), std::string::npos);
+  EXPECT_NE(text.find(std::string(60, 't')), std::string::npos);
 }
 
 TEST(AlignedTest, ShortNamesAreNotCut) {

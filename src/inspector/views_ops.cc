@@ -127,7 +127,12 @@ OpRow build_row(const std::vector<EventGroup>& groups, const std::vector<std::si
     // which name it less well than where it runs (and two such rows must
     // not look alike).
     for (std::size_t i = 0; i < row.instructions.size(); ++i) {
-      row.label += (i > 0 ? "+" : "") + delegate_call_label(InstructionId(row.instructions[i]));
+      std::string backend;
+      for (std::size_t m : members) {
+        if (groups[m].instruction.value == row.instructions[i]) backend = groups[m].backend;
+      }
+      row.label +=
+          (i > 0 ? "+" : "") + delegate_call_label(InstructionId(row.instructions[i]), backend);
     }
   } else if (!row.op_names.empty()) {
     for (std::size_t i = 0; i < row.op_names.size(); ++i) {
@@ -136,7 +141,9 @@ OpRow build_row(const std::vector<EventGroup>& groups, const std::vector<std::si
   } else {
     row.label = groups[members.front()].name;
   }
+  row.opaque_delegate_call = whole_delegate_calls;
   if (const auto layout = layout_conversion(groups[members.front()]); layout) {
+    row.layout_conversion = *layout;
     row.label = *layout + (row.op_names.empty() ? "" : " (" + row.label + ")");
   }
   for (const auto& [run, value] : per_run) {
@@ -149,8 +156,9 @@ OpRow build_row(const std::vector<EventGroup>& groups, const std::vector<std::si
 
 }  // namespace
 
-std::string delegate_call_label(InstructionId instruction) {
-  return "DELEGATE_CALL (instruction " + std::to_string(instruction.value) + ")";
+std::string delegate_call_label(InstructionId instruction, std::string_view backend) {
+  return "DELEGATE_CALL (instruction " + std::to_string(instruction.value) +
+         (backend.empty() ? "" : ", " + std::string(backend)) + ")";
 }
 
 std::vector<OpRow> ops_view(const Inspector& inspector) {

@@ -69,8 +69,8 @@ std::vector<ReconcileRow> reconcile_view(const Inspector& inspector) {
     compare(per_run, inner[instr], &whole, &parts, &gaps);
     const InstructionId id(instr);
     const std::size_t first = rows.size();
-    rows.push_back(make_row(ReconcileKind::kDelegateCall, delegate_call_label(id), id,
-                            backends[instr], std::move(whole)));
+    rows.push_back(make_row(ReconcileKind::kDelegateCall, delegate_call_label(id, backends[instr]),
+                            id, backends[instr], std::move(whole)));
     rows.push_back(make_row(ReconcileKind::kInnerEvents, "delegate events", id, backends[instr],
                             std::move(parts)));
     rows.push_back(make_row(ReconcileKind::kDelegateGap, "unattributed gap", id, backends[instr],

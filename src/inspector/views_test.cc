@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "src/inspector/test_inputs.h"
 #include "src/inspector/test_util.h"
 
@@ -15,10 +17,27 @@ using testing::Ids;
 using testing::value_of;
 
 const OpRow* find_row(const std::vector<OpRow>& rows, const std::string& label) {
-  for (const OpRow& r : rows) {
-    if (r.label == label) return &r;
-  }
-  return nullptr;
+  auto it =
+      std::find_if(rows.begin(), rows.end(), [&](const OpRow& r) { return r.label == label; });
+  return it == rows.end() ? nullptr : &*it;
+}
+
+// Identifier 0 converts conv2d's input (mapped to it; delegate metadata
+// "layout: NCHW->NHWC", 10 ticks), 1 is conv2d+relu (30 ticks).
+constexpr char kLayout[] = "layout: NCHW->NHWC";
+Inspector layout_conversion_inspector(etrecord::ETRecord* record) {
+  *record = demo_record(Ids::kInt);
+  aot::DebugHandleMap map;
+  map[aot::DelegateDebugIdentifier(std::int64_t{0})] = {DebugHandle(1)};
+  map[aot::DelegateDebugIdentifier(std::int64_t{1})] = {DebugHandle(1), DebugHandle(2)};
+  record->delegate_map["forward"][InstructionId(0)].delegate_map = map;
+  DumpBuilder b;
+  b.file().program_fingerprint = testing::kFingerprint;
+  b.run("Execute").int_event(0, 0, 0, 10).int_event(1, 0, 10, 40).op("DELEGATE_CALL", 0, 0, 40);
+  const std::string layout = kLayout;
+  std::get<etdump::ProfileEvent>(b.file().runs.back().events[0].data).delegate_debug_metadata =
+      std::vector<std::uint8_t>(layout.begin(), layout.end());
+  return value_of(Inspector::create(b.build(), record));
 }
 
 TEST(OpsViewTest, FusedGroupIsOneRowAndDecompositionIsSummedBack) {
@@ -63,19 +82,8 @@ TEST(OpsViewTest, OverlappingHandlesAreNeverSplit) {
 }
 
 TEST(OpsViewTest, LayoutConversionIsARowOfItsOwn) {
-  // Identifier 0 converts conv2d's input (mapped to it), 1 is conv2d+relu.
-  etrecord::ETRecord record = demo_record(Ids::kInt);
-  aot::DebugHandleMap map;
-  map[aot::DelegateDebugIdentifier(std::int64_t{0})] = {DebugHandle(1)};
-  map[aot::DelegateDebugIdentifier(std::int64_t{1})] = {DebugHandle(1), DebugHandle(2)};
-  record.delegate_map["forward"][InstructionId(0)].delegate_map = map;
-  DumpBuilder b;
-  b.file().program_fingerprint = testing::kFingerprint;
-  b.run("Execute").int_event(0, 0, 0, 10).int_event(1, 0, 10, 40).op("DELEGATE_CALL", 0, 0, 40);
-  const std::string layout = "layout: NCHW->NHWC";
-  std::get<etdump::ProfileEvent>(b.file().runs.back().events[0].data).delegate_debug_metadata =
-      std::vector<std::uint8_t>(layout.begin(), layout.end());
-  const std::vector<OpRow> rows = ops_view(value_of(Inspector::create(b.build(), &record)));
+  etrecord::ETRecord record;
+  const std::vector<OpRow> rows = ops_view(layout_conversion_inspector(&record));
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[0].label, "conv2d+relu");
   EXPECT_DOUBLE_EQ(rows[0].stats.mean, 30);
@@ -93,8 +101,8 @@ TEST(OpsViewTest, DelegateWithoutInnerEventsIsOneOpaqueRow) {
   EXPECT_EQ(rows[0].op_names.size(), 5u);
   EXPECT_TRUE(rows[0].shared);
   EXPECT_TRUE(rows[0].delegated);
-  // Named by where it runs, not by all of its five ops.
-  EXPECT_EQ(rows[0].label, "DELEGATE_CALL (instruction 0)");
+  // Named by where it runs and what runs it, not by all of its five ops.
+  EXPECT_EQ(rows[0].label, "DELEGATE_CALL (instruction 0, DemoBackend)");
   EXPECT_EQ(rows[0].backend, "DemoBackend");
 }
 
@@ -138,6 +146,83 @@ TEST(ModulesViewTest, TotalsOverTheTreeWithoutDoubleCounting) {
   EXPECT_DOUBLE_EQ(rows[2].total_mean, 2020);
   EXPECT_DOUBLE_EQ(rows[2].shared_mean, 2020);  // fused with relu2
   EXPECT_EQ(rows[2].depth, 2u);
+}
+
+const TypeRow* find_type(const std::vector<TypeRow>& rows, const std::string& type) {
+  auto it =
+      std::find_if(rows.begin(), rows.end(), [&](const TypeRow& r) { return r.type == type; });
+  return it == rows.end() ? nullptr : &*it;
+}
+
+TEST(TypesViewTest, FusedRowsAreSplitBetweenTheirMembersTypes) {
+  const etrecord::ETRecord record = demo_record(Ids::kInt);
+  const Inspector insp = value_of(Inspector::create(demo_dump(Ids::kInt, 3), &record));
+  const std::vector<TypeRow> rows = types_view(insp);
+  ASSERT_EQ(rows.size(), 3u);
+  // conv2d+relu (1010) and conv2d_1+relu_1 (2020) each give half to both
+  // types; the two tie, and tie-break by name.
+  EXPECT_EQ(rows[0].type, "conv2d");
+  EXPECT_EQ(rows[1].type, "relu");
+  EXPECT_EQ(rows[2].type, "tan");
+  EXPECT_EQ(rows[0].count, 2u);
+  EXPECT_DOUBLE_EQ(rows[0].mean, (1010 + 2020) / 2.0);
+  EXPECT_DOUBLE_EQ(rows[0].shared_mean, rows[0].mean);
+  // Over the three executions: conv_relu_1 1000+1010+1020, conv_relu_2
+  // 2000+2020+2040.
+  EXPECT_DOUBLE_EQ(rows[0].total, (3030 + 6060) / 2.0);
+  EXPECT_TRUE(rows[0].mapped);
+  EXPECT_EQ(rows[0].backends, (std::vector<std::string>{"DemoBackend"}));
+  // tan is decomposed (sin, cos, div) but one op, unshared.
+  EXPECT_EQ(rows[2].count, 1u);
+  EXPECT_DOUBLE_EQ(rows[2].mean, 600);
+  EXPECT_DOUBLE_EQ(rows[2].shared_mean, 0);
+  EXPECT_NEAR(rows[0].percent + rows[1].percent + rows[2].percent, 100, 1e-9);
+  EXPECT_NEAR(rows[2].percent, 100 * 600 / 3630.0, 1e-9);
+}
+
+TEST(TypesViewTest, KernelsRunOnPortable) {
+  etrecord::ETRecord record = demo_record(Ids::kInt);
+  // Instruction 0 is a kernel call of tan, not a delegate.
+  record.delegate_map.clear();
+  record.debug_handle_map["forward"][InstructionId(0)] = {DebugHandle(5)};
+  DumpBuilder b;
+  b.file().program_fingerprint = testing::kFingerprint;
+  b.run("Execute").op("OPERATOR_CALL", 0, 0, 70);
+  const std::vector<TypeRow> rows = types_view(value_of(Inspector::create(b.build(), &record)));
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].type, "tan");
+  EXPECT_EQ(rows[0].backends, (std::vector<std::string>{"portable"}));
+}
+
+TEST(TypesViewTest, OpaqueDelegateCallAndLayoutConversionAreNotSplit) {
+  const etrecord::ETRecord record = demo_record(Ids::kInt);
+  DumpBuilder b;
+  b.file().program_fingerprint = testing::kFingerprint;
+  b.run("Execute").op("DELEGATE_CALL", 0, 0, 400);
+  const std::vector<TypeRow> rows = types_view(value_of(Inspector::create(b.build(), &record)));
+  ASSERT_EQ(rows.size(), 1u);  // not 1/5 to each of the delegate's ops
+  EXPECT_EQ(rows[0].type, "DELEGATE_CALL");
+  EXPECT_FALSE(rows[0].mapped);
+  EXPECT_DOUBLE_EQ(rows[0].mean, 400);
+  EXPECT_EQ(rows[0].backends, (std::vector<std::string>{"DemoBackend"}));
+
+  etrecord::ETRecord layout_record;
+  const std::vector<TypeRow> with_layout = types_view(layout_conversion_inspector(&layout_record));
+  const TypeRow* conversion = find_type(with_layout, kLayout);
+  ASSERT_NE(conversion, nullptr);
+  EXPECT_DOUBLE_EQ(conversion->mean, 10);
+  ASSERT_NE(find_type(with_layout, "conv2d"), nullptr);
+  EXPECT_DOUBLE_EQ(find_type(with_layout, "conv2d")->mean, 15);  // not + the conversion
+  EXPECT_EQ(find_type(with_layout, "conv2d")->count, 1u);
+}
+
+TEST(TypesViewTest, WithoutAnETRecordTypesAreEventNames) {
+  const std::vector<TypeRow> rows =
+      types_view(value_of(Inspector::create(demo_dump(Ids::kString))));
+  ASSERT_EQ(rows.size(), 5u);
+  EXPECT_EQ(rows[0].type, "conv_relu_2");
+  EXPECT_FALSE(rows[0].mapped);
+  EXPECT_EQ(rows[0].count, 1u);
 }
 
 TEST(ReconcileViewTest, DelegateGapAndFrameworkGap) {

@@ -36,6 +36,10 @@ Json ops_json(const inspector::Inspector& inspector, const std::vector<inspector
 /// The module tree, depth first, each row with its parent's index.
 Json modules_json(const std::vector<inspector::ModuleRow>& modules);
 
+/// The types view (time per source op type), for the "time by op type"
+/// chart.
+Json types_json(const std::vector<inspector::TypeRow>& types);
+
 /// One execution's events, lanes and the groups they belong to; null when
 /// the dump holds no execution to show.
 StatusOr<Json> timeline_json(const inspector::Inspector& inspector, const ReportOptions& options);

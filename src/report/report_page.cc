@@ -83,6 +83,7 @@ StatusOr<std::string> report_data(const ReportInputs& inputs, const ReportOption
       {"summary", summary_json(current, ops, options)},
       {"ops", ops_json(current, ops, modules)},
       {"modules", modules_json(modules)},
+      {"types", types_json(inspector::types_view(ops))},
       {"timeline", timeline},
       {"numeric", inputs.numeric != nullptr ? numeric_json(*inputs.numeric) : Json()},
       {"baseline", inputs.baseline != nullptr ? baseline_json(*inputs.baseline, current) : Json()}};

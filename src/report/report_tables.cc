@@ -1,5 +1,5 @@
-// The summary, the ops table and the module tree of the report data: the
-// Inspector's ops and modules views, reshaped for the page.
+// The summary, the ops table, the module tree and the op types of the report
+// data: the Inspector's ops, modules and types views, reshaped for the page.
 
 #include <algorithm>
 #include <cmath>
@@ -160,6 +160,21 @@ Json modules_json(const std::vector<ModuleRow>& modules) {
                     {"shared", round_time(m.shared_mean)},
                     {"ops", m.ops},
                     {"rows", m.rows}});
+  }
+  return rows;
+}
+
+Json types_json(const std::vector<inspector::TypeRow>& types) {
+  Json rows = Json::array();
+  for (const inspector::TypeRow& t : types) {
+    rows.push_back({{"type", t.type},
+                    {"mapped", t.mapped},
+                    {"count", t.count},
+                    {"total", round_time(t.total)},
+                    {"mean", round_time(t.mean)},
+                    {"shared", round_time(t.shared_mean)},
+                    {"percent", round_time(t.percent)},
+                    {"backends", t.backends}});
   }
   return rows;
 }

@@ -147,6 +147,24 @@ TEST(ReportDataTest, ModulesKnowTheirParentAndOpsTheirModules) {
   }
 }
 
+TEST(ReportDataTest, TypesSplitFusedGroupsBetweenTheirOpsTypes) {
+  const etrecord::ETRecord record = demo_record(Ids::kInt);
+  const Inspector current = value_of(Inspector::create(demo_dump(Ids::kInt, 2), &record));
+  const nlohmann::json data = data_of({.current = &current});
+  const nlohmann::json& types = data["types"];
+  ASSERT_EQ(types.size(), 3u) << types;
+  // conv2d+relu and conv2d_1+relu_1 give half of their time to each type;
+  // tan (sin + cos + div, 600 ticks) is one op.
+  EXPECT_EQ(types[0]["type"], "conv2d");
+  EXPECT_EQ(types[1]["type"], "relu");
+  EXPECT_EQ(types[0]["mean"], types[1]["mean"]);
+  EXPECT_EQ(types[0]["count"], 2);
+  EXPECT_EQ(types[2]["type"], "tan");
+  EXPECT_EQ(types[2]["mean"], 600.0);
+  EXPECT_EQ(types[2]["backends"], nlohmann::json::array({"DemoBackend"}));
+  EXPECT_TRUE(types[2]["mapped"]);
+}
+
 TEST(ReportTimelineTest, DefaultsToTheMedianExecution) {
   // demo_dump's executions get longer run by run: the median is the middle.
   const Inspector current = value_of(Inspector::create(demo_dump(Ids::kInt, 5)));

@@ -82,6 +82,18 @@ async function checkDemo(browser) {
   await page.click('#module-filter');
   assert.equal(await page.$$eval('#ops-table tbody tr', (trs) => trs.length), 3);
 
+  // Time by op type: conv2d, relu (the fused groups split evenly between
+  // them, so equal bars) and tan, most time first; hovering a bar says what
+  // it holds.
+  const bars = await page.$$eval('#types-chart rect.op-type',
+    (rs) => rs.map((r) => ({ type: r.dataset.type, width: Number(r.getAttribute('width')) })));
+  assert.deepEqual(bars.map((b) => b.type).sort(), ['conv2d', 'relu', 'tan']);
+  for (let i = 1; i < bars.length; ++i) assert.ok(bars[i].width <= bars[i - 1].width + 1e-6, 'most time first');
+  const width = (type) => bars.find((b) => b.type === type).width;
+  assert.ok(Math.abs(width('conv2d') - width('relu')) < 1e-6, 'conv2d and relu share the fused time');
+  await page.hover('#types-chart rect.op-type[data-type="tan"]');
+  assert.match(await page.textContent('#tooltip'), /^tan\n1 ops, on DemoBackend\nmean /);
+
   // The timeline of one execution: one DELEGATE_CALL holding the five
   // delegate events (conv+relu twice, sin, cos, div), inside Method::execute.
   const roles = await page.$$eval('#timeline-chart rect.tl-event', (rs) => rs.map((r) => r.dataset.role));

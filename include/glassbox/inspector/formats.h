@@ -14,6 +14,8 @@
 ///
 /// chrome is a timeline of every occurrence and ignores the view.
 
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,10 +25,10 @@
 
 namespace glassbox::inspector {
 
-enum class View : std::uint8_t { kEvents, kOps, kModules, kReconcile };
+enum class View : std::uint8_t { kEvents, kOps, kModules, kReconcile, kTypes };
 enum class Format : std::uint8_t { kTable, kCsv, kTsv, kJson, kChrome };
 
-/// "events", "ops", "modules", "reconcile".
+/// "events", "ops", "modules", "reconcile", "types".
 std::string_view to_string(View view);
 /// "table", "csv", "tsv", "json", "chrome".
 std::string_view to_string(Format format);
@@ -34,8 +36,17 @@ std::string_view to_string(Format format);
 StatusOr<View> parse_view(std::string_view text);
 StatusOr<Format> parse_format(std::string_view text);
 
+/// How wide a table (Format::kTable) may be: kTableCells cuts text cells
+/// at 24 characters (about 100 columns); kTableFullNames never cuts (a
+/// file or a pipe, where every name stays whole); any other value is a
+/// terminal's width in columns, which the table fits by shortening its
+/// widest text columns in the middle. Other formats ignore it.
+inline constexpr std::size_t kTableCells = 0;
+inline constexpr std::size_t kTableFullNames = SIZE_MAX;
+
 /// `view` of `inspector` in `format`.
-std::string render(const Inspector& inspector, View view, Format format);
+std::string render(const Inspector& inspector, View view, Format format,
+                   std::size_t table_width = kTableCells);
 
 /// The Inspector of the dumps that share one value of a tag.
 struct TagGroup {
@@ -54,7 +65,7 @@ StatusOr<std::string> render_grouped(const std::vector<TagGroup>& groups, const 
 /// Per-op deltas (compare_ops) in `format` (chrome is not offered:
 /// kInvalidArgument).
 StatusOr<std::string> render_comparison(const Inspector& baseline, const Inspector& current,
-                                        Format format);
+                                        Format format, std::size_t table_width = kTableCells);
 
 /// The Chrome Trace Event JSON of every occurrence: "X" complete events
 /// with microsecond ts/dur (3 decimals: ns precision) relative to the first
@@ -65,5 +76,13 @@ StatusOr<std::string> render_comparison(const Inspector& baseline, const Inspect
 /// process_name / thread_name / thread_sort_index metadata; displayTimeUnit
 /// "ns". Events are sorted by track, start, then longest first.
 std::string to_chrome_trace(const Inspector& inspector);
+
+/// Receives the chrome trace piece by piece (about a megabyte at a time);
+/// an error stops the writing and is returned.
+using ChunkWriter = std::function<Status(std::string_view chunk)>;
+
+/// The same trace, streamed to `write`: a million events' trace is half a
+/// gigabyte of text, which is never held whole.
+Status write_chrome_trace(const Inspector& inspector, const ChunkWriter& write);
 
 }  // namespace glassbox::inspector

@@ -7,6 +7,7 @@
 /// | events    | event group (ExecuTorch's table)              | mean, descending  |
 /// | ops       | source operator, or fused group of them       | mean, descending  |
 /// | modules   | module of the hierarchy (whole tree)          | tree, by time     |
+/// | types     | source op type (fused rows split by members)  | total, descending |
 /// | reconcile | DELEGATE_CALL vs its inner events; operators  | execution order   |
 /// |           | vs Method::execute                            |                   |
 ///
@@ -24,6 +25,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "glassbox/inspector/inspector.h"
@@ -59,6 +61,12 @@ struct OpRow {
   bool shared = false;
   /// False when no event of the row could be mapped to source ops.
   bool mapped = true;
+  /// A DELEGATE_CALL seen only from outside (the delegate logged nothing
+  /// inside): its ops are all of the delegate's, not ops it was timed for.
+  bool opaque_delegate_call = false;
+  /// A layout conversion's delegate metadata ("layout: NCHW->NHWC"), else
+  /// empty: the row's ops are those it was inserted for.
+  std::string layout_conversion;
   /// What converted the row's times: its delegate events' source (kClock
   /// when none was scaled).
   TimeScaleSource time_scale = TimeScaleSource::kClock;
@@ -70,9 +78,11 @@ struct OpRow {
   PerfStats stats;
 };
 
-/// "DELEGATE_CALL (instruction 3)": how the ops and reconcile views name a
-/// delegate call seen only from outside.
-std::string delegate_call_label(InstructionId instruction);
+/// "DELEGATE_CALL (instruction 3, XnnpackBackend)": how the ops and
+/// reconcile views name a delegate call seen only from outside: where it
+/// runs and what runs it ("DELEGATE_CALL (instruction 3)" when the backend
+/// is unknown: without an ETRecord).
+std::string delegate_call_label(InstructionId instruction, std::string_view backend);
 
 /// The ops view, over the "Execute" block.
 std::vector<OpRow> ops_view(const Inspector& inspector);
@@ -96,6 +106,41 @@ struct ModuleRow {
 /// total time descending. Built from the ops view, so a DELEGATE_CALL and its
 /// inner events are never both counted.
 std::vector<ModuleRow> modules_view(const Inspector& inspector);
+
+/// One op type of the types view.
+struct TypeRow {
+  /// The type as the source model names it ("conv2d"). For ops rows that
+  /// name no source op (unmapped events; everything without an ETRecord)
+  /// the event's name; "DELEGATE_CALL" for a delegate seen only from
+  /// outside; the metadata ("layout: NCHW->NHWC") for a layout conversion.
+  std::string type;
+  /// True when `type` is a source op type; false when it is an event's name.
+  bool mapped = true;
+  /// Source ops of this type with time; for an unmapped type, ops rows.
+  std::uint32_t count = 0;
+  /// The type's time summed over the executions, and per execution (each
+  /// row's mean; a row of n ops gives each of them 1/n of it).
+  double total = 0;
+  double mean = 0;
+  /// The part of `mean` from rows whose ops are of several types or several
+  /// ops (fused groups, split evenly between their members).
+  double shared_mean = 0;
+  /// `mean` as a percentage of the sum of the ops rows' means (the ops
+  /// view's percent column adds up to the same whole).
+  double percent = 0;
+  /// What ran it: delegates' backend names ("unknown delegate" when only an
+  /// ETRecord could name it), "portable" for the runtime's kernels; sorted.
+  std::vector<std::string> backends;
+};
+
+/// The types view: the ops view regrouped by source op type, sorted by
+/// total time, descending (then by type). A fused row's time is split
+/// evenly between its member ops, so each type gets its members' share
+/// (conv2d+relu: half to conv2d, half to relu); an opaque DELEGATE_CALL
+/// and a layout conversion are not split: they are types of their own.
+std::vector<TypeRow> types_view(const Inspector& inspector);
+/// The same from ops rows already made (ops_view's, in any order).
+std::vector<TypeRow> types_view(const std::vector<OpRow>& ops);
 
 /// What a reconcile row is.
 enum class ReconcileKind : std::uint8_t {

@@ -1,7 +1,7 @@
 // The glassbox report page: draws the report data (the JSON block
 // #glassbox-data, made by `glassbox report`) as a summary, the ops table,
-// top ops, the module tree, one execution's timeline, and the numeric and
-// baseline charts. SVG is drawn directly: no library, nothing fetched.
+// top ops, the module tree, time by op type, one execution's timeline, and
+// the numeric and baseline charts. SVG is drawn directly: no library, nothing fetched.
 // Every section renders on its own: one that fails says so in its place
 // and logs the error, the others still draw.
 (function () {
@@ -47,7 +47,21 @@
 
   function ids(list) { return list.map(String).join(','); }
 
-  function short(text, max) { return text.length > max ? `${text.slice(0, max - 1)}\u2026` : text; }
+  // Long names lose their middle, not their end: the end tells layers apart
+  // ("/features/\u2026/mlp/mlp.3/Add"), the head says where they are. The
+  // full name is the label's <title>.
+  function short(text, max) {
+    if (text.length <= max) return text;
+    const head = Math.floor((max - 1) / 3);
+    return `${text.slice(0, head)}\u2026${text.slice(text.length - (max - 1 - head))}`;
+  }
+
+  // A chart label: shortened, with the full name on hover.
+  function labelText(attrs, text, max) {
+    const node = svgEl('text', attrs, short(text, max));
+    if (text.length > max) node.appendChild(svgEl('title', {}, text));
+    return node;
+  }
 
   const tooltip = document.getElementById('tooltip');
   function attachTip(node, text) {
@@ -106,11 +120,12 @@
     const cov = s.coverage;
     add('Coverage', s.etrecord
       ? `${cov.logged_identifiers} of ${cov.mapped_identifiers} mapped identifiers logged`
-      : 'no ETRecord: events are not mapped to source ops', s.etrecord && cov.logged_identifiers < cov.mapped_identifiers);
+      : 'no ETRecord given: events are not mapped to source ops', s.etrecord && cov.logged_identifiers < cov.mapped_identifiers);
     const c = s.counters;
     add('Dropped events', `${c.dropped_events} dropped (buffer full), ${c.rejected_events} rejected, ` +
       `${c.tensor_data_dropped} tensors without data`, c.dropped_events + c.rejected_events > 0);
-    add('Fingerprint check', FINGERPRINT_TEXT[s.fingerprint] || s.fingerprint, s.fingerprint === 'mismatch_allowed');
+    // Without an ETRecord there is nothing to check: Coverage says so once.
+    if (s.etrecord) add('Fingerprint check', FINGERPRINT_TEXT[s.fingerprint] || s.fingerprint, s.fingerprint === 'mismatch_allowed');
     add('Ops total (mean per execution)', fmtTime(s.ops_mean_total));
     const diag = document.getElementById('diagnostics-list');
     for (const d of s.diagnostics) diag.appendChild(el('li', { class: d.severity }, `${d.severity}: ${d.message}`));
@@ -232,7 +247,7 @@
     const max = Math.max(...top.map((r) => r.mean)) || 1;
     top.forEach((row, i) => {
       const y = 2 + i * (barH + 4);
-      svg.appendChild(svgEl('text', { x: labelW - 6, y: y + barH * 0.7, 'text-anchor': 'end' }, short(row.label, 32)));
+      svg.appendChild(labelText({ x: labelW - 6, y: y + barH * 0.7, 'text-anchor': 'end', class: 'top-op-label' }, row.label, 32));
       const w = Math.max(1, ((W - labelW - 90) * row.mean) / max);
       const bar = svgEl('rect', { class: 'bar top-op', x: labelW, y, width: w, height: barH, 'data-label': row.label });
       attachTip(bar, `${row.label}\nmean ${fmtTime(row.mean)} (${row.percent.toFixed(1)}%)\nmodule ${opModules(row) || '-'}`);
@@ -241,6 +256,42 @@
     });
     box.appendChild(svg);
     return `${top.length} bars`;
+  }
+
+  // ---- time by op type -------------------------------------------------------
+
+  function drawTypes() {
+    const box = document.getElementById('types-chart');
+    const note = document.getElementById('types-note');
+    const MAX_ROWS = 20;
+    const types = data.types || [];
+    if (!types.length) { box.appendChild(el('p', { class: 'hint' }, 'No ops.')); return 'empty'; }
+    const notes = [];
+    // The summary says once that there is no ETRecord; here, what that means.
+    if (!data.summary.etrecord) notes.push('These are the events\' names (a delegate\'s own names for its steps), not the source model\'s op types: give an ETRecord for those.');
+    if (types.length > MAX_ROWS) notes.push(`The ${MAX_ROWS} types with the most time of ${types.length}.`);
+    note.textContent = notes.join(' ');
+    const rows = types.slice(0, MAX_ROWS);  // sorted by total time in C++
+    const W = chartWidth(box);
+    const labelW = Math.min(220, W * 0.4);
+    const barH = 20;
+    const svg = svgEl('svg', { viewBox: `0 0 ${W} ${rows.length * (barH + 4) + 4}`, 'aria-label': 'time by op type' });
+    const max = Math.max(...rows.map((r) => r.mean)) || 1;
+    rows.forEach((row, i) => {
+      const y = 2 + i * (barH + 4);
+      svg.appendChild(labelText({ x: labelW - 6, y: y + barH * 0.7, 'text-anchor': 'end', class: 'type-label' }, row.type, 32));
+      const w = Math.max(1, ((W - labelW - 150) * row.mean) / max);
+      const bar = svgEl('rect', { class: 'bar op-type', x: labelW, y, width: w, height: barH, 'data-type': row.type });
+      attachTip(bar, `${row.type}${row.mapped ? '' : ' (an event name, not a source op type)'}\n` +
+        `${row.count} ${row.mapped ? 'ops' : 'rows'}, on ${row.backends.join(', ')}\n` +
+        `mean ${fmtTime(row.mean)} per execution (${row.percent.toFixed(1)}%), total ${fmtTime(row.total)}` +
+        (row.shared ? `\n${fmtTime(row.shared)} of it from fused groups, split between their ops` : ''));
+      svg.appendChild(bar);
+      svg.appendChild(svgEl('text', { x: labelW + w + 6, y: y + barH * 0.7, class: 'muted' },
+        `${fmtTime(row.mean)} (${row.percent.toFixed(1)}%)`));
+    });
+    box.appendChild(svg);
+    return `${rows.length} bars`;
   }
 
   // ---- module tree (icicle) --------------------------------------------------
@@ -287,7 +338,7 @@
     };
     if (mods.length) place(0, 0, W);
     box.appendChild(svg);
-    if (mods.length <= 1) box.appendChild(el('p', { class: 'hint' }, 'No module hierarchy (no ETRecord, or the model has none).'));
+    if (mods.length <= 1) box.appendChild(el('p', { class: 'hint' }, data.summary.etrecord ? 'The model has no module hierarchy.' : 'No module hierarchy.'));
     return `${mods.length} modules`;
   }
 
@@ -572,7 +623,7 @@
     svg.appendChild(svgEl('line', { class: 'axis', x1: mid, x2: mid, y1: 0, y2: rows.length * (barH + 4) + 8 }));
     rows.forEach((r, i) => {
       const y = 4 + i * (barH + 4);
-      svg.appendChild(svgEl('text', { x: labelW - 6, y: y + barH * 0.7, 'text-anchor': 'end' }, short(r.label, 34)));
+      svg.appendChild(labelText({ x: labelW - 6, y: y + barH * 0.7, 'text-anchor': 'end' }, r.label, 34));
       const w = Math.max(1, (half * Math.abs(r.delta)) / max);
       const up = r.delta > 0;
       const bar = svgEl('rect', { class: `delta ${up ? 'delta-up' : 'delta-down'}`, x: up ? mid : mid - w, y, width: w, height: barH, 'data-label': r.label });
@@ -591,6 +642,7 @@
   section('ops', drawOpsTable);
   section('top-ops', drawTopOps);
   section('modules', drawModuleTree);
+  section('types', drawTypes);
   section('timeline', drawTimeline);
   section('quant', drawQuant);
   section('numeric', drawNumeric);
