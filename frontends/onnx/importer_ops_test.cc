@@ -251,6 +251,55 @@ TEST(ImporterOpsTest, ConvAndPoolsOfOneAndThreeSpatialDims) {
   EXPECT_EQ(std::get<Shape>(graph->nodes[5].attributes.at("axes")), (Shape{2, 3, 4}));
 }
 
+// BatchNormalization (one spatial dim) and InstanceNormalization (three)
+// over N x C x spatial dims, against the per-channel formulas.
+TEST(ImporterOpsTest, BatchAndInstanceNormOfOneAndThreeSpatialDims) {
+  constexpr float kEps = 1e-5f;
+  const float scale[] = {1.5f, -0.5f, 2.0f}, bias[] = {0.1f, 0.2f, -0.3f},
+              mean[] = {0.2f, -0.1f, 0.0f}, var[] = {0.5f, 2.0f, 1.0f};
+  ModelWriter m(15);
+  m.input("a", {2, 3, 4}).output("bn");
+  m.floats("scale", {3}, {scale[0], scale[1], scale[2]});
+  m.floats("bias", {3}, {bias[0], bias[1], bias[2]});
+  m.floats("mean", {3}, {mean[0], mean[1], mean[2]});
+  m.floats("var", {3}, {var[0], var[1], var[2]});
+  m.node("BatchNormalization", "/bn", {"a", "scale", "bias", "mean", "var"}, {"bn"});
+  StatusOr<aot::Graph> graph = import_onnx_from_memory(m.bytes());
+  ASSERT_TRUE(graph.ok()) << graph.message();
+  EXPECT_EQ(ops_of(*graph), (std::vector<std::string>{"batch_norm"}));
+  const std::vector<float> a = random_floats(24, 11);
+  StatusOr<Output> bn = run(*graph, {bytes_of(a)});
+  ASSERT_TRUE(bn.ok()) << bn.message();
+  for (std::size_t i = 0; i < 24; ++i) {
+    const std::size_t c = i / 4 % 3;
+    EXPECT_NEAR(bn->values[i], (a[i] - mean[c]) / std::sqrt(var[c] + kEps) * scale[c] + bias[c],
+                1e-5)
+        << i;
+  }
+
+  const float g[] = {0.5f, 2.0f}, b[] = {-1.0f, 1.0f};
+  ModelWriter n(15);
+  n.input("v", {1, 2, 2, 3, 2}).output("in");
+  n.floats("g", {2}, {g[0], g[1]});
+  n.floats("b", {2}, {b[0], b[1]});
+  n.node("InstanceNormalization", "/in", {"v", "g", "b"}, {"in"});
+  graph = import_onnx_from_memory(n.bytes());
+  ASSERT_TRUE(graph.ok()) << graph.message();
+  EXPECT_EQ(ops_of(*graph), (std::vector<std::string>{"instance_norm"}));
+  const std::vector<float> v = random_floats(24, 12);
+  StatusOr<Output> in = run(*graph, {bytes_of(v)});
+  ASSERT_TRUE(in.ok()) << in.message();
+  for (std::size_t c = 0; c < 2; ++c) {
+    double mu = 0, sq = 0;
+    for (std::size_t j = 0; j < 12; ++j) mu += v[c * 12 + j] / 12.0;
+    for (std::size_t j = 0; j < 12; ++j) sq += (v[c * 12 + j] - mu) * (v[c * 12 + j] - mu) / 12.0;
+    for (std::size_t j = 0; j < 12; ++j) {
+      EXPECT_NEAR(in->values[c * 12 + j], (v[c * 12 + j] - mu) / std::sqrt(sq + kEps) * g[c] + b[c],
+                  1e-4);
+    }
+  }
+}
+
 TEST(ImporterOpsTest, ConvOfFourSpatialDimsIsRefusedByRank) {
   ModelWriter m(13);
   m.input("x", {1, 1, 2, 2, 2, 2}).output("y");
