@@ -292,7 +292,8 @@ bool read_spatial(const char* op, const KernelArgs& args, const char* name, std:
     return true;
   }
   if (v.size() != n) {
-    report(d, "%s: attribute '%s' must have %zu entries, got %s", op, name, n, shape_text(v).text);
+    report(d, "%s: attribute '%s' must have %zu %s, got %s", op, name, n,
+           n == 1 ? "entry" : "entries", shape_text(v).text);
     return false;
   }
   for (std::size_t i = 0; i < n; ++i) {

@@ -484,7 +484,7 @@ TEST(PortableOpsTest, Pool1dCeilModeAndCountIncludePad) {
   TestTensor y({1, 1, 3});
   Call call("max_pool1d");
   call.in(x).out(y).attr_ints("kernel", {3, 3});
-  expect_rejected(call, "max_pool1d: attribute 'kernel' must have 1 entries, got [3,3]");
+  expect_rejected(call, "max_pool1d: attribute 'kernel' must have 1 entry, got [3,3]");
 }
 
 TEST(PortableOpsTest, Conv3dAndPool3dMatchKernels) {
