@@ -7,6 +7,7 @@
 /// `Error::kInvalidArgument`; none allocates, throws or aborts on bad input.
 ///
 ///   conv.h           conv2d (implicit im2col + blocked GEMM, 1x1, depthwise)
+///   conv_pool3d.h    conv3d, conv_transpose3d, max_pool3d, avg_pool3d (NCDHW)
 ///   gemm.h           gemm, linear, matmul (batch broadcasting)
 ///   elementwise.h    relu, clamp, sigmoid, ... and broadcasting add/sub/...
 ///   pooling.h        max_pool2d, avg_pool2d, global_avg_pool2d
