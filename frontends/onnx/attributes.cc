@@ -71,6 +71,14 @@ StatusOr<std::optional<std::vector<float>>> NodeAttributes::get_floats(
   return std::optional(std::vector<float>(a->floats().begin(), a->floats().end()));
 }
 
+StatusOr<std::optional<std::vector<std::string>>> NodeAttributes::get_strings(
+    const std::string& name) const {
+  const AttributeProto* a = find(node_, name);
+  if (a == nullptr) return std::optional<std::vector<std::string>>();
+  if (a->type() != AttributeProto::STRINGS) return wrong_type(label_, name, "a string list");
+  return std::optional(std::vector<std::string>(a->strings().begin(), a->strings().end()));
+}
+
 StatusOr<std::optional<HostTensor>> NodeAttributes::get_tensor(const std::string& name) const {
   const AttributeProto* a = find(node_, name);
   if (a == nullptr) return std::optional<HostTensor>();

@@ -33,6 +33,7 @@ class NodeAttributes {
   /// nullopt when absent.
   StatusOr<std::optional<std::vector<std::int64_t>>> get_ints(const std::string& name) const;
   StatusOr<std::optional<std::vector<float>>> get_floats(const std::string& name) const;
+  StatusOr<std::optional<std::vector<std::string>>> get_strings(const std::string& name) const;
   /// A TENSOR attribute, decoded (nullopt when absent).
   StatusOr<std::optional<HostTensor>> get_tensor(const std::string& name) const;
   /// Names of attributes present on the node but not in `known`: the

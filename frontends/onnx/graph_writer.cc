@@ -72,6 +72,16 @@ StatusOr<ValueId> GraphWriter::add_node(std::string_view op, std::vector<ValueId
   std::vector<aot::TensorType> types;
   for (ValueId id : inputs) types.push_back(type_of(id));
   GLASSBOX_ASSIGN_OR_RETURN(aot::TensorType out, aot::infer_output_type(op, types, attributes));
+  std::vector<aot::TensorType> outs{std::move(out)};
+  return push_node(op, std::move(inputs), std::move(attributes), step, {value_name},
+                   std::move(outs))
+      .front();
+}
+
+std::vector<ValueId> GraphWriter::push_node(std::string_view op, std::vector<ValueId> inputs,
+                                            aot::AttributeMap attributes, std::string_view step,
+                                            const std::vector<std::string>& value_names,
+                                            std::vector<aot::TensorType> types) {
   if (!source_handle_.is_set()) source_handle_ = DebugHandle(++handles_used_);
   aot::Node node;
   node.name =
@@ -84,9 +94,27 @@ StatusOr<ValueId> GraphWriter::add_node(std::string_view op, std::vector<ValueId
   // ONNX has no source lines: the model file and the ONNX op type say
   // where the node came from.
   node.source_location = aot::SourceLocation{source_file_, 0, source_op_};
-  node.outputs.push_back(add_value(value_name, std::move(out), aot::ValueKind::kNodeOutput, {}));
+  for (std::size_t o = 0; o < types.size(); ++o) {
+    node.outputs.push_back(
+        add_value(value_names[o], std::move(types[o]), aot::ValueKind::kNodeOutput, {}));
+  }
   graph_.nodes.push_back(std::move(node));
-  return graph_.nodes.back().outputs[0];
+  return graph_.nodes.back().outputs;
+}
+
+StatusOr<std::vector<ValueId>> GraphWriter::add_node_outputs(
+    std::string_view op, std::vector<ValueId> inputs, aot::AttributeMap attributes,
+    const std::vector<std::string>& value_names) {
+  std::vector<aot::TensorType> types;
+  for (ValueId id : inputs) types.push_back(type_of(id));
+  GLASSBOX_ASSIGN_OR_RETURN(std::vector<aot::TensorType> outs,
+                            aot::infer_output_types(op, types, attributes));
+  if (outs.size() != value_names.size()) {
+    return Status(Error::kInternal, std::string(op) + " has " + std::to_string(outs.size()) +
+                                        " outputs, " + std::to_string(value_names.size()) +
+                                        " names given");
+  }
+  return push_node(op, std::move(inputs), std::move(attributes), "", value_names, std::move(outs));
 }
 
 aot::TensorType GraphWriter::type_of(ValueId id) const {

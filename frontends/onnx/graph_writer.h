@@ -45,6 +45,13 @@ class GraphWriter {
                                   aot::AttributeMap attributes, std::string_view step,
                                   const std::string& value_name);
 
+  /// As add_node for an op of several outputs (ops.h's recurrent layers):
+  /// output i is called `value_names[i]`, made unique if taken.
+  StatusOr<std::vector<aot::ValueId>> add_node_outputs(std::string_view op,
+                                                       std::vector<aot::ValueId> inputs,
+                                                       aot::AttributeMap attributes,
+                                                       const std::vector<std::string>& value_names);
+
   /// Type of an existing value.
   aot::TensorType type_of(aot::ValueId id) const;
   aot::ValueKind kind_of(aot::ValueId id) const;
@@ -61,6 +68,12 @@ class GraphWriter {
  private:
   aot::ValueId add_value(const std::string& name, aot::TensorType type, aot::ValueKind kind,
                          std::vector<float> data);
+  // Appends the node (its name from `step`, the current source's
+  // provenance) with one output value per entry of `types`.
+  std::vector<aot::ValueId> push_node(std::string_view op, std::vector<aot::ValueId> inputs,
+                                      aot::AttributeMap attributes, std::string_view step,
+                                      const std::vector<std::string>& value_names,
+                                      std::vector<aot::TensorType> types);
   static std::string unique(std::set<std::string, std::less<>>& used, const std::string& base);
 
   std::string source_file_;

@@ -163,6 +163,20 @@ StatusOr<ValueId> ImportContext::emit_unfolded(std::string_view op, std::vector<
   return out;
 }
 
+StatusOr<std::vector<ValueId>> ImportContext::emit_outputs(
+    std::string_view op, std::vector<ValueId> inputs, aot::AttributeMap attributes,
+    const std::vector<std::string>& suffixes) {
+  std::vector<std::string> names;
+  for (const std::string& suffix : suffixes) names.push_back(value_prefix_ + "/" + suffix);
+  StatusOr<std::vector<ValueId>> outs =
+      writer_->add_node_outputs(op, std::move(inputs), std::move(attributes), names);
+  if (!outs.ok()) return invalid(outs.message());
+  for (ValueId id : *outs) {
+    GLASSBOX_RETURN_IF_ERROR(check_runtime_value(op, writer_->value(id).shape));
+  }
+  return outs;
+}
+
 Status ImportContext::check_runtime_value(std::string_view op,
                                           const std::vector<std::int64_t>& shape) const {
   // The runtime holds this value: the same limit as a graph input. (Empty

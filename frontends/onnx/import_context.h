@@ -93,6 +93,13 @@ class ImportContext {
   StatusOr<aot::ValueId> emit_unfolded(std::string_view op, std::vector<aot::ValueId> inputs,
                                        aot::AttributeMap attributes = {},
                                        std::string_view step = {});
+  /// An IR node of several outputs (ops.h's recurrent layers), never
+  /// folded; output i's value is named "<node>/<suffixes[i]>" until
+  /// set_output gives it the ONNX output's name.
+  StatusOr<std::vector<aot::ValueId>> emit_outputs(std::string_view op,
+                                                   std::vector<aot::ValueId> inputs,
+                                                   aot::AttributeMap attributes,
+                                                   const std::vector<std::string>& suffixes);
   /// Binds output `i` of the node. A graph value made by this node takes
   /// the ONNX output's name.
   void set_output(std::size_t i, Operand operand);

@@ -128,6 +128,7 @@ const ConverterTable& converters() {
     add_reduce_converters(&t);
     add_data_converters(&t);
     add_quantization_converters(&t);
+    add_recurrent_converters(&t);
     return t;
   }();
   return table;

@@ -105,7 +105,7 @@ TEST(ImporterTest, ListsEveryUnsupportedOpOnce) {
   ModelWriter m;
   m.input("x", {1, 4}).output("z");
   m.node("Hardmax", "/a/Hardmax", {"x"}, {"y1"});
-  m.node("LSTM", "lstm_0", {"y1"}, {"y2"});
+  m.node("TfIdfVectorizer", "tfidf_0", {"y1"}, {"y2"});
   m.node("Hardmax", "/b/Hardmax", {"y2"}, {"y3"});
   m.node("Relu", "/Relu", {"y3"}, {"z"});
   StatusOr<aot::Graph> graph = import_onnx_from_memory(m.bytes(), {}, "bad.onnx");
@@ -113,7 +113,7 @@ TEST(ImporterTest, ListsEveryUnsupportedOpOnce) {
   EXPECT_EQ(graph.error(), Error::kNotSupported);
   EXPECT_EQ(graph.message(),
             "bad.onnx: 2 unsupported op types: Hardmax (2 nodes: '/a/Hardmax', '/b/Hardmax'); "
-            "LSTM (1 node: 'lstm_0')");
+            "TfIdfVectorizer (1 node: 'tfidf_0')");
 }
 
 // Input shapes the runtime cannot hold are refused at import, named.

@@ -203,21 +203,28 @@ Status verify(const Graph& graph) {
       continue;  // A delegate's output types are declared, not inferred.
     }
     if (!is_known_op(node.op)) return invalid(label + ": unknown op");
-    if (node.outputs.size() != 1) return invalid(label + ": must have exactly one output");
-    StatusOr<TensorType> inferred = infer_output_type(node.op, input_types, node.attributes);
+    StatusOr<std::vector<TensorType>> inferred =
+        infer_output_types(node.op, input_types, node.attributes);
     if (!inferred.ok()) return invalid(label + ": " + inferred.message());
-    const Value& out = *by_id.at(node.outputs[0].value);
-    if (inferred->dtype != out.dtype || inferred->shape != out.shape) {
-      TensorType declared{out.dtype, out.shape};
-      auto describe_type = [](const TensorType& t) {
-        std::string s = std::string(to_string(t.dtype)) + "[";
-        for (std::size_t d = 0; d < t.shape.size(); ++d) {
-          s += (d ? ", " : "") + std::to_string(t.shape[d]);
-        }
-        return s + "]";
-      };
-      return invalid(label + ": output '" + out.name + "' is declared " + describe_type(declared) +
-                     " but the op produces " + describe_type(*inferred));
+    if (node.outputs.size() != inferred->size()) {
+      return invalid(label + ": must have exactly " + std::to_string(inferred->size()) +
+                     (inferred->size() == 1 ? " output" : " outputs"));
+    }
+    for (std::size_t o = 0; o < inferred->size(); ++o) {
+      const TensorType& want = (*inferred)[o];
+      const Value& out = *by_id.at(node.outputs[o].value);
+      if (want.dtype != out.dtype || want.shape != out.shape) {
+        TensorType declared{out.dtype, out.shape};
+        auto describe_type = [](const TensorType& t) {
+          std::string s = std::string(to_string(t.dtype)) + "[";
+          for (std::size_t d = 0; d < t.shape.size(); ++d) {
+            s += (d ? ", " : "") + std::to_string(t.shape[d]);
+          }
+          return s + "]";
+        };
+        return invalid(label + ": output '" + out.name + "' is declared " +
+                       describe_type(declared) + " but the op produces " + describe_type(want));
+      }
     }
   }
   for (const Value& v : graph.values) {

@@ -376,6 +376,7 @@ enum class Dtypes : std::uint8_t {
   kCast,          // any input; the output dtype from the attribute
   kFloatToIndex,  // float input; int64 output (argmax/argmin)
   kQuantization,  // checked by infer_quantization with the shapes
+  kRecurrent,     // float, but sequence_lens (input 4) int64
 };
 
 // Which shape inference an op takes (ops_internal.h for the new families).
@@ -389,6 +390,7 @@ enum class Shapes : std::uint8_t {
   kDataMovement,   // infer_data_movement
   kConvTranspose,  // infer_conv_transpose2d
   kQuantization,   // infer_quantization (dtypes too)
+  kRecurrent,      // infer_recurrent (ops_recurrent.cc): several outputs
 };
 
 struct OpInfo {
@@ -499,6 +501,10 @@ constexpr OpInfo kOps[] = {
     // Quantization (x, scale, zero point; dequantize's zero point optional).
     {op::kQuantizeLinear, 3, 3, Dtypes::kQuantization, Shapes::kQuantization},
     {op::kDequantizeLinear, 2, 3, Dtypes::kQuantization, Shapes::kQuantization},
+    // Recurrent layers: every ONNX input present (the importer fills defaults).
+    {op::kLstm, 8, 8, Dtypes::kRecurrent, Shapes::kRecurrent},
+    {op::kGru, 6, 6, Dtypes::kRecurrent, Shapes::kRecurrent},
+    {op::kRnn, 6, 6, Dtypes::kRecurrent, Shapes::kRecurrent},
 };
 
 const OpInfo* find_op(std::string_view name) {
@@ -577,6 +583,12 @@ StatusOr<ScalarType> check_dtypes(const OpInfo& info, std::span<const TensorType
       return ScalarType::kLong;
     case Dtypes::kQuantization:
       return op == op::kQuantizeLinear && in.size() == 3 ? in[2].dtype : ScalarType::kFloat;
+    case Dtypes::kRecurrent:
+      for (std::size_t i = 0; i < in.size(); ++i) {
+        const ScalarType want = i == 4 ? ScalarType::kLong : ScalarType::kFloat;
+        if (in[i].dtype != want) return dtype_error(op, i, in[i].dtype, to_string(want));
+      }
+      return ScalarType::kFloat;
   }
   return invalid("unknown dtype rule");
 }
@@ -699,6 +711,10 @@ StatusOr<TensorType> infer_output_type(std::string_view op_name, std::span<const
       case Shapes::kDataMovement: return infer_data_movement(op_name, in, attrs);
       case Shapes::kConvTranspose: return infer_conv_transpose(op_name, in, attrs);
       case Shapes::kQuantization: return infer_quantization(op_name, in, attrs);
+      case Shapes::kRecurrent: {
+        GLASSBOX_ASSIGN_OR_RETURN(std::vector<TensorType> all, infer_recurrent(op_name, in, attrs));
+        return all.front();
+      }
     }
     return invalid("no shape rule for '" + std::string(op_name) + "'");
   }();
@@ -710,6 +726,16 @@ StatusOr<TensorType> infer_output_type(std::string_view op_name, std::span<const
   }
   GLASSBOX_RETURN_IF_ERROR(checked_numel(out->shape));
   return out;
+}
+
+StatusOr<std::vector<TensorType>> infer_output_types(std::string_view op_name,
+                                                     std::span<const TensorType> in,
+                                                     const AttributeMap& attrs) {
+  // infer_output_type runs the checks every op shares (and gives output 0).
+  GLASSBOX_ASSIGN_OR_RETURN(TensorType first, infer_output_type(op_name, in, attrs));
+  const OpInfo* info = find_op(op_name);
+  if (info->shapes == Shapes::kRecurrent) return infer_recurrent(op_name, in, attrs);
+  return std::vector<TensorType>{std::move(first)};
 }
 
 }  // namespace glassbox::aot

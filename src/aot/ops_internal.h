@@ -81,4 +81,10 @@ StatusOr<TensorType> infer_quantization(std::string_view op, std::span<const Ten
 StatusOr<TensorType> infer_conv_transpose(std::string_view op, std::span<const TensorType> in,
                                           const AttributeMap& attrs);
 
+/// lstm, gru and rnn (ops_recurrent.cc): y, y_h (and y_c), after the
+/// table's count and dtype checks.
+StatusOr<std::vector<TensorType>> infer_recurrent(std::string_view op,
+                                                  std::span<const TensorType> in,
+                                                  const AttributeMap& attrs);
+
 }  // namespace glassbox::aot::ops_internal

@@ -148,6 +148,10 @@ RunFn run_pad, run_expand, run_tile, run_slice, run_gather, run_gather_elements,
 PrepareFn prepare_quantize_linear, prepare_dequantize_linear;
 RunFn run_quantize_linear, run_dequantize_linear;
 
+// portable_ops_recurrent.cc: the several-output recurrent layers.
+PrepareFn prepare_lstm, prepare_gru, prepare_rnn;
+RunFn run_lstm, run_gru, run_rnn;
+
 // portable_ops_shape.cc
 PrepareFn prepare_flatten, prepare_reshape, prepare_concat, prepare_transpose;
 RunFn run_flatten, run_reshape, run_concat, run_transpose;

@@ -284,6 +284,10 @@ bool is_spatial_mean(const Graph& graph, const Node& node) {
 
 std::string onednn_rejection(const Graph& graph, const Node& node) {
   if (node.is_delegate_call()) return "already delegated";
+  if (aot::is_recurrent_op(node.op)) {
+    return "recurrent layer: the delegate does not lower it to oneDNN's RNN primitive; it runs "
+           "on the portable kernel";
+  }
   if (!onednn_supported_ops().contains(node.op)) return "op not supported by oneDNN";
   // oneDNN has no erf, but runs the GELU an erf is the middle of.
   if (node.op == aot::op::kErf && !gelu_chain_of_erf(graph, node)) {

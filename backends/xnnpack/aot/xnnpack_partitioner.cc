@@ -367,6 +367,10 @@ std::set<std::string, std::less<>> xnnpack_supported_ops() {
 
 std::string xnnpack_rejection(const Graph& graph, const Node& node) {
   if (node.is_delegate_call()) return "already delegated";
+  if (aot::is_recurrent_op(node.op)) {
+    return "recurrent layer: XNNPACK has no LSTM/GRU/RNN operator and the delegate does not "
+           "unroll the cell; it runs on the portable kernel";
+  }
   if (!xnnpack_supported_ops().contains(node.op)) return kNotSupported;
   if (node.op == aot::op::kQuantizeLinear || node.op == aot::op::kDequantizeLinear) {
     return quantization_rejection(graph, node);

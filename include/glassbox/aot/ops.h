@@ -1,8 +1,8 @@
 #pragma once
 /// @file
 /// The operator set of the graph IR: names, attributes and type inference.
-/// Layout is NCHW. Every op has exactly one output. Each op states the
-/// dtypes it takes and gives (float is float32, int64 is ScalarType::kLong,
+/// Layout is NCHW. Every op but lstm, gru and rnn has exactly one output.
+/// Each op states the dtypes it takes and gives (float is float32, int64 is ScalarType::kLong,
 /// bool is ScalarType::kBool, one byte 0 or 1).
 ///
 /// | op                 | inputs                          | attributes |
@@ -68,6 +68,28 @@
 /// conv1d conv3d max_pool1d max_pool3d avg_pool1d avg_pool3d conv_transpose3d: the 2-D op's
 /// inputs and attributes over one (x[N,C,L]) or three (x[N,C,D,H,W]) spatial dims, each int[2]
 /// attribute int[1] or int[3]; padding int[n] (both sides alike) or int[2n] (begins, then ends).
+///
+/// Recurrent layers (ONNX LSTM, GRU, RNN; the only ops with several outputs;
+/// kernels/recurrent.h has the equations). D = 2 for bidirectional, else 1;
+/// G = 4 (lstm), 3 (gru), 1 (rnn); T, N, I from x:
+///
+/// - lstm: inputs x, w[D,G*H,I], r[D,G*H,H], b[D,2*G*H], sequence_lens[N],
+///   initial_h, initial_c, p[D,3*H]; outputs y, y_h, y_c.
+/// - gru, rnn: inputs x, w, r, b, sequence_lens, initial_h (as lstm);
+///   outputs y, y_h.
+///
+/// Every input is present, FLOAT but sequence_lens (LONG).
+/// x is [T,N,I] (layout 0) or [N,T,I] (layout 1); y is [T,D,N,H] or
+/// [N,T,D,H]; initial_h, initial_c, y_h, y_c are [D,N,H] or [N,D,H] (ONNX's
+/// layouts). Attributes: hidden_size (int H), direction ("forward",
+/// "reverse", "bidirectional"), layout (int 0/1), activations (string:
+/// D times the cell's count of ONNX names, comma-separated, e.g.
+/// "Sigmoid,Tanh,Tanh"; the runtime refuses a name kernels/recurrent.h does
+/// not list), activation_alpha_<i> / activation_beta_<i> (float, the i-th
+/// activation's parameters, optional), clip (float > 0, optional),
+/// input_forget (lstm) and linear_before_reset (gru) (int 0/1, optional).
+/// An ONNX input the model leaves out is a constant: zeros (b, initial
+/// states, p) or T for every batch entry (sequence_lens).
 ///
 /// Quantization (ONNX QuantizeLinear / DequantizeLinear; docs/quantization.md):
 ///
@@ -194,6 +216,9 @@ inline constexpr std::string_view kMaxPool1d = "max_pool1d";
 inline constexpr std::string_view kMaxPool3d = "max_pool3d";
 inline constexpr std::string_view kAvgPool1d = "avg_pool1d";
 inline constexpr std::string_view kAvgPool3d = "avg_pool3d";
+inline constexpr std::string_view kLstm = "lstm";
+inline constexpr std::string_view kGru = "gru";
+inline constexpr std::string_view kRnn = "rnn";
 inline constexpr std::string_view kQuantizeLinear = "quantize_linear";
 inline constexpr std::string_view kDequantizeLinear = "dequantize_linear";
 inline constexpr std::string_view kDelegateCall = "delegate_call";
@@ -208,6 +233,9 @@ struct TensorType {
 
 /// Whether `name` is an op of the table above (delegate_call is not).
 bool is_known_op(std::string_view name);
+
+/// Whether `name` is lstm, gru or rnn (the ops of several outputs).
+bool is_recurrent_op(std::string_view name);
 
 /// The number of spatial dims of a convolution or windowed pool (conv1d:
 /// 1, max_pool2d: 2, conv_transpose3d: 3, ...); 0 for any other op.
@@ -227,5 +255,12 @@ inline constexpr std::int64_t kMaxDimension = std::int64_t{1} << 31;
 StatusOr<TensorType> infer_output_type(std::string_view op_name,
                                        std::span<const TensorType> input_types,
                                        const AttributeMap& attributes);
+
+/// Every output's type, in order: one for most ops, y, y_h (and y_c) for
+/// the recurrent ones (of which infer_output_type gives y's). Errors as
+/// infer_output_type.
+StatusOr<std::vector<TensorType>> infer_output_types(std::string_view op_name,
+                                                     std::span<const TensorType> input_types,
+                                                     const AttributeMap& attributes);
 
 }  // namespace glassbox::aot
