@@ -36,7 +36,7 @@ InspectorAggregator::InspectorAggregator(const etrecord::ETRecord* etrecord,
                                          InspectorOptions options, bool keep_occurrences)
     : etrecord_(etrecord),
       options_(options),
-      keep_occurrences_(keep_occurrences),
+      keep_occurrences_(keep_occurrences && options.keep_occurrences),
       result_(InspectorBuilder::make()) {}
 
 Status InspectorAggregator::add(const etdump::ETDumpFile& dump) {

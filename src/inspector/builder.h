@@ -6,6 +6,8 @@
 #include <functional>
 #include <string_view>
 
+#include "glassbox/etdump/etdump_buffer.h"
+#include "glassbox/inspector/aggregate.h"
 #include "glassbox/inspector/inspector.h"
 
 namespace glassbox::inspector {
@@ -18,13 +20,26 @@ inline constexpr std::string_view kMethodExecute = "Method::execute";
 
 using DelegateTimeConverter = std::function<double(std::string_view, double)>;
 
+/// A dump's profile events in file order, wherever they live: an
+/// ETDumpFile's runs, or an ETDumpBuffer's bytes (not materialised).
+struct ProfileEventSource {
+  std::function<void(const etdump::ProfileEventVisitor&)> visit;
+  std::size_t count = 0;  ///< How many visit yields (to reserve for).
+
+  static ProfileEventSource of(const etdump::ETDumpFile& dump);
+  static ProfileEventSource of(const etdump::ETDumpBuffer& dump);
+};
+
 class InspectorBuilder {
  public:
-  /// Fills runs_, groups_ (unresolved) and occurrences_ from `dump`, using
-  /// inspector.time_ to convert, and `converter` (may be null) for
-  /// delegate-internal events. Adds diagnostics for bad durations.
-  static void group(const etdump::ETDumpFile& dump, std::uint32_t skip_first_runs,
-                    const DelegateTimeConverter* converter, Inspector& inspector);
+  /// Fills runs_ from `dump`'s runs, and groups_ (unresolved) and
+  /// occurrences_ from `events` (its profile events), using inspector.time_
+  /// to convert, and `converter` (may be null) for delegate-internal
+  /// events; occurrences_ only when `keep_occurrences`. Adds diagnostics
+  /// for bad durations.
+  static void group(const etdump::ETDumpFile& dump, const ProfileEventSource& events,
+                    std::uint32_t skip_first_runs, const DelegateTimeConverter* converter,
+                    bool keep_occurrences, Inspector& inspector);
   /// Applies the delegate time scales of the dump and the options to the
   /// resolved delegate-internal groups (delegate_time.cc), and places
   /// events on a delegate's own clock in the timeline.
@@ -39,6 +54,7 @@ class InspectorBuilder {
   static void finish(Inspector& inspector);
 
   static Inspector make() { return Inspector(); }
+  static PreparedDump prepared(Inspector grouped) { return PreparedDump(std::move(grouped)); }
   static std::vector<EventGroup>& groups(Inspector& i) { return i.groups_; }
   static std::vector<RunInfo>& runs(Inspector& i) { return i.runs_; }
   static std::vector<Occurrence>& occurrences(Inspector& i) { return i.occurrences_; }

@@ -44,7 +44,7 @@ void align_to_delegate_calls(Inspector& inspector) {
   std::map<RunInstruction, double> call_start, first_scaled;
   for (const Occurrence& o : occurrences) {
     const EventGroup& g = groups[o.group];
-    const RunInstruction key{o.run, g.instruction.value};
+    const RunInstruction key{std::uint32_t{o.run}, g.instruction.value};
     if (g.role == EventRole::kDelegateCall) {
       call_start.try_emplace(key, o.start);
     } else if (g.time_scale != TimeScaleSource::kClock) {
@@ -56,7 +56,7 @@ void align_to_delegate_calls(Inspector& inspector) {
   for (Occurrence& o : occurrences) {
     const EventGroup& g = groups[o.group];
     if (g.time_scale == TimeScaleSource::kClock || g.role == EventRole::kDelegateCall) continue;
-    const RunInstruction key{o.run, g.instruction.value};
+    const RunInstruction key{std::uint32_t{o.run}, g.instruction.value};
     const auto call = call_start.find(key);
     if (call == call_start.end()) continue;
     const double shift = call->second - first_scaled.at(key);

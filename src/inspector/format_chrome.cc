@@ -59,7 +59,7 @@ std::string micros(double ns) { return fixed(ns / 1000.0, 3); }
 
 }  // namespace
 
-std::string to_chrome_trace(const Inspector& inspector) {
+Status write_chrome_trace(const Inspector& inspector, const ChunkWriter& write) {
   const std::vector<Occurrence>& occurrences = inspector.occurrences();
   const std::vector<EventGroup>& groups = inspector.groups();
 
@@ -113,8 +113,13 @@ std::string to_chrome_trace(const Inspector& inspector) {
     out += ",\n{\"ph\":\"M\",\"pid\":1,\"tid\":" + std::to_string(tid) +
            ",\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":" + std::to_string(tid) + "}}";
   }
-  out.reserve(out.size() + occurrences.size() * 256);
+  constexpr std::size_t kChunk = 1 << 20;
+  out.reserve(kChunk + 4096);
   for (std::uint32_t i : order) {
+    if (out.size() >= kChunk) {
+      GLASSBOX_RETURN_IF_ERROR(write(out));
+      out.clear();
+    }
     const Occurrence& o = occurrences[i];
     const EventGroup& g = groups[o.group];
     out += ",\n{\"ph\":\"X\",\"pid\":1,\"tid\":";
@@ -134,7 +139,17 @@ std::string to_chrome_trace(const Inspector& inspector) {
     out += "}}";
   }
   out += "\n]}\n";
-  return out;
+  return write(out);
+}
+
+std::string to_chrome_trace(const Inspector& inspector) {
+  std::string trace;
+  // Appending to a string cannot fail.
+  (void)write_chrome_trace(inspector, [&trace](std::string_view chunk) {
+    trace.append(chunk);
+    return Status();
+  });
+  return trace;
 }
 
 }  // namespace glassbox::inspector

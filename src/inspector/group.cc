@@ -49,7 +49,7 @@ struct KeyHash {
   }
 };
 
-Key key_of(std::string_view block, const etdump::ProfileEvent& e) {
+Key key_of(std::string_view block, const etdump::ProfileEventRef& e) {
   Key key;
   key.block = block;
   key.instruction = e.instruction_id.value;
@@ -90,71 +90,91 @@ EventGroup make_group(const Key& key) {
 
 }  // namespace
 
-void InspectorBuilder::group(const etdump::ETDumpFile& dump, std::uint32_t skip_first_runs,
-                             const DelegateTimeConverter* converter, Inspector& inspector) {
+ProfileEventSource ProfileEventSource::of(const etdump::ETDumpFile& dump) {
+  ProfileEventSource source;
+  for (const etdump::RunData& run : dump.runs) source.count += run.events.size();
+  source.visit = [&dump](const etdump::ProfileEventVisitor& visit) {
+    for (std::size_t r = 0; r < dump.runs.size(); ++r) {
+      for (const etdump::Event& event : dump.runs[r].events) {
+        // Values and allocations carry no time.
+        if (const etdump::ProfileEvent* e = event.profile()) {
+          visit(r, etdump::ProfileEventRef::of(*e));
+        }
+      }
+    }
+  };
+  return source;
+}
+
+ProfileEventSource ProfileEventSource::of(const etdump::ETDumpBuffer& dump) {
+  return {[&dump](const etdump::ProfileEventVisitor& visit) { dump.for_each_profile_event(visit); },
+          dump.profile_events()};
+}
+
+void InspectorBuilder::group(const etdump::ETDumpFile& dump, const ProfileEventSource& events,
+                             std::uint32_t skip_first_runs, const DelegateTimeConverter* converter,
+                             bool keep_occurrences, Inspector& inspector) {
   const double ns_per_tick = inspector.time_.ns_per_tick;
   std::unordered_map<Key, std::uint32_t, KeyHash> index;
   std::uint64_t reversed = 0;
   std::uint32_t executions = 0;
-  std::size_t total_events = 0;
-  for (const etdump::RunData& run : dump.runs) total_events += run.events.size();
-  inspector.occurrences_.reserve(total_events);
+  if (keep_occurrences) inspector.occurrences_.reserve(events.count);
 
-  for (std::size_t r = 0; r < dump.runs.size(); ++r) {
-    const etdump::RunData& run = dump.runs[r];
+  for (const etdump::RunData& run : dump.runs) {
     RunInfo info{run.name, true};
     if (run.name == kExecuteBlock) info.used = executions++ >= skip_first_runs;
     inspector.runs_.push_back(info);
-    if (!info.used) continue;
+  }
+  events.visit([&](std::size_t r, const etdump::ProfileEventRef& e) {
+    if (!inspector.runs_[r].used) return;
     const auto run_index = static_cast<std::uint32_t>(r);
-    for (const etdump::Event& event : run.events) {
-      const etdump::ProfileEvent* e = event.profile();
-      if (e == nullptr) continue;  // Values and allocations carry no time.
-      const Key key = key_of(run.name, *e);
-      auto [it, inserted] =
-          index.try_emplace(key, static_cast<std::uint32_t>(inspector.groups_.size()));
-      if (inserted) {
-        inspector.groups_.push_back(make_group(key));
-        if (converter != nullptr && inspector.groups_.back().role == EventRole::kDelegateInternal) {
-          inspector.groups_.back().time_scale = TimeScaleSource::kConverter;
-        }
+    const Key key = key_of(dump.runs[r].name, e);
+    auto [it, inserted] =
+        index.try_emplace(key, static_cast<std::uint32_t>(inspector.groups_.size()));
+    if (inserted) {
+      inspector.groups_.push_back(make_group(key));
+      if (converter != nullptr && inspector.groups_.back().role == EventRole::kDelegateInternal) {
+        inspector.groups_.back().time_scale = TimeScaleSource::kConverter;
       }
-      EventGroup& group = inspector.groups_[it->second];
-      if (inserted && e->delegate_debug_metadata.has_value()) {
-        group.delegate_debug_metadata = *e->delegate_debug_metadata;
-      }
+    }
+    EventGroup& group = inspector.groups_[it->second];
+    if (inserted && e.delegate_debug_metadata.has_value()) {
+      group.delegate_debug_metadata.assign(e.delegate_debug_metadata->begin(),
+                                           e.delegate_debug_metadata->end());
+    }
 
-      // A clock read out of order (or a bad post-time log) gives end <
-      // start; count it as zero and say so rather than wrap around.
-      double duration = 0;
-      double start = static_cast<double>(e->start_time) * ns_per_tick;
-      if (group.time_scale == TimeScaleSource::kConverter) {
-        // ExecuTorch's contract: the event's name (its identifier's text)
-        // and a raw time in, the time in the display unit out.
-        const std::string identifier = identifier_text(group.identifier);
-        start = (*converter)(identifier, static_cast<double>(e->start_time));
-        const double end = (*converter)(identifier, static_cast<double>(e->end_time));
-        if (end >= start) {
-          duration = end - start;
-        } else {
-          ++reversed;
-        }
-      } else if (e->end_time >= e->start_time) {
-        duration = static_cast<double>(e->end_time - e->start_time) * ns_per_tick;
+    // A clock read out of order (or a bad post-time log) gives end <
+    // start; count it as zero and say so rather than wrap around.
+    double duration = 0;
+    double start = static_cast<double>(e.start_time) * ns_per_tick;
+    if (group.time_scale == TimeScaleSource::kConverter) {
+      // ExecuTorch's contract: the event's name (its identifier's text)
+      // and a raw time in, the time in the display unit out.
+      const std::string identifier = identifier_text(group.identifier);
+      start = (*converter)(identifier, static_cast<double>(e.start_time));
+      const double end = (*converter)(identifier, static_cast<double>(e.end_time));
+      if (end >= start) {
+        duration = end - start;
       } else {
         ++reversed;
       }
-      if (group.sample_runs.empty() || group.sample_runs.back() != run_index) {
-        group.sample_runs.push_back(run_index);
-        group.samples.push_back(duration);
-      } else {
-        group.samples.back() += duration;
-      }
-      ++group.occurrences;
-      inspector.occurrences_.push_back(
-          {it->second, run_index, e->thread_index.value_or(0), start, start + duration});
+    } else if (e.end_time >= e.start_time) {
+      duration = static_cast<double>(e.end_time - e.start_time) * ns_per_tick;
+    } else {
+      ++reversed;
     }
-  }
+    if (group.sample_runs.empty() || group.sample_runs.back() != run_index) {
+      group.sample_runs.push_back(run_index);
+      group.samples.push_back(duration);
+    } else {
+      group.samples.back() += duration;
+    }
+    ++group.occurrences;
+    if (keep_occurrences) {
+      inspector.occurrences_.push_back(
+          {it->second, run_index, e.thread_index.value_or(0), start, start + duration});
+    }
+  });
   if (reversed > 0) {
     inspector.diagnostics_.push_back(
         {Severity::kWarning, std::to_string(reversed) +

@@ -123,11 +123,12 @@ void check_counters(const etdump::ETDumpFile& dump, Inspector& inspector) {
   }
 }
 
-}  // namespace
-
-StatusOr<PreparedDump> InspectorAggregator::prepare(const etdump::ETDumpFile& dump,
-                                                    const etrecord::ETRecord* etrecord,
-                                                    const InspectorOptions& options) {
+// `dump` has the runs, counters and time scales; `events` its profile events
+// (in `dump` itself, or left in an ETDumpBuffer's bytes).
+StatusOr<PreparedDump> prepare_dump(const etdump::ETDumpFile& dump,
+                                    const ProfileEventSource& events,
+                                    const etrecord::ETRecord* etrecord,
+                                    const InspectorOptions& options) {
   Inspector inspector = InspectorBuilder::make();
   InspectorBuilder::time(inspector) = time_info(dump, options);
   check_time(dump, options, inspector);
@@ -161,7 +162,8 @@ StatusOr<PreparedDump> InspectorAggregator::prepare(const etdump::ETDumpFile& du
                      "delegate events converted by the delegate time scale converter (an option)");
     }
   }
-  InspectorBuilder::group(dump, options.skip_first_runs, converter, inspector);
+  InspectorBuilder::group(dump, events, options.skip_first_runs, converter,
+                          options.keep_occurrences, inspector);
   // Time scales are per dump (each dump says what its delegates count in),
   // so they are applied here, before dumps are merged; they need each
   // delegate event's backend, which only the ETRecord knows.
@@ -173,7 +175,21 @@ StatusOr<PreparedDump> InspectorAggregator::prepare(const etdump::ETDumpFile& du
     if (scaled) InspectorBuilder::assign_backends(*etrecord, inspector);
   }
   InspectorBuilder::scale_delegate_times(dump, options, inspector);
-  return PreparedDump(std::move(inspector));
+  return InspectorBuilder::prepared(std::move(inspector));
+}
+
+}  // namespace
+
+StatusOr<PreparedDump> InspectorAggregator::prepare(const etdump::ETDumpFile& dump,
+                                                    const etrecord::ETRecord* etrecord,
+                                                    const InspectorOptions& options) {
+  return prepare_dump(dump, ProfileEventSource::of(dump), etrecord, options);
+}
+
+StatusOr<PreparedDump> InspectorAggregator::prepare(const etdump::ETDumpBuffer& dump,
+                                                    const etrecord::ETRecord* etrecord,
+                                                    const InspectorOptions& options) {
+  return prepare_dump(dump.skeleton(), ProfileEventSource::of(dump), etrecord, options);
 }
 
 StatusOr<Inspector> Inspector::create(const etdump::ETDumpFile& dump,
@@ -182,6 +198,17 @@ StatusOr<Inspector> Inspector::create(const etdump::ETDumpFile& dump,
                                       const InspectorOptions& options) {
   InspectorAggregator aggregator(etrecord, options);
   GLASSBOX_RETURN_IF_ERROR(aggregator.add(dump));
+  return std::move(aggregator).build(debug_data);
+}
+
+StatusOr<Inspector> Inspector::create(const etdump::ETDumpBuffer& dump,
+                                      const etrecord::ETRecord* etrecord,
+                                      std::span<const std::uint8_t> debug_data,
+                                      const InspectorOptions& options) {
+  InspectorAggregator aggregator(etrecord, options);
+  GLASSBOX_ASSIGN_OR_RETURN(PreparedDump prepared,
+                            InspectorAggregator::prepare(dump, etrecord, options));
+  aggregator.merge(std::move(prepared));
   return std::move(aggregator).build(debug_data);
 }
 

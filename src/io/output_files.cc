@@ -67,20 +67,30 @@ bool same_file(const std::string& a, const std::string& b) {
   return normalised(a) == normalised(b);
 }
 
-Status write_file(const std::string& path, std::string_view bytes) {
+Status write_file_chunks(const std::string& path, const ChunkProducer& produce) {
   std::FILE* file = std::fopen(path.c_str(), "wb");
   if (file == nullptr) {
     return Status(Error::kAccessFailed, "cannot write " + path + ": " + std::strerror(errno));
   }
-  const std::size_t written = std::fwrite(bytes.data(), 1, bytes.size(), file);
-  int error = written == bytes.size() ? 0 : errno;
+  int error = 0;
+  const Status produced = produce([&](std::string_view chunk) {
+    if (std::fwrite(chunk.data(), 1, chunk.size(), file) != chunk.size()) {
+      error = errno != 0 ? errno : EIO;
+      return Status(Error::kAccessFailed, "cannot write " + path + ": " + std::strerror(error));
+    }
+    return Status();
+  });
   if (std::fflush(file) != 0 && error == 0) error = errno;
   if (std::fclose(file) != 0 && error == 0) error = errno;
-  if (written != bytes.size() || error != 0) {
-    return Status(Error::kAccessFailed,
-                  "cannot write " + path + ": " + std::strerror(error != 0 ? error : EIO));
+  if (!produced.ok()) return produced;
+  if (error != 0) {
+    return Status(Error::kAccessFailed, "cannot write " + path + ": " + std::strerror(error));
   }
   return Status();
+}
+
+Status write_file(const std::string& path, std::string_view bytes) {
+  return write_file_chunks(path, [bytes](const ChunkSink& write) { return write(bytes); });
 }
 
 OutputFiles::~OutputFiles() {

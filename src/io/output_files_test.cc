@@ -229,3 +229,37 @@ TEST(WriteFileAtomicallyTest, MissingFolderNamesThePath) {
 
 }  // namespace
 }  // namespace glassbox::io
+
+namespace glassbox::io {
+namespace {
+
+TEST(WriteFileChunksTest, WritesEveryChunkInOrder) {
+  const std::string dir = ::testing::TempDir() + "/chunks";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string path = dir + "/trace.json";
+  ASSERT_THAT(write_file_chunks(path,
+                                [](const ChunkSink& write) {
+                                  for (const char* piece : {"{\"a\":", "1", "}\n"}) {
+                                    GLASSBOX_RETURN_IF_ERROR(write(piece));
+                                  }
+                                  return Status();
+                                }),
+              IsOk());
+  const std::vector<std::uint8_t> bytes = read_file(path).value();
+  EXPECT_EQ(std::string(bytes.begin(), bytes.end()), "{\"a\":1}\n");
+}
+
+TEST(WriteFileChunksTest, TheProducersErrorIsReturned) {
+  const std::string dir = ::testing::TempDir() + "/chunks_error";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const Status status = write_file_chunks(dir + "/out", [](const ChunkSink& write) {
+    GLASSBOX_RETURN_IF_ERROR(write("partial"));
+    return Status(Error::kCorruptData, "run.etdp: truncated");
+  });
+  EXPECT_THAT(status, ErrorIs(Error::kCorruptData, {"run.etdp: truncated"}));
+}
+
+}  // namespace
+}  // namespace glassbox::io

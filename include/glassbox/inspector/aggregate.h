@@ -33,6 +33,7 @@
 #include <unordered_set>
 
 #include "glassbox/core/status.h"
+#include "glassbox/etdump/etdump_buffer.h"
 #include "glassbox/etdump/etdump_model.h"
 #include "glassbox/etrecord/etrecord.h"
 #include "glassbox/inspector/inspector.h"
@@ -43,10 +44,15 @@ namespace glassbox::inspector {
 class PreparedDump {
  public:
   /// Profile events the dump held (for progress and throughput).
-  std::uint64_t events() const { return grouped_.occurrences().size(); }
+  std::uint64_t events() const {
+    std::uint64_t n = 0;
+    for (const EventGroup& group : grouped_.groups()) n += group.occurrences;
+    return n;
+  }
 
  private:
   friend class InspectorAggregator;
+  friend class InspectorBuilder;
   explicit PreparedDump(Inspector grouped) : grouped_(std::move(grouped)) {}
   Inspector grouped_;
 };
@@ -63,6 +69,12 @@ class InspectorAggregator {
   /// Errors: as Inspector::create (kMismatch for a dump of another program
   /// unless allowed, kInvalidArgument when skip_first_runs leaves nothing).
   static StatusOr<PreparedDump> prepare(const etdump::ETDumpFile& dump,
+                                        const etrecord::ETRecord* etrecord,
+                                        const InspectorOptions& options);
+  /// The same for a dump kept as bytes: its profile events are grouped
+  /// where they lie, never decoded into an ETDumpFile (a fraction of the
+  /// memory on large dumps).
+  static StatusOr<PreparedDump> prepare(const etdump::ETDumpBuffer& dump,
                                         const etrecord::ETRecord* etrecord,
                                         const InspectorOptions& options);
 

@@ -65,6 +65,7 @@
 #include "glassbox/aot/graph.h"
 #include "glassbox/core/ids.h"
 #include "glassbox/core/status.h"
+#include "glassbox/etdump/etdump_buffer.h"
 #include "glassbox/etdump/etdump_model.h"
 #include "glassbox/etrecord/etrecord.h"
 
@@ -107,6 +108,11 @@ struct InspectorOptions {
   /// every ratio. Not applied when `time_unit` is kTicks (raw ticks asked
   /// for), like the ratios.
   std::function<double(std::string_view event_name, double raw_time)> delegate_time_scale_converter;
+  /// False: Inspector::occurrences() stays empty. The views and their
+  /// statistics need only each group's samples; a timeline (the chrome
+  /// format, the report's timeline, export's event rows) needs every
+  /// occurrence, 32 bytes an event.
+  bool keep_occurrences = true;
 };
 
 /// Parses "BACKEND=NUM/DEN" (`--delegate-time-scale`): nanoseconds per
@@ -267,8 +273,10 @@ struct RunInfo {
   bool used = true;  ///< False for skipped warm-up runs.
 };
 
-/// One event occurrence, for timelines (chrome) and nesting.
-struct Occurrence {
+/// One event occurrence, for timelines (chrome) and nesting. Packed to
+/// 4-byte alignment (28 bytes, not 32): a large dump has millions of them,
+/// and their vector is most of a chrome export's memory.
+struct __attribute__((packed, aligned(4))) Occurrence {
   std::uint32_t group = 0;  ///< Index into Inspector::groups().
   std::uint32_t run = 0;    ///< Index into Inspector::runs().
   std::int32_t thread = 0;  ///< Logging thread index, 0 when unknown.
@@ -287,6 +295,13 @@ class Inspector {
   /// `allow_fingerprint_mismatch` is off; kInvalidArgument when
   /// skip_first_runs leaves no execution to analyse.
   static StatusOr<Inspector> create(const etdump::ETDumpFile& dump,
+                                    const etrecord::ETRecord* etrecord = nullptr,
+                                    std::span<const std::uint8_t> debug_data = {},
+                                    const InspectorOptions& options = {});
+  /// The same for a dump kept as bytes (etdump::ETDumpBuffer): its profile
+  /// events are grouped where they lie, so a large dump costs little more
+  /// than its own size.
+  static StatusOr<Inspector> create(const etdump::ETDumpBuffer& dump,
                                     const etrecord::ETRecord* etrecord = nullptr,
                                     std::span<const std::uint8_t> debug_data = {},
                                     const InspectorOptions& options = {});

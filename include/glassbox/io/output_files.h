@@ -24,6 +24,7 @@
 ///   ... write the program to `gbx` ...
 ///   GLASSBOX_RETURN_IF_ERROR(outputs.commit());
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,6 +41,16 @@ bool same_file(const std::string& a, const std::string& b);
 /// (kAccessFailed) name the file and the reason ("No space left on
 /// device", "Permission denied").
 Status write_file(const std::string& path, std::string_view bytes);
+
+/// Receives an output piece by piece; an error stops the producer.
+using ChunkSink = std::function<Status(std::string_view chunk)>;
+/// Writes an output by handing `ChunkSink` its pieces, returning the sink's
+/// or its own error.
+using ChunkProducer = std::function<Status(const ChunkSink& write)>;
+
+/// write_file for an output too large to hold whole: `produce` hands its
+/// pieces to the sink, which appends them to `path`. The same errors.
+Status write_file_chunks(const std::string& path, const ChunkProducer& produce);
 
 /// One output written atomically: an OutputFiles of one file, committed.
 /// Errors: kAccessFailed, "<path>: cannot write: <reason>".

@@ -122,15 +122,17 @@ StatusOr<Value> decode_value(const fb::Value& v, const std::string& context) {
   return out;
 }
 
-ProfileEvent decode_profile(const fb::ProfileEvent& p) {
-  ProfileEvent out;
-  out.name = to_optional_string(p.name());
+ProfileEventRef profile_ref(const fb::ProfileEvent& p) {
+  ProfileEventRef out;
+  if (const auto* name = p.name()) out.name = std::string_view(name->c_str(), name->size());
   out.chain_index = p.chain_index();
   out.instruction_id = InstructionId(p.instruction_id());
   out.delegate_debug_id_int = DelegateDebugIntId(p.delegate_debug_id_int());
-  out.delegate_debug_id_str = to_optional_string(p.delegate_debug_id_str());
+  if (const auto* id = p.delegate_debug_id_str()) {
+    out.delegate_debug_id_str = std::string_view(id->c_str(), id->size());
+  }
   if (const auto* metadata = p.delegate_debug_metadata()) {
-    out.delegate_debug_metadata = to_vector(metadata);
+    out.delegate_debug_metadata = std::span<const std::uint8_t>(metadata->data(), metadata->size());
   }
   out.start_time = p.start_time();
   out.end_time = p.end_time();
@@ -145,6 +147,26 @@ ProfileEvent decode_profile(const fb::ProfileEvent& p) {
                           ? static_cast<TimeSource>(raw)
                           : TimeSource::kUnknown;
   }
+  return out;
+}
+
+ProfileEvent decode_profile(const fb::ProfileEvent& p) {
+  const ProfileEventRef ref = profile_ref(p);
+  ProfileEvent out;
+  if (ref.name) out.name = std::string(*ref.name);
+  out.chain_index = ref.chain_index;
+  out.instruction_id = ref.instruction_id;
+  out.delegate_debug_id_int = ref.delegate_debug_id_int;
+  if (ref.delegate_debug_id_str)
+    out.delegate_debug_id_str = std::string(*ref.delegate_debug_id_str);
+  if (ref.delegate_debug_metadata) {
+    out.delegate_debug_metadata.emplace(ref.delegate_debug_metadata->begin(),
+                                        ref.delegate_debug_metadata->end());
+  }
+  out.start_time = ref.start_time;
+  out.end_time = ref.end_time;
+  out.thread_index = ref.thread_index;
+  out.time_source = ref.time_source;
   return out;
 }
 
@@ -163,8 +185,7 @@ StatusOr<DebugEvent> decode_debug(const fb::DebugEvent& d, const std::string& co
   return out;
 }
 
-StatusOr<Event> decode_event(const fb::Event& e, std::size_t allocator_count, std::size_t run_index,
-                             std::size_t event_index) {
+Status check_one_member(const fb::Event& e, std::size_t run_index, std::size_t event_index) {
   const int members = (e.profile_event() != nullptr ? 1 : 0) +
                       (e.allocation_event() != nullptr ? 1 : 0) +
                       (e.debug_event() != nullptr ? 1 : 0);
@@ -175,6 +196,12 @@ StatusOr<Event> decode_event(const fb::Event& e, std::size_t allocator_count, st
     return corrupt(where(run_index, event_index) + " has " + std::to_string(members) +
                    " members set; an event holds exactly one");
   }
+  return Status();
+}
+
+StatusOr<Event> decode_event(const fb::Event& e, std::size_t allocator_count, std::size_t run_index,
+                             std::size_t event_index) {
+  GLASSBOX_RETURN_IF_ERROR(check_one_member(e, run_index, event_index));
   if (const auto* p = e.profile_event()) return Event{decode_profile(*p)};
   if (const auto* a = e.allocation_event()) {
     const std::int32_t id = a->allocator_id();
@@ -191,7 +218,8 @@ StatusOr<Event> decode_event(const fb::Event& e, std::size_t allocator_count, st
   return Event{std::move(debug)};
 }
 
-StatusOr<RunData> decode_run(const fb::RunData& r, std::size_t run_index) {
+StatusOr<RunData> decode_run(const fb::RunData& r, std::size_t run_index,
+                             const DecodeOptions& options, std::size_t* profile_events) {
   RunData out;
   out.name = to_string_or_empty(r.name());
   out.bundled_input_index = r.bundled_input_index();
@@ -202,10 +230,18 @@ StatusOr<RunData> decode_run(const fb::RunData& r, std::size_t run_index) {
     }
   }
   if (const auto* events = r.events()) {
-    out.events.reserve(events->size());
+    if (options.profile_events) out.events.reserve(events->size());
     for (flatbuffers::uoffset_t i = 0; i < events->size(); ++i) {
-      GLASSBOX_ASSIGN_OR_RETURN(Event event,
-                                decode_event(*events->Get(i), out.allocators.size(), run_index, i));
+      const fb::Event& e = *events->Get(i);
+      if (e.profile_event() != nullptr) {
+        ++*profile_events;
+        if (!options.profile_events) {
+          // Left to visit_profile_events: only the rule the decoder adds is checked here.
+          GLASSBOX_RETURN_IF_ERROR(check_one_member(e, run_index, i));
+          continue;
+        }
+      }
+      GLASSBOX_ASSIGN_OR_RETURN(Event event, decode_event(e, out.allocators.size(), run_index, i));
       out.events.push_back(std::move(event));
     }
   }
@@ -223,7 +259,23 @@ StatusOr<RunData> decode_run(const fb::RunData& r, std::size_t run_index) {
 
 }  // namespace
 
-StatusOr<ETDumpFile> decode_etdump(const VerifiedBuffer& buffer) {
+void visit_profile_events(const VerifiedBuffer& buffer, const ProfileEventVisitor& visit) {
+  const auto* runs = buffer.root()->run_data();
+  if (runs == nullptr) return;
+  for (flatbuffers::uoffset_t r = 0; r < runs->size(); ++r) {
+    const auto* events = runs->Get(r)->events();
+    if (events == nullptr) continue;
+    for (const fb::Event* e : *events) {
+      if (const fb::ProfileEvent* p = e->profile_event()) visit(r, profile_ref(*p));
+    }
+  }
+}
+
+StatusOr<ETDumpFile> decode_etdump(const VerifiedBuffer& buffer, const DecodeOptions& options,
+                                   std::size_t* profile_events) {
+  std::size_t profile_count = 0;
+  if (profile_events == nullptr) profile_events = &profile_count;
+  *profile_events = 0;
   const fb::ETDump& root = *buffer.root();
   if (root.version() != kETDumpSchemaVersion) {
     return Status(Error::kVersionMismatch,
@@ -265,7 +317,7 @@ StatusOr<ETDumpFile> decode_etdump(const VerifiedBuffer& buffer) {
   if (const auto* runs = root.run_data()) {
     out.runs.reserve(runs->size());
     for (flatbuffers::uoffset_t i = 0; i < runs->size(); ++i) {
-      GLASSBOX_ASSIGN_OR_RETURN(RunData run, decode_run(*runs->Get(i), i));
+      GLASSBOX_ASSIGN_OR_RETURN(RunData run, decode_run(*runs->Get(i), i, options, profile_events));
       out.runs.push_back(std::move(run));
     }
   }
