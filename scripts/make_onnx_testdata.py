@@ -385,6 +385,129 @@ def tiny_nd_conv(out_dir):
             np.concatenate([v, a], axis=1).astype(np.float32))
 
 
+def sigmoid(v):
+    return 1.0 / (1.0 + np.exp(-v))
+
+
+def lstm_ref(x, w, r, b):
+    """ONNX LSTM, one forward direction, x [T, N, I] in float64: Y [T, 1, N, H]."""
+    hidden = r.shape[-1]
+    h = np.zeros((x.shape[1], hidden))
+    c = np.zeros_like(h)
+    ys = []
+    for t in range(x.shape[0]):
+        g = x[t] @ w[0].T + h @ r[0].T + b[0, :4 * hidden] + b[0, 4 * hidden:]
+        i, o, f, cand = (g[:, k * hidden:(k + 1) * hidden] for k in range(4))
+        c = sigmoid(f) * c + sigmoid(i) * np.tanh(cand)
+        h = sigmoid(o) * np.tanh(c)
+        ys.append(h)
+    return np.stack(ys)[:, None]
+
+
+def gru_ref(x, w, r, b, reverse):
+    """ONNX GRU with linear_before_reset = 1 (PyTorch's), one direction: Y_h [N, H]."""
+    hidden = r.shape[-1]
+    h = np.zeros((x.shape[1], hidden))
+    steps = range(x.shape[0] - 1, -1, -1) if reverse else range(x.shape[0])
+    for t in steps:
+        gx = x[t] @ w.T + b[:3 * hidden]
+        gh = h @ r.T + b[3 * hidden:]
+        z = sigmoid(gx[:, :hidden] + gh[:, :hidden])
+        rr = sigmoid(gx[:, hidden:2 * hidden] + gh[:, hidden:2 * hidden])
+        cand = np.tanh(gx[:, 2 * hidden:] + rr * gh[:, 2 * hidden:])
+        h = (1 - z) * cand + z * h
+    return h
+
+
+def tiny_recurrent(out_dir):
+    """tiny_kws: a 2-layer LSTM keyword spotter; tiny_gru: a bidirectional GRU."""
+    local = np.random.default_rng(20261129)  # its own seed: the other files stay as they are
+
+    def uniform(lo, hi, shape):
+        return local.uniform(lo, hi, shape).astype(np.float32)
+
+    steps, feats, hidden, words = 8, 10, 12, 4
+    w1, r1, b1 = uniform(-0.4, 0.4, (1, 48, feats)), uniform(-0.4, 0.4, (1, 48, hidden)), \
+        uniform(-0.2, 0.2, (1, 96))
+    w2, r2, b2 = uniform(-0.4, 0.4, (1, 48, hidden)), uniform(-0.4, 0.4, (1, 48, hidden)), \
+        uniform(-0.2, 0.2, (1, 96))
+    fc_w, fc_b = uniform(-0.5, 0.5, (words, hidden)), uniform(-0.1, 0.1, (words,))
+    nodes = [
+        helper.make_node("LSTM", ["mfcc", "lstm.weight_ih_l0", "lstm.weight_hh_l0",
+                                  "lstm.bias_l0"], ["l0_y"], name="/lstm/LSTM", hidden_size=hidden),
+        helper.make_node("Reshape", ["l0_y", "seq_shape"], ["l0_seq"], name="/lstm/Reshape"),
+        helper.make_node("LSTM", ["l0_seq", "lstm.weight_ih_l1", "lstm.weight_hh_l1",
+                                  "lstm.bias_l1"], ["", "l1_h", "l1_c"], name="/lstm/LSTM_1",
+                         hidden_size=hidden),
+        helper.make_node("Reshape", ["l1_h", "h_shape"], ["last"], name="/Reshape"),
+        helper.make_node("Gemm", ["last", "fc.weight", "fc.bias"], ["logits"], name="/fc/Gemm",
+                         transB=1),
+    ]
+    initializers = [
+        numpy_helper.from_array(w1, "lstm.weight_ih_l0"),
+        numpy_helper.from_array(r1, "lstm.weight_hh_l0"),
+        numpy_helper.from_array(b1, "lstm.bias_l0"),
+        numpy_helper.from_array(np.array([steps, 1, hidden], dtype=np.int64), "seq_shape"),
+        numpy_helper.from_array(w2, "lstm.weight_ih_l1"),
+        numpy_helper.from_array(r2, "lstm.weight_hh_l1"),
+        numpy_helper.from_array(b2, "lstm.bias_l1"),
+        numpy_helper.from_array(np.array([1, hidden], dtype=np.int64), "h_shape"),
+        numpy_helper.from_array(fc_w, "fc.weight"),
+        numpy_helper.from_array(fc_b, "fc.bias"),
+    ]
+    graph = helper.make_graph(
+        nodes, "tiny_kws",
+        [helper.make_tensor_value_info("mfcc", TensorProto.FLOAT, [steps, 1, feats])],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [1, words])],
+        initializer=initializers)
+    model = helper.make_model(graph, producer_name="glassbox make_onnx_testdata.py",
+                              opset_imports=[helper.make_opsetid("", 14)])
+    model.ir_version = 7
+    save(model, os.path.join(out_dir, "tiny_kws.onnx"))
+    x = local.uniform(-1, 1, (steps, 1, feats)).astype(np.float32)
+    f64 = [t.astype(np.float64) for t in (w1, r1, b1, w2, r2, b2, fc_w, fc_b)]
+    y0 = lstm_ref(x.astype(np.float64), *f64[0:3])
+    y1 = lstm_ref(y0.reshape(steps, 1, hidden), *f64[3:6])
+    logits = y1[-1, 0] @ f64[6].T + f64[7]
+    np.save(os.path.join(out_dir, "tiny_kws.input.npy"), x)
+    np.save(os.path.join(out_dir, "tiny_kws.expected.npy"), logits.astype(np.float32))
+
+    steps, batch, feats, hidden = 6, 2, 5, 4
+    w, r, b = uniform(-0.5, 0.5, (2, 12, feats)), uniform(-0.5, 0.5, (2, 12, hidden)), \
+        uniform(-0.2, 0.2, (2, 24))
+    nodes = [
+        helper.make_node("GRU", ["x", "gru.weight", "gru.recurrence", "gru.bias"], ["", "h"],
+                         name="/gru/GRU", hidden_size=hidden, direction="bidirectional",
+                         linear_before_reset=1),
+        helper.make_node("Transpose", ["h"], ["h_t"], name="/Transpose", perm=[1, 0, 2]),
+        helper.make_node("Reshape", ["h_t", "out_shape"], ["features"], name="/Reshape"),
+    ]
+    initializers = [
+        numpy_helper.from_array(w, "gru.weight"),
+        numpy_helper.from_array(r, "gru.recurrence"),
+        numpy_helper.from_array(b, "gru.bias"),
+        numpy_helper.from_array(np.array([batch, 2 * hidden], dtype=np.int64), "out_shape"),
+    ]
+    graph = helper.make_graph(
+        nodes, "tiny_gru",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [steps, batch, feats])],
+        [helper.make_tensor_value_info("features", TensorProto.FLOAT, [batch, 2 * hidden])],
+        initializer=initializers)
+    model = helper.make_model(graph, producer_name="glassbox make_onnx_testdata.py",
+                              opset_imports=[helper.make_opsetid("", 14)])
+    model.ir_version = 7
+    save(model, os.path.join(out_dir, "tiny_gru.onnx"))
+    x = local.uniform(-1, 1, (steps, batch, feats)).astype(np.float32)
+    xd = x.astype(np.float64)
+    fwd = gru_ref(xd, w[0].astype(np.float64), r[0].astype(np.float64), b[0].astype(np.float64),
+                  False)
+    bwd = gru_ref(xd, w[1].astype(np.float64), r[1].astype(np.float64), b[1].astype(np.float64),
+                  True)
+    np.save(os.path.join(out_dir, "tiny_gru.input.npy"), x)
+    np.save(os.path.join(out_dir, "tiny_gru.expected.npy"),
+            np.concatenate([fwd, bwd], axis=1).astype(np.float32))
+
+
 def main():
     args = sys.argv[1:]
     only = None
@@ -394,10 +517,12 @@ def main():
         os.path.dirname(os.path.abspath(__file__)), "..", "testdata", "onnx")
     os.makedirs(out_dir, exist_ok=True)
     if only is not None:
-        if only not in ("tiny_nd_conv",):
-            print(f"make_onnx_testdata.py: --only takes tiny_nd_conv, got {only}", file=sys.stderr)
+        makers = {"tiny_nd_conv": tiny_nd_conv, "tiny_recurrent": tiny_recurrent}
+        if only not in makers:
+            print(f"make_onnx_testdata.py: --only takes {', '.join(makers)}, got {only}",
+                  file=sys.stderr)
             return 2
-        tiny_nd_conv(out_dir)
+        makers[only](out_dir)
         return 0
     tiny_cnn(out_dir)
     unsupported_op(out_dir)
@@ -405,6 +530,7 @@ def main():
     tiny_transformer(out_dir)
     tiny_embedding(out_dir)
     tiny_nd_conv(out_dir)
+    tiny_recurrent(out_dir)
     return 0
 
 
