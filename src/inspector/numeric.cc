@@ -248,18 +248,20 @@ void compare(const etrecord::ReferenceTensor& reference, std::span<const std::ui
 // inner steps: the reference is the source op's last output, so only the
 // last of them is compared.
 std::set<std::size_t> inner_steps(const std::vector<Unit>& units) {
-  std::map<std::vector<DebugHandle>, std::size_t> last;
+  // The last instruction of each handle set: every output it logged (an
+  // lstm's y, y_h and y_c) is the source op's.
+  std::map<std::vector<DebugHandle>, std::int32_t> last;
   for (std::size_t i = 0; i < units.size(); ++i) {
     const NumericRow& row = units[i].row;
     if (row.kind == NumericRowKind::kOperator && !row.debug_handles.empty()) {
-      last[row.debug_handles] = i;
+      last[row.debug_handles] = row.instruction.value;
     }
   }
   std::set<std::size_t> inner;
   for (std::size_t i = 0; i < units.size(); ++i) {
     const NumericRow& row = units[i].row;
     if (row.kind != NumericRowKind::kOperator || row.debug_handles.empty()) continue;
-    if (last[row.debug_handles] != i) inner.insert(i);
+    if (last[row.debug_handles] != row.instruction.value) inner.insert(i);
   }
   return inner;
 }

@@ -195,6 +195,24 @@ TEST(CompareNumericsTest, FindsTheFirstWrongOperatorAndKeepsDecompositionsTogeth
   EXPECT_THAT(render_numeric(report, Format::kChrome), ErrorIs(Error::kInvalidArgument));
 }
 
+TEST(CompareNumericsTest, EveryOutputOfASeveralOutputOperatorIsCompared) {
+  // An lstm-like conv at instruction 0 logs two outputs (y, then y_h): both
+  // are the source op's, neither an inner step; the wrong first one fails.
+  SyntheticRun run;
+  run.record.reference_op_outputs[DebugHandle(1)] = {{{2}, {-1, 2}}, {{2}, {3, 4}}};
+  run.log(0, -1, {-1, 9});
+  run.log(0, -1, {3, 4});
+  const NumericReport report = *compare_numerics(run.dump, run.record, run.data);
+  ASSERT_EQ(report.rows.size(), 2u);
+  EXPECT_EQ(report.rows[0].status, NumericStatus::kCompared) << report.rows[0].note;
+  EXPECT_TRUE(report.rows[0].exceeds);
+  EXPECT_EQ(report.rows[1].reference_output, 1u);
+  EXPECT_EQ(report.rows[1].status, NumericStatus::kCompared);
+  EXPECT_FALSE(report.rows[1].exceeds);
+  ASSERT_TRUE(report.first_failure.has_value());
+  EXPECT_EQ(*report.first_failure, 0u);
+}
+
 TEST(CompareNumericsTest, NonFiniteRuntimeValuesAreReportedInJson) {
   SyntheticRun run;
   run.log(0, -1, {std::numeric_limits<float>::infinity(), 2});
