@@ -10,6 +10,7 @@
 
 #include "frontends/onnx/importer.h"
 #include "frontends/onnx/test_models.h"
+#include "frontends/onnx/test_run.h"
 #include "glassbox/aot/ops.h"
 
 namespace glassbox::frontends::onnx {
@@ -76,6 +77,26 @@ TEST(ImporterRecurrentTest, LstmIsOneNodeWithEveryOutput) {
   EXPECT_EQ(std::get<std::string>(lstm.attributes.at("activations")),
             "Sigmoid,Tanh,Tanh,Sigmoid,Tanh,Tanh");
   EXPECT_EQ(std::get<std::string>(lstm.attributes.at("direction")), "bidirectional");
+}
+
+TEST(ImporterRecurrentTest, RunsOnThePortableKernelAndTheRuntimeChecksActivations) {
+  ::onnx::NodeProto* node = nullptr;
+  ModelWriter m = lstm_model(&node);
+  StatusOr<aot::Graph> graph = import_onnx_from_memory(m.bytes(), {}, "lstm.onnx");
+  ASSERT_TRUE(graph.ok()) << graph.message();
+  std::vector<float> x(24);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = 0.1f * static_cast<float>(i % 7) - 0.3f;
+  StatusOr<testing::Output> y = testing::run(*graph, {testing::bytes_of(x)});
+  ASSERT_TRUE(y.ok()) << y.message();
+  ASSERT_EQ(y->shape, (std::vector<std::int64_t>{4, 2, 2, 5}));
+  double sum = 0;
+  for (double v : y->values) sum += std::abs(v);
+  EXPECT_GT(sum, 0.01) << "the layer computes something";
+  // A graph naming an activation the kernel lacks is refused at load.
+  graph->nodes[0].attributes["activations"] = std::string("Sigmoid,Tanh,Tanh,Sigmoid,Swish,Tanh");
+  StatusOr<testing::Output> refused = testing::run(*graph, {testing::bytes_of(x)});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.message().find("lstm: activations"), std::string::npos) << refused.message();
 }
 
 TEST(ImporterRecurrentTest, AlphaAndBetaGoInOrderToTheFunctionsThatTakeThem) {
