@@ -114,3 +114,6 @@ function(glassbox_add_fuzzer name)
   target_link_options(${name} PRIVATE -fsanitize=fuzzer)
   set_property(GLOBAL APPEND PROPERTY GLASSBOX_FUZZERS ${name})
 endfunction()
+
+# Unity builds: the files that must be compiled on their own.
+include(${CMAKE_CURRENT_LIST_DIR}/unity.cmake)
