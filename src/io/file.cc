@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <functional>
 #include <new>
 
 namespace glassbox::io {
@@ -41,7 +42,13 @@ class Descriptor {
 
 }  // namespace
 
-StatusOr<std::vector<std::uint8_t>> read_file(const std::string& path, std::uint64_t max_bytes) {
+namespace {
+
+// The checks and the read loop of read_file; `allocate(n)` gives the storage
+// for n bytes (null or std::bad_alloc when there is no memory). Returns how
+// many bytes were read.
+StatusOr<std::size_t> read_regular_file(const std::string& path, std::uint64_t max_bytes,
+                                        const std::function<std::uint8_t*(std::size_t)>& allocate) {
   // Non-blocking, so opening a FIFO without a writer returns at once; the
   // type check below then refuses it before any read.
   const Descriptor file(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
@@ -59,18 +66,21 @@ StatusOr<std::vector<std::uint8_t>> read_file(const std::string& path, std::uint
                                               " bytes, more than the " + std::to_string(max_bytes) +
                                               " this reader accepts");
   }
-  std::vector<std::uint8_t> bytes;
+  std::uint8_t* data = nullptr;
   try {
-    bytes.resize(static_cast<std::size_t>(size));
+    data = allocate(static_cast<std::size_t>(size));
   } catch (const std::bad_alloc&) {
+    data = nullptr;
+  }
+  if (data == nullptr && size > 0) {
     return Status(Error::kOutOfResources,
                   path + ": needs " + std::to_string(size) + " bytes of memory");
   }
   // Up to the size seen at open: a file that grows meanwhile is read as it
   // was; one that shrinks ends early.
   std::size_t got = 0;
-  while (got < bytes.size()) {
-    const ssize_t n = ::read(file.get(), bytes.data() + got, bytes.size() - got);
+  while (got < size) {
+    const ssize_t n = ::read(file.get(), data + got, static_cast<std::size_t>(size) - got);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
       return Status(Error::kAccessFailed, path + ": cannot read: " + std::strerror(errno));
@@ -78,7 +88,29 @@ StatusOr<std::vector<std::uint8_t>> read_file(const std::string& path, std::uint
     if (n == 0) break;
     got += static_cast<std::size_t>(n);
   }
+  return got;
+}
+
+}  // namespace
+
+StatusOr<std::vector<std::uint8_t>> read_file(const std::string& path, std::uint64_t max_bytes) {
+  std::vector<std::uint8_t> bytes;
+  GLASSBOX_ASSIGN_OR_RETURN(const std::size_t got,
+                            read_regular_file(path, max_bytes, [&bytes](std::size_t n) {
+                              bytes.resize(n);
+                              return bytes.data();
+                            }));
   bytes.resize(got);
+  return bytes;
+}
+
+StatusOr<FileBytes> read_file_bytes(const std::string& path, std::uint64_t max_bytes) {
+  FileBytes bytes;
+  GLASSBOX_ASSIGN_OR_RETURN(bytes.size, read_regular_file(path, max_bytes, [&bytes](std::size_t n) {
+                              // Not value-initialised: no zero fill before the read.
+                              bytes.data.reset(new (std::nothrow) std::uint8_t[n]);
+                              return bytes.data.get();
+                            }));
   return bytes;
 }
 

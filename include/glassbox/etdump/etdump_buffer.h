@@ -76,9 +76,14 @@ class ETDumpBuffer {
  private:
   struct Verified;
   ETDumpBuffer() = default;
+  // Verifies and decodes `bytes`, which point into vector_ or file_.
+  static StatusOr<ETDumpBuffer> decode(ETDumpBuffer out, std::span<const std::uint8_t> bytes,
+                                       std::string_view source_name);
 
-  std::vector<std::uint8_t> bytes_;
-  std::unique_ptr<Verified> verified_;  // Points into bytes_ (or its aligned copy).
+  // The bytes: a caller's vector (parse) or a file read unfilled (load).
+  std::vector<std::uint8_t> vector_;
+  std::unique_ptr<std::uint8_t[]> file_;
+  std::unique_ptr<Verified> verified_;  // Points into the bytes (or their aligned copy).
   ETDumpFile skeleton_;
   std::size_t profile_events_ = 0;
 };

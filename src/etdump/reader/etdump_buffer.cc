@@ -27,14 +27,11 @@ ProfileEventRef ProfileEventRef::of(const ProfileEvent& event) {
   return ref;
 }
 
-StatusOr<ETDumpBuffer> ETDumpBuffer::parse(std::vector<std::uint8_t> bytes,
-                                           std::string_view source_name) {
+StatusOr<ETDumpBuffer> ETDumpBuffer::decode(ETDumpBuffer out, std::span<const std::uint8_t> bytes,
+                                            std::string_view source_name) {
   const std::string source(source_name);
-  ETDumpBuffer out;
-  out.bytes_ = std::move(bytes);
-  // Verified after the move: the buffer points into bytes_, whose storage
-  // later moves of this object keep.
-  auto verified = VerifiedBuffer::verify(out.bytes_);
+  // The buffer points into storage that later moves of `out` keep.
+  auto verified = VerifiedBuffer::verify(bytes);
   if (!verified.ok()) return verified.status().with_context(source);
   out.verified_ = std::make_unique<Verified>(Verified{std::move(*verified)});
   auto skeleton =
@@ -44,9 +41,20 @@ StatusOr<ETDumpBuffer> ETDumpBuffer::parse(std::vector<std::uint8_t> bytes,
   return out;
 }
 
+StatusOr<ETDumpBuffer> ETDumpBuffer::parse(std::vector<std::uint8_t> bytes,
+                                           std::string_view source_name) {
+  ETDumpBuffer out;
+  out.vector_ = std::move(bytes);
+  const std::span<const std::uint8_t> view(out.vector_);
+  return decode(std::move(out), view, source_name);
+}
+
 StatusOr<ETDumpBuffer> ETDumpBuffer::load(const std::string& path) {
-  GLASSBOX_ASSIGN_OR_RETURN(std::vector<std::uint8_t> bytes, io::read_file(path));
-  return parse(std::move(bytes), path);
+  GLASSBOX_ASSIGN_OR_RETURN(io::FileBytes file, io::read_file_bytes(path));
+  ETDumpBuffer out;
+  out.file_ = std::move(file.data);
+  const std::span<const std::uint8_t> view(out.file_.get(), file.size);
+  return decode(std::move(out), view, path);
 }
 
 ETDumpBuffer::ETDumpBuffer(ETDumpBuffer&&) noexcept = default;
