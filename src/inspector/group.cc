@@ -93,12 +93,12 @@ EventGroup make_group(const Key& key) {
 ProfileEventSource ProfileEventSource::of(const etdump::ETDumpFile& dump) {
   ProfileEventSource source;
   for (const etdump::RunData& run : dump.runs) source.count += run.events.size();
-  source.visit = [&dump](const etdump::ProfileEventVisitor& visit) {
+  source.visit = [&dump](const etdump::ProfileEventVisitor& each) {
     for (std::size_t r = 0; r < dump.runs.size(); ++r) {
       for (const etdump::Event& event : dump.runs[r].events) {
         // Values and allocations carry no time.
         if (const etdump::ProfileEvent* e = event.profile()) {
-          visit(r, etdump::ProfileEventRef::of(*e));
+          each(r, etdump::ProfileEventRef::of(*e));
         }
       }
     }
@@ -107,7 +107,7 @@ ProfileEventSource ProfileEventSource::of(const etdump::ETDumpFile& dump) {
 }
 
 ProfileEventSource ProfileEventSource::of(const etdump::ETDumpBuffer& dump) {
-  return {[&dump](const etdump::ProfileEventVisitor& visit) { dump.for_each_profile_event(visit); },
+  return {[&dump](const etdump::ProfileEventVisitor& each) { dump.for_each_profile_event(each); },
           dump.profile_events()};
 }
 

@@ -273,10 +273,8 @@ struct RunInfo {
   bool used = true;  ///< False for skipped warm-up runs.
 };
 
-/// One event occurrence, for timelines (chrome) and nesting. Packed to
-/// 4-byte alignment (28 bytes, not 32): a large dump has millions of them,
-/// and their vector is most of a chrome export's memory.
-struct __attribute__((packed, aligned(4))) Occurrence {
+/// One event occurrence, for timelines (chrome) and nesting.
+struct Occurrence {
   std::uint32_t group = 0;  ///< Index into Inspector::groups().
   std::uint32_t run = 0;    ///< Index into Inspector::runs().
   std::int32_t thread = 0;  ///< Logging thread index, 0 when unknown.
