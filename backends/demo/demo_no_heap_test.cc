@@ -47,7 +47,8 @@ namespace {
 std::atomic<bool> g_watching{false};
 std::atomic<std::size_t> g_allocations{0};
 
-void note_allocation() {
+// Unused in sanitizer builds, which keep their own allocator.
+[[maybe_unused]] void note_allocation() {
   if (g_watching.load(std::memory_order_relaxed)) {
     g_allocations.fetch_add(1, std::memory_order_relaxed);
   }
