@@ -45,10 +45,14 @@ CLI::Validator finite_number();
 Status check_outputs_are_not_inputs(const std::vector<std::string>& inputs,
                                     const std::vector<std::string>& outputs);
 
-/// Writes a command's text result to `out` (when `output` is "" or "-")
-/// or to the file `output`, through a temporary file renamed into place,
-/// never over one of `inputs`. The `-o` of `compare` (`inspect` writes the
-/// same way).
+/// Writes what `produce` hands out to `out` (when `output` is "" or "-") or
+/// to the file `output`, through a temporary file renamed into place, never
+/// over one of `inputs`. The `-o` of `inspect` and `compare`; a large
+/// result (a chrome trace) is never held whole.
+Status write_output_chunks(const std::string& output, const std::vector<std::string>& inputs,
+                           std::ostream& out, const io::ChunkProducer& produce);
+
+/// write_output_chunks of one text.
 Status write_text_output(const std::string& text, const std::string& output,
                          const std::vector<std::string>& inputs, std::ostream& out);
 

@@ -73,29 +73,8 @@ std::vector<std::string> input_files(const InspectOptions& options) {
   return inputs;
 }
 
-// Writes what `produce` hands out to stdout, or to the output file through
-// a temporary file renamed into place (an input is never overwritten).
-Status write_output_chunks(const InspectOptions& options, std::ostream& out,
-                           const io::ChunkProducer& produce) {
-  if (options.output.empty() || options.output == "-") {
-    const Status stdout_failed(Error::kAccessFailed, "cannot write to standard output");
-    GLASSBOX_RETURN_IF_ERROR(produce([&](std::string_view chunk) {
-      out.write(chunk.data(), static_cast<std::streamsize>(chunk.size()));
-      return out ? Status() : stdout_failed;
-    }));
-    out.flush();
-    return out ? Status() : stdout_failed;
-  }
-  io::OutputFiles outputs;
-  GLASSBOX_RETURN_IF_ERROR(outputs.refuse_inputs(input_files(options)));
-  GLASSBOX_ASSIGN_OR_RETURN(const std::string file, outputs.add(options.output));
-  GLASSBOX_RETURN_IF_ERROR(outputs.name_outputs(io::write_file_chunks(file, produce)));
-  return outputs.commit();
-}
-
 Status write_output(const std::string& text, const InspectOptions& options, std::ostream& out) {
-  return write_output_chunks(options, out,
-                             [&text](const io::ChunkSink& write) { return write(text); });
+  return write_text_output(text, options.output, input_files(options), out);
 }
 
 // `--numeric`: the comparison with the ETRecord's references instead of a
@@ -305,9 +284,10 @@ Status inspect(const InspectOptions& options, std::ostream& out, std::ostream* c
       table_width_for(out, !options.output.empty() && options.output != "-");
   if (format == inspector::Format::kChrome && options.baseline.empty()) {
     // Streamed: a million events' trace is half a gigabyte of text.
-    return write_output_chunks(options, out, [&current](const io::ChunkSink& write) {
-      return inspector::write_chrome_trace(current, write);
-    });
+    return write_output_chunks(options.output, input_files(options), out,
+                               [&current](const io::ChunkSink& write) {
+                                 return inspector::write_chrome_trace(current, write);
+                               });
   }
   std::string text;
   if (!options.baseline.empty()) {

@@ -74,19 +74,28 @@ CLI::Validator finite_number() {
       "NUMBER");
 }
 
-Status write_text_output(const std::string& text, const std::string& output,
-                         const std::vector<std::string>& inputs, std::ostream& out) {
+Status write_output_chunks(const std::string& output, const std::vector<std::string>& inputs,
+                           std::ostream& out, const io::ChunkProducer& produce) {
   if (output.empty() || output == "-") {
-    out << text;
+    const Status stdout_failed(Error::kAccessFailed, "cannot write to standard output");
+    GLASSBOX_RETURN_IF_ERROR(produce([&](std::string_view chunk) {
+      out.write(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+      return out ? Status() : stdout_failed;
+    }));
     out.flush();
-    if (!out) return Status(Error::kAccessFailed, "cannot write to standard output");
-    return Status();
+    return out ? Status() : stdout_failed;
   }
   io::OutputFiles outputs;
   GLASSBOX_RETURN_IF_ERROR(outputs.refuse_inputs(inputs));
   GLASSBOX_ASSIGN_OR_RETURN(const std::string file, outputs.add(output));
-  GLASSBOX_RETURN_IF_ERROR(outputs.name_outputs(io::write_file(file, text)));
+  GLASSBOX_RETURN_IF_ERROR(outputs.name_outputs(io::write_file_chunks(file, produce)));
   return outputs.commit();
+}
+
+Status write_text_output(const std::string& text, const std::string& output,
+                         const std::vector<std::string>& inputs, std::ostream& out) {
+  return write_output_chunks(output, inputs, out,
+                             [&text](const io::ChunkSink& write) { return write(text); });
 }
 
 Status check_outputs_are_not_inputs(const std::vector<std::string>& inputs,

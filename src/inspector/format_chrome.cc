@@ -59,7 +59,7 @@ std::string micros(double ns) { return fixed(ns / 1000.0, 3); }
 
 }  // namespace
 
-Status write_chrome_trace(const Inspector& inspector, const ChunkWriter& write) {
+Status write_chrome_trace(const Inspector& inspector, const io::ChunkSink& write) {
   const std::vector<Occurrence>& occurrences = inspector.occurrences();
   const std::vector<EventGroup>& groups = inspector.groups();
 

@@ -22,6 +22,7 @@
 
 #include "glassbox/core/status.h"
 #include "glassbox/inspector/inspector.h"
+#include "glassbox/io/output_files.h"
 
 namespace glassbox::inspector {
 
@@ -77,12 +78,9 @@ StatusOr<std::string> render_comparison(const Inspector& baseline, const Inspect
 /// "ns". Events are sorted by track, start, then longest first.
 std::string to_chrome_trace(const Inspector& inspector);
 
-/// Receives the chrome trace piece by piece (about a megabyte at a time);
-/// an error stops the writing and is returned.
-using ChunkWriter = std::function<Status(std::string_view chunk)>;
-
-/// The same trace, streamed to `write`: a million events' trace is half a
-/// gigabyte of text, which is never held whole.
-Status write_chrome_trace(const Inspector& inspector, const ChunkWriter& write);
+/// The same trace, handed to `write` about a megabyte at a time (a million
+/// events' trace is half a gigabyte of text, never held whole); `write`'s
+/// first error stops it and is returned.
+Status write_chrome_trace(const Inspector& inspector, const io::ChunkSink& write);
 
 }  // namespace glassbox::inspector
