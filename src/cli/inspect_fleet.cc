@@ -9,11 +9,10 @@ namespace glassbox::cli {
 
 StatusOr<std::string> inspect_fleet(const FleetOptions& fleet, const std::string& group_by,
                                     const etrecord::ETRecord* record,
-                                    const inspector::InspectorOptions& options,
-                                    inspector::View view, inspector::Format format,
-                                    std::ostream& err) {
+                                    inspector::InspectorOptions options, inspector::View view,
+                                    inspector::Format format, std::ostream& err) {
   // Only a timeline needs every occurrence; the views need the samples.
-  const bool keep_occurrences = format == inspector::Format::kChrome;
+  options.keep_occurrences = format == inspector::Format::kChrome;
   std::map<std::string, inspector::InspectorAggregator> aggregators;
   const std::function<StatusOr<inspector::PreparedDump>(const DumpSource&,
                                                         const etdump::ETDumpFile&)>
@@ -29,10 +28,7 @@ StatusOr<std::string> inspect_fleet(const FleetOptions& fleet, const std::string
         }
         auto it = aggregators.find(value);
         if (it == aggregators.end()) {
-          it =
-              aggregators
-                  .emplace(value, inspector::InspectorAggregator(record, options, keep_occurrences))
-                  .first;
+          it = aggregators.emplace(value, inspector::InspectorAggregator(record, options)).first;
         }
         it->second.merge(std::move(prepared));
         return Status();

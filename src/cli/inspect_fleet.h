@@ -18,8 +18,7 @@ namespace glassbox::cli {
 /// the summary go to `err`.
 StatusOr<std::string> inspect_fleet(const FleetOptions& fleet, const std::string& group_by,
                                     const etrecord::ETRecord* record,
-                                    const inspector::InspectorOptions& options,
-                                    inspector::View view, inspector::Format format,
-                                    std::ostream& err);
+                                    inspector::InspectorOptions options, inspector::View view,
+                                    inspector::Format format, std::ostream& err);
 
 }  // namespace glassbox::cli

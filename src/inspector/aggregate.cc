@@ -33,10 +33,10 @@ std::string group_key(const EventGroup& group) {
 }  // namespace
 
 InspectorAggregator::InspectorAggregator(const etrecord::ETRecord* etrecord,
-                                         InspectorOptions options, bool keep_occurrences)
+                                         InspectorOptions options)
     : etrecord_(etrecord),
       options_(options),
-      keep_occurrences_(keep_occurrences && options.keep_occurrences),
+      keep_occurrences_(options.keep_occurrences),
       result_(InspectorBuilder::make()) {}
 
 Status InspectorAggregator::add(const etdump::ETDumpFile& dump) {

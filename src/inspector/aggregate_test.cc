@@ -107,8 +107,10 @@ TEST(InspectorAggregatorTest, RefusesADumpOfAnotherProgram) {
 }
 
 TEST(InspectorAggregatorTest, KeepsOccurrencesOnlyWhenAsked) {
-  InspectorAggregator without(nullptr, {}, /*keep_occurrences=*/false);
-  InspectorAggregator with(nullptr, {}, /*keep_occurrences=*/true);
+  InspectorOptions lean;
+  lean.keep_occurrences = false;
+  InspectorAggregator without(nullptr, lean);
+  InspectorAggregator with(nullptr, {});
   for (InspectorAggregator* a : {&without, &with}) {
     ASSERT_THAT(a->add(demo_dump(Ids::kInt, 2)), IsOk());
     ASSERT_THAT(a->add(demo_dump(Ids::kInt, 2)), IsOk());

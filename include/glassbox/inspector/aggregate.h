@@ -18,8 +18,9 @@
 /// and grouping can run on many threads); `merge` folds it into the
 /// aggregation state, after which the dump and the prepared dump can be
 /// dropped. The state is the groups' sample vectors (exact percentiles need
-/// every sample), one RunInfo per run and, only when `keep_occurrences`,
-/// every event occurrence (for timelines; it grows with the input).
+/// every sample), one RunInfo per run and, only when the options'
+/// `keep_occurrences`, every event occurrence (for timelines; it grows with
+/// the input).
 ///
 /// Determinism. Groups appear in the order they were first seen over the
 /// merges, runs in merge order: merging the same dumps in the same order
@@ -59,9 +60,9 @@ class PreparedDump {
 
 class InspectorAggregator {
  public:
-  /// `etrecord` (may be null) must outlive the aggregator.
-  InspectorAggregator(const etrecord::ETRecord* etrecord, InspectorOptions options,
-                      bool keep_occurrences = true);
+  /// `etrecord` (may be null) must outlive the aggregator. Occurrences are
+  /// kept when `options.keep_occurrences`.
+  InspectorAggregator(const etrecord::ETRecord* etrecord, InspectorOptions options);
 
   /// Groups `dump` and checks it against `etrecord` (time unit, fingerprint,
   /// counters). Thread-safe: reads only its arguments.
