@@ -65,15 +65,19 @@ class SegmentationOut(torch.nn.Module):
 
 class KeywordLstm(torch.nn.Module):
     """A keyword spotter: two stacked LSTM layers over 40 features per 10 ms
-    frame, the last frame's state classified into 12 keywords."""
+    frame, the last frame's state classified into 12 keywords. Each layer is
+    its own nn.LSTM (lstm1, lstm2), not one nn.LSTM(num_layers=2): the same
+    computation, but each layer is then a module of its own in the ONNX
+    node names, so `inspect --view modules` shows the layers apart."""
 
     def __init__(self, features=40, hidden=64, keywords=12):
         super().__init__()
-        self.lstm = torch.nn.LSTM(features, hidden, num_layers=2, batch_first=True)
+        self.lstm1 = torch.nn.LSTM(features, hidden, batch_first=True)
+        self.lstm2 = torch.nn.LSTM(hidden, hidden, batch_first=True)
         self.classifier = torch.nn.Linear(hidden, keywords)
 
     def forward(self, x):
-        y, _ = self.lstm(x)
+        y, _ = self.lstm2(self.lstm1(x)[0])
         return self.classifier(y[:, -1])
 
 
