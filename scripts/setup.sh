@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Glassbox builds with, if any is missing, and
-# the tests' npm packages (tests/browser: playwright-core, driving Debian's
+# the npm packages of the report page (src/report/vendor_npm: dagre) and
+# the tests (tests/browser: playwright-core, driving Debian's
 # chromium; tests/fleet: @duckdb/node-api) with the machine's Node.js and npm. Idempotent: when everything is installed it only runs
 # dpkg-query and compares two files.
 set -euo pipefail
@@ -23,12 +24,13 @@ packages=(
 
 bash "$(dirname "$0")/install_packages.sh" "${packages[@]}"
 
-# The npm packages of the browser tests (tests/browser) and of the fleet
-# test and DuckDB example (tests/fleet: @duckdb/node-api, DuckDB's binary
-# inside), exactly as locked; `npm ci` only when a lock file changed since
+# The npm packages of the report page (src/report/vendor_npm: dagre, which
+# the build embeds to lay out the graph section), of the browser tests
+# (tests/browser) and of the fleet test and DuckDB example (tests/fleet:
+# @duckdb/node-api, DuckDB's binary inside), exactly as locked; `npm ci` only when a lock file changed since
 # its last install.
 root_dir="$(cd "$(dirname "$0")/.." && pwd)"
-for npm_dir in "$root_dir/tests/browser" "$root_dir/tests/fleet"; do
+for npm_dir in "$root_dir/src/report/vendor_npm" "$root_dir/tests/browser" "$root_dir/tests/fleet"; do
   if ! cmp -s "$npm_dir/package-lock.json" "$npm_dir/node_modules/.glassbox-installed-lock"; then
     echo "setup: npm ci in ${npm_dir#"$root_dir"/}"
     (cd "$npm_dir" && npm ci --no-audit --no-fund --loglevel=error)

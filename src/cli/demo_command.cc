@@ -91,8 +91,9 @@ Status demo(const DemoOptions& options, io::OutputFiles& outputs, const std::ato
   GLASSBOX_RETURN_IF_ERROR(io::write_file(trace_file, inspector::to_chrome_trace(inspector)));
   report::ReportOptions report_options;
   report_options.title = "ConvReLUTanModel";
-  GLASSBOX_ASSIGN_OR_RETURN(std::string page,
-                            report::render_report({.current = &inspector}, report_options));
+  GLASSBOX_ASSIGN_OR_RETURN(
+      std::string page,
+      report::render_report({.current = &inspector, .etrecord = &record}, report_options));
   GLASSBOX_RETURN_IF_ERROR(io::write_file(report_file, page));
 
   out << "Lowered ConvReLUTanModel to the demo delegate (identifiers: " << options.ids << ", "

@@ -104,7 +104,7 @@ Status write_report(const ReportCommandOptions& options, std::ostream& out) {
   report_options.title = page_title(options);
   report_options.execution = options.execution;
   report_options.timeline_event_limit = options.timeline_events;
-  report::ReportInputs inputs{.current = &current};
+  report::ReportInputs inputs{.current = &current, .etrecord = record_ptr};
 
   std::optional<inspector::Inspector> baseline;
   if (!options.baseline.empty()) {

@@ -11,6 +11,17 @@ namespace {
 
 using inspector::Comparator;
 
+std::string row_label(const inspector::NumericRow& row) {
+  if (row.kind == inspector::NumericRowKind::kProgramOutput) {
+    return "output " + std::to_string(row.output_index);
+  }
+  std::string label;
+  for (const std::string& name : row.op_names) label += (label.empty() ? "" : "+") + name;
+  return label.empty() ? "(unmapped)" : label;
+}
+
+}  // namespace
+
 // JSON has no inf or NaN: they are spelled as strings, as in
 // `inspect --numeric --format json`.
 Json metric_json(double value) {
@@ -22,17 +33,6 @@ Json metric_json(double value) {
 bool fails_below(Comparator metric) {
   return metric == Comparator::kSnr || metric == Comparator::kCosine;
 }
-
-std::string row_label(const inspector::NumericRow& row) {
-  if (row.kind == inspector::NumericRowKind::kProgramOutput) {
-    return "output " + std::to_string(row.output_index);
-  }
-  std::string label;
-  for (const std::string& name : row.op_names) label += (label.empty() ? "" : "+") + name;
-  return label.empty() ? "(unmapped)" : label;
-}
-
-}  // namespace
 
 Json numeric_json(const inspector::NumericReport& report) {
   Json rows = Json::array();

@@ -9,6 +9,7 @@
 
 #include "glassbox/inspector/inspector.h"
 #include "glassbox/inspector/numeric.h"
+#include "glassbox/inspector/quant.h"
 #include "glassbox/inspector/views.h"
 #include "glassbox/report/report.h"
 
@@ -16,6 +17,19 @@ namespace glassbox::report {
 
 // Keys stay in the order written: the golden data reads like the docs.
 using Json = nlohmann::ordered_json;
+
+/// A metric as JSON: inf and NaN (which JSON lacks) spelled as strings, as
+/// in `inspect --numeric --format json`.
+Json metric_json(double value);
+
+/// True for metrics where lower is worse (snr, cosine).
+bool fails_below(inspector::Comparator metric);
+
+/// The graph section: the ETRecord's edge graph with each node's ops-table
+/// row, delegate call, numeric error and int8 SQNR (report_graph.cc); null
+/// when the record has no graph.
+Json graph_json(const etrecord::ETRecord& record, const std::vector<inspector::OpRow>& ops,
+                const inspector::NumericReport* numeric, const inspector::QuantReport* quant);
 
 /// `value` rounded to one decimal.
 double round_time(double value);

@@ -11,6 +11,8 @@ namespace {
 
 constexpr std::string_view kCssMarker = "/*@GLASSBOX_CSS@*/";
 constexpr std::string_view kJsMarker = "/*@GLASSBOX_JS@*/";
+constexpr std::string_view kGraphMarker = "/*@GLASSBOX_GRAPH_JS@*/";
+constexpr std::string_view kLayoutMarker = "/*@GLASSBOX_LAYOUT_JS@*/";
 constexpr std::string_view kDataMarker = "@GLASSBOX_DATA@";
 
 // Names come from untrusted files: bytes that are not UTF-8 are replaced
@@ -89,6 +91,10 @@ StatusOr<std::string> report_data(const ReportInputs& inputs, const ReportOption
       {"baseline", inputs.baseline != nullptr ? baseline_json(*inputs.baseline, current) : Json()}};
   // Only int8 runs have it; other reports keep their bytes.
   if (inputs.quant != nullptr) data["quant"] = quant_json(*inputs.quant);
+  // Only with an ETRecord: reports without one keep their bytes.
+  if (inputs.etrecord != nullptr) {
+    data["graph"] = graph_json(*inputs.etrecord, ops, inputs.numeric, inputs.quant);
+  }
   return dump_by_rows(data) + "\n";
 }
 
@@ -100,6 +106,8 @@ std::string report_page(std::string_view data) {
   std::size_t from = 0;
   for (auto [marker, value] :
        {std::pair{kCssMarker, std::string(assets::kCss)}, std::pair{kDataMarker, script_safe(data)},
+        std::pair{kLayoutMarker, std::string(assets::kLayoutJs)},
+        std::pair{kGraphMarker, std::string(assets::kGraphJs)},
         std::pair{kJsMarker, std::string(assets::kJs)}}) {
     const std::size_t at = html.find(marker, from);
     if (at == std::string_view::npos) continue;

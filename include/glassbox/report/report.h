@@ -1,7 +1,8 @@
 #pragma once
 /// @file
 /// One self-contained HTML page per run: summary, the ops table, top ops,
-/// the module tree, one execution's timeline, and (when given) the numeric
+/// the module tree, the model's graph (with an ETRecord), one execution's
+/// timeline, and (when given) the numeric
 /// comparison and per-op deltas against a baseline.
 ///
 ///   report::ReportInputs in{.current = &inspector};
@@ -25,6 +26,7 @@
 #include <string_view>
 
 #include "glassbox/core/status.h"
+#include "glassbox/etrecord/etrecord.h"
 #include "glassbox/inspector/inspector.h"
 #include "glassbox/inspector/numeric.h"
 #include "glassbox/inspector/quant.h"
@@ -40,6 +42,9 @@ struct ReportInputs {
   const inspector::NumericReport* numeric = nullptr;
   /// The quant view of an int8 model's run (SQNR per quantized op). Optional.
   const inspector::QuantReport* quant = nullptr;
+  /// The ETRecord `current` was joined with: its edge graph becomes the
+  /// graph section (nodes shaded by time, error or SQNR). Optional.
+  const etrecord::ETRecord* etrecord = nullptr;
 };
 
 struct ReportOptions {

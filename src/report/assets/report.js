@@ -1,7 +1,8 @@
 // The glassbox report page: draws the report data (the JSON block
 // #glassbox-data, made by `glassbox report`) as a summary, the ops table,
-// top ops, the module tree, time by op type, one execution's timeline, and
-// the numeric and baseline charts. SVG is drawn directly: no library, nothing fetched.
+// top ops, the module tree, time by op type, the graph (report_graph.js,
+// laid out by the embedded dagre), one execution's timeline, and the numeric
+// and baseline charts. SVG is drawn directly; nothing is fetched.
 // Every section renders on its own: one that fails says so in its place
 // and logs the error, the others still draw.
 (function () {
@@ -11,7 +12,7 @@
   const data = JSON.parse(document.getElementById('glassbox-data').textContent);
   const unit = data.summary.time.unit;
   // What the page drew, for people and for the browser tests.
-  const state = { sections: {}, moduleFilter: null, textFilter: '' };
+  const state = { sections: {}, moduleFilter: null, rowFilter: null, textFilter: '' };
   window.glassboxReport = state;
 
   // ---- small helpers -------------------------------------------------------
@@ -175,11 +176,13 @@
       fillOpsTable();
     });
     document.getElementById('module-filter').addEventListener('click', () => setModuleFilter(null));
+    document.getElementById('row-filter').addEventListener('click', () => setRowFilter(null));
     fillOpsTable();
   }
 
   function rowMatches(row) {
     if (state.moduleFilter !== null && !row.in_modules.includes(state.moduleFilter)) return false;
+    if (state.rowFilter !== null && data.ops[state.rowFilter] !== row) return false;
     if (!state.textFilter) return true;
     const hay = [row.label, ...row.op_names, ...row.op_types, ...row.modules, row.backend,
       ids(row.identifiers)].join(' ').toLowerCase();
@@ -230,6 +233,18 @@
     if (index !== null) chip.textContent = `module: ${data.modules[index].path || '(model)'} \u00d7`;
     for (const node of document.querySelectorAll('.module-node')) {
       node.classList.toggle('selected', Number(node.dataset.index) === index);
+    }
+    fillOpsTable();
+  }
+
+  // A graph node's row alone (a click in the graph); null shows all again.
+  function setRowFilter(index) {
+    state.rowFilter = index;
+    const chip = document.getElementById('row-filter');
+    chip.hidden = index === null;
+    if (index !== null) chip.textContent = `graph node: ${data.ops[index].label} \u00d7`;
+    if (index === null) {
+      for (const node of document.querySelectorAll('.graph-node.selected')) node.classList.remove('selected');
     }
     fillOpsTable();
   }
@@ -643,6 +658,8 @@
   section('top-ops', drawTopOps);
   section('modules', drawModuleTree);
   section('types', drawTypes);
+  // report_graph.js, embedded before this file.
+  section('graph', () => window.glassboxGraph.draw({ data, el, svgEl, attachTip, short, fmtTime, filterToRow: setRowFilter }));
   section('timeline', drawTimeline);
   section('quant', drawQuant);
   section('numeric', drawNumeric);
