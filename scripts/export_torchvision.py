@@ -154,18 +154,42 @@ class GptDecoder(torch.nn.Module):
         return self.head(self.ln_f(self.blocks(self.tokens(ids) + self.positions)))
 
 
+class DetectionPostprocess(torch.nn.Module):
+    """SSD's post-processing (box decoding, score threshold, per-class top-k,
+    batched NMS, boxes scaled back to the input image) as a module of its
+    own, so its ONNX nodes carry the module path "postprocess" (in SSD it is
+    a method, and its nodes would sit at the detector's top level). Holds
+    the detector in a list: a submodule would register its weights twice."""
+
+    def __init__(self, detector):
+        super().__init__()
+        self.detector = [detector]
+
+    def forward(self, head_outputs, anchors, image_sizes, original_sizes):
+        detector = self.detector[0]
+        detections = detector.postprocess_detections(head_outputs, anchors, image_sizes)
+        return detector.transform.postprocess(detections, image_sizes, original_sizes)[0]
+
+
 class DetectionOut(torch.nn.Module):
-    """A torchvision detector with its post-processing (box decoding, score
-    threshold, per-class top-k, batched NMS, boxes scaled back to the
-    image), fed one 1x3xHxW image and returning one Nx6 tensor (x1, y1, x2,
-    y2, score, label): `glassbox run --expect` compares output 0."""
+    """A torchvision SSD detector with its post-processing, fed one 1x3xHxW
+    image and returning one Nx6 tensor (x1, y1, x2, y2, score, label):
+    `glassbox run --expect` compares output 0. The steps are SSD.forward's
+    in eval mode (transform, backbone, head, anchors, post-processing)."""
 
     def __init__(self, model):
         super().__init__()
         self.model = model
+        self.postprocess = DetectionPostprocess(model)
 
     def forward(self, x):
-        out = self.model([x[0]])[0]
+        model = self.model
+        original_sizes = [(x.shape[-2], x.shape[-1])]
+        images, _ = model.transform([x[0]])
+        features = list(model.backbone(images.tensors).values())
+        head_outputs = model.head(features)
+        anchors = model.anchor_generator(images, features)
+        out = self.postprocess(head_outputs, anchors, images.image_sizes, original_sizes)
         return torch.cat([out["boxes"], out["scores"].unsqueeze(1),
                           out["labels"].unsqueeze(1).to(out["boxes"].dtype)], dim=1)
 
