@@ -100,6 +100,7 @@ bench: setup build/bench/build.ninja build/bench-notrace/build.ninja
 	  BENCH_ORT_TITLE="Int8 (QDQ) models beside ONNX Runtime, and their float twins" \
 	  bash scripts/bench_ort.sh build/bench/tools/glassbox/glassbox
 	@bash scripts/bench_report.sh build/bench/src/report/report_benchmark
+	@bash scripts/bench_report_graph.sh build/bench/tools/glassbox/glassbox
 	@bash scripts/bench_big_dump.sh build/bench/tools/glassbox/glassbox
 
 # The README's picture: a fresh `glassbox demo`'s report, screenshot by

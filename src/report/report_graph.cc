@@ -47,14 +47,14 @@ std::map<std::uint32_t, std::size_t> row_by_handle(const std::vector<OpRow>& ops
 }
 
 // Worst numeric error per handle: the threshold metric of every compared
-// row that holds the handle, the worst one kept.
+// row that holds the handle, the worst one kept. A delegate call's own row
+// holds all of its ops, so it only speaks for ops no finer row covers (a
+// delegate that logged nothing inside); program outputs never do.
 std::map<std::uint32_t, std::pair<double, bool>> error_by_handle(
     const inspector::NumericReport& report) {
   const bool lower_is_worse = fails_below(report.threshold_metric);
-  std::map<std::uint32_t, std::pair<double, bool>> worst;
-  for (const inspector::NumericRow& row : report.rows) {
-    if (row.status != inspector::NumericStatus::kCompared) continue;
-    if (!std::isfinite(row.threshold_value)) continue;
+  using Worst = std::map<std::uint32_t, std::pair<double, bool>>;
+  auto keep = [&](Worst& worst, const inspector::NumericRow& row) {
     for (DebugHandle h : row.debug_handles) {
       auto [it, inserted] = worst.try_emplace(h.value, row.threshold_value, row.exceeds);
       if (inserted) continue;
@@ -62,8 +62,21 @@ std::map<std::uint32_t, std::pair<double, bool>> error_by_handle(
                                         : row.threshold_value > it->second.first;
       if (worse) it->second = {row.threshold_value, row.exceeds};
     }
+  };
+  Worst per_op;
+  Worst per_call;
+  for (const inspector::NumericRow& row : report.rows) {
+    if (row.status != inspector::NumericStatus::kCompared) continue;
+    if (!std::isfinite(row.threshold_value)) continue;
+    switch (row.kind) {
+      case inspector::NumericRowKind::kOperator:
+      case inspector::NumericRowKind::kDelegateInternal: keep(per_op, row); break;
+      case inspector::NumericRowKind::kDelegateCall: keep(per_call, row); break;
+      case inspector::NumericRowKind::kProgramOutput: break;
+    }
   }
-  return worst;
+  per_op.merge(per_call);  // keeps per_op's entry where both have one
+  return per_op;
 }
 
 }  // namespace

@@ -60,6 +60,11 @@ inspector::NumericReport faulty_tan_report() {
     r.backend = "DemoBackend";
     r.identifiers = std::move(ids);
     r.op_names = std::move(ops);
+    // The demo graph's handles: conv2d 1, relu 2, conv2d_1 3, relu_1 4, tan 5.
+    const std::map<std::string, std::uint32_t> handle{
+        {"conv2d", 1}, {"relu", 2}, {"conv2d_1", 3}, {"relu_1", 4}, {"tan", 5}};
+    for (const std::string& name : r.op_names)
+      r.debug_handles.push_back(DebugHandle(handle.at(name)));
     if (!r.op_names.empty()) r.reference_op = r.op_names.back();
     r.threshold_value = value;
     r.exceeds = value > 1e-3;
@@ -80,6 +85,11 @@ inspector::NumericReport faulty_tan_report() {
   unmapped.status = inspector::NumericStatus::kUnmapped;
   unmapped.note = "identifier 105 is not in the delegate map";
   report.rows.push_back(unmapped);
+  // The delegate call seen from outside holds every op: it must not paint
+  // them all with tan's error (the graph's shading).
+  inspector::NumericRow call = row(7, {}, {"conv2d", "relu", "conv2d_1", "relu_1", "tan"}, 0.066);
+  call.kind = inspector::NumericRowKind::kDelegateCall;
+  report.rows.push_back(call);
   return report;
 }
 
@@ -99,9 +109,43 @@ TEST(ReportDataTest, DemoWithNumericAndBaselineGolden) {
   ReportOptions options;
   options.title = "ConvReLUTanModel";
   options.execution = 0;
-  expect_golden("demo_numeric_baseline.data.json",
-                value_of(report_data(
-                    {.current = &current, .baseline = &baseline, .numeric = &numeric}, options)));
+  expect_golden(
+      "demo_numeric_baseline.data.json",
+      value_of(report_data(
+          {.current = &current, .baseline = &baseline, .numeric = &numeric, .etrecord = &record},
+          options)));
+}
+
+TEST(ReportDataTest, GraphHasEveryNodeItsRowItsDelegateCallAndItsError) {
+  etrecord::ETRecord record = demo_record(Ids::kString);
+  // Chain the demo graph's nodes through values, as the exporter does.
+  std::vector<aot::Node>& nodes = record.edge_graphs.at("forward").nodes;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    nodes[i].outputs = {aot::ValueId(static_cast<std::int32_t>(i))};
+    if (i > 0) nodes[i].inputs = {aot::ValueId(static_cast<std::int32_t>(i - 1))};
+  }
+  const Inspector current = value_of(Inspector::create(demo_dump(Ids::kString, 2), &record));
+  const inspector::NumericReport numeric = faulty_tan_report();
+  EXPECT_TRUE(data_of({.current = &current})["graph"].is_null()) << "no ETRecord, no graph";
+  const nlohmann::json data =
+      data_of({.current = &current, .numeric = &numeric, .etrecord = &record});
+  const nlohmann::json& graph = data["graph"];
+  ASSERT_EQ(graph["nodes"].size(), record.edge_graphs.at("forward").nodes.size());
+  EXPECT_EQ(graph["method"], "forward");
+  ASSERT_EQ(graph["partitions"].size(), 1u);
+  EXPECT_EQ(graph["partitions"][0]["backend"], "DemoBackend");
+  // A chain: conv2d -> relu -> conv2d_1 -> relu_1 -> tan.
+  EXPECT_EQ(graph["edges"], nlohmann::json({{0, 1}, {1, 2}, {2, 3}, {3, 4}}));
+  for (const nlohmann::json& node : graph["nodes"]) {
+    EXPECT_EQ(node["partition"], 0) << node["name"];
+    const nlohmann::json& row = data["ops"][node["row"].get<std::size_t>()];
+    EXPECT_THAT(row["op_names"].get<std::vector<std::string>>(),
+                ::testing::Contains(node["name"].get<std::string>()));
+    // The fault is tan's alone: the delegate call's row, which holds every
+    // op, does not paint the others.
+    EXPECT_EQ(node["exceeds"], node["name"] == "tan") << node["name"];
+  }
+  EXPECT_EQ(graph["error_metric"], data["numeric"]["metric"]);
 }
 
 TEST(ReportDataTest, OpsMarkFusedAndDecomposedRows) {
@@ -295,6 +339,7 @@ TEST(ReportPageTest, EmbedsCssJsAndDataWithoutMarkersLeft) {
   EXPECT_THAT(page, HasSubstr("<!doctype html>"));
   EXPECT_THAT(page, HasSubstr("{\"format\":\"glassbox-report\"}</script>"));
   EXPECT_THAT(page, HasSubstr("glassboxReport"));   // the JS
+  EXPECT_THAT(page, HasSubstr("glassboxGraph"));    // the graph's JS
   EXPECT_THAT(page, HasSubstr("--delegate-call"));  // the CSS
   EXPECT_THAT(page, Not(HasSubstr("@GLASSBOX_")));
   EXPECT_THAT(page, HasSubstr("default-src 'none'"));  // nothing fetched at view time

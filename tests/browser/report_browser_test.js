@@ -113,6 +113,30 @@ async function checkDemo(browser) {
   assert.ok(await page.$$eval('#timeline-chart rect.tl-event', (rs) => rs.length) >= 1);
   await page.dblclick('#timeline-chart svg');
 
+  // The graph: the delegate call's ground holds two fused boxes (conv2d and
+  // relu each) and tan's box with its three delegate steps; a click on tan
+  // filters the table to its row, the chip clears it.
+  const boxes = await page.$$eval('#graph-chart g.graph-node', (gs) => gs.map((g) => ({
+    members: Number(g.dataset.members), decomposed: g.dataset.decomposed === 'true',
+    partition: g.dataset.partition, text: g.textContent })));
+  assert.equal(boxes.length, 3, 'three boxes for five source ops');
+  assert.deepEqual(boxes.map((b) => b.members).sort(), [1, 2, 2]);
+  assert.ok(boxes.every((b) => b.partition === '0'), 'all in the one delegate call');
+  const tanBox = boxes.find((b) => b.decomposed);
+  assert.ok(tanBox && /tan \(tan\)/.test(tanBox.text) && /3 delegate steps/.test(tanBox.text), 'tan drawn with its steps');
+  assert.equal(await page.$$eval('#graph-chart rect.graph-partition', (r) => r.map((x) => x.dataset.backend)).then((b) => b.join()), 'DemoBackend');
+  assert.deepEqual(await page.$$eval('#graph-shade option', (o) => o.map((x) => x.value)), ['time']);
+  await page.click('#graph-chart g.graph-node[data-decomposed="true"]');
+  assert.deepEqual(await page.$$eval('#ops-table tbody tr', (trs) => trs.map((tr) => tr.dataset.label)), ['tan']);
+  await page.click('#row-filter');
+  assert.equal(await page.$$eval('#ops-table tbody tr', (trs) => trs.length), 3);
+  // The wheel zooms the graph (its transform's scale changes).
+  const scaleOf = () => page.$eval('#graph-chart svg > g', (g) => g.getAttribute('transform'));
+  const before = await scaleOf();
+  await page.hover('#graph-chart svg');
+  await page.mouse.wheel(0, -200);
+  assert.notEqual(await scaleOf(), before, 'the wheel zooms the graph');
+
   assert.equal(await page.isHidden('#numeric'), true, 'no numeric chart without --debug-data');
   await page.mouse.move(0, 0);  // no tooltip in the picture
   await page.screenshot({ path: out('demo-report.png'), fullPage: true });
@@ -136,6 +160,13 @@ async function checkFault(browser) {
   // Rows before the failure pass.
   const points = await page.$$eval('#numeric-chart circle.point', (c) => c.map((p) => p.getAttribute('class')));
   for (let i = 0; i < ff; i++) assert.ok(!points[i].includes('exceeds'), `row ${i} before the failure passes`);
+
+  // The graph can be shaded by the error too, and then tan is the worst.
+  assert.deepEqual(await page.$$eval('#graph-shade option', (o) => o.map((x) => x.value)), ['time', 'error']);
+  assert.equal(await page.$eval('#graph-shade', (s) => s.value), 'error', 'a numeric report shades by error first');
+  const fills = await page.$$eval('#graph-chart g.graph-node', (gs) => gs.map((g) => ({
+    decomposed: g.dataset.decomposed === 'true', fill: g.querySelector('rect').getAttribute('fill') })));
+  assert.equal(fills.find((f) => f.decomposed).fill, 'rgb(255,110,20)', 'tan, the faulted op, is the deepest orange');
 
   assert.equal(await page.isVisible('#baseline'), true);
   assert.equal(await page.$$eval('#baseline-chart rect.delta', (r) => r.length), 3);

@@ -44,6 +44,10 @@
       box.partition = first.partition;
       const lines = box.members.map((i) => `${graph.nodes[i].name} (${graph.nodes[i].type})`);
       box.lines = lines.length > 1 ? ['fused:', ...lines] : lines;
+      // One source op the delegate ran as several steps: its steps inside.
+      const row = box.row === null ? null : ops[box.row];
+      box.decomposed = Boolean(row && row.decomposed);
+      if (box.decomposed) box.lines.push(`  as ${row.identifiers.length} delegate steps: ${row.identifiers.join(', ')}`);
       const longest = Math.max(...box.lines.map((l) => Math.min(l.length, 34)));
       box.width = 16 + longest * 6.6;
       box.height = 8 + box.lines.length * 14;
@@ -98,7 +102,7 @@
   // than SLICE boxes is laid out in slices of consecutive boxes (node order
   // is topological), stacked top to bottom; edges between slices are drawn
   // straight. A 1,000-op model then lays out in well under a second.
-  const SLICE = 120;
+  const SLICE = 50;
 
   function layoutSlice(boxes, first, last, edges, large) {
     const g = new dagre.graphlib.Graph({ multigraph: false });
@@ -234,8 +238,11 @@
     const rects = [];
     boxes.forEach((box) => {
       const g = svgEl('g', { class: 'graph-node', 'data-row': box.row === null ? '' : String(box.row),
+        'data-members': String(box.members.length), 'data-decomposed': String(box.decomposed),
+        'data-partition': box.partition === null ? '' : String(box.partition),
         transform: `translate(${(box.x - box.width / 2).toFixed(1)},${(box.y - box.height / 2).toFixed(1)})` });
-      const rect = svgEl('rect', { width: box.width, height: box.height, rx: 4, class: box.members.length > 1 ? 'fused' : '' });
+      const rect = svgEl('rect', { width: box.width, height: box.height, rx: 4,
+        class: box.members.length > 1 ? 'fused' : box.decomposed ? 'decomposed' : '' });
       g.appendChild(rect);
       box.lines.forEach((line, i) => g.appendChild(svgEl('text', { x: 8, y: 16 + i * 14 }, short(line, 34))));
       attachTip(g, () => {
