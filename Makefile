@@ -90,6 +90,10 @@ test-tsan: setup build/tsan/build.ninja
 INT8_BENCH_MODELS := resnet18_int8 resnet18_int8_float mobilenet_v2_int8 mobilenet_v2_int8_float \
   encoder_dynint8 encoder_dynint8_float
 
+# Issue 33's models beyond images (make models), timed the same way.
+BEYOND_IMAGES_MODELS := kws_lstm audio_conv1d gpt_decoder deeplabv3_mobilenet_v3_large r3d_18 \
+  ssdlite320_mobilenet_v3_large
+
 bench: setup build/bench/build.ninja build/bench-notrace/build.ninja
 	cmake --build build/bench -j $(JOBS)
 	cmake --build build/bench-notrace -j $(JOBS) --target whole_model_benchmark
@@ -99,6 +103,9 @@ bench: setup build/bench/build.ninja build/bench-notrace/build.ninja
 	@BENCH_ORT_MODELS="$(INT8_BENCH_MODELS)" BENCH_ORT_SECTION="INT8 COMPARISON" \
 	  BENCH_ORT_TITLE="Int8 (QDQ) models beside ONNX Runtime, and their float twins" \
 	  bash scripts/bench_ort.sh build/bench/tools/glassbox/glassbox
+	@BENCH_ORT_MODELS="$(BEYOND_IMAGES_MODELS)" BENCH_ORT_SECTION="ORT BEYOND IMAGES" \
+	  BENCH_ORT_TITLE="Beyond images: audio, video, detection, segmentation, tokens" \
+	  bash scripts/bench_ort.sh build/bench/tools/glassbox/glassbox "$$HOME/.cache/glassbox/models" 10 3
 	@bash scripts/bench_report.sh build/bench/src/report/report_benchmark
 	@bash scripts/bench_report_graph.sh build/bench/tools/glassbox/glassbox
 	@bash scripts/bench_big_dump.sh build/bench/tools/glassbox/glassbox

@@ -5,26 +5,8 @@
 // Usage: node time_model.js MODEL.onnx INPUT.npy THREADS [ITERATIONS] [WARMUP]
 // Prints the median milliseconds per run, nothing else.
 'use strict';
-const fs = require('fs');
 const ort = require('onnxruntime-node');
-
-// A little-endian float32 .npy file (what scripts/export_torchvision.py writes).
-function readNpy(path) {
-  const bytes = fs.readFileSync(path);
-  if (bytes.toString('latin1', 1, 6) !== 'NUMPY') throw new Error(`${path}: not a .npy file`);
-  const major = bytes[6];
-  const headerLength = major === 1 ? bytes.readUInt16LE(8) : bytes.readUInt32LE(8);
-  const start = (major === 1 ? 10 : 12) + headerLength;
-  const header = bytes.toString('latin1', major === 1 ? 10 : 12, start);
-  if (!header.includes("'descr': '<f4'") || header.includes("'fortran_order': True")) {
-    throw new Error(`${path}: not a C-order float32 .npy file`);
-  }
-  const shape = header.match(/'shape': \(([^)]*)\)/)[1].split(',').filter((s) => s.trim())
-      .map(Number);
-  const data = new Float32Array(bytes.buffer.slice(bytes.byteOffset + start,
-                                                   bytes.byteOffset + bytes.length));
-  return new ort.Tensor('float32', data, shape);
-}
+const {readNpy} = require('./npy');
 
 async function main() {
   const [model, input, threads, iterations = '20', warmup = '3'] = process.argv.slice(2);
@@ -39,7 +21,7 @@ async function main() {
     interOpNumThreads: 1,
     executionMode: 'sequential',
   });
-  const feeds = {[session.inputNames[0]]: readNpy(input)};
+  const feeds = {[session.inputNames[0]]: readNpy(input, ort)};
   for (let i = 0; i < Number(warmup); ++i) await session.run(feeds);
   const times = [];
   for (let i = 0; i < Number(iterations); ++i) {
