@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -148,6 +149,55 @@ TEST_F(ReportCliTest, ClearErrors) {
               ErrorIs(Error::kAccessFailed, {"missing.etdp"}));
   EXPECT_THAT(report({"--etdump", path("m.etdp"), "-o", path("no/such/dir/x.html")}),
               ErrorIs(Error::kAccessFailed, {"x.html: cannot write"}));
+  EXPECT_FALSE(std::filesystem::exists(path("x.html")));
+}
+
+TEST_F(ReportCliTest, CompareAddsThePerLayerComparisonWithAnotherProgram) {
+  // The same model on the portable kernels: its three ops joined by name
+  // with the delegate's fused rows and tan.
+  glassbox({"lower", "--model", "demo", "--backend", "portable", "-o", path("p.gbx"), "--etrecord",
+            path("p.etrecord")});
+  glassbox({"run", path("p.gbx"), "--etdump", path("p.etdp"), "--iterations", "2"});
+  ASSERT_THAT(
+      report({"--etdump", path("m.etdp"), "--etrecord", path("m.etrecord"), "--compare",
+              path("p.etdp"), "--compare-etrecord", path("p.etrecord"), "-o", path("c.html")}),
+      IsOk());
+  const nlohmann::json data = embedded_data(read_text(path("c.html")));
+  ASSERT_TRUE(data.is_object());
+  const nlohmann::json& compare = data["compare"];
+  EXPECT_EQ(compare["join"], "names");
+  EXPECT_EQ(compare["name_b"], path("p.etdp"));
+  std::vector<std::string> labels;
+  for (const nlohmann::json& row : compare["rows"]) {
+    labels.push_back(row["label"]);
+    EXPECT_EQ(row["backend_a"], "DemoBackend");
+    EXPECT_EQ(row["backend_b"], "");  // portable kernels
+    EXPECT_TRUE(row["a"].is_number() && row["b"].is_number());
+  }
+  std::sort(labels.begin(), labels.end());
+  EXPECT_EQ(labels, (std::vector<std::string>{"conv2d+relu", "conv2d_1+relu_1", "tan"}));
+  EXPECT_TRUE(compare["only_a"].empty());
+  EXPECT_TRUE(compare["only_b"].empty());
+  // The graph needs only --etrecord; the page without --compare has no comparison.
+  EXPECT_EQ(data["graph"]["nodes"].size(), 5u);
+  ASSERT_THAT(
+      report({"--etdump", path("m.etdp"), "--etrecord", path("m.etrecord"), "-o", path("nc.html")}),
+      IsOk());
+  EXPECT_FALSE(embedded_data(read_text(path("nc.html"))).contains("compare"));
+}
+
+TEST_F(ReportCliTest, CompareNeedsBothFilesAndAnETRecord) {
+  EXPECT_THAT(report({"--etdump", path("m.etdp"), "--etrecord", path("m.etrecord"), "--compare",
+                      path("old.etdp"), "-o", path("x.html")}),
+              ErrorIs(Error::kInvalidArgument, {"--compare and --compare-etrecord go together"}));
+  EXPECT_THAT(report({"--etdump", path("m.etdp"), "--compare", path("old.etdp"),
+                      "--compare-etrecord", path("m.etrecord"), "-o", path("x.html")}),
+              ErrorIs(Error::kInvalidArgument, {"--compare needs --etrecord"}));
+  // A dump of another program than its ETRecord's is refused, naming it.
+  EXPECT_THAT(
+      report({"--etdump", path("m.etdp"), "--etrecord", path("m.etrecord"), "--compare",
+              path("old.etdp"), "--compare-etrecord", path("p.etrecord"), "-o", path("x.html")}),
+      ErrorIs(Error::kMismatch, {"old.etdp"}));
   EXPECT_FALSE(std::filesystem::exists(path("x.html")));
 }
 

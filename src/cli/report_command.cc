@@ -13,6 +13,7 @@
 
 #include "glassbox/etdump/etdump_reader.h"
 #include "glassbox/etrecord/etrecord.h"
+#include "glassbox/inspector/compare_runs.h"
 #include "glassbox/inspector/inspector.h"
 #include "glassbox/inspector/numeric.h"
 #include "glassbox/inspector/quant.h"
@@ -31,6 +32,8 @@ struct ReportCommandOptions {
   std::string etrecord;
   std::string debug_data;
   std::string baseline;
+  std::string compare;
+  std::string compare_etrecord;
   std::string output;
   std::optional<std::uint32_t> execution;
   std::uint32_t skip_first = 0;
@@ -49,9 +52,20 @@ Status check_report_usage(const ReportCommandOptions& options) {
                   "--debug-data needs --etrecord (an ETRecord lowered with --reference-inputs or "
                   "--reference-seed) to compare the values with");
   }
+  if (options.compare.empty() != options.compare_etrecord.empty()) {
+    return Status(Error::kInvalidArgument,
+                  "--compare and --compare-etrecord go together: the other run's ETDump and the "
+                  "ETRecord of its program");
+  }
+  if (!options.compare.empty() && options.etrecord.empty()) {
+    return Status(Error::kInvalidArgument,
+                  "--compare needs --etrecord: the two programs' ops are joined through their "
+                  "ETRecords' graphs");
+  }
   GLASSBOX_RETURN_IF_ERROR(parse_delegate_time_scales(options.delegate_time_scales).status());
-  return check_outputs_are_not_inputs(
-      {options.etdump, options.etrecord, options.debug_data, options.baseline}, {options.output});
+  return check_outputs_are_not_inputs({options.etdump, options.etrecord, options.debug_data,
+                                       options.baseline, options.compare, options.compare_etrecord},
+                                      {options.output});
 }
 
 // The title the page shows: --title, else the ETRecord's (or ETDump's) file
@@ -135,6 +149,16 @@ Status write_report(const ReportCommandOptions& options, std::ostream& out) {
       inputs.quant = &*quant;
     }
   }
+  std::optional<inspector::RunComparison> comparison;
+  if (!options.compare.empty()) {
+    // Another program of the same source model, joined per source op as
+    // `glassbox compare` does.
+    GLASSBOX_ASSIGN_OR_RETURN(
+        comparison, inspector::compare_run_files({options.etdump, options.etrecord},
+                                                 {options.compare, options.compare_etrecord},
+                                                 {options.skip_first}));
+    inputs.comparison = &*comparison;
+  }
   StatusOr<std::string> page = report::render_report(inputs, report_options);
   if (!page.ok()) return page.status().with_context(options.etdump);
   GLASSBOX_RETURN_IF_ERROR(io::write_file_atomically(options.output, *page));
@@ -148,8 +172,10 @@ constexpr const char* kDescription =
     "time unit, coverage, dropped events, fingerprint check), the ops table (sortable, "
     "filterable; fused and decomposed rows marked), the top ops, the module tree (click to "
     "filter), one execution's timeline (zoomable, one lane per thread), and with --debug-data "
-    "the numeric error per op, with --baseline the per-op deltas. It opens offline and can be "
-    "sent as one file. Charts are explained in docs/report.md";
+    "the numeric error per op, with --baseline the per-op deltas, with --compare the per-layer "
+    "comparison with another program of the same model (another backend, int8 vs float). With "
+    "--etrecord it also draws the model's graph. It opens offline and can be sent as one file. "
+    "Charts are explained in docs/report.md";
 
 }  // namespace
 
@@ -168,6 +194,13 @@ void add_report_commands(CLI::App& app, CommandContext& context) {
   command->add_option(
       "--baseline", options->baseline,
       "an earlier ETDump of the same program: adds per-op deltas, regressions first");
+  command->add_option(
+      "--compare", options->compare,
+      "the ETDump of another program of the same source model (another backend, int8 vs float, "
+      "another delegate version): adds the per-layer comparison, ops joined as `glassbox compare` "
+      "joins them; needs --compare-etrecord and --etrecord");
+  command->add_option("--compare-etrecord", options->compare_etrecord,
+                      "the ETRecord of --compare's program");
   command->add_option("-o,--output", options->output, "the HTML file to write (never an input)")
       ->required();
   command->add_option("--execution", options->execution,

@@ -1,5 +1,6 @@
-// The two comparison charts' data: numeric error along execution order,
-// and per-op time deltas against a baseline run.
+// The comparison charts' data: numeric error along execution order, per-op
+// time deltas against a baseline run, and the per-layer comparison with
+// another program of the same source model.
 
 #include <algorithm>
 #include <cmath>
@@ -11,12 +12,18 @@ namespace {
 
 using inspector::Comparator;
 
+// Source op names as one label: "conv2d+relu".
+std::string joined(const std::vector<std::string>& names) {
+  std::string label;
+  for (const std::string& name : names) label += (label.empty() ? "" : "+") + name;
+  return label;
+}
+
 std::string row_label(const inspector::NumericRow& row) {
   if (row.kind == inspector::NumericRowKind::kProgramOutput) {
     return "output " + std::to_string(row.output_index);
   }
-  std::string label;
-  for (const std::string& name : row.op_names) label += (label.empty() ? "" : "+") + name;
+  const std::string label = joined(row.op_names);
   return label.empty() ? "(unmapped)" : label;
 }
 
@@ -72,9 +79,7 @@ Json quant_json(const inspector::QuantReport& report) {
   auto db = [](const std::optional<double>& v) { return v ? metric_json(*v) : Json(); };
   Json rows = Json::array();
   for (const inspector::QuantRow& row : report.rows) {
-    std::string label;
-    for (const std::string& name : row.op_names) label += (label.empty() ? "" : "+") + name;
-    rows.push_back({{"label", label},
+    rows.push_back({{"label", joined(row.op_names)},
                     {"module", row.module},
                     {"isolated_sqnr_db", db(row.isolated_sqnr_db)},
                     {"quant_sqnr_db", db(row.quant_sqnr_db)},
@@ -105,6 +110,50 @@ Json baseline_json(const inspector::Inspector& baseline, const inspector::Inspec
                     {"delta_percent", round_time(d.delta_percent)}});
   }
   return Json{{"rows", rows}};
+}
+
+namespace {
+
+Json optional_time(const std::optional<double>& ns) { return ns ? Json(round_time(*ns)) : Json(); }
+
+Json compare_rows_json(const std::vector<inspector::RunCompareRow>& rows) {
+  Json out = Json::array();
+  for (const inspector::RunCompareRow& r : rows) {
+    out.push_back({{"label", joined(r.op_names)},
+                   // B's names, when the join was by structure and they differ.
+                   {"label_b", r.op_names_b == r.op_names ? "" : joined(r.op_names_b)},
+                   {"op_types", r.op_types},
+                   {"module", r.module},
+                   {"backend_a", r.backend_a},
+                   {"backend_b", r.backend_b},
+                   {"a", optional_time(r.mean_ns_a)},
+                   {"b", optional_time(r.mean_ns_b)},
+                   {"ratio", r.ratio ? Json(std::round(*r.ratio * 1000) / 1000) : Json()},
+                   {"delta", round_time(r.delta_ns)}});
+  }
+  return out;
+}
+
+}  // namespace
+
+Json compare_json(const inspector::RunComparison& comparison) {
+  Json types = Json::array();
+  for (const inspector::RunRollupRow& t : comparison.by_type) {
+    types.push_back({{"type", t.key},
+                     {"ops", t.ops},
+                     {"a", round_time(t.mean_ns_a)},
+                     {"b", round_time(t.mean_ns_b)},
+                     {"delta", round_time(t.delta_ns)}});
+  }
+  return Json{{"name_a", comparison.name_a},
+              {"name_b", comparison.name_b},
+              {"join", to_string(comparison.join)},
+              {"total_a", round_time(comparison.total_ns_a)},
+              {"total_b", round_time(comparison.total_ns_b)},
+              {"rows", compare_rows_json(comparison.rows)},
+              {"only_a", compare_rows_json(comparison.only_a)},
+              {"only_b", compare_rows_json(comparison.only_b)},
+              {"by_type", types}};
 }
 
 }  // namespace glassbox::report

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "glassbox/inspector/compare_runs.h"
 #include "glassbox/inspector/inspector.h"
 #include "glassbox/inspector/numeric.h"
 #include "glassbox/inspector/quant.h"
@@ -63,6 +64,11 @@ Json numeric_json(const inspector::NumericReport& report);
 /// The quant chart's data: per quantized op (worst isolated SQNR first) its
 /// label and the four SQNRs (report_comparisons.cc).
 Json quant_json(const inspector::QuantReport& report);
+
+/// The per-layer comparison with another program (report_comparisons.cc):
+/// rows both runs have (largest change first), rows only one has, the op
+/// type rollup.
+Json compare_json(const inspector::RunComparison& comparison);
 
 /// Per-op deltas against a baseline, regressions first.
 Json baseline_json(const inspector::Inspector& baseline, const inspector::Inspector& current);

@@ -91,6 +91,7 @@ StatusOr<std::string> report_data(const ReportInputs& inputs, const ReportOption
       {"baseline", inputs.baseline != nullptr ? baseline_json(*inputs.baseline, current) : Json()}};
   // Only int8 runs have it; other reports keep their bytes.
   if (inputs.quant != nullptr) data["quant"] = quant_json(*inputs.quant);
+  if (inputs.comparison != nullptr) data["compare"] = compare_json(*inputs.comparison);
   // Only with an ETRecord: reports without one keep their bytes.
   if (inputs.etrecord != nullptr) {
     data["graph"] = graph_json(*inputs.etrecord, ops, inputs.numeric, inputs.quant);

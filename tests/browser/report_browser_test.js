@@ -1,8 +1,9 @@
 // `glassbox report` pages in a real browser (ctest label `browser`).
 // Makes the demo's report and a report of the demo with a deliberate
 // numeric fault (cos perturbed, so tan's decomposition fails) plus a
-// baseline, opens both in headless Chromium and checks what a person
-// would see. Screenshots go to OUT_DIR.
+// baseline, and the demo's report compared with the same model on the
+// portable kernels, opens them in headless Chromium and checks what a
+// person would see. Screenshots go to OUT_DIR.
 //
 // usage: node report_browser_test.js GLASSBOX_BINARY OUT_DIR
 // Exit 77 (ctest: skipped) only when Chromium is not installed.
@@ -38,6 +39,12 @@ function makeReports() {
   run('run', out('fault.gbx'), '--etdump', out('before.etdp'), '--iterations', '3');
   run('report', '--etdump', out('fault.etdp'), '--etrecord', out('fault.etrecord'),
     '--debug-data', out('fault.bin'), '--baseline', out('before.etdp'), '-o', out('fault.html'));
+  // The same model on the portable kernels, compared per layer with the demo's run.
+  run('lower', '--model', 'demo', '--backend', 'portable', '-o', out('portable.gbx'), '--etrecord',
+    out('portable.etrecord'));
+  run('run', out('portable.gbx'), '--etdump', out('portable.etdp'), '--iterations', '3');
+  run('report', '--etdump', out('demo/demo.etdp'), '--etrecord', out('demo/demo.etrecord'),
+    '--compare', out('portable.etdp'), '--compare-etrecord', out('portable.etrecord'), '-o', out('compare.html'));
 }
 
 async function checkCommon(page, problems) {
@@ -175,12 +182,26 @@ async function checkFault(browser) {
   await page.close();
 }
 
+async function checkCompare(browser) {
+  const { page, problems } = await openReport(browser, out('compare.html'));
+  await checkCommon(page, problems);
+  assert.equal(await page.isVisible('#compare'), true, 'the comparison is shown');
+  const bars = await page.$$eval('#compare-chart rect.delta', (rs) => rs.map((r) => r.dataset.label));
+  assert.deepEqual(bars.slice().sort(), ['conv2d+relu', 'conv2d_1+relu_1', 'tan'], 'one bar per layer both runs have');
+  assert.match(await page.textContent('#compare-note'), /joined by name; 3 ops in both, 0 only in A, 0 only in B/);
+  await page.hover('#compare-chart rect.delta[data-label="tan"]');
+  assert.match(await page.textContent('#tooltip'), /A .* on DemoBackend, B .* on portable/);
+  assert.equal(await page.isHidden('#baseline'), true, 'no baseline chart without --baseline');
+  await page.close();
+}
+
 (async () => {
   makeReports();
   const browser = await launch();
   try {
     await checkDemo(browser);
     await checkFault(browser);
+    await checkCompare(browser);
   } finally {
     await browser.close();
   }

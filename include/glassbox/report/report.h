@@ -3,7 +3,8 @@
 /// One self-contained HTML page per run: summary, the ops table, top ops,
 /// the module tree, the model's graph (with an ETRecord), one execution's
 /// timeline, and (when given) the numeric
-/// comparison and per-op deltas against a baseline.
+/// comparison, per-op deltas against a baseline and the per-layer
+/// comparison with another program of the same model.
 ///
 ///   report::ReportInputs in{.current = &inspector};
 ///   GLASSBOX_ASSIGN_OR_RETURN(std::string html, report::render_report(in, {}));
@@ -27,6 +28,7 @@
 
 #include "glassbox/core/status.h"
 #include "glassbox/etrecord/etrecord.h"
+#include "glassbox/inspector/compare_runs.h"
 #include "glassbox/inspector/inspector.h"
 #include "glassbox/inspector/numeric.h"
 #include "glassbox/inspector/quant.h"
@@ -45,6 +47,9 @@ struct ReportInputs {
   /// The ETRecord `current` was joined with: its edge graph becomes the
   /// graph section (nodes shaded by time, error or SQNR). Optional.
   const etrecord::ETRecord* etrecord = nullptr;
+  /// `current` against another program of the same source model, per
+  /// source op (compare_runs.h): the per-layer comparison chart. Optional.
+  const inspector::RunComparison* comparison = nullptr;
 };
 
 struct ReportOptions {

@@ -1,8 +1,8 @@
 // The glassbox report page: draws the report data (the JSON block
 // #glassbox-data, made by `glassbox report`) as a summary, the ops table,
 // top ops, the module tree, time by op type, the graph (report_graph.js,
-// laid out by the embedded dagre), one execution's timeline, and the numeric
-// and baseline charts. SVG is drawn directly; nothing is fetched.
+// laid out by the embedded dagre), one execution's timeline, and the numeric,
+// baseline and compare (another program) charts. SVG is drawn directly; nothing is fetched.
 // Every section renders on its own: one that fails says so in its place
 // and logs the error, the others still draw.
 (function () {
@@ -618,23 +618,22 @@
     return `${rows.length} bars`;
   }
 
-  // ---- baseline --------------------------------------------------------------
+  // ---- baseline and compare: per-row deltas -----------------------------------
 
-  function drawBaseline() {
-    const b = data.baseline;
-    if (!b) return 'absent';
-    document.getElementById('baseline').hidden = false;
-    const box = document.getElementById('baseline-chart');
+  // Horizontal bars from a middle axis: losses (delta > 0) red to the right,
+  // gains green to the left; at most MAX_ROWS rows, a note says when cut.
+  // `tip(row)` and `valueText(row)` say what a bar means.
+  function drawDeltas(box, allRows, ariaLabel, tip, valueText) {
     const MAX_ROWS = 40;
-    const rows = b.rows.slice(0, MAX_ROWS);
-    if (b.rows.length > MAX_ROWS) box.appendChild(el('p', { class: 'hint' }, `The first ${MAX_ROWS} of ${b.rows.length} rows.`));
+    const rows = allRows.slice(0, MAX_ROWS);
+    if (allRows.length > MAX_ROWS) box.appendChild(el('p', { class: 'hint' }, `The first ${MAX_ROWS} of ${allRows.length} rows.`));
     const W = chartWidth(box);
     const labelW = Math.min(240, W * 0.35);
     const barH = 18;
-    const svg = svgEl('svg', { viewBox: `0 0 ${W} ${rows.length * (barH + 4) + 8}`, 'aria-label': 'per-op deltas' });
+    const svg = svgEl('svg', { viewBox: `0 0 ${W} ${rows.length * (barH + 4) + 8}`, 'aria-label': ariaLabel });
     const max = Math.max(1e-9, ...rows.map((r) => Math.abs(r.delta)));
     const mid = labelW + (W - labelW) / 2;
-    const half = (W - labelW) / 2 - 90;
+    const half = (W - labelW) / 2 - 130;  // room for the value beside the longest bar
     svg.appendChild(svgEl('line', { class: 'axis', x1: mid, x2: mid, y1: 0, y2: rows.length * (barH + 4) + 8 }));
     rows.forEach((r, i) => {
       const y = 4 + i * (barH + 4);
@@ -642,15 +641,50 @@
       const w = Math.max(1, (half * Math.abs(r.delta)) / max);
       const up = r.delta > 0;
       const bar = svgEl('rect', { class: `delta ${up ? 'delta-up' : 'delta-down'}`, x: up ? mid : mid - w, y, width: w, height: barH, 'data-label': r.label });
-      const where = !r.in_baseline ? ' (new)' : !r.in_current ? ' (gone)' : '';
-      attachTip(bar, `${r.label}${where}\nbaseline ${fmtTime(r.baseline)} -> current ${fmtTime(r.current)}\n` +
-        `delta ${r.delta > 0 ? '+' : ''}${fmtTime(r.delta)} (${r.delta_percent > 0 ? '+' : ''}${r.delta_percent.toFixed(1)}%)`);
+      attachTip(bar, tip(r));
       svg.appendChild(bar);
-      svg.appendChild(svgEl('text', { x: up ? mid + w + 4 : mid - w - 4, y: y + barH * 0.7, 'text-anchor': up ? 'start' : 'end', class: 'muted' },
-        `${r.delta > 0 ? '+' : ''}${fmtTime(r.delta)} (${r.delta > 0 ? '+' : ''}${r.delta_percent.toFixed(1)}%)`));
+      svg.appendChild(svgEl('text', { x: up ? mid + w + 4 : mid - w - 4, y: y + barH * 0.7, 'text-anchor': up ? 'start' : 'end', class: 'muted' }, valueText(r)));
     });
     box.appendChild(svg);
     return `${rows.length} bars`;
+  }
+
+  const signed = (text, v) => `${v > 0 ? '+' : ''}${text}`;
+
+  function drawBaseline() {
+    const b = data.baseline;
+    if (!b) return 'absent';
+    document.getElementById('baseline').hidden = false;
+    return drawDeltas(document.getElementById('baseline-chart'), b.rows, 'per-op deltas',
+      (r) => `${r.label}${!r.in_baseline ? ' (new)' : !r.in_current ? ' (gone)' : ''}\nbaseline ${fmtTime(r.baseline)} -> current ${fmtTime(r.current)}\n` +
+        `delta ${signed(fmtTime(r.delta), r.delta)} (${signed(r.delta_percent.toFixed(1), r.delta_percent)}%)`,
+      (r) => `${signed(fmtTime(r.delta), r.delta)} (${signed(r.delta_percent.toFixed(1), r.delta_percent)}%)`);
+  }
+
+  // Another program of the same model, per source op (report --compare).
+  function drawCompare() {
+    const c = data.compare;
+    if (!c) return 'absent';
+    document.getElementById('compare').hidden = false;
+    const ratio = (r) => (r.ratio === null ? '' : ` (x${r.ratio.toFixed(2)})`);
+    document.getElementById('compare-note').textContent =
+      `A: ${c.name_a} (${fmtTime(c.total_a)} per execution), B: ${c.name_b} (${fmtTime(c.total_b)}); ` +
+      `ops joined by ${c.join === 'names' ? 'name' : 'structure (quantization nodes aside)'}; ` +
+      `${c.rows.length} ops in both, ${c.only_a.length} only in A, ${c.only_b.length} only in B.`;
+    const outcome = drawDeltas(document.getElementById('compare-chart'), c.rows, 'per-layer comparison',
+      (r) => `${r.label}${r.label_b ? ` (B: ${r.label_b})` : ''}\n${r.op_types.join(', ')}${r.module ? ` in ${r.module}` : ''}\n` +
+        `A ${fmtTime(r.a)} on ${r.backend_a || 'portable'}, B ${fmtTime(r.b)} on ${r.backend_b || 'portable'}\n` +
+        `B - A ${signed(fmtTime(r.delta), r.delta)}${ratio(r)}`,
+      (r) => `${signed(fmtTime(r.delta), r.delta)}${ratio(r)}`);
+    const apart = document.getElementById('compare-apart');
+    for (const [side, rows] of [['A', c.only_a], ['B', c.only_b]]) {
+      if (!rows.length) continue;
+      const list = el('ul', { class: 'compare-only', 'data-side': side });
+      for (const r of rows) list.appendChild(el('li', {}, `${r.label || '(no source op)'}: ${fmtTime(side === 'A' ? r.a : r.b)}`));
+      apart.appendChild(el('p', { class: 'hint' }, `Only in ${side} (${side === 'A' ? c.name_a : c.name_b}):`));
+      apart.appendChild(list);
+    }
+    return outcome;
   }
 
   section('summary', drawSummary);
@@ -664,6 +698,7 @@
   section('quant', drawQuant);
   section('numeric', drawNumeric);
   section('baseline', drawBaseline);
+  section('compare', drawCompare);
   // Milliseconds from navigation start to the last chart drawn.
   state.renderedMs = performance.now();
   state.done = true;
