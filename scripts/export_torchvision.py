@@ -208,15 +208,17 @@ def traceable_batched_nms(boxes, scores, idxs, iou_threshold):
 def calibrate_batch_norms(model, x):
     """Sets every batch norm's running statistics to those of its own input on
     x, in one forward pass (a pre-hook runs before each batch norm, after the
-    ones before it were set): every normalised activation then has zero mean
-    and unit variance, so deep untrained models (r3d_18, the detector's 17
-    stages) neither fade to zero nor blow up."""
+    ones before it were set): every normalised activation map then has zero
+    mean and unit variance, so deep untrained models (r3d_18, the detector's
+    17 stages) neither fade to zero nor blow up. One mean and variance per
+    layer, not per channel: on a 1x1 map (the detector's last extra layers)
+    a channel has a single value, its own mean would cancel it exactly and
+    the output would be rounding noise divided by sqrt(eps)."""
 
     def hook(module, args):
         inp = args[0].detach()
-        dims = [d for d in range(inp.dim()) if d != 1]
-        module.running_mean.copy_(inp.mean(dim=dims))
-        module.running_var.copy_(inp.var(dim=dims, unbiased=False) + 1e-3)
+        module.running_mean.fill_(inp.mean().item())
+        module.running_var.fill_(max(inp.var(unbiased=False).item(), 1e-6))
 
     handles = [m.register_forward_pre_hook(hook) for m in model.modules()
                if isinstance(m, torch.nn.modules.batchnorm._BatchNorm)]
