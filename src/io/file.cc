@@ -106,10 +106,16 @@ StatusOr<std::vector<std::uint8_t>> read_file(const std::string& path, std::uint
 
 StatusOr<FileBytes> read_file_bytes(const std::string& path, std::uint64_t max_bytes) {
   FileBytes bytes;
+  bytes.storage = std::make_unique<internal::LargeBuffer>();
   GLASSBOX_ASSIGN_OR_RETURN(bytes.size, read_regular_file(path, max_bytes, [&bytes](std::size_t n) {
-                              // Not value-initialised: no zero fill before the read.
-                              bytes.data.reset(new (std::nothrow) std::uint8_t[n]);
-                              return bytes.data.get();
+                              using internal::LargeBuffer;
+                              const LargeBuffer::Pages pages = n >= LargeBuffer::kHugePageBytes
+                                                                   ? LargeBuffer::Pages::kFreshHuge
+                                                                   : LargeBuffer::Pages::kReusable;
+                              // Fill::kAny: no zero fill before the read.
+                              return bytes.storage->allocate(n, pages, LargeBuffer::Fill::kAny)
+                                         ? bytes.storage->data()
+                                         : nullptr;
                             }));
   return bytes;
 }

@@ -4,11 +4,15 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "src/testing/huge_pages.h"
 #include "src/testing/status_matchers.h"
 
 namespace glassbox::io {
@@ -40,6 +44,30 @@ TEST(ReadFileTest, ReadsEveryByte) {
   ASSERT_THAT(read, IsOk());
   EXPECT_THAT(*read, ElementsAreArray(bytes));
   std::remove(path.c_str());
+}
+
+// read_file_bytes: the same bytes; a file of huge-page size and more is
+// read into memory advised for huge pages (where the kernel shows it), small
+// ones into malloc's, and an empty file gives no bytes.
+TEST(ReadFileBytesTest, ReadsEveryByteIntoHugePagesWhenLarge) {
+  for (const std::size_t size : {std::size_t{0}, std::size_t{1000}, std::size_t{5} << 20}) {
+    std::vector<std::uint8_t> bytes(size);
+    for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<std::uint8_t>(i * 13);
+    const std::string path = write_temp("read_file_bytes_test.bin", bytes);
+    StatusOr<FileBytes> read = read_file_bytes(path);
+    ASSERT_THAT(read, IsOk());
+    ASSERT_EQ(read->size, size);
+    EXPECT_TRUE(std::equal(bytes.begin(), bytes.end(), read->bytes().begin()));
+    if (size > 0) {
+      EXPECT_EQ(reinterpret_cast<std::uintptr_t>(read->bytes().data()) % 16, 0u);
+    }
+    if (size > 0 && ::glassbox::testing::kernel_has_huge_pages()) {
+      EXPECT_EQ(::glassbox::testing::advised_huge(read->bytes().data()),
+                std::optional<bool>(size >= (std::size_t{2} << 20)))
+          << size << " bytes";
+    }
+    std::remove(path.c_str());
+  }
 }
 
 TEST(ReadFileTest, ReadsAnEmptyFile) {

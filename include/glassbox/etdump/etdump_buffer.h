@@ -28,6 +28,7 @@
 
 #include "glassbox/core/status.h"
 #include "glassbox/etdump/etdump_model.h"
+#include "glassbox/io/file.h"
 
 namespace glassbox::etdump {
 
@@ -82,7 +83,7 @@ class ETDumpBuffer {
 
   // The bytes: a caller's vector (parse) or a file read unfilled (load).
   std::vector<std::uint8_t> vector_;
-  std::unique_ptr<std::uint8_t[]> file_;
+  io::FileBytes file_;
   std::unique_ptr<Verified> verified_;  // Points into the bytes (or their aligned copy).
   ETDumpFile skeleton_;
   std::size_t profile_events_ = 0;

@@ -55,15 +55,18 @@
 #include <vector>
 
 #include "glassbox/core/clock.h"
+#include "glassbox/core/internal/large_buffer.h"
 #include "glassbox/core/result.h"
 #include "glassbox/core/span.h"
 #include "glassbox/etdump/data_sink.h"
 #include "glassbox/etdump/internal/etdump_gen_storage.h"
-#include "glassbox/etdump/internal/large_buffer.h"
 #include "glassbox/etdump/internal/metadata_table.h"
 #include "glassbox/runtime/event_tracer.h"
 
 namespace glassbox::etdump {
+namespace internal {
+using glassbox::internal::LargeBuffer;
+}  // namespace internal
 
 struct ETDumpGenOptions {
   /// The clock events are stamped with; its tick ratio goes into the dump.

@@ -52,8 +52,8 @@ StatusOr<ETDumpBuffer> ETDumpBuffer::parse(std::vector<std::uint8_t> bytes,
 StatusOr<ETDumpBuffer> ETDumpBuffer::load(const std::string& path) {
   GLASSBOX_ASSIGN_OR_RETURN(io::FileBytes file, io::read_file_bytes(path));
   ETDumpBuffer out;
-  out.file_ = std::move(file.data);
-  const std::span<const std::uint8_t> view(out.file_.get(), file.size);
+  const std::span<const std::uint8_t> view = file.bytes();
+  out.file_ = std::move(file);
   return decode(std::move(out), view, path);
 }
 

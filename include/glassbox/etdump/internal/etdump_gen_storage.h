@@ -11,10 +11,13 @@
 #include <mutex>
 #include <vector>
 
-#include "glassbox/etdump/internal/large_buffer.h"
+#include "glassbox/core/internal/large_buffer.h"
 #include "glassbox/runtime/event_tracer.h"
 
 namespace glassbox::etdump::internal {
+
+// The megabyte buffers of heap mode live in core (io reads large files into them too).
+using glassbox::internal::LargeBuffer;
 
 enum class RecordKind : std::uint8_t {
   kEmpty = 0,    // claimed but never written (dropped): skipped

@@ -1,4 +1,4 @@
-#include "glassbox/etdump/internal/large_buffer.h"
+#include "glassbox/core/internal/large_buffer.h"
 
 #include <cstdlib>
 
@@ -6,7 +6,7 @@
 #include <sys/mman.h>
 #endif
 
-namespace glassbox::etdump::internal {
+namespace glassbox::internal {
 
 bool LargeBuffer::allocate(std::size_t bytes, Pages pages, Fill fill) {
   release();
@@ -53,4 +53,4 @@ void LargeBuffer::release() {
   mapping_bytes_ = 0;
 }
 
-}  // namespace glassbox::etdump::internal
+}  // namespace glassbox::internal

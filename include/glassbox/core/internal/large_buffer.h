@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace glassbox::etdump::internal {
+namespace glassbox::internal {
 
 // One buffer, from one of two sources:
 // - kReusable: malloc, which serves and reuses freed memory for buffers
@@ -48,4 +48,4 @@ class LargeBuffer {
   std::size_t mapping_bytes_ = 0;
 };
 
-}  // namespace glassbox::etdump::internal
+}  // namespace glassbox::internal
