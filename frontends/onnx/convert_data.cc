@@ -9,6 +9,8 @@
 #include <cctype>
 #include <cmath>
 #include <limits>
+#include <optional>
+#include <utility>
 
 #include "frontends/onnx/constant_folding.h"
 #include "frontends/onnx/converters.h"
@@ -169,11 +171,36 @@ Status convert_scatter_nd(ImportContext& c) {
   return Status();
 }
 
-// Resize-11+ (roi, scales, sizes as inputs) on NCHW images, H and W only.
+// One 2-D resize node: x [N,C,H,W] to `sizes`, with the H and W scales
+// the coordinates follow when the model gave scales.
+StatusOr<ValueId> emit_resize(ImportContext& c, ValueId x, const Shape& sizes,
+                              const aot::AttributeMap& modes,
+                              std::optional<std::pair<double, double>> scale_hw) {
+  aot::AttributeMap attributes = modes;
+  attributes["sizes"] = sizes;
+  if (scale_hw) {
+    attributes["scale_h"] = scale_hw->first;
+    attributes["scale_w"] = scale_hw->second;
+  }
+  return c.emit(aot::op::kResize, {x}, std::move(attributes));
+}
+
+// Resize-11+ (roi, scales, sizes as inputs) of the spatial dims of an
+// N x C x L, N x C x H x W or N x C x D x H x W tensor. The IR's resize is
+// 2-D; nearest and linear interpolation are separable, so 1-D and 3-D run
+// on it with reshapes: L as W beside an H of 1, and D x H x W as H and W,
+// then D as H beside the resized H*W as an unscaled W (a dim resized to
+// its own size with scale 1 maps every index onto itself in each
+// coordinate transform but tf_half_pixel_for_nn, refused there). One
+// source operator either way.
 Status convert_resize(ImportContext& c) {
   GLASSBOX_ASSIGN_OR_RETURN(ValueId x, c.value_input(0));
   const Shape in = c.writer().type_of(x).shape;
-  if (in.size() != 4) return c.unsupported("only 4-D (NCHW) Resize is supported");
+  const std::size_t rank = in.size();
+  if (rank < 3 || rank > 5) {
+    return c.unsupported("Resize of rank " + std::to_string(rank) +
+                         "; only N x C x L, NCHW and NCDHW are supported");
+  }
   const NodeAttributes attrs = c.attributes();
   GLASSBOX_ASSIGN_OR_RETURN(std::string mode, attrs.get_string("mode", "nearest"));
   GLASSBOX_ASSIGN_OR_RETURN(std::string transform,
@@ -184,34 +211,67 @@ Status convert_resize(ImportContext& c) {
   if (antialias != 0) return c.unsupported("antialias is not supported");
   if (attrs.has("axes")) return c.unsupported("the axes attribute is not supported");
   Shape sizes;
-  std::optional<std::pair<double, double>> scale_hw;
+  std::vector<double> scales;  // per dim, when the model gave scales
   if (c.has_input(3)) {
     GLASSBOX_ASSIGN_OR_RETURN(sizes, int_list_input(c, 3, "Resize's sizes"));
+    if (sizes.size() != rank) {
+      return c.invalid("sizes must have " + std::to_string(rank) + " entries");
+    }
   } else if (c.has_input(2)) {
-    GLASSBOX_ASSIGN_OR_RETURN(const HostTensor* scales, c.host_input(2, "Resize's scales"));
-    if (scales->numel() != 4) return c.invalid("scales must have 4 entries");
-    for (std::size_t i = 0; i < 4; ++i) {
+    GLASSBOX_ASSIGN_OR_RETURN(const HostTensor* scale_tensor, c.host_input(2, "Resize's scales"));
+    if (scale_tensor->numel() != static_cast<std::int64_t>(rank)) {
+      return c.invalid("scales must have " + std::to_string(rank) + " entries");
+    }
+    for (std::size_t i = 0; i < rank; ++i) {
+      scales.push_back(scale_tensor->as_double(i));
       sizes.push_back(
-          static_cast<std::int64_t>(std::floor(static_cast<double>(in[i]) * scales->as_double(i))));
+          static_cast<std::int64_t>(std::floor(static_cast<double>(in[i]) * scales[i])));
     }
-    if (scales->as_double(0) != 1.0 || scales->as_double(1) != 1.0) {
-      return c.unsupported("only H and W may be scaled");
+    if (scales[0] != 1.0 || scales[1] != 1.0) {
+      return c.unsupported("only the spatial dims may be scaled");
     }
-    // The coordinates follow the scales given, not output / input.
-    scale_hw = {scales->as_double(2), scales->as_double(3)};
   } else {
     return c.invalid("Resize needs scales or sizes");
   }
-  if (mode == "cubic") return c.unsupported("cubic Resize is not supported");
-  aot::AttributeMap attributes{{"sizes", sizes},
-                               {"mode", mode},
-                               {"coordinate_transformation_mode", transform},
-                               {"nearest_mode", nearest}};
-  if (scale_hw) {
-    attributes["scale_h"] = scale_hw->first;
-    attributes["scale_w"] = scale_hw->second;
+  if (sizes[0] != in[0] || sizes[1] != in[1]) {
+    return c.unsupported("only the spatial dims may be resized");
   }
-  GLASSBOX_ASSIGN_OR_RETURN(ValueId y, c.emit(aot::op::kResize, {x}, std::move(attributes)));
+  if (mode == "cubic") return c.unsupported("cubic Resize is not supported");
+  if (rank == 5 && transform == "tf_half_pixel_for_nn") {
+    return c.unsupported("3-D Resize with tf_half_pixel_for_nn is not supported");
+  }
+  const aot::AttributeMap modes{
+      {"mode", mode}, {"coordinate_transformation_mode", transform}, {"nearest_mode", nearest}};
+  // The coordinates follow the scales given, not output / input.
+  auto scale = [&](std::size_t dim) { return scales.empty() ? 0.0 : scales[dim]; };
+  auto scale_pair = [&](double h, double w) -> std::optional<std::pair<double, double>> {
+    if (scales.empty()) return std::nullopt;
+    return std::pair{h, w};
+  };
+  ValueId y;
+  if (rank == 4) {
+    GLASSBOX_ASSIGN_OR_RETURN(y, emit_resize(c, x, sizes, modes, scale_pair(scale(2), scale(3))));
+  } else if (rank == 3) {
+    GLASSBOX_ASSIGN_OR_RETURN(
+        ValueId x4, c.emit(aot::op::kReshape, {x}, {{"shape", Shape{in[0], in[1], 1, in[2]}}}));
+    GLASSBOX_ASSIGN_OR_RETURN(ValueId y4, emit_resize(c, x4, {in[0], in[1], 1, sizes[2]}, modes,
+                                                      scale_pair(1.0, scale(2))));
+    GLASSBOX_ASSIGN_OR_RETURN(y, c.emit(aot::op::kReshape, {y4}, {{"shape", sizes}}));
+  } else {
+    GLASSBOX_ASSIGN_OR_RETURN(
+        ValueId hw_in,
+        c.emit(aot::op::kReshape, {x}, {{"shape", Shape{in[0], in[1] * in[2], in[3], in[4]}}}));
+    GLASSBOX_ASSIGN_OR_RETURN(
+        ValueId hw_out, emit_resize(c, hw_in, {in[0], in[1] * in[2], sizes[3], sizes[4]}, modes,
+                                    scale_pair(scale(3), scale(4))));
+    const Shape d_in_shape = {in[0], in[1], in[2], sizes[3] * sizes[4]};
+    GLASSBOX_ASSIGN_OR_RETURN(ValueId d_in,
+                              c.emit(aot::op::kReshape, {hw_out}, {{"shape", d_in_shape}}));
+    GLASSBOX_ASSIGN_OR_RETURN(
+        ValueId d_out, emit_resize(c, d_in, {in[0], in[1], sizes[2], sizes[3] * sizes[4]}, modes,
+                                   scale_pair(scale(2), 1.0)));
+    GLASSBOX_ASSIGN_OR_RETURN(y, c.emit(aot::op::kReshape, {d_out}, {{"shape", sizes}}));
+  }
   c.set_output(0, y);
   return Status();
 }

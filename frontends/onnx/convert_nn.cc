@@ -1,4 +1,4 @@
-// Conv, MaxPool, AveragePool (1-D, 2-D and 3-D), GlobalAveragePool,
+// Conv, MaxPool, AveragePool, LpPool (1-D, 2-D and 3-D), GlobalAveragePool,
 // GlobalMaxPool, BatchNormalization,
 // MatMul, Gemm and Softmax.
 
@@ -144,15 +144,21 @@ Status convert_conv(ImportContext& c) {
   return Status();
 }
 
+// A pool's window: kernel_shape (required) and read_window's attributes.
+StatusOr<Window> read_pool_window(ImportContext& c, const Shape& x_shape, std::size_t n) {
+  GLASSBOX_ASSIGN_OR_RETURN(std::optional<Shape> kernel_attr,
+                            c.attributes().get_ints("kernel_shape"));
+  if (!kernel_attr) return c.invalid("attribute 'kernel_shape' is required");
+  GLASSBOX_ASSIGN_OR_RETURN(Shape kernel, spatial(c, "kernel_shape", n, Shape(n, 1)));
+  return read_window(c, x_shape, kernel);
+}
+
 Status pool(ImportContext& c, bool avg) {
   GLASSBOX_ASSIGN_OR_RETURN(Shape x_shape, c.input_shape(0));
   GLASSBOX_ASSIGN_OR_RETURN(std::size_t n, spatial_dims(c, x_shape, "the input"));
   if (c.has_output(1)) return c.unsupported("the Indices output is not supported");
   const NodeAttributes attrs = c.attributes();
-  GLASSBOX_ASSIGN_OR_RETURN(std::optional<Shape> kernel_attr, attrs.get_ints("kernel_shape"));
-  if (!kernel_attr) return c.invalid("attribute 'kernel_shape' is required");
-  GLASSBOX_ASSIGN_OR_RETURN(Shape kernel, spatial(c, "kernel_shape", n, Shape(n, 1)));
-  GLASSBOX_ASSIGN_OR_RETURN(Window w, read_window(c, x_shape, kernel));
+  GLASSBOX_ASSIGN_OR_RETURN(Window w, read_pool_window(c, x_shape, n));
   GLASSBOX_ASSIGN_OR_RETURN(std::int64_t ceil_mode, attrs.get_int("ceil_mode", 0));
   aot::AttributeMap out = {
       {"kernel", w.kernel}, {"stride", w.stride}, {"padding", padding_attribute(w)}};
@@ -179,6 +185,58 @@ Status pool(ImportContext& c, bool avg) {
 
 Status convert_max_pool(ImportContext& c) { return pool(c, false); }
 Status convert_average_pool(ImportContext& c) { return pool(c, true); }
+
+// LpPool: (sum over the window of |x|^p)^(1/p). The window sum is a
+// depthwise convolution with a weight of ones (zero padding, dilations and
+// every spatial rank come with it); |x|^p before and the root after are
+// elementwise (p = 1 and 2 as abs / x*x and sqrt). One source operator.
+Status convert_lp_pool(ImportContext& c) {
+  GLASSBOX_ASSIGN_OR_RETURN(Shape x_shape, c.input_shape(0));
+  GLASSBOX_ASSIGN_OR_RETURN(std::size_t n, spatial_dims(c, x_shape, "the input"));
+  const NodeAttributes attrs = c.attributes();
+  GLASSBOX_ASSIGN_OR_RETURN(Window w, read_pool_window(c, x_shape, n));
+  GLASSBOX_ASSIGN_OR_RETURN(std::int64_t ceil_mode, attrs.get_int("ceil_mode", 0));
+  if (ceil_mode != 0) return c.unsupported("LpPool's ceil_mode 1 is not supported");
+  GLASSBOX_ASSIGN_OR_RETURN(std::int64_t p, attrs.get_int("p", 2));
+  if (p < 1) return c.invalid("attribute 'p' must be >= 1, got " + std::to_string(p));
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId x, c.value_input(0));
+  ValueId powered = x;
+  if (p == 2) {
+    GLASSBOX_ASSIGN_OR_RETURN(powered, c.emit(aot::op::kMul, {x, x}, {}, "square"));
+  } else {
+    GLASSBOX_ASSIGN_OR_RETURN(powered, c.emit(aot::op::kAbs, {x}));
+    if (p > 2) {
+      const ValueId exponent = c.add_constant("p", {}, {static_cast<float>(p)});
+      GLASSBOX_ASSIGN_OR_RETURN(powered, c.emit(aot::op::kPow, {powered, exponent}));
+    }
+  }
+  const std::int64_t channels = x_shape[1];
+  Shape weight_shape = {channels, 1};
+  std::int64_t weight_count = channels;
+  for (std::int64_t k : w.kernel) {
+    weight_shape.push_back(k);
+    weight_count *= k;
+  }
+  const ValueId ones = c.add_constant(
+      "window", weight_shape, std::vector<float>(static_cast<std::size_t>(weight_count), 1.0f));
+  GLASSBOX_ASSIGN_OR_RETURN(
+      ValueId sum,
+      c.emit(by_rank(n, aot::op::kConv1d, aot::op::kConv2d, aot::op::kConv3d), {powered, ones},
+             {{"stride", w.stride},
+              {"padding", padding_attribute(w)},
+              {"dilation", w.dilation},
+              {"groups", channels}},
+             "window_sum"));
+  ValueId y = sum;
+  if (p == 2) {
+    GLASSBOX_ASSIGN_OR_RETURN(y, c.emit(aot::op::kSqrt, {sum}));
+  } else if (p > 2) {
+    const ValueId root = c.add_constant("root", {}, {1.0f / static_cast<float>(p)});
+    GLASSBOX_ASSIGN_OR_RETURN(y, c.emit(aot::op::kPow, {sum, root}));
+  }
+  c.set_output(0, y);
+  return Status();
+}
 
 // A global pool of any spatial rank: 2-D average is the IR's (and the
 // delegates') global_avg_pool2d; the rest are reduce_mean / reduce_max
@@ -388,6 +446,7 @@ void add_nn_converters(ConverterTable* table) {
   table->emplace("GlobalAveragePool", convert_global_average_pool);
   table->emplace("GlobalMaxPool", convert_global_max_pool);
   table->emplace("MatMul", convert_matmul);
+  table->emplace("LpPool", convert_lp_pool);
   table->emplace("MaxPool", convert_max_pool);
   table->emplace("Softmax", convert_softmax);
 }

@@ -129,6 +129,7 @@ const ConverterTable& converters() {
     add_data_converters(&t);
     add_quantization_converters(&t);
     add_recurrent_converters(&t);
+    add_sequence_converters(&t);
     return t;
   }();
   return table;

@@ -498,6 +498,7 @@ constexpr OpInfo kOps[] = {
     {op::kMaxPool3d, 1, 1, Dtypes::kFloat, Shapes::kOriginal},
     {op::kAvgPool1d, 1, 1, Dtypes::kFloat, Shapes::kOriginal},
     {op::kAvgPool3d, 1, 1, Dtypes::kFloat, Shapes::kOriginal},
+    {op::kCumsum, 1, 1, Dtypes::kNumeric, Shapes::kUnary},
     // Quantization (x, scale, zero point; dequantize's zero point optional).
     {op::kQuantizeLinear, 3, 3, Dtypes::kQuantization, Shapes::kQuantization},
     {op::kDequantizeLinear, 2, 3, Dtypes::kQuantization, Shapes::kQuantization},

@@ -203,6 +203,17 @@ StatusOr<TensorType> infer_unary_extended(std::string_view op, std::span<const T
     GLASSBOX_RETURN_IF_ERROR(finite_float(attrs, "alpha"));
   }
   if (op == op::kSelu) GLASSBOX_RETURN_IF_ERROR(finite_float(attrs, "gamma"));
+  if (op == op::kCumsum) {
+    // The kernel sums float and int64 (ONNX's integer types import as int64).
+    if (in[0].dtype != ScalarType::kFloat && in[0].dtype != ScalarType::kLong) {
+      return invalid("cumsum input 0 has dtype " + std::string(to_string(in[0].dtype)) +
+                     ", expected FLOAT or LONG");
+    }
+    GLASSBOX_ASSIGN_OR_RETURN(std::int64_t axis, int_attr(attrs, "axis"));
+    GLASSBOX_RETURN_IF_ERROR(axis_in(axis, in[0].shape.size(), "cumsum axis"));
+    GLASSBOX_RETURN_IF_ERROR(flag_attr(attrs, "exclusive", false));
+    GLASSBOX_RETURN_IF_ERROR(flag_attr(attrs, "reverse", false));
+  }
   return in[0];
 }
 

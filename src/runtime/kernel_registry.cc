@@ -107,6 +107,7 @@ constexpr std::array kKernels = {
     Kernel{"conv_transpose2d", portable::prepare_conv_transpose2d, portable::run_conv_transpose2d},
     Kernel{"conv_transpose3d", portable::prepare_conv_transpose3d, portable::run_conv_transpose3d},
     Kernel{kOpCos, portable::prepare_unary_op<kOpCos>, portable::run_unary_op<kernels::cos>},
+    Kernel{"cumsum", portable::prepare_cumsum, portable::run_cumsum},
     Kernel{"depth_to_space", portable::prepare_depth_to_space, portable::run_depth_to_space},
     Kernel{"dequantize_linear", portable::prepare_dequantize_linear,
            portable::run_dequantize_linear},

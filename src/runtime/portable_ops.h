@@ -152,6 +152,10 @@ RunFn run_quantize_linear, run_dequantize_linear;
 PrepareFn prepare_lstm, prepare_gru, prepare_rnn;
 RunFn run_lstm, run_gru, run_rnn;
 
+// portable_ops_scan.cc: cumsum (float or int64).
+PrepareFn prepare_cumsum;
+RunFn run_cumsum;
+
 // portable_ops_shape.cc
 PrepareFn prepare_flatten, prepare_reshape, prepare_concat, prepare_transpose;
 RunFn run_flatten, run_reshape, run_concat, run_transpose;

@@ -69,6 +69,9 @@
 /// inputs and attributes over one (x[N,C,L]) or three (x[N,C,D,H,W]) spatial dims, each int[2]
 /// attribute int[1] or int[3]; padding int[n] (both sides alike) or int[2n] (begins, then ends).
 ///
+/// cumsum: x (float or int64) -> x's shape and dtype; axis (int, may be negative), exclusive and
+/// reverse (int 0/1, optional): ONNX CumSum with its axis as an attribute (kernels/cumsum.h).
+///
 /// Recurrent layers (ONNX LSTM, GRU, RNN; the only ops with several outputs;
 /// kernels/recurrent.h has the equations). D = 2 for bidirectional, else 1;
 /// G = 4 (lstm), 3 (gru), 1 (rnn); T, N, I from x:
@@ -216,6 +219,8 @@ inline constexpr std::string_view kMaxPool1d = "max_pool1d";
 inline constexpr std::string_view kMaxPool3d = "max_pool3d";
 inline constexpr std::string_view kAvgPool1d = "avg_pool1d";
 inline constexpr std::string_view kAvgPool3d = "avg_pool3d";
+// Sequence models' scan (ONNX CumSum).
+inline constexpr std::string_view kCumsum = "cumsum";
 inline constexpr std::string_view kLstm = "lstm";
 inline constexpr std::string_view kGru = "gru";
 inline constexpr std::string_view kRnn = "rnn";
