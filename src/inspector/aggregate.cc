@@ -47,7 +47,10 @@ Status InspectorAggregator::add(const etdump::ETDumpFile& dump) {
 
 void InspectorAggregator::merge(PreparedDump prepared) {
   Inspector& part = prepared.grouped_;
-  if (!keep_occurrences_) part.occurrences_ = {};
+  if (!keep_occurrences_) {
+    part.occurrences_ = {};
+    part.occurrence_threads_ = {};
+  }
   if (dumps_++ == 0) {
     // The first dump is the result as it stands: one-dump inspection is
     // exactly the grouping of that dump.
@@ -84,6 +87,19 @@ void InspectorAggregator::merge(PreparedDump prepared) {
   }
 
   if (keep_occurrences_) {
+    // Threads: kept once either side has a thread other than 0.
+    std::vector<std::int32_t>& threads = result_.occurrence_threads_;
+    if (threads.empty() && !part.occurrence_threads_.empty()) {
+      threads.assign(result_.occurrences_.size(), 0);
+    }
+    if (!threads.empty()) {
+      if (part.occurrence_threads_.empty()) {
+        threads.resize(threads.size() + part.occurrences_.size(), 0);
+      } else {
+        threads.insert(threads.end(), part.occurrence_threads_.begin(),
+                       part.occurrence_threads_.end());
+      }
+    }
     for (Occurrence o : part.occurrences_) {
       o.group = remap[o.group];
       o.run += run_offset;

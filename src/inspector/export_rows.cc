@@ -265,11 +265,13 @@ void event_rows(const Inspector& inspector, const ExportSource& source, ExportFo
   const std::string run = field_prefix(format, "run"), thread = field_prefix(format, "thread"),
                     start = field_prefix(format, "start_ns"),
                     duration = field_prefix(format, "duration_ns");
-  for (const Occurrence& o : inspector.occurrences()) {
+  const std::vector<Occurrence>& occurrences = inspector.occurrences();
+  for (std::size_t i = 0; i < occurrences.size(); ++i) {
+    const Occurrence& o = occurrences[i];
     out += frame.head;
     append_number(out, run, o.run);
     out += group_fields[o.group];
-    append_number(out, thread, o.thread);
+    append_number(out, thread, inspector.occurrence_thread(i));
     append_number(out, start, o.start);
     append_number(out, duration, o.end - o.start);
     out += frame.tail;

@@ -66,8 +66,9 @@ Status write_chrome_trace(const Inspector& inspector, const io::ChunkSink& write
   std::map<Track, std::uint32_t> tids;
   double origin = 0;
   bool first = true;
-  for (const Occurrence& o : occurrences) {
-    tids.try_emplace(Track{o.run, o.thread}, 0);
+  for (std::size_t i = 0; i < occurrences.size(); ++i) {
+    const Occurrence& o = occurrences[i];
+    tids.try_emplace(Track{o.run, inspector.occurrence_thread(i)}, 0);
     if (first || o.start < origin) origin = o.start;
     first = false;
   }
@@ -86,7 +87,7 @@ Status write_chrome_trace(const Inspector& inspector, const io::ChunkSink& write
   for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
   std::vector<std::uint32_t> tid_of(occurrences.size());
   for (std::size_t i = 0; i < occurrences.size(); ++i) {
-    tid_of[i] = tids[Track{occurrences[i].run, occurrences[i].thread}];
+    tid_of[i] = tids[Track{occurrences[i].run, inspector.occurrence_thread(i)}];
   }
   std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
     const Occurrence& x = occurrences[a];

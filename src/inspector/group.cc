@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "src/inspector/builder.h"
 
@@ -171,8 +172,11 @@ void InspectorBuilder::group(const etdump::ETDumpFile& dump, const ProfileEventS
     }
     ++group.occurrences;
     if (keep_occurrences) {
-      inspector.occurrences_.push_back(
-          {it->second, run_index, e.thread_index.value_or(0), start, start + duration});
+      const std::int32_t thread = e.thread_index.value_or(0);
+      std::vector<std::int32_t>& threads = inspector.occurrence_threads_;
+      if (thread != 0 && threads.empty()) threads.assign(inspector.occurrences_.size(), 0);
+      if (!threads.empty()) threads.push_back(thread);
+      inspector.occurrences_.push_back({it->second, run_index, start, start + duration});
     }
   });
   if (reversed > 0) {

@@ -146,7 +146,8 @@ StatusOr<Json> timeline_json(const Inspector& inspector, const ReportOptions& op
   keep_longest(chosen, all, options.timeline_event_limit);
 
   std::map<std::int32_t, std::uint32_t> lane_of;
-  for (std::uint32_t i : chosen) lane_of.try_emplace(all[i].thread, 0);
+  auto thread_of = [&inspector](std::uint32_t i) { return inspector.occurrence_thread(i); };
+  for (std::uint32_t i : chosen) lane_of.try_emplace(thread_of(i), 0);
   std::uint32_t next_lane = 0;
   Json lanes = Json::array();
   for (auto& [thread, lane] : lane_of) {
@@ -156,7 +157,7 @@ StatusOr<Json> timeline_json(const Inspector& inspector, const ReportOptions& op
 
   // Parents first (by lane, start, longest first), so depth is a stack.
   std::stable_sort(chosen.begin(), chosen.end(), [&](std::uint32_t a, std::uint32_t b) {
-    if (all[a].thread != all[b].thread) return lane_of[all[a].thread] < lane_of[all[b].thread];
+    if (thread_of(a) != thread_of(b)) return lane_of[thread_of(a)] < lane_of[thread_of(b)];
     if (all[a].start != all[b].start) return all[a].start < all[b].start;
     return (all[a].end - all[a].start) > (all[b].end - all[b].start);
   });
@@ -173,7 +174,7 @@ StatusOr<Json> timeline_json(const Inspector& inspector, const ReportOptions& op
   double extent = 0;
   for (std::uint32_t i : chosen) {
     const Occurrence& o = all[i];
-    const std::uint32_t lane = lane_of[o.thread];
+    const std::uint32_t lane = lane_of[thread_of(i)];
     if (lane != current_lane) open_ends.clear();
     current_lane = lane;
     while (!open_ends.empty() && open_ends.back() <= o.start) open_ends.pop_back();

@@ -273,11 +273,12 @@ struct RunInfo {
   bool used = true;  ///< False for skipped warm-up runs.
 };
 
-/// One event occurrence, for timelines (chrome) and nesting.
+/// One event occurrence, for timelines (chrome) and nesting. Its logging
+/// thread is Inspector::occurrence_thread(i): kept apart, so that the 24
+/// bytes of a million occurrences of one thread carry no thread at all.
 struct Occurrence {
   std::uint32_t group = 0;  ///< Index into Inspector::groups().
   std::uint32_t run = 0;    ///< Index into Inspector::runs().
-  std::int32_t thread = 0;  ///< Logging thread index, 0 when unknown.
   double start = 0;         ///< ns (or ticks), as in the dump's clock.
   double end = 0;
 };
@@ -308,6 +309,10 @@ class Inspector {
   const std::vector<RunInfo>& runs() const { return runs_; }
   /// Every profile event of the runs used, in file order.
   const std::vector<Occurrence>& occurrences() const { return occurrences_; }
+  /// The logging thread's index of occurrences()[i], 0 when unknown.
+  std::int32_t occurrence_thread(std::size_t i) const {
+    return occurrence_threads_.empty() ? 0 : occurrence_threads_[i];
+  }
   const std::vector<Diagnostic>& diagnostics() const { return diagnostics_; }
   const TimeInfo& time() const { return time_; }
   bool has_etrecord() const { return has_etrecord_; }
@@ -330,6 +335,8 @@ class Inspector {
   std::vector<EventGroup> groups_;
   std::vector<RunInfo> runs_;
   std::vector<Occurrence> occurrences_;
+  // Per occurrence; empty while every one so far was thread 0.
+  std::vector<std::int32_t> occurrence_threads_;
   std::vector<Diagnostic> diagnostics_;
   TimeInfo time_;
   bool has_etrecord_ = false;
