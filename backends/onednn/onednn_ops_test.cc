@@ -409,6 +409,42 @@ std::vector<OpCase> cases() {
        [](GraphBuilder& b) {
          b.output(b.reshape(conv(b, image(b), 4, 8), {2, -1, 9}));
        }},
+      // 1-D convolutions and pools (a raw-audio classifier's layers): each
+      // the 2-D primitive over [N, C, 1, L] between two reshapes, all its
+      // operators mapped to the node (and the folded batch norm and relu).
+      {"conv1d_batch_norm_relu",
+       [](GraphBuilder& b) {
+         const ValueId x = b.input("x", ScalarType::kFloat, {2, 4, 40});
+         const ValueId y =
+             b.op("conv1d", {x, weights(b, "k1.w", {8, 4, 5}), weights(b, "k1.b", {8})},
+                  {{"stride", std::vector<std::int64_t>{2}},
+                   {"padding", std::vector<std::int64_t>{2}},
+                   {"dilation", std::vector<std::int64_t>{1}},
+                   {"groups", std::int64_t{1}}});
+         b.output(b.relu(batch_norm(b, y, 8)));
+       }},
+      {"grouped_dilated_conv1d_asymmetric_padding",
+       [](GraphBuilder& b) {
+         const ValueId x = b.input("x", ScalarType::kFloat, {2, 6, 31});
+         b.output(b.op("conv1d", {x, weights(b, "k2.w", {6, 2, 3})},
+                       {{"stride", std::vector<std::int64_t>{1}},
+                        {"padding", std::vector<std::int64_t>{3, 1}},
+                        {"dilation", std::vector<std::int64_t>{2}},
+                        {"groups", std::int64_t{3}}}));
+       }},
+      {"max_pool1d_then_avg_pool1d",
+       [](GraphBuilder& b) {
+         const ValueId x = b.relu(b.input("x", ScalarType::kFloat, {2, 4, 33}));
+         const ValueId m = b.op("max_pool1d", {x},
+                                {{"kernel", std::vector<std::int64_t>{3}},
+                                 {"stride", std::vector<std::int64_t>{2}},
+                                 {"padding", std::vector<std::int64_t>{1}}});
+         b.output(b.op("avg_pool1d", {m},
+                       {{"kernel", std::vector<std::int64_t>{4}},
+                        {"stride", std::vector<std::int64_t>{3}},
+                        {"padding", std::vector<std::int64_t>{1, 2}},
+                        {"count_include_pad", std::int64_t{0}}}));
+       }},
   };
 }
 

@@ -780,6 +780,7 @@ class Lowering {
     if (op == aot::op::kQuantizeLinear) return lower_quantize(node);
     if (op == aot::op::kDequantizeLinear) return lower_dequantize(node);
     if (const std::optional<Int8Plan> plan = int8_plan(node)) return lower_int8(node, *plan);
+    if (is_one_dimensional(node)) return lower_one_dimensional(node);
     if (op == aot::op::kConv2d) return lower_conv(node);
     if (op == aot::op::kMatmul && !is_constant(node.inputs[1])) return lower_batch_matmul(node);
     if (op == aot::op::kLinear || op == aot::op::kMatmul) return lower_matmul(node);
@@ -882,6 +883,105 @@ class Lowering {
                             {stride[0], stride[1], dilation[0], dilation[1], pads[0], pads[1],
                              pads[2], pads[3], int_attr(node, "groups", 1)},
                             std::move(sources), out);
+  }
+
+  // An operator of one operand and no floats.
+  static DnnOp one_operand(DnnOpKind kind, std::uint32_t src, std::vector<std::int64_t> output,
+                           std::vector<std::int64_t> ints = {}) {
+    return DnnOp{.kind = kind,
+                 .identifier = {},
+                 .operands = {src},
+                 .output = std::move(output),
+                 .ints = std::move(ints),
+                 .floats = {}};
+  }
+
+  // conv1d, max_pool1d, avg_pool1d: the 2-D primitive over [N, C, 1, L]
+  // between two reshapes (a reshape reads plain order: the primitive's
+  // output is reordered to plain first when oneDNN blocked it). Every
+  // operator maps to the node, and a convolution's to the batch norm it
+  // folds and the activations it fuses.
+  Status lower_one_dimensional(const Node& node) {
+    const bool is_conv = node.op == aot::op::kConv1d;
+    Sources sources{&node};
+    ValueId out = node.outputs[0];
+    const Node two = as_2d(node);
+    std::optional<ConvWeights> weights;
+    std::vector<std::int64_t> weight_shape;
+    std::vector<EltwiseStep> steps;
+    if (is_conv) {
+      const aot::Value& w = value(node.inputs[1]);
+      weight_shape = with_unit_height(w.shape);
+      weights = ConvWeights{w.shape[0], constant_operand_data(graph_, node.inputs[1]),
+                            node.inputs.size() > 2
+                                ? constant_operand_data(graph_, node.inputs[2])
+                                : std::vector<float>(static_cast<std::size_t>(w.shape[0]))};
+      if (const Node* bn = sole_user(out); bn != nullptr && bn->op == aot::op::kBatchNorm) {
+        GLASSBOX_RETURN_IF_ERROR(fold_batch_norm(batch_norm_constants(graph_, *bn), &*weights));
+        absorb(*bn);
+        sources.push_back(bn);
+        out = bn->outputs[0];
+      }
+      absorb_activations(&out, &sources, &steps);
+    }
+    const std::string name = joined_names(sources);
+    const std::vector<std::int64_t> in4 = with_unit_height(value(node.inputs[0]).shape);
+    const std::vector<std::int64_t> out4 = with_unit_height(value(out).shape);
+    GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t src, plain(node.inputs[0], sources));
+    GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t x4, emit(one_operand(DnnOpKind::kReshape, src, in4),
+                                                     sources, name + ".as_2d", false));
+    DnnOp dnn = one_operand(DnnOpKind::kPooling, x4, out4);
+    if (is_conv) {
+      GLASSBOX_ASSIGN_OR_RETURN(
+          dnn.operands[0],
+          emit(one_operand(DnnOpKind::kReorder, x4, in4,
+                           {static_cast<std::int64_t>(DnnReorderTarget::kConsumer)}),
+               sources, name + ".reorder", true));
+      const std::array<std::int64_t, 2> stride = int_pair(two, "stride", {1, 1});
+      const std::array<std::int64_t, 2> dilation = int_pair(two, "dilation", {1, 1});
+      const std::array<std::int64_t, 4> pads = padding_tlbr(two);
+      dnn.kind = DnnOpKind::kConvolution;
+      dnn.operands.push_back(add_constant(std::move(weight_shape), std::move(weights->weight)));
+      dnn.operands.push_back(add_constant({weights->out_channels}, std::move(weights->bias)));
+      dnn.ints = {stride[0],
+                  stride[1],
+                  dilation[0],
+                  dilation[1],
+                  pads[0],
+                  pads[1],
+                  pads[2],
+                  pads[3],
+                  int_attr(node, "groups", 1),
+                  0};
+      append_post_ops(steps, &dnn);
+    } else {
+      const std::optional<PoolGeometry> g = pool_geometry(graph_, node);
+      DnnPooling alg = DnnPooling::kMax;
+      if (node.op == aot::op::kAvgPool1d) {
+        alg = int_attr(node, "count_include_pad", 1) != 0 ? DnnPooling::kAvgIncludePadding
+                                                          : DnnPooling::kAvgExcludePadding;
+      }
+      dnn.ints = {static_cast<std::int64_t>(alg),
+                  g->kernel[0],
+                  g->kernel[1],
+                  g->stride[0],
+                  g->stride[1],
+                  g->dilation[0],
+                  g->dilation[1],
+                  g->pad_begin[0],
+                  g->pad_begin[1],
+                  g->pad_end[0],
+                  g->pad_end[1]};
+    }
+    GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t y4, emit(std::move(dnn), sources, name, is_conv));
+    if (maybe_blocked(y4)) {
+      GLASSBOX_ASSIGN_OR_RETURN(
+          y4, emit(one_operand(DnnOpKind::kReorder, y4, out4,
+                               {static_cast<std::int64_t>(DnnReorderTarget::kPlain)}),
+                   sources, name + ".to_plain", false));
+    }
+    return define(out, emit(one_operand(DnnOpKind::kReshape, y4, value(out).shape), sources,
+                            name + ".as_1d", false));
   }
 
   // A convolution of `input` producing `out`, after what `sources` already

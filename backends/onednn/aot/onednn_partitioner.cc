@@ -85,7 +85,10 @@ std::string quantize_rejection(const Graph& graph, const Node& node) {
 }
 
 std::string conv_rejection(const Graph& graph, const Node& node) {
-  if (shape_of(graph, node.inputs[0]).size() != 4) return "conv2d input not 4-D";
+  const std::size_t rank = node.op == aot::op::kConv1d ? 3 : 4;
+  if (shape_of(graph, node.inputs[0]).size() != rank) {
+    return rank == 3 ? "conv1d input not 3-D" : "conv2d input not 4-D";
+  }
   if (!is_constant_operand(graph, node.inputs[1])) return "non-constant weights";
   if (node.inputs.size() > 2 && !is_constant_operand(graph, node.inputs[2])) {
     return "non-constant bias";
@@ -100,8 +103,19 @@ std::string batch_norm_rejection(const Graph& graph, const Node& node) {
   for (std::size_t i = 1; i < node.inputs.size(); ++i) {  // (never dequantized: float only)
     if (!is_float_constant(graph, node.inputs[i])) return "non-constant batch_norm parameters";
   }
-  if (shape_of(graph, node.inputs[0]).size() != 4) return "batch_norm input not 4-D";
   if (!computed(graph, node.inputs[0])) return "constant input";
+  if (shape_of(graph, node.inputs[0]).size() == 3) {
+    // Folded into the conv1d before it, which runs as a 2-D convolution.
+    const Node* conv = producer_of(graph, node.inputs[0]);
+    bool is_output = false;
+    if (conv == nullptr || conv->op != aot::op::kConv1d ||
+        readers_of(graph, node.inputs[0], &is_output).size() != 1 || is_output ||
+        !conv_rejection(graph, *conv).empty()) {
+      return "batch_norm of a 3-D input other than a conv1d's only reader";
+    }
+    return kTaken;
+  }
+  if (shape_of(graph, node.inputs[0]).size() != 4) return "batch_norm input not 4-D";
   return kTaken;
 }
 
@@ -200,6 +214,9 @@ std::optional<TensorQuant> per_tensor_quant(const Graph& graph, const Node& node
 
 std::set<std::string, std::less<>> onednn_supported_ops() {
   return {"conv2d",
+          "conv1d",      // as conv2d over [N, C, 1, L] (as_2d)
+          "max_pool1d",  // as max_pool2d likewise
+          "avg_pool1d",  // as avg_pool2d likewise
           "batch_norm",
           "linear",
           "matmul",
@@ -243,9 +260,37 @@ std::set<std::string, std::less<>> onednn_supported_ops() {
           "dequantize_linear"};
 }
 
-std::optional<PoolGeometry> pool_geometry(const Graph& graph, const Node& node) {
-  const auto& in = shape_of(graph, node.inputs[0]);
-  const auto& out = shape_of(graph, node.outputs[0]);
+bool is_one_dimensional(const Node& node) {
+  return node.op == aot::op::kConv1d || node.op == aot::op::kMaxPool1d ||
+         node.op == aot::op::kAvgPool1d;
+}
+
+Node as_2d(const Node& node) {
+  Node two = node;
+  two.op = node.op == aot::op::kConv1d      ? aot::op::kConv2d
+           : node.op == aot::op::kMaxPool1d ? aot::op::kMaxPool2d
+                                            : aot::op::kAvgPool2d;
+  for (const char* name : {"kernel", "stride", "dilation"}) {
+    const std::vector<std::int64_t> v = ints_attr(node, name);
+    if (v.size() == 1) two.attributes[name] = std::vector<std::int64_t>{1, v[0]};
+  }
+  const std::vector<std::int64_t> pads = ints_attr(node, "padding");
+  if (pads.size() == 1) two.attributes["padding"] = std::vector<std::int64_t>{0, pads[0]};
+  if (pads.size() == 2)
+    two.attributes["padding"] = std::vector<std::int64_t>{0, pads[0], 0, pads[1]};
+  return two;
+}
+
+std::vector<std::int64_t> with_unit_height(const std::vector<std::int64_t>& shape) {
+  std::vector<std::int64_t> out = shape;
+  if (out.size() == 3) out.insert(out.begin() + 2, 1);
+  return out;
+}
+
+namespace {
+
+std::optional<PoolGeometry> pool_geometry_of(const Node& node, const std::vector<std::int64_t>& in,
+                                             const std::vector<std::int64_t>& out) {
   if (in.size() != 4 || out.size() != 4) return std::nullopt;
   PoolGeometry g;
   if (node.op == aot::op::kGlobalAvgPool2d) {
@@ -271,6 +316,18 @@ std::optional<PoolGeometry> pool_geometry(const Graph& graph, const Node& node) 
     }
   }
   return g;
+}
+
+}  // namespace
+
+std::optional<PoolGeometry> pool_geometry(const Graph& graph, const Node& node) {
+  const auto& in = shape_of(graph, node.inputs[0]);
+  const auto& out = shape_of(graph, node.outputs[0]);
+  if (is_one_dimensional(node)) {
+    if (in.size() != 3 || out.size() != 3) return std::nullopt;
+    return pool_geometry_of(as_2d(node), with_unit_height(in), with_unit_height(out));
+  }
+  return pool_geometry_of(node, in, out);
 }
 
 bool is_spatial_mean(const Graph& graph, const Node& node) {
@@ -336,7 +393,7 @@ std::string onednn_rejection(const Graph& graph, const Node& node) {
     }
     return kTaken;
   }
-  if (op == aot::op::kConv2d) return conv_rejection(graph, node);
+  if (op == aot::op::kConv2d || op == aot::op::kConv1d) return conv_rejection(graph, node);
   if (op == aot::op::kPad) {
     // Taken only with its pool, which lowers both.
     const std::optional<PaddedAvgPool> pair = padded_avg_pool_of(graph, node);
@@ -367,10 +424,12 @@ std::string onednn_rejection(const Graph& graph, const Node& node) {
     if (shape_of(graph, node.inputs[0]).size() < 2) return "1-D matmul input";
     return kTaken;
   }
-  if (op == aot::op::kMaxPool2d || op == aot::op::kAvgPool2d || op == aot::op::kGlobalAvgPool2d) {
+  if (op == aot::op::kMaxPool2d || op == aot::op::kAvgPool2d || op == aot::op::kGlobalAvgPool2d ||
+      op == aot::op::kMaxPool1d || op == aot::op::kAvgPool1d) {
     const std::optional<PoolGeometry> g = pool_geometry(graph, node);
     if (!g) return "pooling window oneDNN cannot express";
-    if (op == aot::op::kAvgPool2d && g->ceil_extra && int_attr(node, "count_include_pad", 1) != 0) {
+    if ((op == aot::op::kAvgPool2d || op == aot::op::kAvgPool1d) && g->ceil_extra &&
+        int_attr(node, "count_include_pad", 1) != 0) {
       return "ceil-mode average pool counting padding";
     }
     return kTaken;

@@ -94,8 +94,20 @@ struct PoolGeometry {
   bool ceil_extra = false;
 };
 
-/// The window of a max_pool2d / avg_pool2d / global_avg_pool2d node whose
-/// end padding reproduces the output shape the graph declares.
+/// The window of a max_pool2d / avg_pool2d / global_avg_pool2d node (or
+/// of a max_pool1d / avg_pool1d as its 2-D form, as_2d) whose end padding
+/// reproduces the output shape the graph declares.
 std::optional<PoolGeometry> pool_geometry(const aot::Graph& graph, const aot::Node& node);
+
+/// Whether `node` is a conv1d, max_pool1d or avg_pool1d: the delegate runs
+/// it as its 2-D form over [N, C, 1, L] between two reshapes.
+bool is_one_dimensional(const aot::Node& node);
+
+/// A 1-D node's 2-D form: the 2-D op, its attributes with a height of 1
+/// (kernel, stride and dilation 1; no padding on top or bottom).
+aot::Node as_2d(const aot::Node& node);
+
+/// `shape` [N, C, L] as [N, C, 1, L].
+std::vector<std::int64_t> with_unit_height(const std::vector<std::int64_t>& shape);
 
 }  // namespace glassbox::backends::onednn
