@@ -432,6 +432,18 @@ std::vector<OpCase> cases() {
                         {"dilation", std::vector<std::int64_t>{2}},
                         {"groups", std::int64_t{3}}}));
        }},
+      // The mean over L that ends a 1-D network (its global average pool).
+      {"conv1d_then_mean_over_length",
+       [](GraphBuilder& b) {
+         const ValueId x = b.input("x", ScalarType::kFloat, {2, 4, 24});
+         const ValueId y = b.relu(b.op("conv1d", {x, weights(b, "k3.w", {6, 4, 3})},
+                                       {{"stride", std::vector<std::int64_t>{1}},
+                                        {"padding", std::vector<std::int64_t>{1}},
+                                        {"dilation", std::vector<std::int64_t>{1}},
+                                        {"groups", std::int64_t{1}}}));
+         b.output(b.op("reduce_mean", {y},
+                       {{"axes", std::vector<std::int64_t>{-1}}, {"keepdims", std::int64_t{0}}}));
+       }},
       {"max_pool1d_then_avg_pool1d",
        [](GraphBuilder& b) {
          const ValueId x = b.relu(b.input("x", ScalarType::kFloat, {2, 4, 33}));

@@ -1241,9 +1241,14 @@ class Lowering {
   // The mean over H and W: a global average pool to [N, C, 1, 1], then a
   // reshape when the node drops those dims; both mapped to it.
   Status lower_spatial_mean(const Node& node) {
-    const std::vector<std::int64_t>& in = value(node.inputs[0]).shape;
+    const std::vector<std::int64_t> in = with_unit_height(value(node.inputs[0]).shape);
     const std::vector<std::int64_t> pooled = {in[0], in[1], 1, 1};
-    const std::uint32_t src = slot(node.inputs[0]);
+    std::uint32_t src = slot(node.inputs[0]);
+    if (value(node.inputs[0]).shape.size() == 3) {  // [N, C, L] pools as [N, C, 1, L]
+      GLASSBOX_ASSIGN_OR_RETURN(src, plain(node.inputs[0], {&node}));
+      GLASSBOX_ASSIGN_OR_RETURN(src, emit(one_operand(DnnOpKind::kReshape, src, in), {&node},
+                                          node.name + ".as_2d", false));
+    }
     DnnOp pool{.kind = DnnOpKind::kPooling,
                .identifier = {},
                .operands = {src},

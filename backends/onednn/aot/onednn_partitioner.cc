@@ -332,11 +332,13 @@ std::optional<PoolGeometry> pool_geometry(const Graph& graph, const Node& node) 
 
 bool is_spatial_mean(const Graph& graph, const Node& node) {
   if (node.op != aot::op::kReduceMean || node.inputs.size() != 1) return false;
-  if (shape_of(graph, node.inputs[0]).size() != 4) return false;
+  // [N, C, H, W] over H and W, or [N, C, L] over L (a 1-D global pool).
+  const auto rank = static_cast<std::int64_t>(shape_of(graph, node.inputs[0]).size());
+  if (rank != 4 && rank != 3) return false;
   std::vector<std::int64_t> axes = ints_attr(node, "axes");
-  for (std::int64_t& a : axes) a = a < 0 ? a + 4 : a;
+  for (std::int64_t& a : axes) a = a < 0 ? a + rank : a;
   std::sort(axes.begin(), axes.end());
-  return axes == std::vector<std::int64_t>{2, 3};
+  return axes == (rank == 4 ? std::vector<std::int64_t>{2, 3} : std::vector<std::int64_t>{2});
 }
 
 std::string onednn_rejection(const Graph& graph, const Node& node) {

@@ -56,8 +56,8 @@ std::string onednn_rejection(const aot::Graph& graph, const aot::Node& node);
 /// the nodes it takes); a delegate_call node is "already delegated".
 std::vector<std::string> onednn_partition_report(const aot::Graph& graph);
 
-/// A reduce_mean over H and W of an NCHW tensor (keepdims or not): a global
-/// average pool.
+/// A reduce_mean over H and W of an NCHW tensor, or over L of an N x C x L
+/// one (keepdims or not): a global average pool.
 bool is_spatial_mean(const aot::Graph& graph, const aot::Node& node);
 
 /// The dequantize_linear node whose output `id` is, when it dequantizes a
