@@ -89,10 +89,8 @@ void InspectorAggregator::merge(PreparedDump prepared) {
   if (keep_occurrences_) {
     // Threads: kept once either side has a thread other than 0.
     std::vector<std::int32_t>& threads = result_.occurrence_threads_;
-    if (threads.empty() && !part.occurrence_threads_.empty()) {
-      threads.assign(result_.occurrences_.size(), 0);
-    }
-    if (!threads.empty()) {
+    if (!threads.empty() || !part.occurrence_threads_.empty()) {
+      threads.resize(result_.occurrences_.size(), 0);  // the 0s of a side that had none
       if (part.occurrence_threads_.empty()) {
         threads.resize(threads.size() + part.occurrences_.size(), 0);
       } else {

@@ -122,6 +122,22 @@ TEST(InspectorAggregatorTest, KeepsOccurrencesOnlyWhenAsked) {
   EXPECT_EQ(kept.occurrences().back().run, kept.runs().size() - 1);
 }
 
+TEST(InspectorAggregatorTest, MergedOccurrencesKeepTheirThreads) {
+  // One thread, then two, then one again: only the middle dump's
+  // occurrences are on threads other than 0.
+  DumpBuilder single;
+  single.run("Execute").int_event(100, 0, 0, 10);
+  DumpBuilder two;
+  two.run("Execute").int_event(100, 0, 0, 10, 1).int_event(100, 0, 0, 8, 2);
+  InspectorAggregator aggregator(nullptr, {});
+  for (DumpBuilder* b : {&single, &two, &single}) ASSERT_THAT(aggregator.add(b->build()), IsOk());
+  const Inspector merged = std::move(aggregator).build();
+  ASSERT_EQ(merged.occurrences().size(), 4u);
+  std::vector<std::int32_t> threads;
+  for (std::size_t i = 0; i < 4; ++i) threads.push_back(merged.occurrence_thread(i));
+  EXPECT_EQ(threads, (std::vector<std::int32_t>{0, 1, 2, 0}));
+}
+
 TEST(InspectorAggregatorTest, NoDumpGivesAnEmptyInspector) {
   const Inspector insp = InspectorAggregator(nullptr, {}).build();
   EXPECT_TRUE(insp.groups().empty());

@@ -174,8 +174,9 @@ void InspectorBuilder::group(const etdump::ETDumpFile& dump, const ProfileEventS
     if (keep_occurrences) {
       const std::int32_t thread = e.thread_index.value_or(0);
       std::vector<std::int32_t>& threads = inspector.occurrence_threads_;
-      if (thread != 0 && threads.empty()) threads.assign(inspector.occurrences_.size(), 0);
-      if (!threads.empty()) threads.push_back(thread);
+      // The first thread other than 0 gives every earlier occurrence its 0.
+      if (thread != 0 && threads.empty()) threads.resize(inspector.occurrences_.size(), 0);
+      if (thread != 0 || !threads.empty()) threads.push_back(thread);
       inspector.occurrences_.push_back({it->second, run_index, start, start + duration});
     }
   });

@@ -68,6 +68,27 @@ TEST(InspectorTest, RepeatedEventsInOneRunAreSummedAndCounted) {
   EXPECT_DOUBLE_EQ(threads->stats.mean, 180);  // work time, not wall time
 }
 
+TEST(InspectorTest, EveryOccurrenceKeepsItsThreadOnceAnotherThreadAppears) {
+  // Thread 0 alone first (no thread vector yet), then threads 1 and 2:
+  // the earlier occurrences read 0, the later their own.
+  DumpBuilder b;
+  b.run("Execute").int_event(100, 0, 0, 10).int_event(100, 0, 10, 30);
+  b.run("Execute").int_event(101, 0, 0, 100, 1).int_event(101, 0, 0, 80, 2).int_event(100, 0, 5, 9);
+  const Inspector insp = value_of(Inspector::create(b.build()));
+  ASSERT_EQ(insp.occurrences().size(), 5u);
+  std::vector<std::int32_t> threads;
+  for (std::size_t i = 0; i < insp.occurrences().size(); ++i) {
+    threads.push_back(insp.occurrence_thread(i));
+  }
+  EXPECT_EQ(threads, (std::vector<std::int32_t>{0, 0, 1, 2, 0}));
+  // A dump of one thread keeps none: every occurrence reads 0.
+  DumpBuilder one;
+  one.run("Execute").int_event(100, 0, 0, 10).int_event(100, 0, 10, 30);
+  const Inspector single = value_of(Inspector::create(one.build()));
+  EXPECT_EQ(single.occurrence_thread(0), 0);
+  EXPECT_EQ(single.occurrence_thread(1), 0);
+}
+
 TEST(InspectorTest, ResolvesIntIdentifiersByExactKey) {
   const etrecord::ETRecord record = demo_record(Ids::kInt);
   const Inspector insp = value_of(Inspector::create(demo_dump(Ids::kInt), &record));
