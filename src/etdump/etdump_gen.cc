@@ -189,6 +189,18 @@ Error ETDumpGen::set_delegate_time_scale(const char* backend, TickRatio ns_per_t
   return Error::kOk;
 }
 
+Error ETDumpGen::set_delegate_clock_offset(const char* backend, std::int64_t host_offset_ns) {
+  if (backend == nullptr) return Error::kInvalidArgument;
+  for (std::size_t i = 0; i < num_delegate_scales_; ++i) {
+    if (std::strcmp(delegate_scales_[i].backend, backend) == 0) {
+      delegate_scales_[i].has_host_offset = true;
+      delegate_scales_[i].host_offset_ns = host_offset_ns;
+      return Error::kOk;
+    }
+  }
+  return Error::kInvalidArgument;  // an offset belongs to a declared clock
+}
+
 // ---- Records -----------------------------------------------------------------
 
 // Inlined into every logging path: it is most of the per-event work.

@@ -108,13 +108,18 @@ class Logger {
   int allocators_ = 0;
 };
 
-// Declares the most delegate time scales, with the longest names: their
-// bytes are reserved up front, so they can never overflow the buffer.
+// Declares the most delegate time scales, with the longest names and (all
+// but the first) a host clock offset: their bytes are reserved up front, so
+// they can never overflow the buffer.
 void declare_every_time_scale(ETDumpGen& gen) {
   for (std::size_t i = 0; i < runtime::EventTracer::kMaxDelegateTimeScales; ++i) {
     std::string name(runtime::EventTracer::kMaxBackendNameLength, 'a');
     name[0] = static_cast<char>('A' + i);
     ASSERT_EQ(gen.set_delegate_time_scale(name.c_str(), TickRatio{i + 1, 3}), Error::kOk);
+    if (i > 0) {
+      ASSERT_EQ(gen.set_delegate_clock_offset(name.c_str(), -1000 * static_cast<std::int64_t>(i)),
+                Error::kOk);
+    }
   }
 }
 
@@ -295,6 +300,8 @@ TEST(ETDumpGenCapacityTest, FlatcReadsEveryKindOfEvent) {
     EXPECT_EQ(file->runs.size(), 20u);
     ASSERT_EQ(file->delegate_time_scales.size(), runtime::EventTracer::kMaxDelegateTimeScales);
     EXPECT_EQ(file->delegate_time_scales.back().ns_per_tick, (TickRatio{8, 3}));
+    EXPECT_EQ(file->delegate_time_scales.front().host_offset_ns, std::nullopt);
+    EXPECT_EQ(file->delegate_time_scales.back().host_offset_ns, -7000);
 #ifdef GLASSBOX_FLATC
     const std::string dir = ::testing::TempDir();
     const std::string path = dir + "/kinds" + std::to_string(caller_buffer) + ".etdp";
@@ -312,6 +319,7 @@ TEST(ETDumpGenCapacityTest, FlatcReadsEveryKindOfEvent) {
     EXPECT_NE(text.find("\"tensor_list\""), std::string::npos);
     EXPECT_NE(text.find("\"program_fingerprint\": \"fp\""), std::string::npos);
     EXPECT_NE(text.find("\"denominator\": 3"), std::string::npos) << "delegate_time_scales";
+    EXPECT_NE(text.find("\"host_offset_ns\": -7000"), std::string::npos) << text;
 #endif
   }
 }

@@ -357,7 +357,8 @@ Result<Span<const std::uint8_t>> ETDumpGen::get_etdump_data() {
   for (std::size_t i = 0; i < num_delegate_scales_; ++i) {
     const DelegateScale& scale = delegate_scales_[i];
     scales[i] = w.delegate_time_scale(w.string(scale.backend, std::strlen(scale.backend)),
-                                      scale.ns_per_tick.numerator, scale.ns_per_tick.denominator);
+                                      scale.ns_per_tick.numerator, scale.ns_per_tick.denominator,
+                                      scale.has_host_offset ? &scale.host_offset_ns : nullptr);
   }
   Pos scale_vector = 0;
   if (num_delegate_scales_ > 0) {

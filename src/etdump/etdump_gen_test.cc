@@ -91,13 +91,34 @@ TEST_P(ETDumpGenTest, DelegateTimeScalesRoundTripAndOutliveReset) {
             Error::kOk);
   ASSERT_EQ(gen_->create_event_block("Execute"), Error::kOk);
   ASSERT_EQ(gen_->log_profiling_delegate(nullptr, DelegateDebugIntId(1), 10, 30), Error::kOk);
-  const std::vector<DelegateTimeScale> expected = {{"NpuBackend", TickRatio{2, 1}},
-                                                   {"Dsp", TickRatio{5, 4}}};
+  const std::vector<DelegateTimeScale> expected = {{"NpuBackend", TickRatio{2, 1}, {}},
+                                                   {"Dsp", TickRatio{5, 4}, {}}};
   ETDumpFile file = dump();
   EXPECT_EQ(file.delegate_time_scales, expected);
   EXPECT_EQ(file.runs.back().events.size(), 1u);
   gen_->reset();
   EXPECT_EQ(dump().delegate_time_scales, expected) << "declared at init, kept for the next dump";
+}
+
+TEST_P(ETDumpGenTest, DelegateClockOffsetRoundTripsAfterItsScale) {
+  runtime::EventTracer* tracer = gen_.get();
+  EXPECT_EQ(runtime::event_tracer_set_delegate_clock_offset(tracer, "Npu", 5),
+            Error::kInvalidArgument)
+      << "an offset belongs to a declared clock";
+  EXPECT_EQ(runtime::event_tracer_set_delegate_clock_offset(tracer, nullptr, 5),
+            Error::kInvalidArgument);
+  ASSERT_EQ(runtime::event_tracer_set_delegate_ticks_per_second(tracer, "Npu", 500000000),
+            Error::kOk);
+  ASSERT_EQ(runtime::event_tracer_set_delegate_ticks_per_second(tracer, "Dsp", 1000000000),
+            Error::kOk);
+  ASSERT_EQ(runtime::event_tracer_set_delegate_clock_offset(tracer, "Npu", 7), Error::kOk);
+  // A later call replaces it; negative offsets (a clock started later) too.
+  ASSERT_EQ(runtime::event_tracer_set_delegate_clock_offset(tracer, "Npu", -123456789012),
+            Error::kOk);
+  ASSERT_EQ(gen_->create_event_block("Execute"), Error::kOk);
+  const std::vector<DelegateTimeScale> expected = {{"Npu", TickRatio{2, 1}, -123456789012},
+                                                   {"Dsp", TickRatio{1, 1}, std::nullopt}};
+  EXPECT_EQ(dump().delegate_time_scales, expected);
 }
 
 TEST_P(ETDumpGenTest, DelegateTimeScaleRefusals) {

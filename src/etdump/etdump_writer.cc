@@ -19,6 +19,7 @@ constexpr std::uint16_t kSmallTableBytes = 8;   // Bool, TensorList
 constexpr std::uint16_t kRunDataBytes = 48;
 constexpr std::uint16_t kRootBytes = 56;  // 52 bytes of fields, padded to 8
 constexpr std::uint16_t kTimeScaleBytes = 24;
+constexpr std::uint16_t kTimeScaleOffsetBytes = 32;  // and host_offset_ns
 
 // ProfileEvent: [soffset][A: start end ref | B: ref start end] then
 // chain instruction metadata thread time_source.
@@ -137,8 +138,9 @@ void ETDumpWriter::write_shared() {
       vtable(static_cast<Vtable>(kVtValueFirst + 2 * type + output), kValueBytes, fields, 8);
     }
   }
-  // backend ns_per_tick
+  // backend ns_per_tick [host_offset_ns]
   vt(kVtDelegateTimeScale, kTimeScaleBytes, {4, 8});
+  vt(kVtDelegateTimeScaleOffset, kTimeScaleOffsetBytes, {4, 8, 24});
   // The empty byte vector every delegate event without metadata shares
   // (ExecuTorch always writes one), and the Bool(true) of program outputs.
   cur_ -= 4;
@@ -332,9 +334,16 @@ Pos ETDumpWriter::run_data(const RunFields& run) {
 }
 
 Pos ETDumpWriter::delegate_time_scale(Pos backend, std::uint64_t numerator,
-                                      std::uint64_t denominator) {
+                                      std::uint64_t denominator,
+                                      const std::int64_t* host_offset_ns) {
   align(8);  // the ratio's 8-byte members
-  const Pos at = table<kTimeScaleBytes>(kVtDelegateTimeScale);
+  Pos at = 0;
+  if (host_offset_ns != nullptr) {
+    at = table<kTimeScaleOffsetBytes>(kVtDelegateTimeScaleOffset);
+    store64(field(at, 24), static_cast<std::uint64_t>(*host_offset_ns));
+  } else {
+    at = table<kTimeScaleBytes>(kVtDelegateTimeScale);
+  }
   offset_field(at, 4, backend);
   store64(field(at, 8), numerator);
   store64(field(at, 16), denominator);

@@ -54,6 +54,7 @@ enum Vtable : std::uint8_t {
   kVtRunDataFirst,                      // + 2 * has_name + has_allocators
   kVtValueFirst = kVtRunDataFirst + 4,  // + 2 * ValueType member + has_output
   kVtDelegateTimeScale = kVtValueFirst + 2 * 8,
+  kVtDelegateTimeScaleOffset,
   kVtRoot,
   kNumVtables,
 };
@@ -131,8 +132,10 @@ class ETDumpWriter {
   };
   Pos run_data(const RunFields& run);
 
-  // One DelegateTimeScale table; `backend` is its name's position.
-  Pos delegate_time_scale(Pos backend, std::uint64_t numerator, std::uint64_t denominator);
+  // One DelegateTimeScale table; `backend` is its name's position,
+  // `host_offset_ns` null when the delegate declared none.
+  Pos delegate_time_scale(Pos backend, std::uint64_t numerator, std::uint64_t denominator,
+                          const std::int64_t* host_offset_ns);
 
   struct RootFields {
     Pos run_data = 0;

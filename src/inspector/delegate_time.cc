@@ -37,7 +37,12 @@ bool parse_positive(std::string_view text, std::uint64_t* out) {
 // A delegate's counter has its own origin: each (run, instruction)'s
 // scaled events are shifted so the earliest starts with that run's
 // DELEGATE_CALL at the instruction (left in place when there is none).
-void align_to_delegate_calls(Inspector& inspector) {
+// Groups marked in `placed` are on the host timeline already (their
+// delegate declared its clock's offset) and stay where they are.
+void align_to_delegate_calls(Inspector& inspector, const std::vector<bool>& placed = {}) {
+  auto is_placed = [&placed](std::uint32_t group) {
+    return group < placed.size() && placed[group];
+  };
   const std::vector<EventGroup>& groups = InspectorBuilder::groups(inspector);
   std::vector<Occurrence>& occurrences = InspectorBuilder::occurrences(inspector);
   using RunInstruction = std::pair<std::uint32_t, std::int32_t>;
@@ -47,7 +52,7 @@ void align_to_delegate_calls(Inspector& inspector) {
     const RunInstruction key{std::uint32_t{o.run}, g.instruction.value};
     if (g.role == EventRole::kDelegateCall) {
       call_start.try_emplace(key, o.start);
-    } else if (g.time_scale != TimeScaleSource::kClock) {
+    } else if (g.time_scale != TimeScaleSource::kClock && !is_placed(o.group)) {
       auto [it, inserted] = first_scaled.try_emplace(key, o.start);
       if (!inserted && o.start < it->second) it->second = o.start;
     }
@@ -55,7 +60,10 @@ void align_to_delegate_calls(Inspector& inspector) {
   if (first_scaled.empty()) return;
   for (Occurrence& o : occurrences) {
     const EventGroup& g = groups[o.group];
-    if (g.time_scale == TimeScaleSource::kClock || g.role == EventRole::kDelegateCall) continue;
+    if (g.time_scale == TimeScaleSource::kClock || g.role == EventRole::kDelegateCall ||
+        is_placed(o.group)) {
+      continue;
+    }
     const RunInstruction key{std::uint32_t{o.run}, g.instruction.value};
     const auto call = call_start.find(key);
     if (call == call_start.end()) continue;
@@ -100,7 +108,7 @@ void InspectorBuilder::scale_delegate_times(const etdump::ETDumpFile& dump,
   // Every scale in force, by backend: the option replaces the dump's.
   std::map<std::string, TimeInfo::DelegateScale, std::less<>> scales;
   for (const etdump::DelegateTimeScale& s : dump.delegate_time_scales) {
-    scales[s.backend] = {s.backend, s.ns_per_tick, TimeScaleSource::kDump};
+    scales[s.backend] = {s.backend, s.ns_per_tick, TimeScaleSource::kDump, s.host_offset_ns};
   }
   for (const auto& [backend, ratio] : options.delegate_time_scales) {
     const auto it = scales.find(backend);
@@ -110,7 +118,14 @@ void InspectorBuilder::scale_delegate_times(const etdump::ETDumpFile& dump,
               " ns per tick given as an option replaces the dump's " +
               ratio_text(it->second.ns_per_tick));
     }
-    scales[backend] = {backend, ratio, TimeScaleSource::kOption};
+    if (it != scales.end() && it->second.host_offset_ns) {
+      // The offset was measured against the declared clock, not this one.
+      add(inspector, Severity::kInfo,
+          "delegate time scale of backend '" + backend +
+              "' given as an option: the dump's host clock offset is not used, its events are "
+              "aligned to their DELEGATE_CALL");
+    }
+    scales[backend] = {backend, ratio, TimeScaleSource::kOption, std::nullopt};
   }
   if (scales.empty()) {
     align_to_delegate_calls(inspector);  // converted events, if any
@@ -142,6 +157,8 @@ void InspectorBuilder::scale_delegate_times(const etdump::ETDumpFile& dump,
   std::set<std::string> used;
   const double clock_ns_per_tick = time.ns_per_tick;
   std::vector<double> factor_of(inspector.groups_.size(), 1.0);
+  std::vector<double> shift_of(inspector.groups_.size(), 0.0);
+  std::vector<bool> placed(inspector.groups_.size(), false);
   for (std::size_t i = 0; i < inspector.groups_.size(); ++i) {
     EventGroup& group = inspector.groups_[i];
     if (group.role != EventRole::kDelegateInternal) continue;
@@ -150,13 +167,19 @@ void InspectorBuilder::scale_delegate_times(const etdump::ETDumpFile& dump,
     used.insert(group.backend);
     group.time_scale = it->second.source;
     factor_of[i] = it->second.ns_per_tick.ns_per_tick() / clock_ns_per_tick;
+    if (const auto& offset = it->second.host_offset_ns) {
+      // Durations (samples) do not move; occurrences (in ns by now) land
+      // on the host clock.
+      shift_of[i] = static_cast<double>(*offset);
+      placed[i] = true;
+    }
     for (double& sample : group.samples) sample *= factor_of[i];
   }
   for (Occurrence& o : inspector.occurrences_) {
-    o.start *= factor_of[o.group];
-    o.end *= factor_of[o.group];
+    o.start = o.start * factor_of[o.group] + shift_of[o.group];
+    o.end = o.end * factor_of[o.group] + shift_of[o.group];
   }
-  align_to_delegate_calls(inspector);
+  align_to_delegate_calls(inspector, placed);
 
   for (const auto& [backend, scale] : scales) {
     if (used.count(backend) == 0) {
@@ -172,7 +195,10 @@ void InspectorBuilder::scale_delegate_times(const etdump::ETDumpFile& dump,
             ratio_text(scale.ns_per_tick) + " ns per tick (" +
             std::string(scale.source == TimeScaleSource::kDump ? "the delegate's, from the dump"
                                                                : "given as an option") +
-            ")");
+            ")" +
+            (scale.host_offset_ns ? ", placed on the host timeline with its declared offset of " +
+                                        std::to_string(*scale.host_offset_ns) + " ns"
+                                  : std::string()));
   }
 }
 

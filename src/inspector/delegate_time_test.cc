@@ -41,7 +41,7 @@ double delegate_call_mean(const Inspector& insp) {
 TEST(DelegateTimeTest, DumpScaleConvertsThatBackendsDelegateEventsOnly) {
   const etrecord::ETRecord record = demo_record(Ids::kInt);
   etdump::ETDumpFile dump = one_run(TickRatio{5, 2});
-  dump.delegate_time_scales = {{"DemoBackend", TickRatio{4, 1}}};
+  dump.delegate_time_scales = {{"DemoBackend", TickRatio{4, 1}, {}}};
   const Inspector insp = value_of(Inspector::create(dump, &record));
   const EventGroup* conv = find_group(insp, "100");
   EXPECT_DOUBLE_EQ(conv->stats.mean, 4000) << "4 ns per delegate tick, not 2.5";
@@ -74,6 +74,57 @@ TEST(DelegateTimeTest, DumpScaleConvertsThatBackendsDelegateEventsOnly) {
   EXPECT_NE(render(insp, View::kEvents, Format::kTable).find("4/1 ns per tick"), std::string::npos);
 }
 
+// The raw start of the first delegate event with integer id `id`.
+double raw_start(const etdump::ETDumpFile& dump, std::int64_t id) {
+  for (const etdump::RunData& run : dump.runs) {
+    for (const etdump::Event& e : run.events) {
+      const etdump::ProfileEvent* p = e.profile();
+      if (p != nullptr && p->delegate_debug_id_int.value == id) {
+        return static_cast<double>(p->start_time);
+      }
+    }
+  }
+  ADD_FAILURE() << "no delegate event " << id;
+  return 0;
+}
+
+// The first occurrence's start of group `name`.
+double first_start(const Inspector& insp, const std::string& name) {
+  const EventGroup* group = find_group(insp, name);
+  for (const Occurrence& o : insp.occurrences()) {
+    if (&insp.groups()[o.group] == group) return o.start;
+  }
+  ADD_FAILURE() << "no occurrence of " << name;
+  return 0;
+}
+
+TEST(DelegateTimeTest, DeclaredHostOffsetPlacesEventsOnTheHostTimeline) {
+  const etrecord::ETRecord record = demo_record(Ids::kInt);
+  etdump::ETDumpFile dump = one_run(TickRatio{5, 2});
+  // Host ns = delegate ticks * 4 + 1000000: the event lands there, not at
+  // its DELEGATE_CALL.
+  dump.delegate_time_scales = {{"DemoBackend", TickRatio{4, 1}, 1000000}};
+  const Inspector placed = value_of(Inspector::create(dump, &record));
+  EXPECT_DOUBLE_EQ(first_start(placed, "100"), raw_start(dump, 100) * 4 + 1000000);
+  EXPECT_DOUBLE_EQ(find_group(placed, "100")->stats.mean, 4000) << "durations do not move";
+  ASSERT_EQ(placed.time().delegate_scales.size(), 1u);
+  EXPECT_EQ(placed.time().delegate_scales[0].host_offset_ns, 1000000);
+  EXPECT_TRUE(has_diagnostic(placed, Severity::kInfo, "declared offset of 1000000 ns"));
+
+  // Without the offset the same event starts with its DELEGATE_CALL.
+  dump.delegate_time_scales[0].host_offset_ns.reset();
+  const Inspector aligned = value_of(Inspector::create(dump, &record));
+  EXPECT_DOUBLE_EQ(first_start(aligned, "100"), first_start(aligned, "DELEGATE_CALL"));
+
+  // A ratio given as an option replaces the dump's clock and its offset.
+  dump.delegate_time_scales[0].host_offset_ns = 1000000;
+  InspectorOptions options;
+  options.delegate_time_scales["DemoBackend"] = TickRatio{4, 1};
+  const Inspector optioned = value_of(Inspector::create(dump, &record, {}, options));
+  EXPECT_DOUBLE_EQ(first_start(optioned, "100"), first_start(optioned, "DELEGATE_CALL"));
+  EXPECT_TRUE(has_diagnostic(optioned, Severity::kInfo, "host clock offset is not used"));
+}
+
 TEST(DelegateTimeTest, OptionServesExecutorchDumpsAndReplacesTheDumps) {
   const etrecord::ETRecord record = demo_record(Ids::kInt);
   etdump::ETDumpFile dump = one_run(TickRatio{1, 1});
@@ -85,7 +136,7 @@ TEST(DelegateTimeTest, OptionServesExecutorchDumpsAndReplacesTheDumps) {
   EXPECT_EQ(find_group(insp, "100")->time_scale, TimeScaleSource::kOption);
   EXPECT_DOUBLE_EQ(delegate_call_mean(insp), 3650);
 
-  dump.delegate_time_scales = {{"DemoBackend", TickRatio{4, 1}}};
+  dump.delegate_time_scales = {{"DemoBackend", TickRatio{4, 1}, {}}};
   insp = value_of(Inspector::create(dump, &record, {}, options));
   EXPECT_DOUBLE_EQ(find_group(insp, "100")->stats.mean, 3000);
   EXPECT_TRUE(has_diagnostic(insp, Severity::kInfo, "replaces the dump's 4/1"));
@@ -93,7 +144,7 @@ TEST(DelegateTimeTest, OptionServesExecutorchDumpsAndReplacesTheDumps) {
 
 TEST(DelegateTimeTest, ScalesNeedAnETRecordAndAKnownBackend) {
   etdump::ETDumpFile dump = one_run(TickRatio{1, 1});
-  dump.delegate_time_scales = {{"DemoBackend", TickRatio{4, 1}}};
+  dump.delegate_time_scales = {{"DemoBackend", TickRatio{4, 1}, {}}};
   Inspector insp = value_of(Inspector::create(dump));
   EXPECT_DOUBLE_EQ(find_group(insp, "100")->stats.mean, 1000);
   EXPECT_EQ(find_group(insp, "100")->time_scale, TimeScaleSource::kClock);
@@ -109,7 +160,7 @@ TEST(DelegateTimeTest, ScalesNeedAnETRecordAndAKnownBackend) {
 
 TEST(DelegateTimeTest, ConverterSeesIdentifierAndRawTimesAndWinsOverRatios) {
   etdump::ETDumpFile dump = one_run(TickRatio{5, 2});
-  dump.delegate_time_scales = {{"DemoBackend", TickRatio{4, 1}}};
+  dump.delegate_time_scales = {{"DemoBackend", TickRatio{4, 1}, {}}};
   std::vector<std::pair<std::string, double>> calls;
   InspectorOptions options;
   options.delegate_time_scale_converter = [&calls](std::string_view name, double raw) {
@@ -135,7 +186,7 @@ TEST(DelegateTimeTest, ConverterSeesIdentifierAndRawTimesAndWinsOverRatios) {
 TEST(DelegateTimeTest, RawTicksAskedForApplyNothing) {
   const etrecord::ETRecord record = demo_record(Ids::kInt);
   etdump::ETDumpFile dump = one_run(TickRatio{1, 1});
-  dump.delegate_time_scales = {{"DemoBackend", TickRatio{4, 1}}};
+  dump.delegate_time_scales = {{"DemoBackend", TickRatio{4, 1}, {}}};
   InspectorOptions options;
   options.time_unit = TimeUnit::kTicks;
   options.delegate_time_scale_converter = [](std::string_view, double raw) { return raw * 10; };

@@ -9,6 +9,11 @@ Error EventTracer::set_delegate_time_scale(const char* /*backend*/, TickRatio /*
   return Error::kNotSupported;
 }
 
+Error EventTracer::set_delegate_clock_offset(const char* /*backend*/,
+                                             std::int64_t /*host_offset_ns*/) {
+  return Error::kNotSupported;
+}
+
 Error EventTracer::log_profiling_delegates(Span<const DelegateEventDesc> events,
                                            const DelegateEventTimes* times,
                                            TimeSource time_source) {

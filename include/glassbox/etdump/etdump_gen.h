@@ -148,6 +148,8 @@ class ETDumpGen final : public runtime::EventTracer {
   /// Records a delegate's time scale (see EventTracer). Kept across
   /// `reset()`: delegates declare it once, at init.
   Error set_delegate_time_scale(const char* backend, TickRatio ns_per_tick) override;
+  /// Records the offset of a backend's declared clock (see EventTracer).
+  Error set_delegate_clock_offset(const char* backend, std::int64_t host_offset_ns) override;
 
   /// Serializes everything logged so far into one ETDump (size-prefixed
   /// FlatBuffer). The span stays valid until the next call, `reset()` or
@@ -273,6 +275,8 @@ class ETDumpGen final : public runtime::EventTracer {
   struct DelegateScale {
     char backend[kMaxBackendNameLength + 1] = {};
     TickRatio ns_per_tick;
+    bool has_host_offset = false;
+    std::int64_t host_offset_ns = 0;
   };
   DelegateScale delegate_scales_[kMaxDelegateTimeScales];
   std::size_t num_delegate_scales_ = 0;

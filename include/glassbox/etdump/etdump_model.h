@@ -179,6 +179,9 @@ struct RunData {
 struct DelegateTimeScale {
   std::string backend;
   TickRatio ns_per_tick;  ///< Nanoseconds per delegate tick.
+  /// Host nanoseconds = delegate ticks * ns_per_tick + host_offset_ns, when
+  /// the delegate declared its clock's offset; absent otherwise.
+  std::optional<std::int64_t> host_offset_ns;
   friend bool operator==(const DelegateTimeScale&, const DelegateTimeScale&) = default;
 };
 

@@ -49,8 +49,11 @@
 /// (ExecuTorch's), `InspectorOptions::delegate_time_scales` gives a ratio
 /// per backend and `delegate_time_scale_converter` a function, as
 /// ExecuTorch's Inspector takes it. Each group says which applied
-/// (`EventGroup::time_scale`). A delegate's counter has its own origin, so
-/// in timelines its events are shifted to start with their DELEGATE_CALL.
+/// (`EventGroup::time_scale`). A delegate's counter has its own origin:
+/// when the delegate declared its clock's offset from the host clock
+/// (`DelegateTimeScale::host_offset_ns`) its events are placed on the host
+/// timeline at ticks * ns_per_tick + offset; otherwise, in timelines, its
+/// events are shifted to start with their DELEGATE_CALL.
 
 #include <cstdint>
 #include <functional>
@@ -161,6 +164,9 @@ struct TimeInfo {
     std::string backend;
     TickRatio ns_per_tick;
     TimeScaleSource source = TimeScaleSource::kDump;
+    /// The delegate's declared host clock offset (from the dump), which
+    /// placed its events on the host timeline; absent when none was.
+    std::optional<std::int64_t> host_offset_ns;
   };
   std::vector<DelegateScale> delegate_scales;
   /// True when a delegate_time_scale_converter converted delegate events.

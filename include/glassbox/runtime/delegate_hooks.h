@@ -245,6 +245,19 @@ inline Error event_tracer_set_delegate_ticks_per_second(EventTracer* tracer, con
       tracer, backend, TickRatio{kNsPerSecond / common, ticks_per_second / common});
 }
 
+/// Declares, after the time scale, where the backend's clock stands against
+/// the host's: host ns = ticks * ns_per_tick + host_offset_ns (see
+/// `EventTracer::set_delegate_clock_offset`). With it the Inspector puts
+/// the backend's events on the host timeline where they ran; without it,
+/// at the start of their DELEGATE_CALL. A no-op on a null tracer.
+inline Error event_tracer_set_delegate_clock_offset(EventTracer* tracer, const char* backend,
+                                                    std::int64_t host_offset_ns) {
+  if constexpr (kTracingEnabled) {
+    if (tracer != nullptr) return tracer->set_delegate_clock_offset(backend, host_offset_ns);
+  }
+  return Error::kOk;
+}
+
 // ---- Intermediate outputs -----------------------------------------------
 
 /// Logs a delegate's intermediate output: T is TensorView,

@@ -328,6 +328,18 @@ class EventTracer {
   /// answer kNotSupported.
   virtual Error set_delegate_time_scale(const char* backend, TickRatio ns_per_tick);
   static constexpr std::size_t kMaxDelegateTimeScales = 8;
+
+  /// Declares where `backend`'s clock stands against `clock()`, when the
+  /// delegate knows it (it synchronised its counter with the host's, say):
+  /// host nanoseconds (clock() ticks converted with its tick ratio) =
+  /// delegate ticks * ns_per_tick + host_offset_ns. The Inspector then
+  /// places that backend's events on the host timeline at those times;
+  /// without an offset it aligns them to start with their DELEGATE_CALL.
+  /// The backend must have declared its time scale first (kInvalidArgument
+  /// otherwise); a later call replaces the offset. Tracers that keep no
+  /// time scales answer kNotSupported. Added after set_delegate_time_scale
+  /// so the earlier virtual functions keep their places.
+  virtual Error set_delegate_clock_offset(const char* backend, std::int64_t host_offset_ns);
   static constexpr std::size_t kMaxBackendNameLength = 63;
 
   // ---- State (not virtual) ----------------------------------------------

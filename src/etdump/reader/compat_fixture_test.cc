@@ -149,7 +149,7 @@ TEST(EtdumpCompatTest, ReadsGlassboxExtensions) {
   EXPECT_EQ(file.dropped_events, 3u);
   EXPECT_EQ(file.dropped_blocks, 2u);
   EXPECT_EQ(file.producer, "glassbox 0.1.0");
-  const std::vector<DelegateTimeScale> scales = {{"NpuBackend", TickRatio{4, 1}}};
+  const std::vector<DelegateTimeScale> scales = {{"NpuBackend", TickRatio{4, 1}, {}}};
   EXPECT_EQ(file.delegate_time_scales, scales);
   ASSERT_EQ(file.runs.size(), 1u);
   const RunData& run = file.runs[0];

@@ -311,7 +311,10 @@ StatusOr<ETDumpFile> decode_etdump(const VerifiedBuffer& buffer, const DecodeOpt
                        " has no ratio or a zero in its ratio");
       }
       out.delegate_time_scales.push_back(
-          {scale.backend()->str(), TickRatio{ratio->numerator(), ratio->denominator()}});
+          {scale.backend()->str(), TickRatio{ratio->numerator(), ratio->denominator()}, {}});
+      if (const auto offset = scale.host_offset_ns()) {
+        out.delegate_time_scales.back().host_offset_ns = *offset;
+      }
     }
   }
   if (const auto* runs = root.run_data()) {

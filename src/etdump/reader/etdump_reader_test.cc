@@ -220,9 +220,20 @@ TEST(EtdumpReaderTest, ReadsDelegateTimeScalesInOrder) {
   b.delegate_time_scale("Npu", &npu).delegate_time_scale("Dsp", &dsp);
   b.event(make_profile(b.fbb(), "x", 0, 0, 1, 2));
   const ETDumpFile file = parse_ok(b.finish());
-  const std::vector<DelegateTimeScale> expected = {{"Npu", TickRatio{4, 1}},
-                                                   {"Dsp", TickRatio{5, 4}}};
+  const std::vector<DelegateTimeScale> expected = {{"Npu", TickRatio{4, 1}, {}},
+                                                   {"Dsp", TickRatio{5, 4}, {}}};
   EXPECT_EQ(file.delegate_time_scales, expected);
+}
+
+TEST(EtdumpReaderTest, ReadsADelegateClocksHostOffsetWhenPresent) {
+  TestETDump b;
+  const fb::TickRatio npu(2, 1), dsp(1, 1);
+  b.delegate_time_scale("Npu", &npu, -7).delegate_time_scale("Dsp", &dsp);
+  b.event(make_profile(b.fbb(), "x", 0, 0, 1, 2));
+  const ETDumpFile file = parse_ok(b.finish());
+  ASSERT_EQ(file.delegate_time_scales.size(), 2u);
+  EXPECT_EQ(file.delegate_time_scales[0].host_offset_ns, -7);
+  EXPECT_EQ(file.delegate_time_scales[1].host_offset_ns, std::nullopt) << "absent: unknown";
 }
 
 TEST(EtdumpReaderTest, FollowsRootOffsetThatIsNotEight) {

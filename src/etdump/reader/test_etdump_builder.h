@@ -38,9 +38,13 @@ class TestETDump {
     return *this;
   }
 
-  /// A delegate time scale; a null backend or ratio leaves that field out.
-  TestETDump& delegate_time_scale(const char* backend, const ::etdump::TickRatio* ratio) {
-    scales_.push_back(::etdump::CreateDelegateTimeScaleDirect(fbb_, backend, ratio));
+  /// A delegate time scale; a null backend or ratio leaves that field out,
+  /// as does a null host clock offset.
+  TestETDump& delegate_time_scale(
+      const char* backend, const ::etdump::TickRatio* ratio,
+      flatbuffers::Optional<std::int64_t> host_offset_ns = flatbuffers::nullopt) {
+    scales_.push_back(
+        ::etdump::CreateDelegateTimeScaleDirect(fbb_, backend, ratio, host_offset_ns));
     return *this;
   }
 

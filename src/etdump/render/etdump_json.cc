@@ -152,6 +152,7 @@ Json file_header_json(const ETDumpFile& file) {
       scales.push_back({{"backend", scale.backend},
                         {"numerator", scale.ns_per_tick.numerator},
                         {"denominator", scale.ns_per_tick.denominator}});
+      if (scale.host_offset_ns) scales.back()["host_offset_ns"] = *scale.host_offset_ns;
     }
     root["delegate_time_scales"] = scales;
   }

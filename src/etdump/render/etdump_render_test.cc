@@ -187,7 +187,7 @@ TEST(EtdumpRenderTest, TextEscapesNamesFromTheFile) {
 
 TEST(EtdumpRenderTest, DelegateTimeScalesInJsonAndText) {
   ETDumpFile file = sample_file();
-  file.delegate_time_scales = {{"Npu\n", TickRatio{5, 4}}};
+  file.delegate_time_scales = {{"Npu\n", TickRatio{5, 4}, {}}};
   StatusOr<nlohmann::ordered_json> json = etdump_to_json(file, nullptr);
   ASSERT_THAT(json, IsOk());
   EXPECT_EQ(
@@ -200,6 +200,12 @@ TEST(EtdumpRenderTest, DelegateTimeScalesInJsonAndText) {
       << *text;
   file.delegate_time_scales.clear();
   EXPECT_FALSE(etdump_to_json(file, nullptr)->contains("delegate_time_scales"));
+
+  // A declared host clock offset, in both renderings.
+  file.delegate_time_scales = {{"Npu", TickRatio{2, 1}, -40}};
+  EXPECT_EQ((*etdump_to_json(file, nullptr))["delegate_time_scales"][0]["host_offset_ns"], -40);
+  EXPECT_NE(etdump_to_text(file, nullptr)->find("(2/1), host clock offset -40 ns\n"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -159,9 +159,13 @@ StatusOr<std::string> etdump_to_text(const ETDumpFile& file, const DebugData* de
                                 file.runs.size() == 1 ? "" : "s");
   out += time_unit_line(file) + "\n";
   for (const DelegateTimeScale& scale : file.delegate_time_scales) {
-    out += fmt::format("delegate time scale: backend \"{}\": 1 tick = {} ({}/{})\n",
+    out += fmt::format("delegate time scale: backend \"{}\": 1 tick = {} ({}/{})",
                        io::printable(scale.backend), format_ns(scale.ns_per_tick.ns_per_tick()),
                        scale.ns_per_tick.numerator, scale.ns_per_tick.denominator);
+    if (scale.host_offset_ns) {
+      out += fmt::format(", host clock offset {} ns", *scale.host_offset_ns);
+    }
+    out += "\n";
   }
   if (file.producer) out += fmt::format("producer: {}\n", io::printable(*file.producer));
   if (file.program_fingerprint) {

@@ -110,10 +110,11 @@ inline constexpr std::size_t kSlotOutputBytes = 56;  // kSlotBytes - scratch
 // in run_data, with alignment), charged when it is created.
 inline constexpr std::size_t kBlockOutputBytes = 48 + 8 + 8 + 4 + 8;
 // The most the delegate time scales take: per backend its name (63 bytes,
-// length and terminator: 68), its table (24) with alignment (4 + 4) and
-// its vector slot (4), then the vector's length and alignment.
+// length and terminator: 68), its table (32 with a host clock offset)
+// with alignment (4 + 4) and its vector slot (4), then the vector's
+// length and alignment.
 inline constexpr std::size_t kDelegateTimeScalesOutputBytes =
-    runtime::EventTracer::kMaxDelegateTimeScales * (68 + 32 + 4) + 8;
+    runtime::EventTracer::kMaxDelegateTimeScales * (68 + 40 + 4) + 8;
 // Everything written once per dump (vtables, root, shared objects, the
 // implicit first block, fingerprint, producer and delegate time scales),
 // with alignment slack.
