@@ -3,6 +3,7 @@
 // sample per group, the sum of that group's durations in the run (see
 // inspector.h, "Repeated events").
 
+#include <algorithm>
 #include <array>
 #include <functional>
 #include <string>
@@ -126,6 +127,15 @@ void InspectorBuilder::group(const etdump::ETDumpFile& dump, const ProfileEventS
     if (run.name == kExecuteBlock) info.used = executions++ >= skip_first_runs;
     inspector.runs_.push_back(info);
   }
+  // A group takes at most one sample per used run from the one it first
+  // appears in on: reserving that up front spares a million-event dump the
+  // copies and fresh pages of growing thousands of samples by doubling. The
+  // reservations together stay within one sample per event.
+  std::vector<std::uint32_t> used_runs_from(dump.runs.size() + 1, 0);
+  for (std::size_t r = dump.runs.size(); r-- > 0;) {
+    used_runs_from[r] = used_runs_from[r + 1] + (inspector.runs_[r].used ? 1 : 0);
+  }
+  std::uint64_t unreserved = events.count;
   events.visit([&](std::size_t r, const etdump::ProfileEventRef& e) {
     if (!inspector.runs_[r].used) return;
     const auto run_index = static_cast<std::uint32_t>(r);
@@ -134,6 +144,10 @@ void InspectorBuilder::group(const etdump::ETDumpFile& dump, const ProfileEventS
         index.try_emplace(key, static_cast<std::uint32_t>(inspector.groups_.size()));
     if (inserted) {
       inspector.groups_.push_back(make_group(key));
+      const auto reserve = std::min<std::uint64_t>(used_runs_from[r], unreserved);
+      unreserved -= reserve;
+      inspector.groups_.back().samples.reserve(reserve);
+      inspector.groups_.back().sample_runs.reserve(reserve);
       if (converter != nullptr && inspector.groups_.back().role == EventRole::kDelegateInternal) {
         inspector.groups_.back().time_scale = TimeScaleSource::kConverter;
       }

@@ -75,6 +75,23 @@ TEST(LargeDumpTest, WithoutOccurrencesTheViewsAreTheSame) {
   }
 }
 
+// Each group's samples are reserved once, for the used runs from the one it
+// first appears in (growing by doubling left up to half of a million-event
+// dump's samples unused, and copied them on the way).
+TEST(LargeDumpTest, SamplesAreReservedForTheRunsLeftNotGrownByDoubling) {
+  const std::vector<std::uint8_t> bytes = recorded_dump(5);
+  InspectorOptions options;
+  options.skip_first_runs = 2;  // 3 runs used
+  const Inspector insp = value_of(Inspector::create(
+      value_of(etdump::ETDumpBuffer::parse(bytes, "big.etdp")), nullptr, {}, options));
+  ASSERT_FALSE(insp.groups().empty());
+  for (const EventGroup& g : insp.groups()) {
+    EXPECT_EQ(g.samples.size(), 3u) << g.name;
+    EXPECT_EQ(g.samples.capacity(), 3u) << g.name;
+    EXPECT_EQ(g.sample_runs.capacity(), 3u) << g.name;
+  }
+}
+
 TEST(LargeDumpTest, ChromeTraceStreamsInChunksAndStopsOnAnError) {
   // Enough events for several one-megabyte chunks.
   const std::vector<std::uint8_t> bytes = recorded_dump(400);

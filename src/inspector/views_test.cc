@@ -65,13 +65,19 @@ TEST(OpsViewTest, FusedGroupIsOneRowAndDecompositionIsSummedBack) {
   EXPECT_EQ(tan->backend, "DemoBackend");
 }
 
-TEST(OpsViewTest, OverlappingHandlesAreNeverSplit) {
-  // {0: [1, 2], 1: [2, 3]}: the two identifiers share op 2, so one row.
+// Identifiers {0: [1, 2], 1: [2, 3]} of instruction 0: they share op 2.
+etrecord::ETRecord overlapping_handles_record() {
   etrecord::ETRecord record = demo_record(Ids::kInt);
   aot::DebugHandleMap map;
   map[aot::DelegateDebugIdentifier(std::int64_t{0})] = {DebugHandle(1), DebugHandle(2)};
   map[aot::DelegateDebugIdentifier(std::int64_t{1})] = {DebugHandle(2), DebugHandle(3)};
   record.delegate_map["forward"][InstructionId(0)].delegate_map = map;
+  return record;
+}
+
+TEST(OpsViewTest, OverlappingHandlesAreNeverSplit) {
+  // The two identifiers share op 2, so one row.
+  const etrecord::ETRecord record = overlapping_handles_record();
   DumpBuilder b;
   b.file().program_fingerprint = testing::kFingerprint;
   b.run("Execute").int_event(0, 0, 0, 10).int_event(1, 0, 10, 30).op("DELEGATE_CALL", 0, 0, 40);
@@ -79,6 +85,23 @@ TEST(OpsViewTest, OverlappingHandlesAreNeverSplit) {
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0].label, "conv2d+relu+conv2d_1");
   EXPECT_DOUBLE_EQ(rows[0].stats.mean, 30);
+}
+
+// A row's samples are per run, summed over its members, in run order, with
+// only the runs some member logged in.
+TEST(OpsViewTest, FusedRowSumsItsMembersPerRunInRunOrder) {
+  const etrecord::ETRecord record = overlapping_handles_record();
+  DumpBuilder b;
+  b.file().program_fingerprint = testing::kFingerprint;
+  b.run("Execute").int_event(1, 0, 10, 30).op("DELEGATE_CALL", 0, 0, 40);
+  b.run("Execute").op("DELEGATE_CALL", 0, 0, 40);  // nothing inside
+  b.run("Execute").int_event(0, 0, 0, 10).int_event(1, 0, 10, 30).op("DELEGATE_CALL", 0, 0, 40);
+  b.run("Execute").int_event(0, 0, 0, 5).op("DELEGATE_CALL", 0, 0, 40);
+  const std::vector<OpRow> rows = ops_view(value_of(Inspector::create(b.build(), &record)));
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].sample_runs, (std::vector<std::uint32_t>{0, 2, 3}));
+  EXPECT_EQ(rows[0].samples, (std::vector<double>{20, 30, 5}));
+  EXPECT_EQ(rows[0].stats.count, 3u);
 }
 
 TEST(OpsViewTest, LayoutConversionIsARowOfItsOwn) {
