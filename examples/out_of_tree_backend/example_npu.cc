@@ -364,8 +364,18 @@ class NpuRuntime final : public runtime::BackendInterface {
       glassbox::Span<const runtime::CompileSpecView>) override {
     // The events carry the NPU's cycles: declare its clock once, and the
     // ETDump records it so the Inspector converts cycles to nanoseconds.
-    (void)runtime::event_tracer_set_delegate_ticks_per_second(context.event_tracer(), kName,
-                                                              kClockHz);
+    runtime::EventTracer* tracer = context.event_tracer();
+    (void)runtime::event_tracer_set_delegate_ticks_per_second(tracer, kName, kClockHz);
+    // The counter started at host time origin_ns_ (the first init that had
+    // a tracer): declaring that offset puts the NPU's events on the host
+    // timeline where they ran, not merely at the start of their call.
+    if (tracer != nullptr) {
+      if (!synchronised_) {
+        origin_ns_ = host_ns(*tracer);
+        synchronised_ = true;
+      }
+      (void)runtime::event_tracer_set_delegate_clock_offset(tracer, kName, origin_ns_);
+    }
     auto program = std::make_unique<Program>();
     Reader in{blob.data(), blob.data() + blob.size()};
     char magic[4];
@@ -472,6 +482,14 @@ class NpuRuntime final : public runtime::BackendInterface {
     std::vector<const float*>& data = p->data;
     for (std::uint32_t s = 0; s < p->num_inputs; ++s) data[s] = inputs[s]->float_data();
     runtime::EventTracer* tracer = context.event_tracer();
+    if (tracer != nullptr && synchronised_) {
+      // The counter free-runs between executions: catch the simulated one
+      // up with the host time elapsed since the origin.
+      const std::int64_t elapsed_ns = host_ns(*tracer) - origin_ns_;
+      const auto now_cycles = static_cast<std::uint64_t>(static_cast<double>(elapsed_ns) *
+                                                         (static_cast<double>(kClockHz) / 1e9));
+      if (now_cycles > cycles_) cycles_ = now_cycles;
+    }
     for (std::size_t i = 0; i < p->ops.size(); ++i) {
       const Op& op = p->ops[i];
       p->start[i] = cycles_;
@@ -505,7 +523,15 @@ class NpuRuntime final : public runtime::BackendInterface {
   void destroy(runtime::DelegateHandle* handle) override { delete static_cast<Program*>(handle); }
 
  private:
+  // The host clock's time in nanoseconds.
+  static std::int64_t host_ns(const runtime::EventTracer& tracer) {
+    const glassbox::Clock& clock = tracer.clock();
+    return static_cast<std::int64_t>(clock.ratio().to_ns(clock.now()));
+  }
+
   std::uint64_t cycles_ = 0;  // the NPU's free-running cycle counter
+  bool synchronised_ = false;
+  std::int64_t origin_ns_ = 0;  // host ns at which cycles_ was 0
 };
 
 Status prepare_runtime(const glassbox::backends::RunSettings&) {

@@ -35,6 +35,9 @@ GLASSBOX_PLUGINS=$plugin "$glassbox" run "$work/m.gbx" --etdump "$work/m.etdp" -
 # The conv's events are the NPU's cycles, converted with its declared clock.
 grep -q "example_npu.*2/1 ns per tick" "$work/inspect.txt" && grep -q "/features/features.0/Conv .*example_npu" "$work/inspect.txt" ||
   { echo "plugin_test: inspect shows no example_npu operators:"; cat "$work/inspect.txt"; exit 1; }
+# Its clock's declared offset from the host clock places its events.
+grep -q "example_npu.*placed on the host timeline with its declared offset" "$work/inspect.txt" ||
+  { echo "plugin_test: example_npu's clock offset was not used:"; cat "$work/inspect.txt"; exit 1; }
 "$glassbox" report --etdump "$work/m.etdp" --etrecord "$work/m.etrecord" -o "$work/m.html" >/dev/null
 grep -q "example_npu" "$work/m.html" || { echo "plugin_test: the report names no example_npu"; exit 1; }
 echo "plugin_test: example_npu built out of tree; lower, run, inspect and report used it"
