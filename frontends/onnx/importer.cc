@@ -130,6 +130,7 @@ const ConverterTable& converters() {
     add_quantization_converters(&t);
     add_recurrent_converters(&t);
     add_sequence_converters(&t);
+    add_detection_converters(&t);
     return t;
   }();
   return table;

@@ -1,0 +1,103 @@
+// GatherND and ScatterElements imported and run on the portable kernels
+// against naive references written here, on cases ONNX's node suite does
+// not have: GatherND with batch dims and negative indices, ScatterElements
+// with a negative axis, negative and repeated indices and reduction add.
+
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include <cmath>
+
+#include "frontends/onnx/importer.h"
+#include "frontends/onnx/test_models.h"
+#include "frontends/onnx/test_run.h"
+
+namespace glassbox::frontends::onnx {
+namespace {
+
+using testing::bytes_of;
+using testing::ModelWriter;
+using testing::Output;
+using testing::run;
+
+Output import_and_run(const ModelWriter& m, const std::vector<float>& x) {
+  StatusOr<aot::Graph> graph = import_onnx_from_memory(m.bytes(), {}, "m.onnx");
+  EXPECT_TRUE(graph.ok()) << graph.message();
+  if (!graph.ok()) return {};
+  StatusOr<Output> out = run(*graph, {bytes_of(x)});
+  EXPECT_TRUE(out.ok()) << out.message();
+  return out.ok() ? *out : Output{};
+}
+
+std::vector<float> ramp(std::size_t n) {
+  std::vector<float> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = 0.5f * static_cast<float>(i) - 3.0f;
+  return v;
+}
+
+TEST(ImporterDetectionTest, GatherNdWithBatchDimsAndNegativeIndicesMatchesTheReference) {
+  // data [2, 3, 4, 2], batch_dims 1, indices [2, 2, 2]: each batch entry
+  // picks two [2] rows data[b, i0, i1, :].
+  const std::vector<std::int64_t> idx = {0,  -1, 2, 3,    // batch 0
+                                         -3, 0,  1, -2};  // batch 1
+  ModelWriter m(13);
+  m.input("x", {2, 3, 4, 2}).ints("i", {2, 2, 2}, idx).output("y");
+  auto* node = m.node("GatherND", "g", {"x", "i"}, {"y"});
+  ModelWriter::set_int(node, "batch_dims", 1);
+  const std::vector<float> x = ramp(48);
+  const Output out = import_and_run(m, x);
+  EXPECT_EQ(out.shape, (std::vector<std::int64_t>{2, 2, 2}));
+  std::vector<double> expected;
+  for (int b = 0; b < 2; ++b) {
+    for (int k = 0; k < 2; ++k) {
+      std::int64_t i0 = idx[static_cast<std::size_t>(b * 4 + k * 2)];
+      std::int64_t i1 = idx[static_cast<std::size_t>(b * 4 + k * 2 + 1)];
+      if (i0 < 0) i0 += 3;
+      if (i1 < 0) i1 += 4;
+      for (int e = 0; e < 2; ++e) {
+        expected.push_back(x[static_cast<std::size_t>(((b * 3 + i0) * 4 + i1) * 2 + e)]);
+      }
+    }
+  }
+  EXPECT_EQ(out.values, expected);
+}
+
+TEST(ImporterDetectionTest, ScatterElementsAddOnANegativeAxisMatchesTheReference) {
+  // data [2, 3, 2], axis -2 (1), indices and updates [2, 2, 2] with a
+  // repeated and a negative index: reduction add sums both.
+  const std::vector<std::int64_t> idx = {0, 2, 0, -1, 1, 1, -3, 1};
+  const std::vector<float> upd = {1, 2, 3, 4, 5, 6, 7, 8};
+  ModelWriter m(16);
+  m.input("x", {2, 3, 2}).ints("i", {2, 2, 2}, idx).floats("u", {2, 2, 2}, upd).output("y");
+  auto* node = m.node("ScatterElements", "s", {"x", "i", "u"}, {"y"});
+  ModelWriter::set_int(node, "axis", -2);
+  ModelWriter::set_string(node, "reduction", "add");
+  const std::vector<float> x = ramp(12);
+  const Output out = import_and_run(m, x);
+  EXPECT_EQ(out.shape, (std::vector<std::int64_t>{2, 3, 2}));
+  std::vector<double> expected(x.begin(), x.end());
+  for (int a = 0; a < 2; ++a) {
+    for (int j = 0; j < 2; ++j) {
+      for (int c = 0; c < 2; ++c) {
+        const std::size_t e = static_cast<std::size_t>((a * 2 + j) * 2 + c);
+        std::int64_t t = idx[e];
+        if (t < 0) t += 3;
+        expected[static_cast<std::size_t>((a * 3 + t) * 2 + c)] += upd[e];
+      }
+    }
+  }
+  EXPECT_EQ(out.values, expected);
+}
+
+TEST(ImporterDetectionTest, ScatterElementsRefusesMaxReduction) {
+  ModelWriter m(18);
+  m.input("x", {3}).ints("i", {1}, {0}).floats("u", {1}, {1}).output("y");
+  auto* node = m.node("ScatterElements", "s", {"x", "i", "u"}, {"y"});
+  ModelWriter::set_string(node, "reduction", "max");
+  StatusOr<aot::Graph> graph = import_onnx_from_memory(m.bytes(), {}, "m.onnx");
+  ASSERT_FALSE(graph.ok());
+  EXPECT_NE(graph.message().find("reduction 'max'"), std::string::npos) << graph.message();
+}
+
+}  // namespace
+}  // namespace glassbox::frontends::onnx
