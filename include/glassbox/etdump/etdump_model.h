@@ -99,6 +99,15 @@ struct Value {
   std::optional<bool> output;
 };
 
+/// Glassbox extension: a named numeric counter of a profile event (cycles,
+/// MACs, DMA bytes). Its name is `ETDumpFile::counter_names[name]` (the
+/// reader checks the range).
+struct Counter {
+  std::uint32_t name = 0;
+  std::int64_t value = 0;
+  friend bool operator==(const Counter&, const Counter&) = default;
+};
+
 /// A timed event: an operator call, a framework step or a delegate event.
 struct ProfileEvent {
   /// Absent for delegate events with an int identifier.
@@ -120,6 +129,8 @@ struct ProfileEvent {
   std::optional<std::int32_t> thread_index;
   /// Glassbox extension: absent in ExecuTorch-written files.
   std::optional<TimeSource> time_source;
+  /// Glassbox extension: counters the delegate attached; empty when none.
+  std::vector<Counter> counters;
 };
 
 /// Memory handed out by a tracked allocator.
@@ -202,6 +213,9 @@ struct ETDumpFile {
   /// Glassbox extension: per-backend delegate time scales, in the order
   /// they were declared; empty when none was (and in ExecuTorch's files).
   std::vector<DelegateTimeScale> delegate_time_scales;
+  /// Glassbox extension: the names `Counter::name` indexes; empty when no
+  /// event has counters.
+  std::vector<std::string> counter_names;
 };
 
 }  // namespace glassbox::etdump

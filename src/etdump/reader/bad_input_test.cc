@@ -3,6 +3,7 @@
 
 #include <random>
 
+#include "glassbox/etdump/etdump_buffer.h"
 #include "glassbox/etdump/etdump_reader.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -16,6 +17,7 @@ using ::glassbox::testing::ErrorIs;
 
 namespace fb = ::etdump;
 using test_util::make_allocation;
+using test_util::make_counted_profile;
 using test_util::make_debug_int;
 using test_util::make_delegate_profile;
 using test_util::make_profile;
@@ -223,6 +225,35 @@ TEST(EtdumpBadInputTest, DelegateTimeScaleWithoutUsableRatio) {
     EXPECT_EQ(parse_error(b.finish()).message(),
               "run.etdp: delegate time scale 0 has no ratio or a zero in its ratio");
   }
+}
+
+TEST(EtdumpBadInputTest, CounterNamingNoCounterName) {
+  for (const bool with_names : {false, true}) {
+    TestETDump b;
+    if (with_names) b.counter_names({"cycles"});
+    b.event(make_profile(b.fbb(), "x", 0, 0, 1, 2));
+    b.event(make_counted_profile(b.fbb(), 1, 1, 2, {fb::Counter(0, 5), fb::Counter(1, 6)}));
+    const std::vector<std::uint8_t> bytes = b.finish();
+    const std::string expected =
+        with_names ? "run.etdp: event 1 of run 0: counter 1 names counter name 1, but the dump "
+                     "has 1 counter names"
+                   : "run.etdp: event 1 of run 0: counter 0 names counter name 0, but the dump "
+                     "has 0 counter names";
+    EXPECT_EQ(parse_error(bytes).message(), expected);
+    // The buffer form (profile events left undecoded) refuses it alike.
+    EXPECT_EQ(ETDumpBuffer::parse(bytes, "run.etdp").status().message(), expected);
+  }
+}
+
+TEST(EtdumpBadInputTest, CounterNamesEmptyOrRepeated) {
+  TestETDump empty;
+  empty.counter_names({"cycles", ""}).event(make_profile(empty.fbb(), "x", 0, 0, 1, 2));
+  EXPECT_EQ(parse_error(empty.finish()).message(), "run.etdp: counter name 1 is empty");
+  TestETDump repeated;
+  repeated.counter_names({"cycles", "macs", "cycles"})
+      .event(make_profile(repeated.fbb(), "x", 0, 0, 1, 2));
+  EXPECT_EQ(parse_error(repeated.finish()).message(),
+            "run.etdp: counter name 2 repeats an earlier one");
 }
 
 TEST(EtdumpBadInputTest, CorruptOffsetFailsVerification) {

@@ -3,6 +3,7 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
+#include <set>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -167,7 +168,27 @@ ProfileEvent decode_profile(const fb::ProfileEvent& p) {
   out.end_time = ref.end_time;
   out.thread_index = ref.thread_index;
   out.time_source = ref.time_source;
+  if (const auto* counters = p.counters()) {
+    out.counters.reserve(counters->size());
+    for (const fb::Counter* c : *counters) out.counters.push_back({c->name(), c->value()});
+  }
   return out;
+}
+
+// Every counter names one of the dump's counter names.
+Status check_counters(const fb::ProfileEvent& p, std::size_t name_count, std::size_t run_index,
+                      std::size_t event_index) {
+  const auto* counters = p.counters();
+  if (counters == nullptr) return Status();
+  for (flatbuffers::uoffset_t i = 0; i < counters->size(); ++i) {
+    const std::uint32_t name = counters->Get(i)->name();
+    if (name >= name_count) {
+      return corrupt(where(run_index, event_index) + ": counter " + std::to_string(i) +
+                     " names counter name " + std::to_string(name) + ", but the dump has " +
+                     std::to_string(name_count) + " counter names");
+    }
+  }
+  return Status();
 }
 
 StatusOr<DebugEvent> decode_debug(const fb::DebugEvent& d, const std::string& context) {
@@ -219,7 +240,8 @@ StatusOr<Event> decode_event(const fb::Event& e, std::size_t allocator_count, st
 }
 
 StatusOr<RunData> decode_run(const fb::RunData& r, std::size_t run_index,
-                             const DecodeOptions& options, std::size_t* profile_events) {
+                             const DecodeOptions& options, std::size_t counter_names,
+                             std::size_t* profile_events) {
   RunData out;
   out.name = to_string_or_empty(r.name());
   out.bundled_input_index = r.bundled_input_index();
@@ -235,6 +257,7 @@ StatusOr<RunData> decode_run(const fb::RunData& r, std::size_t run_index,
       const fb::Event& e = *events->Get(i);
       if (e.profile_event() != nullptr) {
         ++*profile_events;
+        GLASSBOX_RETURN_IF_ERROR(check_counters(*e.profile_event(), counter_names, run_index, i));
         if (!options.profile_events) {
           // Left to visit_profile_events: only the rule the decoder adds is checked here.
           GLASSBOX_RETURN_IF_ERROR(check_one_member(e, run_index, i));
@@ -317,10 +340,24 @@ StatusOr<ETDumpFile> decode_etdump(const VerifiedBuffer& buffer, const DecodeOpt
       }
     }
   }
+  if (const auto* names = root.counter_names()) {
+    std::set<std::string_view> seen;
+    for (flatbuffers::uoffset_t i = 0; i < names->size(); ++i) {
+      const flatbuffers::String* name = names->Get(i);
+      if (name == nullptr || name->size() == 0) {
+        return corrupt("counter name " + std::to_string(i) + " is empty");
+      }
+      if (!seen.insert(name->string_view()).second) {
+        return corrupt("counter name " + std::to_string(i) + " repeats an earlier one");
+      }
+      out.counter_names.push_back(name->str());
+    }
+  }
   if (const auto* runs = root.run_data()) {
     out.runs.reserve(runs->size());
     for (flatbuffers::uoffset_t i = 0; i < runs->size(); ++i) {
-      GLASSBOX_ASSIGN_OR_RETURN(RunData run, decode_run(*runs->Get(i), i, options, profile_events));
+      GLASSBOX_ASSIGN_OR_RETURN(RunData run, decode_run(*runs->Get(i), i, options,
+                                                        out.counter_names.size(), profile_events));
       out.runs.push_back(std::move(run));
     }
   }

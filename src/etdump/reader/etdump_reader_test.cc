@@ -21,6 +21,7 @@ using ::glassbox::testing::IsOk;
 
 namespace fb = ::etdump;
 using test_util::make_allocation;
+using test_util::make_counted_profile;
 using test_util::make_debug_int;
 using test_util::make_delegate_profile;
 using test_util::make_profile;
@@ -234,6 +235,19 @@ TEST(EtdumpReaderTest, ReadsADelegateClocksHostOffsetWhenPresent) {
   ASSERT_EQ(file.delegate_time_scales.size(), 2u);
   EXPECT_EQ(file.delegate_time_scales[0].host_offset_ns, -7);
   EXPECT_EQ(file.delegate_time_scales[1].host_offset_ns, std::nullopt) << "absent: unknown";
+}
+
+TEST(EtdumpReaderTest, ReadsCountersWithTheirNames) {
+  TestETDump b;
+  b.counter_names({"cycles", "macs", "dma_bytes"});
+  b.event(make_counted_profile(b.fbb(), 3, 10, 20,
+                               {fb::Counter(0, 500), fb::Counter(2, -1), fb::Counter(1, 1 << 20)}));
+  b.event(make_profile(b.fbb(), "x", 0, 0, 1, 2));
+  const ETDumpFile file = parse_ok(b.finish());
+  EXPECT_EQ(file.counter_names, (std::vector<std::string>{"cycles", "macs", "dma_bytes"}));
+  const std::vector<Counter> expected = {{0, 500}, {2, -1}, {1, 1 << 20}};
+  EXPECT_EQ(file.runs[0].events[0].profile()->counters, expected);
+  EXPECT_TRUE(file.runs[0].events[1].profile()->counters.empty());
 }
 
 TEST(EtdumpReaderTest, FollowsRootOffsetThatIsNotEight) {

@@ -24,15 +24,26 @@ std::vector<std::uint8_t> TestETDump::finish(bool size_prefixed) {
     }
     runs.push_back(fb::CreateRunDataDirect(fbb_, r.name.c_str(), -1, &allocators, &r.events));
   }
-  const auto root =
-      fb::CreateETDumpDirect(fbb_, version_, &runs, tick_ratio_ ? &*tick_ratio_ : nullptr, nullptr,
-                             0, nullptr, 0, scales_.empty() ? nullptr : &scales_);
+  std::vector<flatbuffers::Offset<flatbuffers::String>> names;
+  for (const std::string& n : counter_names_) names.push_back(fbb_.CreateString(n));
+  const auto root = fb::CreateETDumpDirect(
+      fbb_, version_, &runs, tick_ratio_ ? &*tick_ratio_ : nullptr, nullptr, 0, nullptr, 0,
+      scales_.empty() ? nullptr : &scales_, has_counter_names_ ? &names : nullptr);
   if (size_prefixed) {
     fb::FinishSizePrefixedETDumpBuffer(fbb_, root);
   } else {
     fb::FinishETDumpBuffer(fbb_, root);
   }
   return bytes_of(fbb_);
+}
+
+flatbuffers::Offset<fb::Event> make_counted_profile(flatbuffers::FlatBufferBuilder& fbb,
+                                                    std::int32_t delegate_id, std::uint64_t start,
+                                                    std::uint64_t end,
+                                                    const std::vector<fb::Counter>& counters) {
+  const auto p = fb::CreateProfileEventDirect(fbb, nullptr, 0, 0, delegate_id, nullptr, nullptr,
+                                              start, end, -1, fb::TimeSource::Unknown, &counters);
+  return fb::CreateEvent(fbb, p);
 }
 
 flatbuffers::Offset<fb::Event> make_profile(flatbuffers::FlatBufferBuilder& fbb, const char* name,

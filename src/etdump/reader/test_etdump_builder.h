@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "glassbox/schema/etdump_generated.h"
@@ -48,6 +49,13 @@ class TestETDump {
     return *this;
   }
 
+  /// The dump's counter names (ETDump.counter_names); none by default.
+  TestETDump& counter_names(std::vector<std::string> names) {
+    counter_names_ = std::move(names);
+    has_counter_names_ = true;
+    return *this;
+  }
+
   /// Builds the buffer (size-prefixed unless told otherwise). Call once.
   std::vector<std::uint8_t> finish(bool size_prefixed = true);
 
@@ -62,6 +70,8 @@ class TestETDump {
   std::uint32_t version_ = 0;
   std::optional<::etdump::TickRatio> tick_ratio_;
   std::vector<flatbuffers::Offset<::etdump::DelegateTimeScale>> scales_;
+  std::vector<std::string> counter_names_;
+  bool has_counter_names_ = false;
 };
 
 /// A profile event with a name (operator or framework event).
@@ -75,6 +85,11 @@ flatbuffers::Offset<::etdump::Event> make_profile(flatbuffers::FlatBufferBuilder
 flatbuffers::Offset<::etdump::Event> make_delegate_profile(
     flatbuffers::FlatBufferBuilder& fbb, std::int32_t delegate_id, std::int32_t instruction,
     std::uint64_t start, std::uint64_t end, const std::vector<std::uint8_t>& metadata);
+
+/// A delegate profile event with an int identifier and `counters`.
+flatbuffers::Offset<::etdump::Event> make_counted_profile(
+    flatbuffers::FlatBufferBuilder& fbb, std::int32_t delegate_id, std::uint64_t start,
+    std::uint64_t end, const std::vector<::etdump::Counter>& counters);
 
 flatbuffers::Offset<::etdump::Event> make_allocation(flatbuffers::FlatBufferBuilder& fbb,
                                                      std::int32_t allocator_id, std::uint64_t size);

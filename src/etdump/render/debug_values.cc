@@ -84,6 +84,11 @@ const char* time_source_name(TimeSource source) {
   return "unknown";
 }
 
+std::string counter_name(const ETDumpFile& file, const Counter& c) {
+  if (c.name < file.counter_names.size()) return file.counter_names[c.name];
+  return "#" + std::to_string(c.name);
+}
+
 std::string to_hex(const std::vector<std::uint8_t>& bytes) {
   static constexpr char kHex[] = "0123456789abcdef";
   std::string out;

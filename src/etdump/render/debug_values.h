@@ -61,6 +61,10 @@ std::optional<double> duration_ns(const ETDumpFile& file, const ProfileEvent& ev
 /// "measured", "duration_only", "estimated" or "unknown".
 const char* time_source_name(TimeSource source);
 
+/// The name of counter `c` (file.counter_names[c.name]); "#N" when out of
+/// range, which the reader never lets through.
+std::string counter_name(const ETDumpFile& file, const Counter& c);
+
 /// Lowercase hex of `bytes`, two digits a byte.
 std::string to_hex(const std::vector<std::uint8_t>& bytes);
 

@@ -106,6 +106,11 @@ Json profile_json(const ETDumpFile& file, const ProfileEvent& p) {
   }
   if (p.thread_index) j["thread_index"] = *p.thread_index;
   if (p.time_source) j["time_source"] = time_source_name(*p.time_source);
+  if (!p.counters.empty()) {
+    Json counters = Json::object();
+    for (const Counter& c : p.counters) counters[counter_name(file, c)] = c.value;
+    j["counters"] = counters;
+  }
   return j;
 }
 

@@ -201,6 +201,20 @@ TEST(EtdumpRenderTest, DelegateTimeScalesInJsonAndText) {
   file.delegate_time_scales.clear();
   EXPECT_FALSE(etdump_to_json(file, nullptr)->contains("delegate_time_scales"));
 
+  // Counters, by name, in both renderings.
+  file.counter_names = {"cycles", "dma\nbytes"};
+  ProfileEvent counted;
+  counted.delegate_debug_id_int = DelegateDebugIntId(7);
+  counted.counters = {{1, 4096}, {0, -3}};
+  file.runs[0].events.push_back(Event{counted});
+  const nlohmann::ordered_json counted_json = *etdump_to_json(file, nullptr);
+  const nlohmann::ordered_json& last = counted_json["runs"][0]["events"].back();
+  EXPECT_EQ(last["counters"],
+            nlohmann::ordered_json::parse(R"({"dma\nbytes": 4096, "cycles": -3})"));
+  EXPECT_NE(etdump_to_text(file, nullptr)->find("  dma\\nbytes=4096  cycles=-3\n"),
+            std::string::npos)
+      << *etdump_to_text(file, nullptr);
+
   // A declared host clock offset, in both renderings.
   file.delegate_time_scales = {{"Npu", TickRatio{2, 1}, -40}};
   EXPECT_EQ((*etdump_to_json(file, nullptr))["delegate_time_scales"][0]["host_offset_ns"], -40);

@@ -68,6 +68,9 @@ std::string profile_line(const ETDumpFile& file, const ProfileEvent& p) {
   if (p.time_source) {
     line += fmt::format("  time {}", time_source_name(*p.time_source));
   }
+  for (const Counter& c : p.counters) {
+    line += fmt::format("  {}={}", io::printable(counter_name(file, c)), c.value);
+  }
   return line;
 }
 
