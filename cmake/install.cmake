@@ -9,7 +9,9 @@ include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 set(GLASSBOX_INSTALLED_LIBRARIES core kernels schema runtime)
-# The device-only build (GLASSBOX_DEVICE_ONLY) has no etdump layer.
+# The tracing-off device build (GLASSBOX_DEVICE_ONLY with
+# GLASSBOX_ENABLE_TRACING off, the notrace preset) has no etdump layer; the
+# cross and size builds, with tracing on, install it.
 if(TARGET glassbox_etdump)
   list(APPEND GLASSBOX_INSTALLED_LIBRARIES etdump)
 endif()
