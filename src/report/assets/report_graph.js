@@ -97,47 +97,88 @@
     return out;
   }
 
-  // dagre's cost grows faster than the node count (per rank it walks every
-  // node), and its recursion overflows on very deep graphs. A graph of more
-  // than SLICE boxes is laid out in slices of consecutive boxes (node order
-  // is topological), stacked top to bottom; edges between slices are drawn
-  // straight. A 1,000-op model then lays out in well under a second.
-  const SLICE = 50;
+  // dagre's cost grows with the number of ranks times the nodes (it builds
+  // a graph per rank), so a model, mostly chains of single-input,
+  // single-output ops, is laid out as chains: a run of boxes each feeding
+  // only the next is one dagre node as tall as its boxes, which are then
+  // stacked inside it. Edges can only enter a chain at its first box and
+  // leave from its last. More than SLICE chains are laid out in slices of
+  // consecutive chains (the node order is topological) stacked top to
+  // bottom, edges between slices drawn straight: dagre's recursion also
+  // overflows on very deep graphs.
+  const SLICE = 60;
+  const CHAIN_GAP = 12;
 
-  function layoutSlice(boxes, first, last, edges, large) {
+  function chainsOf(boxes, edges) {
+    const ins = boxes.map(() => []);
+    const outs = boxes.map(() => []);
+    for (const [a, b] of edges) { outs[a].push(b); ins[b].push(a); }
+    const chainOf = new Array(boxes.length);
+    const chains = [];
+    boxes.forEach((box, i) => {
+      const p = ins[i].length === 1 ? ins[i][0] : -1;
+      if (p >= 0 && p < i && outs[p].length === 1) {
+        const chain = chains[chainOf[p]];
+        if (chain.members[chain.members.length - 1] === p) {
+          chain.members.push(i);
+          chainOf[i] = chainOf[p];
+          return;
+        }
+      }
+      chainOf[i] = chains.length;
+      chains.push({ members: [i] });
+    });
+    for (const c of chains) {
+      c.width = Math.max(...c.members.map((i) => boxes[i].width));
+      c.height = c.members.reduce((h, i) => h + boxes[i].height, 0) + CHAIN_GAP * (c.members.length - 1);
+    }
+    return { chains, chainOf };
+  }
+
+  function layoutSlice(units, first, last, edges, large) {
     const g = new dagre.graphlib.Graph({ multigraph: false });
     g.setGraph({ rankdir: 'TB', nodesep: 14, ranksep: 26, marginx: 0, marginy: 0,
       ranker: large ? 'longest-path' : 'network-simplex' });
     g.setDefaultEdgeLabel(() => ({}));
-    for (let i = first; i < last; i++) g.setNode(String(i), { width: boxes[i].width, height: boxes[i].height });
+    for (let i = first; i < last; i++) g.setNode(String(i), { width: units[i].width, height: units[i].height });
     for (const [a, b] of edges) g.setEdge(String(a), String(b));
     dagre.layout(g, { disableOptimalOrderHeuristic: large });
-    for (let i = first; i < last; i++) { const n = g.node(String(i)); boxes[i].x = n.x; boxes[i].y = n.y; }
+    for (let i = first; i < last; i++) { const n = g.node(String(i)); units[i].x = n.x; units[i].y = n.y; }
     return { width: g.graph().width, height: g.graph().height, edges: g.edges().map((e) => g.edge(e).points) };
   }
 
   function layout(graph, boxes, boxOf) {
     const started = performance.now();
-    const large = boxes.length > SLICE;
-    const sliceOf = (box) => Math.floor(box / SLICE);
-    const inner = new Map();
-    const across = [];
+    const boxEdges = [];
     const seen = new Set();
     for (const [from, to] of graph.edges) {
       const a = boxOf[from];
       const b = boxOf[to];
-      if (a === b || seen.has(`${a},${b}`)) continue;
+      if (a === undefined || b === undefined || a === b || seen.has(`${a},${b}`)) continue;
       seen.add(`${a},${b}`);
-      if (sliceOf(a) !== sliceOf(b)) { across.push([a, b]); continue; }
-      if (!inner.has(sliceOf(a))) inner.set(sliceOf(a), []);
-      inner.get(sliceOf(a)).push([a, b]);
+      boxEdges.push([a, b]);
+    }
+    const { chains, chainOf } = chainsOf(boxes, boxEdges);
+    const large = chains.length > SLICE;
+    const sliceOf = (unit) => Math.floor(unit / SLICE);
+    const inner = new Map();
+    const across = [];
+    const inChain = [];
+    for (const [a, b] of boxEdges) {
+      const u = chainOf[a];
+      const v = chainOf[b];
+      if (u === v) { inChain.push([a, b]); continue; }
+      if (sliceOf(u) !== sliceOf(v)) { across.push([a, b]); continue; }
+      if (!inner.has(sliceOf(u))) inner.set(sliceOf(u), []);
+      inner.get(sliceOf(u)).push([u, v]);
     }
     const slices = [];
-    for (let first = 0; first < boxes.length; first += SLICE) {
-      const last = Math.min(boxes.length, first + SLICE);
-      slices.push({ first, last, ...layoutSlice(boxes, first, last, inner.get(sliceOf(first)) || [], large) });
+    for (let first = 0; first < chains.length; first += SLICE) {
+      const last = Math.min(chains.length, first + SLICE);
+      slices.push({ first, last, ...layoutSlice(chains, first, last, inner.get(sliceOf(first)) || [], large) });
     }
-    // Stack the slices, each centred on the widest.
+    // Stack the slices, each centred on the widest, and each chain's boxes
+    // inside its node.
     const MARGIN = 20;
     const GAP = 40;
     const width = Math.max(...slices.map((sl) => sl.width)) + 2 * MARGIN;
@@ -145,14 +186,22 @@
     const edges = [];
     for (const sl of slices) {
       const dx = (width - sl.width) / 2;
-      for (let i = sl.first; i < sl.last; i++) { boxes[i].x += dx; boxes[i].y += top; }
+      for (let c = sl.first; c < sl.last; c++) {
+        const chain = chains[c];
+        let y = chain.y + top - chain.height / 2;
+        for (const i of chain.members) {
+          boxes[i].x = chain.x + dx;
+          boxes[i].y = y + boxes[i].height / 2;
+          y += boxes[i].height + CHAIN_GAP;
+        }
+      }
       for (const points of sl.edges) edges.push(points.map((pt) => ({ x: pt.x + dx, y: pt.y + top })));
       top += sl.height + GAP;
     }
-    for (const [a, b] of across) {
+    for (const [a, b] of [...inChain, ...across]) {
       edges.push([{ x: boxes[a].x, y: boxes[a].y + boxes[a].height / 2 }, { x: boxes[b].x, y: boxes[b].y - boxes[b].height / 2 }]);
     }
-    return { edges, width, height: top - GAP + MARGIN, slices: slices.length, ms: performance.now() - started };
+    return { edges, width, height: top - GAP + MARGIN, chains: chains.length, slices: slices.length, ms: performance.now() - started };
   }
 
   // Pan with a drag, zoom with the wheel around the pointer.
@@ -160,6 +209,7 @@
     const view = { x: 0, y: 0, k: 1 };
     const box = svg.getBoundingClientRect();
     view.k = Math.min(1, (box.width || 800) / width);
+    view.x = Math.max(0, ((box.width || 800) - width * view.k) / 2);  // centred
     const apply = () => group.setAttribute('transform', `translate(${view.x},${view.y}) scale(${view.k})`);
     apply();
     svg.addEventListener('wheel', (e) => {
@@ -275,10 +325,10 @@
     select.addEventListener('change', shade);
     shade();
 
-    note.textContent = `${graph.nodes.length} nodes (method ${graph.method}) in ${boxes.length} boxes, ` +
+    note.textContent = `${graph.nodes.length} nodes (method ${graph.method}) in ${boxes.length} boxes and ${laid.chains} chains, ` +
       `${graph.partitions.length} delegate call(s); laid out in ${laid.ms.toFixed(0)} ms.`;
     window.glassboxReport.graph = { nodes: graph.nodes.length, boxes: boxes.length,
-      partitions: graph.partitions.length, slices: laid.slices, layoutMs: laid.ms };
+      partitions: graph.partitions.length, chains: laid.chains, slices: laid.slices, layoutMs: laid.ms };
     return `${boxes.length} boxes`;
   }
 
