@@ -15,7 +15,8 @@ setup:
 build/%/build.ninja: | setup
 	cmake --preset $* >/dev/null
 
-# The aarch64 cross toolchain and qemu-user (scripts/setup_cross.sh).
+# The cross toolchains (scripts/setup_cross.sh): aarch64 with qemu-user,
+# arm-none-eabi with qemu-system-arm.
 setup-cross: setup
 	@bash scripts/setup_cross.sh
 

@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# Installs the cross toolchain of the device targets (`make test-aarch64`,
-# `make size`): Debian's aarch64 cross compiler, qemu-user to run its
-# binaries, and GoogleTest's sources (built with the cross compiler, so
-# dpkg needs no arm64 architecture). Idempotent.
+# Installs the cross toolchains of the device targets. For `make
+# test-aarch64` and `make size`: Debian's aarch64 cross compiler, qemu-user
+# to run its binaries, and GoogleTest's sources (built with the cross
+# compiler, so dpkg needs no arm64 architecture). For the bare-metal
+# Cortex-M build (issue 34, docs/device.md): the arm-none-eabi compiler,
+# newlib (its C library, a separate package) and qemu-system-arm with the
+# MPS2 boards. Idempotent.
 set -euo pipefail
-bash "$(dirname "$0")/install_packages.sh" crossbuild-essential-arm64 qemu-user googletest
+bash "$(dirname "$0")/install_packages.sh" crossbuild-essential-arm64 qemu-user googletest \
+  gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm
