@@ -12,6 +12,7 @@ if [ ! -x /usr/bin/chromium ]; then
   echo "bench_report_graph: /usr/bin/chromium is missing (scripts/setup.sh installs it); skipped"
   exit 0
 fi
+load_before=$(cut -d" " -f1 /proc/loadavg)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # Any report made with an ETRecord carries the page; its data is replaced.
@@ -20,7 +21,7 @@ node "$root/tests/browser/graph_layout_bench.js" "$work/demo/demo.html" 5 100 30
 
 cpu=$(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)
 rows=$(awk '{ printf "| %\047d | %\047d | %d ms | %d ms |\n", $1, $2, $3, $4 }' "$work/graph.txt")
-table="Machine: $cpu, $(nproc) cores, load average $(cut -d' ' -f1 /proc/loadavg) when measured; $(chromium --version 2>/dev/null | head -1). Date: $(date -u +%Y-%m-%d).
+table="Machine: $cpu, $(nproc) cores, load average $load_before before the run; $(chromium --version 2>/dev/null | head -1). Date: $(date -u +%Y-%m-%d).
 
 | nodes | boxes (fused pairs as one) | dagre layout, median of 5 | whole page drawn, median of 5 |
 |---:|---:|---:|---:|
