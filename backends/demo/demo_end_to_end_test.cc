@@ -167,7 +167,7 @@ TEST_P(DemoEndToEndTest, DelegatedRunMatchesPortableAndMapsEveryEvent) {
 TEST(DemoEndToEndCyclesTest, DeclaredTimeScaleIsRecordedAndApplied) {
   const exporter::ExecutorchProgramManager program = export_demo("int", "realtime", true, "cycles");
   const RunOutput d = run(program.buffer());
-  const std::vector<etdump::DelegateTimeScale> expected = {{kDemoBackendName, kDemoCycleTime}};
+  const std::vector<etdump::DelegateTimeScale> expected = {{kDemoBackendName, kDemoCycleTime, {}}};
   ASSERT_EQ(d.dump.delegate_time_scales, expected);
 
   StatusOr<etrecord::ETRecord> record = program.get_etrecord();
