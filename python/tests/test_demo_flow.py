@@ -132,9 +132,10 @@ def test_generate_etrecord_standalone_equals_get_etrecord(demo_files, tmp_path):
 
 
 def test_a_fixed_size_tracer_drops_events_instead_of_failing(demo_files, tmp_path):
-    # 16 KiB holds about half of the 22 events of three runs (each event is
-    # charged its exact serialized size, plus the blocks' fixed costs).
-    tracer = glassbox.ETDumpGen(buffer_size=16 * 1024)
+    # 18 KiB holds about half of the 22 events of three runs (each event is
+    # charged its exact serialized size, plus the blocks' fixed costs and the
+    # reserve for every delegate clock a dump may declare, with its offset).
+    tracer = glassbox.ETDumpGen(buffer_size=18 * 1024)
     glassbox.load(demo_files["gbx"]).run([demo_files["input"]], etdump=tracer, iterations=3)
     assert tracer.num_events > 0 and tracer.dropped_events > 0
     tracer.save(tmp_path / "partial.etdp")
