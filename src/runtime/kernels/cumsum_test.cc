@@ -47,7 +47,7 @@ TEST(CumsumTest, MatchesTheReferenceOnEveryAxisAndMode) {
   for (std::size_t axis = 0; axis < shape.size(); ++axis) {
     for (bool exclusive : {false, true}) {
       for (bool reverse : {false, true}) {
-        SCOPED_TRACE(testing::Message()
+        SCOPED_TRACE(::testing::Message()
                      << "axis " << axis << " exclusive " << exclusive << " reverse " << reverse);
         std::vector<float> y(x.size());
         ASSERT_EQ(
