@@ -334,6 +334,25 @@ TEST(ReportDataTest, QuantChartOnlyForInt8RunsWithItsRowsInOrder) {
   EXPECT_TRUE(q["rows"][1]["sqnr_db"].is_null());  // no run output
 }
 
+TEST(ReportDataTest, GraphNodesCarryTheirInt8Sqnr) {
+  const etrecord::ETRecord record = demo_record(Ids::kInt);
+  const Inspector current = value_of(Inspector::create(demo_dump(Ids::kInt, 1), &record));
+  inspector::QuantReport quant;
+  quant.rows.resize(2);
+  quant.rows[0].handle = DebugHandle(5);  // tan: its isolated SQNR, the op's own loss
+  quant.rows[0].isolated_sqnr_db = 12.5;
+  quant.rows[0].sqnr_db = 3.0;
+  quant.rows[1].handle = DebugHandle(1);  // conv2d: no isolated side, the run's SQNR
+  quant.rows[1].sqnr_db = 30.0;
+  const nlohmann::json graph =
+      data_of({.current = &current, .quant = &quant, .etrecord = &record})["graph"];
+  std::map<std::string, nlohmann::json> sqnr;
+  for (const nlohmann::json& node : graph["nodes"]) sqnr[node["name"]] = node["sqnr_db"];
+  EXPECT_EQ(sqnr["tan"], 12.5);
+  EXPECT_EQ(sqnr["conv2d"], 30.0);
+  EXPECT_TRUE(sqnr["relu"].is_null());
+}
+
 TEST(ReportPageTest, EmbedsCssJsAndDataWithoutMarkersLeft) {
   const std::string page = report_page("{\"format\":\"glassbox-report\"}");
   EXPECT_THAT(page, HasSubstr("<!doctype html>"));
