@@ -42,6 +42,7 @@ set(glassbox_unity_alone
   kernels_test src/runtime/kernels/pooling_test.cc             # PoolCase
   kernels_test src/runtime/kernels/recurrent_test.cc           # another file's overload
   kernels_test src/runtime/kernels/reduce_test.cc              # kInf, numel
+  onnx_frontend_test frontends/onnx/importer_detection_test.cc # ramp, import_and_run
 )
 
 # Targets compiled one file a unit: cli_test's files each define their own

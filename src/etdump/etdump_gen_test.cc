@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <random>
@@ -725,7 +726,11 @@ TEST(ETDumpGenHeapTest, BlocksRecordedAfterReservingTakeNoPageFault) {
   for (int block = 0; block < kBlocks; ++block) ok &= record_block();
   const long faults = minor_faults() - before;
   ASSERT_TRUE(ok);
-  EXPECT_EQ(faults, 0);
+  // Under qemu-user (make test-aarch64) the emulator's own memory faults
+  // count for the process too, now and then one: still far from the ~750 of
+  // recording without reserving.
+  const long allowed = std::getenv("GLASSBOX_UNDER_EMULATOR") != nullptr ? 8 : 0;
+  EXPECT_LE(faults, allowed);
   EXPECT_EQ(gen.num_events(), std::uint64_t{kBlocks + 1} * kEvents);
   EXPECT_EQ(gen.dropped_events(), 0u);
 }
