@@ -4,8 +4,9 @@
 # to run its binaries, and GoogleTest's sources (built with the cross
 # compiler, so dpkg needs no arm64 architecture). For the bare-metal
 # Cortex-M build (issue 34, docs/device.md): the arm-none-eabi compiler,
-# newlib (its C library, a separate package) and qemu-system-arm with the
+# newlib (its C library) and libstdc++ built on it (both separate
+# packages) and qemu-system-arm with the
 # MPS2 boards. Idempotent.
 set -euo pipefail
 bash "$(dirname "$0")/install_packages.sh" crossbuild-essential-arm64 qemu-user googletest \
-  gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm
+  gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib qemu-system-arm
