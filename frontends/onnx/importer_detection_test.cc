@@ -16,18 +16,9 @@ namespace glassbox::frontends::onnx {
 namespace {
 
 using testing::bytes_of;
+using testing::import_and_run;
 using testing::ModelWriter;
 using testing::Output;
-using testing::run;
-
-Output import_and_run(const ModelWriter& m, const std::vector<float>& x) {
-  StatusOr<aot::Graph> graph = import_onnx_from_memory(m.bytes(), {}, "m.onnx");
-  EXPECT_TRUE(graph.ok()) << graph.message();
-  if (!graph.ok()) return {};
-  StatusOr<Output> out = run(*graph, {bytes_of(x)});
-  EXPECT_TRUE(out.ok()) << out.message();
-  return out.ok() ? *out : Output{};
-}
 
 std::vector<float> ramp(std::size_t n) {
   std::vector<float> v(n);
@@ -45,7 +36,7 @@ TEST(ImporterDetectionTest, GatherNdWithBatchDimsAndNegativeIndicesMatchesTheRef
   auto* node = m.node("GatherND", "g", {"x", "i"}, {"y"});
   ModelWriter::set_int(node, "batch_dims", 1);
   const std::vector<float> x = ramp(48);
-  const Output out = import_and_run(m, x);
+  const Output out = import_and_run(m, {bytes_of(x)});
   EXPECT_EQ(out.shape, (std::vector<std::int64_t>{2, 2, 2}));
   std::vector<double> expected;
   for (int b = 0; b < 2; ++b) {
@@ -73,7 +64,7 @@ TEST(ImporterDetectionTest, ScatterElementsAddOnANegativeAxisMatchesTheReference
   ModelWriter::set_int(node, "axis", -2);
   ModelWriter::set_string(node, "reduction", "add");
   const std::vector<float> x = ramp(12);
-  const Output out = import_and_run(m, x);
+  const Output out = import_and_run(m, {bytes_of(x)});
   EXPECT_EQ(out.shape, (std::vector<std::int64_t>{2, 3, 2}));
   std::vector<double> expected(x.begin(), x.end());
   for (int a = 0; a < 2; ++a) {

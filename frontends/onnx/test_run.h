@@ -1,11 +1,17 @@
 #pragma once
 // Test-only: runs an imported graph through emission and the runtime's
-// portable kernels, and reads its first output back as doubles.
+// portable kernels, and reads its first output back as doubles;
+// import_and_run does the import too.
+
+#include <gtest/gtest.h>
 
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "frontends/onnx/importer.h"
+#include "frontends/onnx/test_models.h"
 #include "glassbox/aot/graph.h"
 #include "glassbox/export/program_manager.h"
 #include "glassbox/runtime/method.h"
@@ -67,6 +73,21 @@ inline StatusOr<Output> run(const aot::Graph& graph,
     }
   }
   return out;
+}
+
+// Imports `model` and runs it on `inputs`, each expected to succeed (a
+// failure fails the test and gives an empty Output). `check`, when given,
+// sees the imported graph first.
+inline Output import_and_run(const ModelWriter& model,
+                             const std::vector<std::vector<std::uint8_t>>& inputs,
+                             const std::function<void(const aot::Graph&)>& check = {}) {
+  StatusOr<aot::Graph> graph = import_onnx_from_memory(model.bytes(), {}, "m.onnx");
+  EXPECT_TRUE(graph.ok()) << graph.message();
+  if (!graph.ok()) return {};
+  if (check) check(*graph);
+  StatusOr<Output> out = run(*graph, inputs);
+  EXPECT_TRUE(out.ok()) << out.message();
+  return out.ok() ? *out : Output{};
 }
 
 }  // namespace glassbox::frontends::onnx::testing
