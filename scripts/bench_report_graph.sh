@@ -23,7 +23,7 @@ cpu=$(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)
 rows=$(awk '{ printf "| %\047d | %\047d | %d ms | %d ms |\n", $1, $2, $3, $4 }' "$work/graph.txt")
 table="Machine: $cpu, $(nproc) cores, load average $load_before before the run; $(chromium --version 2>/dev/null | head -1). Date: $(date -u +%Y-%m-%d).
 
-| nodes | boxes (fused pairs as one) | dagre layout, median of 5 | whole page drawn, median of 5 |
+| nodes | boxes (fused pairs as one) | layout (chains, slices, dagre), median of 5 | whole page drawn, median of 5 |
 |---:|---:|---:|---:|
 $rows"
 echo "$table"
