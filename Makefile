@@ -46,10 +46,11 @@ test: build check-format test-notrace
 	$(MAKE) --no-print-directory test-asan
 
 # The device layers (core, runtime with the portable kernels, etdump, the
-# demo delegate's runtime half) and their tests cross-built for aarch64 and
-# run under qemu-aarch64, among them the check that an ETDump written there
-# is byte-identical to the host's (tests/device).
-test-aarch64: setup-cross build/aarch64/build.ninja
+# demo and XNNPACK delegates' runtime halves) and their tests cross-built
+# for aarch64 and run under qemu-aarch64, among them the check that an
+# ETDump written there is byte-identical to the host's and XNNPACK's check
+# on a model the host's glassbox lowers (hence `build` first; tests/device).
+test-aarch64: build setup-cross build/aarch64/build.ninja
 	cmake --build build/aarch64 -j $(JOBS)
 	ctest --test-dir build/aarch64 --output-on-failure -j $(JOBS)
 

@@ -10,3 +10,4 @@
 set -euo pipefail
 bash "$(dirname "$0")/install_packages.sh" crossbuild-essential-arm64 qemu-user googletest \
   gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib qemu-system-arm
+bash "$(dirname "$0")/setup_cross_xnnpack.sh"
