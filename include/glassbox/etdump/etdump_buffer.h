@@ -71,6 +71,9 @@ class ETDumpBuffer {
   const ETDumpFile& skeleton() const { return skeleton_; }
   /// Profile events per run, as many as the skeleton leaves out.
   std::size_t profile_events() const { return profile_events_; }
+  /// Raw traces among them (glassbox/etdump/raw_trace.h): a dump that has
+  /// any is read as an ETDumpFile and expanded before it is inspected.
+  std::size_t raw_traces() const { return raw_traces_; }
   /// Calls `visit` for every profile event of every run, in file order.
   void for_each_profile_event(const ProfileEventVisitor& visit) const;
 
@@ -87,6 +90,7 @@ class ETDumpBuffer {
   std::unique_ptr<Verified> verified_;  // Points into the bytes (or their aligned copy).
   ETDumpFile skeleton_;
   std::size_t profile_events_ = 0;
+  std::size_t raw_traces_ = 0;
 };
 
 }  // namespace glassbox::etdump

@@ -8,6 +8,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "glassbox/core/raw_trace.h"
 #include "glassbox/schema/etdump_generated.h"
 
 namespace glassbox::etdump {
@@ -191,6 +192,28 @@ Status check_counters(const fb::ProfileEvent& p, std::size_t name_count, std::si
   return Status();
 }
 
+// A raw trace (glassbox/core/raw_trace.h) names its backend and has no
+// int identifier; counted into `*raw_traces`.
+Status check_raw_trace(const fb::ProfileEvent& p, std::size_t run_index, std::size_t event_index,
+                       std::size_t* raw_traces) {
+  const flatbuffers::String* id = p.delegate_debug_id_str();
+  if (id == nullptr || !id->string_view().starts_with(kRawTraceIdPrefix)) return Status();
+  ++*raw_traces;
+  const std::string_view backend = id->string_view().substr(kRawTraceIdPrefixLength);
+  if (backend.empty() || backend.size() > kMaxRawTraceBackendLength) {
+    return corrupt(where(run_index, event_index) + ": raw trace names " +
+                   (backend.empty() ? std::string("no backend")
+                                    : "a backend of " + std::to_string(backend.size()) +
+                                          " characters (at most " +
+                                          std::to_string(kMaxRawTraceBackendLength) + ")"));
+  }
+  if (p.delegate_debug_id_int() != -1) {
+    return corrupt(where(run_index, event_index) + ": raw trace of backend '" +
+                   std::string(backend) + "' also has an int identifier");
+  }
+  return Status();
+}
+
 StatusOr<DebugEvent> decode_debug(const fb::DebugEvent& d, const std::string& context) {
   if (d.debug_entry() == nullptr) {
     return corrupt(context + ": debug event has no value (debug_entry)");
@@ -241,7 +264,7 @@ StatusOr<Event> decode_event(const fb::Event& e, std::size_t allocator_count, st
 
 StatusOr<RunData> decode_run(const fb::RunData& r, std::size_t run_index,
                              const DecodeOptions& options, std::size_t counter_names,
-                             std::size_t* profile_events) {
+                             std::size_t* profile_events, std::size_t* raw_traces) {
   RunData out;
   out.name = to_string_or_empty(r.name());
   out.bundled_input_index = r.bundled_input_index();
@@ -258,6 +281,7 @@ StatusOr<RunData> decode_run(const fb::RunData& r, std::size_t run_index,
       if (e.profile_event() != nullptr) {
         ++*profile_events;
         GLASSBOX_RETURN_IF_ERROR(check_counters(*e.profile_event(), counter_names, run_index, i));
+        GLASSBOX_RETURN_IF_ERROR(check_raw_trace(*e.profile_event(), run_index, i, raw_traces));
         if (!options.profile_events) {
           // Left to visit_profile_events: only the rule the decoder adds is checked here.
           GLASSBOX_RETURN_IF_ERROR(check_one_member(e, run_index, i));
@@ -295,10 +319,13 @@ void visit_profile_events(const VerifiedBuffer& buffer, const ProfileEventVisito
 }
 
 StatusOr<ETDumpFile> decode_etdump(const VerifiedBuffer& buffer, const DecodeOptions& options,
-                                   std::size_t* profile_events) {
+                                   std::size_t* profile_events, std::size_t* raw_traces) {
   std::size_t profile_count = 0;
   if (profile_events == nullptr) profile_events = &profile_count;
   *profile_events = 0;
+  std::size_t raw_trace_count = 0;
+  if (raw_traces == nullptr) raw_traces = &raw_trace_count;
+  *raw_traces = 0;
   const fb::ETDump& root = *buffer.root();
   if (root.version() != kETDumpSchemaVersion) {
     return Status(Error::kVersionMismatch,
@@ -356,8 +383,9 @@ StatusOr<ETDumpFile> decode_etdump(const VerifiedBuffer& buffer, const DecodeOpt
   if (const auto* runs = root.run_data()) {
     out.runs.reserve(runs->size());
     for (flatbuffers::uoffset_t i = 0; i < runs->size(); ++i) {
-      GLASSBOX_ASSIGN_OR_RETURN(RunData run, decode_run(*runs->Get(i), i, options,
-                                                        out.counter_names.size(), profile_events));
+      GLASSBOX_ASSIGN_OR_RETURN(RunData run,
+                                decode_run(*runs->Get(i), i, options, out.counter_names.size(),
+                                           profile_events, raw_traces));
       out.runs.push_back(std::move(run));
     }
   }

@@ -15,10 +15,12 @@ struct DecodeOptions {
   bool profile_events = true;
 };
 
-/// Decodes `buffer`; counts its profile events into `*profile_events` when
-/// not null. Errors carry no source name; the caller adds it.
+/// Decodes `buffer`; counts its profile events into `*profile_events` and
+/// its raw traces (glassbox/core/raw_trace.h) into `*raw_traces` when not
+/// null. Errors carry no source name; the caller adds it.
 StatusOr<ETDumpFile> decode_etdump(const VerifiedBuffer& buffer, const DecodeOptions& options = {},
-                                   std::size_t* profile_events = nullptr);
+                                   std::size_t* profile_events = nullptr,
+                                   std::size_t* raw_traces = nullptr);
 
 /// Every profile event of a buffer decode_etdump accepted, in file order.
 void visit_profile_events(const VerifiedBuffer& buffer, const ProfileEventVisitor& visit);

@@ -34,8 +34,8 @@ StatusOr<ETDumpBuffer> ETDumpBuffer::decode(ETDumpBuffer out, std::span<const st
   auto verified = VerifiedBuffer::verify(bytes);
   if (!verified.ok()) return verified.status().with_context(source);
   out.verified_ = std::make_unique<Verified>(Verified{std::move(*verified)});
-  auto skeleton =
-      decode_etdump(out.verified_->buffer, {.profile_events = false}, &out.profile_events_);
+  auto skeleton = decode_etdump(out.verified_->buffer, {.profile_events = false},
+                                &out.profile_events_, &out.raw_traces_);
   if (!skeleton.ok()) return skeleton.status().with_context(source);
   out.skeleton_ = std::move(*skeleton);
   return out;
