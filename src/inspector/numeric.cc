@@ -11,8 +11,10 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "glassbox/aot/quantization.h"
 #include "glassbox/etdump/etdump_reader.h"
 #include "src/inspector/builder.h"
+#include "src/inspector/output_quant.h"
 #include "src/inspector/record_index.h"
 
 namespace glassbox::inspector {
@@ -174,12 +176,18 @@ const etrecord::ReferenceTensor* find_reference(const etrecord::ETRecord& record
     return &record.reference_outputs[row->output_index];
   }
   // Of nodes sharing a handle (a decomposed source op), the last computes
-  // the source op's output: it stands for the handle.
+  // the source op's output (its reference is that output). The handle is
+  // named after its first node that is not quantization: an int8 op's
+  // handle also holds its quantize and dequantize nodes, and the user wrote
+  // the conv, not the DequantizeLinear after it.
   std::vector<IndexedNode> ops;
   for (DebugHandle h : row->debug_handles) {
-    if (std::span<const IndexedNode> nodes = index.nodes(h); !nodes.empty()) {
-      ops.push_back(nodes.back());
-    }
+    std::span<const IndexedNode> nodes = index.nodes(h);
+    if (nodes.empty()) continue;
+    auto principal = std::find_if(nodes.begin(), nodes.end(), [](const IndexedNode& n) {
+      return !aot::is_quantization_op(n.node->op);
+    });
+    ops.push_back(principal != nodes.end() ? *principal : nodes.back());
   }
   std::sort(ops.begin(), ops.end(),
             [](const IndexedNode& a, const IndexedNode& b) { return a.position < b.position; });
@@ -210,9 +218,12 @@ const etrecord::ReferenceTensor* find_reference(const etrecord::ETRecord& record
   return &it->second[row->reference_output];
 }
 
-// Compares the unit's logged tensor with `reference` into its row.
+// Compares the unit's logged tensor with `reference` into its row. An int8
+// delegate logs its op's output as codes; the reference is float, so the
+// codes are dequantized first with the op's output quantization (`quant`).
 void compare(const etrecord::ReferenceTensor& reference, std::span<const std::uint8_t> debug_data,
-             const NumericOptions& options, const NumericReport& report, Unit* unit) {
+             const std::map<DebugHandle, OutputQuant>& quant, const NumericOptions& options,
+             const NumericReport& report, Unit* unit) {
   NumericRow& row = unit->row;
   row.runtime_sizes = unit->value.tensor->sizes;
   row.runtime_dtype = unit->value.tensor->known_scalar_type().value_or(ScalarType::kFloat);
@@ -231,6 +242,16 @@ void compare(const etrecord::ReferenceTensor& reference, std::span<const std::ui
     row.status = NumericStatus::kShapeMismatch;
     row.note = "runtime and reference shapes differ";
     return;
+  }
+  if (is_quantized_type(row.runtime_dtype) && row.kind != NumericRowKind::kProgramOutput) {
+    auto q = quant.find(row.reference_handle);
+    if (q != quant.end()) {
+      dequantize_in_place(&*values, row.runtime_sizes, q->second);
+      row.dequantized = true;
+    } else {
+      row.note = "int8 values compared as logged: the ETRecord keeps no output scale for " +
+                 row.reference_op;
+    }
   }
   const Comparison c = compare_values(*values, reference.data);
   for (Comparator m : options.comparators) row.metrics.push_back({m, c.value(m)});
@@ -267,10 +288,11 @@ std::set<std::size_t> inner_steps(const std::vector<Unit>& units) {
 }
 
 void summarize(NumericReport* report) {
-  std::size_t compared = 0, exceeding = 0, unmapped = 0, no_data = 0;
+  std::size_t compared = 0, exceeding = 0, unmapped = 0, no_data = 0, dequantized = 0;
   for (std::size_t i = 0; i < report->rows.size(); ++i) {
     NumericRow& row = report->rows[i];
     compared += row.status == NumericStatus::kCompared;
+    dequantized += row.dequantized;
     exceeding += row.exceeds;
     unmapped += row.status == NumericStatus::kUnmapped;
     no_data += row.status == NumericStatus::kNoData;
@@ -289,6 +311,14 @@ void summarize(NumericReport* report) {
                  "every compared value exceeds the threshold: was the run fed the ETRecord's "
                  "reference inputs (glassbox run --input with them, or --seed S after lower "
                  "--reference-seed S)?"});
+  }
+  if (dequantized > 0) {
+    d.push_back({Severity::kInfo,
+                 std::to_string(dequantized) +
+                     " int8 outputs were compared after dequantizing them with their op's output "
+                     "scale; int8 kernels round differently from the simulation and the "
+                     "difference accumulates downstream: --view quant separates quantization's "
+                     "loss from the kernel's (docs/quantization.md)"});
   }
   if (unmapped > 0) {
     d.push_back(
@@ -373,6 +403,11 @@ StatusOr<NumericReport> compare_numerics(const etdump::ETDumpFile& dump,
                       " logged no values: run with --debug-level intermediates and --debug-data");
   }
   const RecordIndex index(record, &report.diagnostics);
+  std::map<DebugHandle, OutputQuant> quant;
+  if (auto graph = record.edge_graphs.find(std::string(aot::kForwardMethod));
+      graph != record.edge_graphs.end()) {
+    quant = output_quantization(graph->second);
+  }
   UnitCollector collector(index);
   for (const Logged& value : values) collector.add(value);
   const std::set<std::size_t> inner = inner_steps(collector.units());
@@ -385,7 +420,7 @@ StatusOr<NumericReport> compare_numerics(const etdump::ETDumpFile& dump,
                                "an inner step of its source op, whose output is "
                                "compared at its last step");
     }
-    if (reference != nullptr) compare(*reference, debug_data, options, report, &unit);
+    if (reference != nullptr) compare(*reference, debug_data, quant, options, report, &unit);
     report.rows.push_back(std::move(unit.row));
   }
   summarize(&report);

@@ -222,6 +222,7 @@ std::string json(const NumericReport& report) {
     r["runtime_shape"] = row.runtime_sizes;
     r["reference_shape"] = row.reference_sizes;
     r["status"] = to_string(row.status);
+    r["dequantized"] = row.dequantized;
     r["note"] = row.note.empty() ? Json(nullptr) : Json(row.note);
     Json metrics = Json::object();
     for (const MetricValue& m : row.metrics)

@@ -10,6 +10,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "glassbox/aot/ops.h"
 #include "src/testing/status_matchers.h"
 
 namespace glassbox::inspector {
@@ -143,6 +144,22 @@ class SyntheticRun {
     dump.runs[0].events.push_back({e});
   }
 
+  // Logs int8 `codes` at `instruction` with int identifier `id`.
+  void log_int8(std::int32_t instruction, std::int32_t id, std::vector<std::int8_t> codes) {
+    etdump::DebugEvent e;
+    e.instruction_id = InstructionId(instruction);
+    e.delegate_debug_id_int = DelegateDebugIntId(id);
+    e.value.type = etdump::ValueType::kTensor;
+    etdump::Tensor t;
+    t.scalar_type = static_cast<std::int8_t>(ScalarType::kChar);
+    t.sizes = {static_cast<std::int64_t>(codes.size())};
+    t.offset = static_cast<std::int64_t>(data.size());
+    data.resize(data.size() + codes.size());
+    std::memcpy(data.data() + t.offset, codes.data(), codes.size());
+    e.value.tensor = t;
+    dump.runs[0].events.push_back({e});
+  }
+
   etdump::ETDumpFile dump;
   etrecord::ETRecord record;
   std::vector<std::uint8_t> data;
@@ -193,6 +210,66 @@ TEST(CompareNumericsTest, FindsTheFirstWrongOperatorAndKeepsDecompositionsTogeth
   EXPECT_EQ(doc["first_failure"], 2);
   EXPECT_EQ(doc["rows"][2]["identifiers"], nlohmann::json::parse("[1, 2]"));
   EXPECT_THAT(render_numeric(report, Format::kChrome), ErrorIs(Error::kInvalidArgument));
+}
+
+// An int8 delegate logs relu's (h2) output as int8 codes; the ETRecord's
+// edge graph keeps the quantize of that output (scale 0.5, zero point -2).
+void add_int8_relu_output(SyntheticRun* run) {
+  aot::Graph& graph = run->record.edge_graphs[std::string(aot::kForwardMethod)];
+  auto constant = [&](std::int32_t id, ScalarType dtype) -> aot::Value& {
+    aot::Value v;
+    v.id = aot::ValueId(id);
+    v.name = "v" + std::to_string(id);
+    v.dtype = dtype;
+    v.shape = {1};
+    v.kind = aot::ValueKind::kConstant;
+    graph.values.push_back(v);
+    return graph.values.back();
+  };
+  constant(10, ScalarType::kFloat).data = {0.5f};
+  constant(11, ScalarType::kChar).int_data = {-2};
+  constant(12, ScalarType::kChar).kind = aot::ValueKind::kNodeOutput;
+  aot::Node q;
+  q.name = "relu_quantize";
+  q.op = std::string(aot::op::kQuantizeLinear);
+  q.debug_handle = DebugHandle(2);
+  q.inputs = {aot::ValueId(9), aot::ValueId(10), aot::ValueId(11)};
+  q.outputs = {aot::ValueId(12)};
+  graph.nodes.insert(graph.nodes.begin() + 2, q);
+}
+
+TEST(CompareNumericsTest, Int8OutputsAreDequantizedWithTheirOpsOutputScale) {
+  SyntheticRun run;
+  add_int8_relu_output(&run);
+  // relu's reference is {0, 2}: codes {-2, 2} are exactly that; {-2, 4}
+  // (3 once dequantized) is one unit off, not two.
+  run.log_int8(1, 0, {-2, 2});
+  const NumericReport right = *compare_numerics(run.dump, run.record, run.data);
+  ASSERT_EQ(right.rows.size(), 1u);
+  EXPECT_EQ(right.rows[0].status, NumericStatus::kCompared) << right.rows[0].note;
+  EXPECT_TRUE(right.rows[0].dequantized);
+  EXPECT_EQ(right.rows[0].runtime_dtype, ScalarType::kChar);
+  EXPECT_DOUBLE_EQ(right.rows[0].threshold_value, 0);
+  EXPECT_FALSE(right.rows[0].exceeds);
+  const auto doc = nlohmann::json::parse(*render_numeric(right, Format::kJson));
+  EXPECT_EQ(doc["rows"][0]["dequantized"], true);
+
+  SyntheticRun wrong;
+  add_int8_relu_output(&wrong);
+  wrong.log_int8(1, 0, {-2, 4});
+  const NumericReport report = *compare_numerics(wrong.dump, wrong.record, wrong.data);
+  ASSERT_EQ(report.rows.size(), 1u);
+  EXPECT_DOUBLE_EQ(report.rows[0].threshold_value, 1.0);
+  EXPECT_TRUE(report.rows[0].exceeds);
+}
+
+TEST(CompareNumericsTest, Int8OutputsWithoutAScaleAreComparedAsLoggedWithANote) {
+  SyntheticRun run;
+  run.log_int8(1, 0, {0, 2});
+  const NumericReport report = *compare_numerics(run.dump, run.record, run.data);
+  ASSERT_EQ(report.rows.size(), 1u);
+  EXPECT_FALSE(report.rows[0].dequantized);
+  EXPECT_NE(report.rows[0].note.find("no output scale"), std::string::npos);
 }
 
 TEST(CompareNumericsTest, EveryOutputOfASeveralOutputOperatorIsCompared) {

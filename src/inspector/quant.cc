@@ -11,70 +11,12 @@
 #include "glassbox/aot/ops.h"
 #include "glassbox/aot/quantization.h"
 #include "glassbox/inspector/views.h"
+#include "src/inspector/output_quant.h"
 
 namespace glassbox::inspector {
 namespace {
 
 constexpr double kFloor = 1e-30;
-
-// The output quantization of each quantized op: its quantize_linear's
-// scale and zero point (kept in the ETRecord's edge graph).
-struct OutputQuant {
-  const aot::Node* quantize = nullptr;
-  ScalarType dtype = ScalarType::kChar;
-  std::vector<double> scale;
-  std::vector<std::int64_t> zero_point;
-  std::int64_t axis = 1;
-};
-
-std::map<DebugHandle, OutputQuant> output_quantization(const aot::Graph& graph) {
-  std::map<DebugHandle, OutputQuant> out;
-  for (const aot::Node& node : graph.nodes) {
-    if (node.op != aot::op::kQuantizeLinear || node.inputs.size() < 3) continue;
-    const aot::Value* scale = graph.find_value(node.inputs[1]);
-    const aot::Value* zp = graph.find_value(node.inputs[2]);
-    const aot::Value* y = graph.find_value(node.outputs[0]);
-    if (scale == nullptr || zp == nullptr || y == nullptr || scale->data.empty()) continue;
-    OutputQuant q;
-    q.quantize = &node;
-    q.dtype = y->dtype;
-    q.scale.assign(scale->data.begin(), scale->data.end());
-    q.zero_point = zp->int_data;
-    if (q.zero_point.empty()) q.zero_point.assign(q.scale.size(), 0);
-    if (auto it = node.attributes.find("axis"); it != node.attributes.end()) {
-      if (const auto* a = std::get_if<std::int64_t>(&it->second)) q.axis = *a;
-    }
-    out[node.debug_handle] = std::move(q);  // The last quantize of the handle.
-  }
-  return out;
-}
-
-// Index of element i along `axis` of `sizes` (for per-axis parameters).
-std::size_t channel_of(std::size_t i, const std::vector<std::int64_t>& sizes, std::int64_t axis) {
-  const auto rank = static_cast<std::int64_t>(sizes.size());
-  if (rank == 0) return 0;
-  const std::int64_t a = axis < 0 ? axis + rank : axis;
-  if (a < 0 || a >= rank) return 0;
-  std::int64_t inner = 1;
-  for (std::int64_t d = a + 1; d < rank; ++d) inner *= sizes[static_cast<std::size_t>(d)];
-  const std::int64_t dim = sizes[static_cast<std::size_t>(a)];
-  return dim == 0 ? 0 : static_cast<std::size_t>((static_cast<std::int64_t>(i) / inner) % dim);
-}
-
-std::vector<double> dequantized(const NumericRow& row, const OutputQuant& q) {
-  std::vector<double> out = row.runtime_values;
-  const bool integer =
-      row.runtime_dtype == ScalarType::kChar || row.runtime_dtype == ScalarType::kByte;
-  if (!integer) return out;
-  for (std::size_t i = 0; i < out.size(); ++i) {
-    const std::size_t c = q.scale.size() == 1 ? 0 : channel_of(i, row.runtime_sizes, q.axis);
-    if (c >= q.scale.size()) continue;
-    // In float32, as dequantize_linear computes the simulation's values.
-    out[i] = static_cast<float>(out[i] - static_cast<double>(q.zero_point[c])) *
-             static_cast<float>(q.scale[c]);
-  }
-  return out;
-}
 
 std::vector<double> as_doubles(const etrecord::ReferenceTensor& t) {
   return std::vector<double>(t.data.begin(), t.data.end());
@@ -252,7 +194,8 @@ StatusOr<QuantReport> compare_quantization(const etdump::ETDumpFile& dump,
     } else {
       const NumericRow& runtime = *it->second;
       row.backend = runtime.backend;
-      const std::vector<double> d = dequantized(runtime, q);
+      // Already dequantized with `q` by compare_numerics when logged as int8.
+      const std::vector<double>& d = runtime.runtime_values;
       if (fl != nullptr) row.sqnr_db = sqnr_of(as_doubles(*fl), d);
       if (sim != nullptr && sim->data.size() == d.size()) {
         const std::vector<double> s = as_doubles(*sim);

@@ -163,7 +163,12 @@ struct NumericRow {
   std::vector<std::int64_t> reference_sizes;
   /// The logged tensor's element type (an int8 delegate logs CHAR or BYTE).
   ScalarType runtime_dtype = ScalarType::kFloat;
-  /// The logged values, as read, when NumericOptions::keep_runtime_values.
+  /// The logged values were int8/uint8 codes, compared after dequantizing
+  /// them with the source op's output scale and zero point (its
+  /// quantize_linear in the ETRecord's edge graph): the reference is float.
+  bool dequantized = false;
+  /// The logged values as compared (dequantized when `dequantized`), when
+  /// NumericOptions::keep_runtime_values.
   std::vector<double> runtime_values;
   NumericStatus status = NumericStatus::kCompared;
   std::string note;  ///< Why a row was not compared, in words.
