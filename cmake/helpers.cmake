@@ -5,6 +5,15 @@ if(GLASSBOX_ENABLE_TRACING)
 else()
   set(GLASSBOX_TRACING_VALUE 0)
 endif()
+if(GLASSBOX_THREADS)
+  set(GLASSBOX_THREADS_VALUE 1)
+else()
+  set(GLASSBOX_THREADS_VALUE 0)
+endif()
+# A header of its own beside config.h, included only by the few files that
+# lock (glassbox/core/mutex.h): the option reaches them alone.
+configure_file(${CMAKE_CURRENT_LIST_DIR}/threads_config.h.in
+               ${CMAKE_BINARY_DIR}/generated/glassbox/threads_config.h @ONLY)
 
 function(glassbox_warnings target)
   target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wshadow

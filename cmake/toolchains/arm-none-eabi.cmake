@@ -21,8 +21,7 @@ set(CMAKE_EXE_LINKER_FLAGS_INIT "--specs=nano.specs --specs=nosys.specs")
 set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
 set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
-# The host's FlatBuffers headers (architecture-independent) and flatc, as
-# in the aarch64 toolchain.
-set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE BOTH)
-set(FlatBuffers_DIR /usr/lib/${CMAKE_HOST_SYSTEM_PROCESSOR}-linux-gnu/cmake/flatbuffers
-    CACHE PATH "The build machine's FlatBuffers package (headers and flatc)")
+set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
+# FlatBuffers: cmake/dependencies.cmake finds flatc and the header-only
+# runtime by path for this system (Generic), never the host's package, whose
+# include directory is /usr/include.

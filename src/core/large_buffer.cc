@@ -8,7 +8,9 @@
 
 namespace glassbox::internal {
 
-bool LargeBuffer::allocate(std::size_t bytes, Pages pages, Fill fill) {
+// `pages` is unused where huge pages are compiled out (not Linux: bare
+// metal), where every buffer comes from malloc.
+bool LargeBuffer::allocate(std::size_t bytes, [[maybe_unused]] Pages pages, Fill fill) {
   release();
   if (bytes == 0) return true;
 #if defined(__linux__) && defined(MADV_HUGEPAGE)

@@ -43,7 +43,7 @@ std::uint32_t MetadataTable::intern_slow(const void* data, std::size_t length) {
   std::uint32_t number = find(data, length, h);
   if (number == 0) {
     if (size() == kMaxEntries) return 0;
-    const std::lock_guard<std::mutex> lock(insert_mutex_);
+    const std::lock_guard<Mutex> lock(insert_mutex_);
     const std::uint32_t seen = size();
     // Another thread may have added it since the search above.
     number = find(data, length, h);

@@ -1,6 +1,6 @@
 #include <cstring>
-#include <mutex>
 
+#include "glassbox/core/mutex.h"
 #include "glassbox/runtime/backend.h"
 
 namespace glassbox::runtime {
@@ -16,7 +16,7 @@ struct Entry {
 // A fixed table: registration usually runs from static initialisers, before
 // any allocator exists.
 struct Registry {
-  std::mutex mutex;
+  Mutex mutex;
   Entry entries[kMaxBackends] = {};
   std::size_t count = 0;
 };
@@ -41,7 +41,7 @@ ErrorInfo BackendInterface::prepare(DelegateHandle* handle, Span<Tensor* const> 
 Error register_backend(const char* name, BackendInterface* backend) {
   if (name == nullptr || backend == nullptr) return Error::kInvalidArgument;
   Registry& r = registry();
-  std::lock_guard<std::mutex> lock(r.mutex);
+  std::lock_guard<Mutex> lock(r.mutex);
   for (std::size_t i = 0; i < r.count; ++i) {
     if (std::strcmp(r.entries[i].name, name) == 0) return Error::kInvalidState;
   }
@@ -53,7 +53,7 @@ Error register_backend(const char* name, BackendInterface* backend) {
 BackendInterface* find_backend(const char* name) {
   if (name == nullptr) return nullptr;
   Registry& r = registry();
-  std::lock_guard<std::mutex> lock(r.mutex);
+  std::lock_guard<Mutex> lock(r.mutex);
   for (std::size_t i = 0; i < r.count; ++i) {
     if (std::strcmp(r.entries[i].name, name) == 0) return r.entries[i].backend;
   }
@@ -62,7 +62,7 @@ BackendInterface* find_backend(const char* name) {
 
 std::size_t num_registered_backends() {
   Registry& r = registry();
-  std::lock_guard<std::mutex> lock(r.mutex);
+  std::lock_guard<Mutex> lock(r.mutex);
   return r.count;
 }
 

@@ -72,14 +72,17 @@ void dot_tile(const std::int16_t* rows, std::int64_t nrows, const std::int16_t* 
               std::int64_t ncols, std::int64_t k, std::int64_t* out, std::int64_t out_stride);
 
 // Aligns a byte span's start to `align` and returns it as T*, or null if
-// fewer than `count` T fit.
+// fewer than `count` T fit. `count` is 64-bit (tensor sizes are): on a
+// 32-bit target a count past size_t is refused here, not truncated by the
+// caller.
 template <typename T>
-T* carve(Span<std::uint8_t>* scratch, std::size_t count) {
+T* carve(Span<std::uint8_t>* scratch, std::uint64_t count) {
   const auto addr = reinterpret_cast<std::uintptr_t>(scratch->data());
   const std::size_t pad = (alignof(T) - addr % alignof(T)) % alignof(T);
   if (scratch->size() < pad || (scratch->size() - pad) / sizeof(T) < count) return nullptr;
   T* p = reinterpret_cast<T*>(scratch->data() + pad);
-  *scratch = scratch->subspan(pad + count * sizeof(T));
+  // count fits in size_t now: it is at most the span's size / sizeof(T).
+  *scratch = scratch->subspan(pad + static_cast<std::size_t>(count) * sizeof(T));
   return p;
 }
 

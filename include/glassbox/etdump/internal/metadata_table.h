@@ -18,7 +18,8 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <mutex>
+
+#include "glassbox/core/mutex.h"
 
 namespace glassbox::etdump::internal {
 
@@ -100,7 +101,7 @@ class MetadataTable {
   std::atomic<std::uint64_t> cache_[kCacheSize] = {};
   std::atomic<std::uint32_t> count_{0};
   std::uint32_t hashes_[kMaxEntries] = {};
-  std::mutex insert_mutex_;
+  Mutex insert_mutex_;
   RecordStore* budget_ = nullptr;
   Entry entries_[kMaxEntries];
 };
