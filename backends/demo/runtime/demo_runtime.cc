@@ -59,7 +59,8 @@ struct DemoState {
   std::uint32_t* output_slots;
   Shape* slot_shapes;  // scratch for prepare: one per slot
   runtime::DelegateLogMode mode;
-  bool cycles;  // stamps ops with demo_cycles(), not the tracer's clock
+  bool cycles;  // stamps ops with read_cycles(), not the tracer's clock
+  Ticks (*read_cycles)();
 };
 
 // The stand-in for an NPU's cycle counter: 250 MHz, from steady_clock.
@@ -252,7 +253,11 @@ Result<runtime::DelegateHandle*> DemoBackendRuntime::init(
   if (!common.ok()) return common.error_info();
   Result<bool> cycles = parse_clock_spec(specs);
   if (!cycles.ok()) return cycles.error_info();
-  program->cycles = *cycles;
+  // A board's counter, when given, is the only clock (set_cycle_counter).
+  const DemoCycleCounter counter =
+      has_counter_ ? counter_ : DemoCycleCounter{demo_cycles, kDemoCycleTime};
+  program->cycles = *cycles || has_counter_;
+  program->read_cycles = counter.read;
   // Cycles are the delegate's own time: they can only be logged post-time.
   program->mode = program->cycles ? runtime::DelegateLogMode::kPostTime
                   : has_override_ ? override_
@@ -260,7 +265,7 @@ Result<runtime::DelegateHandle*> DemoBackendRuntime::init(
   if (program->cycles) {
     // A tracer that keeps no time scales still gets the events.
     (void)runtime::event_tracer_set_delegate_time_scale(context.event_tracer(), kDemoBackendName,
-                                                        kDemoCycleTime);
+                                                        counter.ns_per_tick);
   }
   program->ops = memory->allocate_array<Op>(program->num_ops);
   program->output_slots = memory->allocate_array<std::uint32_t>(program->num_outputs);
@@ -389,13 +394,13 @@ Error DemoBackendRuntime::execute(runtime::BackendExecutionContext& context,
 
     runtime::EventTracerEntry entry;
     if (timed) {
-      times[2 * i] = program->cycles ? demo_cycles() : tracer->clock().now();
+      times[2 * i] = program->cycles ? program->read_cycles() : tracer->clock().now();
     } else if (!post_time) {
       entry = start_event(tracer, op);
     }
     const Error e = run_op(op, slots, shapes, out, &shapes[slot], context);
     if (timed) {
-      times[2 * i + 1] = program->cycles ? demo_cycles() : tracer->clock().now();
+      times[2 * i + 1] = program->cycles ? program->read_cycles() : tracer->clock().now();
     } else if (!post_time) {
       end_event(tracer, op, entry);
     }
@@ -431,6 +436,11 @@ Error DemoBackendRuntime::execute(runtime::BackendExecutionContext& context,
 void DemoBackendRuntime::set_profiling_mode_override(const runtime::DelegateLogMode* mode) {
   has_override_ = mode != nullptr;
   if (mode != nullptr) override_ = *mode;
+}
+
+void DemoBackendRuntime::set_cycle_counter(const DemoCycleCounter* counter) {
+  has_counter_ = counter != nullptr;
+  if (counter != nullptr) counter_ = *counter;
 }
 
 DemoBackendRuntime& demo_backend_runtime() {

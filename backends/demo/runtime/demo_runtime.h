@@ -21,8 +21,11 @@
 /// like an NPU that counts cycles: it stamps ops with its own 250 MHz
 /// counter (kDemoCycleTime per cycle), logs post-time in cycles, and
 /// declares that scale to the tracer at init, so the ETDump carries it and
-/// the Inspector converts the cycles back to nanoseconds. The common compile specs, the deliberate
-/// fault "perturb" among them, are glassbox/runtime/delegate_specs.h's.
+/// the Inspector converts the cycles back to nanoseconds. On a board, the
+/// board's own counter takes the stand-in's place
+/// (`DemoBackendRuntime::set_cycle_counter`).
+/// The common compile specs, the deliberate fault "perturb" among them, are
+/// glassbox/runtime/delegate_specs.h's.
 
 #include <cstdint>
 
@@ -35,6 +38,13 @@ namespace glassbox::backends::demo {
 inline constexpr char kDemoClockSpecKey[] = "clock";
 /// Nanoseconds per cycle of the demo's counter ("clock" = "cycles").
 inline constexpr TickRatio kDemoCycleTime{4, 1};
+
+/// A cycle counter a board supplies: `read` returns its ticks (64-bit and
+/// monotonic: a 24-bit SysTick extended by its wraps), `ns_per_tick` its rate.
+struct DemoCycleCounter {
+  Ticks (*read)();
+  TickRatio ns_per_tick;
+};
 
 class DemoBackendRuntime final : public runtime::BackendInterface {
  public:
@@ -51,7 +61,16 @@ class DemoBackendRuntime final : public runtime::BackendInterface {
   /// clears the override (nullptr).
   void set_profiling_mode_override(const runtime::DelegateLogMode* mode);
 
+  /// Makes delegates initialised from now on stamp their ops with the
+  /// board's `counter` (copied) and declare its rate, as with "clock" =
+  /// "cycles" whatever their spec says: a board has no other clock for them
+  /// (tests/baremetal/demo_main.cc gives SysTick). nullptr: the spec decides
+  /// again, "cycles" meaning the 250 MHz stand-in.
+  void set_cycle_counter(const DemoCycleCounter* counter);
+
  private:
+  bool has_counter_ = false;
+  DemoCycleCounter counter_{};
   bool has_override_ = false;
   runtime::DelegateLogMode override_ = runtime::DelegateLogMode::kRealTime;
 };

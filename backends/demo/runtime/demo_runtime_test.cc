@@ -99,8 +99,17 @@ RunResult run(const Lowered& lowered, const std::vector<float>& input, const cha
   const std::int64_t out_sizes[] = {4, 32, 64, 64};
   std::vector<float> in_data = input;
   std::vector<float> out_data(4 * 32 * 64 * 64);
-  Tensor in{ScalarType::kFloat, in_sizes, in_data.data(), in_data.size() * 4};
-  Tensor out{ScalarType::kFloat, out_sizes, out_data.data(), out_data.size() * 4};
+  // Member by member: Tensor grows members (dynamic shapes) that these
+  // static tensors leave at their defaults.
+  const auto tensor = [](Span<const std::int64_t> sizes, std::vector<float>& data) {
+    Tensor t;
+    t.sizes = sizes;
+    t.data = data.data();
+    t.nbytes = data.size() * sizeof(float);
+    return t;
+  };
+  Tensor in = tensor(in_sizes, in_data);
+  Tensor out = tensor(out_sizes, out_data);
   Tensor* ins[] = {&in};
   Tensor* outs[] = {&out};
   runtime::BackendExecutionContext exec(&temp, &gen, "forward");
@@ -165,6 +174,38 @@ TEST(DemoRuntimeTest, RealTimeEventsUseTheMapIdentifiers) {
 TEST(DemoRuntimeTest, PostTimeEventsUseTheMapIdentifiers) {
   expect_events(run(lower("generated"), random_input(), "posttime"), false);
   expect_events(run(lower("string"), random_input(), "posttime"), true);
+}
+
+// A board's counter (a Cortex-M's SysTick, tests/baremetal/demo_main.cc):
+// 1,000 ticks a read here, at 40 ns a tick.
+Ticks g_board_ticks = 0;
+Ticks read_board_counter() { return g_board_ticks += 1000; }
+
+TEST(DemoRuntimeTest, ABoardCounterIsTheDelegateClock) {
+  const DemoCycleCounter counter{read_board_counter, TickRatio{40, 1}};
+  demo_backend_runtime().set_cycle_counter(&counter);
+  g_board_ticks = 0;
+  // Real time asked for: the counter's ticks can only be logged post-time.
+  const RunResult result = run(lower("generated"), random_input(), "realtime");
+  demo_backend_runtime().set_cycle_counter(nullptr);
+
+  const std::vector<etdump::DelegateTimeScale> expected = {
+      {kDemoBackendName, TickRatio{40, 1}, {}}};
+  EXPECT_EQ(result.dump.delegate_time_scales, expected);
+  std::vector<Ticks> starts, ends;
+  for (const etdump::Event& e : result.dump.runs.at(0).events) {
+    if (const etdump::ProfileEvent* p = e.profile()) {
+      starts.push_back(p->start_time);
+      ends.push_back(p->end_time);
+    }
+  }
+  EXPECT_EQ(starts, (std::vector<Ticks>{1000, 3000, 5000, 7000, 9000}));
+  EXPECT_EQ(ends, (std::vector<Ticks>{2000, 4000, 6000, 8000, 10000}));
+
+  // Cleared, the spec decides again: the tracer's clock, no scale.
+  const RunResult after = run(lower("generated"), random_input(), "realtime");
+  EXPECT_TRUE(after.dump.delegate_time_scales.empty());
+  EXPECT_EQ(g_board_ticks, 10000u) << "the counter is read no more";
 }
 
 TEST(DemoRuntimeTest, CorruptBlobsAreErrorsNotCrashes) {
