@@ -1,6 +1,6 @@
 #pragma once
 /// @file
-/// The oneDNN backend's processed-bytes format, version 1.4. The AOT half
+/// The oneDNN backend's processed-bytes format, version 1.5. The AOT half
 /// writes it (aot/onednn_program.h), the runtime half parses and validates
 /// it (runtime/program_parser.h). Constants only, so device code may
 /// include it.
@@ -141,6 +141,18 @@
 ///                 [N,C,1,1] of src's type, its own scale and zero point:
 ///                 Glassbox's qlinear_global_avg_pool2d (oneDNN 2.6's int8
 ///                 pooling does not rescale).
+///
+/// Since 1.5, kConvolution and kPooling also run over three spatial dims:
+/// src [N,C,D,H,W] (a video network's Conv3d, its pools and its global
+/// average pool), weights [O, C/groups, kD, kH, kW]. Their ints are then
+/// given per dim in D, H, W order where the 4-D form gives H, W:
+///   kConvolution  stride_d, stride_h, stride_w, dilation_d, _h, _w,
+///                 pad_front, pad_top, pad_left, pad_back, pad_bottom,
+///                 pad_right, groups, has_sum, then the post-ops.
+///   kPooling      algorithm, kernel_d, _h, _w, stride_d, _h, _w,
+///                 dilation_d, _h, _w, pad_front, pad_top, pad_left,
+///                 pad_back, pad_bottom, pad_right.
+/// (The 4-D layout is the same rule with two dims per group.)
 
 #include <cstdint>
 
@@ -151,7 +163,7 @@ inline constexpr char kOnednnBackendName[] = "OnednnBackend";
 
 inline constexpr char kDnnMagic[4] = {'G', 'B', 'D', 'N'};
 inline constexpr std::uint16_t kDnnFormatMajor = 1;
-inline constexpr std::uint16_t kDnnFormatMinor = 4;
+inline constexpr std::uint16_t kDnnFormatMinor = 5;
 /// The first minor version with data types in tensor descriptors.
 inline constexpr std::uint16_t kDnnFirstInt8Minor = 3;
 inline constexpr std::uint32_t kDnnHeaderSize = 24;
@@ -187,6 +199,8 @@ enum class DnnOpKind : std::uint8_t {
 inline constexpr std::uint8_t kDnnMaxOpKind = 20;
 /// The first minor version with kQClamp and kQGlobalAvgPool.
 inline constexpr std::uint16_t kDnnFirstQClampMinor = 4;
+/// The first minor version with 3-D (5-D source) kConvolution and kPooling.
+inline constexpr std::uint16_t kDnnFirstVolumeMinor = 5;
 
 /// Tensor data types (since 1.3). Values are part of the format.
 enum class DnnDataType : std::uint8_t { kF32 = 0, kS8 = 1, kU8 = 2, kS32 = 3 };

@@ -457,6 +457,67 @@ std::vector<OpCase> cases() {
                         {"padding", std::vector<std::int64_t>{1, 2}},
                         {"count_include_pad", std::int64_t{0}}}));
        }},
+      // 3-D convolutions and pools (a video network's, r3d_18's): oneDNN's
+      // 3-D primitives over [N, C, D, H, W] (format 1.5).
+      {"conv3d_stem_then_residual_block",
+       [](GraphBuilder& b) {
+         const ValueId x = b.input("x", ScalarType::kFloat, {1, 3, 4, 14, 14});
+         // r3d_18's stem: 3x7x7, stride 1x2x2, padding 1x3x3, batch norm, relu.
+         const ValueId stem =
+             b.relu(batch_norm(b,
+                               b.op("conv3d", {x, weights(b, "s.w", {8, 3, 3, 7, 7})},
+                                    {{"stride", std::vector<std::int64_t>{1, 2, 2}},
+                                     {"padding", std::vector<std::int64_t>{1, 3, 3}},
+                                     {"dilation", std::vector<std::int64_t>{1, 1, 1}},
+                                     {"groups", std::int64_t{1}}}),
+                               8));
+         const auto conv3 = [&](ValueId in, const char* name) {
+           return b.op("conv3d",
+                       {in, weights(b, std::string(name) + ".w", {8, 8, 3, 3, 3}),
+                        weights(b, std::string(name) + ".b", {8})},
+                       {{"stride", std::vector<std::int64_t>{1, 1, 1}},
+                        {"padding", std::vector<std::int64_t>{1, 1, 1}},
+                        {"dilation", std::vector<std::int64_t>{1, 1, 1}},
+                        {"groups", std::int64_t{1}}});
+         };
+         const ValueId y = b.relu(conv3(stem, "c1"));
+         b.output(b.relu(b.add(conv3(y, "c2"), stem)));
+       }},
+      {"depthwise_dilated_conv3d_asymmetric_padding",
+       [](GraphBuilder& b) {
+         const ValueId x = b.relu(b.input("x", ScalarType::kFloat, {2, 6, 5, 9, 11}));
+         b.output(b.op("conv3d", {x, weights(b, "d.w", {6, 1, 3, 3, 2})},
+                       {{"stride", std::vector<std::int64_t>{2, 1, 2}},
+                        {"padding", std::vector<std::int64_t>{1, 2, 0, 0, 1, 1}},
+                        {"dilation", std::vector<std::int64_t>{1, 2, 1}},
+                        {"groups", std::int64_t{6}}}));
+       }},
+      {"max_pool3d_then_avg_pool3d",
+       [](GraphBuilder& b) {
+         const ValueId x = b.relu(b.input("x", ScalarType::kFloat, {2, 4, 7, 9, 10}));
+         const ValueId m = b.op("max_pool3d", {x},
+                                {{"kernel", std::vector<std::int64_t>{2, 3, 3}},
+                                 {"stride", std::vector<std::int64_t>{1, 2, 2}},
+                                 {"padding", std::vector<std::int64_t>{0, 1, 1}}});
+         b.output(b.op("avg_pool3d", {m},
+                       {{"kernel", std::vector<std::int64_t>{2, 2, 3}},
+                        {"stride", std::vector<std::int64_t>{2, 2, 1}},
+                        {"padding", std::vector<std::int64_t>{1, 0, 1, 0, 1, 1}},
+                        {"count_include_pad", std::int64_t{0}}}));
+       }},
+      {"conv3d_then_mean_over_volume_then_linear",
+       [](GraphBuilder& b) {
+         const ValueId x = b.input("x", ScalarType::kFloat, {2, 3, 4, 6, 6});
+         const ValueId y = b.relu(b.op("conv3d", {x, weights(b, "v.w", {8, 3, 1, 3, 3})},
+                                       {{"stride", std::vector<std::int64_t>{1, 1, 1}},
+                                        {"padding", std::vector<std::int64_t>{0, 1, 1}},
+                                        {"dilation", std::vector<std::int64_t>{1, 1, 1}},
+                                        {"groups", std::int64_t{1}}}));
+         const ValueId mean =
+             b.op("reduce_mean", {y},
+                  {{"axes", std::vector<std::int64_t>{2, 3, 4}}, {"keepdims", std::int64_t{0}}});
+         b.output(b.linear(mean, weights(b, "fc.w", {5, 8}), weights(b, "fc.b", {5})));
+       }},
   };
 }
 

@@ -746,6 +746,16 @@ class Lowering {
     return define(plan.quantize->outputs[0], emit_named(std::move(dnn), sources, blocked));
   }
 
+  // kPooling's ints for window `g`: the algorithm, then per spatial dim
+  // kernels, strides, dilations, pads begin, pads end.
+  static std::vector<std::int64_t> pooling_ints(DnnPooling alg, const PoolGeometry& g) {
+    std::vector<std::int64_t> ints{static_cast<std::int64_t>(alg)};
+    for (const auto* field : {&g.kernel, &g.stride, &g.dilation, &g.pad_begin, &g.pad_end}) {
+      ints.insert(ints.end(), field->begin(), field->begin() + static_cast<std::ptrdiff_t>(g.dims));
+    }
+    return ints;
+  }
+
   Status lower_int8_pool(const Node& node, const Int8Plan& plan, const Sources& sources) {
     const std::optional<PoolGeometry> g = pool_geometry(graph_, node);
     DnnPooling alg = DnnPooling::kMax;
@@ -761,9 +771,7 @@ class Lowering {
               .identifier = {},
               .operands = {src},
               .output = value(out).shape,
-              .ints = {static_cast<std::int64_t>(alg), g->kernel[0], g->kernel[1], g->stride[0],
-                       g->stride[1], g->dilation[0], g->dilation[1], g->pad_begin[0],
-                       g->pad_begin[1], g->pad_end[0], g->pad_end[1]},
+              .ints = pooling_ints(alg, *g),
               .floats = {}};
     return define(out, emit_named(std::move(dnn), sources, maybe_blocked(src)));
   }
@@ -781,7 +789,7 @@ class Lowering {
     if (op == aot::op::kDequantizeLinear) return lower_dequantize(node);
     if (const std::optional<Int8Plan> plan = int8_plan(node)) return lower_int8(node, *plan);
     if (is_one_dimensional(node)) return lower_one_dimensional(node);
-    if (op == aot::op::kConv2d) return lower_conv(node);
+    if (op == aot::op::kConv2d || op == aot::op::kConv3d) return lower_conv(node);
     if (op == aot::op::kMatmul && !is_constant(node.inputs[1])) return lower_batch_matmul(node);
     if (op == aot::op::kLinear || op == aot::op::kMatmul) return lower_matmul(node);
     if (op == aot::op::kTranspose) return lower_transpose(node);
@@ -795,7 +803,8 @@ class Lowering {
       if (chain && chain->nodes[0] == &node) return lower_layer_norm_chain(*chain);
       if (is_spatial_mean(graph_, node)) return lower_spatial_mean(node);
     }
-    if (op == aot::op::kMaxPool2d || op == aot::op::kAvgPool2d || op == aot::op::kGlobalAvgPool2d) {
+    if (op == aot::op::kMaxPool2d || op == aot::op::kAvgPool2d || op == aot::op::kGlobalAvgPool2d ||
+        op == aot::op::kMaxPool3d || op == aot::op::kAvgPool3d) {
       return lower_pool(node);
     }
     if (op == aot::op::kPad && padded_avg_pool_of(graph_, node)) {
@@ -875,6 +884,10 @@ class Lowering {
       absorb(*bn);
       sources.push_back(bn);
       out = bn->outputs[0];
+    }
+    if (node.op == aot::op::kConv3d) {
+      return emit_convolution(node.inputs[0], w.shape, std::move(weights), conv3d_ints(node),
+                              std::move(sources), out);
     }
     const std::array<std::int64_t, 2> stride = int_pair(node, "stride", {1, 1});
     const std::array<std::int64_t, 2> dilation = int_pair(node, "dilation", {1, 1});
@@ -986,11 +999,11 @@ class Lowering {
 
   // A convolution of `input` producing `out`, after what `sources` already
   // absorbed, with a residual add and the activations after it fused.
-  // `geometry` is stride (2), dilation (2), pads top, left, bottom, right
-  // (4) and groups, as DnnOp.ints takes them.
+  // `geometry` is stride, dilation, pads begin and pads end (two each, or
+  // three for a conv3d) and groups, as DnnOp.ints takes them.
   Status emit_convolution(ValueId input, std::vector<std::int64_t> weight_shape,
-                          ConvWeights weights, const std::array<std::int64_t, 9>& geometry,
-                          Sources sources, ValueId out) {
+                          ConvWeights weights, std::vector<std::int64_t> geometry, Sources sources,
+                          ValueId out) {
     const std::optional<ValueId> residual = absorb_residual(&out, &sources);
     std::vector<EltwiseStep> steps;
     absorb_activations(&out, &sources, &steps);
@@ -1001,7 +1014,7 @@ class Lowering {
               .operands = {src, add_constant(std::move(weight_shape), std::move(weights.weight)),
                            add_constant({out_channels}, std::move(weights.bias))},
               .output = value(out).shape,
-              .ints = std::vector<std::int64_t>(geometry.begin(), geometry.end()),
+              .ints = std::move(geometry),
               .floats = {}};
     dnn.ints.push_back(residual ? 1 : 0);
     if (residual) dnn.operands.push_back(slot(*residual));
@@ -1204,7 +1217,7 @@ class Lowering {
     DnnPooling alg = DnnPooling::kMax;
     if (node.op == aot::op::kGlobalAvgPool2d) {
       alg = DnnPooling::kAvgExcludePadding;
-    } else if (node.op == aot::op::kAvgPool2d) {
+    } else if (node.op == aot::op::kAvgPool2d || node.op == aot::op::kAvgPool3d) {
       alg = int_attr(node, "count_include_pad", 1) != 0 ? DnnPooling::kAvgIncludePadding
                                                         : DnnPooling::kAvgExcludePadding;
     }
@@ -1213,9 +1226,7 @@ class Lowering {
               .identifier = {},
               .operands = {src},
               .output = value(node.outputs[0]).shape,
-              .ints = {static_cast<std::int64_t>(alg), g->kernel[0], g->kernel[1], g->stride[0],
-                       g->stride[1], g->dilation[0], g->dilation[1], g->pad_begin[0],
-                       g->pad_begin[1], g->pad_end[0], g->pad_end[1]},
+              .ints = pooling_ints(alg, *g),
               .floats = {}};
     return define(node.outputs[0], emit_named(std::move(dnn), {&node}, maybe_blocked(src)));
   }
@@ -1238,11 +1249,19 @@ class Lowering {
                   emit_named(std::move(dnn), {pair.pad, pair.pool}, maybe_blocked(src)));
   }
 
-  // The mean over H and W: a global average pool to [N, C, 1, 1], then a
-  // reshape when the node drops those dims; both mapped to it.
+  // The mean over H and W (D, H and W): a global average pool to
+  // [N, C, 1, 1] ([N, C, 1, 1, 1]), then a reshape when the node drops
+  // those dims; both mapped to it.
   Status lower_spatial_mean(const Node& node) {
     const std::vector<std::int64_t> in = with_unit_height(value(node.inputs[0]).shape);
-    const std::vector<std::int64_t> pooled = {in[0], in[1], 1, 1};
+    std::vector<std::int64_t> pooled(in.size(), 1);
+    pooled[0] = in[0];
+    pooled[1] = in[1];
+    PoolGeometry window{.dims = in.size() - 2};
+    for (std::size_t k = 0; k < window.dims; ++k) {
+      window.kernel[k] = in[2 + k];
+      window.stride[k] = 1;
+    }
     std::uint32_t src = slot(node.inputs[0]);
     if (value(node.inputs[0]).shape.size() == 3) {  // [N, C, L] pools as [N, C, 1, L]
       GLASSBOX_ASSIGN_OR_RETURN(src, plain(node.inputs[0], {&node}));
@@ -1253,8 +1272,7 @@ class Lowering {
                .identifier = {},
                .operands = {src},
                .output = pooled,
-               .ints = {static_cast<std::int64_t>(DnnPooling::kAvgExcludePadding), in[2], in[3], 1,
-                        1, 1, 1, 0, 0, 0, 0},
+               .ints = pooling_ints(DnnPooling::kAvgExcludePadding, window),
                .floats = {}};
     const std::vector<std::int64_t>& out = value(node.outputs[0]).shape;
     if (out == pooled) {

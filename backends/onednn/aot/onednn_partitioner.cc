@@ -85,9 +85,9 @@ std::string quantize_rejection(const Graph& graph, const Node& node) {
 }
 
 std::string conv_rejection(const Graph& graph, const Node& node) {
-  const std::size_t rank = node.op == aot::op::kConv1d ? 3 : 4;
+  const std::size_t rank = node.op == aot::op::kConv1d ? 3 : node.op == aot::op::kConv3d ? 5 : 4;
   if (shape_of(graph, node.inputs[0]).size() != rank) {
-    return rank == 3 ? "conv1d input not 3-D" : "conv2d input not 4-D";
+    return std::string(node.op) + " input not " + std::to_string(rank) + "-D";
   }
   if (!is_constant_operand(graph, node.inputs[1])) return "non-constant weights";
   if (node.inputs.size() > 2 && !is_constant_operand(graph, node.inputs[2])) {
@@ -104,14 +104,18 @@ std::string batch_norm_rejection(const Graph& graph, const Node& node) {
     if (!is_float_constant(graph, node.inputs[i])) return "non-constant batch_norm parameters";
   }
   if (!computed(graph, node.inputs[0])) return "constant input";
-  if (shape_of(graph, node.inputs[0]).size() == 3) {
-    // Folded into the conv1d before it, which runs as a 2-D convolution.
+  const std::size_t rank = shape_of(graph, node.inputs[0]).size();
+  if (rank == 3 || rank == 5) {
+    // Folded into the conv1d (conv3d) before it: the lone form is a 2-D
+    // depthwise convolution.
+    const std::string_view conv_op = rank == 3 ? aot::op::kConv1d : aot::op::kConv3d;
     const Node* conv = producer_of(graph, node.inputs[0]);
     bool is_output = false;
-    if (conv == nullptr || conv->op != aot::op::kConv1d ||
+    if (conv == nullptr || conv->op != conv_op ||
         readers_of(graph, node.inputs[0], &is_output).size() != 1 || is_output ||
         !conv_rejection(graph, *conv).empty()) {
-      return "batch_norm of a 3-D input other than a conv1d's only reader";
+      return rank == 3 ? "batch_norm of a 3-D input other than a conv1d's only reader"
+                       : "batch_norm of a 5-D input other than a conv3d's only reader";
     }
     return kTaken;
   }
@@ -217,6 +221,9 @@ std::set<std::string, std::less<>> onednn_supported_ops() {
           "conv1d",      // as conv2d over [N, C, 1, L] (as_2d)
           "max_pool1d",  // as max_pool2d likewise
           "avg_pool1d",  // as avg_pool2d likewise
+          "conv3d",      // oneDNN's 3-D primitives (format 1.5)
+          "max_pool3d",
+          "avg_pool3d",
           "batch_norm",
           "linear",
           "matmul",
@@ -287,30 +294,75 @@ std::vector<std::int64_t> with_unit_height(const std::vector<std::int64_t>& shap
   return out;
 }
 
+bool is_volume_op(const Node& node) {
+  return node.op == aot::op::kConv3d || node.op == aot::op::kMaxPool3d ||
+         node.op == aot::op::kAvgPool3d;
+}
+
+namespace {
+
+// Attribute `name` of a window of `n` spatial dims; `fallback` for each
+// when absent.
+std::vector<std::int64_t> window_ints(const Node& node, std::string_view name, std::size_t n,
+                                      std::int64_t fallback) {
+  std::vector<std::int64_t> v = ints_attr(node, name);
+  if (v.size() != n) v.assign(n, fallback);
+  return v;
+}
+
+// Padding of `n` spatial dims as begins then ends (the attribute gives
+// int[n], both sides alike, or int[2n]).
+std::vector<std::int64_t> window_padding(const Node& node, std::size_t n) {
+  std::vector<std::int64_t> v = ints_attr(node, "padding");
+  if (v.size() == n) v.insert(v.end(), v.begin(), v.end());
+  if (v.size() != 2 * n) v.assign(2 * n, 0);
+  return v;
+}
+
+}  // namespace
+
+std::vector<std::int64_t> conv3d_ints(const Node& node) {
+  std::vector<std::int64_t> ints = window_ints(node, "stride", 3, 1);
+  const std::vector<std::int64_t> dilation = window_ints(node, "dilation", 3, 1);
+  const std::vector<std::int64_t> pads = window_padding(node, 3);
+  ints.insert(ints.end(), dilation.begin(), dilation.end());
+  ints.insert(ints.end(), pads.begin(), pads.end());
+  ints.push_back(int_attr(node, "groups", 1));
+  return ints;
+}
+
 namespace {
 
 std::optional<PoolGeometry> pool_geometry_of(const Node& node, const std::vector<std::int64_t>& in,
                                              const std::vector<std::int64_t>& out) {
-  if (in.size() != 4 || out.size() != 4) return std::nullopt;
+  const bool volume = is_volume_op(node);
+  const std::size_t n = volume ? 3 : 2;
+  if (in.size() != n + 2 || out.size() != n + 2) return std::nullopt;
   PoolGeometry g;
+  g.dims = n;
   if (node.op == aot::op::kGlobalAvgPool2d) {
     g.kernel = {in[2], in[3]};
     g.stride = {1, 1};
     return g;
   }
-  g.kernel = int_pair(node, "kernel", {0, 0});
-  g.stride = int_pair(node, "stride", g.kernel);
-  g.dilation = node.op == aot::op::kMaxPool2d ? int_pair(node, "dilation", {1, 1})
-                                              : std::array<std::int64_t, 2>{1, 1};
-  const std::array<std::int64_t, 4> pads = padding_tlbr(node);
-  for (int k = 0; k < 2; ++k) {
+  const std::vector<std::int64_t> kernel = window_ints(node, "kernel", n, 0);
+  const std::vector<std::int64_t> stride =
+      ints_attr(node, "stride").size() == n ? ints_attr(node, "stride") : kernel;
+  const bool max = node.op == aot::op::kMaxPool2d || node.op == aot::op::kMaxPool3d;
+  const std::vector<std::int64_t> dilation =
+      max ? window_ints(node, "dilation", n, 1) : std::vector<std::int64_t>(n, 1);
+  const std::vector<std::int64_t> pads = window_padding(node, n);
+  for (std::size_t k = 0; k < n; ++k) {
+    g.kernel[k] = kernel[k];
+    g.stride[k] = stride[k];
+    g.dilation[k] = dilation[k];
     if (g.kernel[k] <= 0 || g.stride[k] <= 0 || g.dilation[k] <= 0) return std::nullopt;
     g.pad_begin[k] = pads[k];
     const std::int64_t window = g.dilation[k] * (g.kernel[k] - 1) + 1;
     // The end padding that makes oneDNN's floor rule give the declared size.
     const std::int64_t needed = (out[2 + k] - 1) * g.stride[k] + window - in[2 + k] - pads[k];
-    g.pad_end[k] = std::max(needed, pads[2 + k]);
-    if (needed > pads[2 + k]) g.ceil_extra = true;
+    g.pad_end[k] = std::max(needed, pads[n + k]);
+    if (needed > pads[n + k]) g.ceil_extra = true;
     if ((in[2 + k] + g.pad_begin[k] + g.pad_end[k] - window) / g.stride[k] + 1 != out[2 + k]) {
       return std::nullopt;
     }
@@ -332,13 +384,16 @@ std::optional<PoolGeometry> pool_geometry(const Graph& graph, const Node& node) 
 
 bool is_spatial_mean(const Graph& graph, const Node& node) {
   if (node.op != aot::op::kReduceMean || node.inputs.size() != 1) return false;
-  // [N, C, H, W] over H and W, or [N, C, L] over L (a 1-D global pool).
+  // [N, C, H, W] over H and W, [N, C, L] over L (a 1-D global pool), or
+  // [N, C, D, H, W] over D, H and W (a video network's).
   const auto rank = static_cast<std::int64_t>(shape_of(graph, node.inputs[0]).size());
-  if (rank != 4 && rank != 3) return false;
+  if (rank < 3 || rank > 5) return false;
   std::vector<std::int64_t> axes = ints_attr(node, "axes");
   for (std::int64_t& a : axes) a = a < 0 ? a + rank : a;
   std::sort(axes.begin(), axes.end());
-  return axes == (rank == 4 ? std::vector<std::int64_t>{2, 3} : std::vector<std::int64_t>{2});
+  std::vector<std::int64_t> spatial;
+  for (std::int64_t a = 2; a < rank; ++a) spatial.push_back(a);
+  return axes == spatial;
 }
 
 std::string onednn_rejection(const Graph& graph, const Node& node) {
@@ -395,7 +450,9 @@ std::string onednn_rejection(const Graph& graph, const Node& node) {
     }
     return kTaken;
   }
-  if (op == aot::op::kConv2d || op == aot::op::kConv1d) return conv_rejection(graph, node);
+  if (op == aot::op::kConv2d || op == aot::op::kConv1d || op == aot::op::kConv3d) {
+    return conv_rejection(graph, node);
+  }
   if (op == aot::op::kPad) {
     // Taken only with its pool, which lowers both.
     const std::optional<PaddedAvgPool> pair = padded_avg_pool_of(graph, node);
@@ -427,11 +484,12 @@ std::string onednn_rejection(const Graph& graph, const Node& node) {
     return kTaken;
   }
   if (op == aot::op::kMaxPool2d || op == aot::op::kAvgPool2d || op == aot::op::kGlobalAvgPool2d ||
-      op == aot::op::kMaxPool1d || op == aot::op::kAvgPool1d) {
+      op == aot::op::kMaxPool1d || op == aot::op::kAvgPool1d || op == aot::op::kMaxPool3d ||
+      op == aot::op::kAvgPool3d) {
     const std::optional<PoolGeometry> g = pool_geometry(graph, node);
     if (!g) return "pooling window oneDNN cannot express";
-    if ((op == aot::op::kAvgPool2d || op == aot::op::kAvgPool1d) && g->ceil_extra &&
-        int_attr(node, "count_include_pad", 1) != 0) {
+    if ((op == aot::op::kAvgPool2d || op == aot::op::kAvgPool1d || op == aot::op::kAvgPool3d) &&
+        g->ceil_extra && int_attr(node, "count_include_pad", 1) != 0) {
       return "ceil-mode average pool counting padding";
     }
     return kTaken;

@@ -4,12 +4,15 @@
 /// others on the portable kernels:
 ///
 /// - conv2d: weight (and bias) constant; grouped and depthwise included.
-/// - batch_norm: statistics constant; folded into the taken conv2d before
-///   it when it is that conv2d's only user, else (4-D computed input) a
-///   depthwise 1x1 convolution of per-channel scale and shift.
+///   conv1d likewise (the 2-D primitive over [N, C, 1, L]); conv3d likewise
+///   (the 3-D primitive over [N, C, D, H, W]).
+/// - batch_norm: statistics constant; folded into the taken convolution
+///   before it when it is that convolution's only user, else (4-D computed
+///   input) a depthwise 1x1 convolution of per-channel scale and shift.
 /// - linear: weight (and bias) constant, 2-D. matmul: b a constant 2-D matrix.
-/// - max_pool2d, avg_pool2d: ceil mode becomes extra bottom/right padding;
-///   avg with count_include_pad=1 only when ceil mode adds none.
+/// - max_pool2d, avg_pool2d (and their 1-D and 3-D forms): ceil mode
+///   becomes extra end padding; avg with count_include_pad=1 only when
+///   ceil mode adds none.
 /// - global_avg_pool2d: always.
 /// - pad: zeros on H and W before an avg_pool2d without padding: that
 ///   pool's padding (fused_patterns.h).
@@ -56,8 +59,9 @@ std::string onednn_rejection(const aot::Graph& graph, const aot::Node& node);
 /// the nodes it takes); a delegate_call node is "already delegated".
 std::vector<std::string> onednn_partition_report(const aot::Graph& graph);
 
-/// A reduce_mean over H and W of an NCHW tensor, or over L of an N x C x L
-/// one (keepdims or not): a global average pool.
+/// A reduce_mean over H and W of an NCHW tensor, over L of an N x C x L
+/// one or over D, H and W of an N x C x D x H x W one (keepdims or not): a
+/// global average pool.
 bool is_spatial_mean(const aot::Graph& graph, const aot::Node& node);
 
 /// The dequantize_linear node whose output `id` is, when it dequantizes a
@@ -83,19 +87,22 @@ struct TensorQuant {
 };
 std::optional<TensorQuant> per_tensor_quant(const aot::Graph& graph, const aot::Node& node);
 
-/// A 2-D pooling window as oneDNN takes it.
+/// A 2-D (or 3-D: D, H, W) pooling window as oneDNN takes it; the first
+/// `dims` entries of each array are used.
 struct PoolGeometry {
-  std::array<std::int64_t, 2> kernel{};
-  std::array<std::int64_t, 2> stride{};
-  std::array<std::int64_t, 2> dilation{1, 1};
-  std::array<std::int64_t, 2> pad_begin{};  ///< top, left
-  std::array<std::int64_t, 2> pad_end{};    ///< bottom, right, ceil mode's rows included
+  std::size_t dims = 2;
+  std::array<std::int64_t, 3> kernel{};
+  std::array<std::int64_t, 3> stride{};
+  std::array<std::int64_t, 3> dilation{1, 1, 1};
+  std::array<std::int64_t, 3> pad_begin{};  ///< (front,) top, left
+  std::array<std::int64_t, 3> pad_end{};    ///< (back,) bottom, right, ceil mode's rows included
   /// Whether ceil mode added padding beyond the node's own.
   bool ceil_extra = false;
 };
 
 /// The window of a max_pool2d / avg_pool2d / global_avg_pool2d node (or
-/// of a max_pool1d / avg_pool1d as its 2-D form, as_2d) whose end padding
+/// of a max_pool1d / avg_pool1d as its 2-D form, as_2d; or of a
+/// max_pool3d / avg_pool3d over D, H, W) whose end padding
 /// reproduces the output shape the graph declares.
 std::optional<PoolGeometry> pool_geometry(const aot::Graph& graph, const aot::Node& node);
 
@@ -106,6 +113,15 @@ bool is_one_dimensional(const aot::Node& node);
 /// A 1-D node's 2-D form: the 2-D op, its attributes with a height of 1
 /// (kernel, stride and dilation 1; no padding on top or bottom).
 aot::Node as_2d(const aot::Node& node);
+
+/// Whether `node` is a conv3d, max_pool3d or avg_pool3d: oneDNN's 3-D
+/// primitive over [N, C, D, H, W] (format 1.5).
+bool is_volume_op(const aot::Node& node);
+
+/// A conv3d's window as kConvolution's ints take it before has_sum:
+/// strides (D, H, W), dilations, pads begin (front, top, left), pads end,
+/// groups.
+std::vector<std::int64_t> conv3d_ints(const aot::Node& node);
 
 /// `shape` [N, C, L] as [N, C, 1, L].
 std::vector<std::int64_t> with_unit_height(const std::vector<std::int64_t>& shape);

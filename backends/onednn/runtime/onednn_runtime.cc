@@ -304,10 +304,18 @@ bool runs_winograd(const DnnDelegate& d, const DnnParsedOp& op) {
   const DnnSlot& y = p.slots[p.first_op_slot() + static_cast<std::uint32_t>(&op - p.ops)];
   const std::int64_t* q = op.ints;
   const std::int64_t min_side = d.threads == 1 ? kMinWinogradSideOneThread : kMinWinogradSide;
-  return d.winograd && op.kind == DnnOpKind::kConvolution && op.num_operands == 3 &&
+  return d.winograd && op.kind == DnnOpKind::kConvolution && op.num_operands == 3 && w.rank == 4 &&
          w.dims[2] == 3 && w.dims[3] == 3 && q[0] == 1 && q[1] == 1 && q[2] == 1 && q[3] == 1 &&
          q[8] == 1 && w.dims[1] >= kMinWinogradChannels && y.dims[2] >= min_side &&
          y.dims[3] >= min_side;
+}
+
+// A convolution's weights [O, C/g, k...] as oneDNN's grouped form
+// [g, O/g, C/g, k...] (w.rank + 1 dims).
+void grouped_weight_dims(const DnnSlot& w, std::int64_t groups, std::int64_t* grouped) {
+  grouped[0] = groups;
+  grouped[1] = w.dims[0] / groups;
+  for (std::uint32_t i = 1; i < w.rank; ++i) grouped[i + 1] = w.dims[i];
 }
 
 // The convolution of `op` with its source in `src` (null: let oneDNN pick).
@@ -319,22 +327,29 @@ dnnl_status_t conv_pd(const DnnDelegate& d, const DnnParsedOp& op, const dnnl_me
   const DnnSlot& w = p.slots[op.operands[1]];
   const DnnSlot& y = p.slots[p.first_op_slot() + static_cast<std::uint32_t>(&op - p.ops)];
   const std::int64_t* q = op.ints;
-  const std::int64_t groups = q[8];
+  const int n = static_cast<int>(x.rank) - 2;  // spatial dims: 2, or 3 (D, H, W)
+  const std::int64_t groups = q[4 * n];
   const bool int8 = op.kind == DnnOpKind::kQConvolution;
   const dnnl_data_type_t w_type = int8 ? dnnl_s8 : dnnl_f32;
   dnnl_memory_desc_t src_md, w_md, b_md, dst_md;
-  dnnl_status_t s = src != nullptr ? dnnl_success : any_md(&src_md, 4, x.dims, dnnl_type(x.type));
+  dnnl_status_t s =
+      src != nullptr ? dnnl_success : any_md(&src_md, x.rank, x.dims, dnnl_type(x.type));
   if (src != nullptr) src_md = *src;
-  const std::int64_t grouped[5] = {groups, w.dims[0] / groups, w.dims[1], w.dims[2], w.dims[3]};
+  std::int64_t grouped[6] = {};
+  grouped_weight_dims(w, groups, grouped);
   if (s == dnnl_success) {
-    s = groups == 1 ? any_md(&w_md, 4, w.dims, w_type) : any_md(&w_md, 5, grouped, w_type);
+    s = groups == 1 ? any_md(&w_md, w.rank, w.dims, w_type)
+                    : any_md(&w_md, w.rank + 1, grouped, w_type);
   }
   if (s == dnnl_success) s = plain_md(&b_md, 1, &w.dims[0], int8 ? dnnl_s32 : dnnl_f32);
-  if (s == dnnl_success) s = any_md(&dst_md, 4, y.dims, dnnl_type(y.type));
-  const dnnl_dims_t strides = {q[0], q[1]};
-  const dnnl_dims_t dilates = {q[2] - 1, q[3] - 1};
-  const dnnl_dims_t pad_l = {q[4], q[5]};
-  const dnnl_dims_t pad_r = {q[6], q[7]};
+  if (s == dnnl_success) s = any_md(&dst_md, y.rank, y.dims, dnnl_type(y.type));
+  dnnl_dims_t strides = {}, dilates = {}, pad_l = {}, pad_r = {};
+  for (int k = 0; k < n; ++k) {
+    strides[k] = q[k];
+    dilates[k] = q[n + k] - 1;
+    pad_l[k] = q[2 * n + k];
+    pad_r[k] = q[3 * n + k];
+  }
   dnnl_convolution_desc_t desc;
   if (s == dnnl_success) {
     s = dnnl_dilated_convolution_forward_desc_init(&desc, dnnl_forward_inference, algorithm,
@@ -350,7 +365,7 @@ dnnl_status_t conv_pd(const DnnDelegate& d, const DnnParsedOp& op, const dnnl_me
              .src_zero_point = x.zero_point,
              .dst_zero_point = y.zero_point};
   }
-  if (s == dnnl_success) s = make_attr(op, 0, q[9] != 0, &attr, int8 ? &quant : nullptr);
+  if (s == dnnl_success) s = make_attr(op, 0, q[4 * n + 1] != 0, &attr, int8 ? &quant : nullptr);
   if (s == dnnl_success) s = dnnl_primitive_desc_create(pd, &desc, attr, d.engine, nullptr);
   if (attr != nullptr) dnnl_primitive_attr_destroy(attr);
   return s;
@@ -664,13 +679,14 @@ class OpBuilder {
       if (ErrorInfo e = use_winograd(op, winograd, &src, &dst); e.code != Error::kOk) return e;
     }
     const DnnSlot& w = d_->program->slots[op.operands[1]];
-    const std::int64_t groups = op.ints[8];
-    const std::int64_t grouped[5] = {groups, w.dims[0] / groups, w.dims[1], w.dims[2], w.dims[3]};
+    const std::int64_t groups = op.ints[4 * (w.rank - 2)];
+    std::int64_t grouped[6] = {};
+    grouped_weight_dims(w, groups, grouped);
     dnnl_memory_desc_t user_md;
     if (groups == 1) {
-      DNN_TRY(plain_md(&user_md, 4, w.dims, dnnl_type(w.type)), "weights descriptor");
+      DNN_TRY(plain_md(&user_md, w.rank, w.dims, dnnl_type(w.type)), "weights descriptor");
     } else {
-      DNN_TRY(plain_md(&user_md, 5, grouped, dnnl_type(w.type)), "weights descriptor");
+      DNN_TRY(plain_md(&user_md, w.rank + 1, grouped, dnnl_type(w.type)), "weights descriptor");
     }
     dnnl_memory_t weights = nullptr;
     if (ErrorInfo e = packed_weights(op.operands[1], user_md, &weights); e.code != Error::kOk) {
@@ -855,7 +871,7 @@ class OpBuilder {
     const std::int64_t* q = op.ints;
     const DnnSlot& x = d_->program->slots[op.operands[0]];
     const DnnSlot& y = d_->program->slots[out_];
-    if (q[0] != 0 || q[5] != 1 || q[6] != 1) return false;
+    if (x.rank != 4 || q[0] != 0 || q[5] != 1 || q[6] != 1) return false;
     dnnl_memory_desc_t nhwc;
     if (nhwc_md(&nhwc, x.dims) != dnnl_success ||
         dnnl_memory_desc_equal(&nhwc, &d_->mds[op.operands[0]]) == 0) {
@@ -892,16 +908,20 @@ class OpBuilder {
     if (is_plain(*d_, op.operands[0])) {
       DNN_TRY(plain_md(&dst_md, y), "pooling descriptor");
     } else {
-      DNN_TRY(any_md(&dst_md, 4, y.dims, dnnl_type(y.type)), "pooling descriptor");
+      DNN_TRY(any_md(&dst_md, y.rank, y.dims, dnnl_type(y.type)), "pooling descriptor");
     }
     const dnnl_alg_kind_t alg = q[0] == 0   ? dnnl_pooling_max
                                 : q[0] == 1 ? dnnl_pooling_avg_include_padding
                                             : dnnl_pooling_avg_exclude_padding;
-    const dnnl_dims_t kernel = {q[1], q[2]};
-    const dnnl_dims_t strides = {q[3], q[4]};
-    const dnnl_dims_t dilation = {q[5] - 1, q[6] - 1};
-    const dnnl_dims_t pad_l = {q[7], q[8]};
-    const dnnl_dims_t pad_r = {q[9], q[10]};
+    const int n = static_cast<int>(y.rank) - 2;  // spatial dims: 2, or 3 (D, H, W)
+    dnnl_dims_t kernel = {}, strides = {}, dilation = {}, pad_l = {}, pad_r = {};
+    for (int k = 0; k < n; ++k) {
+      kernel[k] = q[1 + k];
+      strides[k] = q[1 + n + k];
+      dilation[k] = q[1 + 2 * n + k] - 1;
+      pad_l[k] = q[1 + 3 * n + k];
+      pad_r[k] = q[1 + 4 * n + k];
+    }
     dnnl_pooling_v2_desc_t desc;
     DNN_TRY(dnnl_pooling_v2_forward_desc_init(&desc, dnnl_forward_inference, alg,
                                               &d_->mds[op.operands[0]], &dst_md, strides, kernel,

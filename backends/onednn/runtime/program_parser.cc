@@ -103,11 +103,17 @@ struct IntShape {
   bool post_ops;
 };
 
-IntShape int_shape(DnnOpKind kind) {
+// Spatial dims of a convolution or pooling over a source of `src_rank`:
+// 3 for [N,C,D,H,W] (since 1.5), else 2.
+std::uint32_t spatial_dims(std::uint32_t src_rank) { return src_rank == 5 ? 3 : 2; }
+
+// `src_rank`: the rank of the operator's first operand (a convolution's
+// and a pooling's ints are per spatial dim).
+IntShape int_shape(DnnOpKind kind, std::uint32_t src_rank) {
   switch (kind) {
-    case DnnOpKind::kConvolution: return {10, true};
+    case DnnOpKind::kConvolution: return {4 * spatial_dims(src_rank) + 2, true};
     case DnnOpKind::kMatmul: return {0, true};
-    case DnnOpKind::kPooling: return {11, false};
+    case DnnOpKind::kPooling: return {1 + 5 * spatial_dims(src_rank), false};
     case DnnOpKind::kEltwise: return {0, true};
     case DnnOpKind::kBinary: return {1, true};
     case DnnOpKind::kSoftmax:
@@ -165,7 +171,7 @@ ErrorInfo check_op(const DnnParsedProgram& program, const DnnParsedOp& op, const
   const DnnSlot* slots = program.slots;
   const DnnSlot& x = slots[op.operands[0]];
   const std::int64_t* p = op.ints;
-  const IntShape shape = int_shape(op.kind);
+  const IntShape shape = int_shape(op.kind, x.rank);
   // kQBinary's and kQClamp's ints are clamp bounds, checked below.
   if (op.kind != DnnOpKind::kQBinary && op.kind != DnnOpKind::kQClamp) {
     for (std::uint32_t i = 0; i < shape.fixed; ++i) {
@@ -271,26 +277,28 @@ ErrorInfo check_op(const DnnParsedProgram& program, const DnnParsedOp& op, const
       }
       return kOk;
     case DnnOpKind::kConvolution: {
-      // stride h w, dilation h w, pads t l b r, groups, has_sum
-      if (op.num_operands != 3 + static_cast<std::uint32_t>(p[9] != 0) || p[9] > 1) {
+      // per spatial dim (n: 2, or 3 over [N,C,D,H,W]): strides, dilations,
+      // pads begin, pads end; then groups, has_sum
+      const std::uint32_t n = spatial_dims(x.rank);
+      const std::int64_t groups = p[4 * n], has_sum = p[4 * n + 1];
+      if (op.num_operands != 3 + static_cast<std::uint32_t>(has_sum != 0) || has_sum > 1) {
         return bad("onednn program: convolution operand count");
       }
       const DnnSlot& w = slots[op.operands[1]];
       const DnnSlot& b = slots[op.operands[2]];
-      const std::int64_t groups = p[8];
-      if (x.rank != 4 || w.rank != 4 || b.rank != 1 || groups < 1 || p[0] < 1 || p[1] < 1 ||
-          p[2] < 1 || p[3] < 1 || !program.is_constant(op.operands[1]) ||
-          !program.is_constant(op.operands[2]) || x.dims[1] % groups != 0 ||
-          w.dims[0] % groups != 0 || w.dims[1] * groups != x.dims[1] || b.dims[0] != w.dims[0]) {
-        return bad("onednn program: convolution weights do not match its input");
+      bool ok = (x.rank == 4 || x.rank == 5) && w.rank == x.rank && b.rank == 1 && groups >= 1 &&
+                program.is_constant(op.operands[1]) && program.is_constant(op.operands[2]) &&
+                x.dims[1] % groups == 0 && w.dims[0] % groups == 0 &&
+                w.dims[1] * groups == x.dims[1] && b.dims[0] == w.dims[0];
+      for (std::uint32_t k = 0; ok && k < 2 * n; ++k) ok = p[k] >= 1;  // strides, dilations
+      if (!ok) return bad("onednn program: convolution weights do not match its input");
+      ok = out.rank == x.rank && out.dims[0] == x.dims[0] && out.dims[1] == w.dims[0];
+      for (std::uint32_t k = 0; ok && k < n; ++k) {
+        ok = out.dims[2 + k] ==
+             window_out(x.dims[2 + k], p[2 * n + k], p[3 * n + k], w.dims[2 + k], p[k], p[n + k]);
       }
-      const std::int64_t oh = window_out(x.dims[2], p[4], p[6], w.dims[2], p[0], p[2]);
-      const std::int64_t ow = window_out(x.dims[3], p[5], p[7], w.dims[3], p[1], p[3]);
-      if (out.rank != 4 || out.dims[0] != x.dims[0] || out.dims[1] != w.dims[0] ||
-          out.dims[2] != oh || out.dims[3] != ow) {
-        return bad("onednn program: convolution output shape does not match");
-      }
-      if (p[9] != 0 && !same_dims(slots[op.operands[3]], out)) {
+      if (!ok) return bad("onednn program: convolution output shape does not match");
+      if (has_sum != 0 && !same_dims(slots[op.operands[3]], out)) {
         return bad("onednn program: convolution sum operand shape does not match");
       }
       return kOk;
@@ -312,17 +320,18 @@ ErrorInfo check_op(const DnnParsedProgram& program, const DnnParsedOp& op, const
       return ok ? kOk : bad("onednn program: matmul shapes do not match");
     }
     case DnnOpKind::kPooling: {
-      // algorithm, kernel h w, stride h w, dilation h w, pads t l b r
-      if (op.num_operands != 1 || x.rank != 4 || p[0] > 2 || p[1] < 1 || p[2] < 1 || p[3] < 1 ||
-          p[4] < 1 || p[5] < 1 || p[6] < 1) {
-        return bad("onednn program: pooling parameters");
+      // algorithm, then per spatial dim (n: 2, or 3 over [N,C,D,H,W]):
+      // kernels, strides, dilations, pads begin, pads end
+      const std::uint32_t n = spatial_dims(x.rank);
+      bool ok = op.num_operands == 1 && (x.rank == 4 || x.rank == 5) && p[0] <= 2;
+      for (std::uint32_t k = 1; ok && k <= 3 * n; ++k) ok = p[k] >= 1;
+      if (!ok) return bad("onednn program: pooling parameters");
+      ok = out.rank == x.rank && out.dims[0] == x.dims[0] && out.dims[1] == x.dims[1];
+      for (std::uint32_t k = 0; ok && k < n; ++k) {
+        ok = out.dims[2 + k] == window_out(x.dims[2 + k], p[1 + 3 * n + k], p[1 + 4 * n + k],
+                                           p[1 + k], p[1 + n + k], p[1 + 2 * n + k]);
       }
-      const std::int64_t oh = window_out(x.dims[2], p[7], p[9], p[1], p[3], p[5]);
-      const std::int64_t ow = window_out(x.dims[3], p[8], p[10], p[2], p[4], p[6]);
-      if (out.rank != 4 || out.dims[0] != x.dims[0] || out.dims[1] != x.dims[1] ||
-          out.dims[2] != oh || out.dims[3] != ow) {
-        return bad("onednn program: pooling output shape does not match");
-      }
+      if (!ok) return bad("onednn program: pooling output shape does not match");
       return kOk;
     }
     case DnnOpKind::kEltwise:
@@ -514,7 +523,12 @@ ErrorInfo read_op(ByteReader& in, runtime::MemoryAllocator* memory, DnnParsedPro
   for (std::uint32_t i = 0; i < num_floats; ++i) {
     if (!in.read(&op->floats[i])) return bad("onednn program: truncated floats");
   }
-  const IntShape shape = int_shape(op->kind);
+  const std::uint32_t src_rank = program->slots[op->operands[0]].rank;
+  if ((op->kind == DnnOpKind::kConvolution || op->kind == DnnOpKind::kPooling) && src_rank == 5 &&
+      minor < kDnnFirstVolumeMinor) {
+    return bad("onednn program: 3-D convolution or pooling newer than the format version");
+  }
+  const IntShape shape = int_shape(op->kind, src_rank);
   if (shape.post_ops) {
     if (ErrorInfo e = read_post_ops(op, shape.fixed); e.code != Error::kOk) return e;
   } else if ((op->kind != DnnOpKind::kTranspose && op->kind != DnnOpKind::kSlice &&

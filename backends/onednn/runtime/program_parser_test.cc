@@ -142,6 +142,56 @@ TEST(OnednnProgramParserTest, RefusesUnknownEltwiseAndNewerVersions) {
   EXPECT_EQ(parse(bytes, &memory).error(), Error::kCorruptData);
 }
 
+// x [1, 2, 3, 5, 5] -> conv 2x3x3 (4 filters, padding 0, 1, 1 / 1, 1, 1,
+// stride 1, 2, 2) -> [1, 4, 3, 3, 3] -> max pool 3x1x1 -> [1, 4, 1, 3, 3].
+DnnProgram volume_program() {
+  DnnProgram p;
+  p.inputs = {{1, 2, 3, 5, 5}};
+  p.constants = {{{4, 2, 2, 3, 3}, std::vector<float>(144, 0.5f)}, {{4}, {0.f, 1.f, 2.f, 3.f}}};
+  DnnOp conv{.kind = DnnOpKind::kConvolution,
+             .identifier = std::int64_t{0},
+             .operands = {0, 1, 2},
+             .output = {1, 4, 3, 3, 3},
+             .ints = {1, 2, 2, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 0, 0},
+             .floats = {}};
+  DnnOp pool{.kind = DnnOpKind::kPooling,
+             .identifier = std::int64_t{1},
+             .operands = {3},
+             .output = {1, 4, 1, 3, 3},
+             .ints = {0, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0},
+             .floats = {}};
+  p.ops = {conv, pool};
+  p.outputs = {4};
+  return p;
+}
+
+TEST(OnednnProgramParserTest, ChecksVolumeConvolutionsAndPoolsAndTheirVersion) {
+  runtime::MemoryAllocator memory;
+  Result<DnnParsedProgram*> program = parse(encode_dnn_program(volume_program()), &memory);
+  ASSERT_TRUE(program.ok()) << program.error_info().message;
+  EXPECT_EQ((*program)->ops[0].num_ints, 15u);
+  EXPECT_EQ((*program)->ops[1].num_ints, 16u);
+
+  DnnProgram p = volume_program();
+  p.ops[0].output = {1, 4, 3, 3, 2};  // W: (5 + 1 + 1 - 3) / 2 + 1 = 3
+  refused(p, "convolution output shape");
+  p = volume_program();
+  p.ops[1].output = {1, 4, 2, 3, 3};  // D: (3 - 3) / 1 + 1 = 1
+  refused(p, "pooling output shape");
+  p = volume_program();
+  p.ops[0].ints.erase(p.ops[0].ints.begin());  // the 2-D count of ints
+  refused(p, "");
+  // A 1.4 reader's layout: a 5-D source is newer than the version.
+  std::vector<std::uint8_t> bytes = encode_dnn_program(volume_program());
+  bytes[6] = kDnnFirstVolumeMinor - 1;
+  bytes[7] = 0;
+  Result<DnnParsedProgram*> old = parse(bytes, &memory);
+  ASSERT_FALSE(old.ok());
+  EXPECT_NE(std::string(old.error_info().message).find("newer than the format version"),
+            std::string::npos)
+      << old.error_info().message;
+}
+
 // a [2, 1, 3, 4] x b [5, 4, 6] -> [2, 5, 3, 6], then transposed by perm.
 DnnProgram attention_program(std::vector<std::int64_t> perm, std::vector<std::int64_t> out) {
   DnnProgram p;
