@@ -2,13 +2,11 @@
 // ETDumpGen on a caller buffer (and a buffer data sink for logged values)
 // allocates nothing; the executor, the kernels and the demo delegate run
 // from the planned memory the caller gave the method's allocators. Every
-// allocation of the process goes through the malloc family replaced below
-// (libstdc++'s operator new calls malloc), counted while a run is watched.
+// allocation of the process goes through the malloc family
+// src/testing/count_allocations.h replaces, counted while a run is watched.
 
 #include <gtest/gtest.h>
 
-#include <atomic>
-#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -23,80 +21,13 @@
 #include "glassbox/export/program_manager.h"
 #include "glassbox/runtime/method.h"
 #include "glassbox/runtime/program.h"
+#include "src/testing/count_allocations.h"
 #include "src/testing/status_matchers.h"
-
-// Sanitizers bring their own allocator and must keep it: the count is
-// taken in the other builds only.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define GLASSBOX_COUNTS_ALLOCATIONS 0
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
-    __has_feature(memory_sanitizer)
-#define GLASSBOX_COUNTS_ALLOCATIONS 0
-#endif
-#endif
-#if !defined(GLASSBOX_COUNTS_ALLOCATIONS) && defined(__GLIBC__)
-#define GLASSBOX_COUNTS_ALLOCATIONS 1
-#endif
-#ifndef GLASSBOX_COUNTS_ALLOCATIONS
-#define GLASSBOX_COUNTS_ALLOCATIONS 0
-#endif
-
-namespace {
-
-std::atomic<bool> g_watching{false};
-std::atomic<std::size_t> g_allocations{0};
-
-// Unused in sanitizer builds, which keep their own allocator.
-[[maybe_unused]] void note_allocation() {
-  if (g_watching.load(std::memory_order_relaxed)) {
-    g_allocations.fetch_add(1, std::memory_order_relaxed);
-  }
-}
-
-}  // namespace
-
-#if GLASSBOX_COUNTS_ALLOCATIONS
-// glibc's own entry points, which its malloc family forwards to.
-extern "C" {
-void* __libc_malloc(std::size_t size);
-void* __libc_calloc(std::size_t count, std::size_t size);
-void* __libc_realloc(void* pointer, std::size_t size);
-void* __libc_memalign(std::size_t alignment, std::size_t size);
-
-void* malloc(std::size_t size) {
-  note_allocation();
-  return __libc_malloc(size);
-}
-void* calloc(std::size_t count, std::size_t size) {
-  note_allocation();
-  return __libc_calloc(count, size);
-}
-void* realloc(void* pointer, std::size_t size) {
-  note_allocation();
-  return __libc_realloc(pointer, size);
-}
-void* aligned_alloc(std::size_t alignment, std::size_t size) {
-  note_allocation();
-  return __libc_memalign(alignment, size);
-}
-void* memalign(std::size_t alignment, std::size_t size) {
-  note_allocation();
-  return __libc_memalign(alignment, size);
-}
-int posix_memalign(void** out, std::size_t alignment, std::size_t size) {
-  note_allocation();
-  void* p = __libc_memalign(alignment, size);
-  if (p == nullptr) return ENOMEM;
-  *out = p;
-  return 0;
-}
-}  // extern "C"
-#endif
 
 namespace glassbox::backends::demo {
 namespace {
 
+using ::glassbox::testing::allocations_during;
 using ::glassbox::testing::IsOk;
 
 // Planned memory for the demo model (4x3x64x64 in, 4x32x64x64 out, the
@@ -109,16 +40,6 @@ constexpr std::size_t kMethodBytes = 16 << 20;
 constexpr std::size_t kTempBytes = 32 << 20;
 constexpr std::size_t kETDumpBytes = 1 << 20;
 constexpr std::size_t kDebugDataBytes = 32 << 20;
-
-// Allocations made while `run` runs.
-template <typename Run>
-std::size_t allocations_during(Run run) {
-  g_allocations.store(0);
-  g_watching.store(true);
-  run();
-  g_watching.store(false);
-  return g_allocations.load();
-}
 
 std::vector<std::uint8_t> demo_program(bool delegated, const char* profiling) {
   StatusOr<aot::Graph> graph = build_conv_relu_tan_model();
@@ -148,9 +69,9 @@ struct DeviceMemory {
 class NoHeapTest : public ::testing::TestWithParam<std::tuple<bool, const char*>> {
  protected:
   void SetUp() override {
-#if !GLASSBOX_COUNTS_ALLOCATIONS
-    GTEST_SKIP() << "allocations are counted only without sanitizers, on glibc";
-#endif
+    if (!::glassbox::testing::kCountsAllocations) {
+      GTEST_SKIP() << "allocations are counted only without sanitizers, on glibc";
+    }
     ASSERT_EQ(register_demo_backend_runtime(), Error::kOk);
   }
 };

@@ -82,6 +82,7 @@ ETDumpGen::~ETDumpGen() = default;
 void ETDumpGen::init_heap() {
   caller_buffer_ = false;
   metadata_.init(&records_);
+  counter_names_.init(&records_);
   arena_.init_heap(&records_);
   const std::size_t slots = NameTable::slots_for(options_.max_names);
   name_slots_heap_.reset(new (std::nothrow) NameSlot[slots]);
@@ -105,6 +106,7 @@ void ETDumpGen::init_heap() {
 void ETDumpGen::init_buffer(Span<std::uint8_t> buffer) {
   caller_buffer_ = true;
   metadata_.init(&records_);
+  counter_names_.init(&records_);
   auto fail = [&] {
     status_ = Error::kOutOfResources;
     names_.init(nullptr, 0, 0, &arena_);
@@ -145,6 +147,7 @@ void ETDumpGen::reset() {
   records_.clear();
   names_.clear();
   metadata_.clear();
+  counter_names_.clear();
   arena_.clear();
   last_block_ = nullptr;
   num_blocks_ = 0;
@@ -161,7 +164,7 @@ void ETDumpGen::reset() {
 }
 
 void ETDumpGen::set_data_sink(DataSink* sink) {
-  std::lock_guard<std::mutex> lock(sink_mutex_);
+  std::lock_guard<Mutex> lock(sink_mutex_);
   data_sink_ = sink;
 }
 
@@ -478,7 +481,8 @@ Error ETDumpGen::end_profiling_delegate_steady(const EventTracerEntry& entry, co
 }
 
 Error ETDumpGen::end_delegate_event(const EventTracerEntry& entry, Ticks end, const void* metadata,
-                                    std::size_t metadata_len) {
+                                    std::size_t metadata_len, const Record* counters,
+                                    std::uint32_t num_counters) {
   if (entry.tracer != this) return reject();
   if (entry.error != Error::kOk) {
     if (entry.error == Error::kOutOfResources) {
@@ -489,24 +493,93 @@ Error ETDumpGen::end_delegate_event(const EventTracerEntry& entry, Ticks end, co
   if (entry.delegate_event_id_type == DelegateDebugIdType::kNone) {
     return reject();  // a framework entry must end with end_profiling
   }
-  return write_delegate_event(entry.delegate_event_id_type == DelegateDebugIdType::kStr,
-                              static_cast<std::uint32_t>(entry.event_id), entry.start_time, end,
-                              entry.chain_id, entry.instruction_id, metadata, metadata_len,
-                              TimeSource::kMeasured);
+  const bool string_id = entry.delegate_event_id_type == DelegateDebugIdType::kStr;
+  const auto id = static_cast<std::uint32_t>(entry.event_id);
+  if (num_counters != 0) {
+    return write_delegate_event_with_metadata(string_id, id, entry.start_time, end, entry.chain_id,
+                                              entry.instruction_id, metadata, metadata_len,
+                                              TimeSource::kMeasured, counters, num_counters);
+  }
+  return write_delegate_event(string_id, id, entry.start_time, end, entry.chain_id,
+                              entry.instruction_id, metadata, metadata_len, TimeSource::kMeasured);
+}
+
+// ---- Counters ----------------------------------------------------------------
+
+Error ETDumpGen::delegate_id_value(const char* name, DelegateDebugIntId id, std::uint32_t* out) {
+  if (!valid_delegate_id(name, id)) return reject();
+  *out = static_cast<std::uint32_t>(id.value);
+  if (name != nullptr) {
+    *out = names_.intern(name);
+    if (*out == kNoName) {
+      dropped_.fetch_add(1, std::memory_order_relaxed);
+      return Error::kOutOfResources;
+    }
+  }
+  return Error::kOk;
+}
+
+Error ETDumpGen::counter_records(Span<const runtime::DelegateCounter> counters, Record* out,
+                                 std::uint32_t* count) {
+  *count = 0;
+  if (counters.size() > kMaxEventCounters) return reject();
+  Error error = Error::kOk;
+  for (const runtime::DelegateCounter& c : counters) {
+    // An empty name, or one twice in an event, makes a dump no reader
+    // accepts (or a column summed twice): refused before anything is kept.
+    if (c.name == nullptr || c.name[0] == '\0') return reject();
+    const std::uint32_t slot = names_.intern(c.name);
+    const std::uint32_t index =
+        slot == kNoName ? internal::CounterNameTable::kFull : counter_names_.index_of(slot);
+    if (index == internal::CounterNameTable::kFull) {
+      error = Error::kOutOfResources;
+      continue;
+    }
+    for (std::uint32_t k = 0; k < *count; ++k) {
+      if (out[k].id == index) return reject();
+    }
+    out[(*count)++] =
+        Record{static_cast<std::uint64_t>(c.value), 0, index, 0, 0, RecordKind::kCounter, 0, 0};
+  }
+  return error;
+}
+
+Error ETDumpGen::log_profiling_delegate_with_counters(const char* name, DelegateDebugIntId id,
+                                                      Ticks start_time, Ticks end_time,
+                                                      Span<const runtime::DelegateCounter> counters,
+                                                      const void* metadata,
+                                                      std::size_t metadata_len,
+                                                      TimeSource time_source) {
+  std::uint32_t id_value = 0;
+  if (const Error bad = delegate_id_value(name, id, &id_value); bad != Error::kOk) return bad;
+  Record records[kMaxEventCounters];
+  std::uint32_t n = 0;
+  const Error named = counter_records(counters, records, &n);
+  if (named == Error::kInvalidArgument) return named;
+  const Error error = write_delegate_event_with_metadata(
+      name != nullptr, id_value, start_time, end_time, current_chain_id(), current_instruction_id(),
+      metadata, metadata_len, time_source, records, n);
+  return error != Error::kOk ? error : named;
+}
+
+Error ETDumpGen::end_profiling_delegate_with_counters(const EventTracerEntry& entry,
+                                                      Span<const runtime::DelegateCounter> counters,
+                                                      const void* metadata,
+                                                      std::size_t metadata_len) {
+  const Ticks end = clock_.now();
+  Record records[kMaxEventCounters];
+  std::uint32_t n = 0;
+  const Error named = counter_records(counters, records, &n);
+  if (named == Error::kInvalidArgument) return named;
+  const Error error = end_delegate_event(entry, end, metadata, metadata_len, records, n);
+  return error != Error::kOk ? error : named;
 }
 
 Error ETDumpGen::log_profiling_delegate(const char* name, DelegateDebugIntId id, Ticks start_time,
                                         Ticks end_time, const void* metadata,
                                         std::size_t metadata_len, TimeSource time_source) {
-  if (!valid_delegate_id(name, id)) return reject();
-  std::uint32_t id_value = static_cast<std::uint32_t>(id.value);
-  if (name != nullptr) {
-    id_value = names_.intern(name);
-    if (id_value == kNoName) {
-      dropped_.fetch_add(1, std::memory_order_relaxed);
-      return Error::kOutOfResources;
-    }
-  }
+  std::uint32_t id_value = 0;
+  if (const Error bad = delegate_id_value(name, id, &id_value); bad != Error::kOk) return bad;
   return write_delegate_event(name != nullptr, id_value, start_time, end_time, current_chain_id(),
                               current_instruction_id(), metadata, metadata_len, time_source);
 }
@@ -588,56 +661,72 @@ Error ETDumpGen::log_profiling_delegates(Span<const runtime::DelegateEventDesc> 
   return first;
 }
 
+std::uint64_t ETDumpGen::claim_slots(std::uint32_t count) {
+  const std::uint64_t first = claim(count);
+  if (first == internal::RecordStore::kFull) return first;
+  for (std::uint64_t k = 0; k < count; ++k) {
+    if (records_.slot(first + k) == nullptr) {
+      // A heap chunk could not be allocated: every slot stays empty.
+      dropped_.fetch_add(1, std::memory_order_relaxed);
+      return internal::RecordStore::kFull;
+    }
+  }
+  return first;
+}
+
 Error ETDumpGen::write_delegate_event_with_metadata(bool string_id, std::uint32_t id, Ticks start,
                                                     Ticks end, ChainId chain,
                                                     InstructionId instruction, const void* metadata,
-                                                    std::size_t metadata_len, TimeSource source) {
-  if (metadata == nullptr) return reject();
-  // Metadata seen before (a delegate's usual case): one record naming it.
-  if (const std::uint32_t number = metadata_.intern(metadata, metadata_len); number != 0) {
+                                                    std::size_t metadata_len, TimeSource source,
+                                                    const Record* counters,
+                                                    std::uint32_t num_counters) {
+  if (metadata == nullptr && metadata_len != 0) return reject();
+  // Metadata seen before (a delegate's usual case): the event's flags name it.
+  const std::uint32_t number = metadata_len == 0 ? 0 : metadata_.intern(metadata, metadata_len);
+  const std::uint16_t thread = thread_index();
+  Record event = delegate_record(string_id, id, start, end, chain, instruction, source);
+  if (number != 0 && num_counters == 0) {
     Record* r = claim_one();
     if (r == nullptr) return Error::kOutOfResources;
-    Record event = delegate_record(string_id, id, start, end, chain, instruction, source);
     event.flags |= static_cast<std::uint8_t>(number << internal::kInternedMetadataShift);
     *r = event;
     return Error::kOk;
   }
-  const RecordKind kind = string_id ? RecordKind::kDelegateStr : RecordKind::kDelegateInt;
-  std::uint8_t flags = time_source_bits(source);
-  // Metadata is copied into the slots before the event (one claim, no
-  // lock): see internal::kInlineMetadata. The event is kept whole or
-  // dropped whole.
-  const std::uint64_t raw = internal::metadata_slots(metadata_len);
-  if (raw + 2 > std::numeric_limits<std::uint32_t>::max()) return reject();
-  const std::uint64_t first = claim(static_cast<std::uint32_t>(raw + 2));
+  // Metadata that is not interned is copied into the slots before the
+  // event (see internal::kInlineMetadata), the counters before those: one
+  // claim, no lock, the event kept whole or dropped whole.
+  const bool copied = metadata_len != 0 && number == 0;
+  const std::uint64_t raw = copied ? internal::metadata_slots(metadata_len) : 0;
+  const std::uint64_t total = num_counters + raw + (copied ? 2 : 1);
+  if (total > std::numeric_limits<std::uint32_t>::max()) return reject();
+  const std::uint64_t first = claim_slots(static_cast<std::uint32_t>(total));
   if (first == internal::RecordStore::kFull) return Error::kOutOfResources;
-  Record* meta = records_.slot(first + raw);
-  Record* r = records_.slot(first + raw + 1);
-  bool slots_ok = meta != nullptr && r != nullptr;
-  for (std::uint64_t k = 0; slots_ok && k < raw; ++k)
-    slots_ok = records_.slot(first + k) != nullptr;
-  if (!slots_ok) {
-    // A heap chunk could not be allocated: every slot stays empty.
-    dropped_.fetch_add(1, std::memory_order_relaxed);
-    return Error::kOutOfResources;
+  for (std::uint32_t k = 0; k < num_counters; ++k) {
+    Record* slot = records_.slot(first + k);
+    *slot = counters[k];
+    slot->thread = thread;
   }
-  const std::uint16_t thread = thread_index();
-  Record header{0, metadata_len, 0, chain.value, instruction.value, RecordKind::kMetadata,
-                0, thread};
-  if (raw == 0) {
-    std::memcpy(&header, metadata, metadata_len);
-    header.instruction = static_cast<std::int32_t>(metadata_len);
-    header.flags = internal::kMetadataInline;
+  const std::uint64_t at = first + num_counters;
+  if (copied) {
+    Record header{0, metadata_len, 0, chain.value, instruction.value, RecordKind::kMetadata,
+                  0, thread};
+    if (raw == 0) {
+      std::memcpy(&header, metadata, metadata_len);
+      header.instruction = static_cast<std::int32_t>(metadata_len);
+      header.flags = internal::kMetadataInline;
+    }
+    const auto* bytes = static_cast<const std::uint8_t*>(metadata);
+    for (std::uint64_t k = 0; k < raw; ++k) {
+      const std::size_t offset = static_cast<std::size_t>(k) * sizeof(Record);
+      std::memcpy(records_.slot(at + k), bytes + offset,
+                  std::min(sizeof(Record), metadata_len - offset));
+    }
+    *records_.slot(at + raw) = header;
+    event.flags |= internal::kHasMetadata;
+  } else {
+    event.flags |= static_cast<std::uint8_t>(number << internal::kInternedMetadataShift);
   }
-  const auto* bytes = static_cast<const std::uint8_t*>(metadata);
-  for (std::uint64_t k = 0; k < raw; ++k) {
-    const std::size_t offset = static_cast<std::size_t>(k) * sizeof(Record);
-    std::memcpy(records_.slot(first + k), bytes + offset,
-                std::min(sizeof(Record), metadata_len - offset));
-  }
-  *meta = header;
-  flags |= internal::kHasMetadata;
-  *r = Record{start, end, id, chain.value, instruction.value, kind, flags, thread};
+  *records_.slot(first + total - 1) = event;
   return Error::kOk;
 }
 
@@ -676,7 +765,7 @@ Result<bool> ETDumpGen::log_value(const ValueView& value, runtime::LoggedValueKi
 std::int64_t ETDumpGen::write_tensor_data(const TensorView& tensor) {
   const std::size_t nbytes = tensor.nbytes();
   if (nbytes == 0) return -1;  // nothing to write (ExecuTorch's convention)
-  std::lock_guard<std::mutex> lock(sink_mutex_);
+  std::lock_guard<Mutex> lock(sink_mutex_);
   if (data_sink_ == nullptr || tensor.data == nullptr || !tensor.is_contiguous()) {
     tensor_data_dropped_.fetch_add(1, std::memory_order_relaxed);
     return -1;

@@ -22,26 +22,7 @@ using ::glassbox::testing::IsOk;
 using runtime::DelegateEventDesc;
 using runtime::DelegateEventTimes;
 
-class Tracer {
- public:
-  explicit Tracer(bool caller_buffer) {
-    if (caller_buffer) {
-      memory_.resize(1 << 20);
-      gen = std::make_unique<ETDumpGen>(Span<std::uint8_t>(memory_));
-    } else {
-      gen = std::make_unique<ETDumpGen>();
-    }
-  }
-  ETDumpFile dump() {
-    StatusOr<ETDumpFile> file = testing_util::serialize(*gen);
-    EXPECT_THAT(file, IsOk());
-    return file.ok() ? *file : ETDumpFile{};
-  }
-  std::unique_ptr<ETDumpGen> gen;
-
- private:
-  std::vector<std::uint8_t> memory_;
-};
+using testing_util::Tracer;
 
 std::string metadata_of(const ProfileEvent& p) {
   return p.delegate_debug_metadata

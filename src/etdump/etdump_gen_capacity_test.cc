@@ -38,11 +38,13 @@ std::size_t events_in(const ETDumpFile& file) {
 
 // Logs one event (or allocator) of kind `kind`, 0..kKinds-1, and counts
 // the attempt.
-constexpr int kKinds = 12;
+constexpr int kKinds = 14;
 class Logger {
  public:
   explicit Logger(ETDumpGen& gen) : gen_(gen) {
     for (int i = 0; i < 40; ++i) names_.push_back("name_" + std::to_string(i * 7919));
+    // More than a dump holds: later names are left out, their events kept.
+    for (int i = 0; i < 40; ++i) counter_names_.push_back("counter_" + std::to_string(i));
   }
   void log(int kind, std::mt19937& rng) {
     const char* name = names_[rng() % names_.size()].c_str();
@@ -72,6 +74,27 @@ class Logger {
         (void)gen_.log_profiling_delegate(nullptr, DelegateDebugIntId(5), 1, 2, metadata_,
                                           200 - rng() % 80);
         break;
+      case 12:
+      case 13: {
+        // 1 to 16 distinct counters, with metadata of every form.
+        runtime::DelegateCounter counters[runtime::EventTracer::kMaxEventCounters];
+        const std::size_t n = rng() % runtime::EventTracer::kMaxEventCounters + 1;
+        const std::size_t first = rng() % counter_names_.size();
+        for (std::size_t k = 0; k < n; ++k) {
+          counters[k] = {counter_names_[(first + k) % counter_names_.size()].c_str(),
+                         static_cast<std::int64_t>(rng())};
+        }
+        const Span<const runtime::DelegateCounter> span(counters, n);
+        const std::size_t length = rng() % 3 == 0 ? 0 : metadata_length + rng() % 100;
+        if (kind == 12) {
+          (void)gen_.log_profiling_delegate_with_counters(nullptr, DelegateDebugIntId(8), 1, 2,
+                                                          span, metadata_, length);
+        } else {
+          EventTracerEntry e = gen_.start_profiling_delegate(name, kUnsetDelegateDebugIntId);
+          (void)gen_.end_profiling_delegate_with_counters(e, span, metadata_, length);
+        }
+        break;
+      }
       case 4: (void)gen_.end_profiling(gen_.start_profiling(name)); break;
       case 5: (void)gen_.end_profiling(gen_.start_profiling(nullptr)); break;
       case 6:
@@ -102,6 +125,7 @@ class Logger {
  private:
   ETDumpGen& gen_;
   std::vector<std::string> names_;
+  std::vector<std::string> counter_names_;
   const float data_[120] = {};
   const char metadata_[200] = {};
   std::uint64_t attempted_ = 0;
@@ -320,6 +344,8 @@ TEST(ETDumpGenCapacityTest, FlatcReadsEveryKindOfEvent) {
     EXPECT_NE(text.find("\"program_fingerprint\": \"fp\""), std::string::npos);
     EXPECT_NE(text.find("\"denominator\": 3"), std::string::npos) << "delegate_time_scales";
     EXPECT_NE(text.find("\"host_offset_ns\": -7000"), std::string::npos) << text;
+    EXPECT_NE(text.find("\"counter_names\""), std::string::npos);
+    EXPECT_NE(text.find("\"counters\""), std::string::npos);
 #endif
   }
 }

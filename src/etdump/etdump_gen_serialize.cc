@@ -42,15 +42,21 @@ constexpr std::uint32_t kTagEvent = 1;
 constexpr std::uint32_t kTagAllocator = 2;
 constexpr std::uint32_t kTagMask = 3;
 
-// The largest output of a profile event: its tables and its metadata.
-constexpr std::size_t profile_bytes(std::uint64_t metadata) { return 56 + 8 + metadata; }
+// The largest output of a profile event: its tables, its metadata and its
+// counters.
+// (metadata is the length of bytes held in memory, so it fits a size_t.)
+constexpr std::size_t profile_bytes(std::uint64_t metadata, std::uint32_t counters) {
+  return 56 + 8 + static_cast<std::size_t>(metadata) +
+         (counters != 0 ? internal::CounterNameTable::event_bytes(counters) : 0);
+}
 
 // Calls `f(index, first_slot, record)` for every record in [begin, end),
 // last to first, skipping empty slots and treating a delegate event with
-// metadata and the slots before it as one group.
+// metadata or counters and the slots before it as one group. `counters`:
+// whether the dump has any (else no slot before an event is looked at).
 template <class F>
 void for_each_record_backward(const RecordStore& records, std::uint64_t begin, std::uint64_t end,
-                              F&& f) {
+                              bool counters, F&& f) {
   std::uint64_t j = end;
   while (j > begin) {
     --j;
@@ -61,7 +67,10 @@ void for_each_record_backward(const RecordStore& records, std::uint64_t begin, s
       j = std::max(j, begin);
       continue;
     }
-    if (r->kind == RecordKind::kEmpty || r->kind == RecordKind::kMetadata) continue;
+    if (r->kind == RecordKind::kEmpty || r->kind == RecordKind::kMetadata ||
+        r->kind == RecordKind::kCounter) {
+      continue;
+    }
     std::uint64_t first = j;
     if ((r->flags & internal::kHasMetadata) != 0 && j > begin) {
       const Record* meta = records.peek(j - 1);
@@ -69,6 +78,13 @@ void for_each_record_backward(const RecordStore& records, std::uint64_t begin, s
         const std::uint64_t raw = internal::metadata_slots(internal::metadata_length(*meta));
         if (j - 1 - begin >= raw) first = j - 1 - raw;
       }
+    }
+    // An event's counters are written in one claim with it, just before
+    // it: a counter record before a group is always the group's.
+    while (counters && first > begin) {
+      const Record* c = records.peek(first - 1);
+      if (c == nullptr || c->kind != RecordKind::kCounter) break;
+      --first;
     }
     f(j, first, *r);
     j = first;
@@ -111,12 +127,13 @@ struct BlockSpan {
 class Serializer {
  public:
   Serializer(ETDumpWriter& writer, const RecordStore& records, const internal::NameTable& names,
-             const internal::MetadataTable& metadata, std::uint32_t* scratch,
+             const internal::MetadataTable& metadata, bool counters, std::uint32_t* scratch,
              const std::uint8_t* floor_base, std::size_t floor_stride)
       : w_(writer),
         records_(records),
         names_(names),
         metadata_(metadata),
+        counters_(counters),
         scratch_(scratch),
         floor_base_(floor_base),
         floor_stride_(floor_stride) {}
@@ -127,9 +144,11 @@ class Serializer {
     // The vectors are built from the scratch alone: by then the records
     // may have been written over.
     if (block.end > block.begin) {
-      std::memset(scratch_ + block.begin, 0, (block.end - block.begin) * sizeof(std::uint32_t));
+      // Record indices fit a size_t: the records are in memory.
+      std::memset(scratch_ + block.begin, 0,
+                  static_cast<std::size_t>(block.end - block.begin) * sizeof(std::uint32_t));
     }
-    for_each_record_backward(records_, block.begin, block.end,
+    for_each_record_backward(records_, block.begin, block.end, counters_,
                              [&](std::uint64_t j, std::uint64_t first, const Record& r) {
                                const std::uint8_t* floor = floor_base_ + floor_stride_ * first;
                                if (r.kind == RecordKind::kAllocator) {
@@ -198,26 +217,40 @@ class Serializer {
       }
       default: break;
     }
-    const Record* header = first != j ? records_.peek(j - 1) : nullptr;
+    // The group is [counters] [raw metadata, header] [event].
+    const Record* header =
+        first != j && (r.flags & internal::kHasMetadata) != 0 && r.kind != RecordKind::kProfile
+            ? records_.peek(j - 1)
+            : nullptr;
     const std::uint64_t metadata_length =
         header != nullptr ? internal::metadata_length(*header) : 0;
-    if (!w_.fits(profile_bytes(metadata_length), floor)) return 0;
+    const std::uint64_t metadata_first =
+        header != nullptr ? j - 1 - internal::metadata_slots(metadata_length) : j;
+    const auto num_counters = static_cast<std::uint32_t>(
+        std::min<std::uint64_t>(metadata_first - first, runtime::EventTracer::kMaxEventCounters));
+    if (!w_.fits(profile_bytes(metadata_length, num_counters), floor)) return 0;
+    // The tables may be written over the group's own slots: what is read
+    // after the metadata is copied first.
+    Record counters[runtime::EventTracer::kMaxEventCounters];
+    for (std::uint32_t k = 0; k < num_counters; ++k) counters[k] = *records_.peek(first + k);
+    const Record event = r;
     Pos metadata = 0;
     if (header != nullptr) {
-      metadata = copy_metadata(*header, first, metadata_length);
+      metadata = copy_metadata(*header, metadata_first, metadata_length);
     } else if (const std::uint32_t number = internal::interned_metadata(r); number != 0) {
       metadata = metadata_.entry(number).fb_offset;  // written once, shared
     }
+    const Pos counter_vector = num_counters != 0 ? w_.counters(counters, num_counters) : 0;
     ProfileShape shape = ProfileShape::kDelegateInt;
-    std::uint32_t ref = r.id;
-    if (r.kind == RecordKind::kProfile) {
-      shape = r.id == kNoName ? ProfileShape::kUnnamed : ProfileShape::kNamed;
-      ref = name(r.id);
-    } else if (r.kind == RecordKind::kDelegateStr) {
+    std::uint32_t ref = event.id;
+    if (event.kind == RecordKind::kProfile) {
+      shape = event.id == kNoName ? ProfileShape::kUnnamed : ProfileShape::kNamed;
+      ref = name(event.id);
+    } else if (event.kind == RecordKind::kDelegateStr) {
       shape = ProfileShape::kDelegateStr;
-      ref = name(r.id);
+      ref = name(event.id);
     }
-    return w_.profile_event(r, shape, ref, metadata);
+    return w_.profile_event(event, shape, ref, metadata, counter_vector);
   }
 
   // The metadata bytes are in the header, or fill the slots [first,
@@ -250,6 +283,7 @@ class Serializer {
   const RecordStore& records_;
   const internal::NameTable& names_;
   const internal::MetadataTable& metadata_;
+  bool counters_;
   std::uint32_t* scratch_;
   const std::uint8_t* floor_base_;
   std::size_t floor_stride_;
@@ -277,7 +311,7 @@ std::uint64_t ETDumpGen::count_events() const {
   }
   std::uint64_t n = 0;
   for_each_record_backward(
-      records_, 0, last_record_end(records_, end),
+      records_, 0, last_record_end(records_, end), counter_names_.size() != 0,
       [&](std::uint64_t, std::uint64_t, const Record& r) { n += is_event(r.kind) ? 1 : 0; });
   return n;
 }
@@ -300,7 +334,9 @@ Result<Span<const std::uint8_t>> ETDumpGen::get_etdump_data() {
     num_records = std::min<std::uint64_t>(num_records,
                                           static_cast<std::uint64_t>(low - records_.fixed_base()));
     num_records = last_record_end(records_, num_records);
-    const std::size_t scratch_bytes = (4 * num_records + 15) & ~std::uint64_t{15};
+    // num_records is at most the records in the caller's buffer: a size_t.
+    const std::size_t scratch_bytes =
+        (4 * static_cast<std::size_t>(num_records) + 15) & ~std::size_t{15};
     top = arena_.low() - scratch_bytes;
     scratch = reinterpret_cast<std::uint32_t*>(top);
     floor_base = reinterpret_cast<const std::uint8_t*>(records_.fixed_base());
@@ -322,7 +358,8 @@ Result<Span<const std::uint8_t>> ETDumpGen::get_etdump_data() {
                              fresh ? LargeBuffer::Pages::kFreshHuge : LargeBuffer::Pages::kReusable,
                              LargeBuffer::Fill::kAny);
     };
-    if (!allocate(output_heap_, bytes) || !allocate(scratch_heap_, 4 * num_records)) {
+    if (!allocate(output_heap_, bytes) ||
+        !allocate(scratch_heap_, 4 * static_cast<std::size_t>(num_records))) {
       return make_error(Error::kMemoryAllocationFailed, "no memory for the ETDump");
     }
     // The end 8-aligned (the start is 16-aligned).
@@ -332,7 +369,8 @@ Result<Span<const std::uint8_t>> ETDumpGen::get_etdump_data() {
   }
 
   ETDumpWriter w(top);
-  w.write_shared();
+  const std::uint32_t num_counter_names = counter_names_.size();
+  w.write_shared(num_counter_names != 0);
   for (std::size_t i = 0; i < names_.num_slots(); ++i) {
     internal::NameSlot& slot = names_.slot(static_cast<std::uint32_t>(i));
     const char* text = slot.text.load(std::memory_order_relaxed);
@@ -367,7 +405,18 @@ Result<Span<const std::uint8_t>> ETDumpGen::get_etdump_data() {
     scale_vector = w.end_vector(static_cast<std::uint32_t>(num_delegate_scales_));
   }
 
-  Serializer serializer(w, records_, names_, metadata_, scratch, floor_base, floor_stride);
+  // The names counters index, in the order the counters first named them.
+  Pos counter_names = 0;
+  if (num_counter_names != 0) {
+    w.begin_vector();
+    for (std::uint32_t i = num_counter_names; i-- > 0;) {
+      w.push_offset(names_.slot(counter_names_.name_slot(i)).fb_offset);
+    }
+    counter_names = w.end_vector(num_counter_names);
+  }
+
+  Serializer serializer(w, records_, names_, metadata_, num_counter_names != 0, scratch, floor_base,
+                        floor_stride);
   const std::uint64_t dropped = dropped_.load(std::memory_order_relaxed);
   const std::uint64_t rejected = rejected_.load(std::memory_order_relaxed);
   const std::uint64_t tensor_dropped = tensor_data_dropped_.load(std::memory_order_relaxed);
@@ -419,6 +468,7 @@ Result<Span<const std::uint8_t>> ETDumpGen::get_etdump_data() {
   root.fingerprint = fingerprint;
   root.producer = producer;
   root.delegate_time_scales = scale_vector;
+  root.counter_names = counter_names;
   root.dropped_events = dropped;
   root.dropped_blocks = dropped_blocks_.load(std::memory_order_relaxed);
   w.finish(root);

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <vector>
 
 #include "etdump_generated.h"
@@ -41,5 +42,28 @@ inline StatusOr<ETDumpFile> serialize_in(ETDumpGen& gen, const std::vector<std::
   EXPECT_TRUE(Verifies(*data));
   return parse_etdump(*data, name);
 }
+
+// A tracer in either memory mode (a 1 MiB caller buffer, or the heap),
+// and its dump serialized, verified and parsed.
+class Tracer {
+ public:
+  explicit Tracer(bool caller_buffer) {
+    if (caller_buffer) {
+      memory_.resize(1 << 20);
+      gen = std::make_unique<ETDumpGen>(Span<std::uint8_t>(memory_));
+    } else {
+      gen = std::make_unique<ETDumpGen>();
+    }
+  }
+  ETDumpFile dump() {
+    StatusOr<ETDumpFile> file = serialize(*gen);
+    EXPECT_TRUE(file.ok()) << file.status().message();
+    return file.ok() ? *file : ETDumpFile{};
+  }
+  std::unique_ptr<ETDumpGen> gen;
+
+ private:
+  std::vector<std::uint8_t> memory_;
+};
 
 }  // namespace glassbox::etdump::testing_util

@@ -30,6 +30,9 @@ constexpr ProfileLayout kLayoutA{20, 4, 12};
 constexpr ProfileLayout kLayoutB{4, 8, 16};
 constexpr std::uint16_t kProfileChain = 24, kProfileInstruction = 28, kProfileMetadata = 32,
                         kProfileThread = 36, kProfileTimeSource = 40;
+// With counters the table is 4 bytes longer: their vector's offset last.
+constexpr std::uint16_t kProfileCountersBytes = 48, kProfileCounters = 44;
+constexpr std::uint16_t kCounterBytes = 16;  // struct Counter: name, pad, value
 
 // Value: [soffset][member][output][val]; members by ValueType, as fields.
 constexpr std::uint16_t kValueMember = 4, kValueOutput = 8, kValueType = 12;
@@ -83,7 +86,7 @@ void ETDumpWriter::vtable(Vtable vt, std::uint16_t table_bytes, const std::uint1
   vtables_[vt] = size();
 }
 
-void ETDumpWriter::write_shared() {
+void ETDumpWriter::write_shared(bool counters) {
   auto vt = [this](Vtable id, std::uint16_t bytes, std::initializer_list<std::uint16_t> fields) {
     vtable(id, bytes, fields.begin(), static_cast<unsigned>(fields.size()));
   };
@@ -108,6 +111,21 @@ void ETDumpWriter::write_shared() {
     vt(profile_ids[b][3], kProfileBytes,
        {0, kProfileChain, kProfileInstruction, 0, l.ref, kProfileMetadata, l.start, l.end,
         kProfileThread, kProfileTimeSource});
+  }
+  if (counters) {
+    // The delegate shapes again, with the counters field (CounterNameTable
+    // charges these four vtables).
+    const Vtable counter_ids[2][2] = {{kVtProfileIntCountersA, kVtProfileStrCountersA},
+                                      {kVtProfileIntCountersB, kVtProfileStrCountersB}};
+    for (int b = 0; b < 2; ++b) {
+      const ProfileLayout l = b == 0 ? kLayoutA : kLayoutB;
+      vt(counter_ids[b][0], kProfileCountersBytes,
+         {0, kProfileChain, kProfileInstruction, l.ref, 0, kProfileMetadata, l.start, l.end,
+          kProfileThread, kProfileTimeSource, kProfileCounters});
+      vt(counter_ids[b][1], kProfileCountersBytes,
+         {0, kProfileChain, kProfileInstruction, 0, l.ref, kProfileMetadata, l.start, l.end,
+          kProfileThread, kProfileTimeSource, kProfileCounters});
+    }
   }
   vt(kVtAllocationEvent, kAllocationBytes, {4, 8});
   vt(kVtAllocatorNamed, kAllocatorBytes, {4});
@@ -177,15 +195,35 @@ Pos ETDumpWriter::finish_metadata(std::size_t length) {
   return size();
 }
 
+Pos ETDumpWriter::counters(const Record* records, std::uint32_t n) {
+  // Elements 8-aligned (a Counter holds a long): [count][elements].
+  align(8);
+  cur_ -= std::size_t{kCounterBytes} * n;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    std::uint8_t* c = cur_ + std::size_t{kCounterBytes} * i;
+    store32(c, records[i].id);
+    store32(c + 4, 0);
+    store64(c + 8, records[i].a);
+  }
+  cur_ -= 4;
+  store32(cur_, n);
+  return size();
+}
+
 Pos ETDumpWriter::profile_event(const Record& r, ProfileShape shape, std::uint32_t ref,
-                                Pos metadata) {
+                                Pos metadata, Pos counters) {
+  const std::uint16_t bytes = counters != 0 ? kProfileCountersBytes : kProfileBytes;
   // Layout A puts start_time 4 bytes into the table, B 8: whichever lands
   // it on an 8-byte boundary here, so no event needs padding.
-  const bool b = size() % 8 == 4;
+  const bool b = (size() + bytes) % 8 == 0;
   const ProfileLayout l = b ? kLayoutB : kLayoutA;
-  const auto vt =
+  Vtable vt =
       static_cast<Vtable>((b ? kVtProfileNamedB : kVtProfileNamedA) + static_cast<int>(shape));
-  cur_ -= kProfileBytes;
+  if (counters != 0) {
+    vt = static_cast<Vtable>((b ? kVtProfileIntCountersB : kVtProfileIntCountersA) +
+                             (shape == ProfileShape::kDelegateStr ? 1 : 0));
+  }
+  cur_ -= bytes;
   const Pos at = size();
   store32(cur_, static_cast<std::uint32_t>(static_cast<std::int32_t>(vtables_[vt] - at)));
   store64(cur_ + l.start, r.a);
@@ -205,6 +243,7 @@ Pos ETDumpWriter::profile_event(const Record& r, ProfileShape shape, std::uint32
   }
   store32(cur_ + kProfileThread, r.thread);
   store32(cur_ + kProfileTimeSource, r.flags & kTimeSourceMask);  // + 3 zero pad bytes
+  if (counters != 0) offset_field(at, kProfileCounters, counters);
 
   cur_ -= kEventBytes;
   const Pos event = size();
@@ -352,11 +391,13 @@ Pos ETDumpWriter::delegate_time_scale(Pos backend, std::uint64_t numerator,
 
 void ETDumpWriter::finish(const RootFields& root) {
   // version run_data tick_ratio fingerprint dropped_events producer dropped_blocks
-  // delegate_time_scales
+  // delegate_time_scales counter_names (only when there are counters: a
+  // dump without them keeps its bytes)
   const std::uint16_t fields[] = {
       0,  4,  8,  static_cast<std::uint16_t>(root.fingerprint ? 40 : 0),
-      24, 44, 32, static_cast<std::uint16_t>(root.delegate_time_scales ? 48 : 0)};
-  vtable(kVtRoot, kRootBytes, fields, 8);
+      24, 44, 32, static_cast<std::uint16_t>(root.delegate_time_scales ? 48 : 0),
+      52};
+  vtable(kVtRoot, kRootBytes, fields, root.counter_names != 0 ? 9 : 8);
   align(8);
   const Pos at = table<kRootBytes>(kVtRoot);
   offset_field(at, 4, root.run_data);
@@ -367,6 +408,7 @@ void ETDumpWriter::finish(const RootFields& root) {
   if (root.fingerprint != 0) offset_field(at, 40, root.fingerprint);
   offset_field(at, 44, root.producer);
   if (root.delegate_time_scales != 0) offset_field(at, 48, root.delegate_time_scales);
+  if (root.counter_names != 0) offset_field(at, 52, root.counter_names);
   // Identifier, root offset and size prefix: 12 bytes, after which the
   // whole buffer is a multiple of 8.
   cur_ -= 4;

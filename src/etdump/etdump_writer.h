@@ -56,6 +56,12 @@ enum Vtable : std::uint8_t {
   kVtDelegateTimeScale = kVtValueFirst + 2 * 8,
   kVtDelegateTimeScaleOffset,
   kVtRoot,
+  // Delegate events with counters (written only in dumps that have them,
+  // so that a dump without counters is byte for byte what it was).
+  kVtProfileIntCountersA,
+  kVtProfileStrCountersA,
+  kVtProfileIntCountersB,
+  kVtProfileStrCountersB,
   kNumVtables,
 };
 
@@ -84,15 +90,21 @@ class ETDumpWriter {
     return ok_;
   }
 
-  // The header: every vtable, the shared empty byte vector and the shared
-  // Bool(true) of program outputs.
-  void write_shared();
+  // The header: every vtable (those of counters only when `counters`),
+  // the shared empty byte vector and the shared Bool(true) of program
+  // outputs.
+  void write_shared(bool counters = false);
   Pos string(const char* text, std::size_t length);
 
   // One profile or delegate event. `metadata` is the position of its byte
   // vector (metadata_vector()), or 0 for the shared empty one; `ref` the
   // name or string id position, or the int id.
-  Pos profile_event(const Record& r, ProfileShape shape, std::uint32_t ref, Pos metadata);
+  // `counters` is the position of its counters vector (counters()), or 0
+  // for none (then only delegate shapes may have one).
+  Pos profile_event(const Record& r, ProfileShape shape, std::uint32_t ref, Pos metadata,
+                    Pos counters = 0);
+  // A vector of Counter structs from `n` kCounter records.
+  Pos counters(const Record* records, std::uint32_t n);
   // Reserves a byte vector of `length` bytes; returns where the caller
   // copies them (memmove-safe: the destination is never below the source
   // when the source lies below the cursor; up to kShortMetadata bytes they
@@ -146,6 +158,7 @@ class ETDumpWriter {
     std::uint64_t dropped_events = 0;
     std::uint64_t dropped_blocks = 0;
     Pos delegate_time_scales = 0;  // 0: none
+    Pos counter_names = 0;         // 0: none
   };
   // Writes the root, the identifier, the root offset and the size prefix;
   // the dump is then [cursor(), top).

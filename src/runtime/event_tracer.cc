@@ -14,6 +14,23 @@ Error EventTracer::set_delegate_clock_offset(const char* /*backend*/,
   return Error::kNotSupported;
 }
 
+Error EventTracer::log_profiling_delegate_with_counters(const char* name, DelegateDebugIntId id,
+                                                        Ticks start_time, Ticks end_time,
+                                                        Span<const DelegateCounter> /*counters*/,
+                                                        const void* metadata,
+                                                        std::size_t metadata_len,
+                                                        TimeSource time_source) {
+  return log_profiling_delegate(name, id, start_time, end_time, metadata, metadata_len,
+                                time_source);
+}
+
+Error EventTracer::end_profiling_delegate_with_counters(const EventTracerEntry& entry,
+                                                        Span<const DelegateCounter> /*counters*/,
+                                                        const void* metadata,
+                                                        std::size_t metadata_len) {
+  return end_profiling_delegate(entry, metadata, metadata_len);
+}
+
 Error EventTracer::log_profiling_delegates(Span<const DelegateEventDesc> events,
                                            const DelegateEventTimes* times,
                                            TimeSource time_source) {

@@ -45,6 +45,9 @@ struct ProfileEventRef {
   Ticks end_time = 0;
   std::optional<std::int32_t> thread_index;
   std::optional<TimeSource> time_source;
+  /// Glassbox extension: the event's counters (names index
+  /// `ETDumpFile::counter_names`, checked by the reader); empty when none.
+  std::span<const Counter> counters;
 
   /// A view of `event`.
   static ProfileEventRef of(const ProfileEvent& event);

@@ -51,14 +51,15 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <vector>
 
 #include "glassbox/core/clock.h"
 #include "glassbox/core/internal/large_buffer.h"
+#include "glassbox/core/mutex.h"
 #include "glassbox/core/result.h"
 #include "glassbox/core/span.h"
 #include "glassbox/etdump/data_sink.h"
+#include "glassbox/etdump/internal/counter_names.h"
 #include "glassbox/etdump/internal/etdump_gen_storage.h"
 #include "glassbox/etdump/internal/metadata_table.h"
 #include "glassbox/runtime/event_tracer.h"
@@ -126,6 +127,18 @@ class ETDumpGen final : public runtime::EventTracer {
   Error log_profiling_delegates(
       Span<const runtime::DelegateEventDesc> events, const runtime::DelegateEventTimes* times,
       runtime::TimeSource time_source = runtime::TimeSource::kMeasured) override;
+  /// Counters are kept as records beside their event (no allocation in
+  /// caller-buffer mode) and their names in a table of
+  /// internal::CounterNameTable::kMaxNames names a dump.
+  Error log_profiling_delegate_with_counters(
+      const char* name, DelegateDebugIntId id, Ticks start_time, Ticks end_time,
+      Span<const runtime::DelegateCounter> counters, const void* metadata = nullptr,
+      std::size_t metadata_len = 0,
+      runtime::TimeSource time_source = runtime::TimeSource::kMeasured) override;
+  Error end_profiling_delegate_with_counters(const runtime::EventTracerEntry& entry,
+                                             Span<const runtime::DelegateCounter> counters,
+                                             const void* metadata = nullptr,
+                                             std::size_t metadata_len = 0) override;
   Result<bool> log_intermediate_output_delegate(const char* name, DelegateDebugIntId id,
                                                 const runtime::ValueView& value) override;
   Result<bool> log_value(const runtime::ValueView& value, runtime::LoggedValueKind kind) override;
@@ -212,16 +225,36 @@ class ETDumpGen final : public runtime::EventTracer {
                                                         std::size_t metadata_len);
   Error end_delegate_event_at(const runtime::EventTracerEntry& entry, Ticks end,
                               const void* metadata, std::size_t metadata_len);
-  // end_profiling_delegate past its fast path (any entry, any metadata).
+  // end_profiling_delegate past its fast path (any entry, any metadata,
+  // `num_counters` kCounter records to put before the event).
   [[gnu::noinline]] Error end_delegate_event(const runtime::EventTracerEntry& entry, Ticks end,
-                                             const void* metadata, std::size_t metadata_len);
+                                             const void* metadata, std::size_t metadata_len,
+                                             const internal::Record* counters = nullptr,
+                                             std::uint32_t num_counters = 0);
+  // The kCounter records of an event's counters, into `out` (room for
+  // kMaxEventCounters): kOk; kInvalidArgument (counted as rejected) for
+  // misuse; kOutOfResources when a name did not fit (that counter is left
+  // out, the others kept).
+  Error counter_records(Span<const runtime::DelegateCounter> counters, internal::Record* out,
+                        std::uint32_t* count);
+  // A post-time delegate event's identifier as its record holds it (the
+  // int id, or the interned name's slot): kOk, or the error to return
+  // (a refusal or a full name table, each counted).
+  Error delegate_id_value(const char* name, DelegateDebugIntId id, std::uint32_t* out);
+  // Claims `count` consecutive slots, all allocated: the first index, or
+  // RecordStore::kFull (a drop, counted).
+  std::uint64_t claim_slots(std::uint32_t count);
   Error write_delegate_event(bool string_id, std::uint32_t id, Ticks start, Ticks end,
                              ChainId chain, InstructionId instruction, const void* metadata,
                              std::size_t metadata_len, runtime::TimeSource source);
+  // Any metadata (none too) and any counters; the event and all it
+  // carries are one claim, kept whole or dropped whole.
   Error write_delegate_event_with_metadata(bool string_id, std::uint32_t id, Ticks start, Ticks end,
                                            ChainId chain, InstructionId instruction,
                                            const void* metadata, std::size_t metadata_len,
-                                           runtime::TimeSource source);
+                                           runtime::TimeSource source,
+                                           const internal::Record* counters = nullptr,
+                                           std::uint32_t num_counters = 0);
   Result<bool> write_value(const runtime::ValueView& value, std::uint8_t flags, std::uint32_t id);
   // Copies the tensor's bytes to the sink; the offset, or -1 if not written.
   std::int64_t write_tensor_data(const TensorView& tensor);
@@ -240,6 +273,8 @@ class ETDumpGen final : public runtime::EventTracer {
   internal::NameTable names_;
   // Delegate metadata seen before: an event carrying it is one record.
   internal::MetadataTable metadata_;
+  // Which interned names are counter names (ETDump.counter_names).
+  internal::CounterNameTable counter_names_;
   internal::Arena arena_;
   std::unique_ptr<internal::NameSlot[]> name_slots_heap_;
 
@@ -270,7 +305,7 @@ class ETDumpGen final : public runtime::EventTracer {
   std::atomic<std::uint64_t> tensor_data_dropped_{0};
 
   DataSink* data_sink_ = nullptr;
-  std::mutex sink_mutex_;
+  Mutex sink_mutex_;
   char fingerprint_[65] = {};
   struct DelegateScale {
     char backend[kMaxBackendNameLength + 1] = {};

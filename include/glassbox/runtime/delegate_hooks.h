@@ -207,6 +207,52 @@ inline Error event_tracer_log_profiling_delegates(EventTracer* tracer,
   return Error::kOk;
 }
 
+// ---- Counters: named numbers on an event ---------------------------------
+
+/// Logs a finished delegate event (as `event_tracer_log_profiling_delegate`)
+/// with named numeric counters: what the hardware counted while the
+/// operator ran. The Inspector shows each name as a column of the ops view
+/// (sum and mean per operator). Names are strings that outlive the tracer
+/// (literals), interned once; values are copied:
+///
+///   const DelegateCounter counters[] = {
+///       {"cycles", end_cycles - start_cycles}, {"macs", op.macs},
+///       {"dma_bytes", op.bytes_read + op.bytes_written}};
+///   event_tracer_log_profiling_delegate_with_counters(
+///       tracer, nullptr, DelegateDebugIntId(3), start_cycles, end_cycles,
+///       counters);
+///
+/// Errors as `EventTracer::log_profiling_delegate_with_counters`; a tracer
+/// that stores no counters logs the event alone. Below profiling level
+/// `all`, or without a tracer, logs nothing.
+inline Error event_tracer_log_profiling_delegate_with_counters(
+    EventTracer* tracer, const char* name, DelegateDebugIntId id, Ticks start_time, Ticks end_time,
+    Span<const DelegateCounter> counters, const void* metadata = nullptr,
+    std::size_t metadata_len = 0, TimeSource time_source = TimeSource::kMeasured) {
+  if constexpr (kTracingEnabled) {
+    if (internal::delegate_profiling_on(tracer)) {
+      return tracer->log_profiling_delegate_with_counters(name, id, start_time, end_time, counters,
+                                                          metadata, metadata_len, time_source);
+    }
+  }
+  return Error::kOk;
+}
+
+/// Ends a real-time delegate event (as `event_tracer_end_profiling_delegate`)
+/// with counters attached.
+inline Error event_tracer_end_profiling_delegate_with_counters(EventTracer* tracer,
+                                                               const EventTracerEntry& entry,
+                                                               Span<const DelegateCounter> counters,
+                                                               const void* metadata = nullptr,
+                                                               std::size_t metadata_len = 0) {
+  if constexpr (kTracingEnabled) {
+    if (tracer != nullptr && entry.tracer == tracer) {
+      return tracer->end_profiling_delegate_with_counters(entry, counters, metadata, metadata_len);
+    }
+  }
+  return Error::kOk;
+}
+
 // ---- Time scale: once at init --------------------------------------------
 
 /// Declares, once in the backend's `init`, that its delegate-internal events

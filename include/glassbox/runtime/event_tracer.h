@@ -134,6 +134,15 @@ struct DelegateEventTimes {
   Ticks end = 0;
 };
 
+/// One named numeric counter a delegate attaches to a profiling event
+/// (cycles, MACs, DMA bytes). `name` is a string the delegate keeps for the
+/// tracer's lifetime (a literal, normally): a tracer interns each distinct
+/// name once, the first time it sees it, and later compares addresses.
+struct DelegateCounter {
+  const char* name = nullptr;
+  std::int64_t value = 0;
+};
+
 /// The entry a hook returns without a tracer (or below the level): an
 /// EventTracerEntry{} copied from a constant, so that it is built in two
 /// 16-byte moves rather than one store per field. The null-tracer hook's
@@ -341,6 +350,29 @@ class EventTracer {
   /// so the earlier virtual functions keep their places.
   virtual Error set_delegate_clock_offset(const char* backend, std::int64_t host_offset_ns);
   static constexpr std::size_t kMaxBackendNameLength = 63;
+
+  /// `log_profiling_delegate` with named numeric counters attached to the
+  /// event (`delegate_hooks.h` has the hook). Each counter's name must be
+  /// non-empty, at most kMaxEventCounters counters an event, and a name
+  /// appears once an event (kInvalidArgument otherwise, counted as a
+  /// rejected event); values are copied. A tracer keeps a fixed number of
+  /// distinct names; a counter whose name no longer fits is left out, the
+  /// event is kept and the call answers kOutOfResources. This default
+  /// logs the event without its counters, for tracers that store none.
+  /// Added after set_delegate_clock_offset so the earlier virtual
+  /// functions keep their places.
+  virtual Error log_profiling_delegate_with_counters(
+      const char* name, DelegateDebugIntId id, Ticks start_time, Ticks end_time,
+      Span<const DelegateCounter> counters, const void* metadata = nullptr,
+      std::size_t metadata_len = 0, TimeSource time_source = TimeSource::kMeasured);
+  /// `end_profiling_delegate` with counters (same rules as
+  /// `log_profiling_delegate_with_counters`). This default ends the event
+  /// without them.
+  virtual Error end_profiling_delegate_with_counters(const EventTracerEntry& entry,
+                                                     Span<const DelegateCounter> counters,
+                                                     const void* metadata = nullptr,
+                                                     std::size_t metadata_len = 0);
+  static constexpr std::size_t kMaxEventCounters = 16;
 
   // ---- State (not virtual) ----------------------------------------------
 

@@ -1,6 +1,7 @@
 #include "src/etdump/reader/decode.h"
 
 #include <bit>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <set>
@@ -149,6 +150,16 @@ ProfileEventRef profile_ref(const fb::ProfileEvent& p) {
                           ? static_cast<TimeSource>(raw)
                           : TimeSource::kUnknown;
   }
+  if (const auto* counters = p.counters(); counters != nullptr && counters->size() != 0) {
+    // The schema's struct and ours have one layout (name, 4 bytes of
+    // padding, value; little-endian as FlatBuffers are), so the verified
+    // vector is viewed in place.
+    static_assert(sizeof(fb::Counter) == sizeof(Counter) && alignof(Counter) == 8 &&
+                  offsetof(Counter, name) == 0 && offsetof(Counter, value) == 8);
+    static_assert(std::endian::native == std::endian::little);
+    out.counters = std::span<const Counter>(reinterpret_cast<const Counter*>(counters->Data()),
+                                            counters->size());
+  }
   return out;
 }
 
@@ -169,10 +180,7 @@ ProfileEvent decode_profile(const fb::ProfileEvent& p) {
   out.end_time = ref.end_time;
   out.thread_index = ref.thread_index;
   out.time_source = ref.time_source;
-  if (const auto* counters = p.counters()) {
-    out.counters.reserve(counters->size());
-    for (const fb::Counter* c : *counters) out.counters.push_back({c->name(), c->value()});
-  }
+  out.counters.assign(ref.counters.begin(), ref.counters.end());
   return out;
 }
 

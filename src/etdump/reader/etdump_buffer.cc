@@ -24,6 +24,7 @@ ProfileEventRef ProfileEventRef::of(const ProfileEvent& event) {
   ref.end_time = event.end_time;
   ref.thread_index = event.thread_index;
   ref.time_source = event.time_source;
+  ref.counters = event.counters;
   return ref;
 }
 

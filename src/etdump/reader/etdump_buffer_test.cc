@@ -17,6 +17,7 @@ namespace {
 
 using ::glassbox::testing::IsOk;
 using test_util::make_allocation;
+using test_util::make_counted_profile;
 using test_util::make_debug_int;
 using test_util::make_delegate_profile;
 using test_util::make_profile;
@@ -31,6 +32,9 @@ std::vector<std::uint8_t> two_runs() {
   b.event(make_profile(b.fbb(), "OPERATOR_CALL", 3, 4, 100, 250));
   b.event(make_debug_int(b.fbb(), 7, 5, 42));
   b.event(make_delegate_profile(b.fbb(), 7, 5, 300, 400, {0xde, 0xad}));
+  b.counter_names({"cycles", "macs"});
+  b.event(make_counted_profile(b.fbb(), 8, 400, 500,
+                               {::etdump::Counter(1, 7), ::etdump::Counter(0, -9)}));
   return b.finish();
 }
 
@@ -43,7 +47,7 @@ TEST(ETDumpBufferTest, SkeletonIsTheDumpWithoutItsProfileEvents) {
 
   const ETDumpFile& skeleton = buffer->skeleton();
   ASSERT_EQ(skeleton.runs.size(), 2u);
-  EXPECT_EQ(buffer->profile_events(), 3u);
+  EXPECT_EQ(buffer->profile_events(), 4u);
   for (std::size_t r = 0; r < 2; ++r) {
     EXPECT_EQ(skeleton.runs[r].name, whole->runs[r].name);
     EXPECT_EQ(skeleton.runs[r].allocators, whole->runs[r].allocators);
@@ -91,6 +95,12 @@ TEST(ETDumpBufferTest, VisitsEveryProfileEventAsParseDecodesIt) {
     EXPECT_EQ(got.end_time, ref.end_time);
     EXPECT_EQ(got.thread_index, ref.thread_index);
     EXPECT_EQ(got.time_source, ref.time_source);
+    // Counters are viewed in place, as decoded.
+    EXPECT_TRUE(std::ranges::equal(got.counters, ref.counters));
+    if (want.delegate_debug_id_int == DelegateDebugIntId(8)) {
+      EXPECT_EQ(std::vector<Counter>(got.counters.begin(), got.counters.end()),
+                (std::vector<Counter>{{1, 7}, {0, -9}}));
+    }
   });
   EXPECT_EQ(i, expected.size());
 }

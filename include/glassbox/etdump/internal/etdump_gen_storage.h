@@ -8,10 +8,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <vector>
 
 #include "glassbox/core/internal/large_buffer.h"
+#include "glassbox/core/mutex.h"
 #include "glassbox/runtime/event_tracer.h"
 
 namespace glassbox::etdump::internal {
@@ -29,6 +29,9 @@ enum class RecordKind : std::uint8_t {
   kAllocator,    // id = name slot, b = 1-based allocator id
   kAllocation,   // id = allocator id, a = size
   kDebug,        // a = value blob, id = delegate id (see flags)
+  kCounter,      // a = value, id = index in ETDump.counter_names; the
+                 // counters of a delegate event come just before it (and
+                 // before its metadata): [counters] [metadata] [event]
 };
 
 // Record.flags bits.
@@ -170,7 +173,7 @@ class Arena {
   // free, starting a new chunk if not (false when that fails).
   bool has_room(std::size_t need);
 
-  std::mutex mutex_;
+  Mutex mutex_;
   bool fixed_ = false;
   RecordStore* budget_ = nullptr;
   std::uint8_t* top_ = nullptr;   // caller-buffer mode
@@ -276,7 +279,7 @@ class RecordStore {
   // its chunk on first touch. Null only if that allocation failed.
   Record* slot(std::uint64_t index) {
     if (Record* record = allocated_slot(index)) return record;
-    Record* chunk = allocate_chunk(index >> kChunkShift);
+    Record* chunk = allocate_chunk(static_cast<std::size_t>(index >> kChunkShift));
     return chunk == nullptr ? nullptr : chunk + (index & (kChunkSize - 1));
   }
   // Read-only access for serialization: null for a never-allocated chunk.
@@ -290,7 +293,7 @@ class RecordStore {
   void clear();
 
  private:
-  Record* allocate_chunk(std::uint64_t chunk_index);
+  Record* allocate_chunk(std::size_t chunk_index);
   void set_limit(std::int64_t budget);
   // Whether this thread's run has `count` slots of this store, claimed
   // since the last block began.
@@ -302,7 +305,9 @@ class RecordStore {
   // not allocated yet.
   [[gnu::always_inline]] Record* allocated_slot(std::uint64_t index) const {
     if (fixed_ != nullptr) return fixed_ + index;
-    Record* chunk = chunks_[index >> kChunkShift].load(std::memory_order_acquire);
+    // index < capacity_, so its chunk is below num_chunks_ (a size_t).
+    Record* chunk =
+        chunks_[static_cast<std::size_t>(index >> kChunkShift)].load(std::memory_order_acquire);
     return chunk == nullptr ? nullptr : chunk + (index & (kChunkSize - 1));
   }
 
@@ -321,8 +326,8 @@ class RecordStore {
   std::atomic<std::int64_t> limit_{0};
   std::int64_t initial_limit_ = 0;
   std::uint64_t capacity_ = 0;
-  std::uint64_t num_chunks_ = 0;
-  std::mutex grow_mutex_;
+  std::size_t num_chunks_ = 0;
+  Mutex grow_mutex_;
 };
 
 // Interned strings: each distinct name is copied once and named by its slot
@@ -359,7 +364,7 @@ class NameTable {
   std::size_t max_names_ = 0;
   std::size_t used_ = 0;
   Arena* arena_ = nullptr;
-  std::mutex insert_mutex_;
+  Mutex insert_mutex_;
   CacheEntry cache_[kCacheSize];
 };
 
