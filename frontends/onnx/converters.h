@@ -29,6 +29,7 @@ void add_quantization_converters(ConverterTable* table);  // convert_quantize.cc
 void add_recurrent_converters(ConverterTable* table);     // convert_recurrent.cc
 void add_sequence_converters(ConverterTable* table);      // convert_sequence.cc
 void add_detection_converters(ConverterTable* table);     // convert_detection.cc
+void add_dynamic_converters(ConverterTable* table);       // convert_dynamic.cc
 
 /// Emits IR op `op` on input 0 as output 0 (convert_math.cc).
 Status emit_unary(ImportContext& context, std::string_view op, aot::AttributeMap attributes = {});

@@ -20,6 +20,7 @@ ValueId GraphWriter::add_value(const std::string& name, aot::TensorType type, ao
   v.name = unique(value_names_, name);
   v.dtype = type.dtype;
   v.shape = std::move(type.shape);
+  v.dynamic = type.dynamic;
   v.kind = kind;
   v.data = std::move(data);
   graph_.values.push_back(std::move(v));
@@ -119,7 +120,7 @@ StatusOr<std::vector<ValueId>> GraphWriter::add_node_outputs(
 
 aot::TensorType GraphWriter::type_of(ValueId id) const {
   const aot::Value* v = graph_.find_value(id);
-  return v == nullptr ? aot::TensorType{} : aot::TensorType{v->dtype, v->shape};
+  return v == nullptr ? aot::TensorType{} : aot::TensorType{v->dtype, v->shape, v->dynamic};
 }
 
 aot::ValueKind GraphWriter::kind_of(ValueId id) const { return graph_.find_value(id)->kind; }

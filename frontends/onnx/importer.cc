@@ -131,6 +131,7 @@ const ConverterTable& converters() {
     add_recurrent_converters(&t);
     add_sequence_converters(&t);
     add_detection_converters(&t);
+    add_dynamic_converters(&t);
     return t;
   }();
   return table;

@@ -78,6 +78,7 @@ StatusOr<HostTensor> evaluate_with_kernels(std::string_view op,
   result.name = "out";
   result.dtype = out.dtype;
   result.shape = out.shape;
+  result.dynamic = out.dynamic;
   node.outputs.push_back(result.id);
   graph.outputs.push_back(result.id);
   graph.values.push_back(std::move(result));
@@ -94,7 +95,9 @@ StatusOr<HostTensor> evaluate_with_kernels(std::string_view op,
       runtime::Method::load(*program, "forward", &memory, &temp, nullptr, &diag);
   if (!method.ok()) return kernel_error(op, diag.message);
   if (method->execute(&diag) != Error::kOk) return kernel_error(op, diag.message);
-  return read_output(method->output(0), out.shape);
+  // A dynamic output (non_zero of a constant) has its actual sizes now.
+  const runtime::Tensor& output = method->output(0);
+  return read_output(output, std::vector<std::int64_t>(output.sizes.begin(), output.sizes.end()));
 }
 
 }  // namespace glassbox::frontends::onnx

@@ -95,8 +95,9 @@ class ProgramWriter {
     const std::vector<std::int64_t>& sizes = value.shape;
     const auto dtype = static_cast<executorch_flatbuffer::ScalarType>(value.dtype);
     if (value.kind != ValueKind::kConstant) {
+      // A dynamic value's shape is its bound: what the plan reserved.
       return gbx::CreateTensorDirect(fbb_, value.name.c_str(), dtype, &sizes, -1,
-                                     plan_.values.at(value.id).offset);
+                                     plan_.values.at(value.id).offset, value.dynamic);
     }
     GLASSBOX_ASSIGN_OR_RETURN(std::vector<std::uint8_t> bytes, constant_bytes(value));
     const auto constant_index = static_cast<std::int32_t>(constants_.size());

@@ -88,6 +88,9 @@ Status verify_values(const Graph& graph, std::unordered_map<std::int32_t, const 
     for (std::int64_t d : v.shape) {
       if (d < 0) return invalid(label + ": negative dimension");
     }
+    if (v.dynamic && v.kind != ValueKind::kNodeOutput) {
+      return invalid(label + ": only a node's output can be dynamic (sized by data)");
+    }
     if (v.kind == ValueKind::kConstant) {
       const bool is_float = v.dtype == ScalarType::kFloat;
       if (!is_float && v.dtype != ScalarType::kLong && v.dtype != ScalarType::kInt &&
@@ -172,7 +175,7 @@ Status verify(const Graph& graph) {
         return invalid(label + ": input " + value_label(id) + " '" + it->second->name +
                        "' is used before it is defined");
       }
-      input_types.push_back(TensorType{it->second->dtype, it->second->shape});
+      input_types.push_back(TensorType{it->second->dtype, it->second->shape, it->second->dynamic});
     }
     if (node.outputs.empty()) return invalid(label + ": has no outputs");
     for (ValueId id : node.outputs) {
@@ -213,10 +216,10 @@ Status verify(const Graph& graph) {
     for (std::size_t o = 0; o < inferred->size(); ++o) {
       const TensorType& want = (*inferred)[o];
       const Value& out = *by_id.at(node.outputs[o].value);
-      if (want.dtype != out.dtype || want.shape != out.shape) {
-        TensorType declared{out.dtype, out.shape};
+      if (want.dtype != out.dtype || want.shape != out.shape || want.dynamic != out.dynamic) {
+        TensorType declared{out.dtype, out.shape, out.dynamic};
         auto describe_type = [](const TensorType& t) {
-          std::string s = std::string(to_string(t.dtype)) + "[";
+          std::string s = std::string(to_string(t.dtype)) + (t.dynamic ? " at most [" : "[");
           for (std::size_t d = 0; d < t.shape.size(); ++d) {
             s += (d ? ", " : "") + std::to_string(t.shape[d]);
           }

@@ -47,6 +47,7 @@ ValueId GraphBuilder::add_value(std::string name, TensorType type, ValueKind kin
   value.name = std::move(name);
   value.dtype = type.dtype;
   value.shape = std::move(type.shape);
+  value.dynamic = type.dynamic;
   value.kind = kind;
   value.data = std::move(data);
   graph_.values.push_back(std::move(value));
@@ -95,7 +96,7 @@ ValueId GraphBuilder::op(std::string_view op_name, std::vector<ValueId> inputs,
       fail(Status(Error::kInvalidArgument, where + ": unknown value " + std::to_string(id.value)));
       return kInvalidValueId;
     }
-    types.push_back(TensorType{v->dtype, v->shape});
+    types.push_back(TensorType{v->dtype, v->shape, v->dynamic});
   }
   StatusOr<TensorType> out = infer_output_type(op_name, types, attributes);
   if (!out.ok()) {

@@ -174,6 +174,11 @@ StatusOr<Value> parse_value(const Json& j, const std::string& path) {
   value.dtype = *dtype_it;
   GLASSBOX_ASSIGN_OR_RETURN(const Json* shape, field(j, "shape", path));
   GLASSBOX_ASSIGN_OR_RETURN(value.shape, int_list(*shape, path + ".shape"));
+  // Written only when set: graphs without dynamic values read as before.
+  if (auto dynamic = j.find("dynamic"); dynamic != j.end()) {
+    if (!dynamic->is_boolean()) return corrupt(path + ".dynamic", "expected true or false");
+    value.dynamic = dynamic->get<bool>();
+  }
   if (auto data = j.find("int_data"); data != j.end()) {
     if (!data->is_array()) return corrupt(path + ".int_data", "expected an array of integers");
     for (std::size_t i = 0; i < data->size(); ++i) {
@@ -307,6 +312,7 @@ StatusOr<std::string> graph_to_json(const Graph& graph, const GraphJsonOptions& 
     v["kind"] = std::string(to_string(value.kind));
     v["dtype"] = std::string(to_string(value.dtype));
     v["shape"] = value.shape;
+    if (value.dynamic) v["dynamic"] = true;  // `shape` is then its bound
     if (options.include_constant_data && value.kind == ValueKind::kConstant &&
         !value.data.empty()) {
       for (float f : value.data) {

@@ -377,6 +377,7 @@ enum class Dtypes : std::uint8_t {
   kFloatToIndex,  // float input; int64 output (argmax/argmin)
   kQuantization,  // checked by infer_quantization with the shapes
   kRecurrent,     // float, but sequence_lens (input 4) int64
+  kDynamic,       // checked by dynamic_op_dtype (ops_dynamic.cc)
 };
 
 // Which shape inference an op takes (ops_internal.h for the new families).
@@ -391,6 +392,7 @@ enum class Shapes : std::uint8_t {
   kConvTranspose,  // infer_conv_transpose2d
   kQuantization,   // infer_quantization (dtypes too)
   kRecurrent,      // infer_recurrent (ops_recurrent.cc): several outputs
+  kDynamic,        // infer_dynamic (ops_dynamic.cc): outputs sized by data
 };
 
 struct OpInfo {
@@ -506,6 +508,10 @@ constexpr OpInfo kOps[] = {
     {op::kLstm, 8, 8, Dtypes::kRecurrent, Shapes::kRecurrent},
     {op::kGru, 6, 6, Dtypes::kRecurrent, Shapes::kRecurrent},
     {op::kRnn, 6, 6, Dtypes::kRecurrent, Shapes::kRecurrent},
+    // Outputs sized by data (ops_dynamic.cc).
+    {op::kNonZero, 1, 1, Dtypes::kDynamic, Shapes::kDynamic},
+    {op::kTopK, 1, 2, Dtypes::kDynamic, Shapes::kDynamic},
+    {op::kNonMaxSuppression, 2, 2, Dtypes::kDynamic, Shapes::kDynamic},
 };
 
 const OpInfo* find_op(std::string_view name) {
@@ -590,6 +596,7 @@ StatusOr<ScalarType> check_dtypes(const OpInfo& info, std::span<const TensorType
         if (in[i].dtype != want) return dtype_error(op, i, in[i].dtype, to_string(want));
       }
       return ScalarType::kFloat;
+    case Dtypes::kDynamic: return dynamic_op_dtype(op, in);
   }
   return invalid("unknown dtype rule");
 }
@@ -701,6 +708,18 @@ StatusOr<TensorType> infer_output_type(std::string_view op_name, std::span<const
     }
   }
   GLASSBOX_ASSIGN_OR_RETURN(ScalarType out_dtype, check_dtypes(*info, in, attrs));
+  // A dynamic input holds its bound until the kernel that makes it runs:
+  // only an op whose kernel reads its inputs' actual sizes may take one.
+  bool any_dynamic = false;
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    if (!in[i].dynamic) continue;
+    if (!takes_dynamic_inputs(op_name)) {
+      return invalid("input " + std::to_string(i) + " is sized by data at run time (at most " +
+                     shape_string(in[i].shape) + "), which " + std::string(op_name) +
+                     " does not take");
+    }
+    any_dynamic = true;
+  }
   StatusOr<TensorType> out = [&]() -> StatusOr<TensorType> {
     switch (info->shapes) {
       case Shapes::kOriginal: return infer_original(op_name, in, attrs);
@@ -712,6 +731,10 @@ StatusOr<TensorType> infer_output_type(std::string_view op_name, std::span<const
       case Shapes::kDataMovement: return infer_data_movement(op_name, in, attrs);
       case Shapes::kConvTranspose: return infer_conv_transpose(op_name, in, attrs);
       case Shapes::kQuantization: return infer_quantization(op_name, in, attrs);
+      case Shapes::kDynamic: {
+        GLASSBOX_ASSIGN_OR_RETURN(std::vector<TensorType> all, infer_dynamic(op_name, in, attrs));
+        return all.front();
+      }
       case Shapes::kRecurrent: {
         GLASSBOX_ASSIGN_OR_RETURN(std::vector<TensorType> all, infer_recurrent(op_name, in, attrs));
         return all.front();
@@ -721,6 +744,7 @@ StatusOr<TensorType> infer_output_type(std::string_view op_name, std::span<const
   }();
   if (!out.ok()) return out;
   out->dtype = out_dtype;
+  if (any_dynamic) out->dynamic = true;
   if (out->shape.size() > kMaxRank) {
     return invalid("the output would have rank " + std::to_string(out->shape.size()) +
                    "; at most " + std::to_string(kMaxRank) + " is supported");
@@ -736,6 +760,7 @@ StatusOr<std::vector<TensorType>> infer_output_types(std::string_view op_name,
   GLASSBOX_ASSIGN_OR_RETURN(TensorType first, infer_output_type(op_name, in, attrs));
   const OpInfo* info = find_op(op_name);
   if (info->shapes == Shapes::kRecurrent) return infer_recurrent(op_name, in, attrs);
+  if (info->shapes == Shapes::kDynamic) return infer_dynamic(op_name, in, attrs);
   return std::vector<TensorType>{std::move(first)};
 }
 

@@ -81,6 +81,15 @@ StatusOr<TensorType> infer_quantization(std::string_view op, std::span<const Ten
 StatusOr<TensorType> infer_conv_transpose(std::string_view op, std::span<const TensorType> in,
                                           const AttributeMap& attrs);
 
+/// non_zero, top_k, non_max_suppression (ops_dynamic.cc): output 0's dtype
+/// after checking the inputs' dtypes, and every output's type (a bound,
+/// dynamic when sized by data).
+StatusOr<ScalarType> dynamic_op_dtype(std::string_view op, std::span<const TensorType> in);
+StatusOr<std::vector<TensorType>> infer_dynamic(std::string_view op, std::span<const TensorType> in,
+                                                const AttributeMap& attrs);
+/// Whether `op`'s kernel reads the actual sizes of dynamic inputs.
+bool takes_dynamic_inputs(std::string_view op);
+
 /// lstm, gru and rnn (ops_recurrent.cc): y, y_h (and y_c), after the
 /// table's count and dtype checks.
 StatusOr<std::vector<TensorType>> infer_recurrent(std::string_view op,

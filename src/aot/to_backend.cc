@@ -109,6 +109,19 @@ StatusOr<Graph> extract_subgraph(const Graph& graph, const Partition& partition)
   Graph sub;
   for (std::size_t index : partition.node_indices) {
     const Node& node = graph.nodes[index];
+    // A delegate's blob has static sizes; a value sized by data at each
+    // execution (aot::Value::dynamic) stays with the portable kernels,
+    // whatever a partitioner (a plug-in's too) proposed.
+    for (const std::vector<ValueId>* ids : {&node.inputs, &node.outputs}) {
+      for (ValueId id : *ids) {
+        const Value* value = graph.find_value(id);
+        if (value != nullptr && value->dynamic) {
+          return invalid("extract_subgraph: node '" + node.name + "' uses '" + value->name +
+                         "', whose size depends on data (dynamic values run on the portable "
+                         "kernels only)");
+        }
+      }
+    }
     for (ValueId in : node.inputs) {
       used_inside.insert(in.value);
       if (produced.contains(in.value) || !kept.insert(in.value).second) continue;

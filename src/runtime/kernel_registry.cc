@@ -161,6 +161,9 @@ constexpr std::array kKernels = {
     Kernel{"mod", portable::prepare_broadcast_op<kModOp>, portable::run_broadcast_op<kModOp>},
     Kernel{"mul", portable::prepare_broadcast_op<kMulOp>, portable::run_broadcast_op<kMulOp>},
     Kernel{kOpNeg, portable::prepare_unary_op<kOpNeg>, portable::run_unary_op<kernels::neg>},
+    Kernel{"non_max_suppression", portable::prepare_non_max_suppression,
+           portable::run_non_max_suppression},
+    Kernel{"non_zero", portable::prepare_non_zero, portable::run_non_zero},
     Kernel{"pad", portable::prepare_pad, portable::run_pad},
     Kernel{"pow", portable::prepare_broadcast_op<kPowOp>, portable::run_broadcast_op<kPowOp>},
     Kernel{"prelu", portable::prepare_broadcast_op<kPreluOp>, portable::run_broadcast_op<kPreluOp>},
@@ -208,6 +211,7 @@ constexpr std::array kKernels = {
     Kernel{kOpTan, portable::prepare_unary_op<kOpTan>, portable::run_unary_op<kernels::tan>},
     Kernel{kOpTanh, portable::prepare_unary_op<kOpTanh>, portable::run_unary_op<kernels::tanh>},
     Kernel{"tile", portable::prepare_tile, portable::run_tile},
+    Kernel{"top_k", portable::prepare_top_k, portable::run_top_k},
     Kernel{"transpose", portable::prepare_transpose, portable::run_transpose},
     Kernel{"where", portable::prepare_where, portable::run_where},
 };

@@ -102,8 +102,11 @@ Result<Method> Method::load(const Program& program, const char* name,
   method.temp_ = temp_allocator;
 
   // Values: constants point into the program, the rest into the arena.
-  auto* arena =
-      static_cast<std::uint8_t*>(method_allocator->allocate(fb->arena_bytes(), kArenaAlignment));
+  // (A 32-bit target cannot address an arena past size_t: out of memory.)
+  auto* arena = std::in_range<std::size_t>(fb->arena_bytes())
+                    ? static_cast<std::uint8_t*>(method_allocator->allocate(
+                          static_cast<std::size_t>(fb->arena_bytes()), kArenaAlignment))
+                    : nullptr;
   if (arena == nullptr && fb->arena_bytes() > 0) {
     return out_of_memory(diagnostics, "the activation arena");
   }
@@ -116,6 +119,14 @@ Result<Method> Method::load(const Program& program, const char* name,
     slot.dtype = static_cast<ScalarType>(t->scalar_type());
     slot.sizes = Span<const std::int64_t>(t->sizes()->data(), t->sizes()->size());
     slot.nbytes = static_cast<std::size_t>(slot.numel()) * element_size(slot.dtype);
+    if (t->dynamic()) {
+      // Sizes its kernel rewrites at each execution; the bound until then.
+      slot.bound = slot.sizes;
+      slot.dynamic_sizes = method_allocator->allocate_array<std::int64_t>(slot.bound.size() + 1);
+      if (slot.dynamic_sizes == nullptr) return out_of_memory(diagnostics, "dynamic sizes");
+      for (std::size_t d = 0; d < slot.bound.size(); ++d) slot.dynamic_sizes[d] = slot.bound[d];
+      slot.sizes = Span<const std::int64_t>(slot.dynamic_sizes, slot.bound.size());
+    }
     if (t->constant_index() >= 0) {
       // Verified by Program::load: the buffer exists and has nbytes.
       const gbx::Buffer* buffer =
@@ -204,7 +215,7 @@ Result<Method> Method::load(const Program& program, const char* name,
     }
     for (std::size_t o = 0; o < instr.num_outputs; ++o) {
       if (instr.outputs[o]->is_constant) {
-        report(diagnostics, "instruction %u writes to a constant", i);
+        report(diagnostics, "instruction %u writes to a constant", static_cast<unsigned>(i));
         return make_error(Error::kCorruptData, "program writes a constant");
       }
     }
@@ -215,7 +226,7 @@ Result<Method> Method::load(const Program& program, const char* name,
       Result<std::size_t> scratch = instr.kernel->prepare(args, &kernel_diag);
       if (!scratch.ok()) {
         // Kernel messages start with the op name already.
-        report(diagnostics, "instruction %u: %s", i, kernel_diag.message);
+        report(diagnostics, "instruction %u: %s", static_cast<unsigned>(i), kernel_diag.message);
         return scratch.error_info();
       }
       if (*scratch > scratch_bytes) scratch_bytes = *scratch;
@@ -225,7 +236,8 @@ Result<Method> Method::load(const Program& program, const char* name,
           delegate.handle, Span<Tensor* const>(instr.inputs, instr.num_inputs),
           Span<Tensor* const>(instr.outputs, instr.num_outputs));
       if (checked.code != Error::kOk) {
-        report(diagnostics, "instruction %u: delegate %zu: %s", i, instr.delegate, checked.message);
+        report(diagnostics, "instruction %u: delegate %zu: %s", static_cast<unsigned>(i),
+               instr.delegate, checked.message);
         return checked;
       }
     }

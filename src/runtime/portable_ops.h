@@ -156,6 +156,10 @@ RunFn run_lstm, run_gru, run_rnn;
 PrepareFn prepare_cumsum;
 RunFn run_cumsum;
 
+// portable_ops_dynamic.cc: outputs sized by data (Tensor::resize).
+PrepareFn prepare_non_zero, prepare_top_k, prepare_non_max_suppression;
+RunFn run_non_zero, run_top_k, run_non_max_suppression;
+
 // portable_ops_shape.cc
 PrepareFn prepare_flatten, prepare_reshape, prepare_concat, prepare_transpose;
 RunFn run_flatten, run_reshape, run_concat, run_transpose;

@@ -67,6 +67,12 @@ ErrorInfo check_values(const gbx::Program& program, const gbx::Method& method, s
              static_cast<int>(t->scalar_type()));
       return make_error(Error::kCorruptData, "program failed verification");
     }
+    // A dynamic value's sizes are its bound (checked above, as any sizes);
+    // the method sizes it at run time, which a constant never is.
+    if (t->dynamic() && t->constant_index() >= 0) {
+      report(d, "method %zu value %zu: a constant cannot be dynamic (sized by data)", m, v);
+      return make_error(Error::kCorruptData, "program failed verification");
+    }
     if (t->constant_index() >= 0) {
       const auto index = static_cast<std::size_t>(t->constant_index());
       // Constants are read in place by the kernels, so they must be as
@@ -88,7 +94,7 @@ ErrorInfo check_values(const gbx::Program& program, const gbx::Method& method, s
         report(d,
                "method %zu value %zu: constant %d is missing, misaligned or "
                "not %lld bytes",
-               m, v, t->constant_index(), static_cast<long long>(bytes));
+               m, v, static_cast<int>(t->constant_index()), static_cast<long long>(bytes));
         return make_error(Error::kCorruptData, "program failed verification");
       }
       continue;
@@ -205,7 +211,7 @@ Result<Program> Program::load(Span<const std::uint8_t> data, Diagnostics* diagno
   const gbx::Program* program = gbx::GetProgram(data.data());
   if (program->version() != kVersion) {
     report(diagnostics, "program version %u is not supported (this runtime reads %u)",
-           program->version(), kVersion);
+           static_cast<unsigned>(program->version()), static_cast<unsigned>(kVersion));
     return make_error(Error::kVersionMismatch, "unsupported program version");
   }
   if (program->methods() == nullptr || program->methods()->size() == 0) {
@@ -223,10 +229,18 @@ Result<Program> Program::load(Span<const std::uint8_t> data, Diagnostics* diagno
              m);
       return make_error(Error::kCorruptData, "program failed verification");
     }
+    for (std::int32_t v : *method->inputs()) {
+      if (method->values()->Get(static_cast<flatbuffers::uoffset_t>(v))->dynamic()) {
+        report(diagnostics, "method %zu: input %d is dynamic (sized by data); inputs are not", m,
+               static_cast<int>(v));
+        return make_error(Error::kCorruptData, "program failed verification");
+      }
+    }
     for (const auto* io : {method->inputs(), method->outputs()}) {
       for (std::int32_t v : *io) {
         if (method->values()->Get(static_cast<flatbuffers::uoffset_t>(v))->constant_index() >= 0) {
-          report(diagnostics, "method %zu: input or output %d is a constant", m, v);
+          report(diagnostics, "method %zu: input or output %d is a constant", m,
+                 static_cast<int>(v));
           return make_error(Error::kCorruptData, "program failed verification");
         }
       }

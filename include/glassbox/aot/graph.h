@@ -55,6 +55,9 @@ struct Value {
   ScalarType dtype = ScalarType::kFloat;
   std::vector<std::int64_t> shape;
   ValueKind kind = ValueKind::kNodeOutput;
+  /// The size depends on data: `shape` is its upper bound (ops.h
+  /// TensorType::dynamic). Only node outputs are dynamic.
+  bool dynamic = false;
   /// Float constants only: the elements, row-major. Empty when the data was
   /// not recorded (e.g. a graph loaded from JSON written without constant
   /// data).

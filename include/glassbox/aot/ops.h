@@ -109,6 +109,29 @@
 /// has the scale's shape. Scales must be positive and finite: the importer
 /// checks constant ones, the kernels every one at run time.
 ///
+/// Dynamic outputs (sized by data at each execution; the shape given is the
+/// upper bound the memory plan reserves, TensorType::dynamic):
+///
+/// - non_zero: x (any dtype, rank >= 1) -> int64 [rank, at most numel(x)]:
+///   the coordinates of x's non-zero elements, row-major order (ONNX NonZero).
+/// - top_k: x (float or int64), k? (int64 [1]) -> values (x's dtype),
+///   indices (int64), x's shape with the axis dim k; axis (int), largest,
+///   sorted (0/1); attribute k (int >= 0) when there is no k input. A k
+///   input (computed at run time) makes both outputs dynamic, bounded by the
+///   axis length; a dynamic x makes them dynamic too. Ties go to the lower
+///   index (ONNX TopK); the output is always sorted.
+/// - non_max_suppression: boxes[B,N,4], scores[B,C,N] (float) -> int64
+///   [at most B*C*min(N, max_output_boxes_per_class), 3] of (batch, class,
+///   box); center_point_box (0: corners y1,x1,y2,x2 in any order; 1: centre
+///   x,y, width, height), max_output_boxes_per_class (int >= 0),
+///   iou_threshold (float), score_threshold (float, optional: none when
+///   absent). ONNX NonMaxSuppression, each class's boxes by score, ties to
+///   the lower index.
+///
+/// Only the ops above and the ones ops_dynamic.cc lists as taking them
+/// accept a dynamic input; any other op refuses one (its kernel would read
+/// the bound).
+///
 /// Of the first table, flatten and reshape take any dtype (and keep it) and
 /// add, sub, mul, div take float or int64; every other op there is float
 /// only.
@@ -226,6 +249,10 @@ inline constexpr std::string_view kGru = "gru";
 inline constexpr std::string_view kRnn = "rnn";
 inline constexpr std::string_view kQuantizeLinear = "quantize_linear";
 inline constexpr std::string_view kDequantizeLinear = "dequantize_linear";
+// Outputs sized by data (dynamic; TensorType::dynamic).
+inline constexpr std::string_view kNonZero = "non_zero";
+inline constexpr std::string_view kTopK = "top_k";
+inline constexpr std::string_view kNonMaxSuppression = "non_max_suppression";
 inline constexpr std::string_view kDelegateCall = "delegate_call";
 }  // namespace op
 
@@ -233,6 +260,11 @@ inline constexpr std::string_view kDelegateCall = "delegate_call";
 struct TensorType {
   ScalarType dtype = ScalarType::kFloat;
   std::vector<std::int64_t> shape;
+  /// The size depends on data (non_zero, top_k with a computed k,
+  /// non_max_suppression): `shape` is then an upper bound, planned as the
+  /// value's buffer, and the runtime sizes the value at each execution
+  /// (docs/architecture.md "Dynamic shapes").
+  bool dynamic = false;
   friend bool operator==(const TensorType&, const TensorType&) = default;
 };
 

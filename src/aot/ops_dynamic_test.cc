@@ -1,0 +1,110 @@
+// Shape rules of the ops sized by data (ops_dynamic.cc): their bounds and
+// dynamic flags, the refusal of a dynamic input by ops that would read its
+// bound, and the flag's way through verify() and the graph JSON.
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "glassbox/aot/graph.h"
+#include "glassbox/aot/graph_json.h"
+#include "glassbox/aot/ops.h"
+
+namespace glassbox::aot {
+namespace {
+
+using Shape = std::vector<std::int64_t>;
+using Types = std::vector<TensorType>;
+
+TEST(OpsDynamicTest, NonZeroIsBoundedByTheElementCount) {
+  StatusOr<Types> t = infer_output_types(op::kNonZero, Types{{ScalarType::kBool, Shape{3, 5}}}, {});
+  ASSERT_TRUE(t.ok()) << t.message();
+  EXPECT_EQ(*t, (Types{{ScalarType::kLong, Shape{2, 15}, true}}));
+}
+
+TEST(OpsDynamicTest, TopKIsStaticForAConstantKAndDynamicForAComputedOne) {
+  const TensorType x{ScalarType::kFloat, Shape{2, 7}};
+  StatusOr<Types> fixed = infer_output_types(op::kTopK, Types{x}, {{"k", std::int64_t{3}}});
+  ASSERT_TRUE(fixed.ok()) << fixed.message();
+  EXPECT_EQ(*fixed, (Types{{ScalarType::kFloat, Shape{2, 3}}, {ScalarType::kLong, Shape{2, 3}}}));
+
+  const TensorType k{ScalarType::kLong, Shape{1}};
+  StatusOr<Types> computed = infer_output_types(op::kTopK, Types{x, k}, {});
+  ASSERT_TRUE(computed.ok()) << computed.message();
+  EXPECT_EQ(*computed, (Types{{ScalarType::kFloat, Shape{2, 7}, true},
+                              {ScalarType::kLong, Shape{2, 7}, true}}));
+
+  // A dynamic x (a non_zero's coordinates, say): dynamic, bounded by k.
+  const TensorType dynamic_x{ScalarType::kLong, Shape{2, 40}, true};
+  StatusOr<Types> of_dynamic =
+      infer_output_types(op::kTopK, Types{dynamic_x}, {{"k", std::int64_t{5}}});
+  ASSERT_TRUE(of_dynamic.ok()) << of_dynamic.message();
+  EXPECT_EQ((*of_dynamic)[0], (TensorType{ScalarType::kLong, Shape{2, 5}, true}));
+
+  EXPECT_FALSE(infer_output_types(op::kTopK, Types{x}, {{"k", std::int64_t{8}}}).ok());
+}
+
+TEST(OpsDynamicTest, NonMaxSuppressionBoundsEveryClassAndBatch) {
+  const Types in{{ScalarType::kFloat, Shape{2, 10, 4}}, {ScalarType::kFloat, Shape{2, 3, 10}}};
+  StatusOr<Types> t =
+      infer_output_types(op::kNonMaxSuppression, in,
+                         {{"max_output_boxes_per_class", std::int64_t{4}}, {"iou_threshold", 0.5}});
+  ASSERT_TRUE(t.ok()) << t.message();
+  EXPECT_EQ(*t, (Types{{ScalarType::kLong, Shape{2 * 3 * 4, 3}, true}}));
+  const Types mismatched{in[0], {ScalarType::kFloat, Shape{2, 3, 9}}};
+  EXPECT_FALSE(
+      infer_output_types(op::kNonMaxSuppression, mismatched,
+                         {{"max_output_boxes_per_class", std::int64_t{4}}, {"iou_threshold", 0.5}})
+          .ok());
+}
+
+TEST(OpsDynamicTest, OtherOpsRefuseADynamicInput) {
+  const TensorType dynamic{ScalarType::kFloat, Shape{4, 3}, true};
+  StatusOr<TensorType> t = infer_output_type(op::kRelu, Types{dynamic}, {});
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.message().find("sized by data"), std::string::npos) << t.message();
+}
+
+Graph non_zero_graph() {
+  Graph g;
+  Value x, nz;
+  x.id = ValueId(0);
+  x.name = "x";
+  x.shape = {6};
+  x.kind = ValueKind::kInput;
+  nz.id = ValueId(1);
+  nz.name = "nz";
+  nz.dtype = ScalarType::kLong;
+  nz.shape = {1, 6};
+  nz.dynamic = true;
+  g.values = {x, nz};
+  Node n;
+  n.name = "non_zero";
+  n.op = std::string(op::kNonZero);
+  n.inputs = {ValueId(0)};
+  n.outputs = {ValueId(1)};
+  g.nodes = {n};
+  g.inputs = {ValueId(0)};
+  g.outputs = {ValueId(1)};
+  return g;
+}
+
+TEST(OpsDynamicTest, VerifyAndJsonKeepTheFlag) {
+  Graph g = non_zero_graph();
+  ASSERT_TRUE(verify(g).ok()) << verify(g).message();
+  StatusOr<std::string> json = graph_to_json(g, {});
+  ASSERT_TRUE(json.ok());
+  StatusOr<Graph> back = graph_from_json(*json);
+  ASSERT_TRUE(back.ok()) << back.message();
+  EXPECT_TRUE(back->values[1].dynamic);
+
+  Graph undeclared = g;
+  undeclared.values[1].dynamic = false;  // the op makes it dynamic
+  EXPECT_FALSE(verify(undeclared).ok());
+  Graph dynamic_input = g;
+  dynamic_input.values[0].dynamic = true;
+  EXPECT_FALSE(verify(dynamic_input).ok());
+}
+
+}  // namespace
+}  // namespace glassbox::aot
