@@ -55,7 +55,7 @@ void Arena::init_heap(RecordStore* budget) {
 
 std::uint8_t* Arena::allocate(std::size_t size, std::size_t output_bytes) {
   const std::size_t need = align8(size == 0 ? 1 : size);
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<Mutex> lock(mutex_);
   if (budget_ == nullptr || !budget_->charge(need + output_bytes)) return nullptr;
   if (fixed_) {
     // The budget keeps the arena clear of every record that fits; this
@@ -86,13 +86,13 @@ bool Arena::has_room(std::size_t need) {
 
 void Arena::reserve(std::size_t size) {
   const std::size_t need = align8(size);
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<Mutex> lock(mutex_);
   // Without room, allocate() tries again.
   if (!fixed_ && need != 0 && has_room(need)) fault_in_with_zeros(base_ + used_, need);
 }
 
 void Arena::mark_unwritten(Record* slots, std::uint64_t count) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<Mutex> lock(mutex_);
   for (std::uint64_t i = 0; i < count; ++i) {
     if (reinterpret_cast<std::uint8_t*>(slots + i + 1) > low_) return;
     slots[i].kind = RecordKind::kEmpty;
@@ -100,7 +100,7 @@ void Arena::mark_unwritten(Record* slots, std::uint64_t count) {
 }
 
 void Arena::clear() {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<Mutex> lock(mutex_);
   low_ = top_;
   used_ = 0;
   if (!fixed_) {
@@ -133,17 +133,21 @@ void RecordStore::init_heap(std::uint64_t max_records, std::int64_t budget,
                             LargeBuffer::Pages slab_pages) {
   fixed_ = nullptr;
   slab_pages_ = slab_pages;
-  num_chunks_ = (max_records + kChunkSize - 1) >> kChunkShift;
-  capacity_ = num_chunks_ << kChunkShift;
-  const std::uint64_t num_slabs = (num_chunks_ + (1u << kSlabShift) - 1) >> kSlabShift;
+  // On a 32-bit target a record count past the address space cannot be
+  // indexed: refused like a failed allocation, never truncated.
+  const std::uint64_t chunks = (max_records + kChunkSize - 1) >> kChunkShift;
+  const bool addressable = chunks <= SIZE_MAX / sizeof(std::atomic<Record*>);
+  num_chunks_ = addressable ? static_cast<std::size_t>(chunks) : 0;
+  capacity_ = std::uint64_t{num_chunks_} << kChunkShift;
+  const std::size_t num_slabs = (num_chunks_ + (1u << kSlabShift) - 1) >> kSlabShift;
   chunks_.reset(new (std::nothrow) std::atomic<Record*>[num_chunks_]);
   slabs_.reset(new (std::nothrow) LargeBuffer[num_slabs]);
-  if (chunks_ == nullptr || slabs_ == nullptr) {
+  if (!addressable || chunks_ == nullptr || slabs_ == nullptr) {
     num_chunks_ = 0;
     capacity_ = 0;
   }
   set_limit(budget);
-  for (std::uint64_t i = 0; i < num_chunks_; ++i) chunks_[i].store(nullptr);
+  for (std::size_t i = 0; i < num_chunks_; ++i) chunks_[i].store(nullptr);
   clear();
 }
 
@@ -191,8 +195,8 @@ std::uint64_t RecordStore::event_capacity() const {
   return left > 0 ? static_cast<std::uint64_t>(left) : 0;
 }
 
-Record* RecordStore::allocate_chunk(std::uint64_t chunk_index) {
-  std::lock_guard<std::mutex> lock(grow_mutex_);
+Record* RecordStore::allocate_chunk(std::size_t chunk_index) {
+  std::lock_guard<Mutex> lock(grow_mutex_);
   Record* chunk = chunks_[chunk_index].load(std::memory_order_acquire);
   if (chunk != nullptr) return chunk;  // another thread won the race
   // The first 16 chunks are malloc's, one at a time: reused from one
@@ -205,7 +209,7 @@ Record* RecordStore::allocate_chunk(std::uint64_t chunk_index) {
   // kEmpty. calloc, not new[](): fresh pages from the kernel are already
   // zero, and calloc knows it.
   static_assert(std::is_trivial_v<Record>);
-  const std::uint64_t slab_index = chunk_index >> kSlabShift;
+  const std::size_t slab_index = chunk_index >> kSlabShift;
   if (slab_index == 0) {
     chunk = static_cast<Record*>(std::calloc(kChunkSize, sizeof(Record)));
   } else {
@@ -214,7 +218,7 @@ Record* RecordStore::allocate_chunk(std::uint64_t chunk_index) {
                                                  slab_pages_, LargeBuffer::Fill::kZero)) {
       return nullptr;
     }
-    const std::uint64_t within = chunk_index & ((1u << kSlabShift) - 1);
+    const std::size_t within = chunk_index & ((1u << kSlabShift) - 1);
     chunk = reinterpret_cast<Record*>(slab.data()) + (within << kChunkShift);
   }
   chunks_[chunk_index].store(chunk, std::memory_order_release);
@@ -231,7 +235,9 @@ void RecordStore::reserve(std::uint64_t count) {
   const std::uint64_t first = size();
   if (first >= last) return;
   const std::uint64_t end = count < last - first ? first + count : last;
-  for (std::uint64_t c = first >> kChunkShift; (c << kChunkShift) < end; ++c) {
+  // Chunk indices are below num_chunks_ (end <= capacity_), so size_t.
+  for (auto c = static_cast<std::size_t>(first >> kChunkShift);
+       (std::uint64_t{c} << kChunkShift) < end; ++c) {
     Record* chunk = chunks_[c].load(std::memory_order_acquire);
     if (chunk == nullptr) chunk = allocate_chunk(c);
     if (chunk == nullptr) return;  // claims will retry, and count a drop if it fails again
@@ -239,7 +245,7 @@ void RecordStore::reserve(std::uint64_t count) {
     // page fault (several microseconds in a VM) in the middle of a timed
     // execution. Writing a zero to every page of the unclaimed slots now
     // takes those faults here. The slots stay zero, so kEmpty.
-    const std::uint64_t chunk_first = c << kChunkShift;
+    const std::uint64_t chunk_first = std::uint64_t{c} << kChunkShift;
     const std::uint64_t from = std::max(first, chunk_first) - chunk_first;
     const std::uint64_t to = std::min(end, chunk_first + kChunkSize) - chunk_first;
     fault_in_with_zeros(reinterpret_cast<std::uint8_t*>(chunk + from),
@@ -252,13 +258,13 @@ void RecordStore::clear() {
   // by its event or by Arena::mark_unwritten.
   if (fixed_ == nullptr) {
     // The first slab's chunks are malloc's; the others are in slabs.
-    const std::uint64_t first_slab = std::min<std::uint64_t>(num_chunks_, 1u << kSlabShift);
-    for (std::uint64_t i = 0; i < num_chunks_; ++i) {
+    const std::size_t first_slab = std::min<std::size_t>(num_chunks_, 1u << kSlabShift);
+    for (std::size_t i = 0; i < num_chunks_; ++i) {
       Record* chunk = chunks_[i].exchange(nullptr);
       if (i < first_slab) std::free(chunk);
     }
-    const std::uint64_t num_slabs = (num_chunks_ + (1u << kSlabShift) - 1) >> kSlabShift;
-    for (std::uint64_t i = 1; i < num_slabs; ++i) slabs_[i].release();
+    const std::size_t num_slabs = (num_chunks_ + (1u << kSlabShift) - 1) >> kSlabShift;
+    for (std::size_t i = 1; i < num_slabs; ++i) slabs_[i].release();
   }
   limit_.store(initial_limit_);
   next_.store(0, std::memory_order_relaxed);
@@ -331,7 +337,7 @@ std::uint32_t NameTable::intern(const char* text) {
 std::uint32_t NameTable::insert(const char* text) {
   std::size_t length = 0;
   const std::uint32_t hash = fnv1a(text, &length);
-  std::lock_guard<std::mutex> lock(insert_mutex_);
+  std::lock_guard<Mutex> lock(insert_mutex_);
   // Another thread may have inserted it while we waited.
   std::uint32_t index = find(text, hash, length);
   if (index != kNoName) return index;
