@@ -5,7 +5,7 @@
 JOBS ?= 2
 GLASSBOX := build/default/tools/glassbox/glassbox
 
-.PHONY: all setup setup-cross build install demo test check-format test-python-install test-asan test-tsan test-notrace test-aarch64 size bench fuzz models onnx-testdata report-screenshot clean
+.PHONY: all setup setup-cross build install demo test check-format test-python-install test-asan test-tsan test-notrace test-aarch64 demo-baremetal size bench fuzz models onnx-testdata report-screenshot clean
 
 all: build
 
@@ -26,6 +26,8 @@ build/size/x86_64/build.ninja: | setup
 	cmake --preset size >/dev/null
 build/size/aarch64/build.ninja: | setup-cross
 	cmake --preset size-aarch64 >/dev/null
+build/baremetal/tree/build.ninja: | setup-cross
+	cmake --preset baremetal >/dev/null
 
 build: setup build/default/build.ninja
 	cmake --build build/default -j $(JOBS)
@@ -53,6 +55,17 @@ test: build check-format test-notrace
 test-aarch64: build setup-cross build/aarch64/build.ninja
 	cmake --build build/aarch64 -j $(JOBS)
 	ctest --test-dir build/aarch64 --output-on-failure -j $(JOBS)
+
+# The demo on bare metal (docs/device.md): the demo model, lowered by the
+# host's glassbox (hence `build` first), embedded in a Cortex-M3 image with
+# the device layers (the baremetal preset), run under qemu-system-arm's
+# mps2-an385; its ETDump comes back through semihosting into
+# build/baremetal/demo.etdp and `glassbox inspect` reads it with the host's
+# demo.etrecord beside it (tests/baremetal/demo.sh checks the rows).
+demo-baremetal: build setup-cross build/baremetal/tree/build.ninja
+	cmake --build build/baremetal/tree -j $(JOBS)
+	@bash tests/baremetal/demo.sh build/baremetal/tree/tests/baremetal/demo.elf \
+	  build/baremetal/tree/tests/baremetal/demo.etrecord $(GLASSBOX)
 
 # The size test (docs/benchmarks.md "Size"): tests/size's programs built
 # -Os without exceptions or RTTI for x86-64 and aarch64, measured into

@@ -29,6 +29,18 @@ int semihost_close(int handle) {
   return semihost_call(SYS_CLOSE, args);
 }
 
+void semihost_write_error(const char* text) {
+  // ":tt" is the console; mode 8 ("a") selects standard error.
+  static int handle = -1;
+  if (handle < 0) {
+    const char tt[] = ":tt";
+    const uintptr_t args[3] = {(uintptr_t)tt, 8, 3};
+    handle = semihost_call(SYS_OPEN, args);
+    if (handle < 0) return;
+  }
+  (void)semihost_write(handle, text, strlen(text));
+}
+
 void semihost_exit(int status) {
   // ADP_Stopped_ApplicationExit with a status (SYS_EXIT_EXTENDED).
   const uintptr_t args[2] = {0x20026, (uintptr_t)status};

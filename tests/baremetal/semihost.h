@@ -13,6 +13,8 @@ int semihost_open_write(const char* path);
 // Writes all of size bytes; returns 0 when every byte was written.
 int semihost_write(int handle, const void* data, size_t size);
 int semihost_close(int handle);
+// Writes a string to qemu's standard error (":tt" opened for appending).
+void semihost_write_error(const char* text);
 // Ends qemu with status (0 success); does not return.
 void semihost_exit(int status) __attribute__((noreturn));
 #ifdef __cplusplus
