@@ -203,6 +203,12 @@ const etrecord::ReferenceTensor* find_reference(const etrecord::ETRecord& record
   row->reference_handle = ops.back().node->debug_handle;
   row->reference_op = ops.back().node->name;
   row->reference_output = row->output_index;
+  if (auto graph = record.edge_graphs.find(index.method());
+      graph != record.edge_graphs.end() && row->kind == NumericRowKind::kOperator &&
+      row->output_index < ops.back().node->outputs.size()) {
+    const aot::Value* v = graph->second.find_value(ops.back().node->outputs[row->output_index]);
+    if (v != nullptr && v->dynamic) row->bound_sizes = v->shape;
+  }
   if (row->kind == NumericRowKind::kDelegateCall) {
     if (collector.outputs_seen(row->instruction) > 1) {
       // Which op produced which output of a delegate is not recorded.

@@ -122,7 +122,10 @@ Sheet make_numeric_sheet(const NumericReport& report, bool machine) {
       cells.push_back(row.reference_handle.is_set() ? std::to_string(row.reference_handle.value)
                                                     : "");
     }
-    cells.push_back(shape_text(row.runtime_sizes));
+    // A value sized by data: this execution's size and the program's bound.
+    cells.push_back(
+        shape_text(row.runtime_sizes) +
+        (row.bound_sizes.empty() || machine ? "" : " (bound " + shape_text(row.bound_sizes) + ")"));
     if (machine) cells.push_back(shape_text(row.reference_sizes));
     for (Comparator c : report.comparators) {
       std::string cell;
@@ -221,6 +224,7 @@ std::string json(const NumericReport& report) {
     r["reference_output"] = row.reference_output;
     r["runtime_shape"] = row.runtime_sizes;
     r["reference_shape"] = row.reference_sizes;
+    if (!row.bound_sizes.empty()) r["bound_shape"] = row.bound_sizes;
     r["status"] = to_string(row.status);
     r["dequantized"] = row.dequantized;
     r["note"] = row.note.empty() ? Json(nullptr) : Json(row.note);

@@ -161,6 +161,11 @@ struct NumericRow {
   std::uint32_t reference_output = 0;
   std::vector<std::int64_t> runtime_sizes;
   std::vector<std::int64_t> reference_sizes;
+  /// When the compared output is sized by data (a dynamic value of the edge
+  /// graph: NonZero, TopK with a computed k, NonMaxSuppression), the bound
+  /// the program reserved; runtime_sizes is this execution's size. Empty
+  /// otherwise.
+  std::vector<std::int64_t> bound_sizes;
   /// The logged tensor's element type (an int8 delegate logs CHAR or BYTE).
   ScalarType runtime_dtype = ScalarType::kFloat;
   /// The logged values were int8/uint8 codes, compared after dequantizing
