@@ -20,7 +20,9 @@ std::string dl_error_text() {
 }
 
 bool takes_plugins(std::string_view command) {
-  return command == "lower" || command == "run" || command == "demo" || command == "check-backend";
+  return command == "lower" || command == "run" || command == "demo" ||
+         command == "check-backend" || command == "inspect" || command == "report" ||
+         command == "export";
 }
 
 }  // namespace

@@ -36,7 +36,8 @@ Status load_backend_plugin(const std::string& path);
 std::vector<std::string> plugin_paths_from_environment();
 
 /// For a command that takes plug-ins (`lower`, `run`, `demo`,
-/// `check-backend` as argv[1]): loads GLASSBOX_PLUGINS', then each
+/// `check-backend`, and `inspect`, `report`, `export` for their raw-trace
+/// decoders, as argv[1]): loads GLASSBOX_PLUGINS', then each
 /// `--plugin PATH` / `--plugin=PATH` of the command line in order, before
 /// the command line is parsed, so `--backend` accepts their names. Other
 /// commands load nothing. The first failure stops and is returned.

@@ -19,6 +19,7 @@
 #include "src/cli/fleet_options.h"
 #include "src/cli/fleet_reader.h"
 #include "src/cli/interrupt.h"
+#include "src/cli/plugin_option.h"
 #include "src/cli/run_cli.h"
 #include "src/cli/time_scale_options.h"
 
@@ -130,6 +131,7 @@ void add_export_commands(CLI::App& app, CommandContext& context) {
       ->check(CLI::IsMember({"ndjson", "csv"}))
       ->capture_default_str();
   add_fleet_options(*command, options->fleet, "");
+  add_plugin_option(*command, /*for_decoding=*/true);
   command
       ->add_option("--skip-first", options->skip_first,
                    "ignore the first N executions of each dump (warm-up)")

@@ -17,6 +17,7 @@
 #include "glassbox/etdump/etdump_model.h"
 #include "glassbox/etdump/etdump_reader.h"
 #include "src/cli/dump_inputs.h"
+#include "src/cli/inspect_files.h"
 #include "src/cli/ordered_pool.h"
 #include "src/cli/progress_line.h"
 
@@ -79,7 +80,8 @@ StatusOr<FleetSummary> read_fleet(
       StatusOr<Tags> tags = tags_of(paths[i], pattern ? &*pattern : nullptr);
       if (!tags.ok()) return {std::move(source), tags.status()};
       source.tags = std::move(*tags);
-      StatusOr<etdump::ETDumpFile> dump = etdump::load_etdump_file(paths[i]);
+      // Raw traces expanded (inspect_files.h), as in the one-dump case.
+      StatusOr<etdump::ETDumpFile> dump = load_expanded_etdump(paths[i]);
       if (!dump.ok()) return {std::move(source), dump.status()};
       StatusOr<T> result = work(source, *dump);
       if (!result.ok()) return {std::move(source), result.status().with_context(paths[i])};

@@ -30,6 +30,7 @@
 #include "src/cli/fleet_options.h"
 #include "src/cli/inspect_files.h"
 #include "src/cli/inspect_fleet.h"
+#include "src/cli/plugin_option.h"
 #include "src/cli/terminal_width.h"
 #include "src/cli/time_scale_options.h"
 
@@ -358,6 +359,7 @@ void add_inspect_commands(CLI::App& app, CommandContext& context) {
                     "join an ETDump and an ETRecord of different programs anyway");
   command->add_option("-o,--output", options->output, "write here instead of stdout");
   add_fleet_options(*command, options->fleet, "with several dumps: ");
+  add_plugin_option(*command, /*for_decoding=*/true);
   command->add_option(
       "--group-by", options->group_by,
       "split the view by this tag's value (a first column in csv/tsv, a key in json, "

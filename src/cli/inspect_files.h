@@ -1,16 +1,29 @@
 #pragma once
-// The file loading `glassbox inspect` and `glassbox report` share: an
-// ETDump read and joined into an Inspector, errors naming the file.
+// The file loading `glassbox inspect`, `report` and `export` share: an
+// ETDump read, its raw traces expanded through the loaded plug-ins'
+// decoders (glassbox/etdump/raw_trace.h), and joined into an Inspector,
+// errors naming the file.
 
 #include <cstdint>
 #include <span>
 #include <string>
 
 #include "glassbox/core/status.h"
+#include "glassbox/etdump/etdump_model.h"
+#include "glassbox/etdump/raw_trace.h"
 #include "glassbox/etrecord/etrecord.h"
 #include "glassbox/inspector/inspector.h"
 
 namespace glassbox::cli {
+
+/// The raw-trace decoders of the registered backends (the built-ins have
+/// none; plug-ins loaded by --plugin or GLASSBOX_PLUGINS may).
+etdump::RawTraceDecoderLookup registered_decoders();
+
+/// The ETDump at `path` with its raw traces expanded: a trace whose
+/// backend has no decoder loaded fails it (kNotFound, naming the backend),
+/// as does one that does not decode (kCorruptData).
+StatusOr<etdump::ETDumpFile> load_expanded_etdump(const std::string& path);
 
 /// The Inspector of the ETDump at `path` (with `record` when not null).
 StatusOr<inspector::Inspector> inspect_file(const std::string& path,

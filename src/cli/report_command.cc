@@ -22,6 +22,7 @@
 #include "glassbox/report/report.h"
 #include "src/cli/commands.h"
 #include "src/cli/inspect_files.h"
+#include "src/cli/plugin_option.h"
 #include "src/cli/time_scale_options.h"
 
 namespace glassbox::cli {
@@ -186,6 +187,7 @@ void add_report_commands(CLI::App& app, CommandContext& context) {
       ->required();
   command->add_option("--etrecord", options->etrecord,
                       "the program's ETRecord: names events after source operators and modules");
+  add_plugin_option(*command, /*for_decoding=*/true);
   command->add_option(
       "--debug-data", options->debug_data,
       "the run's debug-data file (run --debug-level intermediates --debug-data D.bin): adds the "

@@ -24,7 +24,7 @@ expect_refusal() {
 }
 
 model=$work/missing.onnx
-expect_refusal "ABI version 999, this glassbox loads version 1" \
+expect_refusal "ABI version 999, this glassbox loads version 2" \
   lower "$model" --plugin "$dir/libtest_plugin_wrong_abi.so" -o "$work/x.gbx"
 expect_refusal "plug-in built as 'gcc-1 libstdc++-1 glassbox-0.0.0', this glassbox is '" \
   run "$model" --plugin "$dir/libtest_plugin_wrong_tag.so" --etdump "$work/x.etdp"

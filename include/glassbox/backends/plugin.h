@@ -38,11 +38,13 @@
 #include "glassbox/aot/partitioner.h"
 #include "glassbox/config.h"
 #include "glassbox/core/status.h"
+#include "glassbox/etdump/raw_trace.h"
 #include "glassbox/runtime/delegate_specs.h"
 
 /// The version of the `PluginEntry` / `BackendPlugin` layout. Raised on any
-/// change to either struct, LowerSettings or RunSettings.
-#define GLASSBOX_PLUGIN_ABI_VERSION 1
+/// change to either struct, LowerSettings or RunSettings. 2: the raw-trace
+/// decoder (BackendPlugin::decode_raw_trace).
+#define GLASSBOX_PLUGIN_ABI_VERSION 2
 
 #define GLASSBOX_PLUGIN_STRINGIFY_(x) #x
 #define GLASSBOX_PLUGIN_STRINGIFY(x) GLASSBOX_PLUGIN_STRINGIFY_(x)
@@ -121,6 +123,14 @@ struct BackendPlugin {
   /// (part of) an int8 operator (`lower` prints the count). Null when the
   /// backend has no int8 operators.
   StatusOr<std::vector<bool>> (*int8_report)(const aot::Graph& graph) = nullptr;
+  /// Deferred decoding: expands one raw trace its runtime half logged
+  /// (glassbox/runtime/delegate_raw_trace.h) into per-operator events, on
+  /// the host, when `inspect`, `report` or `export` read the dump. A C
+  /// function (glassbox/etdump/raw_trace.h): bytes, size and the backend's
+  /// declared clock in; events out through a callback; 0 or an error
+  /// message. Null when the backend logs its events directly (the
+  /// built-ins). The host checks every event it gives.
+  GlassboxRawTraceDecoder decode_raw_trace = nullptr;
 };
 
 /// What `glassbox_plugin_entry` returns (and what each built-in backend
