@@ -487,7 +487,10 @@ struct PlannedTensor {
   runtime::Tensor tensor;
   explicit PlannedTensor(const SlotDesc& slot)
       : sizes(slot.dims, slot.dims + slot.rank), data(static_cast<std::size_t>(slot.numel)) {
-    tensor = runtime::Tensor{ScalarType::kFloat, sizes, data.data(), data.size() * sizeof(float)};
+    tensor.dtype = ScalarType::kFloat;
+    tensor.sizes = sizes;
+    tensor.data = data.data();
+    tensor.nbytes = data.size() * sizeof(float);
   }
 };
 
