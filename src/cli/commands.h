@@ -92,6 +92,9 @@ void add_report_commands(CLI::App& app, CommandContext& context);
 /// `glassbox compare` (compare_command.cc).
 void add_compare_commands(CLI::App& app, CommandContext& context);
 
+/// `glassbox check-backend` (check_backend_command.cc).
+void add_check_backend_commands(CLI::App& app, CommandContext& context);
+
 /// `glassbox export` (export_command.cc).
 void add_export_commands(CLI::App& app, CommandContext& context);
 

@@ -47,6 +47,7 @@ void add_all_commands(CLI::App& app, CommandContext& context) {
   add_report_commands(app, context);
   add_export_commands(app, context);
   add_compare_commands(app, context);
+  add_check_backend_commands(app, context);
 }
 
 constexpr const char* kDescription =
