@@ -139,6 +139,15 @@ class EventBlock:
         return f"EventBlock({self.name!r}, {len(self.events)} events)"
 
 
+def _counter_columns(row):
+    """An ops row with its delegate counters as columns, named as the csv
+    names them (cycles_sum, cycles_mean); a row without counters as it is."""
+    for name, counter in row.pop("counters", {}).items():
+        row[f"{name}_sum"] = counter["sum"]
+        row[f"{name}_mean"] = counter["mean"]
+    return row
+
+
 def _frame(rows):
     """A DataFrame of `rows` (dicts) in which a column holding None keeps
     its values as they are (ints stay ints, None stays None) instead of
@@ -363,7 +372,10 @@ class Inspector:
         --view quant`)."""
         if view == "quant":
             return _frame(self._quant_rows(0))
-        return _frame(self._json(view)["rows"])
+        rows = self._json(view)["rows"]
+        if view == "ops":
+            rows = [_counter_columns(row) for row in rows]
+        return _frame(rows)
 
     def _quant_rows(self, execution):
         return json.loads(self._cpp.render_quant(execution, "json"))["rows"]

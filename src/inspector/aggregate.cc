@@ -3,6 +3,7 @@
 
 #include "glassbox/inspector/aggregate.h"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -50,6 +51,8 @@ void InspectorAggregator::merge(PreparedDump prepared) {
   if (!keep_occurrences_) {
     part.occurrences_ = {};
     part.occurrence_threads_ = {};
+    part.occurrence_counter_ranges_ = {};
+    part.occurrence_counter_values_ = {};
   }
   if (dumps_++ == 0) {
     // The first dump is the result as it stands: one-dump inspection is
@@ -64,6 +67,15 @@ void InspectorAggregator::merge(PreparedDump prepared) {
 
   const auto run_offset = static_cast<std::uint32_t>(result_.runs_.size());
   for (RunInfo& run : part.runs_) result_.runs_.push_back(std::move(run));
+
+  // Counter names: the part's as the result's.
+  std::vector<std::uint32_t> counter_remap(part.counter_names_.size());
+  for (std::size_t n = 0; n < part.counter_names_.size(); ++n) {
+    auto& names = result_.counter_names_;
+    const auto it = std::find(names.begin(), names.end(), part.counter_names_[n]);
+    counter_remap[n] = static_cast<std::uint32_t>(it - names.begin());
+    if (it == names.end()) names.push_back(part.counter_names_[n]);
+  }
 
   std::vector<std::uint32_t> remap(part.groups_.size());
   for (std::uint32_t g = 0; g < part.groups_.size(); ++g) {
@@ -81,6 +93,7 @@ void InspectorAggregator::merge(PreparedDump prepared) {
     into.sample_runs.insert(into.sample_runs.end(), group.sample_runs.begin(),
                             group.sample_runs.end());
     into.occurrences += group.occurrences;
+    for (const CounterTotal& c : group.counters) add_counter(into.counters, c.name, c.sum);
     if (into.delegate_debug_metadata.empty()) {
       into.delegate_debug_metadata = std::move(group.delegate_debug_metadata);
     }
@@ -97,6 +110,18 @@ void InspectorAggregator::merge(PreparedDump prepared) {
         threads.insert(threads.end(), part.occurrence_threads_.begin(),
                        part.occurrence_threads_.end());
       }
+    }
+    const auto occurrence_offset = static_cast<std::uint32_t>(result_.occurrences_.size());
+    const auto value_offset = static_cast<std::uint32_t>(result_.occurrence_counter_values_.size());
+    for (Inspector::CounterRange range : part.occurrence_counter_ranges_) {
+      range.occurrence += occurrence_offset;
+      range.begin += value_offset;
+      range.end += value_offset;
+      result_.occurrence_counter_ranges_.push_back(range);
+    }
+    for (OccurrenceCounter c : part.occurrence_counter_values_) {
+      c.name = counter_remap[c.name];
+      result_.occurrence_counter_values_.push_back(c);
     }
     for (Occurrence o : part.occurrences_) {
       o.group = remap[o.group];

@@ -3,8 +3,12 @@
 // orchestrates and checks; group.cc groups; resolve.cc joins the ETRecord
 // through record_index.h, as numeric.cc does).
 
+#include <algorithm>
+#include <cstdint>
 #include <functional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "glassbox/etdump/etdump_buffer.h"
 #include "glassbox/inspector/aggregate.h"
@@ -73,5 +77,16 @@ class InspectorBuilder {
     i.logged_identifiers_ = logged;
   }
 };
+
+// Adds `value` to the total named `name`, appending it when new. Sums
+// wrap (two's complement) rather than trap on a counter past 63 bits.
+inline void add_counter(std::vector<CounterTotal>& totals, std::string_view name,
+                        std::int64_t value) {
+  auto it = std::find_if(totals.begin(), totals.end(),
+                         [&](const CounterTotal& t) { return t.name == name; });
+  if (it == totals.end()) it = totals.insert(it, CounterTotal{std::string(name), 0});
+  it->sum = static_cast<std::int64_t>(static_cast<std::uint64_t>(it->sum) +
+                                      static_cast<std::uint64_t>(value));
+}
 
 }  // namespace glassbox::inspector

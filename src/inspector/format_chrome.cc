@@ -114,6 +114,11 @@ Status write_chrome_trace(const Inspector& inspector, const io::ChunkSink& write
     out += ",\n{\"ph\":\"M\",\"pid\":1,\"tid\":" + std::to_string(tid) +
            ",\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":" + std::to_string(tid) + "}}";
   }
+  const bool has_counters = !inspector.counter_names().empty();
+  std::vector<std::string> counter_keys;
+  for (const std::string& name : inspector.counter_names()) {
+    counter_keys.push_back(json_string(name) + ":");
+  }
   constexpr std::size_t kChunk = 1 << 20;
   out.reserve(kChunk + 4096);
   for (std::uint32_t i : order) {
@@ -137,6 +142,17 @@ Status write_chrome_trace(const Inspector& inspector, const io::ChunkSink& write
     out += args[o.group];
     out += ",\"run\":";
     out += std::to_string(o.run);
+    // The event's own delegate counters, by name, in its args (an object
+    // of their own: a counter may be called "run").
+    if (has_counters) {
+      const std::span<const OccurrenceCounter> counters = inspector.occurrence_counters(i);
+      for (std::size_t k = 0; k < counters.size(); ++k) {
+        out += k == 0 ? ",\"counters\":{" : ",";
+        out += counter_keys[counters[k].name];
+        out += std::to_string(counters[k].value);
+      }
+      if (!counters.empty()) out += '}';
+    }
     out += "}}";
   }
   out += "\n]}\n";

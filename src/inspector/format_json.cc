@@ -134,6 +134,15 @@ Json ops_rows(const Inspector& inspector) {
     row["occurrences"] = r.occurrences;
     row["time_scale"] = to_string(r.time_scale);
     add_stats(row, r.stats);
+    // Only for a dump with counters: other outputs keep their bytes.
+    if (!inspector.counter_names().empty()) {
+      Json counters = Json::object();
+      for (const std::string& name : inspector.counter_names()) {
+        counters[name] = {{"sum", r.counter_sum(name)},
+                          {"mean", std::round(r.counter_mean(name) * 1000) / 1000}};
+      }
+      row["counters"] = std::move(counters);
+    }
     rows.push_back(std::move(row));
   }
   return rows;

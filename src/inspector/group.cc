@@ -136,6 +136,9 @@ void InspectorBuilder::group(const etdump::ETDumpFile& dump, const ProfileEventS
     used_runs_from[r] = used_runs_from[r + 1] + (inspector.runs_[r].used ? 1 : 0);
   }
   std::uint64_t unreserved = events.count;
+  // The dump's counter names as the inspector's (added when first used).
+  std::vector<std::uint32_t> counter_names(dump.counter_names.size(), 0);
+  std::vector<bool> counter_name_used(dump.counter_names.size(), false);
   events.visit([&](std::size_t r, const etdump::ProfileEventRef& e) {
     if (!inspector.runs_[r].used) return;
     const auto run_index = static_cast<std::uint32_t>(r);
@@ -185,6 +188,27 @@ void InspectorBuilder::group(const etdump::ETDumpFile& dump, const ProfileEventS
       group.samples.back() += duration;
     }
     ++group.occurrences;
+    if (!e.counters.empty()) [[unlikely]] {
+      const auto begin = static_cast<std::uint32_t>(inspector.occurrence_counter_values_.size());
+      for (const etdump::Counter& c : e.counters) {
+        // The reader checks the range; a dump built by hand may not.
+        if (c.name >= counter_names.size()) continue;
+        if (!counter_name_used[c.name]) {
+          counter_name_used[c.name] = true;
+          counter_names[c.name] = static_cast<std::uint32_t>(inspector.counter_names_.size());
+          inspector.counter_names_.push_back(dump.counter_names[c.name]);
+        }
+        add_counter(group.counters, inspector.counter_names_[counter_names[c.name]], c.value);
+        if (keep_occurrences) {
+          inspector.occurrence_counter_values_.push_back({counter_names[c.name], c.value});
+        }
+      }
+      const auto end = static_cast<std::uint32_t>(inspector.occurrence_counter_values_.size());
+      if (end != begin) {
+        inspector.occurrence_counter_ranges_.push_back(
+            {static_cast<std::uint32_t>(inspector.occurrences_.size()), begin, end});
+      }
+    }
     if (keep_occurrences) {
       const std::int32_t thread = e.thread_index.value_or(0);
       std::vector<std::int32_t>& threads = inspector.occurrence_threads_;

@@ -4,6 +4,7 @@
 
 #include "glassbox/inspector/inspector.h"
 
+#include <algorithm>
 #include <string>
 
 #include "glassbox/inspector/aggregate.h"
@@ -190,6 +191,17 @@ StatusOr<PreparedDump> InspectorAggregator::prepare(const etdump::ETDumpBuffer& 
                                                     const etrecord::ETRecord* etrecord,
                                                     const InspectorOptions& options) {
   return prepare_dump(dump.skeleton(), ProfileEventSource::of(dump), etrecord, options);
+}
+
+std::span<const OccurrenceCounter> Inspector::occurrence_counters(std::size_t i) const {
+  const auto it =
+      std::lower_bound(occurrence_counter_ranges_.begin(), occurrence_counter_ranges_.end(), i,
+                       [](const CounterRange& range, std::size_t occurrence) {
+                         return range.occurrence < occurrence;
+                       });
+  if (it == occurrence_counter_ranges_.end() || it->occurrence != i) return {};
+  return std::span<const OccurrenceCounter>(occurrence_counter_values_)
+      .subspan(it->begin, it->end - it->begin);
 }
 
 StatusOr<Inspector> Inspector::create(const etdump::ETDumpFile& dump,

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "glassbox/inspector/views.h"
+#include "glassbox/io/printable.h"
 #include "src/inspector/text.h"
 
 namespace glassbox::inspector {
@@ -56,6 +57,26 @@ void set_columns(Sheet& sheet, std::vector<std::pair<std::string, bool>> columns
   for (auto& [name, numeric] : columns) {
     sheet.columns.push_back(name);
     sheet.numeric.push_back(numeric);
+  }
+}
+
+// The ops view's delegate counters: a sum and a mean-per-execution column
+// for each name the dump's events carry (none when they carry none, so
+// outputs of dumps without counters keep their columns).
+void add_counter_columns(Sheet& sheet, const Inspector& inspector, std::string_view sum_suffix,
+                         std::string_view mean_suffix) {
+  for (const std::string& name : inspector.counter_names()) {
+    const std::string column = io::printable(name);
+    set_columns(sheet, {{column + std::string(sum_suffix), true},
+                        {column + std::string(mean_suffix), true}});
+  }
+}
+
+void add_counters(std::vector<std::string>& cells, const Inspector& inspector, const OpRow& row,
+                  int mean_decimals) {
+  for (const std::string& name : inspector.counter_names()) {
+    cells.push_back(std::to_string(row.counter_sum(name)));
+    cells.push_back(fixed(row.counter_mean(name), mean_decimals));
   }
 }
 
@@ -193,6 +214,7 @@ Sheet ops_sheet(const Inspector& inspector, SheetMode mode, TimeScale* scale) {
                         {"occurrences", true}});
     add_stat_columns(sheet, *scale);
     set_columns(sheet, {{"percent", true}});
+    add_counter_columns(sheet, inspector, "_sum", "_mean");
     for (const OpRow& r : rows) {
       std::vector<std::string> instructions;
       for (std::int32_t i : r.instructions) instructions.push_back(std::to_string(i));
@@ -211,6 +233,7 @@ Sheet ops_sheet(const Inspector& inspector, SheetMode mode, TimeScale* scale) {
                                         std::to_string(r.occurrences)};
       add_stats(cells, r.stats, *scale);
       cells.push_back(percent(r));
+      add_counters(cells, inspector, r, 3);
       sheet.rows.push_back(std::move(cells));
     }
     return sheet;
@@ -220,6 +243,7 @@ Sheet ops_sheet(const Inspector& inspector, SheetMode mode, TimeScale* scale) {
   set_columns(sheet, {{"op", false}, {"module", false}, {"backend", false}, {"ids", false}});
   add_human_stat_columns(sheet, *scale);
   set_columns(sheet, {{"%", true}});
+  add_counter_columns(sheet, inspector, "", " mean");
   for (const OpRow& r : rows) {
     std::vector<std::string> cells = {
         // Without an ETRecord nothing maps: a diagnostic says so once.
@@ -229,6 +253,7 @@ Sheet ops_sheet(const Inspector& inspector, SheetMode mode, TimeScale* scale) {
                                              : join(id_texts(r.delegate_debug_identifiers), ",")};
     add_human_stats(cells, r.stats, *scale);
     cells.push_back(percent(r));
+    add_counters(cells, inspector, r, 1);
     sheet.rows.push_back(std::move(cells));
   }
   return sheet;

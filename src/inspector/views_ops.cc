@@ -113,6 +113,7 @@ OpRow build_row(const std::vector<EventGroup>& groups, const std::vector<std::si
     if (g.time_scale != TimeScaleSource::kClock) row.time_scale = g.time_scale;
     add_unique(row.instructions, g.instruction.value);
     row.occurrences += g.occurrences;
+    for (const CounterTotal& c : g.counters) add_counter(row.counters, c.name, c.sum);
     for (std::size_t s = 0; s < g.samples.size(); ++s) {
       const std::uint32_t run = g.sample_runs[s];
       if (run >= per_run.sum.size()) {  // Not one of runs(): a hand-built inspector.
@@ -175,6 +176,19 @@ OpRow build_row(const std::vector<EventGroup>& groups, const std::vector<std::si
 }
 
 }  // namespace
+
+std::int64_t OpRow::counter_sum(std::string_view name) const {
+  for (const CounterTotal& c : counters) {
+    if (c.name == name) return c.sum;
+  }
+  return 0;
+}
+
+double OpRow::counter_mean(std::string_view name) const {
+  return samples.empty()
+             ? 0.0
+             : static_cast<double>(counter_sum(name)) / static_cast<double>(samples.size());
+}
 
 std::string delegate_call_label(InstructionId instruction, std::string_view backend) {
   return "DELEGATE_CALL (instruction " + std::to_string(instruction.value) +

@@ -138,6 +138,17 @@ Json ops_json(const Inspector& inspector, const std::vector<OpRow>& ops,
         {"percent", round_time(sum > 0 ? 100 * r.stats.mean / sum : 0)},
         {"in_modules", in_modules},
     });
+    // The delegate counters, in the dump's order, only when it has any:
+    // a report of a dump without them keeps its bytes.
+    if (!inspector.counter_names().empty()) {
+      Json counters = Json::array();
+      for (const std::string& name : inspector.counter_names()) {
+        counters.push_back({{"name", name},
+                            {"sum", r.counter_sum(name)},
+                            {"mean", round_time(r.counter_mean(name))}});
+      }
+      rows.back()["counters"] = std::move(counters);
+    }
   }
   return rows;
 }

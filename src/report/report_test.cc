@@ -167,6 +167,43 @@ TEST(ReportDataTest, OpsMarkFusedAndDecomposedRows) {
   EXPECT_EQ(fused, 2);
 }
 
+// Delegate counters become the ops table's columns: every row lists the
+// dump's counters in order (sum over the runs, mean per execution); a dump
+// without counters has no such key (the goldens above).
+TEST(ReportDataTest, OpsCarryTheDumpsCountersInOrder) {
+  const etrecord::ETRecord record = demo_record(Ids::kInt);
+  etdump::ETDumpFile dump = demo_dump(Ids::kInt, 2);
+  dump.counter_names = {"cycles", "macs"};
+  std::int64_t logged = 0;
+  for (etdump::RunData& run : dump.runs) {
+    for (etdump::Event& event : run.events) {
+      auto* p = std::get_if<etdump::ProfileEvent>(&event.data);
+      if (p == nullptr || p->delegate_debug_id_int != DelegateDebugIntId(100)) continue;
+      p->counters = {{0, 100}, {1, 7}};
+      ++logged;
+    }
+  }
+  ASSERT_GT(logged, 0);
+  const Inspector current = value_of(Inspector::create(dump, &record));
+  const nlohmann::json data = data_of({.current = &current});
+  bool found = false;
+  for (const nlohmann::json& row : data["ops"]) {
+    ASSERT_EQ(row["counters"].size(), 2u);
+    EXPECT_EQ(row["counters"][0]["name"], "cycles");
+    EXPECT_EQ(row["counters"][1]["name"], "macs");
+    if (row["identifiers"] != nlohmann::json({100})) {
+      EXPECT_EQ(row["counters"][0]["sum"], 0);
+      continue;
+    }
+    found = true;
+    EXPECT_EQ(row["counters"][0]["sum"], 100 * logged);
+    EXPECT_EQ(row["counters"][1]["sum"], 7 * logged);
+    EXPECT_DOUBLE_EQ(row["counters"][1]["mean"].get<double>(),
+                     7.0 * static_cast<double>(logged) / row["n"].get<double>());
+  }
+  EXPECT_TRUE(found);
+}
+
 TEST(ReportDataTest, ModulesKnowTheirParentAndOpsTheirModules) {
   const etrecord::ETRecord record = demo_record(Ids::kInt);
   const Inspector current = value_of(Inspector::create(demo_dump(Ids::kInt, 2), &record));

@@ -223,6 +223,20 @@ std::string identifier_text(const Identifier& id);
 
 /// All occurrences of one (block, instruction, identifier, name) across the
 /// runs used, with their statistics and what they resolved to.
+/// Glassbox: a named delegate counter (cycles, MACs, DMA bytes) summed over
+/// the events of a group or an ops row.
+struct CounterTotal {
+  std::string name;
+  std::int64_t sum = 0;
+  friend bool operator==(const CounterTotal&, const CounterTotal&) = default;
+};
+
+/// One counter of one occurrence: `name` indexes Inspector::counter_names().
+struct OccurrenceCounter {
+  std::uint32_t name = 0;
+  std::int64_t value = 0;
+};
+
 struct EventGroup {
   std::string block;  ///< The run name, e.g. "Execute".
   /// The event's name, or the identifier's text for delegate events without
@@ -254,6 +268,9 @@ struct EventGroup {
   std::vector<std::uint32_t> sample_runs;
   std::uint64_t occurrences = 0;  ///< Events over all runs used.
   PerfStats stats;
+  /// The counters its events carried, summed over the runs used, by name
+  /// in the order first seen; empty when none did.
+  std::vector<CounterTotal> counters;
 };
 
 /// What the tracer counted but could not record, over the whole dump.
@@ -319,6 +336,12 @@ class Inspector {
   std::int32_t occurrence_thread(std::size_t i) const {
     return occurrence_threads_.empty() ? 0 : occurrence_threads_[i];
   }
+  /// The names of the delegate counters the events of the runs used carry,
+  /// in the order first seen (the ops view's counter columns); empty when
+  /// none do.
+  const std::vector<std::string>& counter_names() const { return counter_names_; }
+  /// The counters of occurrences()[i]; empty for an occurrence without.
+  std::span<const OccurrenceCounter> occurrence_counters(std::size_t i) const;
   const std::vector<Diagnostic>& diagnostics() const { return diagnostics_; }
   const TimeInfo& time() const { return time_; }
   bool has_etrecord() const { return has_etrecord_; }
@@ -343,6 +366,16 @@ class Inspector {
   std::vector<Occurrence> occurrences_;
   // Per occurrence; empty while every one so far was thread 0.
   std::vector<std::int32_t> occurrence_threads_;
+  std::vector<std::string> counter_names_;
+  // The counters of the few occurrences that carry any, by occurrence
+  // (ascending): [begin, end) of occurrence_counter_values_.
+  struct CounterRange {
+    std::uint32_t occurrence = 0;
+    std::uint32_t begin = 0;
+    std::uint32_t end = 0;
+  };
+  std::vector<CounterRange> occurrence_counter_ranges_;
+  std::vector<OccurrenceCounter> occurrence_counter_values_;
   std::vector<Diagnostic> diagnostics_;
   TimeInfo time_;
   bool has_etrecord_ = false;

@@ -76,6 +76,13 @@ struct OpRow {
   /// The runs (indices into Inspector::runs()) of the samples, ascending.
   std::vector<std::uint32_t> sample_runs;
   PerfStats stats;
+  /// The delegate counters of the row's events, summed over the runs used
+  /// (EventGroup::counters of its units); empty when none carried any.
+  std::vector<CounterTotal> counters;
+  /// The sum of counter `name` (0 when the row has none of it), and its
+  /// mean per execution: the sum over the runs the row has samples in.
+  std::int64_t counter_sum(std::string_view name) const;
+  double counter_mean(std::string_view name) const;
 };
 
 /// "DELEGATE_CALL (instruction 3, XnnpackBackend)": how the ops and

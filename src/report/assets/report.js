@@ -149,9 +149,19 @@
 
   function opModules(row) { return [...new Set(row.modules.filter((m) => m !== ''))].join(', '); }
 
+  // Delegate counters (cycles, MACs, DMA bytes): a sum and a mean column
+  // each, when the dump has any (every row then lists them all, in order).
+  const COUNTER_NAMES = ((data.ops.find((r) => r.counters) || {}).counters || []).map((c) => c.name);
+  for (const [i, name] of COUNTER_NAMES.entries()) {
+    OP_COLUMNS.push({ key: `counter:${i}:sum`, title: name, num: true, counter: i, part: 'sum' });
+    OP_COLUMNS.push({ key: `counter:${i}:mean`, title: `${name} mean`, num: true, counter: i, part: 'mean' });
+  }
+
   function opSortValue(row, key) {
     if (key === 'module') return opModules(row);
     if (key === 'ids') return ids(row.identifiers);
+    const col = OP_COLUMNS.find((c) => c.key === key);
+    if (col && col.counter !== undefined) return row.counters[col.counter][col.part];
     return row[key];
   }
 
@@ -220,6 +230,10 @@
       tr.appendChild(el('td', { class: 'num' }, String(row.n)));
       for (const key of ['mean', 'p50', 'p90']) tr.appendChild(el('td', { class: 'num' }, fmtTime(row[key])));
       tr.appendChild(el('td', { class: 'num' }, row.percent.toFixed(1)));
+      for (const c of row.counters || []) {
+        tr.appendChild(el('td', { class: 'num counter' }, String(c.sum)));
+        tr.appendChild(el('td', { class: 'num counter' }, c.mean.toFixed(1)));
+      }
       body.appendChild(tr);
     }
     table.replaceChild(body, table.tBodies[0]);
