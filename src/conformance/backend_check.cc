@@ -273,8 +273,11 @@ StatusOr<std::vector<RuleResult>> check_backend(const BackendCheckOptions& optio
   const aot::Graph edge = model;
   exporter::Recipe recipe;
   recipe.generate_etrecord = true;
-  GLASSBOX_RETURN_IF_ERROR(backends::add_to_recipe(
-      *plugin, {.identifiers = options.identifiers, .perturb = options.perturb}, &recipe));
+  // Named members, not a designated list: LowerSettings grows (plugin.h).
+  backends::LowerSettings lower_settings;
+  lower_settings.identifiers = options.identifiers;
+  lower_settings.perturb = options.perturb;
+  GLASSBOX_RETURN_IF_ERROR(backends::add_to_recipe(*plugin, lower_settings, &recipe));
   StatusOr<exporter::ExecutorchProgramManager> program =
       exporter::export_model(std::move(model), recipe);
   if (!program.ok()) {

@@ -11,6 +11,7 @@
 #include "backends/common/backend_plugin.h"
 #include "glassbox/aot/partitioner.h"
 #include "glassbox/conformance/conformance.h"
+#include "glassbox/runtime/delegate_specs.h"
 
 namespace glassbox::conformance {
 namespace {
@@ -112,6 +113,46 @@ TEST(BackendCheckTest, APartitionerThatTakesNothingFailsLowerWithTheReason) {
   EXPECT_EQ((*results)[0].rule, "lower");
   EXPECT_EQ((*results)[0].outcome, Outcome::kFail);
   EXPECT_THAT((*results)[0].detail, HasSubstr("takes no operator of"));
+}
+
+// The demo declaring it supports real-time logging only, as a backend
+// does: its prepare_runtime refuses post time with kNotSupported. Only
+// while a test asks (every load prepares every registered backend).
+bool refuse_posttime = false;
+StatusOr<aot::Partitioner> demo_partitioner() {
+  return backends::find_backend_plugin("demo")->make_partitioner();
+}
+Status prepare_realtime_only(const backends::RunSettings& settings) {
+  if (refuse_posttime && settings.log_mode == runtime::DelegateLogMode::kPostTime) {
+    return Status(Error::kNotSupported, "this delegate logs in real time only");
+  }
+  return backends::find_backend_plugin("demo")->prepare_runtime(settings);
+}
+const backends::BackendPlugin kRealTimeOnly{
+    .name = "conformance_realtime_only",
+    .summary = "the demo, refusing post-time logging",
+    .make_partitioner = &demo_partitioner,
+    .partition_report = nullptr,
+    .prepare_runtime = &prepare_realtime_only,
+};
+
+TEST(BackendCheckTest, AModeTheBackendRefusesIsSkippedWithItsReason) {
+  ASSERT_TRUE(backends::register_backend_plugin(
+                  {backends::kPluginAbiVersion, GLASSBOX_PLUGIN_BUILD_TAG, &kRealTimeOnly}, "test")
+                  .ok());
+  refuse_posttime = true;
+  StatusOr<std::vector<RuleResult>> results =
+      check_backend(options_for("conformance_realtime_only"));
+  refuse_posttime = false;
+  ASSERT_TRUE(results.ok()) << results.status().message();
+  EXPECT_TRUE(all_passed(*results)) << report(*results);
+  const RuleResult* posttime = find(*results, "log_mode.posttime");
+  ASSERT_NE(posttime, nullptr);
+  EXPECT_EQ(posttime->outcome, Outcome::kSkip);
+  EXPECT_THAT(posttime->detail, HasSubstr("logs in real time only"));
+  EXPECT_EQ(find(*results, "log_mode.realtime")->outcome, Outcome::kPass);
+  // The rules ran on the real-time dump alone.
+  EXPECT_THAT(find(*results, "coverage.map_logged")->detail, HasSubstr("(realtime)"));
 }
 
 TEST(BackendCheckTest, AnUnknownBackendIsAnError) {
