@@ -27,6 +27,15 @@ constexpr Exclusion kExclusions[] = {
     {"test_training_dropout*", "training-mode Dropout (random masks)"},
 };
 
+// ONNX's own runner compares node outputs with rtol 1e-3; ours holds
+// cases to 1e-4 (conformance_test.cc), too tight for references typed to
+// fewer digits than float32 carries.
+constexpr LooserTolerance kLooserTolerances[] = {
+    {"test_roialign_*", 1e-4,
+     "expected outputs typed to 4 decimals in ONNX's roialign.py: the kernel differs by at most "
+     "8.4e-5"},
+};
+
 // Whether `name` matches `pattern`, where '*' matches any run of characters.
 bool matches(std::string_view pattern, std::string_view name) {
   if (pattern.empty()) return name.empty();
@@ -47,6 +56,13 @@ std::string_view exclusion_reason(std::string_view case_name) {
     if (matches(e.name, case_name)) return e.reason;
   }
   return {};
+}
+
+double looser_tolerance(std::string_view case_name) {
+  for (const LooserTolerance& t : kLooserTolerances) {
+    if (matches(t.name, case_name)) return t.atol;
+  }
+  return 0;
 }
 
 }  // namespace glassbox::frontends::onnx

@@ -14,7 +14,9 @@
 //
 // Tolerance: |actual - expected| <= kAtol + kRtol * |expected| per element
 // (NaN matches NaN), with kRtol = 1e-4 and kAtol = 1e-5: float32 kernels
-// against numpy's float32 (sometimes float64-computed) references.
+// against numpy's float32 (sometimes float64-computed) references. A case
+// whose references carry fewer digits gets a larger kAtol, with its reason
+// (conformance_exclusions.cc).
 
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
@@ -155,8 +157,9 @@ StatusOr<aot::Graph> import_binding_shapes(::onnx::ModelProto model, const fs::p
   }
 }
 
-// Runs one data set of a case; "" on success, else what went wrong.
-std::string run_data_set(const ::onnx::ModelProto& model, const fs::path& set) {
+// Runs one data set of a case with absolute tolerance `atol`; "" on
+// success, else what went wrong.
+std::string run_data_set(const ::onnx::ModelProto& model, const fs::path& set, double atol) {
   std::vector<int> bound;
   StatusOr<aot::Graph> graph = import_binding_shapes(model, set, &bound);
   if (!graph.ok()) return "import: " + graph.message();
@@ -206,7 +209,7 @@ std::string run_data_set(const ::onnx::ModelProto& model, const fs::path& set) {
       const double a = element_of(actual, k);
       const double e = expected->as_double(k);
       if (std::isnan(a) && std::isnan(e)) continue;
-      if (!(std::abs(a - e) <= kAtol + kRtol * std::abs(e))) {
+      if (!(std::abs(a - e) <= atol + kRtol * std::abs(e))) {
         std::ostringstream msg;
         msg << set.filename().string() << " output " << o << "[" << k << "] = " << a
             << ", expected " << e;
@@ -229,7 +232,8 @@ std::string run_case(const fs::path& dir) {
   }
   std::sort(data_sets.begin(), data_sets.end());
   for (const fs::path& set : data_sets) {
-    std::string failure = run_data_set(model, set);
+    const double looser = looser_tolerance(dir.filename().string());
+    std::string failure = run_data_set(model, set, looser > 0 ? looser : kAtol);
     if (!failure.empty()) return failure;
   }
   return "";
@@ -273,9 +277,10 @@ TEST(OnnxConformanceTest, EverySupportedNodeCasePasses) {
     std::cout << "  excluded " << count << ": " << reason << "\n";
   }
   // A floor, so that a change that breaks whole op families cannot pass by
-  // excluding them quietly (553 pass today: every LSTM, GRU and RNN case, and
-  // every CumSum, OneHot, GatherND and ScatterElements/Scatter case, too).
-  EXPECT_GE(passed, 562);
+  // excluding them quietly (577 pass today: every LSTM, GRU and RNN case,
+  // every CumSum, OneHot, GatherND, ScatterElements/Scatter, NonZero, TopK
+  // and NonMaxSuppression case, and both RoiAlign cases, too).
+  EXPECT_GE(passed, 577);
 }
 
 }  // namespace

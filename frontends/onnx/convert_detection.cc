@@ -1,7 +1,8 @@
 // Indexing ops detection post-processing exports (issue 33): GatherND and
 // ScatterElements, both decomposed into the IR's gather and scatter_nd so
 // that no new kernel is needed. Each keeps ONNX's negative indices (counted
-// from the end of their dim) by wrapping them first.
+// from the end of their dim) by wrapping them first. RoiAlign is one IR op
+// of its own (roi_align).
 
 #include <onnx/onnx_pb.h>
 
@@ -176,6 +177,38 @@ Status convert_scatter_elements(ImportContext& c) {
   return Status();
 }
 
+// RoiAlign(X, rois, batch_indices): one roi_align node. Opset 10 has no
+// coordinate_transformation_mode and behaves as "output_half_pixel"; opset
+// 16 added it with "half_pixel" as the default.
+Status convert_roi_align(ImportContext& c) {
+  const NodeAttributes attrs = c.attributes();
+  GLASSBOX_ASSIGN_OR_RETURN(std::string mode, attrs.get_string("mode", "avg"));
+  GLASSBOX_ASSIGN_OR_RETURN(std::int64_t height, attrs.get_int("output_height", 1));
+  GLASSBOX_ASSIGN_OR_RETURN(std::int64_t width, attrs.get_int("output_width", 1));
+  GLASSBOX_ASSIGN_OR_RETURN(std::int64_t ratio, attrs.get_int("sampling_ratio", 0));
+  GLASSBOX_ASSIGN_OR_RETURN(float scale, attrs.get_float("spatial_scale", 1.0f));
+  GLASSBOX_ASSIGN_OR_RETURN(std::string transform,
+                            attrs.get_string("coordinate_transformation_mode",
+                                             c.opset() >= 16 ? "half_pixel" : "output_half_pixel"));
+  if (mode != "avg" && mode != "max") return c.unsupported("mode '" + mode + "' (avg and max are)");
+  if (transform != "half_pixel" && transform != "output_half_pixel") {
+    return c.unsupported("coordinate_transformation_mode '" + transform +
+                         "' (half_pixel and output_half_pixel are)");
+  }
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId x, c.value_input(0));
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId rois, c.value_input(1));
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId batch, long_indices(c, 2));
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId y, c.emit(aot::op::kRoiAlign, {x, rois, batch},
+                                              {{"mode", mode},
+                                               {"output_height", height},
+                                               {"output_width", width},
+                                               {"sampling_ratio", ratio},
+                                               {"spatial_scale", static_cast<double>(scale)},
+                                               {"coordinate_transformation_mode", transform}}));
+  c.set_output(0, y);
+  return Status();
+}
+
 }  // namespace
 
 void add_detection_converters(ConverterTable* table) {
@@ -183,6 +216,7 @@ void add_detection_converters(ConverterTable* table) {
   table->emplace("ScatterElements", convert_scatter_elements);
   // Scatter is ScatterElements before opset 11 (deprecated, same semantics).
   table->emplace("Scatter", convert_scatter_elements);
+  table->emplace("RoiAlign", convert_roi_align);
 }
 
 }  // namespace glassbox::frontends::onnx

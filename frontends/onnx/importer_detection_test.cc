@@ -1,7 +1,9 @@
 // GatherND and ScatterElements imported and run on the portable kernels
 // against naive references written here, on cases ONNX's node suite does
 // not have: GatherND with batch dims and negative indices, ScatterElements
-// with a negative axis, negative and repeated indices and reduction add.
+// with a negative axis, negative and repeated indices and reduction add;
+// RoiAlign's per-opset default transform against its kernel (the kernel's
+// own test holds it to a naive reference).
 
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
@@ -11,6 +13,7 @@
 #include "frontends/onnx/importer.h"
 #include "frontends/onnx/test_models.h"
 #include "frontends/onnx/test_run.h"
+#include "glassbox/runtime/kernels/roi_align.h"
 
 namespace glassbox::frontends::onnx {
 namespace {
@@ -88,6 +91,45 @@ TEST(ImporterDetectionTest, ScatterElementsRefusesMaxReduction) {
   StatusOr<aot::Graph> graph = import_onnx_from_memory(m.bytes(), {}, "m.onnx");
   ASSERT_FALSE(graph.ok());
   EXPECT_NE(graph.message().find("reduction 'max'"), std::string::npos) << graph.message();
+}
+
+TEST(ImporterDetectionTest, RoiAlignTakesEachOpsetsDefaultTransform) {
+  // Without coordinate_transformation_mode, opset 10 pools as
+  // output_half_pixel (its only behaviour) and opset 16 as half_pixel (its
+  // default); mode max and the other attributes pass through. The rois and
+  // batch indices are constants, as an exporter writes fixed anchors.
+  const runtime::kernels::Shape4 shape{2, 3, 6, 7};
+  const std::vector<float> rois = {0.5f, 1.0f, 5.0f, 4.5f, 2.0f, 0.0f, 6.5f, 5.5f};
+  const std::vector<std::int64_t> batch = {1, 0};
+  const std::vector<float> x = ramp(static_cast<std::size_t>(shape.numel()));
+  std::vector<std::vector<double>> results;
+  for (std::int64_t opset : {10, 16}) {
+    SCOPED_TRACE(::testing::Message() << "opset " << opset);
+    ModelWriter m(opset);
+    m.input("x", {2, 3, 6, 7}).floats("r", {2, 4}, rois).ints("b", {2}, batch).output("y");
+    auto* node = m.node("RoiAlign", "roi", {"x", "r", "b"}, {"y"});
+    ModelWriter::set_string(node, "mode", "max");
+    ModelWriter::set_int(node, "output_height", 2);
+    ModelWriter::set_int(node, "output_width", 3);
+    ModelWriter::set_int(node, "sampling_ratio", 2);
+    ModelWriter::set_float(node, "spatial_scale", 0.75f);
+    const Output out = import_and_run(m, {bytes_of(x)});
+    EXPECT_EQ(out.shape, (std::vector<std::int64_t>{2, 3, 2, 3}));
+    runtime::kernels::RoiAlignParams p;
+    p.output_height = 2;
+    p.output_width = 3;
+    p.sampling_ratio = 2;
+    p.spatial_scale = 0.75f;
+    p.mode = runtime::kernels::RoiAlignMode::kMax;
+    p.half_pixel = opset >= 16;
+    std::vector<float> expected(2 * 3 * 2 * 3);
+    ASSERT_EQ(runtime::kernels::roi_align(x.data(), shape, rois.data(), batch.data(), 2, p,
+                                          expected.data()),
+              Error::kOk);
+    EXPECT_EQ(out.values, std::vector<double>(expected.begin(), expected.end()));
+    results.push_back(out.values);
+  }
+  EXPECT_NE(results[0], results[1]) << "the two transforms pooled alike";
 }
 
 }  // namespace

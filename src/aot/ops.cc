@@ -377,6 +377,7 @@ enum class Dtypes : std::uint8_t {
   kFloatToIndex,  // float input; int64 output (argmax/argmin)
   kQuantization,  // checked by infer_quantization with the shapes
   kRecurrent,     // float, but sequence_lens (input 4) int64
+  kRoiAlign,      // checked by infer_roi_align with the shapes
   kDynamic,       // checked by dynamic_op_dtype (ops_dynamic.cc)
 };
 
@@ -392,6 +393,7 @@ enum class Shapes : std::uint8_t {
   kConvTranspose,  // infer_conv_transpose2d
   kQuantization,   // infer_quantization (dtypes too)
   kRecurrent,      // infer_recurrent (ops_recurrent.cc): several outputs
+  kRoiAlign,       // infer_roi_align (ops_roi_align.cc; dtypes too)
   kDynamic,        // infer_dynamic (ops_dynamic.cc): outputs sized by data
 };
 
@@ -501,6 +503,7 @@ constexpr OpInfo kOps[] = {
     {op::kAvgPool1d, 1, 1, Dtypes::kFloat, Shapes::kOriginal},
     {op::kAvgPool3d, 1, 1, Dtypes::kFloat, Shapes::kOriginal},
     {op::kCumsum, 1, 1, Dtypes::kNumeric, Shapes::kUnary},
+    {op::kRoiAlign, 3, 3, Dtypes::kRoiAlign, Shapes::kRoiAlign},
     // Quantization (x, scale, zero point; dequantize's zero point optional).
     {op::kQuantizeLinear, 3, 3, Dtypes::kQuantization, Shapes::kQuantization},
     {op::kDequantizeLinear, 2, 3, Dtypes::kQuantization, Shapes::kQuantization},
@@ -596,6 +599,7 @@ StatusOr<ScalarType> check_dtypes(const OpInfo& info, std::span<const TensorType
         if (in[i].dtype != want) return dtype_error(op, i, in[i].dtype, to_string(want));
       }
       return ScalarType::kFloat;
+    case Dtypes::kRoiAlign: return ScalarType::kFloat;
     case Dtypes::kDynamic: return dynamic_op_dtype(op, in);
   }
   return invalid("unknown dtype rule");
@@ -731,6 +735,7 @@ StatusOr<TensorType> infer_output_type(std::string_view op_name, std::span<const
       case Shapes::kDataMovement: return infer_data_movement(op_name, in, attrs);
       case Shapes::kConvTranspose: return infer_conv_transpose(op_name, in, attrs);
       case Shapes::kQuantization: return infer_quantization(op_name, in, attrs);
+      case Shapes::kRoiAlign: return infer_roi_align(in, attrs);
       case Shapes::kDynamic: {
         GLASSBOX_ASSIGN_OR_RETURN(std::vector<TensorType> all, infer_dynamic(op_name, in, attrs));
         return all.front();

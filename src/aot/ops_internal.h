@@ -81,6 +81,9 @@ StatusOr<TensorType> infer_quantization(std::string_view op, std::span<const Ten
 StatusOr<TensorType> infer_conv_transpose(std::string_view op, std::span<const TensorType> in,
                                           const AttributeMap& attrs);
 
+/// roi_align (ops_roi_align.cc): checks the three inputs' dtypes too.
+StatusOr<TensorType> infer_roi_align(std::span<const TensorType> in, const AttributeMap& attrs);
+
 /// non_zero, top_k, non_max_suppression (ops_dynamic.cc): output 0's dtype
 /// after checking the inputs' dtypes, and every output's type (a bound,
 /// dynamic when sized by data).

@@ -192,6 +192,7 @@ constexpr std::array kKernels = {
     Kernel{"reshape", portable::prepare_reshape, portable::run_reshape},
     Kernel{"resize", portable::prepare_resize, portable::run_resize},
     Kernel{"rnn", portable::prepare_rnn, portable::run_rnn},
+    Kernel{"roi_align", portable::prepare_roi_align, portable::run_roi_align},
     Kernel{kOpRound, portable::prepare_unary_op<kOpRound>, portable::run_unary_op<kernels::round>},
     Kernel{"scatter_nd", portable::prepare_scatter_nd, portable::run_scatter_nd},
     Kernel{kOpSelu, portable::prepare_activation_op<kOpSelu>, portable::run_activation_op<kOpSelu>},

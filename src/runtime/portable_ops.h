@@ -156,6 +156,10 @@ RunFn run_lstm, run_gru, run_rnn;
 PrepareFn prepare_cumsum;
 RunFn run_cumsum;
 
+// portable_ops_roi_align.cc: roi_align (ONNX RoiAlign).
+PrepareFn prepare_roi_align;
+RunFn run_roi_align;
+
 // portable_ops_dynamic.cc: outputs sized by data (Tensor::resize).
 PrepareFn prepare_non_zero, prepare_top_k, prepare_non_max_suppression;
 RunFn run_non_zero, run_top_k, run_non_max_suppression;

@@ -72,6 +72,12 @@
 /// cumsum: x (float or int64) -> x's shape and dtype; axis (int, may be negative), exclusive and
 /// reverse (int 0/1, optional): ONNX CumSum with its axis as an attribute (kernels/cumsum.h).
 ///
+/// roi_align: x[N,C,H,W] (float), rois[R,4] (float: x1, y1, x2, y2), batch_indices[R] (int64) ->
+/// [R,C,output_height,output_width] float; output_height, output_width (int >= 1),
+/// sampling_ratio (int >= 0, 0 = adaptive), spatial_scale (float), mode ("avg" or "max"),
+/// coordinate_transformation_mode ("half_pixel" or "output_half_pixel"): ONNX RoiAlign
+/// (kernels/roi_align.h).
+///
 /// Recurrent layers (ONNX LSTM, GRU, RNN; the only ops with several outputs;
 /// kernels/recurrent.h has the equations). D = 2 for bidirectional, else 1;
 /// G = 4 (lstm), 3 (gru), 1 (rnn); T, N, I from x:
@@ -244,6 +250,8 @@ inline constexpr std::string_view kAvgPool1d = "avg_pool1d";
 inline constexpr std::string_view kAvgPool3d = "avg_pool3d";
 // Sequence models' scan (ONNX CumSum).
 inline constexpr std::string_view kCumsum = "cumsum";
+// Detection: pooling regions of interest (ONNX RoiAlign).
+inline constexpr std::string_view kRoiAlign = "roi_align";
 inline constexpr std::string_view kLstm = "lstm";
 inline constexpr std::string_view kGru = "gru";
 inline constexpr std::string_view kRnn = "rnn";
