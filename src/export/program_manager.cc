@@ -5,6 +5,7 @@
 #include <variant>
 
 #include "glassbox/aot/debug_handle_map.h"
+#include "glassbox/aot/padding_only_conv.h"
 #include "glassbox/aot/to_backend.h"
 
 namespace glassbox::exporter {
@@ -21,6 +22,13 @@ StatusOr<EdgeProgramManager> EdgeProgramManager::to_backend(
     const aot::Partitioner& partitioner, std::span<const aot::CompileSpec> compile_specs) const {
   EdgeProgramManager next = *this;
   GLASSBOX_ASSIGN_OR_RETURN(next.graph_, aot::to_backend(graph_, partitioner, compile_specs));
+  return next;
+}
+
+EdgeProgramManager EdgeProgramManager::transform(
+    const std::function<void(aot::Graph*)>& pass) const {
+  EdgeProgramManager next = *this;
+  pass(&next.graph_);
   return next;
 }
 
@@ -55,6 +63,9 @@ StatusOr<EdgeProgramManager> to_edge_transform_and_lower(
   GLASSBOX_ASSIGN_OR_RETURN(
       EdgeProgramManager manager,
       to_edge(std::move(graph), {.generate_etrecord = options.generate_etrecord}));
+  // After the snapshot: the ETRecord keeps the user's convolution, the
+  // program runs the 1x1 one under the same debug handle.
+  manager = manager.transform([](aot::Graph* g) { aot::rewrite_padding_only_convs(g); });
   for (const aot::Partitioner& partitioner : partitioners) {
     GLASSBOX_ASSIGN_OR_RETURN(manager, manager.to_backend(partitioner, options.compile_specs));
   }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "glassbox/aot/debug_handle_map.h"
+#include "glassbox/aot/graph_builder.h"
 #include "glassbox/aot/to_backend.h"
 #include "src/etrecord/test_records.h"
 #include "src/testing/status_matchers.h"
@@ -123,6 +124,29 @@ TEST(ProgramManagerTest, DelegateCallsWithIdentifierRefusesOneNoDelegateHas) {
               ErrorIs(Error::kInvalidArgument));
   const ExecutorchProgramManager portable = value_of(export_model(demo_model(), {}));
   EXPECT_THAT(delegate_calls_with_identifier(portable, "0"), ErrorIs(Error::kInvalidArgument));
+}
+
+TEST(ProgramManagerTest, LoweringRunsPaddingOnlyConvsAsOneByOneUnderTheirHandle) {
+  // A dilation-24 3x3 conv over 14x14 reads real pixels with its centre
+  // tap only: the program gets the 1x1 form, the ETRecord the user's conv.
+  aot::GraphBuilder b;
+  const aot::ValueId x = b.input("x", ScalarType::kFloat, {1, 2, 14, 14});
+  const aot::ValueId w = b.constant("w", {3, 2, 3, 3}, std::vector<float>(54, 0.5f));
+  b.output(b.conv2d(x, w, std::nullopt, {.padding = {24, 24}, .dilation = {24, 24}}));
+  const aot::Graph model = value_of(b.build());
+  const EdgeProgramManager edge =
+      value_of(to_edge_transform_and_lower(model, {}, {.generate_etrecord = true}));
+  EXPECT_EQ(edge.edge_graph(), model);
+  ASSERT_EQ(edge.graph().nodes.size(), 1u);
+  const aot::Node& conv = edge.graph().nodes[0];
+  EXPECT_EQ(edge.graph().find_value(conv.inputs[1])->shape,
+            (std::vector<std::int64_t>{3, 2, 1, 1}));
+  EXPECT_EQ(conv.debug_handle, model.nodes[0].debug_handle);
+  const ExecutorchProgramManager program = value_of(edge.to_executorch());
+  EXPECT_EQ(program.debug_handle_map().at(kForward).at(InstructionId(0)),
+            std::vector<DebugHandle>{model.nodes[0].debug_handle});
+  // to_edge alone keeps the graph as given.
+  EXPECT_EQ(value_of(to_edge(model)).graph(), model);
 }
 
 }  // namespace

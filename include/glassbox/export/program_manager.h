@@ -21,6 +21,7 @@
 /// (the record it produces). Its namespace is `exporter` because `export` is
 /// a C++ keyword.
 
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -51,6 +52,12 @@ class EdgeProgramManager {
   /// The graph as it was in to_edge(), before any lowering.
   const aot::Graph& edge_graph() const { return edge_graph_; }
   bool generate_etrecord() const { return generate_etrecord_; }
+
+  /// `pass` applied to the current graph, never to the edge-graph snapshot
+  /// (ExecuTorch's EdgeProgramManager.transform). `pass` must keep the
+  /// graph valid and give the nodes it changes or adds their source
+  /// operator's debug handle. Only used during the call.
+  EdgeProgramManager transform(const std::function<void(aot::Graph*)>& pass) const;
 
   /// Lowers what `partitioner` finds (aot::to_backend). `partitioner` and
   /// `compile_specs` are only used during the call.
@@ -113,8 +120,10 @@ struct LowerOptions {
   bool generate_etrecord = false;
 };
 
-/// to_edge, then to_backend with each partitioner in turn. Partitioners are
-/// only used during the call.
+/// to_edge, the exact rewrites every program gets (a convolution whose
+/// off-centre taps read only padding becomes a 1x1 one:
+/// aot/padding_only_conv.h), then to_backend with each partitioner in turn.
+/// Partitioners are only used during the call.
 StatusOr<EdgeProgramManager> to_edge_transform_and_lower(
     aot::Graph graph, std::span<const aot::Partitioner> partitioners,
     const LowerOptions& options = {});
