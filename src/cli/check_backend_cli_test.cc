@@ -75,7 +75,8 @@ TEST(CheckBackendCliTest, UsageErrorsExitTwoWithOneLine) {
                                  "--etrecord", "x.etrecord"},
         std::vector<std::string>{"check-backend", "--etdump", "x.etdp"},
         std::vector<std::string>{"check-backend", "--backend", "no_such_backend"},
-        std::vector<std::string>{"check-backend", "--backend", "demo", "--format", "csv"}}) {
+        std::vector<std::string>{"check-backend", "--backend", "demo", "--format", "csv"},
+        std::vector<std::string>{"check-backend", "--backend", "demo", "--tolerance", "-1"}}) {
     const CliResult result = run_glassbox(args);
     EXPECT_EQ(result.exit_code, 2) << args.back() << ": " << result.err;
     EXPECT_THAT(result.err, HasSubstr("glassbox: "));

@@ -47,6 +47,9 @@ Status check_usage(const CheckBackendOptions& options) {
                   "nothing to check: give --backend NAME, --plugin PATH, or --etdump and "
                   "--etrecord");
   }
+  if (options.tolerance < 0) {
+    return Status(Error::kInvalidArgument, "--tolerance must be >= 0");
+  }
   if (!options.backend.empty() && backends::find_backend_plugin(options.backend) == nullptr) {
     return Status(Error::kInvalidArgument, "--backend " + options.backend +
                                                ": no such backend (built in, or loaded with "

@@ -72,7 +72,13 @@ StatusOr<aot::Graph> load_model(const BackendCheckOptions& options, std::string*
   const std::string path =
       options.model_path.empty() ? GLASSBOX_CONFORMANCE_DEFAULT_MODEL : options.model_path;
   *name = path;
-  return frontends::onnx::import_onnx(path);
+  StatusOr<aot::Graph> model = frontends::onnx::import_onnx(path);
+  // The default model is the source tree's: an installed glassbox away
+  // from it needs --model.
+  if (!model.ok() && options.model_path.empty()) {
+    return model.status().with_context("the default model (give --model M.onnx)");
+  }
+  return model;
 }
 
 // A dump of `executions` runs of `lowered` under `settings` at `level`;
