@@ -7,8 +7,11 @@
 #include <vector>
 
 #include "glassbox/aot/graph.h"
+#include "glassbox/aot/graph_builder.h"
 #include "glassbox/aot/graph_json.h"
 #include "glassbox/aot/ops.h"
+#include "glassbox/aot/to_backend.h"
+#include "test_util.h"
 
 namespace glassbox::aot {
 namespace {
@@ -104,6 +107,26 @@ TEST(OpsDynamicTest, VerifyAndJsonKeepTheFlag) {
   Graph dynamic_input = g;
   dynamic_input.values[0].dynamic = true;
   EXPECT_FALSE(verify(dynamic_input).ok());
+}
+
+// A partitioner that proposes the dynamic value's producer (a plug-in's may
+// take any op): to_backend refuses it, so no blob is built around a size
+// only the portable kernel knows.
+TEST(OpsDynamicTest, ToBackendRefusesAPartitionTouchingADynamicValue) {
+  GraphBuilder b;
+  const ValueId x = b.input("x", ScalarType::kFloat, {6});
+  b.output(b.op(op::kNonZero, {b.relu(x)}, {}));
+  StatusOr<Graph> graph = b.build();
+  ASSERT_TRUE(graph.ok()) << graph.message();
+  testing::FakeBackend backend;
+  Partitioner partitioner(backend, {"relu", "non_zero"});
+  StatusOr<Graph> lowered = to_backend(*graph, partitioner, {});
+  ASSERT_FALSE(lowered.ok());
+  EXPECT_NE(lowered.message().find("whose size depends on data"), std::string::npos)
+      << lowered.message();
+  // relu alone is fine: its output is static.
+  Partitioner relu_only(backend, {"relu"});
+  EXPECT_TRUE(to_backend(*graph, relu_only, {}).ok());
 }
 
 }  // namespace
