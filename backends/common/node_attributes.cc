@@ -63,6 +63,33 @@ std::optional<ActivationRange> activation_range(const aot::Node& node) {
   return ActivationRange{lo ? static_cast<float>(*lo) : -kInf, hi ? static_cast<float>(*hi) : kInf};
 }
 
+bool is_one_dimensional(const aot::Node& node) {
+  return node.op == aot::op::kConv1d || node.op == aot::op::kMaxPool1d ||
+         node.op == aot::op::kAvgPool1d;
+}
+
+aot::Node as_2d(const aot::Node& node) {
+  aot::Node two = node;
+  two.op = node.op == aot::op::kConv1d      ? aot::op::kConv2d
+           : node.op == aot::op::kMaxPool1d ? aot::op::kMaxPool2d
+                                            : aot::op::kAvgPool2d;
+  for (const char* name : {"kernel", "stride", "dilation"}) {
+    const std::vector<std::int64_t> v = ints_attr(node, name);
+    if (v.size() == 1) two.attributes[name] = std::vector<std::int64_t>{1, v[0]};
+  }
+  const std::vector<std::int64_t> pads = ints_attr(node, "padding");
+  if (pads.size() == 1) two.attributes["padding"] = std::vector<std::int64_t>{0, pads[0]};
+  if (pads.size() == 2)
+    two.attributes["padding"] = std::vector<std::int64_t>{0, pads[0], 0, pads[1]};
+  return two;
+}
+
+std::vector<std::int64_t> with_unit_height(const std::vector<std::int64_t>& shape) {
+  std::vector<std::int64_t> out = shape;
+  if (out.size() == 3) out.insert(out.begin() + 2, 1);
+  return out;
+}
+
 bool is_constant_with_data(const aot::Graph& graph, aot::ValueId id) {
   const aot::Value* v = graph.find_value(id);
   return v != nullptr && v->kind == aot::ValueKind::kConstant && !v->data.empty();

@@ -45,6 +45,17 @@ struct ActivationRange {
 /// nullopt for any other op.
 std::optional<ActivationRange> activation_range(const aot::Node& node);
 
+/// Whether `node` is a conv1d, max_pool1d or avg_pool1d: the delegates run
+/// it as its 2-D form over [N, C, 1, L] (a height of 1).
+bool is_one_dimensional(const aot::Node& node);
+
+/// A 1-D node's 2-D form: the 2-D op, its attributes with a height of 1
+/// (kernel, stride and dilation 1; no padding on top or bottom).
+aot::Node as_2d(const aot::Node& node);
+
+/// `shape` [N, C, L] as [N, C, 1, L]; other shapes unchanged.
+std::vector<std::int64_t> with_unit_height(const std::vector<std::int64_t>& shape);
+
 /// Whether `id` names a constant with data in `graph`.
 bool is_constant_with_data(const aot::Graph& graph, aot::ValueId id);
 

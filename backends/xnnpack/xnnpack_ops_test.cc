@@ -574,6 +574,39 @@ std::vector<OpCase> cases_1_0() {
        [](GraphBuilder& b) {
          b.output(conv(b, image(b), 4, 8, {.stride = {2, 2}}));
        }},
+      // 1-D convolutions and pools (a raw-audio classifier's layers): the
+      // 2-D operator of height 1 over NHWC [N, 1, L, C], a chain of them
+      // with no conversion between.
+      {"conv1d_batch_norm_relu_max_pool1d",
+       [](GraphBuilder& b) {
+         const ValueId x = b.input("x", ScalarType::kFloat, {2, 4, 40});
+         const ValueId y =
+             b.op("conv1d", {x, weights(b, "k1.w", {8, 4, 5}), weights(b, "k1.b", {8})},
+                  {{"stride", std::vector<std::int64_t>{2}},
+                   {"padding", std::vector<std::int64_t>{2}},
+                   {"dilation", std::vector<std::int64_t>{1}},
+                   {"groups", std::int64_t{1}}});
+         b.output(b.op("max_pool1d", {b.relu(batch_norm(b, y, 8))},
+                       {{"kernel", std::vector<std::int64_t>{3}},
+                        {"stride", std::vector<std::int64_t>{2}},
+                        {"padding", std::vector<std::int64_t>{1}}}));
+       }},
+      {"grouped_dilated_conv1d_then_avg_pool1d_then_mean",
+       [](GraphBuilder& b) {
+         const ValueId x = b.input("x", ScalarType::kFloat, {2, 6, 31});
+         const ValueId y = b.op("conv1d", {x, weights(b, "k2.w", {6, 2, 3})},
+                                {{"stride", std::vector<std::int64_t>{1}},
+                                 {"padding", std::vector<std::int64_t>{3, 1}},
+                                 {"dilation", std::vector<std::int64_t>{2}},
+                                 {"groups", std::int64_t{3}}});
+         const ValueId p = b.op("avg_pool1d", {y},
+                                {{"kernel", std::vector<std::int64_t>{4}},
+                                 {"stride", std::vector<std::int64_t>{3}},
+                                 {"padding", std::vector<std::int64_t>{1, 2}},
+                                 {"count_include_pad", std::int64_t{0}}});
+         b.output(b.op("reduce_mean", {p},
+                       {{"axes", std::vector<std::int64_t>{-1}}, {"keepdims", std::int64_t{0}}}));
+       }},
   };
 }
 

@@ -32,8 +32,6 @@ bool is_int8(ScalarType t) { return t == ScalarType::kChar || t == ScalarType::k
 std::string value_rejection(const Graph& graph, ValueId id, bool int8_ok = false) {
   const aot::Value* v = graph.find_value(id);
   if (v == nullptr) return "unknown value";
-  // Its size is set by the portable kernel that makes it, at each execution.
-  if (v->dynamic) return "tensor sized by data (dynamic)";
   if (v->dtype != ScalarType::kFloat && !(int8_ok && is_int8(v->dtype))) {
     return is_int8(v->dtype) ? "int8 tensor outside quantize_linear / dequantize_linear"
                              : "non-float tensor";
@@ -267,33 +265,6 @@ std::set<std::string, std::less<>> onednn_supported_ops() {
           "gather",
           "quantize_linear",
           "dequantize_linear"};
-}
-
-bool is_one_dimensional(const Node& node) {
-  return node.op == aot::op::kConv1d || node.op == aot::op::kMaxPool1d ||
-         node.op == aot::op::kAvgPool1d;
-}
-
-Node as_2d(const Node& node) {
-  Node two = node;
-  two.op = node.op == aot::op::kConv1d      ? aot::op::kConv2d
-           : node.op == aot::op::kMaxPool1d ? aot::op::kMaxPool2d
-                                            : aot::op::kAvgPool2d;
-  for (const char* name : {"kernel", "stride", "dilation"}) {
-    const std::vector<std::int64_t> v = ints_attr(node, name);
-    if (v.size() == 1) two.attributes[name] = std::vector<std::int64_t>{1, v[0]};
-  }
-  const std::vector<std::int64_t> pads = ints_attr(node, "padding");
-  if (pads.size() == 1) two.attributes["padding"] = std::vector<std::int64_t>{0, pads[0]};
-  if (pads.size() == 2)
-    two.attributes["padding"] = std::vector<std::int64_t>{0, pads[0], 0, pads[1]};
-  return two;
-}
-
-std::vector<std::int64_t> with_unit_height(const std::vector<std::int64_t>& shape) {
-  std::vector<std::int64_t> out = shape;
-  if (out.size() == 3) out.insert(out.begin() + 2, 1);
-  return out;
 }
 
 bool is_volume_op(const Node& node) {

@@ -106,14 +106,6 @@ struct PoolGeometry {
 /// reproduces the output shape the graph declares.
 std::optional<PoolGeometry> pool_geometry(const aot::Graph& graph, const aot::Node& node);
 
-/// Whether `node` is a conv1d, max_pool1d or avg_pool1d: the delegate runs
-/// it as its 2-D form over [N, C, 1, L] between two reshapes.
-bool is_one_dimensional(const aot::Node& node);
-
-/// A 1-D node's 2-D form: the 2-D op, its attributes with a height of 1
-/// (kernel, stride and dilation 1; no padding on top or bottom).
-aot::Node as_2d(const aot::Node& node);
-
 /// Whether `node` is a conv3d, max_pool3d or avg_pool3d: oneDNN's 3-D
 /// primitive over [N, C, D, H, W] (format 1.5).
 bool is_volume_op(const aot::Node& node);
@@ -122,8 +114,5 @@ bool is_volume_op(const aot::Node& node);
 /// strides (D, H, W), dilations, pads begin (front, top, left), pads end,
 /// groups.
 std::vector<std::int64_t> conv3d_ints(const aot::Node& node);
-
-/// `shape` [N, C, L] as [N, C, 1, L].
-std::vector<std::int64_t> with_unit_height(const std::vector<std::int64_t>& shape);
 
 }  // namespace glassbox::backends::onednn

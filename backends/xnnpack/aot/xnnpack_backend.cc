@@ -213,6 +213,10 @@ class Lowering {
   // The slot holding `id` in `layout`, converting (an operator mapped to
   // `needed_by`) when only the other layout exists.
   StatusOr<std::uint32_t> slot_for(ValueId id, XnnLayout layout, const Sources& needed_by) {
+    if (auto held = unit_nhwc_slots_.find(id.value);
+        held != unit_nhwc_slots_.end() && !logical_slots_.contains(id.value)) {
+      GLASSBOX_RETURN_IF_ERROR(unit_height_to_logical(id, held->second, needed_by));
+    }
     if (auto dq = dequantized_.find(id.value); dq != dequantized_.end() &&
                                                !logical_slots_.contains(id.value) &&
                                                !nhwc_slots_.contains(id.value)) {
@@ -239,6 +243,58 @@ class Lowering {
     GLASSBOX_RETURN_IF_ERROR(emit(std::move(op), needed_by,
                                   name + (layout == XnnLayout::kNhwc ? ".to_nhwc" : ".to_nchw")));
     return wanted[id.value] = last_slot();
+  }
+
+  // 1-D operators (conv1d, max_pool1d, avg_pool1d) run as their 2-D form
+  // of height 1. Their [N, C, L] operand as NHWC [N, 1, L, C]: from the
+  // logical slot, a reshape to [N, C, 1, L] and a layout conversion, both
+  // mapped to `needed_by`.
+  StatusOr<std::uint32_t> unit_height_nhwc(ValueId id, const Sources& needed_by) {
+    if (auto it = unit_nhwc_slots_.find(id.value); it != unit_nhwc_slots_.end()) {
+      return it->second;
+    }
+    GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t in, slot_for(id, XnnLayout::kLogical, needed_by));
+    const std::vector<std::int64_t> dims = with_unit_height(value(id).shape);
+    GLASSBOX_RETURN_IF_ERROR(
+        emit_step(XnnOpKind::kCopy, in, {dims, XnnLayout::kLogical}, needed_by, id, ".as_2d"));
+    GLASSBOX_RETURN_IF_ERROR(emit_step(XnnOpKind::kNchwToNhwc, last_slot(),
+                                       {dims, XnnLayout::kNhwc}, needed_by, id, ".to_nhwc"));
+    return unit_nhwc_slots_[id.value] = last_slot();
+  }
+
+  // The way back for a reader of the logical [N, C, L] (mapped, as any
+  // layout conversion, to that reader).
+  Status unit_height_to_logical(ValueId id, std::uint32_t held, const Sources& needed_by) {
+    GLASSBOX_RETURN_IF_ERROR(emit_step(XnnOpKind::kNhwcToNchw, held,
+                                       {with_unit_height(value(id).shape), XnnLayout::kLogical},
+                                       needed_by, id, ".to_nchw"));
+    GLASSBOX_RETURN_IF_ERROR(emit_step(XnnOpKind::kCopy, last_slot(),
+                                       desc_of(id, XnnLayout::kLogical), needed_by, id, ".as_1d"));
+    logical_slots_[id.value] = last_slot();
+    return Status();
+  }
+
+  // One operator of `kind` from slot `in` to `output`, a step of moving
+  // value `id` between forms, named after it with `suffix`.
+  Status emit_step(XnnOpKind kind, std::uint32_t in, XnnTensorDesc output, const Sources& needed_by,
+                   ValueId id, const char* suffix) {
+    XnnOp op;
+    op.kind = kind;
+    op.operands = {in};
+    op.output = std::move(output);
+    const std::string name =
+        value(id).name.empty() ? "v" + std::to_string(id.value) : value(id).name;
+    return emit(std::move(op), needed_by, name + suffix);
+  }
+
+  // Emits `op` (a 1-D operator's 2-D form) writing [N, C, L] value `out`
+  // as NHWC [N, 1, L, C].
+  Status emit_unit_height(XnnOp op, const Sources& sources, ValueId out) {
+    op.output = {with_unit_height(value(out).shape), XnnLayout::kNhwc};
+    GLASSBOX_RETURN_IF_ERROR(emit(std::move(op), sources));
+    unit_nhwc_slots_[out.value] = last_slot();
+    producers_[out.value] = sources;
+    return Status();
   }
 
   std::uint32_t last_slot() const {
@@ -288,9 +344,12 @@ class Lowering {
 
   Status lower(const Node& node) {
     const std::string_view op = node.op;
-    if (op == aot::op::kConv2d) return lower_conv(node);
+    if (op == aot::op::kConv2d || op == aot::op::kConv1d) return lower_conv(node);
     if (op == aot::op::kLinear || op == aot::op::kMatmul) return lower_fully_connected(node);
-    if (op == aot::op::kMaxPool2d || op == aot::op::kAvgPool2d) return lower_pool(node);
+    if (op == aot::op::kMaxPool2d || op == aot::op::kAvgPool2d || op == aot::op::kMaxPool1d ||
+        op == aot::op::kAvgPool1d) {
+      return lower_pool(node);
+    }
     if (op == aot::op::kGlobalAvgPool2d) {
       Sources sources{&node};
       XnnOp x;
@@ -380,8 +439,11 @@ class Lowering {
       out = bn->outputs[0];
     }
     const std::int64_t groups = int_attr(conv, "groups", 1);
-    const std::int64_t oc = w.shape[0], gic = w.shape[1], kh = w.shape[2], kw = w.shape[3];
-    std::vector<std::uint32_t> ints = window_params(conv, kh, kw);
+    // A conv1d's weights [O, C/g, K] are [O, C/g, 1, K] (as_2d).
+    const std::vector<std::int64_t> w4 = with_unit_height(w.shape);
+    const std::int64_t oc = w4[0], gic = w4[1], kh = w4[2], kw = w4[3];
+    std::vector<std::uint32_t> ints =
+        window_params(conv.op == aot::op::kConv1d ? as_2d(conv) : conv, kh, kw);
     ints.insert(ints.end(), {u32(groups), u32(gic), u32(oc / groups)});
     // OIHW -> XNNPACK's [G][GOC][KH][KW][GIC]: groups are already the
     // outermost block of O in PyTorch's layout, so only I moves inward.
@@ -412,13 +474,16 @@ class Lowering {
     absorb_activations(&out, &sources, &min, &max);
     XnnOp op;
     op.kind = XnnOpKind::kConvolution;
-    GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t in, slot_for(input, XnnLayout::kNhwc, sources));
+    const bool one_d = value(input).shape.size() == 3;
+    GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t in, one_d ? unit_height_nhwc(input, sources)
+                                                      : slot_for(input, XnnLayout::kNhwc, sources));
     op.operands = {in};
     op.ints = std::move(ints);
     op.floats.reserve(2 + kernel.size() + bias.size());
     op.floats = {min, max};
     op.floats.insert(op.floats.end(), kernel.begin(), kernel.end());
     op.floats.insert(op.floats.end(), bias.begin(), bias.end());
+    if (one_d) return emit_unit_height(std::move(op), sources, out);
     return emit_value(std::move(op), sources, out, XnnLayout::kNhwc);
   }
 
@@ -521,7 +586,11 @@ class Lowering {
 
   // A pooling node's params: pad t r b l, window h w, stride h w (and for
   // max pooling dilation h w).
-  std::vector<std::uint32_t> pool_params(const Node& node, bool max_pool) const {
+  // `node` a 2-D pool (a 1-D one's as_2d form), `in_dims` and `out_dims`
+  // its 4-D input and output.
+  static std::vector<std::uint32_t> pool_params(const Node& node, bool max_pool,
+                                                const std::vector<std::int64_t>& in_dims,
+                                                const std::vector<std::int64_t>& out_dims) {
     auto pad = padding_tlbr(node);  // top, left, bottom, right
     const auto kernel = int_pair(node, "kernel", {1, 1});
     const auto stride = int_pair(node, "stride", kernel);
@@ -531,8 +600,6 @@ class Lowering {
     // becomes extra bottom / right padding, sized from the graph's output
     // (which follows PyTorch's rule for when that window exists). XNNPACK
     // leaves padded cells out of the max and of the average's divisor.
-    const auto& in_dims = value(node.inputs[0]).shape;
-    const auto& out_dims = value(node.outputs[0]).shape;
     for (int i = 0; i < 2; ++i) {
       const std::int64_t needed = (out_dims[2 + i] - 1) * stride[i] +
                                   dilation[i] * (kernel[i] - 1) + 1 -
@@ -552,20 +619,28 @@ class Lowering {
   Status lower_pool(const Node& node) {
     Sources sources{&node};
     XnnOp op;
-    if (identity_pool(node)) {
+    if (!is_one_dimensional(node) && identity_pool(node)) {  // (a 1-D one is refused)
       const XnnLayout layout = current_layout(node.inputs[0]);
       op.kind = XnnOpKind::kCopy;
       GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t in, slot_for(node.inputs[0], layout, sources));
       op.operands = {in};
       return emit_value(std::move(op), sources, node.outputs[0], layout);
     }
-    const bool max_pool = node.op == aot::op::kMaxPool2d;
+    const bool max_pool = node.op == aot::op::kMaxPool2d || node.op == aot::op::kMaxPool1d;
     op.kind = max_pool ? XnnOpKind::kMaxPooling : XnnOpKind::kAveragePooling;
+    op.floats = {-kInf, kInf};
+    const std::vector<std::int64_t> in_dims = with_unit_height(value(node.inputs[0]).shape);
+    const std::vector<std::int64_t> out_dims = with_unit_height(value(node.outputs[0]).shape);
+    if (is_one_dimensional(node)) {
+      GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t in, unit_height_nhwc(node.inputs[0], sources));
+      op.operands = {in};
+      op.ints = pool_params(as_2d(node), max_pool, in_dims, out_dims);
+      return emit_unit_height(std::move(op), sources, node.outputs[0]);
+    }
     GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t in,
                               slot_for(node.inputs[0], XnnLayout::kNhwc, sources));
     op.operands = {in};
-    op.ints = pool_params(node, max_pool);
-    op.floats = {-kInf, kInf};
+    op.ints = pool_params(node, max_pool, in_dims, out_dims);
     return emit_value(std::move(op), sources, node.outputs[0], XnnLayout::kNhwc);
   }
 
@@ -1070,7 +1145,8 @@ class Lowering {
     } else if (name == aot::op::kMaxPool2d || name == aot::op::kAvgPool2d) {
       const bool max_pool = name == aot::op::kMaxPool2d;
       op.kind = max_pool ? XnnOpKind::kQMaxPooling : XnnOpKind::kQAveragePooling;
-      op.ints = pool_params(node, max_pool);
+      op.ints =
+          pool_params(node, max_pool, value(node.inputs[0]).shape, value(node.outputs[0]).shape);
       if (!max_pool) op.ints.push_back(0);  // padding is never counted (xnnpack_partitioner.h)
       in_layout = layout = XnnLayout::kNhwc;
     } else if (name == aot::op::kGlobalAvgPool2d) {
@@ -1120,6 +1196,9 @@ class Lowering {
   XnnProgram program_;
   std::unordered_map<std::int32_t, std::uint32_t> logical_slots_;  // value -> slot
   std::unordered_map<std::int32_t, std::uint32_t> nhwc_slots_;
+  // [N, C, L] values a 1-D convolution or pool wrote, held as NHWC
+  // [N, 1, L, C] (desc [N, C, 1, L]): chains of them need no conversion.
+  std::unordered_map<std::int32_t, std::uint32_t> unit_nhwc_slots_;
   std::map<std::pair<std::int32_t, XnnLayout>, std::uint32_t> constant_slots_;  // provisional
   std::map<std::pair<std::uint32_t, XnnLayout>, std::uint32_t> scalar_slots_;   // f32 bits
   std::unordered_map<std::int32_t, Sources> producers_;     // value -> sources of its op

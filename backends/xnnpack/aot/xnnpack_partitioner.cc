@@ -42,8 +42,6 @@ std::string dtype_name(ScalarType dtype) {
 std::string value_rejection(const Graph& graph, ValueId id) {
   const aot::Value* v = graph.find_value(id);
   if (v == nullptr) return "unknown value";
-  // Its size is set by the portable kernel that makes it, at each execution.
-  if (v->dynamic) return "tensor sized by data (dynamic)";
   if (v->dtype != ScalarType::kFloat) return dtype_name(v->dtype) + " tensor";
   if (v->shape.empty()) return "0-d tensor";
   if (v->shape.size() > kXnnMaxRank) return "tensor of rank > 6";
@@ -83,6 +81,16 @@ std::string batch_norm_rejection(const Graph& graph, const Node& node) {
     if (!is_float_constant(graph, node.inputs[i])) return "non-constant batch_norm statistics";
   }
   const aot::Value* x = graph.find_value(node.inputs[0]);
+  if (x != nullptr && x->shape.size() == 3) {
+    // Folded into the conv1d before it (a 2-D convolution of height 1).
+    const Node* conv = producer_of(graph, node.inputs[0]);
+    if (conv == nullptr || conv->op != aot::op::kConv1d ||
+        GraphUses(graph).sole_user(node.inputs[0]) != &node ||
+        !xnnpack_rejection(graph, *conv).empty()) {
+      return "batch_norm of a 3-D input other than a conv1d's only reader";
+    }
+    return kTaken;
+  }
   if (x == nullptr || x->shape.size() != 4) return "batch_norm input not 4-D";
   if (!is_computed(graph, node.inputs[0])) return kConstantOperand;
   return kTaken;
@@ -260,6 +268,15 @@ std::string op_rejection(const Graph& graph, const Node& node) {
   if (op == aot::op::kConv2d || op == aot::op::kLinear || op == aot::op::kConvTranspose2d) {
     return weighted_rejection(graph, node);
   }
+  if (op == aot::op::kConv1d) {
+    // A 2-D convolution of height 1 inside the delegate; float weights
+    // only (an int8 conv1d has no quantized lowering).
+    if (!is_computed(graph, node.inputs[0])) return kConstantOperand;
+    for (std::size_t i = 1; i < node.inputs.size(); ++i) {
+      if (!is_float_constant(graph, node.inputs[i])) return kNonConstantWeights;
+    }
+    return rank_of(graph, node.inputs[0]) == 3 ? kTaken : "conv1d input not 3-D";
+  }
   if (op == aot::op::kBatchNorm) return batch_norm_rejection(graph, node);
   if (op == aot::op::kMatmul) return matmul_rejection(graph, node);
   if (op == aot::op::kPow) return pow_rejection(graph, node);
@@ -285,6 +302,11 @@ std::string op_rejection(const Graph& graph, const Node& node) {
   }
   if (op == aot::op::kMaxPool2d) return pool_rejection(node, false);
   if (op == aot::op::kAvgPool2d) return pool_rejection(node, true);
+  if (op == aot::op::kMaxPool1d || op == aot::op::kAvgPool1d) {
+    // A 2-D pool of height 1 inside the delegate.
+    if (int_pair(as_2d(node), "kernel", {1, 1})[1] < 2) return "1-D pooling window of 1";
+    return pool_rejection(as_2d(node), op == aot::op::kAvgPool1d);
+  }
   if (op == aot::op::kSoftmax) {
     const std::int64_t axis = int_attr(node, "axis", -1);
     const std::int64_t rank = rank_of(graph, node.inputs[0]);
@@ -321,6 +343,9 @@ std::string op_rejection(const Graph& graph, const Node& node) {
 std::set<std::string, std::less<>> xnnpack_supported_ops() {
   using namespace aot::op;
   static constexpr std::string_view kOps[] = {kConv2d,
+                                              kConv1d,  // as conv2d of height 1
+                                              kMaxPool1d,
+                                              kAvgPool1d,
                                               kBatchNorm,
                                               kLinear,
                                               kMatmul,

@@ -5,9 +5,13 @@
 ///
 /// - conv2d: weight (and bias) constant; covers depthwise and grouped.
 /// - conv_transpose2d: weight (and bias) constant; output_padding < stride.
-/// - batch_norm: statistics constant. Folded into the conv2d before it when
-///   it is that conv2d's only user; otherwise, over a 4-D computed input, a
-///   depthwise 1x1 convolution of per-channel scale and shift.
+/// - conv1d: float weight (and bias) constant; the conv2d of height 1 over
+///   NHWC [N, 1, L, C] (the delegate keeps a chain of 1-D ops in that form;
+///   a reshape and a layout conversion at its ends).
+/// - batch_norm: statistics constant. Folded into the conv2d (conv1d) before
+///   it when it is that convolution's only user; otherwise, over a 4-D
+///   computed input, a depthwise 1x1 convolution of per-channel scale and
+///   shift.
 /// - linear: weight (and bias) constant.
 /// - matmul: b a constant 2-D matrix (becomes fully connected); or both
 ///   operands computed with equal ranks and batch dims (format 1.4's batch
@@ -16,6 +20,8 @@
 ///   only without stride or padding (then a copy).
 /// - avg_pool2d: as max_pool2d; padding only with count_include_pad=0
 ///   (XNNPACK excludes padding) unless ceil mode adds none.
+/// - max_pool1d, avg_pool1d: as their 2-D form of height 1 (a window of 1
+///   is refused).
 /// - global_avg_pool2d: always.
 /// - reduce_mean: over the last axis, or over H, W of a 4-D tensor.
 /// - add sub mul div min max: one operand computed; a float constant other
