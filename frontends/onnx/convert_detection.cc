@@ -209,6 +209,25 @@ Status convert_roi_align(ImportContext& c) {
   return Status();
 }
 
+// Unique(X, axis?, sorted): one unique node of four outputs, three sized by
+// data (the memory plan reserves their bounds; the kernel resizes them).
+// An output the model leaves out is computed and not bound.
+Status convert_unique(ImportContext& c) {
+  const NodeAttributes attrs = c.attributes();
+  GLASSBOX_ASSIGN_OR_RETURN(std::int64_t sorted, attrs.get_int("sorted", 1));
+  aot::AttributeMap ir{{"sorted", sorted}};
+  if (attrs.has("axis")) {
+    GLASSBOX_ASSIGN_OR_RETURN(std::int64_t axis, attrs.get_int("axis", 0));
+    ir["axis"] = axis;
+  }
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId x, c.value_input(0));
+  GLASSBOX_ASSIGN_OR_RETURN(std::vector<ValueId> outs,
+                            c.emit_outputs(aot::op::kUnique, {x}, std::move(ir),
+                                           {"y", "indices", "inverse_indices", "counts"}));
+  for (std::size_t o = 0; o < outs.size(); ++o) c.set_output(o, outs[o]);
+  return Status();
+}
+
 }  // namespace
 
 void add_detection_converters(ConverterTable* table) {
@@ -217,6 +236,7 @@ void add_detection_converters(ConverterTable* table) {
   // Scatter is ScatterElements before opset 11 (deprecated, same semantics).
   table->emplace("Scatter", convert_scatter_elements);
   table->emplace("RoiAlign", convert_roi_align);
+  table->emplace("Unique", convert_unique);
 }
 
 }  // namespace glassbox::frontends::onnx

@@ -3,11 +3,12 @@
 // not have: GatherND with batch dims and negative indices, ScatterElements
 // with a negative axis, negative and repeated indices and reduction add;
 // RoiAlign's per-opset default transform against its kernel (the kernel's
-// own test holds it to a naive reference).
+// own test holds it to a naive reference); Unique's data-sized output.
 
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "frontends/onnx/importer.h"
@@ -130,6 +131,25 @@ TEST(ImporterDetectionTest, RoiAlignTakesEachOpsetsDefaultTransform) {
     results.push_back(out.values);
   }
   EXPECT_NE(results[0], results[1]) << "the two transforms pooled alike";
+}
+
+TEST(ImporterDetectionTest, UniqueWithOnlyItsFirstOutputIsSizedByTheData) {
+  // The model asks for Y alone (the other three outputs are computed and
+  // not bound); Y's size is the number of distinct values, found at run
+  // time within the bound the memory plan reserved (all six distinct).
+  ModelWriter m(11);
+  m.input("x", {6}).output("y");
+  auto* node = m.node("Unique", "u", {"x"}, {"y"});
+  ModelWriter::set_int(node, "sorted", 0);
+  const std::vector<float> x = {2.5f, -1.0f, 2.5f, 7.0f, -1.0f, 2.5f};
+  const Output out = import_and_run(m, {bytes_of(x)});
+  // First occurrences in order, as a naive scan finds them.
+  std::vector<double> expected;
+  for (float v : x) {
+    if (std::find(expected.begin(), expected.end(), v) == expected.end()) expected.push_back(v);
+  }
+  EXPECT_EQ(out.shape, (std::vector<std::int64_t>{static_cast<std::int64_t>(expected.size())}));
+  EXPECT_EQ(out.values, expected);
 }
 
 }  // namespace

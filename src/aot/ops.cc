@@ -395,6 +395,7 @@ enum class Shapes : std::uint8_t {
   kRecurrent,      // infer_recurrent (ops_recurrent.cc): several outputs
   kRoiAlign,       // infer_roi_align (ops_roi_align.cc; dtypes too)
   kDynamic,        // infer_dynamic (ops_dynamic.cc): outputs sized by data
+  kUnique,         // infer_unique (ops_unique.cc): four outputs, three sized by data
 };
 
 struct OpInfo {
@@ -515,6 +516,7 @@ constexpr OpInfo kOps[] = {
     {op::kNonZero, 1, 1, Dtypes::kDynamic, Shapes::kDynamic},
     {op::kTopK, 1, 2, Dtypes::kDynamic, Shapes::kDynamic},
     {op::kNonMaxSuppression, 2, 2, Dtypes::kDynamic, Shapes::kDynamic},
+    {op::kUnique, 1, 1, Dtypes::kNumeric, Shapes::kUnique},
 };
 
 const OpInfo* find_op(std::string_view name) {
@@ -736,6 +738,10 @@ StatusOr<TensorType> infer_output_type(std::string_view op_name, std::span<const
       case Shapes::kConvTranspose: return infer_conv_transpose(op_name, in, attrs);
       case Shapes::kQuantization: return infer_quantization(op_name, in, attrs);
       case Shapes::kRoiAlign: return infer_roi_align(in, attrs);
+      case Shapes::kUnique: {
+        GLASSBOX_ASSIGN_OR_RETURN(std::vector<TensorType> all, infer_unique(in, attrs));
+        return all.front();
+      }
       case Shapes::kDynamic: {
         GLASSBOX_ASSIGN_OR_RETURN(std::vector<TensorType> all, infer_dynamic(op_name, in, attrs));
         return all.front();
@@ -766,6 +772,7 @@ StatusOr<std::vector<TensorType>> infer_output_types(std::string_view op_name,
   const OpInfo* info = find_op(op_name);
   if (info->shapes == Shapes::kRecurrent) return infer_recurrent(op_name, in, attrs);
   if (info->shapes == Shapes::kDynamic) return infer_dynamic(op_name, in, attrs);
+  if (info->shapes == Shapes::kUnique) return infer_unique(in, attrs);
   return std::vector<TensorType>{std::move(first)};
 }
 

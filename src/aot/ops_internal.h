@@ -81,6 +81,11 @@ StatusOr<TensorType> infer_quantization(std::string_view op, std::span<const Ten
 StatusOr<TensorType> infer_conv_transpose(std::string_view op, std::span<const TensorType> in,
                                           const AttributeMap& attrs);
 
+/// unique (ops_unique.cc): y, indices, inverse_indices, counts (the three
+/// sized by data dynamic, their shapes the bounds).
+StatusOr<std::vector<TensorType>> infer_unique(std::span<const TensorType> in,
+                                               const AttributeMap& attrs);
+
 /// roi_align (ops_roi_align.cc): checks the three inputs' dtypes too.
 StatusOr<TensorType> infer_roi_align(std::span<const TensorType> in, const AttributeMap& attrs);
 

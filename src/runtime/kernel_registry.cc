@@ -214,6 +214,7 @@ constexpr std::array kKernels = {
     Kernel{"tile", portable::prepare_tile, portable::run_tile},
     Kernel{"top_k", portable::prepare_top_k, portable::run_top_k},
     Kernel{"transpose", portable::prepare_transpose, portable::run_transpose},
+    Kernel{"unique", portable::prepare_unique, portable::run_unique},
     Kernel{"where", portable::prepare_where, portable::run_where},
 };
 

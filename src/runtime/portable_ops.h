@@ -160,6 +160,10 @@ RunFn run_cumsum;
 PrepareFn prepare_roi_align;
 RunFn run_roi_align;
 
+// portable_ops_unique.cc: unique (ONNX Unique; three outputs sized by data).
+PrepareFn prepare_unique;
+RunFn run_unique;
+
 // portable_ops_dynamic.cc: outputs sized by data (Tensor::resize).
 PrepareFn prepare_non_zero, prepare_top_k, prepare_non_max_suppression;
 RunFn run_non_zero, run_top_k, run_non_max_suppression;

@@ -134,6 +134,14 @@
 ///   absent). ONNX NonMaxSuppression, each class's boxes by score, ties to
 ///   the lower index.
 ///
+/// - unique: x (float or int64) -> y (x's dtype), indices, inverse_indices,
+///   counts (int64); sorted (int 0/1), axis (int, optional: absent = x
+///   flattened). y is [numel] or x's shape with the axis dim at most its
+///   length; indices and counts [numel or that length]: these three are
+///   dynamic (the number of distinct elements or slices); inverse_indices
+///   has one entry per element or slice, static (ONNX Unique;
+///   kernels/unique.h).
+///
 /// Only the ops above and the ones ops_dynamic.cc lists as taking them
 /// accept a dynamic input; any other op refuses one (its kernel would read
 /// the bound).
@@ -261,6 +269,7 @@ inline constexpr std::string_view kDequantizeLinear = "dequantize_linear";
 inline constexpr std::string_view kNonZero = "non_zero";
 inline constexpr std::string_view kTopK = "top_k";
 inline constexpr std::string_view kNonMaxSuppression = "non_max_suppression";
+inline constexpr std::string_view kUnique = "unique";
 inline constexpr std::string_view kDelegateCall = "delegate_call";
 }  // namespace op
 
