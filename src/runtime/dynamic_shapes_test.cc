@@ -164,6 +164,16 @@ TEST(DynamicShapesTest, LoadRefusesADynamicConstantOrInput) {
   MemoryAllocator memory, temp;
   EXPECT_FALSE(Method::load(*program, "forward", &memory, &temp, nullptr, &diag).ok());
   EXPECT_NE(std::string(diag.message).find("must be dynamic"), std::string::npos) << diag.message;
+  // top_k above the kernels' rank (a program may have 16 dims): refused,
+  // not run with its sizes in too short an array.
+  const Sizes rank7 = {1, 1, 1, 1, 1, 1, 2}, rank7_k1 = {1, 1, 1, 1, 1, 1, 1};
+  bytes = build(
+      {{kFloat, rank7, 0, false}, {kFloat, rank7_k1, 64, false}, {kLong, rank7_k1, 128, false}},
+      {{"top_k", {0}, {1, 2}, 1}}, {0}, {1}, 192);
+  Result<Program> deep = Program::load(bytes, &diag);
+  ASSERT_TRUE(deep.ok()) << diag.message;
+  EXPECT_FALSE(Method::load(*deep, "forward", &memory, &temp, nullptr, &diag).ok());
+  EXPECT_NE(std::string(diag.message).find("rank 7"), std::string::npos) << diag.message;
 }
 
 }  // namespace

@@ -120,6 +120,10 @@ Result<std::size_t> prepare_top_k(const KernelArgs& args, Diagnostics* d) {
   TopKArgs t;
   if (!check_counts(kTopK, args, 1, 2, 2, d) || !read_top_k(args, &t, d)) return kRejected;
   const Tensor& x = *args.inputs[0];
+  if (x.sizes.size() > kernels::kMaxDims) {  // run sizes its outputs in an array of that many
+    report(d, "top_k: input 0 has rank %zu, above %zu", x.sizes.size(), kernels::kMaxDims);
+    return kRejected;
+  }
   if (x.dtype != ScalarType::kFloat && x.dtype != ScalarType::kLong) {
     report(d, "top_k: input 0 has dtype %s, expected FLOAT or LONG", to_string(x.dtype).data());
     return kRejected;
@@ -178,7 +182,7 @@ Error run_top_k(const KernelArgs& args, Span<std::uint8_t> scratch) {
   Tensor& values = *args.outputs[0];
   Tensor& indices = *args.outputs[1];
   if (values.is_dynamic()) {
-    std::int64_t sizes[8];
+    std::int64_t sizes[kernels::kMaxDims];
     for (std::size_t i = 0; i < x.sizes.size(); ++i) sizes[i] = i == axis ? k : x.sizes[i];
     const Span<const std::int64_t> shape(sizes, x.sizes.size());
     if (values.resize(shape) != Error::kOk || indices.resize(shape) != Error::kOk) {
