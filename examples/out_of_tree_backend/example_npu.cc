@@ -11,13 +11,20 @@
 //      results while the NPU's own cycle counter runs at a declared clock,
 //      and the events are logged after the work (post time), as an NPU that
 //      keeps a trace buffer would;
-//   4. the plug-in entry point Glassbox looks for.
+//   4. the plug-in entry point Glassbox looks for;
+//   5. deferred decoding: with the compile spec trace=deferred the runtime
+//      logs its trace buffer whole, once per execution, and the plug-in's
+//      decoder expands it into the same per-op events on the host, when
+//      inspect/report read the dump.
 //
 // The NPU runs float conv2d (groups 1), linear, relu and add (same shapes).
 // Its cost model: kOpOverheadCycles per op plus one cycle per kMacsPerCycle
-// multiply-accumulates; the counter runs at kClockHz.
+// multiply-accumulates; the counter runs at kClockHz. Each op's event
+// carries counters (cycles, MACs, DMA bytes: the floats it reads and
+// writes), which the Inspector shows as columns of the ops view.
 
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -29,6 +36,7 @@
 #include "glassbox/backends/plugin.h"
 #include "glassbox/runtime/backend.h"
 #include "glassbox/runtime/delegate_hooks.h"
+#include "glassbox/runtime/delegate_raw_trace.h"
 
 namespace example_npu {
 namespace {
@@ -44,6 +52,9 @@ constexpr char kName[] = "example_npu";
 constexpr std::uint64_t kClockHz = 500'000'000;  // the declared clock
 constexpr std::uint64_t kMacsPerCycle = 64;
 constexpr std::uint64_t kOpOverheadCycles = 100;
+// The compile spec choosing how execute logs: "direct" (one event per op,
+// the default) or "deferred" (one raw trace per execution, section 5).
+constexpr char kTraceSpecKey[] = "trace";
 
 // ---- 1. The blob ----------------------------------------------------------
 // "XNPU", version, then slots (every tensor of the partition: its shape),
@@ -97,6 +108,28 @@ struct Reader {
   }
 };
 
+// The trace buffer of one execution in deferred mode ("XNTR"): what a real
+// NPU's trace unit would write, and what the decoder (section 5) reads.
+// Header: magic, version, op count; then one 40-byte entry per op.
+constexpr char kTraceMagic[4] = {'X', 'N', 'T', 'R'};
+constexpr std::uint32_t kTraceVersion = 1;
+struct TraceEntry {
+  std::int32_t id;  // the op's identifier (its AOT map entry)
+  OpKind kind;
+  std::uint8_t reserved[3];
+  std::uint64_t start;  // cycles
+  std::uint64_t end;
+  std::uint64_t macs;
+  std::uint64_t dma_bytes;
+};
+static_assert(sizeof(TraceEntry) == 40);
+constexpr std::size_t kTraceHeaderBytes = 12;
+
+// What direct logging attaches to an op's event, and the decoder too.
+std::string op_metadata(OpKind kind, std::uint64_t macs) {
+  return std::string(kind_name(kind)) + " macs=" + std::to_string(macs);
+}
+
 // ---- 2. The AOT half -------------------------------------------------------
 
 bool is_constant(const aot::Graph& graph, aot::ValueId id) {
@@ -149,6 +182,12 @@ class NpuCompiler final : public aot::BackendDetails {
       if (spec.key == "identifiers" && spec.value_as_string() != "generated") {
         return Status(Error::kNotSupported,
                       "example_npu numbers its event identifiers itself (--ids generated)");
+      }
+      if (spec.key == kTraceSpecKey && spec.value_as_string() != "direct" &&
+          spec.value_as_string() != "deferred") {
+        return Status(
+            Error::kInvalidArgument,
+            "example_npu: compile spec trace=" + spec.value_as_string() + " (direct or deferred)");
       }
     }
     // Slots: the partition's inputs, then each node's output.
@@ -249,8 +288,9 @@ struct Op {
   std::int64_t stride[2] = {1, 1}, dilation[2] = {1, 1}, pad[2] = {0, 0};
   std::int64_t weight_shape[4] = {1, 1, 1, 1};
   std::vector<float> weight, bias;
-  std::uint64_t macs = 0;  // counted at init from the shapes
-  std::string metadata;    // logged with its events: "conv2d macs=6912"
+  std::uint64_t macs = 0;       // counted at init from the shapes
+  std::uint64_t dma_bytes = 0;  // bytes read (inputs, weights) and written
+  std::string metadata;         // logged with its events: "conv2d macs=6912"
 };
 
 // One delegate call's state. A device build would carve it from
@@ -265,6 +305,10 @@ struct Program {
   // buffer (each op's start and end in its own cycles).
   std::vector<const float*> data;
   std::vector<std::uint64_t> start, end;
+  // Deferred mode (compile spec trace=deferred): the XNTR buffer, sized at
+  // init, logged whole after each execution.
+  bool deferred = false;
+  std::vector<std::uint8_t> trace;
 };
 
 std::int64_t numel(const std::vector<std::int64_t>& shape) {
@@ -361,7 +405,7 @@ class NpuRuntime final : public runtime::BackendInterface {
 
   glassbox::Result<runtime::DelegateHandle*> init(
       runtime::BackendInitContext& context, glassbox::Span<const std::uint8_t> blob,
-      glassbox::Span<const runtime::CompileSpecView>) override {
+      glassbox::Span<const runtime::CompileSpecView> specs) override {
     // The events carry the NPU's cycles: declare its clock once, and the
     // ETDump records it so the Inspector converts cycles to nanoseconds.
     runtime::EventTracer* tracer = context.event_tracer();
@@ -441,7 +485,22 @@ class NpuRuntime final : public runtime::BackendInterface {
     program->start.resize(num_ops);
     program->end.resize(num_ops);
     for (Op& op : program->ops) {
-      op.metadata = std::string(kind_name(op.kind)) + " macs=" + std::to_string(op.macs);
+      op.metadata = op_metadata(op.kind, op.macs);
+      // The NPU moves every float it reads and writes once, over DMA.
+      std::int64_t floats = numel(program->shapes[op.in[0]]) + numel(program->shapes[op.out]);
+      if (op.kind == OpKind::kAdd) floats += numel(program->shapes[op.in[1]]);
+      op.dma_bytes = static_cast<std::uint64_t>(floats) * sizeof(float) +
+                     (op.weight.size() + op.bias.size()) * sizeof(float);
+    }
+    for (const runtime::CompileSpecView& spec : specs) {
+      const std::string value(spec.value.begin(), spec.value.end());
+      if (std::strcmp(spec.key, kTraceSpecKey) == 0) program->deferred = value == "deferred";
+    }
+    if (program->deferred) {
+      program->trace.resize(kTraceHeaderBytes + num_ops * sizeof(TraceEntry));
+      std::memcpy(program->trace.data(), kTraceMagic, 4);
+      std::memcpy(program->trace.data() + 4, &kTraceVersion, 4);
+      std::memcpy(program->trace.data() + 8, &num_ops, 4);
     }
     return static_cast<runtime::DelegateHandle*>(program.release());
   }
@@ -504,13 +563,31 @@ class NpuRuntime final : public runtime::BackendInterface {
       (void)runtime::event_tracer_log_output_delegate(tracer, nullptr,
                                                       glassbox::DelegateDebugIntId(op.id), view);
     }
+    if (p->deferred) {
+      // Deferred: the trace buffer goes into the dump as it is; the
+      // decoder (section 5) makes the per-op events of it at inspect time.
+      for (std::size_t i = 0; i < p->ops.size(); ++i) {
+        const Op& op = p->ops[i];
+        const TraceEntry entry{op.id,     op.kind, {0, 0, 0},   p->start[i],
+                               p->end[i], op.macs, op.dma_bytes};
+        std::memcpy(p->trace.data() + kTraceHeaderBytes + i * sizeof(TraceEntry), &entry,
+                    sizeof(entry));
+      }
+      (void)runtime::event_tracer_log_delegate_raw_trace(tracer, kName, p->trace.data(),
+                                                         p->trace.size());
+    }
     // Post time: at the end of the execution the host reads the trace
     // buffer and logs one event per op, under the identifier its AOT map
-    // gave it, with its MAC count as metadata.
-    for (std::size_t i = 0; i < p->ops.size(); ++i) {
+    // gave it, with its MAC count as metadata and what the NPU counted
+    // (its cycles, MACs and DMA bytes) as counters.
+    for (std::size_t i = 0; i < p->ops.size() && !p->deferred; ++i) {
       const Op& op = p->ops[i];
-      (void)runtime::event_tracer_log_profiling_delegate(
-          tracer, nullptr, glassbox::DelegateDebugIntId(op.id), p->start[i], p->end[i],
+      const runtime::DelegateCounter counters[] = {
+          {"cycles", static_cast<std::int64_t>(p->end[i] - p->start[i])},
+          {"macs", static_cast<std::int64_t>(op.macs)},
+          {"dma_bytes", static_cast<std::int64_t>(op.dma_bytes)}};
+      (void)runtime::event_tracer_log_profiling_delegate_with_counters(
+          tracer, nullptr, glassbox::DelegateDebugIntId(op.id), p->start[i], p->end[i], counters,
           op.metadata.data(), op.metadata.size());
     }
     for (std::size_t i = 0; i < outputs.size(); ++i) {
@@ -544,6 +621,55 @@ Status prepare_runtime(const glassbox::backends::RunSettings&) {
   return Status();
 }
 
+// ---- 5. Deferred decoding ---------------------------------------------------
+// The decoder Glassbox calls on the host for each raw trace of this backend
+// (a C function: bytes in, events out through `sink`). The bytes come from
+// a file: every count and field is checked, and a bad trace is an error
+// message, never a crash. The events are what direct logging writes: the
+// op's identifier, its start and end cycles, its metadata.
+extern "C" int decode_trace(const std::uint8_t* bytes, std::size_t size,
+                            const GlassboxRawTraceClock* /*clock: cycles are the declared ticks*/,
+                            GlassboxDecodedEventSink sink, void* sink_context, char* error,
+                            std::size_t error_size) {
+  auto fail = [&](const char* why) {
+    std::snprintf(error, error_size, "example_npu trace: %s", why);
+    return 1;
+  };
+  std::uint32_t version = 0, count = 0;
+  if (size < kTraceHeaderBytes || std::memcmp(bytes, kTraceMagic, 4) != 0) {
+    return fail("not an XNTR trace");
+  }
+  std::memcpy(&version, bytes + 4, 4);
+  std::memcpy(&count, bytes + 8, 4);
+  if (version != kTraceVersion) return fail("unknown version");
+  if ((size - kTraceHeaderBytes) / sizeof(TraceEntry) != count ||
+      (size - kTraceHeaderBytes) % sizeof(TraceEntry) != 0) {
+    return fail("op count does not match its size");
+  }
+  for (std::uint32_t i = 0; i < count; ++i) {
+    TraceEntry entry;
+    std::memcpy(&entry, bytes + kTraceHeaderBytes + i * sizeof(TraceEntry), sizeof(entry));
+    if (kind_name(entry.kind) == nullptr || entry.id < 0) return fail("bad op entry");
+    if (entry.end < entry.start) return fail("op ends before it starts");
+    const std::string metadata = op_metadata(entry.kind, entry.macs);
+    // The counters direct logging attaches (section 3).
+    const GlassboxDecodedCounter counters[] = {
+        {"cycles", static_cast<std::int64_t>(entry.end - entry.start)},
+        {"macs", static_cast<std::int64_t>(entry.macs)},
+        {"dma_bytes", static_cast<std::int64_t>(entry.dma_bytes)}};
+    GlassboxDecodedEvent event{};
+    event.delegate_debug_id_int = entry.id;
+    event.start_ticks = entry.start;
+    event.end_ticks = entry.end;
+    event.metadata = reinterpret_cast<const std::uint8_t*>(metadata.data());
+    event.metadata_size = metadata.size();
+    event.counters = counters;
+    event.num_counters = 3;
+    if (sink(sink_context, &event) != 0) return 1;  // refused: the host says why
+  }
+  return 0;
+}
+
 // ---- 4. The entry point ----------------------------------------------------
 
 const glassbox::backends::BackendPlugin kPlugin{
@@ -552,6 +678,7 @@ const glassbox::backends::BackendPlugin kPlugin{
     .make_partitioner = &make_partitioner,
     .partition_report = &partition_report,
     .prepare_runtime = &prepare_runtime,
+    .decode_raw_trace = &decode_trace,
 };
 
 // The first field is the ABI version, read before anything else; the tag

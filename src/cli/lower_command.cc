@@ -42,6 +42,8 @@ struct LowerOptions {
   // A deliberate fault ("" = none): the delegate debug identifier of the
   // operator(s) to perturb, on any backend.
   std::string perturb;
+  // --compile-spec KEY=VALUE: backend-specific compile specs.
+  std::vector<std::string> compile_specs;
   // --input-shape NAME=D0xD1x...: static shapes for the ONNX model's inputs.
   std::vector<std::string> input_shapes;
   // Int8 models: the float twin for the float reference, and the ops to
@@ -99,11 +101,20 @@ Status check_lower_usage(const LowerOptions& options) {
   GLASSBOX_RETURN_IF_ERROR(
       check_outputs_are_not_inputs(inputs, {options.output, options.etrecord}));
   if (options.backend == "portable") {
-    if (options.ids_given || !options.perturb.empty()) {
+    if (options.ids_given || !options.perturb.empty() || !options.compile_specs.empty()) {
       return Status(Error::kInvalidArgument,
-                    "--ids and --perturb apply to a delegate backend, not to --backend portable");
+                    "--ids, --perturb and --compile-spec apply to a delegate backend, not to "
+                    "--backend portable");
     }
-  } else if (backends::find_backend_plugin(options.backend) == nullptr) {
+  }
+  for (const std::string& spec : options.compile_specs) {
+    const std::size_t equals = spec.find('=');
+    if (equals == std::string::npos || equals == 0) {
+      return Status(Error::kInvalidArgument,
+                    "--compile-spec " + spec + ": expected KEY=VALUE (e.g. trace=deferred)");
+    }
+  }
+  if (options.backend != "portable" && backends::find_backend_plugin(options.backend) == nullptr) {
     return Status(
         Error::kInvalidArgument,
         "--backend " + options.backend + ": no such backend (built in, or loaded with --plugin)");
@@ -173,6 +184,12 @@ StatusOr<exporter::Recipe> recipe_for(const LowerOptions& options) {
   if (plugin == nullptr) return recipe;  // portable: no delegation
   GLASSBOX_RETURN_IF_ERROR(backends::add_to_recipe(
       *plugin, {.identifiers = options.ids, .perturb = options.perturb}, &recipe));
+  // The backend's own specs (check_lower_usage checked the form).
+  for (const std::string& spec : options.compile_specs) {
+    const std::size_t equals = spec.find('=');
+    recipe.compile_specs.push_back(
+        aot::CompileSpec::from_string(spec.substr(0, equals), spec.substr(equals + 1)));
+  }
   return recipe;
 }
 
@@ -482,6 +499,13 @@ void add_lower_commands(CLI::App& app, CommandContext& context) {
                    "repeatable): their outputs are not quantized, to try a fix that "
                    "`inspect --view quant` suggests")
       ->type_name("NAME");
+  command
+      ->add_option("--compile-spec", options->compile_specs,
+                   "a compile spec for the backend, as KEY=VALUE (repeatable), passed to its "
+                   "preprocess and stored with its delegate; what keys mean is the backend's "
+                   "(example_npu: trace=deferred logs one raw trace an execution, see "
+                   "docs/backend-authors.md)")
+      ->type_name("KEY=VALUE");
   command->add_option(
       "--perturb", options->perturb,
       "a deliberate fault for testing numeric debugging: the delegate adds 0.05 to every output "

@@ -35,9 +35,30 @@ GLASSBOX_PLUGINS=$plugin "$glassbox" run "$work/m.gbx" --etdump "$work/m.etdp" -
 # The conv's events are the NPU's cycles, converted with its declared clock.
 grep -q "example_npu.*2/1 ns per tick" "$work/inspect.txt" && grep -q "/features/features.0/Conv .*example_npu" "$work/inspect.txt" ||
   { echo "plugin_test: inspect shows no example_npu operators:"; cat "$work/inspect.txt"; exit 1; }
+# Its counters are ops-view columns: the conv's MACs, 4x8x8 outputs x 3x3x3
+# taps = 6912 an execution, summed over the two.
+"$glassbox" inspect --etdump "$work/m.etdp" --etrecord "$work/m.etrecord" --format csv \
+  >"$work/inspect.csv"
+grep -q "^/features/features.0/Conv,.*,13824,6912.000,[0-9]*,[0-9.]*$" "$work/inspect.csv" ||
+  { echo "plugin_test: inspect shows no example_npu MAC counter of 6912:"; cat "$work/inspect.csv"; exit 1; }
 # Its clock's declared offset from the host clock places its events.
 grep -q "example_npu.*placed on the host timeline with its declared offset" "$work/inspect.txt" ||
   { echo "plugin_test: example_npu's clock offset was not used:"; cat "$work/inspect.txt"; exit 1; }
 "$glassbox" report --etdump "$work/m.etdp" --etrecord "$work/m.etrecord" -o "$work/m.html" >/dev/null
 grep -q "example_npu" "$work/m.html" || { echo "plugin_test: the report names no example_npu"; exit 1; }
-echo "plugin_test: example_npu built out of tree; lower, run, inspect and report used it"
+# Deferred decoding: trace=deferred logs one raw trace an execution, which
+# the plug-in's decoder expands at inspect time into the rows direct
+# logging gives (same counts, times and counters; the cycles are exact).
+"$glassbox" lower "$onnx/tiny_cnn.onnx" --plugin "$plugin" --backend example_npu \
+  --compile-spec trace=deferred -o "$work/d.gbx" --etrecord "$work/d.etrecord" >/dev/null
+GLASSBOX_PLUGINS=$plugin "$glassbox" run "$work/d.gbx" --etdump "$work/d.etdp" --iterations 2 \
+  --input "$onnx/tiny_cnn.input.npy" >/dev/null
+for m in m d; do
+  "$glassbox" inspect --etdump "$work/$m.etdp" --etrecord "$work/$m.etrecord" --format csv \
+    --plugin "$plugin" |
+    awk -F, '$7 == "true" { row = $1 "," $14 "," $15; for (i = 24; i <= NF; i++) row = row "," $i; print row }' |
+    sort >"$work/$m.rows"
+done
+[ -s "$work/m.rows" ] && cmp -s "$work/m.rows" "$work/d.rows" ||
+  { echo "plugin_test: deferred decoding gave other rows:"; cat "$work/m.rows" "$work/d.rows"; exit 1; }
+echo "plugin_test: example_npu built out of tree; lower, run, inspect and report used it, directly and deferred"

@@ -10,18 +10,7 @@ text_file=$3
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# expect_refusal TEXT ARGS...: exit 1, one stderr line containing TEXT.
-expect_refusal() {
-  want=$1
-  shift
-  status=0
-  "$glassbox" "$@" 2>"$work/err" >"$work/out" || status=$?
-  if [ "$status" -ne 1 ] || [ "$(wc -l <"$work/err")" -ne 1 ] || ! grep -qF -- "$want" "$work/err"; then
-    echo "plugin_refusals_test: glassbox $* exited $status, wanted 1 and one line with: $want"
-    cat "$work/err"
-    exit 1
-  fi
-}
+. "$(dirname "$0")/expect_refusal.sh"
 
 model=$work/missing.onnx
 expect_refusal "ABI version 999, this glassbox loads version 2" \

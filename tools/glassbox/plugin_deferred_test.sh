@@ -1,0 +1,46 @@
+#!/bin/sh
+# Deferred decoding end to end with example_npu: the same model lowered
+# with trace=direct (one event per op) and trace=deferred (one raw trace per
+# execution, expanded by the plug-in's decoder at inspect time) gives the
+# same delegated rows in the ops view (names, counts, times and counters:
+# the NPU's simulated cycles are exact, so the times are equal, not merely
+# within a cycle); report reads the deferred dump too. Without the plug-in, and
+# with a damaged trace, inspect exits 1 with one line.
+# Usage: plugin_deferred_test.sh GLASSBOX PLUGIN ONNX_DIR WORK_DIR
+set -eu
+glassbox=$1
+npu=$2
+onnx=$3
+work=$4
+rm -rf "$work"
+mkdir -p "$work"
+
+for mode in direct deferred; do
+  "$glassbox" lower "$onnx/tiny_cnn.onnx" --plugin "$npu" --backend example_npu \
+    --compile-spec trace=$mode -o "$work/$mode.gbx" --etrecord "$work/$mode.etrecord" >/dev/null
+  GLASSBOX_PLUGINS=$npu "$glassbox" run "$work/$mode.gbx" --etdump "$work/$mode.etdp" \
+    --iterations 3 --input "$onnx/tiny_cnn.input.npy" >/dev/null
+  # The delegated rows: label, count and mean time (columns 1, 14, 15),
+  # and the counter columns after `percent` (column 23).
+  "$glassbox" inspect --etdump "$work/$mode.etdp" --etrecord "$work/$mode.etrecord" \
+    --format csv --plugin "$npu" |
+    awk -F, '$7 == "true" { row = $1 "," $14 "," $15; for (i = 24; i <= NF; i++) row = row "," $i; print row }' |
+    sort >"$work/$mode.rows"
+done
+if [ ! -s "$work/direct.rows" ] || ! cmp -s "$work/direct.rows" "$work/deferred.rows"; then
+  echo "plugin_deferred_test: the delegated rows differ (direct, then deferred):"
+  cat "$work/direct.rows" "$work/deferred.rows"
+  exit 1
+fi
+GLASSBOX_PLUGINS=$npu "$glassbox" report --etdump "$work/deferred.etdp" \
+  --etrecord "$work/deferred.etrecord" -o "$work/deferred.html" >/dev/null
+
+. "$(dirname "$0")/expect_refusal.sh"
+expect_refusal "raw trace(s) of backend 'example_npu' need its decoder" \
+  inspect --etdump "$work/deferred.etdp"
+# A damaged trace (its magic changed inside a valid ETDump): the decoder's
+# error, one line.
+LC_ALL=C sed 's/XNTR/XNTQ/' "$work/deferred.etdp" >"$work/damaged.etdp"
+expect_refusal "does not decode: example_npu trace: not an XNTR trace" \
+  inspect --etdump "$work/damaged.etdp" --plugin "$npu"
+echo "plugin_deferred_test: passed"
