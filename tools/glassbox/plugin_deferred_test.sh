@@ -5,7 +5,8 @@
 # same delegated rows in the ops view (names, counts, times and counters:
 # the NPU's simulated cycles are exact, so the times are equal, not merely
 # within a cycle); report reads the deferred dump too. Without the plug-in, and
-# with a damaged trace, inspect exits 1 with one line.
+# with a damaged trace, inspect exits 1 with one line; so does lower with
+# a trace spec example_npu does not know (a malformed spec exits 2).
 # Usage: plugin_deferred_test.sh GLASSBOX PLUGIN ONNX_DIR WORK_DIR
 set -eu
 glassbox=$1
@@ -43,4 +44,14 @@ expect_refusal "raw trace(s) of backend 'example_npu' need its decoder" \
 LC_ALL=C sed 's/XNTR/XNTQ/' "$work/deferred.etdp" >"$work/damaged.etdp"
 expect_refusal "does not decode: example_npu trace: not an XNTR trace" \
   inspect --etdump "$work/damaged.etdp" --plugin "$npu"
+# The backend refuses a value of its spec it does not know.
+expect_refusal "example_npu: compile spec trace=bogus (direct or deferred)" \
+  lower "$onnx/tiny_cnn.onnx" --plugin "$npu" --backend example_npu \
+  --compile-spec trace=bogus -o "$work/bogus.gbx"
+# A spec that is not KEY=VALUE is a usage error (exit 2).
+status=0
+"$glassbox" lower "$onnx/tiny_cnn.onnx" --plugin "$npu" --backend example_npu \
+  --compile-spec trace -o "$work/bogus.gbx" 2>"$work/err" || status=$?
+[ "$status" -eq 2 ] && grep -qF "expected KEY=VALUE" "$work/err" ||
+  { echo "plugin_deferred_test: --compile-spec trace exited $status:"; cat "$work/err"; exit 1; }
 echo "plugin_deferred_test: passed"
