@@ -109,8 +109,14 @@ TEST(PluginLoaderTest, RegistrationChecksEveryEntryAlike) {
 }
 
 TEST(PluginLoaderTest, CommandLinePluginsLoadOnlyForCommandsThatTakeThem) {
-  const char* inspect[] = {"glassbox", "inspect", "--plugin", "/nonexistent/a.so"};
-  EXPECT_THAT(load_command_line_plugins(4, inspect), IsOk());
+  const char* show[] = {"glassbox", "etdump", "show", "--plugin", "/nonexistent/a.so"};
+  EXPECT_THAT(load_command_line_plugins(5, show), IsOk());
+  // The commands that read dumps load them for their raw-trace decoders.
+  for (const char* command : {"inspect", "report", "export"}) {
+    const char* argv[] = {"glassbox", command, "--plugin", "/nonexistent/d.so"};
+    EXPECT_THAT(message_of(load_command_line_plugins(4, argv)), HasSubstr("/nonexistent/d.so"))
+        << command;
+  }
   const char* lower[] = {"glassbox", "lower", "--backend", "x", "--plugin=/nonexistent/b.so"};
   EXPECT_THAT(message_of(load_command_line_plugins(5, lower)),
               HasSubstr("plug-in /nonexistent/b.so: cannot load"));
