@@ -10,7 +10,7 @@ namespace {
 
 constexpr const char* kRoiAlign = "roi_align";
 constexpr const char* kModes[] = {"avg", "max"};
-constexpr const char* kTransforms[] = {"half_pixel", "output_half_pixel"};
+constexpr const char* kRoiAlignTransforms[] = {"half_pixel", "output_half_pixel"};
 
 bool read_roi_align(const KernelArgs& args, kernels::RoiAlignParams* p, Diagnostics* d) {
   std::size_t mode = 0, transform = 0;
@@ -19,7 +19,8 @@ bool read_roi_align(const KernelArgs& args, kernels::RoiAlignParams* p, Diagnost
       !read_int(kRoiAlign, args, "sampling_ratio", 0, &p->sampling_ratio, d) ||
       !read_float(kRoiAlign, args, "spatial_scale", 1.0, &p->spatial_scale, d) ||
       !read_choice(kRoiAlign, args, "mode", kModes, &mode, d) ||
-      !read_choice(kRoiAlign, args, "coordinate_transformation_mode", kTransforms, &transform, d)) {
+      !read_choice(kRoiAlign, args, "coordinate_transformation_mode", kRoiAlignTransforms,
+                   &transform, d)) {
     return false;
   }
   if (p->output_height < 1 || p->output_width < 1 || p->sampling_ratio < 0 ||
