@@ -262,7 +262,7 @@ TEST(CliTest, AnUnknownCommandIsNamedWithTheCommandsThereAre) {
   const CliResult top = run({"frobnicate", "--etdump", "x.etdp"});
   EXPECT_EQ(top.exit_code, 2) << top.err;
   EXPECT_THAT(top.err, StartsWith("glassbox: unknown command 'frobnicate' (glassbox takes: "));
-  EXPECT_THAT(top.err, HasSubstr("inspect, report, export, compare)"));
+  EXPECT_THAT(top.err, HasSubstr("inspect, report, export, compare, check-backend)"));
   EXPECT_EQ(line_count(top.err), 1) << top.err;
   const CliResult nested = run({"etdump", "frobnicate"});
   EXPECT_EQ(nested.exit_code, 2) << nested.err;
