@@ -44,6 +44,12 @@ def test_a_loaded_plugin_lowers_runs_and_is_inspected(testdata, tmp_path):
                if event.delegate_backend_name == "example_npu" and event.is_delegated_op
                for name in event.op_names}
     assert npu_ops == {"/features/features.0/Conv", "/features/features.1/Relu", "/fc/Gemm"}
+    # The NPU's counters are columns of the ops view, as in the csv: the
+    # conv's MACs are 4x8x8 outputs x 3x3x3 taps an execution.
+    ops = inspector.view_dataframe("ops").set_index("label")
+    assert ops.loc["/features/features.0/Conv", "macs_mean"] == 6912
+    assert ops.loc["/fc/Gemm", "macs_mean"] == 5 * 64
+    assert "counters" not in ops.columns
 
 
 def test_refused_plugins_raise_with_one_clear_message():
