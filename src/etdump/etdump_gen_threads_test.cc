@@ -72,6 +72,50 @@ TEST(ETDumpGenThreadsTest, HeapModeOverfilledFromThreads) {
   expect_kept_plus_dropped_is_attempted(gen);
 }
 
+// Counters from several threads at once: each thread names its own
+// counter and a shared one, all first seen concurrently. Every kept event
+// has both, with its own thread's values; the names are interned once.
+TEST(ETDumpGenThreadsTest, CountersFromThreadsKeepTheirNamesAndValues) {
+  // Room for every event (three records each), so that each thread's name
+  // is interned: a full buffer leaves out names it cannot charge.
+  std::vector<std::uint8_t> buffer(4 << 20);
+  ETDumpGen gen{Span<std::uint8_t>(buffer)};
+  ASSERT_EQ(gen.create_event_block("Execute"), Error::kOk);
+  static const char* const kOwn[kThreads] = {"t0", "t1", "t2", "t3"};
+  std::latch start(kThreads);
+  std::vector<std::thread> pool;
+  for (int t = 0; t < kThreads; ++t) {
+    pool.emplace_back([&gen, &start, t] {
+      start.arrive_and_wait();
+      for (int i = 0; i < kEventsPerThread; ++i) {
+        const runtime::DelegateCounter counters[] = {{"shared", t}, {kOwn[t], 1000 + t}};
+        (void)runtime::event_tracer_log_profiling_delegate_with_counters(
+            &gen, nullptr, DelegateDebugIntId(t), 1, 2, counters);
+      }
+    });
+  }
+  for (std::thread& th : pool) th.join();
+  Result<Span<const std::uint8_t>> data = gen.get_etdump_data();
+  ASSERT_THAT(data, IsOk());
+  StatusOr<ETDumpFile> file = parse_etdump(*data, "threads.etdp");
+  ASSERT_THAT(file, IsOk());
+  std::vector<std::string> names = file->counter_names;
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"shared", "t0", "t1", "t2", "t3"}));
+  const RunData& run = file->runs.at(0);
+  EXPECT_EQ(gen.dropped_events(), 0u);
+  EXPECT_EQ(run.events.size(), kAttempted);
+  for (const Event& e : run.events) {
+    const ProfileEvent& p = *e.profile();
+    const std::int32_t t = p.delegate_debug_id_int.value;
+    ASSERT_EQ(p.counters.size(), 2u);
+    EXPECT_EQ(file->counter_names.at(p.counters[0].name), "shared");
+    EXPECT_EQ(p.counters[0].value, t);
+    EXPECT_EQ(file->counter_names.at(p.counters[1].name), kOwn[t]);
+    EXPECT_EQ(p.counters[1].value, 1000 + t);
+  }
+}
+
 // Each logging thread claims record slots ahead (a run). A run claimed in
 // one block must not carry the thread's later events into that block, and
 // its unused slots must read as empty: the caller's buffer starts out full
