@@ -40,8 +40,11 @@ if(TARGET glassbox_aot)
 endif()
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/glassbox
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-# The generated switch every hook header reads (tracing on or off).
+# The generated switches: config.h, which every hook header reads (tracing
+# on or off), and threads_config.h, which glassbox/core/mutex.h reads
+# (ETDumpGen's header includes it).
 install(FILES ${CMAKE_BINARY_DIR}/generated/glassbox/config.h
+              ${CMAKE_BINARY_DIR}/generated/glassbox/threads_config.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/glassbox)
 if(TARGET glassbox)
   install(TARGETS glassbox RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
