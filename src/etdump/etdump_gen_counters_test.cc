@@ -7,6 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <string>
@@ -210,6 +213,50 @@ TEST(ETDumpGenCountersFullTest, AFullBufferDropsWholeEventsAndCountsThem) {
   EXPECT_EQ(kept.size() + full, attempted);
   for (const auto& row : kept) EXPECT_EQ(row.size(), 3u);
 }
+
+#ifdef GLASSBOX_FLATC
+// ExecuTorch's reader knows no counters: FlatBuffers readers skip trailing
+// fields they lack, so a schema without ProfileEvent.counters and
+// ETDump.counter_names (ExecuTorch's shape) still reads a dump with them.
+TEST(ETDumpGenCountersFlatcTest, ASchemaWithoutCounterFieldsReadsTheDump) {
+  Tracer t(true);
+  const DelegateCounter counters[] = {{"cycles", 1200}, {"macs", 884736}};
+  ASSERT_EQ(t.gen->create_event_block("Execute"), Error::kOk);
+  ASSERT_EQ(t.gen->log_profiling_delegate_with_counters(nullptr, DelegateDebugIntId(7), 10, 20,
+                                                        counters, "conv", 4),
+            Error::kOk);
+  Result<Span<const std::uint8_t>> data = t.gen->get_etdump_data();
+  ASSERT_TRUE(data.ok());
+  const std::string dir = ::testing::TempDir() + "/no_counters_schema";
+  std::filesystem::create_directories(dir);
+  std::ifstream in(GLASSBOX_ETDUMP_SCHEMA);
+  std::ofstream schema(dir + "/etdump.fbs");
+  for (std::string line; std::getline(in, line);) {
+    if (line.find("counters:[Counter];") != std::string::npos ||
+        line.find("counter_names:[string];") != std::string::npos) {
+      continue;
+    }
+    schema << line << "\n";
+  }
+  schema.close();
+  const std::filesystem::path source_dir =
+      std::filesystem::path(GLASSBOX_ETDUMP_SCHEMA).parent_path();
+  std::filesystem::copy_file(source_dir / "scalar_type.fbs", dir + "/scalar_type.fbs",
+                             std::filesystem::copy_options::overwrite_existing);
+  std::ofstream(dir + "/run.etdp", std::ios::binary)
+      .write(reinterpret_cast<const char*>(data->data()),
+             static_cast<std::streamsize>(data->size()));
+  const std::string command = std::string(GLASSBOX_FLATC) + " --json --strict-json " +
+                              "--size-prefixed -o " + dir + " " + dir + "/etdump.fbs -- " + dir +
+                              "/run.etdp";
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  std::ifstream json(dir + "/run.json");
+  const std::string text((std::istreambuf_iterator<char>(json)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("\"delegate_debug_id_int\": 7"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"end_time\": 20"), std::string::npos) << text;
+  EXPECT_EQ(text.find("counter"), std::string::npos) << text;
+}
+#endif
 
 }  // namespace
 }  // namespace glassbox::etdump
