@@ -32,6 +32,8 @@ bool is_int8(ScalarType t) { return t == ScalarType::kChar || t == ScalarType::k
 std::string value_rejection(const Graph& graph, ValueId id, bool int8_ok = false) {
   const aot::Value* v = graph.find_value(id);
   if (v == nullptr) return "unknown value";
+  // Its size is set by the portable kernel that makes it, at each execution.
+  if (v->dynamic) return "tensor sized by data (dynamic)";
   if (v->dtype != ScalarType::kFloat && !(int8_ok && is_int8(v->dtype))) {
     return is_int8(v->dtype) ? "int8 tensor outside quantize_linear / dequantize_linear"
                              : "non-float tensor";

@@ -42,6 +42,8 @@ std::string dtype_name(ScalarType dtype) {
 std::string value_rejection(const Graph& graph, ValueId id) {
   const aot::Value* v = graph.find_value(id);
   if (v == nullptr) return "unknown value";
+  // Its size is set by the portable kernel that makes it, at each execution.
+  if (v->dynamic) return "tensor sized by data (dynamic)";
   if (v->dtype != ScalarType::kFloat) return dtype_name(v->dtype) + " tensor";
   if (v->shape.empty()) return "0-d tensor";
   if (v->shape.size() > kXnnMaxRank) return "tensor of rank > 6";
