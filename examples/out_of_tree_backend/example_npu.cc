@@ -594,6 +594,19 @@ class NpuRuntime final : public runtime::BackendInterface {
       const std::vector<float>& result = p->buffers[p->outputs[i]];
       std::memcpy(outputs[i]->data, result.data(), result.size() * sizeof(float));
     }
+    if (tracer != nullptr && synchronised_) {
+      // The simulated NPU takes the time its cost model says: when the host
+      // computed the ops faster than that, wait until the host clock has
+      // reached the counter, as a caller of a real NPU waits for it to
+      // finish. Otherwise the last op's event, placed on the host timeline
+      // with the declared offset, could end after its DELEGATE_CALL.
+      const auto busy_until_ns = origin_ns_ +
+                                 static_cast<std::int64_t>(static_cast<double>(cycles_) *
+                                                           (1e9 / static_cast<double>(kClockHz))) +
+                                 1;
+      while (host_ns(*tracer) < busy_until_ns) {
+      }
+    }
     return Error::kOk;
   }
 

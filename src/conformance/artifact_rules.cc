@@ -22,7 +22,9 @@ constexpr std::string_view kDelegateCall = "DELEGATE_CALL";
 // (a synchronisation of two counters), and a simulated counter converts
 // with rounding. 1 us is far below any real misplacement (a wrong offset
 // or ratio misses by the whole run) and far above the sub-100 ns jitter
-// seen (example_npu: 10 ns, once in ~80 runs).
+// of a real synchronisation. (example_npu once strayed 10 ns, once in ~80
+// runs, when its simulated counter ran ahead of the host; it now waits for
+// the host clock to reach its counter before returning.)
 constexpr long double kSyncedClockSlackNs = 1000;
 // A failing rule names this many offenders, then counts the rest.
 constexpr std::size_t kNamed = 3;
