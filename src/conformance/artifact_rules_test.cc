@@ -227,12 +227,15 @@ TEST(ArtifactRulesTest, TimesAreCheckedInTheDelegatesDeclaredClock) {
         std::tuple{std::uint64_t{1000000000}, true, false},
         std::tuple{std::uint64_t{1000000000}, false, false}}) {
     SCOPED_TRACE(std::to_string(ns_per_tick) + (with_offset ? " with offset" : " no offset"));
+    // A copy the lambda below can capture (clang refuses to capture a
+    // structured binding before C++20's P1091 support).
+    const bool declare_offset = with_offset;
     PlantedDump dump;
     ASSERT_EQ(dump.gen().set_delegate_time_scale(kBackend, TickRatio{ns_per_tick, 1}), Error::kOk);
     dump.execute([&](etdump::ETDumpGen& gen) {
       // Delegate tick 0 is now: inside the call.
       const Ticks origin = dump.now();
-      if (with_offset) {
+      if (declare_offset) {
         EXPECT_EQ(gen.set_delegate_clock_offset(kBackend, static_cast<std::int64_t>(origin)),
                   Error::kOk);
       }

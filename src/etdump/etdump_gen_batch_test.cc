@@ -18,17 +18,13 @@
 namespace glassbox::etdump {
 namespace {
 
+using testing_util::metadata_of;
+
 using ::glassbox::testing::IsOk;
 using runtime::DelegateEventDesc;
 using runtime::DelegateEventTimes;
 
 using testing_util::Tracer;
-
-std::string metadata_of(const ProfileEvent& p) {
-  return p.delegate_debug_metadata
-             ? std::string(p.delegate_debug_metadata->begin(), p.delegate_debug_metadata->end())
-             : std::string("<none>");
-}
 
 class ETDumpGenBatchTest : public ::testing::TestWithParam<bool> {};
 

@@ -24,6 +24,8 @@
 namespace glassbox::etdump {
 namespace {
 
+using testing_util::metadata_of;
+
 using ::glassbox::testing::IsOk;
 using runtime::DelegateCounter;
 using runtime::EventTracerEntry;
@@ -44,12 +46,6 @@ std::vector<std::map<std::string, std::int64_t>> counters_of(const ETDumpFile& f
     }
   }
   return out;
-}
-
-std::string metadata_of(const ProfileEvent& p) {
-  return p.delegate_debug_metadata
-             ? std::string(p.delegate_debug_metadata->begin(), p.delegate_debug_metadata->end())
-             : std::string("<none>");
 }
 
 class ETDumpGenCountersTest : public ::testing::TestWithParam<bool> {};

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "etdump_generated.h"
@@ -21,6 +22,13 @@ inline ::testing::AssertionResult Verifies(Span<const std::uint8_t> bytes) {
     return ::testing::AssertionFailure() << "the FlatBuffers verifier rejects the dump";
   }
   return ::testing::AssertionSuccess();
+}
+
+// A profile event's metadata as text, "<none>" when it has none.
+inline std::string metadata_of(const ProfileEvent& p) {
+  return p.delegate_debug_metadata
+             ? std::string(p.delegate_debug_metadata->begin(), p.delegate_debug_metadata->end())
+             : std::string("<none>");
 }
 
 // Serializes, verifies and parses.
