@@ -1,8 +1,8 @@
 // Delegate counters in the Inspector: summed per group and per ops row over
 // the runs used (mean per execution), the same from an ETDumpFile and an
 // ETDumpBuffer, pooled by the aggregator, shown as ops-view columns in
-// every format and per event in the chrome trace; a dump without counters
-// gets no counter column at all.
+// every format, per event in the chrome trace and in export's rows; a dump
+// without counters gets no counter column at all.
 
 #include <gtest/gtest.h>
 
@@ -13,6 +13,7 @@
 #include "glassbox/etdump/etdump_gen.h"
 #include "glassbox/etdump/etdump_reader.h"
 #include "glassbox/inspector/aggregate.h"
+#include "glassbox/inspector/export_rows.h"
 #include "glassbox/inspector/formats.h"
 #include "glassbox/inspector/views.h"
 #include "src/testing/status_matchers.h"
@@ -134,6 +135,31 @@ TEST(InspectorCountersTest, EveryFormatShowsTheColumns) {
   EXPECT_NE(trace.find("\"counters\":{\"dma_bytes\":64}"), std::string::npos) << trace;
 }
 
+std::string exported(const Inspector& insp, ExportRows rows, ExportFormat format) {
+  std::string out = export_header(rows, format);
+  append_export_rows(insp, {"c.etdp", {}}, rows, format, out);
+  return out;
+}
+
+TEST(InspectorCountersTest, ExportRowsCarryEachEventsCountersAndEachOpsSumPerRun) {
+  StatusOr<Inspector> insp = Inspector::create(parsed(counter_dump()));
+  ASSERT_THAT(insp, IsOk());
+  const std::string events = exported(*insp, ExportRows::kEvents, ExportFormat::kNdjson);
+  // The second run's first conv event: its own values, not the run's sum.
+  EXPECT_NE(events.find("\"counters\":{\"cycles\":200,\"macs\":1000}}\n"), std::string::npos)
+      << events;
+  EXPECT_NE(events.find("\"counters\":{\"dma_bytes\":64}}\n"), std::string::npos) << events;
+  const std::string ops = exported(*insp, ExportRows::kOps, ExportFormat::kNdjson);
+  // Op 1 in run 1: two events of 200 cycles and 1000 MACs each.
+  EXPECT_NE(ops.find("\"run\":1,\"op\":\"1\""), std::string::npos) << ops;
+  EXPECT_NE(ops.find("\"counters\":{\"cycles\":400,\"macs\":2000}}\n"), std::string::npos) << ops;
+  EXPECT_NE(ops.find("\"counters\":{\"cycles\":100,\"macs\":1000}}\n"), std::string::npos) << ops;
+  const std::string csv = exported(*insp, ExportRows::kOps, ExportFormat::kCsv);
+  EXPECT_NE(csv.find(",time_scale,counters\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",cycles=400;macs=2000\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",dma_bytes=64\n"), std::string::npos) << csv;
+}
+
 TEST(InspectorCountersTest, ADumpWithoutCountersHasNoCounterColumns) {
   etdump::ETDumpGen gen;
   ASSERT_EQ(gen.create_event_block("Execute"), Error::kOk);
@@ -147,6 +173,11 @@ TEST(InspectorCountersTest, ADumpWithoutCountersHasNoCounterColumns) {
   EXPECT_EQ(render(*insp, View::kOps, Format::kCsv).find("_sum"), std::string::npos);
   EXPECT_EQ(render(*insp, View::kOps, Format::kJson).find("counters"), std::string::npos);
   EXPECT_EQ(to_chrome_trace(*insp).find("counters"), std::string::npos);
+  // Export's NDJSON rows stay as they were; its CSV has an empty cell.
+  EXPECT_EQ(exported(*insp, ExportRows::kEvents, ExportFormat::kNdjson).find("counters"),
+            std::string::npos);
+  EXPECT_NE(exported(*insp, ExportRows::kEvents, ExportFormat::kCsv).find(",clock,\n"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <charconv>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "glassbox/inspector/views.h"
@@ -33,7 +34,8 @@ constexpr std::string_view kEventColumns[] = {"schema_version",
                                               "duration_ns",
                                               "time_unit",
                                               "time_unit_source",
-                                              "time_scale"};
+                                              "time_scale",
+                                              "counters"};
 constexpr std::string_view kOpColumns[] = {"schema_version",
                                            "dump",
                                            "tags",
@@ -49,7 +51,8 @@ constexpr std::string_view kOpColumns[] = {"schema_version",
                                            "duration_ns",
                                            "time_unit",
                                            "time_unit_source",
-                                           "time_scale"};
+                                           "time_scale",
+                                           "counters"};
 
 // json_string, without its per-byte checks for the common case: printable
 // ASCII with nothing to escape is copied as it is.
@@ -171,12 +174,11 @@ struct RowFrame {
   std::string tail;  // the time unit fields
 };
 
-// The last column, how the row's durations were scaled (its group's or
-// ops row's), and the row's end.
-std::string row_end(ExportFormat format, TimeScaleSource scale) {
+// How the row's durations were scaled (its group's or ops row's): the
+// column before the row's counters.
+std::string time_scale_field(ExportFormat format, TimeScaleSource scale) {
   std::string text;
   Fields(format, text, false).text("time_scale", to_string(scale));
-  text += format == ExportFormat::kNdjson ? "}\n" : "\n";
   return text;
 }
 
@@ -194,6 +196,40 @@ void append_number(std::string& out, const std::string& prefix, Number value) {
   const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value);
   out += prefix;
   out.append(buffer, end);
+}
+
+// A counter of a row: its name and value (the occurrence's own, or an op
+// row's sum in its run).
+using RowCounter = std::pair<std::string_view, std::int64_t>;
+
+// The last column, the row's counters, and the row's end. NDJSON has a
+// "counters" object only in a dump with counters (a dump without keeps
+// its rows as they were); CSV always has the cell, `name=value;...`
+// encoded as the tags cell is, so its column set stays fixed.
+void append_counters_and_end(std::string& out, ExportFormat format, bool dump_has_counters,
+                             const std::vector<RowCounter>& counters) {
+  if (format == ExportFormat::kNdjson) {
+    if (dump_has_counters) {
+      out += ",\"counters\":{";
+      for (std::size_t i = 0; i < counters.size(); ++i) {
+        if (i > 0) out += ',';
+        append_json_string(out, counters[i].first);
+        append_number(out, ":", counters[i].second);
+      }
+      out += '}';
+    }
+    out += "}\n";
+    return;
+  }
+  std::string cell;
+  for (const auto& [name, value] : counters) {
+    if (!cell.empty()) cell += ';';
+    cell += tag_text(name);
+    append_number(cell, "=", value);
+  }
+  out += ',';
+  out += delimited_cell(cell, ',');
+  out += '\n';
 }
 
 RowFrame row_frame(const Inspector& inspector, const ExportSource& source, ExportFormat format) {
@@ -232,7 +268,7 @@ void event_rows(const Inspector& inspector, const ExportSource& source, ExportFo
   group_fields.reserve(inspector.groups().size());
   group_ends.reserve(inspector.groups().size());
   for (const EventGroup& g : inspector.groups()) {
-    group_ends.push_back(row_end(format, g.time_scale));
+    group_ends.push_back(time_scale_field(format, g.time_scale));
     const OpsOf ops = ops_of(g.source_ops);
     std::string& text = group_fields.emplace_back();
     Fields f(format, text, false);
@@ -266,6 +302,9 @@ void event_rows(const Inspector& inspector, const ExportSource& source, ExportFo
                     start = field_prefix(format, "start_ns"),
                     duration = field_prefix(format, "duration_ns");
   const std::vector<Occurrence>& occurrences = inspector.occurrences();
+  const std::vector<std::string>& names = inspector.counter_names();
+  const bool has_counters = !names.empty();
+  std::vector<RowCounter> counters;
   for (std::size_t i = 0; i < occurrences.size(); ++i) {
     const Occurrence& o = occurrences[i];
     out += frame.head;
@@ -276,6 +315,11 @@ void event_rows(const Inspector& inspector, const ExportSource& source, ExportFo
     append_number(out, duration, o.end - o.start);
     out += frame.tail;
     out += group_ends[o.group];
+    counters.clear();
+    for (const OccurrenceCounter& c : inspector.occurrence_counters(i)) {
+      counters.emplace_back(names[c.name], c.value);
+    }
+    append_counters_and_end(out, format, has_counters, counters);
   }
 }
 
@@ -284,6 +328,7 @@ void op_rows(const Inspector& inspector, const ExportSource& source, ExportForma
   struct Sample {
     std::uint32_t run;
     std::size_t row;
+    std::size_t index;  // in the row's samples
     double duration;
   };
   const RowFrame frame = row_frame(inspector, source, format);
@@ -293,7 +338,7 @@ void op_rows(const Inspector& inspector, const ExportSource& source, ExportForma
   op_fields.reserve(ops.size());
   op_ends.reserve(ops.size());
   for (const OpRow& op : ops) {
-    op_ends.push_back(row_end(format, op.time_scale));
+    op_ends.push_back(time_scale_field(format, op.time_scale));
     std::string& text = op_fields.emplace_back();
     Fields f(format, text, false);
     f.text("op", op.label);
@@ -312,13 +357,15 @@ void op_rows(const Inspector& inspector, const ExportSource& source, ExportForma
   std::vector<Sample> samples;
   for (std::size_t r = 0; r < ops.size(); ++r) {
     for (std::size_t s = 0; s < ops[r].samples.size(); ++s) {
-      samples.push_back({ops[r].sample_runs[s], r, ops[r].samples[s]});
+      samples.push_back({ops[r].sample_runs[s], r, s, ops[r].samples[s]});
     }
   }
   std::stable_sort(samples.begin(), samples.end(),
                    [](const Sample& a, const Sample& b) { return a.run < b.run; });
   const std::string run = field_prefix(format, "run"),
                     duration = field_prefix(format, "duration_ns");
+  const bool has_counters = !inspector.counter_names().empty();
+  std::vector<RowCounter> counters;
   for (const Sample& sample : samples) {
     out += frame.head;
     append_number(out, run, sample.run);
@@ -326,6 +373,14 @@ void op_rows(const Inspector& inspector, const ExportSource& source, ExportForma
     append_number(out, duration, sample.duration);
     out += frame.tail;
     out += op_ends[sample.row];
+    counters.clear();
+    const OpRow& op = ops[sample.row];
+    if (sample.index < op.sample_counters.size()) {
+      for (const CounterTotal& c : op.sample_counters[sample.index]) {
+        counters.emplace_back(c.name, c.sum);
+      }
+    }
+    append_counters_and_end(out, format, has_counters, counters);
   }
 }
 

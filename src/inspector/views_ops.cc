@@ -94,8 +94,25 @@ struct RunSums {
   explicit RunSums(std::size_t runs) : sum(runs, 0.0), seen(runs, false) {}
 };
 
+// The counters of each (group, run), from the occurrences' own: empty when
+// none carries any (the common case costs one pass over nothing).
+using RunCounters = std::map<std::pair<std::size_t, std::uint32_t>, std::vector<CounterTotal>>;
+
+RunCounters run_counters(const Inspector& inspector) {
+  RunCounters out;
+  if (inspector.counter_names().empty()) return out;
+  const std::vector<Occurrence>& occurrences = inspector.occurrences();
+  for (std::size_t i = 0; i < occurrences.size(); ++i) {
+    for (const OccurrenceCounter& c : inspector.occurrence_counters(i)) {
+      add_counter(out[{occurrences[i].group, occurrences[i].run}],
+                  inspector.counter_names()[c.name], c.value);
+    }
+  }
+  return out;
+}
+
 OpRow build_row(const std::vector<EventGroup>& groups, const std::vector<std::size_t>& members,
-                RunSums& per_run) {
+                const RunCounters& counters, RunSums& per_run) {
   OpRow row;
   std::set<DebugHandle> handles;
   std::set<std::uint32_t> seen_handles;
@@ -171,6 +188,16 @@ OpRow build_row(const std::vector<EventGroup>& groups, const std::vector<std::si
     per_run.sum[run] = 0;
     per_run.seen[run] = false;
   }
+  if (!counters.empty()) {
+    row.sample_counters.resize(row.samples.size());
+    for (std::size_t s = 0; s < row.samples.size(); ++s) {
+      for (std::size_t m : members) {
+        const auto it = counters.find({m, row.sample_runs[s]});
+        if (it == counters.end()) continue;
+        for (const CounterTotal& c : it->second) add_counter(row.sample_counters[s], c.name, c.sum);
+      }
+    }
+  }
   row.stats = PerfStats::of(row.samples);
   return row;
 }
@@ -212,8 +239,9 @@ std::vector<OpRow> ops_view(const Inspector& inspector) {
 
   std::vector<OpRow> rows;
   RunSums per_run(inspector.runs().size());
+  const RunCounters counters = run_counters(inspector);
   for (const auto& [root, group_indices] : members)
-    rows.push_back(build_row(groups, group_indices, per_run));
+    rows.push_back(build_row(groups, group_indices, counters, per_run));
   std::stable_sort(rows.begin(), rows.end(),
                    [](const OpRow& a, const OpRow& b) { return a.stats.mean > b.stats.mean; });
   return rows;

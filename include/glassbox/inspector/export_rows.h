@@ -18,7 +18,8 @@
 
 namespace glassbox::inspector {
 
-inline constexpr int kExportSchemaVersion = 2;
+/// 3: rows end with the events' delegate counters ("counters").
+inline constexpr int kExportSchemaVersion = 3;
 
 enum class ExportRows : std::uint8_t {
   kEvents,  ///< Every profile event of the runs used, in file order.

@@ -79,6 +79,10 @@ struct OpRow {
   /// The delegate counters of the row's events, summed over the runs used
   /// (EventGroup::counters of its units); empty when none carried any.
   std::vector<CounterTotal> counters;
+  /// The counters of each sample's run (as samples; each by name in the
+  /// order first seen): what export's op rows carry. Empty when the
+  /// inspector's occurrences carry no counters.
+  std::vector<std::vector<CounterTotal>> sample_counters;
   /// The sum of counter `name` (0 when the row has none of it), and its
   /// mean per execution: the sum over the runs the row has samples in.
   std::int64_t counter_sum(std::string_view name) const;
