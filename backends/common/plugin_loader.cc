@@ -22,7 +22,7 @@ std::string dl_error_text() {
 bool takes_plugins(std::string_view command) {
   return command == "lower" || command == "run" || command == "demo" ||
          command == "check-backend" || command == "inspect" || command == "report" ||
-         command == "export";
+         command == "export" || command == "compare";
 }
 
 }  // namespace

@@ -112,7 +112,7 @@ TEST(PluginLoaderTest, CommandLinePluginsLoadOnlyForCommandsThatTakeThem) {
   const char* show[] = {"glassbox", "etdump", "show", "--plugin", "/nonexistent/a.so"};
   EXPECT_THAT(load_command_line_plugins(5, show), IsOk());
   // The commands that read dumps load them for their raw-trace decoders.
-  for (const char* command : {"inspect", "report", "export"}) {
+  for (const char* command : {"inspect", "report", "export", "compare"}) {
     const char* argv[] = {"glassbox", command, "--plugin", "/nonexistent/d.so"};
     EXPECT_THAT(message_of(load_command_line_plugins(4, argv)), HasSubstr("/nonexistent/d.so"))
         << command;

@@ -1,5 +1,5 @@
 // `glassbox compare A.etdp A.etrecord B.etdp B.etrecord [--format
-//   table|csv|tsv|json] [--skip-first N] [-o FILE]`: two runs of one source
+//   table|csv|tsv|json] [--skip-first N] [--plugin PATH] [-o FILE]`: two runs of one source
 // model through different programs, joined per source op
 // (inspector/compare_runs.h does the work).
 
@@ -10,6 +10,8 @@
 
 #include "glassbox/inspector/compare_runs.h"
 #include "src/cli/commands.h"
+#include "src/cli/inspect_files.h"
+#include "src/cli/plugin_option.h"
 
 namespace glassbox::cli {
 namespace {
@@ -38,7 +40,8 @@ Status compare(const CompareOptions& options, std::ostream& out) {
   GLASSBOX_ASSIGN_OR_RETURN(
       inspector::RunComparison comparison,
       inspector::compare_run_files({options.files[0], options.files[1]},
-                                   {options.files[2], options.files[3]}, {options.skip_first}));
+                                   {options.files[2], options.files[3]},
+                                   {options.skip_first, registered_decoders()}));
   GLASSBOX_ASSIGN_OR_RETURN(std::string text, inspector::render_run_comparison(comparison, format));
   return write_text_output(text, options.output, options.files, out);
 }
@@ -73,6 +76,7 @@ void add_compare_commands(CLI::App& app, CommandContext& context) {
                    "ignore the first N executions of each dump (warm-up)")
       ->capture_default_str();
   command->add_option("-o,--output", options->output, "write here instead of stdout");
+  add_plugin_option(*command, /*for_decoding=*/true);
   command->callback([options, &context] {
     run_command(
         context, [&] { return check_compare_usage(*options); },

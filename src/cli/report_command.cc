@@ -157,7 +157,7 @@ Status write_report(const ReportCommandOptions& options, std::ostream& out) {
     GLASSBOX_ASSIGN_OR_RETURN(
         comparison, inspector::compare_run_files({options.etdump, options.etrecord},
                                                  {options.compare, options.compare_etrecord},
-                                                 {options.skip_first}));
+                                                 {options.skip_first, registered_decoders()}));
     inputs.comparison = &*comparison;
   }
   StatusOr<std::string> page = report::render_report(inputs, report_options);

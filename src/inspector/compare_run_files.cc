@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "glassbox/etdump/etdump_reader.h"
+#include "glassbox/etdump/raw_trace.h"
 #include "glassbox/inspector/compare_runs.h"
 
 namespace glassbox::inspector {
@@ -19,6 +20,16 @@ StatusOr<std::unique_ptr<LoadedRun>> load_run(const RunFiles& files,
                                               const CompareRunsOptions& options) {
   GLASSBOX_ASSIGN_OR_RETURN(etrecord::ETRecord record, etrecord::ETRecord::load(files.etrecord));
   GLASSBOX_ASSIGN_OR_RETURN(etdump::ETDumpFile dump, etdump::load_etdump_file(files.etdump));
+  if (etdump::count_raw_traces(dump) > 0) {
+    // Per-op events the delegate left to its plug-in's decoder: compared
+    // as if logged directly, as inspect and report see them.
+    const etdump::RawTraceDecoderLookup none = [](std::string_view) {
+      return GlassboxRawTraceDecoder{nullptr};
+    };
+    const StatusOr<etdump::RawTraceExpansion> expanded =
+        etdump::expand_raw_traces(&dump, options.decoders ? options.decoders : none);
+    if (!expanded.ok()) return expanded.status().with_context(files.etdump);
+  }
   InspectorOptions inspector_options;
   inspector_options.skip_first_runs = options.skip_first_runs;
   StatusOr<Inspector> joined = Inspector::create(dump, &record, {}, inspector_options);

@@ -4,8 +4,10 @@
 # execution, expanded by the plug-in's decoder at inspect time) gives the
 # same delegated rows in the ops view (names, counts, times and counters:
 # the NPU's simulated cycles are exact, so the times are equal, not merely
-# within a cycle); report reads the deferred dump too. Without the plug-in, and
-# with a damaged trace, inspect exits 1 with one line; so does lower with
+# within a cycle); report reads the deferred dump too, and compare and
+# report --compare put the two side by side with equal NPU times. Without
+# the plug-in (inspect, compare), and with a damaged trace, inspect exits 1
+# with one line; so does lower with
 # a trace spec example_npu does not know (a malformed spec exits 2).
 # Usage: plugin_deferred_test.sh GLASSBOX PLUGIN ONNX_DIR WORK_DIR
 set -eu
@@ -35,10 +37,23 @@ if [ ! -s "$work/direct.rows" ] || ! cmp -s "$work/direct.rows" "$work/deferred.
 fi
 GLASSBOX_PLUGINS=$npu "$glassbox" report --etdump "$work/deferred.etdp" \
   --etrecord "$work/deferred.etrecord" -o "$work/deferred.html" >/dev/null
+# compare and report --compare expand the raw traces too: direct against
+# deferred, the NPU's ops (backend_a, column 7) take the same simulated time
+# (B/A, column 12, is 1), and no op is in one run only.
+"$glassbox" compare "$work/direct.etdp" "$work/direct.etrecord" "$work/deferred.etdp" \
+  "$work/deferred.etrecord" --plugin "$npu" --format csv >"$work/compare.csv"
+awk -F, '$1 == "op" && $7 == "example_npu" { n++; if ($12 != "1") bad++ }
+  $1 ~ /^only/ { bad++ } END { exit !(n == 3 && bad == 0) }' "$work/compare.csv" ||
+  { echo "plugin_deferred_test: compare direct with deferred:"; cat "$work/compare.csv"; exit 1; }
+GLASSBOX_PLUGINS=$npu "$glassbox" report --etdump "$work/direct.etdp" \
+  --etrecord "$work/direct.etrecord" --compare "$work/deferred.etdp" \
+  --compare-etrecord "$work/deferred.etrecord" -o "$work/compare.html" >/dev/null
 
 . "$(dirname "$0")/expect_refusal.sh"
 expect_refusal "raw trace(s) of backend 'example_npu' need its decoder" \
   inspect --etdump "$work/deferred.etdp"
+expect_refusal "raw trace(s) of backend 'example_npu' need its decoder" \
+  compare "$work/direct.etdp" "$work/direct.etrecord" "$work/deferred.etdp" "$work/deferred.etrecord"
 # A damaged trace (its magic changed inside a valid ETDump): the decoder's
 # error, one line.
 LC_ALL=C sed 's/XNTR/XNTQ/' "$work/deferred.etdp" >"$work/damaged.etdp"

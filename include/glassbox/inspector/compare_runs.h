@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "glassbox/core/status.h"
+#include "glassbox/etdump/raw_trace.h"
 #include "glassbox/etrecord/etrecord.h"
 #include "glassbox/inspector/formats.h"
 #include "glassbox/inspector/inspector.h"
@@ -117,6 +118,10 @@ struct RunFiles {
 
 struct CompareRunsOptions {
   std::uint32_t skip_first_runs = 0;  ///< Warm-up executions ignored in each dump.
+  /// The decoders that expand the dumps' raw traces (the loaded plug-ins':
+  /// glassbox/etdump/raw_trace.h); unset for none, when a dump with raw
+  /// traces is refused naming their backend.
+  etdump::RawTraceDecoderLookup decoders;
 };
 
 /// Reads both runs and compares them, each named by its ETDump's path (what
