@@ -20,6 +20,7 @@
 
 #include "glassbox/backends/plugin.h"
 #include "glassbox/core/status.h"
+#include "glassbox/etdump/raw_trace.h"
 #include "glassbox/export/program_manager.h"
 
 namespace glassbox::backends {
@@ -41,6 +42,11 @@ std::span<const BackendPlugin* const> backend_plugins();
 
 /// The backend named `name`, or null.
 const BackendPlugin* find_backend_plugin(std::string_view name);
+
+/// The registered backends' raw-trace decoders (deferred decoding), looked
+/// up when called: what inspect, report, compare and Python's Inspector
+/// expand a dump's raw traces with.
+etdump::RawTraceDecoderLookup raw_trace_decoders();
 
 /// Adds `plugin`'s partitioner and the compile specs of `settings` to
 /// `recipe`.

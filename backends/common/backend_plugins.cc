@@ -111,6 +111,13 @@ const BackendPlugin* find_backend_plugin(std::string_view name) {
   return nullptr;
 }
 
+etdump::RawTraceDecoderLookup raw_trace_decoders() {
+  return [](std::string_view backend) -> GlassboxRawTraceDecoder {
+    const BackendPlugin* plugin = find_backend_plugin(backend);
+    return plugin == nullptr ? nullptr : plugin->decode_raw_trace;
+  };
+}
+
 Status add_to_recipe(const BackendPlugin& plugin, const LowerSettings& settings,
                      exporter::Recipe* recipe) {
   GLASSBOX_ASSIGN_OR_RETURN(aot::Partitioner partitioner, plugin.make_partitioner());

@@ -18,7 +18,9 @@
 #include <variant>
 #include <vector>
 
+#include "backends/common/backend_plugin.h"
 #include "glassbox/etdump/etdump_reader.h"
+#include "glassbox/etdump/raw_trace.h"
 #include "glassbox/etrecord/etrecord.h"
 #include "glassbox/inspector/compare_runs.h"
 #include "glassbox/inspector/formats.h"
@@ -214,6 +216,11 @@ PyInspector create(
   PyInspector result;
   result.etdump_path = etdump_path;
   result.dump = value_or_throw(etdump::load_etdump_file(etdump_path));
+  // Raw traces (deferred decoding) expanded by the decoders of the plug-ins
+  // load_plugin loaded, as the CLI's --plugin does; none: the backend named.
+  const StatusOr<etdump::RawTraceExpansion> expanded =
+      etdump::expand_raw_traces(&result.dump, backends::raw_trace_decoders());
+  if (!expanded.ok()) throw_status(expanded.status().with_context(etdump_path));
   if (record != nullptr) result.record = *record;
   std::vector<std::uint8_t> debug_data;
   if (debug_data_path.has_value()) {
@@ -253,8 +260,9 @@ void register_inspector(py::module_& m) {
       "compare_runs",
       [](const std::string& a_etdump, const std::string& a_etrecord, const std::string& b_etdump,
          const std::string& b_etrecord, std::uint32_t skip_first_runs, const std::string& format) {
-        const inspector::RunComparison comparison = value_or_throw(inspector::compare_run_files(
-            {a_etdump, a_etrecord}, {b_etdump, b_etrecord}, {skip_first_runs}));
+        const inspector::RunComparison comparison = value_or_throw(
+            inspector::compare_run_files({a_etdump, a_etrecord}, {b_etdump, b_etrecord},
+                                         {skip_first_runs, backends::raw_trace_decoders()}));
         return value_or_throw(inspector::render_run_comparison(
             comparison, value_or_throw(inspector::parse_format(format))));
       },

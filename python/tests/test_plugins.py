@@ -1,10 +1,13 @@
 """Backend plug-ins from Python: glassbox.load_plugin registers the
 example_npu plug-in (examples/out_of_tree_backend, built in the tree), whose
-backend then lowers, runs and is inspected like a built-in one; refused
-libraries raise with the command line's message."""
+backend then lowers, runs and is inspected like a built-in one, and its
+decoder expands the raw traces of deferred decoding; refused libraries
+raise with the command line's message."""
 
 import os
 import pathlib
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -50,6 +53,33 @@ def test_a_loaded_plugin_lowers_runs_and_is_inspected(testdata, tmp_path):
     assert ops.loc["/features/features.0/Conv", "macs_mean"] == 6912
     assert ops.loc["/fc/Gemm", "macs_mean"] == 5 * 64
     assert "counters" not in ops.columns
+
+
+def test_raw_traces_expand_with_the_loaded_plugins_decoder(testdata, tmp_path, cli):
+    npu = plugin_path("GLASSBOX_EXAMPLE_PLUGIN")
+    onnx = testdata / "onnx"
+    subprocess.run([cli, "lower", onnx / "tiny_cnn.onnx", "--plugin", npu, "--backend",
+                    "example_npu", "--compile-spec", "trace=deferred", "-o", tmp_path / "d.gbx",
+                    "--etrecord", tmp_path / "d.etrecord"], check=True, capture_output=True)
+    subprocess.run([cli, "run", tmp_path / "d.gbx", "--etdump", tmp_path / "d.etdp", "--input",
+                    onnx / "tiny_cnn.input.npy"], check=True, capture_output=True,
+                   env={**os.environ, "GLASSBOX_PLUGINS": str(npu)})
+    # Without the plug-in (a fresh interpreter: loaded plug-ins stay), the
+    # error names the backend whose decoder is missing.
+    refused = subprocess.run(
+        [sys.executable, "-c",
+         "import glassbox, sys; glassbox.Inspector(etdump_path=sys.argv[1], etrecord=sys.argv[2])",
+         tmp_path / "d.etdp", tmp_path / "d.etrecord"], capture_output=True, text=True)
+    assert refused.returncode != 0
+    assert "raw trace(s) of backend 'example_npu' need its decoder" in refused.stderr
+    glassbox.load_plugin(npu)
+    inspector = glassbox.Inspector(etdump_path=tmp_path / "d.etdp",
+                                   etrecord=str(tmp_path / "d.etrecord"))
+    # The trace's per-op events, with their identifiers resolved and their
+    # counters, as direct logging gives them.
+    ops = inspector.view_dataframe("ops").set_index("label")
+    assert ops.loc["/features/features.0/Conv", "macs_mean"] == 6912
+    assert ops.loc["/fc/Gemm", "macs_mean"] == 5 * 64
 
 
 def test_refused_plugins_raise_with_one_clear_message():

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "backends/common/backend_plugin.h"
 #include "glassbox/inspector/compare_runs.h"
 #include "src/cli/commands.h"
-#include "src/cli/inspect_files.h"
 #include "src/cli/plugin_option.h"
 
 namespace glassbox::cli {
@@ -41,7 +41,7 @@ Status compare(const CompareOptions& options, std::ostream& out) {
       inspector::RunComparison comparison,
       inspector::compare_run_files({options.files[0], options.files[1]},
                                    {options.files[2], options.files[3]},
-                                   {options.skip_first, registered_decoders()}));
+                                   {options.skip_first, backends::raw_trace_decoders()}));
   GLASSBOX_ASSIGN_OR_RETURN(std::string text, inspector::render_run_comparison(comparison, format));
   return write_text_output(text, options.output, options.files, out);
 }

@@ -6,17 +6,10 @@
 
 namespace glassbox::cli {
 
-etdump::RawTraceDecoderLookup registered_decoders() {
-  return [](std::string_view backend) -> GlassboxRawTraceDecoder {
-    const backends::BackendPlugin* plugin = backends::find_backend_plugin(backend);
-    return plugin == nullptr ? nullptr : plugin->decode_raw_trace;
-  };
-}
-
 StatusOr<etdump::ETDumpFile> load_expanded_etdump(const std::string& path) {
   GLASSBOX_ASSIGN_OR_RETURN(etdump::ETDumpFile dump, etdump::load_etdump_file(path));
   const StatusOr<etdump::RawTraceExpansion> expanded =
-      etdump::expand_raw_traces(&dump, registered_decoders());
+      etdump::expand_raw_traces(&dump, backends::raw_trace_decoders());
   if (!expanded.ok()) return expanded.status().with_context(path);
   return dump;
 }

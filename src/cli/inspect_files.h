@@ -16,10 +16,6 @@
 
 namespace glassbox::cli {
 
-/// The raw-trace decoders of the registered backends (the built-ins have
-/// none; plug-ins loaded by --plugin or GLASSBOX_PLUGINS may).
-etdump::RawTraceDecoderLookup registered_decoders();
-
 /// The ETDump at `path` with its raw traces expanded: a trace whose
 /// backend has no decoder loaded fails it (kNotFound, naming the backend),
 /// as does one that does not decode (kCorruptData).

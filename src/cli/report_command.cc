@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/common/backend_plugin.h"
 #include "glassbox/etdump/etdump_reader.h"
 #include "glassbox/etrecord/etrecord.h"
 #include "glassbox/inspector/compare_runs.h"
@@ -155,9 +156,10 @@ Status write_report(const ReportCommandOptions& options, std::ostream& out) {
     // Another program of the same source model, joined per source op as
     // `glassbox compare` does.
     GLASSBOX_ASSIGN_OR_RETURN(
-        comparison, inspector::compare_run_files({options.etdump, options.etrecord},
-                                                 {options.compare, options.compare_etrecord},
-                                                 {options.skip_first, registered_decoders()}));
+        comparison,
+        inspector::compare_run_files({options.etdump, options.etrecord},
+                                     {options.compare, options.compare_etrecord},
+                                     {options.skip_first, backends::raw_trace_decoders()}));
     inputs.comparison = &*comparison;
   }
   StatusOr<std::string> page = report::render_report(inputs, report_options);
