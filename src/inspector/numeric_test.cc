@@ -129,34 +129,30 @@ class SyntheticRun {
   // Logs `values` at `instruction` with int identifier `id` (-1: none).
   void log(std::int32_t instruction, std::int32_t id, std::vector<float> values,
            bool output = false) {
-    etdump::DebugEvent e;
-    e.instruction_id = InstructionId(instruction);
-    e.delegate_debug_id_int = DelegateDebugIntId(id);
-    e.value.type = etdump::ValueType::kTensor;
-    etdump::Tensor t;
-    t.scalar_type = static_cast<std::int8_t>(ScalarType::kFloat);
-    t.sizes = {static_cast<std::int64_t>(values.size())};
-    t.offset = static_cast<std::int64_t>(data.size());
-    data.resize(data.size() + values.size() * sizeof(float));
-    std::memcpy(data.data() + t.offset, values.data(), values.size() * sizeof(float));
-    e.value.tensor = t;
-    if (output) e.value.output = true;
-    dump.runs[0].events.push_back({e});
+    log_tensor(instruction, id, ScalarType::kFloat, values.size(), values.data(),
+               values.size() * sizeof(float), output);
   }
 
   // Logs int8 `codes` at `instruction` with int identifier `id`.
   void log_int8(std::int32_t instruction, std::int32_t id, std::vector<std::int8_t> codes) {
+    log_tensor(instruction, id, ScalarType::kChar, codes.size(), codes.data(), codes.size(), false);
+  }
+
+  // A 1-D tensor of `numel` elements whose `nbytes` bytes go into `data`.
+  void log_tensor(std::int32_t instruction, std::int32_t id, ScalarType dtype, std::size_t numel,
+                  const void* bytes, std::size_t nbytes, bool output) {
     etdump::DebugEvent e;
     e.instruction_id = InstructionId(instruction);
     e.delegate_debug_id_int = DelegateDebugIntId(id);
     e.value.type = etdump::ValueType::kTensor;
     etdump::Tensor t;
-    t.scalar_type = static_cast<std::int8_t>(ScalarType::kChar);
-    t.sizes = {static_cast<std::int64_t>(codes.size())};
+    t.scalar_type = static_cast<std::int8_t>(dtype);
+    t.sizes = {static_cast<std::int64_t>(numel)};
     t.offset = static_cast<std::int64_t>(data.size());
-    data.resize(data.size() + codes.size());
-    std::memcpy(data.data() + t.offset, codes.data(), codes.size());
+    data.resize(data.size() + nbytes);
+    std::memcpy(data.data() + t.offset, bytes, nbytes);
     e.value.tensor = t;
+    if (output) e.value.output = true;
     dump.runs[0].events.push_back({e});
   }
 
