@@ -683,8 +683,10 @@ Error ETDumpGen::write_delegate_event_with_metadata(bool string_id, std::uint32_
   if (metadata == nullptr && metadata_len != 0) return reject();
   // Metadata seen before (a delegate's usual case): the event's flags name it.
   const std::uint32_t number = metadata_len == 0 ? 0 : metadata_.intern(metadata, metadata_len);
-  const std::uint16_t thread = thread_index();
   Record event = delegate_record(string_id, id, start, end, chain, instruction, source);
+  // The logging thread, read once (delegate_record did) for every record
+  // of the event.
+  const std::uint16_t thread = event.thread;
   if (number != 0 && num_counters == 0) {
     Record* r = claim_one();
     if (r == nullptr) return Error::kOutOfResources;
