@@ -429,10 +429,10 @@ constexpr OpInfo kOps[] = {
     {op::kBatchNorm, 5, 5, Dtypes::kFloat, Shapes::kOriginal},
     {op::kFlatten, 1, 1, Dtypes::kAnySame, Shapes::kOriginal},
     {op::kReshape, 1, 1, Dtypes::kAnySame, Shapes::kOriginal},
-    {op::kConcat, 1, kVariadic, Dtypes::kFloat, Shapes::kOriginal},
+    {op::kConcat, 1, kVariadic, Dtypes::kAnySame, Shapes::kOriginal},
     {op::kSoftmax, 1, 1, Dtypes::kFloat, Shapes::kOriginal},
     {op::kHardsigmoid, 1, 1, Dtypes::kFloat, Shapes::kOriginal},
-    {op::kTranspose, 1, 1, Dtypes::kFloat, Shapes::kOriginal},
+    {op::kTranspose, 1, 1, Dtypes::kAnySame, Shapes::kOriginal},
     // Elementwise, ONNX coverage.
     {op::kErf, 1, 1, Dtypes::kFloat, Shapes::kUnary},
     {op::kTanh, 1, 1, Dtypes::kFloat, Shapes::kUnary},
@@ -618,7 +618,10 @@ StatusOr<TensorType> infer_original(std::string_view op_name, std::span<const Te
   if (op_name == op::kMatmul) return infer_matmul(in);
   if (op_name == op::kBatchNorm) return infer_batch_norm(in, attrs);
   if (op_name == op::kFlatten) return infer_flatten(in[0], attrs);
-  if (op_name == op::kReshape) return infer_reshape(in[0], attrs);
+  if (op_name == op::kReshape) {
+    GLASSBOX_RETURN_IF_ERROR(check_dynamic_reshape(in[0], attrs));
+    return infer_reshape(in[0], attrs);
+  }
   if (op_name == op::kConcat) return infer_concat(in, attrs);
   if (op_name == op::kGlobalAvgPool2d) {
     GLASSBOX_RETURN_IF_ERROR(expect_rank(in[0], 4, "global_avg_pool2d input"));
@@ -719,7 +722,10 @@ StatusOr<TensorType> infer_output_type(std::string_view op_name, std::span<const
   bool any_dynamic = false;
   for (std::size_t i = 0; i < in.size(); ++i) {
     if (!in[i].dynamic) continue;
-    if (!takes_dynamic_inputs(op_name)) {
+    const bool sized_in_prepare = info->shapes == Shapes::kBroadcast ||
+                                  info->shapes == Shapes::kUnary || info->shapes == Shapes::kCast ||
+                                  info->shapes == Shapes::kReduce;
+    if (!sized_in_prepare && !takes_dynamic_inputs(op_name)) {
       return invalid("input " + std::to_string(i) + " is sized by data at run time (at most " +
                      shape_string(in[i].shape) + "), which " + std::string(op_name) +
                      " does not take");

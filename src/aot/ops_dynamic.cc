@@ -80,9 +80,25 @@ StatusOr<std::vector<TensorType>> infer_non_max_suppression(std::span<const Tens
 }  // namespace
 
 bool takes_dynamic_inputs(std::string_view op) {
-  // Kernels that size their outputs from their inputs' actual sizes at run
-  // time (portable_ops_dynamic.cc).
-  return op == op::kTopK;
+  // top_k and non_max_suppression size their outputs in their kernels
+  // (portable_ops_dynamic.cc). The rest compute their output shape from
+  // their inputs' sizes in prepare, which the runtime runs again before
+  // each execution of an op fed by a dynamic value (Method: prepare at the
+  // actual sizes, the output resized within its bound); ops.cc adds the
+  // element-wise, cast and reduction families.
+  static constexpr std::string_view kOps[] = {
+      op::kTopK,    op::kNonMaxSuppression, op::kTranspose, op::kGather,  op::kConcat,
+      op::kFlatten, op::kReshape,           op::kRelu,      op::kSigmoid, op::kClamp};
+  return std::find(std::begin(kOps), std::end(kOps), op) != std::end(kOps);
+}
+
+Status check_dynamic_reshape(const TensorType& x, const AttributeMap& attrs) {
+  if (!x.dynamic) return Status();
+  GLASSBOX_ASSIGN_OR_RETURN(std::vector<std::int64_t> shape, ints_attr(attrs, "shape"));
+  if (std::find(shape.begin(), shape.end(), -1) != shape.end()) return Status();
+  return invalid("reshape of a value sized by data (at most " + shape_string(x.shape) +
+                 ") needs a -1 in its shape " + shape_string(shape) +
+                 ", the dim that follows the data");
 }
 
 StatusOr<ScalarType> dynamic_op_dtype(std::string_view op, std::span<const TensorType> in) {

@@ -63,9 +63,54 @@ TEST(OpsDynamicTest, NonMaxSuppressionBoundsEveryClassAndBatch) {
 
 TEST(OpsDynamicTest, OtherOpsRefuseADynamicInput) {
   const TensorType dynamic{ScalarType::kFloat, Shape{4, 3}, true};
-  StatusOr<TensorType> t = infer_output_type(op::kRelu, Types{dynamic}, {});
+  StatusOr<TensorType> t =
+      infer_output_type(op::kSoftmax, Types{dynamic}, {{"axis", std::int64_t{1}}});
   ASSERT_FALSE(t.ok());
   EXPECT_NE(t.message().find("sized by data"), std::string::npos) << t.message();
+}
+
+TEST(OpsDynamicTest, OpsSizedInPrepareFollowADynamicInput) {
+  const TensorType x{ScalarType::kFloat, Shape{5, 1}, true};
+  const TensorType one{ScalarType::kFloat, Shape{1}, false};
+  const TensorType ids{ScalarType::kLong, Shape{1, 5}, true};
+  struct Case {
+    std::string_view op;
+    Types in;
+    AttributeMap attrs;
+    Shape bound;
+  };
+  const Case cases[] = {
+      {op::kRelu, {x}, {}, {5, 1}},
+      {op::kExp, {x}, {}, {5, 1}},
+      {op::kMul, {x, one}, {}, {5, 1}},
+      {op::kGreater, {x, one}, {}, {5, 1}},
+      {op::kReduceMax, {x}, {{"axes", Shape{0}}, {"keepdims", std::int64_t{0}}}, {1}},
+      {op::kTranspose, {ids}, {{"perm", Shape{1, 0}}}, {5, 1}},
+      {op::kConcat, {x, x}, {{"axis", std::int64_t{0}}}, {10, 1}},
+      {op::kReshape, {x}, {{"shape", Shape{-1}}}, {5}},
+      {op::kGather,
+       {x, TensorType{ScalarType::kLong, Shape{2}, false}},
+       {{"axis", std::int64_t{0}}},
+       {2, 1}},
+  };
+  for (const Case& c : cases) {
+    StatusOr<TensorType> t = infer_output_type(c.op, c.in, c.attrs);
+    ASSERT_TRUE(t.ok()) << c.op << ": " << t.message();
+    EXPECT_TRUE(t->dynamic) << c.op;
+    EXPECT_EQ(t->shape, c.bound) << c.op;
+  }
+  // The dtype-generic data movement: int64 indices transpose and concat.
+  StatusOr<TensorType> joined =
+      infer_output_type(op::kConcat, Types{ids, ids}, {{"axis", std::int64_t{1}}});
+  ASSERT_TRUE(joined.ok()) << joined.message();
+  EXPECT_EQ(joined->dtype, ScalarType::kLong);
+}
+
+TEST(OpsDynamicTest, AReshapeOfADynamicValueNeedsAMinusOne) {
+  const TensorType x{ScalarType::kFloat, Shape{5, 1}, true};
+  StatusOr<TensorType> t = infer_output_type(op::kReshape, Types{x}, {{"shape", Shape{5}}});
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.message().find("needs a -1"), std::string::npos) << t.message();
 }
 
 Graph non_zero_graph() {

@@ -97,6 +97,9 @@ StatusOr<std::vector<TensorType>> infer_dynamic(std::string_view op, std::span<c
                                                 const AttributeMap& attrs);
 /// Whether `op`'s kernel reads the actual sizes of dynamic inputs.
 bool takes_dynamic_inputs(std::string_view op);
+/// A reshape of a dynamic value keeps a -1 in its shape (the dim that
+/// follows the data), else its fixed shape would not hold at run time.
+Status check_dynamic_reshape(const TensorType& x, const AttributeMap& attrs);
 
 /// lstm, gru and rnn (ops_recurrent.cc): y, y_h (and y_c), after the
 /// table's count and dtype checks.

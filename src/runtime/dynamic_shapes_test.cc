@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 #include "glassbox/runtime/method.h"
@@ -30,6 +31,9 @@ struct CallSpec {
   std::vector<std::int32_t> inputs;
   std::vector<std::int32_t> outputs;
   std::int64_t k = -1;  // top_k's attribute when >= 0
+  // Other attributes: Int ones, and Ints ones.
+  std::vector<std::pair<std::string, std::int64_t>> ints = {};
+  std::vector<std::pair<std::string, std::vector<std::int64_t>>> lists = {};
 };
 
 // A one-method program; a value with offset -1 is constant 0 (8 zero bytes
@@ -60,6 +64,14 @@ std::vector<std::uint8_t> build(const std::vector<ValueSpec>& values,
     std::vector<flatbuffers::Offset<gbx::Attribute>> attrs;
     if (c.k >= 0)
       attrs.push_back(gbx::CreateAttributeDirect(fbb, "k", gbx::AttributeKind::Int, c.k));
+    for (const auto& [name, value] : c.ints) {
+      attrs.push_back(
+          gbx::CreateAttributeDirect(fbb, name.c_str(), gbx::AttributeKind::Int, value));
+    }
+    for (const auto& [name, list] : c.lists) {
+      attrs.push_back(
+          gbx::CreateAttributeDirect(fbb, name.c_str(), gbx::AttributeKind::Ints, 0, 0.0, &list));
+    }
     auto call = gbx::CreateKernelCallDirect(fbb, c.op, &c.inputs, &c.outputs, &attrs);
     instructions.push_back(
         gbx::CreateInstructionDirect(fbb, gbx::InstructionArgs::KernelCall, call.Union(), 1, c.op));
@@ -70,6 +82,31 @@ std::vector<std::uint8_t> build(const std::vector<ValueSpec>& values,
   fbb.Finish(gbx::CreateProgramDirect(fbb, 1, &methods, &constants, ""), "GBX0");
   return {fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()};
 }
+
+// A program and its "forward" method, which borrows the program and the
+// allocators: they live here, beside it.
+class LoadedMethodTest : public ::testing::Test {
+ protected:
+  void load(const std::vector<std::uint8_t>& bytes) {
+    bytes_ = bytes;
+    Result<Program> p = Program::load(bytes_, &diag);
+    ASSERT_TRUE(p.ok()) << diag.message;
+    program_.emplace(std::move(p).value());
+    Result<Method> m = Method::load(*program_, "forward", &memory_, &temp_, nullptr, &diag);
+    ASSERT_TRUE(m.ok()) << diag.message;
+    loaded_.emplace(std::move(m).value());
+    method = &*loaded_;
+  }
+
+  Diagnostics diag;
+  Method* method = nullptr;
+
+ private:
+  std::vector<std::uint8_t> bytes_;
+  std::optional<Program> program_;
+  MemoryAllocator memory_, temp_;
+  std::optional<Method> loaded_;
+};
 
 constexpr auto kFloat = executorch_flatbuffer::ScalarType::FLOAT;
 constexpr auto kLong = executorch_flatbuffer::ScalarType::LONG;
@@ -85,14 +122,8 @@ std::vector<std::uint8_t> non_zero_program() {
                {{"non_zero", {0}, {1}}, {"top_k", {1}, {2, 3}, 2}}, {0}, {1, 2}, 320);
 }
 
-TEST(DynamicShapesTest, TheKernelSizesTheValueAtEachExecution) {
-  const std::vector<std::uint8_t> bytes = non_zero_program();
-  Diagnostics diag;
-  Result<Program> program = Program::load(bytes, &diag);
-  ASSERT_TRUE(program.ok()) << diag.message;
-  MemoryAllocator memory, temp;
-  Result<Method> method = Method::load(*program, "forward", &memory, &temp, nullptr, &diag);
-  ASSERT_TRUE(method.ok()) << diag.message;
+TEST_F(LoadedMethodTest, TheKernelSizesTheValueAtEachExecution) {
+  ASSERT_NO_FATAL_FAILURE(load(non_zero_program()));
   const Tensor& nz = method->output(0);
   ASSERT_TRUE(nz.is_dynamic());
   EXPECT_EQ(Sizes(nz.sizes.begin(), nz.sizes.end()), (Sizes{1, 8}));  // the bound until run
@@ -121,6 +152,59 @@ TEST(DynamicShapesTest, TheKernelSizesTheValueAtEachExecution) {
   const std::vector<float> third = {0, 0, 0, 4, 0, 0, 0, 0};
   ASSERT_EQ(method->set_input(0, third.data(), sizeof(float) * 8), Error::kOk);
   EXPECT_NE(method->execute(&diag), Error::kOk);
+}
+
+// x float[6] -> non_zero -> nz long[1, <=6] -> transpose -> t long[<=6, 1]
+// -> cast -> f float[<=6, 1] -> add(f, f) -> a float[<=6, 1] -> reshape
+// [-1] -> r float[<=6] -> concat(r, r) -> c float[<=12]: ops sized in
+// prepare, which the method runs again at each execution, follow the data.
+std::vector<std::uint8_t> follow_program() {
+  using Ints = std::vector<std::int64_t>;
+  return build({{kFloat, {6}, 0, false},
+                {kLong, {1, 6}, 64, true},
+                {kLong, {6, 1}, 128, true},
+                {kFloat, {6, 1}, 192, true},
+                {kFloat, {6, 1}, 256, true},
+                {kFloat, {6}, 320, true},
+                {kFloat, {12}, 384, true}},
+               {{"non_zero", {0}, {1}},
+                {"transpose", {1}, {2}, -1, {}, {{"perm", Ints{1, 0}}}},
+                {"cast", {2}, {3}, -1, {{"dtype", 6}}},
+                {"add", {3, 3}, {4}},
+                {"reshape", {4}, {5}, -1, {}, {{"shape", Ints{-1}}}},
+                {"concat", {5, 5}, {6}, -1, {{"axis", 0}}}},
+               {0}, {6}, 448);
+}
+
+TEST_F(LoadedMethodTest, OpsAfterADynamicValueFollowItsSizes) {
+  ASSERT_NO_FATAL_FAILURE(load(follow_program()));
+  const Tensor& c = method->output(0);
+  for (const auto& [input, want] : std::vector<std::pair<std::vector<float>, std::vector<float>>>{
+           {{0, 1, 0, 1, 1, 0}, {2, 6, 8, 2, 6, 8}},  // nonzero at 1, 3, 4: doubled, twice
+           {{1, 0, 0, 0, 0, 0}, {0, 0}},
+           {{0, 0, 0, 0, 0, 0}, {}},
+           {{1, 1, 1, 1, 1, 1}, {0, 2, 4, 6, 8, 10, 0, 2, 4, 6, 8, 10}}}) {
+    ASSERT_EQ(method->set_input(0, input.data(), sizeof(float) * 6), Error::kOk);
+    ASSERT_EQ(method->execute(&diag), Error::kOk) << diag.message;
+    ASSERT_EQ(Sizes(c.sizes.begin(), c.sizes.end()), Sizes{static_cast<std::int64_t>(want.size())});
+    const auto* got = static_cast<const float*>(c.data);
+    EXPECT_EQ(std::vector<float>(got, got + want.size()), want);
+  }
+}
+
+TEST(DynamicShapesTest, AFixedShapeAfterADynamicValueIsRefusedAtLoad) {
+  // reshape to a fixed [3] holds only when non_zero finds exactly 3.
+  using Ints = std::vector<std::int64_t>;
+  const std::vector<std::uint8_t> bytes = build(
+      {{kFloat, {6}, 0, false}, {kLong, {1, 6}, 64, true}, {kLong, {3}, 128, true}},
+      {{"non_zero", {0}, {1}}, {"reshape", {1}, {2}, -1, {}, {{"shape", Ints{3}}}}}, {0}, {2}, 192);
+  Diagnostics diag;
+  Result<Program> program = Program::load(bytes, &diag);
+  ASSERT_TRUE(program.ok()) << diag.message;
+  MemoryAllocator memory, temp;
+  // Loads: at the bound [1, 6] the reshape to [3] is already wrong.
+  EXPECT_FALSE(Method::load(*program, "forward", &memory, &temp, nullptr, &diag).ok());
+  EXPECT_NE(std::string(diag.message).find("reshape"), std::string::npos) << diag.message;
 }
 
 TEST(DynamicShapesTest, ResizeStaysWithinTheBound) {

@@ -19,6 +19,9 @@ struct Method::Instruction {
   std::size_t num_outputs = 0;
   // "native_call_<op>", built once so the tracer sees a stable pointer.
   const char* native_name = nullptr;
+  // A kernel call with an input sized by data: its prepare runs again
+  // before each run, checking the actual sizes and sizing its outputs.
+  bool prepare_each_run = false;
 };
 
 struct Method::Delegate {
@@ -230,6 +233,9 @@ Result<Method> Method::load(const Program& program, const char* name,
         return scratch.error_info();
       }
       if (*scratch > scratch_bytes) scratch_bytes = *scratch;
+      for (std::size_t in = 0; in < instr.num_inputs; ++in) {
+        if (instr.inputs[in]->is_dynamic()) instr.prepare_each_run = true;
+      }
     } else {
       const Delegate& delegate = method.delegates_[instr.delegate];
       const ErrorInfo checked = delegate.backend->prepare(
@@ -259,12 +265,36 @@ Error Method::set_input(std::size_t index, const void* data, std::size_t nbytes)
   return Error::kOk;
 }
 
+Error Method::prepare_for_actual_sizes(std::size_t index, Diagnostics* diagnostics) {
+  Instruction& instr = instructions_[index];
+  const KernelArgs args{Span<Tensor* const>(instr.inputs, instr.num_inputs),
+                        Span<Tensor* const>(instr.outputs, instr.num_outputs), &instr.attributes};
+  Diagnostics kernel_diag;
+  Result<std::size_t> scratch = instr.kernel->prepare(args, &kernel_diag);
+  if (!scratch.ok()) {
+    report(diagnostics, "instruction %zu: %s", index, kernel_diag.message);
+    return scratch.error();
+  }
+  // Load prepared it at the bounds; smaller sizes never need more scratch,
+  // but a kernel that did would overrun it.
+  if (*scratch > scratch_.size()) {
+    report(diagnostics, "instruction %zu: needs %zu bytes of scratch at these sizes, %zu reserved",
+           index, *scratch, scratch_.size());
+    return Error::kInvalidArgument;
+  }
+  return Error::kOk;
+}
+
 Error Method::run_instruction(std::size_t index, Diagnostics* diagnostics) {
   Instruction& instr = instructions_[index];
   const Span<Tensor* const> outputs(instr.outputs, instr.num_outputs);
   Error error = Error::kOk;
   if (instr.kernel != nullptr) {
     EventTracerProfileOpScope op(tracer_, "OPERATOR_CALL");
+    if (instr.prepare_each_run) {
+      error = prepare_for_actual_sizes(index, diagnostics);
+      if (error != Error::kOk) return error;
+    }
     {
       EventTracerProfileOpScope native(tracer_, instr.native_name);
       error = instr.kernel->run(KernelArgs{Span<Tensor* const>(instr.inputs, instr.num_inputs),

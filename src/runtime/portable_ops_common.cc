@@ -155,8 +155,18 @@ bool check_rank_limit(const char* op, const KernelArgs& args, Diagnostics* d) {
 
 bool check_output_shape(const char* op, const KernelArgs& args, Span<const std::int64_t> expected,
                         Diagnostics* d) {
-  const Span<const std::int64_t> actual = args.outputs[0]->sizes;
-  if (same_sizes(actual, expected)) return true;
+  Tensor& out = *args.outputs[0];
+  if (same_sizes(out.sizes, expected)) return true;
+  if (out.is_dynamic()) {
+    // Fed by a value sized by data: the output takes the computed sizes
+    // (prepare runs again at each execution, Method::run_instruction),
+    // within the bound the arena reserved.
+    if (out.resize(expected) == Error::kOk) return true;
+    report(d, "%s: output shape %s exceeds its bound %s", op, shape_text(expected).text,
+           shape_text(out.bound).text);
+    return false;
+  }
+  const Span<const std::int64_t> actual = out.sizes;
   report(d, "%s: output shape %s does not match the computed %s", op, shape_text(actual).text,
          shape_text(expected).text);
   return false;

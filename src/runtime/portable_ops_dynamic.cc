@@ -149,11 +149,14 @@ Result<std::size_t> prepare_top_k(const KernelArgs& args, Diagnostics* d) {
       report(d, "top_k: output %zu must be %s of x's rank", o, dynamic ? "dynamic" : "static");
       return kRejected;
     }
+    // A dynamic output's sizes are last execution's: its bound is what
+    // must hold the sizes x has now.
+    const Span<const std::int64_t> held = dynamic ? out.bound : out.sizes;
     for (std::size_t i = 0; i < x.sizes.size(); ++i) {
       const std::int64_t want = static_cast<std::int64_t>(i) != t.axis ? x.sizes[i]
                                 : t.k >= 0                             ? std::min(t.k, x.sizes[i])
                                                                        : x.sizes[i];
-      if (out.sizes[i] != want) {
+      if (dynamic ? held[i] < want : held[i] != want) {
         report(d, "top_k: output %zu has sizes %s", o, shape_text(out.sizes).text);
         return kRejected;
       }
@@ -234,10 +237,12 @@ Result<std::size_t> prepare_non_max_suppression(const KernelArgs& args, Diagnost
       !check_dtype(kNms, *args.outputs[0], "output", ScalarType::kLong, d)) {
     return kRejected;
   }
-  if (boxes.is_dynamic() || scores.is_dynamic() || boxes.sizes.size() != 3 ||
-      scores.sizes.size() != 3 || boxes.sizes[2] != 4 || scores.sizes[0] != boxes.sizes[0] ||
-      scores.sizes[2] != boxes.sizes[1]) {
-    report(d, "non_max_suppression: boxes %s and scores %s must be static [B,N,4] and [B,C,N]",
+  // Dynamic boxes and scores (sized by data, e.g. the candidates a score
+  // threshold kept) are checked at their actual sizes: prepare runs again
+  // at each execution.
+  if (boxes.sizes.size() != 3 || scores.sizes.size() != 3 || boxes.sizes[2] != 4 ||
+      scores.sizes[0] != boxes.sizes[0] || scores.sizes[2] != boxes.sizes[1]) {
+    report(d, "non_max_suppression: boxes %s and scores %s must be [B,N,4] and [B,C,N]",
            shape_text(boxes.sizes).text, shape_text(scores.sizes).text);
     return kRejected;
   }

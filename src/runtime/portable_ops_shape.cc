@@ -30,10 +30,19 @@ Error run_copy(const KernelArgs& args) {
   return Error::kOk;
 }
 
-// Flatten and reshape take any dtype and keep it.
+// Flatten, reshape and transpose take any dtype and keep it.
 bool check_same_dtype(const char* op, const KernelArgs& args, Diagnostics* d) {
   return check_typed_signature(op, args, 1, 1, d) &&
          check_dtype(op, *args.outputs[0], "output", args.inputs[0]->dtype, d);
+}
+
+// Concat's inputs and output share one dtype (any: bytes are moved).
+bool check_one_dtype(const char* op, const KernelArgs& args, Diagnostics* d) {
+  const ScalarType dtype = args.outputs[0]->dtype;
+  for (std::size_t i = 0; i < args.inputs.size(); ++i) {
+    if (!check_dtype(op, *args.inputs[i], "an input", dtype, d)) return false;
+  }
+  return element_size(dtype) != 0;
 }
 
 // The "shape" attribute with its one allowed -1 resolved (PyTorch rules: 0
@@ -138,8 +147,9 @@ Error run_reshape(const KernelArgs& args, Span<std::uint8_t>) { return run_copy(
 
 Result<std::size_t> prepare_concat(const KernelArgs& args, Diagnostics* d) {
   std::int64_t axis = 0;
-  if (!check_signature(kConcat, args, 1, static_cast<std::size_t>(-1), d) ||
-      !check_rank_limit(kConcat, args, d) || !concat_axis(args, &axis, d)) {
+  if (!check_typed_signature(kConcat, args, 1, static_cast<std::size_t>(-1), d) ||
+      !check_rank_limit(kConcat, args, d) || !concat_axis(args, &axis, d) ||
+      !check_one_dtype(kConcat, args, d)) {
     return kRejected;
   }
   // Input 0 alone checks the axis against its rank; then folding the
@@ -178,16 +188,18 @@ Error run_concat(const KernelArgs& args, Span<std::uint8_t> scratch) {
   }
   // Scratch is 64-byte aligned, enough for ConstTensor.
   auto* inputs = reinterpret_cast<ConstTensor*>(scratch.data());
+  // Any dtype: the kernel moves bytes, so `data` carries only the address.
   for (std::size_t i = 0; i < args.inputs.size(); ++i) {
-    new (inputs + i) ConstTensor{args.inputs[i]->float_data(), args.inputs[i]->sizes};
+    new (inputs + i)
+        ConstTensor{static_cast<const float*>(args.inputs[i]->data), args.inputs[i]->sizes};
   }
-  return kernels::concat(Span<const ConstTensor>(inputs, args.inputs.size()), axis,
-                         args.outputs[0]->float_data());
+  return kernels::concat_elements(Span<const ConstTensor>(inputs, args.inputs.size()), axis,
+                                  args.outputs[0]->data, element_size(args.outputs[0]->dtype));
 }
 
 Result<std::size_t> prepare_transpose(const KernelArgs& args, Diagnostics* d) {
   Dims perm;
-  if (!check_signature(kTranspose, args, 1, 1, d) || !check_rank_limit(kTranspose, args, d) ||
+  if (!check_same_dtype(kTranspose, args, d) || !check_rank_limit(kTranspose, args, d) ||
       !transpose_perm(args, &perm, d)) {
     return kRejected;
   }
@@ -209,7 +221,8 @@ Error run_transpose(const KernelArgs& args, Span<std::uint8_t>) {
   Dims perm;
   if (!transpose_perm(args, &perm, nullptr)) return Error::kInvalidArgument;
   const Tensor& x = *args.inputs[0];
-  return kernels::transpose(x.float_data(), x.sizes, perm.span(), args.outputs[0]->float_data());
+  return kernels::transpose_elements(x.data, x.sizes, perm.span(), args.outputs[0]->data,
+                                     element_size(x.dtype));
 }
 
 }  // namespace glassbox::runtime::portable

@@ -75,6 +75,7 @@ class Method {
  private:
   Method() = default;
   Error run_instruction(std::size_t index, Diagnostics* diagnostics);
+  Error prepare_for_actual_sizes(std::size_t index, Diagnostics* diagnostics);
 
   const char* name_ = "";
   EventTracer* tracer_ = nullptr;

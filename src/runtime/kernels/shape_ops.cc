@@ -1,6 +1,7 @@
 #include "glassbox/runtime/kernels/shape_ops.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace glassbox::runtime::kernels {
 namespace {
@@ -37,10 +38,15 @@ Result<Dims> concat_output_shape(Span<const ConstTensor> inputs, std::int64_t ax
 // [axis..] slab back to back, so concat is one memcpy-like copy per
 // (outer index, input).
 Error concat(Span<const ConstTensor> inputs, std::int64_t axis, float* output) {
+  return concat_elements(inputs, axis, output, sizeof(float));
+}
+
+Error concat_elements(Span<const ConstTensor> inputs, std::int64_t axis, void* output,
+                      std::size_t element_bytes) {
   Result<Dims> out = concat_output_shape(inputs, axis);
   if (!out.ok()) return out.error();
   if (out->numel() == 0) return Error::kOk;
-  if (output == nullptr) return Error::kInvalidArgument;
+  if (output == nullptr || element_bytes == 0) return Error::kInvalidArgument;
   const std::size_t ax = *normalize_axis(axis, out->rank);
   std::int64_t outer = 1;
   std::int64_t inner = 1;
@@ -48,13 +54,12 @@ Error concat(Span<const ConstTensor> inputs, std::int64_t axis, float* output) {
   for (std::size_t i = ax + 1; i < out->rank; ++i) inner *= out->sizes[i];
   for (const ConstTensor& t : inputs)
     if (t.data == nullptr && t.shape[ax] * inner * outer > 0) return Error::kInvalidArgument;
-  float* dst = output;
+  auto* dst = static_cast<std::uint8_t*>(output);
   for (std::int64_t o = 0; o < outer; ++o) {
     for (const ConstTensor& t : inputs) {
-      const std::int64_t slab = t.shape[ax] * inner;
+      const auto slab = static_cast<std::size_t>(t.shape[ax] * inner) * element_bytes;
       if (slab == 0) continue;
-      const float* src = t.data + o * slab;
-      std::copy(src, src + slab, dst);
+      std::memcpy(dst, reinterpret_cast<const std::uint8_t*>(t.data) + o * slab, slab);
       dst += slab;
     }
   }
@@ -163,8 +168,11 @@ constexpr std::int64_t kTile = 16;
 // row. Otherwise the input's contiguous dim `c` and the output's last dim
 // form a 2-D transpose per outer index, done in kTile x kTile tiles so both
 // sides are read and written a cache line at a time.
-Error transpose(const float* input, Span<const std::int64_t> shape, Span<const std::int64_t> perm,
-                float* output) {
+namespace {
+
+template <typename T>
+Error transpose_as(const T* input, Span<const std::int64_t> shape, Span<const std::int64_t> perm,
+                   T* output) {
   Result<Dims> out = transpose_output_shape(shape, perm);
   if (!out.ok()) return out.error();
   if (out->numel() == 0) return Error::kOk;
@@ -190,14 +198,37 @@ Error transpose(const float* input, Span<const std::int64_t> shape, Span<const s
       for (std::int64_t j0 = 0; j0 < n; j0 += kTile) {
         const std::int64_t j1 = std::min(n, j0 + kTile);
         for (std::int64_t r = r0; r < r1; ++r) {
-          const float* src = input + in_off + r;
-          float* dst = output + out_off + r * c_out_stride;
+          const T* src = input + in_off + r;
+          T* dst = output + out_off + r * c_out_stride;
           for (std::int64_t j = j0; j < j1; ++j) dst[j] = src[j * step];
         }
       }
     }
   });
   return Error::kOk;
+}
+
+}  // namespace
+
+Error transpose(const float* input, Span<const std::int64_t> shape, Span<const std::int64_t> perm,
+                float* output) {
+  return transpose_as(input, shape, perm, output);
+}
+
+Error transpose_elements(const void* input, Span<const std::int64_t> shape,
+                         Span<const std::int64_t> perm, void* output, std::size_t element_bytes) {
+  switch (element_bytes) {
+    case 1:
+      return transpose_as(static_cast<const std::uint8_t*>(input), shape, perm,
+                          static_cast<std::uint8_t*>(output));
+    case 4:
+      return transpose_as(static_cast<const std::uint32_t*>(input), shape, perm,
+                          static_cast<std::uint32_t*>(output));
+    case 8:
+      return transpose_as(static_cast<const std::uint64_t*>(input), shape, perm,
+                          static_cast<std::uint64_t*>(output));
+    default: return Error::kInvalidArgument;
+  }
 }
 
 Error check_reshape(Span<const std::int64_t> from, Span<const std::int64_t> to) {

@@ -3,6 +3,7 @@
 /// Data-movement kernels: concat, transpose (permute), and the shape checks
 /// behind reshape/flatten (which are plain copies of contiguous data).
 
+#include <cstddef>
 #include <cstdint>
 
 #include "glassbox/core/error.h"
@@ -28,6 +29,10 @@ Result<Dims> concat_output_shape(Span<const ConstTensor> inputs, std::int64_t ax
 /// Copies the inputs, in order, into `output` (shape from
 /// concat_output_shape), which must not overlap any input.
 Error concat(Span<const ConstTensor> inputs, std::int64_t axis, float* output);
+/// concat of elements of any dtype, `element_bytes` each (the inputs'
+/// `data` pointers are then only their addresses).
+Error concat_elements(Span<const ConstTensor> inputs, std::int64_t axis, void* output,
+                      std::size_t element_bytes);
 
 /// Shape of permuting `shape` by `perm`: out[i] = shape[perm[i]].
 /// kInvalidArgument unless perm is a permutation of 0..rank-1 with
@@ -39,6 +44,10 @@ Result<Dims> transpose_output_shape(Span<const std::int64_t> shape, Span<const s
 /// `input`.
 Error transpose(const float* input, Span<const std::int64_t> shape, Span<const std::int64_t> perm,
                 float* output);
+/// transpose of elements of 1, 4 or 8 bytes (any dtype: only bits move);
+/// kInvalidArgument for another size.
+Error transpose_elements(const void* input, Span<const std::int64_t> shape,
+                         Span<const std::int64_t> perm, void* output, std::size_t element_bytes);
 
 /// kOk if `from` and `to` are valid shapes (rank <= kMaxDims, sizes >= 0)
 /// with equal element counts, else kInvalidArgument. Reshape needs nothing
