@@ -575,6 +575,16 @@ Status convert_runtime_slice(ImportContext& c) {
     const std::int64_t dim = in[*axis];
     const std::int64_t step = steps_in[i];
     if (step == 0) return c.invalid("Slice step is 0");
+    // A dim sized by data at run time: its bound is not its end, so only
+    // counts from its start hold (the runtime clamps them to the data).
+    if (const std::vector<bool>* varying = c.varying_dims(x);
+        varying != nullptr && (*varying)[*axis] &&
+        (starts_in[i] < 0 || ends_in[i] < 0 || step < 0)) {
+      return c.unsupported("a slice of dim " + std::to_string(*axis) +
+                           " counted from its end or backwards, where the dim's size depends on "
+                           "data (at most " +
+                           std::to_string(dim) + ")");
+    }
     // ONNX's clamping: negative counts from the end, then into range.
     auto clamp_index = [&](std::int64_t v) {
       if (v < 0) v = v < -dim ? -1 : v + dim;

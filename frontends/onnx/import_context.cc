@@ -156,11 +156,56 @@ StatusOr<ValueId> ImportContext::emit_unfolded(std::string_view op, std::vector<
                                                std::string_view step) {
   const std::string value_name =
       step.empty() ? value_prefix_ : value_prefix_ + "/" + std::string(step);
+  if (op == aot::op::kReshape && inputs.size() == 1 && varying_.of(inputs[0]) != nullptr) {
+    // Every converter's fixed target, computed from the bound: the dim that
+    // follows the data is left for the runtime to size.
+    auto shape = attributes.find("shape");
+    if (shape != attributes.end()) {
+      if (auto* to = std::get_if<std::vector<std::int64_t>>(&shape->second)) {
+        StatusOr<std::vector<std::int64_t>> freed =
+            varying_.free_reshape_dim(inputs[0], writer_->type_of(inputs[0]).shape, *to);
+        if (!freed.ok()) return unsupported(freed.message());
+        *to = *std::move(freed);
+      }
+    }
+  }
+  // Kept only for a node whose outputs may vary: the writer takes both.
+  const bool varies = may_vary(op, inputs);
+  const std::vector<ValueId> input_ids = varies ? inputs : std::vector<ValueId>{};
+  const aot::AttributeMap attribute_copy = varies ? attributes : aot::AttributeMap{};
   StatusOr<ValueId> out =
       writer_->add_node(op, std::move(inputs), std::move(attributes), step, value_name);
   if (!out.ok()) return invalid(out.message() + quantized_input_hint());
   GLASSBOX_RETURN_IF_ERROR(check_runtime_value(op, writer_->value(*out).shape));
+  if (varies) GLASSBOX_RETURN_IF_ERROR(record_varying(op, attribute_copy, input_ids, {*out}));
   return out;
+}
+
+bool ImportContext::may_vary(std::string_view op, const std::vector<ValueId>& inputs) const {
+  if (op == aot::op::kNonZero || op == aot::op::kTopK || op == aot::op::kNonMaxSuppression ||
+      op == aot::op::kUnique) {
+    return true;
+  }
+  for (ValueId id : inputs) {
+    if (varying_.of(id) != nullptr) return true;
+  }
+  return false;
+}
+
+Status ImportContext::record_varying(std::string_view op, const aot::AttributeMap& attributes,
+                                     const std::vector<ValueId>& inputs,
+                                     const std::vector<ValueId>& outputs) {
+  std::vector<aot::TensorType> in_types, out_types;
+  bool dynamic = false;
+  for (ValueId id : inputs) in_types.push_back(writer_->type_of(id));
+  for (ValueId id : outputs) {
+    out_types.push_back(writer_->type_of(id));
+    dynamic = dynamic || out_types.back().dynamic;
+  }
+  if (!dynamic) return Status();  // the common case: nothing varies
+  Status recorded = varying_.record(op, attributes, inputs, in_types, outputs, out_types);
+  if (!recorded.ok()) return unsupported(recorded.message());
+  return Status();
 }
 
 StatusOr<std::vector<ValueId>> ImportContext::emit_outputs(
@@ -168,12 +213,16 @@ StatusOr<std::vector<ValueId>> ImportContext::emit_outputs(
     const std::vector<std::string>& suffixes) {
   std::vector<std::string> names;
   for (const std::string& suffix : suffixes) names.push_back(value_prefix_ + "/" + suffix);
+  const bool varies = may_vary(op, inputs);
+  const std::vector<ValueId> input_ids = varies ? inputs : std::vector<ValueId>{};
+  const aot::AttributeMap attribute_copy = varies ? attributes : aot::AttributeMap{};
   StatusOr<std::vector<ValueId>> outs =
       writer_->add_node_outputs(op, std::move(inputs), std::move(attributes), names);
   if (!outs.ok()) return invalid(outs.message());
   for (ValueId id : *outs) {
     GLASSBOX_RETURN_IF_ERROR(check_runtime_value(op, writer_->value(id).shape));
   }
+  if (varies) GLASSBOX_RETURN_IF_ERROR(record_varying(op, attribute_copy, input_ids, *outs));
   return outs;
 }
 

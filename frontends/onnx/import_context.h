@@ -13,6 +13,7 @@
 #include "frontends/onnx/attributes.h"
 #include "frontends/onnx/graph_writer.h"
 #include "frontends/onnx/tensor_proto.h"
+#include "frontends/onnx/varying_dims.h"
 
 namespace onnx {
 class NodeProto;
@@ -109,6 +110,9 @@ class ImportContext {
   Status unsupported(const std::string& message) const;
 
   GraphWriter& writer() { return *writer_; }
+  /// Which dims of graph value `id` follow the data at run time (one flag
+  /// per dim); null for a value of fixed size (varying_dims.h).
+  const std::vector<bool>* varying_dims(aot::ValueId id) const { return varying_.of(id); }
   /// IR nodes evaluated at import instead of emitted.
   std::size_t folded_nodes() const { return folded_nodes_; }
   const std::string& source() const { return source_; }
@@ -117,6 +121,13 @@ class ImportContext {
   /// kNotSupported, naming the node, for a value of more than 2^31
   /// elements, which the runtime cannot hold.
   Status check_runtime_value(std::string_view op, const std::vector<std::int64_t>& shape) const;
+  /// Whether a node `op` of `inputs` may make a value that varies: a
+  /// dynamic op, or an input that varies.
+  bool may_vary(std::string_view op, const std::vector<aot::ValueId>& inputs) const;
+  /// Records which dims of the node's outputs vary (varying_dims.h).
+  Status record_varying(std::string_view op, const aot::AttributeMap& attributes,
+                        const std::vector<aot::ValueId>& inputs,
+                        const std::vector<aot::ValueId>& outputs);
 
   /// For a type error: names an int8/uint8 graph input the node reads
   /// without a DequantizeLinear ("" when there is none).
@@ -132,6 +143,7 @@ class ImportContext {
   std::string label_;
   std::string value_prefix_;  // Names this node's helper values.
   std::size_t folded_nodes_ = 0;
+  VaryingDims varying_;
 };
 
 }  // namespace glassbox::frontends::onnx

@@ -87,8 +87,9 @@ bool takes_dynamic_inputs(std::string_view op) {
   // actual sizes, the output resized within its bound); ops.cc adds the
   // element-wise, cast and reduction families.
   static constexpr std::string_view kOps[] = {
-      op::kTopK,    op::kNonMaxSuppression, op::kTranspose, op::kGather,  op::kConcat,
-      op::kFlatten, op::kReshape,           op::kRelu,      op::kSigmoid, op::kClamp};
+      op::kTopK,   op::kNonMaxSuppression, op::kTranspose, op::kGather,
+      op::kConcat, op::kFlatten,           op::kReshape,   op::kSlice,
+      op::kRelu,   op::kSigmoid,           op::kClamp};
   return std::find(std::begin(kOps), std::end(kOps), op) != std::end(kOps);
 }
 

@@ -52,6 +52,12 @@ StatusOr<TensorType> infer_slice(const TensorType& x, const AttributeMap& attrs)
   for (std::size_t d = 0; d < rank; ++d) {
     if (steps[d] == 0) return invalid("slice step must not be 0");
     if (shape[d] < 0) return invalid("slice shape must be >= 0");
+    if (x.dynamic && steps[d] > 0) {
+      // As the kernel does with a value sized by data: what is left of the
+      // dim from the start, at most `shape` (portable_ops_data.cc).
+      shape[d] = std::min(
+          shape[d], std::max<std::int64_t>(0, (x.shape[d] - starts[d] + steps[d] - 1) / steps[d]));
+    }
     if (shape[d] == 0) continue;
     // First and last index read along d must both lie inside the input.
     std::int64_t span = 0;

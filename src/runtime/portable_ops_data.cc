@@ -167,7 +167,27 @@ bool slice_params(const KernelArgs& args, SliceParams* p, Diagnostics* d) {
     report(d, "slice: starts and steps need %zu entries", rank);
     return false;
   }
-  return check_output_shape("slice", args, shape, d);
+  if (!args.inputs[0]->is_dynamic()) return check_output_shape("slice", args, shape, d);
+  // An input sized by data: each dim keeps what is left of it from the
+  // start, at most the count the attribute gives (the count at the bound:
+  // a whole dim, or a cap like [:100]).
+  const Span<const std::int64_t> x = args.inputs[0]->sizes;
+  if (shape.size() != rank || rank > kernels::kMaxDims) {
+    report(d, "slice: attribute 'shape' needs %zu entries", rank);
+    return false;
+  }
+  std::int64_t sizes[kernels::kMaxDims];
+  for (std::size_t i = 0; i < rank; ++i) {
+    const std::int64_t step = p->steps[i];
+    if (step <= 0 && x[i] != args.inputs[0]->bound[i]) {
+      report(d, "slice: a reversed slice of dim %zu, whose size depends on data", i);
+      return false;
+    }
+    const std::int64_t left =
+        step > 0 ? std::max<std::int64_t>(0, (x[i] - p->starts[i] + step - 1) / step) : shape[i];
+    sizes[i] = std::min(shape[i], left);
+  }
+  return check_output_shape("slice", args, Span<const std::int64_t>(sizes, rank), d);
 }
 
 }  // namespace
