@@ -170,6 +170,10 @@ inline constexpr std::uint32_t kDnnHeaderSize = 24;
 inline constexpr std::uint32_t kDnnMaxRank = 6;
 inline constexpr std::uint32_t kDnnMaxIdentifierBytes = 4096;
 inline constexpr std::uint32_t kDnnMaxOperands = 64;
+/// Most inputs, and most outputs, of one delegate (a sanity bound: their
+/// slots are allocated at init). A detector's post-processing hands one
+/// delegate's 90 per-class score columns to the portable kernels.
+inline constexpr std::uint32_t kDnnMaxDelegateIo = 4096;
 /// Most fused eltwise steps of one primitive.
 inline constexpr std::uint32_t kDnnMaxEltwiseSteps = 8;
 

@@ -12,6 +12,7 @@
 namespace glassbox::frontends::onnx {
 namespace {
 
+using aot::ValueId;
 using Shape = std::vector<std::int64_t>;
 
 // Folded tensors are shape arithmetic, or at most a weight: far below this.
@@ -333,7 +334,30 @@ Status convert_slice(ImportContext& c) {
   return Status();
 }
 
+// ConstantOfShape(Shape(x)) of an x sized by data (torch.full_like and
+// its kin): the IR's full_like, which follows x's actual sizes.
+Status convert_full_like(ImportContext& c, ValueId x) {
+  GLASSBOX_ASSIGN_OR_RETURN(std::optional<HostTensor> value, c.attributes().get_tensor("value"));
+  const bool is_float = !value || value->is_float;
+  const double fill = !value || value->numel() != 1 ? 0.0 : value->as_double(0);
+  const ScalarType dtype = is_float ? ScalarType::kFloat : value->dtype();
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId y,
+                            c.emit(aot::op::kFullLike, {x},
+                                   {{"value", fill}, {"dtype", static_cast<std::int64_t>(dtype)}}));
+  c.set_output(0, y);
+  return Status();
+}
+
 Status convert_constant_of_shape(ImportContext& c) {
+  if (!c.is_host(0)) {
+    GLASSBOX_ASSIGN_OR_RETURN(const Operand* shape, c.input(0));
+    if (const ShapeValue* computed = c.shape_values().of(std::get<ValueId>(*shape))) {
+      if (std::optional<ValueId> x = shape_source(*computed, c)) return convert_full_like(c, *x);
+      return c.unsupported(
+          "a shape computed at run time that is not one value's shape (only "
+          "ConstantOfShape(Shape(x)) follows data)");
+    }
+  }
   GLASSBOX_ASSIGN_OR_RETURN(const HostTensor* shape_input,
                             c.host_input(0, "ConstantOfShape's shape"));
   Shape shape(shape_input->ints.begin(), shape_input->ints.end());

@@ -36,9 +36,11 @@ template <const std::string_view& kOp>
 Status convert_reduce(ImportContext& c) {
   GLASSBOX_ASSIGN_OR_RETURN(ValueId x, c.value_input(0));
   const aot::TensorType type = c.writer().type_of(x);
-  if (type.dtype != ScalarType::kFloat) {
+  // Min and max of int64 are shape arithmetic (min(300, boxes found)).
+  const bool extreme = kOp == aot::op::kReduceMin || kOp == aot::op::kReduceMax;
+  if (type.dtype != ScalarType::kFloat && !(extreme && type.dtype == ScalarType::kLong)) {
     return c.unsupported("reductions of " + std::string(to_string(type.dtype)) +
-                         " tensors are not supported (float only)");
+                         " tensors are not supported (float only; min and max take int64 too)");
   }
   GLASSBOX_ASSIGN_OR_RETURN(Shape axes, reduce_axes(c, type.shape.size()));
   GLASSBOX_ASSIGN_OR_RETURN(std::int64_t keepdims, c.attributes().get_int("keepdims", 1));

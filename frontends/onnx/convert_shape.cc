@@ -55,12 +55,27 @@ Status convert_flatten(ImportContext& c) {
   return reshape_to(c, {product(shape, 0, axis), product(shape, axis, shape.size())});
 }
 
-Status convert_reshape(ImportContext& c) {
-  GLASSBOX_ASSIGN_OR_RETURN(Shape in, c.input_shape(0));
+// Reshape's target: a constant, or a shape computed at run time from the
+// data's own sizes (shape_values.h).
+StatusOr<Shape> reshape_target(ImportContext& c) {
+  if (!c.is_host(1) && !c.is_host(0)) {
+    GLASSBOX_ASSIGN_OR_RETURN(const Operand* target, c.input(1));
+    GLASSBOX_ASSIGN_OR_RETURN(ValueId data, c.value_input(0));
+    if (const ShapeValue* computed = c.shape_values().of(std::get<ValueId>(*target))) {
+      StatusOr<Shape> shape = reshape_target_of(*computed, data, c.varying_dims(data));
+      if (!shape.ok()) return c.unsupported(shape.message());
+      return shape;
+    }
+  }
   GLASSBOX_ASSIGN_OR_RETURN(const HostTensor* target, c.host_input(1, "Reshape's shape"));
   if (target->is_float) return c.invalid("the shape must be int64");
+  return target->ints;
+}
+
+Status convert_reshape(ImportContext& c) {
+  GLASSBOX_ASSIGN_OR_RETURN(Shape in, c.input_shape(0));
+  GLASSBOX_ASSIGN_OR_RETURN(Shape shape, reshape_target(c));
   GLASSBOX_ASSIGN_OR_RETURN(std::int64_t allowzero, c.attributes().get_int("allowzero", 0));
-  Shape shape = target->ints;
   std::int64_t known = 1;
   std::size_t inferred = shape.size();
   for (std::size_t i = 0; i < shape.size(); ++i) {

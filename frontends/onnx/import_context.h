@@ -12,6 +12,7 @@
 
 #include "frontends/onnx/attributes.h"
 #include "frontends/onnx/graph_writer.h"
+#include "frontends/onnx/shape_values.h"
 #include "frontends/onnx/tensor_proto.h"
 #include "frontends/onnx/varying_dims.h"
 
@@ -110,6 +111,11 @@ class ImportContext {
   Status unsupported(const std::string& message) const;
 
   GraphWriter& writer() { return *writer_; }
+  const GraphWriter& writer() const { return *writer_; }
+  /// Shape arithmetic on values sized by data (shape_values.h): the
+  /// importer runs it around each node's converter; Reshape and
+  /// ConstantOfShape read the entries of a computed shape.
+  ShapeValues& shape_values() { return shape_values_; }
   /// Which dims of graph value `id` follow the data at run time (one flag
   /// per dim); null for a value of fixed size (varying_dims.h).
   const std::vector<bool>* varying_dims(aot::ValueId id) const { return varying_.of(id); }
@@ -144,6 +150,7 @@ class ImportContext {
   std::string value_prefix_;  // Names this node's helper values.
   std::size_t folded_nodes_ = 0;
   VaryingDims varying_;
+  ShapeValues shape_values_;
 };
 
 }  // namespace glassbox::frontends::onnx

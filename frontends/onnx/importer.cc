@@ -71,7 +71,11 @@ Status convert_nodes(const ::onnx::GraphProto& graph, ImportContext* context) {
                           "(nodes must be in topological order)");
       }
     }
-    GLASSBOX_RETURN_IF_ERROR(table.at(node.op_type())(*context));
+    GLASSBOX_ASSIGN_OR_RETURN(bool done, context->shape_values().before_node(*context));
+    if (!done) {
+      GLASSBOX_RETURN_IF_ERROR(table.at(node.op_type())(*context));
+      context->shape_values().after_node(*context);
+    }
     for (const std::string& output : node.output()) {
       if (!output.empty() && context->lookup(output) == nullptr) {
         return Status(Error::kInternal,

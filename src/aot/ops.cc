@@ -474,8 +474,8 @@ constexpr OpInfo kOps[] = {
     {op::kGroupNorm, 3, 3, Dtypes::kFloat, Shapes::kNormalization},
     {op::kReduceMean, 1, 1, Dtypes::kFloat, Shapes::kReduce},
     {op::kReduceSum, 1, 1, Dtypes::kFloat, Shapes::kReduce},
-    {op::kReduceMax, 1, 1, Dtypes::kFloat, Shapes::kReduce},
-    {op::kReduceMin, 1, 1, Dtypes::kFloat, Shapes::kReduce},
+    {op::kReduceMax, 1, 1, Dtypes::kNumeric, Shapes::kReduce},
+    {op::kReduceMin, 1, 1, Dtypes::kNumeric, Shapes::kReduce},
     {op::kReduceProd, 1, 1, Dtypes::kFloat, Shapes::kReduce},
     {op::kReduceL1, 1, 1, Dtypes::kFloat, Shapes::kReduce},
     {op::kReduceL2, 1, 1, Dtypes::kFloat, Shapes::kReduce},
@@ -516,6 +516,8 @@ constexpr OpInfo kOps[] = {
     {op::kNonZero, 1, 1, Dtypes::kDynamic, Shapes::kDynamic},
     {op::kTopK, 1, 2, Dtypes::kDynamic, Shapes::kDynamic},
     {op::kNonMaxSuppression, 2, 2, Dtypes::kDynamic, Shapes::kDynamic},
+    {op::kShape, 1, 1, Dtypes::kDynamic, Shapes::kDynamic},
+    {op::kFullLike, 1, 1, Dtypes::kCast, Shapes::kCast},
     {op::kUnique, 1, 1, Dtypes::kNumeric, Shapes::kUnique},
 };
 
@@ -761,7 +763,7 @@ StatusOr<TensorType> infer_output_type(std::string_view op_name, std::span<const
   }();
   if (!out.ok()) return out;
   out->dtype = out_dtype;
-  if (any_dynamic) out->dynamic = true;
+  if (any_dynamic && op_name != op::kShape) out->dynamic = true;  // shape: sizes, not data
   if (out->shape.size() > kMaxRank) {
     return invalid("the output would have rank " + std::to_string(out->shape.size()) +
                    "; at most " + std::to_string(kMaxRank) + " is supported");

@@ -77,6 +77,18 @@ StatusOr<std::vector<TensorType>> infer_non_max_suppression(std::span<const Tens
   return std::vector<TensorType>{{ScalarType::kLong, {bound, 3}, true}};
 }
 
+// A value's sizes start..end, known at run time only when it is dynamic.
+StatusOr<std::vector<TensorType>> infer_shape(const TensorType& x, const AttributeMap& attrs) {
+  const auto rank = static_cast<std::int64_t>(x.shape.size());
+  GLASSBOX_ASSIGN_OR_RETURN(std::int64_t start, int_attr_or(attrs, "start", 0));
+  GLASSBOX_ASSIGN_OR_RETURN(std::int64_t end, int_attr_or(attrs, "end", rank));
+  if (start < 0 || start > end || end > rank) {
+    return invalid("shape start " + std::to_string(start) + " and end " + std::to_string(end) +
+                   " do not fit rank " + std::to_string(rank));
+  }
+  return std::vector<TensorType>{{ScalarType::kLong, {end - start}, false}};
+}
+
 }  // namespace
 
 bool takes_dynamic_inputs(std::string_view op) {
@@ -89,7 +101,7 @@ bool takes_dynamic_inputs(std::string_view op) {
   static constexpr std::string_view kOps[] = {
       op::kTopK,   op::kNonMaxSuppression, op::kTranspose, op::kGather,
       op::kConcat, op::kFlatten,           op::kReshape,   op::kSlice,
-      op::kRelu,   op::kSigmoid,           op::kClamp};
+      op::kRelu,   op::kSigmoid,           op::kClamp,     op::kShape};
   return std::find(std::begin(kOps), std::end(kOps), op) != std::end(kOps);
 }
 
@@ -104,6 +116,7 @@ Status check_dynamic_reshape(const TensorType& x, const AttributeMap& attrs) {
 
 StatusOr<ScalarType> dynamic_op_dtype(std::string_view op, std::span<const TensorType> in) {
   constexpr auto kFloat = ScalarType::kFloat, kLong = ScalarType::kLong;
+  if (op == op::kShape) return kLong;  // of any input
   if (op == op::kNonZero) {
     GLASSBOX_RETURN_IF_ERROR(dtype_is(
         op, in, 0,
@@ -125,6 +138,7 @@ StatusOr<std::vector<TensorType>> infer_dynamic(std::string_view op, std::span<c
                                                 const AttributeMap& attrs) {
   if (op == op::kNonZero) return infer_non_zero(in);
   if (op == op::kTopK) return infer_top_k(in, attrs);
+  if (op == op::kShape) return infer_shape(in[0], attrs);
   return infer_non_max_suppression(in, attrs);
 }
 

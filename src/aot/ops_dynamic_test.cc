@@ -106,6 +106,35 @@ TEST(OpsDynamicTest, OpsSizedInPrepareFollowADynamicInput) {
   EXPECT_EQ(joined->dtype, ScalarType::kLong);
 }
 
+TEST(OpsDynamicTest, ShapeAndFullLikeFollowADynamicValue) {
+  const TensorType x{ScalarType::kFloat, Shape{7, 4}, true};
+  StatusOr<TensorType> sizes = infer_output_type(
+      op::kShape, Types{x}, {{"start", std::int64_t{0}}, {"end", std::int64_t{1}}});
+  ASSERT_TRUE(sizes.ok()) << sizes.message();
+  EXPECT_EQ(sizes->dtype, ScalarType::kLong);
+  EXPECT_EQ(sizes->shape, (Shape{1}));
+  EXPECT_FALSE(sizes->dynamic);  // its size is the rank: only its data follow x
+  EXPECT_FALSE(infer_output_type(op::kShape, Types{x}, {{"end", std::int64_t{3}}}).ok());
+
+  StatusOr<TensorType> filled =
+      infer_output_type(op::kFullLike, Types{x},
+                        {{"value", 7.0}, {"dtype", static_cast<std::int64_t>(ScalarType::kLong)}});
+  ASSERT_TRUE(filled.ok()) << filled.message();
+  EXPECT_EQ(filled->dtype, ScalarType::kLong);
+  EXPECT_EQ(filled->shape, (Shape{7, 4}));
+  EXPECT_TRUE(filled->dynamic);
+
+  // reduce_min of int64 (shape arithmetic); reduce_sum stays float only.
+  const TensorType pair{ScalarType::kLong, Shape{2}, false};
+  StatusOr<TensorType> least = infer_output_type(
+      op::kReduceMin, Types{pair}, {{"axes", Shape{0}}, {"keepdims", std::int64_t{0}}});
+  ASSERT_TRUE(least.ok()) << least.message();
+  EXPECT_EQ(least->dtype, ScalarType::kLong);
+  EXPECT_FALSE(infer_output_type(op::kReduceSum, Types{pair},
+                                 {{"axes", Shape{0}}, {"keepdims", std::int64_t{0}}})
+                   .ok());
+}
+
 TEST(OpsDynamicTest, AReshapeOfADynamicValueNeedsAMinusOne) {
   const TensorType x{ScalarType::kFloat, Shape{5, 1}, true};
   StatusOr<TensorType> t = infer_output_type(op::kReshape, Types{x}, {{"shape", Shape{5}}});

@@ -277,6 +277,10 @@ StatusOr<TensorType> infer_normalization(std::string_view op, std::span<const Te
 StatusOr<TensorType> infer_reduce(std::string_view op, std::span<const TensorType> in,
                                   const AttributeMap& attrs) {
   const TensorType& x = in[0];
+  if (x.dtype != ScalarType::kFloat && x.dtype != ScalarType::kLong) {
+    return invalid(std::string(op) + " takes FLOAT or LONG, not " +
+                   std::string(to_string(x.dtype)));
+  }
   GLASSBOX_ASSIGN_OR_RETURN(bool keepdims, flag_attr(attrs, "keepdims", true));
   std::vector<std::size_t> axes;
   if (op == op::kArgmax || op == op::kArgmin) {

@@ -168,6 +168,10 @@ RunFn run_unique;
 PrepareFn prepare_non_zero, prepare_top_k, prepare_non_max_suppression;
 RunFn run_non_zero, run_top_k, run_non_max_suppression;
 
+// portable_ops_shape_of.cc: shape arithmetic on values sized by data.
+PrepareFn prepare_shape, prepare_full_like;
+RunFn run_shape, run_full_like;
+
 // portable_ops_shape.cc
 PrepareFn prepare_flatten, prepare_reshape, prepare_concat, prepare_transpose;
 RunFn run_flatten, run_reshape, run_concat, run_transpose;

@@ -249,7 +249,7 @@ Result<std::size_t> prepare_non_max_suppression(const KernelArgs& args, Diagnost
   const std::int64_t bound[] = {
       boxes.sizes[0] * scores.sizes[1] * std::min(boxes.sizes[1], p.max_per_class), 3};
   if (!check_dynamic_output(kNms, *args.outputs[0], 0, bound, d)) return kRejected;
-  return static_cast<std::size_t>(2 * boxes.sizes[1]) * sizeof(std::int64_t);
+  return static_cast<std::size_t>(kernels::nms_scratch_size(boxes.sizes[1])) * sizeof(std::int64_t);
 }
 
 Error run_non_max_suppression(const KernelArgs& args, Span<std::uint8_t> scratch) {

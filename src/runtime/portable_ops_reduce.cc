@@ -62,8 +62,34 @@ bool read_reduction(const char* op, const KernelArgs& args, bool single_axis, Re
 
 }  // namespace
 
+namespace {
+
+// reduce_min and reduce_max also take int64 (shape arithmetic), over axes
+// that are not empty.
+bool int64_extreme(const char* op, const KernelArgs& args) {
+  return args.inputs.size() == 1 && args.inputs[0]->dtype == ScalarType::kLong &&
+         (std::strcmp(op, "reduce_min") == 0 || std::strcmp(op, "reduce_max") == 0);
+}
+
+}  // namespace
+
 Result<std::size_t> prepare_reduce(const char* op, const KernelArgs& args, Diagnostics* d) {
   Reduction r;
+  if (int64_extreme(op, args)) {
+    if (!check_typed_signature(op, args, 1, 1, d) ||
+        !check_dtype(op, *args.outputs[0], "output", ScalarType::kLong, d) ||
+        !read_reduction(op, args, false, &r, d) || !check_output_shape(op, args, r.out.span(), d) ||
+        !check_no_overlap(op, args, InPlace::kNever, d)) {
+      return kRejected;
+    }
+    for (std::size_t i = 0; i < r.axes.rank; ++i) {
+      if (args.inputs[0]->sizes[static_cast<std::size_t>(r.axes.sizes[i])] == 0) {
+        report(d, "%s: an int64 reduction over an empty axis", op);
+        return kRejected;
+      }
+    }
+    return std::size_t{0};
+  }
   if (!check_signature(op, args, 1, 1, d) || !read_reduction(op, args, false, &r, d) ||
       !check_output_shape(op, args, r.out.span(), d) ||
       !check_no_overlap(op, args, InPlace::kNever, d)) {
@@ -76,6 +102,11 @@ Error run_reduce(kernels::ReduceOp op, const char* name, const KernelArgs& args)
   Reduction r;
   if (!read_reduction(name, args, false, &r, nullptr)) return Error::kInvalidArgument;
   const Tensor& x = *args.inputs[0];
+  if (int64_extreme(name, args)) {
+    return kernels::reduce_extreme_int64(
+        op == kernels::ReduceOp::kMax, static_cast<const std::int64_t*>(x.data), x.sizes,
+        r.axes.span(), static_cast<std::int64_t*>(args.outputs[0]->data));
+  }
   return kernels::reduce(op, x.float_data(), x.sizes, r.axes.span(), args.outputs[0]->float_data());
 }
 

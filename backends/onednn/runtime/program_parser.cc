@@ -560,8 +560,8 @@ Result<DnnParsedProgram*> parse_dnn_program(Span<const std::uint8_t> blob,
       !in.read(&program->num_constants) || !in.read(&program->num_ops)) {
     return bad("onednn program: truncated header");
   }
-  if (program->num_inputs == 0 || program->num_inputs > kDnnMaxOperands ||
-      program->num_outputs == 0 || program->num_outputs > kDnnMaxOperands ||
+  if (program->num_inputs == 0 || program->num_inputs > kDnnMaxDelegateIo ||
+      program->num_outputs == 0 || program->num_outputs > kDnnMaxDelegateIo ||
       program->num_ops == 0 || program->num_ops > kDnnMaxOps ||
       program->num_constants > kDnnMaxConstants) {
     return bad("onednn program: input, output, constant or operator count out of range");

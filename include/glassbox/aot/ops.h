@@ -142,6 +142,13 @@
 ///   has one entry per element or slice, static (ONNX Unique;
 ///   kernels/unique.h).
 ///
+/// - shape: x (any dtype) -> int64 [end - start], static: x's actual sizes
+///   start..end (0 <= start <= end <= rank; ONNX Shape at run time, for an x
+///   sized by data).
+/// - full_like: x (any dtype) -> x's shape (dynamic when x is), every
+///   element `value` (float) in dtype `dtype` (int, as cast's: FLOAT, LONG
+///   or BOOL); ONNX ConstantOfShape(Shape(x)).
+///
 /// Only the ops above and the ones ops_dynamic.cc lists as taking them
 /// accept a dynamic input; any other op refuses one (its kernel would read
 /// the bound).
@@ -270,6 +277,10 @@ inline constexpr std::string_view kNonZero = "non_zero";
 inline constexpr std::string_view kTopK = "top_k";
 inline constexpr std::string_view kNonMaxSuppression = "non_max_suppression";
 inline constexpr std::string_view kUnique = "unique";
+// Shape arithmetic on values sized by data: a value's actual sizes, and a
+// value of another's actual shape filled with one number.
+inline constexpr std::string_view kShape = "shape";
+inline constexpr std::string_view kFullLike = "full_like";
 inline constexpr std::string_view kDelegateCall = "delegate_call";
 }  // namespace op
 

@@ -41,35 +41,127 @@ struct TopKOrder {
   }
 };
 
-// ONNX's SuppressByIOU: whether `a` and `b` overlap by more than `threshold`.
-bool suppresses(const float* a, const float* b, bool center_point_box, float threshold) {
-  float a_min[2], a_max[2], b_min[2], b_max[2];  // per axis (0, 1) of the box
+// A box's corners, each axis ordered (ONNX's SuppressByIOU normalises them
+// at every comparison; a kept box is normalised once), and its area.
+struct Corners {
+  float min[2], max[2];
+};
+
+Corners corners_of(const float* box, bool center_point_box) {
+  Corners c;
   for (int axis = 0; axis < 2; ++axis) {
     if (center_point_box) {
-      a_min[axis] = a[axis] - a[axis + 2] / 2.0F;
-      a_max[axis] = a[axis] + a[axis + 2] / 2.0F;
-      b_min[axis] = b[axis] - b[axis + 2] / 2.0F;
-      b_max[axis] = b[axis] + b[axis + 2] / 2.0F;
+      c.min[axis] = box[axis] - box[axis + 2] / 2.0F;
+      c.max[axis] = box[axis] + box[axis + 2] / 2.0F;
     } else {
-      a_min[axis] = std::min(a[axis], a[axis + 2]);
-      a_max[axis] = std::max(a[axis], a[axis + 2]);
-      b_min[axis] = std::min(b[axis], b[axis + 2]);
-      b_max[axis] = std::max(b[axis], b[axis + 2]);
+      c.min[axis] = std::min(box[axis], box[axis + 2]);
+      c.max[axis] = std::max(box[axis], box[axis + 2]);
     }
   }
-  float intersection = 1.0F;
-  for (int axis = 0; axis < 2; ++axis) {
-    const float low = std::max(a_min[axis], b_min[axis]);
-    const float high = std::min(a_max[axis], b_max[axis]);
-    if (high <= low) return false;
-    intersection *= high - low;
-  }
-  const float area_a = (a_max[0] - a_min[0]) * (a_max[1] - a_min[1]);
-  const float area_b = (b_max[0] - b_min[0]) * (b_max[1] - b_min[1]);
-  const float union_area = area_a + area_b - intersection;
-  if (area_a <= 0.0F || area_b <= 0.0F || union_area <= 0.0F) return false;
-  return intersection / union_area > threshold;
+  return c;
 }
+
+float area_of(const Corners& c) { return (c.max[0] - c.min[0]) * (c.max[1] - c.min[1]); }
+
+// Whether kept box `q` (of `k`) overlaps `b` by more than `threshold`:
+// ONNX's SuppressByIOU with its arithmetic (the same float operations in
+// the same order), the kept box's corners and area computed once.
+template <typename Kept>
+bool overlaps(const Kept& k, std::int64_t q, const Corners& b, float area_b, float threshold) {
+  const float low_x = std::max(k.x_min[q], b.min[0]), high_x = std::min(k.x_max[q], b.max[0]);
+  const float low_y = std::max(k.y_min[q], b.min[1]), high_y = std::min(k.y_max[q], b.max[1]);
+  const float intersection = (high_x - low_x) * (high_y - low_y);
+  const float union_area = k.area[q] + area_b - intersection;
+  return high_x > low_x && high_y > low_y && k.area[q] > 0.0F && union_area > 0.0F &&
+         intersection / union_area > threshold;
+}
+
+// The kept boxes, one array per coordinate, so the test of a candidate
+// against all of them vectorises; with many candidates they are also
+// listed by where they start along x (buckets over the candidates' x
+// range), and a candidate is tested only against the boxes that start
+// close enough to reach it: with the coordinate offsets a batched NMS
+// gives each class, that is a small share of them.
+struct KeptBoxes {
+  float* x_min;
+  float* y_min;
+  float* x_max;
+  float* y_max;
+  float* area;
+  std::int64_t* next;        // the next kept box of the same bucket, or -1
+  std::int64_t* head;        // per bucket: its last kept box, or -1
+  std::int64_t buckets = 0;  // 0: no index, every kept box is tested
+  float origin = 0.0F, scale = 0.0F, widest = 0.0F;
+
+  static constexpr std::int64_t kBuckets = 256;
+  static constexpr std::int64_t kIndexFrom = 512;  // candidates
+
+  void index(const float* boxes, const std::int64_t* candidates, std::int64_t n,
+             bool center_point_box) {
+    buckets = 0;
+    if (n < kIndexFrom) return;
+    float low = 0.0F, high = 0.0F;
+    widest = 0.0F;
+    for (std::int64_t k = 0; k < n; ++k) {
+      const Corners c = corners_of(boxes + candidates[k] * 4, center_point_box);
+      if (!std::isfinite(c.min[0]) || !std::isfinite(c.max[0])) return;
+      low = k == 0 ? c.min[0] : std::min(low, c.min[0]);
+      high = k == 0 ? c.max[0] : std::max(high, c.max[0]);
+      widest = std::max(widest, c.max[0] - c.min[0]);
+    }
+    if (!(high > low) || !std::isfinite(high - low)) return;
+    buckets = kBuckets;
+    origin = low;
+    scale = static_cast<float>(kBuckets) / (high - low);
+    std::fill(head, head + kBuckets, -1);
+  }
+
+  std::int64_t bucket_of(float x) const {
+    const float at = (x - origin) * scale;
+    if (!(at > 0.0F)) return 0;
+    if (at >= static_cast<float>(buckets - 1)) return buckets - 1;
+    return static_cast<std::int64_t>(at);
+  }
+
+  void set(std::int64_t i, const Corners& c) const {
+    x_min[i] = c.min[0];
+    y_min[i] = c.min[1];
+    x_max[i] = c.max[0];
+    y_max[i] = c.max[1];
+    area[i] = area_of(c);
+    if (buckets == 0) return;
+    const std::int64_t k = bucket_of(c.min[0]);
+    next[i] = head[k];
+    head[k] = i;
+  }
+
+  // Whether a kept box among [0, n) suppresses `b`.
+  bool any_suppresses(std::int64_t n, const Corners& b, float threshold) const {
+    const float area_b = area_of(b);
+    if (area_b <= 0.0F) return false;
+    if (buckets > 0) {
+      // A kept box reaching b along x starts after b.min - widest and
+      // before b.max; a bucket more on each side absorbs rounding.
+      const std::int64_t first = std::max<std::int64_t>(0, bucket_of(b.min[0] - widest) - 1);
+      const std::int64_t last = std::min(buckets - 1, bucket_of(b.max[0]) + 1);
+      for (std::int64_t k = first; k <= last; ++k) {
+        for (std::int64_t q = head[k]; q >= 0; q = next[q]) {
+          if (overlaps(*this, q, b, area_b, threshold)) return true;
+        }
+      }
+      return false;
+    }
+    constexpr std::int64_t kBlock = 16;
+    for (std::int64_t start = 0; start < n; start += kBlock) {
+      const std::int64_t end = std::min(n, start + kBlock);
+      bool hit = false;
+      for (std::int64_t q = start; q < end; ++q)
+        hit = hit || overlaps(*this, q, b, area_b, threshold);
+      if (hit) return true;
+    }
+    return false;
+  }
+};
 
 }  // namespace
 
@@ -138,8 +230,11 @@ Result<std::int64_t> non_max_suppression(const float* boxes, const float* scores
                                          std::int64_t capacity, std::int64_t* selected,
                                          std::int64_t* scratch) {
   std::int64_t written = 0;
-  std::int64_t* candidates = scratch;    // this class's boxes by score
-  std::int64_t* kept = scratch + count;  // the ones selected so far
+  std::int64_t* candidates = scratch;  // this class's boxes by score
+  auto* floats = reinterpret_cast<float*>(scratch + count);
+  std::int64_t* lists = scratch + count + (5 * count + 1) / 2;
+  KeptBoxes kept{floats, floats + count, floats + 2 * count, floats + 3 * count, floats + 4 * count,
+                 lists,  lists + count};
   for (std::int64_t b = 0; b < batches; ++b) {
     const float* batch_boxes = boxes + b * count * 4;
     for (std::int64_t c = 0; c < classes; ++c) {
@@ -151,19 +246,15 @@ Result<std::int64_t> non_max_suppression(const float* boxes, const float* scores
       // Stable: equal scores keep the lower index first.
       std::stable_sort(candidates, candidates + n,
                        [s](std::int64_t i, std::int64_t j) { return s[i] > s[j]; });
+      kept.index(batch_boxes, candidates, n, params.center_point_box);
       std::int64_t num_kept = 0;
       for (std::int64_t k = 0; k < n && num_kept < params.max_per_class; ++k) {
-        const float* box = batch_boxes + candidates[k] * 4;
-        bool suppressed = false;
-        for (std::int64_t q = 0; q < num_kept && !suppressed; ++q) {
-          suppressed = suppresses(batch_boxes + kept[q] * 4, box, params.center_point_box,
-                                  params.iou_threshold);
-        }
-        if (suppressed) continue;
+        const Corners box = corners_of(batch_boxes + candidates[k] * 4, params.center_point_box);
+        if (kept.any_suppresses(num_kept, box, params.iou_threshold)) continue;
         if (written >= capacity) {
           return make_error(Error::kInvalidArgument, "non_max_suppression: output too small");
         }
-        kept[num_kept++] = candidates[k];
+        kept.set(num_kept++, box);
         selected[written * 3] = b;
         selected[written * 3 + 1] = c;
         selected[written * 3 + 2] = candidates[k];

@@ -170,13 +170,14 @@ std::vector<std::int64_t> nms_reference(const std::vector<float>& boxes,
   return picked;
 }
 
-TEST(NonMaxSuppressionTest, MatchesTheGreedyReferenceOnRandomBoxes) {
+// `count` random boxes, in `groups` clusters set apart along x (as a batched
+// NMS offsets each class), against the reference.
+void expect_reference_selection(std::int64_t count, int groups) {
   std::mt19937 rng(11);
   std::uniform_real_distribution<float> coord(0.0F, 10.0F), size(0.5F, 4.0F);
-  const std::int64_t count = 40;
   std::vector<float> boxes, scores;
   for (std::int64_t i = 0; i < count; ++i) {
-    const float y = coord(rng), x = coord(rng);
+    const float y = coord(rng), x = coord(rng) + 20.0F * static_cast<float>(i % groups);
     // Corners in either order: ONNX takes min and max.
     if (i % 2 == 0) {
       boxes.insert(boxes.end(), {y, x, y + size(rng), x + size(rng)});
@@ -186,10 +187,13 @@ TEST(NonMaxSuppressionTest, MatchesTheGreedyReferenceOnRandomBoxes) {
     scores.push_back(static_cast<float>(rng() % 10) / 10.0F);  // ties
   }
   std::vector<std::int64_t> selected(static_cast<std::size_t>(3 * count)),
-      scratch(static_cast<std::size_t>(2 * count));
+      scratch(static_cast<std::size_t>(nms_scratch_size(count)));
   for (const auto& [max_per_class, iou, score] :
-       std::vector<std::tuple<std::int64_t, float, float>>{
-           {40, 0.3F, -1.0F}, {5, 0.5F, 0.25F}, {40, 0.0F, 0.5F}, {0, 0.5F, -1.0F}}) {
+       std::vector<std::tuple<std::int64_t, float, float>>{{40, 0.3F, -1.0F},
+                                                           {5, 0.5F, 0.25F},
+                                                           {40, 0.0F, 0.5F},
+                                                           {0, 0.5F, -1.0F},
+                                                           {count, 0.4F, -1.0F}}) {
     NmsParams p;
     p.max_per_class = max_per_class;
     p.iou_threshold = iou;
@@ -209,6 +213,17 @@ TEST(NonMaxSuppressionTest, MatchesTheGreedyReferenceOnRandomBoxes) {
   }
 }
 
+TEST(NonMaxSuppressionTest, MatchesTheGreedyReferenceOnRandomBoxes) {
+  expect_reference_selection(40, 1);
+}
+
+TEST(NonMaxSuppressionTest, ManyCandidatesInClustersMatchTheReference) {
+  // Enough candidates that the kernel lists kept boxes by position along x
+  // and tests a candidate only against those near it.
+  expect_reference_selection(1500, 30);
+  expect_reference_selection(700, 1);
+}
+
 // ONNX's test_nonmaxsuppression_center_point_box_format, two classes and
 // two batches made of it: each (batch, class) selects 3, 0, 5.
 TEST(NonMaxSuppressionTest, CentrePointBoxesPerBatchAndClass) {
@@ -223,7 +238,7 @@ TEST(NonMaxSuppressionTest, CentrePointBoxesPerBatchAndClass) {
   p.center_point_box = true;
   p.max_per_class = 3;
   p.iou_threshold = 0.5F;
-  std::vector<std::int64_t> selected(36), scratch(12);
+  std::vector<std::int64_t> selected(36), scratch(nms_scratch_size(6));
   Result<std::int64_t> n = non_max_suppression(boxes.data(), scores.data(), 2, 2, 6, p, 12,
                                                selected.data(), scratch.data());
   ASSERT_TRUE(n.ok());

@@ -239,6 +239,44 @@ float empty_value(ReduceOp op) {
 
 }  // namespace
 
+Error reduce_extreme_int64(bool is_max, const std::int64_t* x, Span<const std::int64_t> x_shape,
+                           Span<const std::int64_t> axes, std::int64_t* y) {
+  Plan p;
+  if (Error e = make_plan(x_shape, axes, &p); e != Error::kOk) return e;
+  if (p.outputs == 0) return Error::kOk;
+  if (p.count == 0 || x == nullptr || y == nullptr) return Error::kInvalidArgument;
+  // Small values (shape arithmetic): one odometer over x, each element
+  // folded into the output its kept coordinates name.
+  const std::size_t rank = x_shape.size();
+  bool reduced[kMaxDims] = {};
+  for (std::int64_t a : axes) reduced[static_cast<std::size_t>(a)] = true;
+  std::int64_t out_stride[kMaxDims] = {};
+  std::int64_t stride = 1;
+  for (std::size_t d = rank; d-- > 0;) {
+    if (reduced[d]) continue;
+    out_stride[d] = stride;
+    stride *= x_shape[d];
+  }
+  std::int64_t index[kMaxDims] = {};
+  const std::int64_t total = p.outputs * p.count;
+  std::int64_t out = 0;
+  for (std::int64_t i = 0; i < total; ++i) {
+    bool first = true;
+    for (std::size_t d = 0; d < rank; ++d) first = first && (!reduced[d] || index[d] == 0);
+    const std::int64_t v = x[i];
+    if (first || (is_max ? v > y[out] : v < y[out])) y[out] = v;
+    for (std::size_t d = rank; d-- > 0;) {
+      if (++index[d] < x_shape[d]) {
+        out += out_stride[d];
+        break;
+      }
+      out -= out_stride[d] * (x_shape[d] - 1);
+      index[d] = 0;
+    }
+  }
+  return Error::kOk;
+}
+
 Error reduce(ReduceOp op, const float* x, Span<const std::int64_t> x_shape,
              Span<const std::int64_t> axes, float* y) {
   if (static_cast<std::uint8_t>(op) > static_cast<std::uint8_t>(ReduceOp::kLogSumExp))

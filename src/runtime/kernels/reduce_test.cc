@@ -139,6 +139,44 @@ void check_reduce(const Shape& shape, const Shape& axes) {
   check_reduce(shape, axes, signed_x);
 }
 
+TEST(ReduceTest, Int64MinAndMaxMatchANaiveLoop) {
+  // x [2, 3, 4] of distinct-ish values; every axis set against a loop.
+  const Shape shape = {2, 3, 4};
+  std::vector<std::int64_t> x(24);
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    x[i] = (static_cast<std::int64_t>(i) * 7919) % 31 - 15;
+  }
+  for (const Shape& axes : {Shape{0}, Shape{1}, Shape{2}, Shape{0, 2}, Shape{0, 1, 2}}) {
+    for (bool is_max : {false, true}) {
+      bool reduced[3] = {};
+      for (std::int64_t a : axes) reduced[a] = true;
+      const std::int64_t out_n = (reduced[0] ? 1 : 2) * (reduced[1] ? 1 : 3) * (reduced[2] ? 1 : 4);
+      std::vector<std::int64_t> want(static_cast<std::size_t>(out_n)), got(want.size());
+      std::vector<bool> seen(want.size());
+      for (std::int64_t i = 0; i < 2; ++i) {
+        for (std::int64_t j = 0; j < 3; ++j) {
+          for (std::int64_t k = 0; k < 4; ++k) {
+            const std::int64_t o =
+                ((reduced[0] ? 0 : i) * (reduced[1] ? 1 : 3) + (reduced[1] ? 0 : j)) *
+                    (reduced[2] ? 1 : 4) +
+                (reduced[2] ? 0 : k);
+            const std::int64_t v = x[static_cast<std::size_t>((i * 3 + j) * 4 + k)];
+            auto& w = want[static_cast<std::size_t>(o)];
+            if (!seen[static_cast<std::size_t>(o)] || (is_max ? v > w : v < w)) w = v;
+            seen[static_cast<std::size_t>(o)] = true;
+          }
+        }
+      }
+      ASSERT_EQ(reduce_extreme_int64(is_max, x.data(), shape, axes, got.data()), Error::kOk);
+      EXPECT_EQ(got, want) << (is_max ? "max" : "min") << " over " << axes.size() << " axes";
+    }
+  }
+  // An empty reduced axis has no int64 answer.
+  std::int64_t y[2];
+  EXPECT_EQ(reduce_extreme_int64(false, x.data(), Shape{2, 0}, Shape{1}, y),
+            Error::kInvalidArgument);
+}
+
 TEST(ReduceTest, InnermostAxes) {
   check_reduce({2, 3, 4}, {2});
   check_reduce({2, 3, 4}, {1, 2});

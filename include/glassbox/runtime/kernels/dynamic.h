@@ -48,7 +48,15 @@ struct NmsParams {
 /// unless its IoU with a kept one exceeds the IoU threshold, at most
 /// max_per_class. Writes (batch, class, box) triples to `selected`
 /// (room for `capacity` triples) and returns their count. `scratch` holds
-/// 2 * count int64. kInvalidArgument when the capacity is too small.
+/// nms_scratch_size(count) int64. kInvalidArgument when the capacity is too
+/// small.
+/// The int64s of non_max_suppression's scratch for `count` boxes: the
+/// candidates, the kept boxes' corners and areas as floats, then their
+/// lists by position along x (a link per box, 256 list heads).
+constexpr std::int64_t nms_scratch_size(std::int64_t count) {
+  return count + (5 * count + 1) / 2 + count + 256;
+}
+
 Result<std::int64_t> non_max_suppression(const float* boxes, const float* scores,
                                          std::int64_t batches, std::int64_t classes,
                                          std::int64_t count, const NmsParams& params,

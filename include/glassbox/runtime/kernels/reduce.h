@@ -72,6 +72,13 @@ enum class ReduceOp : std::uint8_t {
 Error reduce(ReduceOp op, const float* x, Span<const std::int64_t> x_shape,
              Span<const std::int64_t> axes, float* y);
 
+/// ONNX ReduceMax (`is_max`) / ReduceMin of int64 `x` over `axes` (as
+/// reduce), the shape arithmetic exporters write (min(300, boxes found)).
+/// kInvalidArgument as reduce, and when a reduced axis is empty (an int64
+/// has no infinity to give).
+Error reduce_extreme_int64(bool is_max, const std::int64_t* x, Span<const std::int64_t> x_shape,
+                           Span<const std::int64_t> axes, std::int64_t* y);
+
 /// ONNX ArgMax (`is_max`) / ArgMin along `axis` (0 <= axis < rank): y holds,
 /// for every position of the other dims, the index along `axis` of the
 /// largest (smallest) element. Ties give the first index, or the last one
