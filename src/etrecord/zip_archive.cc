@@ -56,6 +56,11 @@ bool safe_entry_name(std::string_view name) {
 }  // namespace
 
 StatusOr<std::vector<std::uint8_t>> write_zip(const ZipEntries& entries) {
+  // Never an archive the reader would refuse.
+  if (entries.size() > kMaxZipEntries) {
+    return write_failed("the archive would have " + std::to_string(entries.size()) +
+                        " entries; at most " + std::to_string(kMaxZipEntries) + " are read back");
+  }
   zip_error_t error;
   zip_error_init(&error);
   Source buffer(zip_source_buffer_create(nullptr, 0, 0, &error));

@@ -52,6 +52,19 @@ TEST(ZipArchiveTest, ArchiveExpandingBeyondTheTotalCapIsRefused) {
               ErrorIs(Error::kCorruptData, {"too many entries"}));
 }
 
+// An ETRecord with one reference output per op of a 3,000-op detector:
+// written, then read back (it was refused at 4,096 entries).
+TEST(ZipArchiveTest, AnArchiveOfManyEntriesIsReadBack) {
+  ZipEntries entries;
+  for (int i = 0; i < 4200; ++i)
+    entries["ref/" + std::to_string(i)] = {static_cast<std::uint8_t>(i)};
+  StatusOr<std::vector<std::uint8_t>> bytes = write_zip(entries);
+  ASSERT_THAT(bytes, IsOk());
+  StatusOr<ZipEntries> back = read_zip(*bytes, "many.etrecord");
+  ASSERT_THAT(back, IsOk());
+  EXPECT_EQ(back->size(), entries.size());
+}
+
 TEST(ZipArchiveTest, UnsafeEntryNamesAreRefused) {
   const std::vector<std::string> unsafe = {"../up", "a/../../up", "/absolute", "back\\slash",
                                            "new\nline"};
