@@ -1,5 +1,9 @@
 #include "backends/xnnpack/runtime/layout_transpose.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace glassbox::backends::xnnpack {
 namespace {
 // Tiles keep both the strided reads and the strided writes in cache.
@@ -16,6 +20,39 @@ void few_channels_to_nhwc(const T* src, T* dst, std::int64_t hw) {
     for (std::int64_t ch = 0; ch < C; ++ch) dst[p * C + ch] = src[ch * hw + p];
   }
 }
+
+#if defined(__SSE2__)
+// An image's three float planes, four pixels per step: six shuffles turn
+// the planes' four values each into the pixels' twelve interleaved ones.
+// The scalar loop above (GCC does not vectorize it at -O2) took 48 us of
+// squeezenet1_1's 5 ms on XNNPACK for the 224x224 input, this 22 us
+// (issue 33; SSE2 is every x86-64's baseline).
+template <>
+void few_channels_to_nhwc<3, float>(const float* src, float* dst, std::int64_t hw) {
+  const float* r = src;
+  const float* g = src + hw;
+  const float* b = src + 2 * hw;
+  std::int64_t p = 0;
+  for (; p + 4 <= hw; p += 4) {
+    const __m128 vr = _mm_loadu_ps(r + p), vg = _mm_loadu_ps(g + p), vb = _mm_loadu_ps(b + p);
+    const __m128 rg_lo = _mm_unpacklo_ps(vr, vg);  // r0 g0 r1 g1
+    const __m128 rg_hi = _mm_unpackhi_ps(vr, vg);  // r2 g2 r3 g3
+    const __m128 br_lo = _mm_unpacklo_ps(vb, vr);  // b0 r0 b1 r1
+    const __m128 br_hi = _mm_unpackhi_ps(vb, vr);  // b2 r2 b3 r3
+    const __m128 gb_lo = _mm_unpacklo_ps(vg, vb);  // g0 b0 g1 b1
+    const __m128 gb_hi = _mm_unpackhi_ps(vg, vb);  // g2 b2 g3 b3
+    float* out = dst + p * 3;
+    _mm_storeu_ps(out, _mm_shuffle_ps(rg_lo, br_lo, _MM_SHUFFLE(3, 0, 1, 0)));      // r0 g0 b0 r1
+    _mm_storeu_ps(out + 4, _mm_shuffle_ps(gb_lo, rg_hi, _MM_SHUFFLE(1, 0, 3, 2)));  // g1 b1 r2 g2
+    _mm_storeu_ps(out + 8, _mm_shuffle_ps(br_hi, gb_hi, _MM_SHUFFLE(3, 2, 3, 0)));  // b2 r3 g3 b3
+  }
+  for (; p < hw; ++p) {
+    dst[p * 3] = r[p];
+    dst[p * 3 + 1] = g[p];
+    dst[p * 3 + 2] = b[p];
+  }
+}
+#endif
 
 namespace {
 
