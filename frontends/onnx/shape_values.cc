@@ -113,13 +113,18 @@ std::optional<ShapeValue> ShapeValues::input(ImportContext& c, std::size_t i) co
 
 StatusOr<std::optional<ShapeValue>> ShapeValues::compute(ImportContext& c) const {
   const std::string& op = c.node().op_type();
-  std::optional<ShapeValue> data = input(c, 0);
-  // Only ops on a value already held here (a host input alone folds as before).
+  // Only ops on a value already held here (a host input alone folds as
+  // before): map lookups, before any entries are copied.
   bool any_held = false;
-  for (std::size_t i = 0; i < c.num_inputs(); ++i) {
-    if (!c.is_host(i) && input(c, i).has_value()) any_held = true;
+  for (std::size_t i = 0; i < c.num_inputs() && !any_held; ++i) {
+    StatusOr<const Operand*> operand =
+        c.has_input(i) ? c.input(i) : StatusOr<const Operand*>(nullptr);
+    if (!operand.ok() || *operand == nullptr) continue;
+    if (const auto* id = std::get_if<aot::ValueId>(*operand)) any_held = of(*id) != nullptr;
   }
-  if (!any_held || !data) return std::optional<ShapeValue>();
+  if (!any_held) return std::optional<ShapeValue>();
+  std::optional<ShapeValue> data = input(c, 0);
+  if (!data) return std::optional<ShapeValue>();
   if (op == "Identity") return data;
   if (op == "Cast") {
     GLASSBOX_ASSIGN_OR_RETURN(std::int64_t to, c.attributes().get_int("to", 0));
@@ -179,12 +184,19 @@ StatusOr<std::optional<ShapeValue>> ShapeValues::compute(ImportContext& c) const
     std::int64_t rest = 1;
     for (std::size_t i = 0; i < target.size(); ++i) {
       if (target[i] == 0 && i < data->shape.size()) target[i] = data->shape[i];
-      if (target[i] != -1) rest *= target[i];
+      if (target[i] < -1 || (target[i] != -1 && __builtin_mul_overflow(rest, target[i], &rest))) {
+        return c.invalid("cannot reshape the shape value");
+      }
     }
     for (std::int64_t& t : target) {
       if (t == -1) t = rest == 0 ? 0 : n / rest;
     }
-    if (numel(target) != n) return c.invalid("cannot reshape the shape value");
+    std::int64_t total = 1;
+    for (std::int64_t t : target) {
+      if (__builtin_mul_overflow(total, t, &total))
+        return c.invalid("cannot reshape the shape value");
+    }
+    if (total != n) return c.invalid("cannot reshape the shape value");
     data->shape = std::move(target);
     return data;
   }
