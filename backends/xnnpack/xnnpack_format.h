@@ -1,6 +1,6 @@
 #pragma once
 /// @file
-/// The XNNPACK backend's processed-bytes format, version 1.6. The AOT half
+/// The XNNPACK backend's processed-bytes format, version 1.7. The AOT half
 /// writes it (xnnpack_program.h), the runtime half parses and validates it
 /// (runtime/program_parser.h). Constants only, so device code may include it.
 ///
@@ -207,10 +207,42 @@
 ///   kQCopy           no params; a reshape or flatten (logical layout),
 ///                    output quantized like the input.
 ///
+/// Added in 1.7 (a 1.6 reader refuses these blobs by their minor version):
+///   kRecurrent       cell (0 RNN, 1 GRU, 2 LSTM: kernels::RnnCell),
+///                    direction (0 forward, 1 reverse, 2 bidirectional),
+///                    layout (0 time-major, 1 batch-major), hidden_size H,
+///                    input_size I, linear_before_reset (GRU; else 0),
+///                    activations[6] (kernels::RnnActivationKind, D times
+///                    the cell's count, forward first; the rest 0; only
+///                    Sigmoid, Tanh, Relu); f32 clip (>= 0, 0: none);
+///                    f32 w[D*G*H*I] then r[D*G*H*H] (ONNX's gate order);
+///                    f32 b[D*2*G*H] (W's biases then R's). Operands: x
+///                    [T,N,I] (layout 1: [N,T,I]), initial_h [D,N,H]
+///                    (layout 1: [N,D,H]) and, for LSTM, initial_c (as
+///                    initial_h); all logical. Output Y [T,D,N,H] (layout
+///                    1: [N,T,D,H]), logical. ONNX's LSTM / GRU / RNN with
+///                    every sequence length T and no peepholes: one operator
+///                    for the whole layer, so it is timed and logged once
+///                    under the layer's identifier. The runtime unrolls the
+///                    cell (runtime/recurrent_layer.h): XNNPACK fully
+///                    connected operators for x W^T (every step at once) and
+///                    h R^T (each step), the gates in Glassbox's own code.
+///   kRecurrentState  which (0: Y_h, 1: Y_c, LSTM only). One operand: the
+///                    slot of the kRecurrent operator just before it (or
+///                    before the other state). Output [D,N,H] (layout 1:
+///                    [N,D,H]), logical. Not an operator that runs: the
+///                    layer writes its last states there when it ends (after
+///                    its last read of its operands), and the runtime
+///                    neither times nor logs it, so the layer stays one event
+///                    whose logged output is Y. Under the layer's
+///                    identifier.
+///
 /// Identifiers: consecutive operators may share one (1.2; the AOT half
 /// does so for hardsigmoid, a multiply by alpha then an add of beta with
 /// the output range [0, 1]); each is timed and logged under it, and only
-/// the last one's output is logged as the identifier's.
+/// the last one's output is logged as the identifier's (1.7's
+/// kRecurrentState, which shares its layer's, is neither timed nor logged:
+/// the layer's Y is).
 
 #include <cstdint>
 
@@ -221,7 +253,7 @@ inline constexpr char kXnnpackBackendName[] = "XnnpackBackend";
 
 inline constexpr char kXnnMagic[4] = {'G', 'B', 'X', 'N'};
 inline constexpr std::uint16_t kXnnFormatMajor = 1;
-inline constexpr std::uint16_t kXnnFormatMinor = 6;
+inline constexpr std::uint16_t kXnnFormatMinor = 7;
 /// The first minor version with the constants section.
 inline constexpr std::uint16_t kXnnConstantsMinor = 2;
 /// The first minor version whose tensor descriptors carry a dtype.
@@ -291,8 +323,14 @@ enum class XnnOpKind : std::uint8_t {
   kQLookupTable = 51,
   kQConcatenate = 52,
   kQCopy = 53,
+  // 1.7
+  kRecurrent = 54,
+  kRecurrentState = 55,
 };
-inline constexpr std::uint8_t kXnnMaxOpKind = 53;
+inline constexpr std::uint8_t kXnnMaxOpKind = 55;
+/// kRecurrent's u32 params: cell, direction, layout, hidden_size,
+/// input_size, linear_before_reset, then the activations.
+inline constexpr std::uint32_t kXnnRecurrentInts = 12;
 /// Rank slots of kConstantPad's pre/post lists.
 inline constexpr std::uint32_t kXnnPadRank = kXnnMaxRank;
 
@@ -370,6 +408,8 @@ constexpr const char* xnn_op_type_name(XnnOpKind kind) {
     case XnnOpKind::kQLookupTable: return "glassbox_lookup_table_x8";
     case XnnOpKind::kQConcatenate: return "glassbox_concatenate_qs8";
     case XnnOpKind::kQCopy: return "copy_nc_x8";
+    case XnnOpKind::kRecurrent: return "glassbox_recurrent (fully_connected_nc_f32 + gates)";
+    case XnnOpKind::kRecurrentState: return "glassbox_recurrent_state";
   }
   return nullptr;
 }

@@ -16,6 +16,7 @@
 #include "backends/common/node_attributes.h"
 #include "backends/xnnpack/aot/xnnpack_partitioner.h"
 #include "backends/xnnpack/aot/xnnpack_program.h"
+#include "backends/xnnpack/aot/xnnpack_recurrent.h"
 #include "glassbox/aot/delegate_mapping_builder.h"
 #include "glassbox/aot/ops.h"
 #include "glassbox/runtime/kernels/elementwise.h"
@@ -405,8 +406,38 @@ class Lowering {
     }
     if (op == aot::op::kConcat) return lower_concat(node);
     if (op == aot::op::kBatchNorm) return lower_lone_batch_norm(node);
+    if (aot::is_recurrent_op(op)) return lower_recurrent(node);
     return Status(Error::kNotSupported,
                   "XNNPACK backend cannot lower node '" + node.name + "' (op '" + node.op + "')");
+  }
+
+  // The whole layer as one operator (format 1.7): x and the initial
+  // states (constants when the model leaves them out) are its operands.
+  Status lower_recurrent(const Node& node) {
+    Sources sources{&node};
+    XnnOp op = recurrent_op(graph_, node);
+    const std::size_t states = node.op == aot::op::kLstm ? 2 : 1;
+    for (std::size_t i : {std::size_t{0}, std::size_t{5}, std::size_t{6}}) {
+      if (i == 6 && states == 1) break;
+      GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t slot,
+                                operand_slot(node.inputs[i], XnnLayout::kLogical, sources));
+      op.operands.push_back(slot);
+    }
+    GLASSBOX_RETURN_IF_ERROR(
+        emit_value(std::move(op), sources, node.outputs[0], XnnLayout::kLogical));
+    // Y_h (and Y_c): written by the layer, under its identifier.
+    const std::uint32_t layer = last_slot();
+    for (std::uint32_t which = 0; which + 1 < node.outputs.size(); ++which) {
+      XnnOp state;
+      state.kind = XnnOpKind::kRecurrentState;
+      state.operands = {layer};
+      state.ints = {which};
+      state.output = desc_of(node.outputs[which + 1], XnnLayout::kLogical);
+      state.identifier = program_.ops.back().identifier;
+      program_.ops.push_back(std::move(state));
+      define(node.outputs[which + 1], XnnLayout::kLogical, sources);
+    }
+    return Status();
   }
 
   // A batch norm no convolution absorbed (DenseNet's, after a concat): a

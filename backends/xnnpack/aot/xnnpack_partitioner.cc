@@ -9,6 +9,7 @@
 
 #include "backends/common/graph_uses.h"
 #include "backends/common/node_attributes.h"
+#include "backends/xnnpack/aot/xnnpack_recurrent.h"
 #include "backends/xnnpack/xnnpack_format.h"
 #include "glassbox/aot/ops.h"
 
@@ -390,15 +391,23 @@ std::set<std::string, std::less<>> xnnpack_supported_ops() {
                                               kErf,
                                               kGather,
                                               kQuantizeLinear,
-                                              kDequantizeLinear};
+                                              kDequantizeLinear,
+                                              kLstm,
+                                              kGru,
+                                              kRnn};
   return {std::begin(kOps), std::end(kOps)};
 }
 
 std::string xnnpack_rejection(const Graph& graph, const Node& node) {
   if (node.is_delegate_call()) return "already delegated";
   if (aot::is_recurrent_op(node.op)) {
-    return "recurrent layer: XNNPACK has no LSTM/GRU/RNN operator and the delegate does not "
-           "unroll the cell; it runs on the portable kernel";
+    // One operator for the layer, the cell unrolled (xnnpack_recurrent.h).
+    if (std::string why = recurrent_rejection(graph, node); !why.empty()) return why;
+    for (std::size_t i : {std::size_t{0}, std::size_t{5}, std::size_t{6}}) {
+      if (i >= node.inputs.size() || !is_computed(graph, node.inputs[i])) continue;
+      if (std::string why = value_rejection(graph, node.inputs[i]); !why.empty()) return why;
+    }
+    return value_rejection(graph, node.outputs[0]);
   }
   if (!xnnpack_supported_ops().contains(node.op)) return kNotSupported;
   if (node.op == aot::op::kQuantizeLinear || node.op == aot::op::kDequantizeLinear) {

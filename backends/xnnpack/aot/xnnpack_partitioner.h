@@ -48,6 +48,9 @@
 ///   reshape is one channel shuffle, otherwise format 1.4's transpose.
 /// - layer_norm: over the last axis, scale (and bias) constant [C].
 /// - erf: input computed.
+/// - lstm, gru, rnn: one operator for the layer (format 1.7's kRecurrent;
+///   the runtime unrolls the cell on XNNPACK's fully connected operators):
+///   xnnpack_recurrent.h says which.
 ///
 /// - quantize_linear: float input, one scale and zero point (per tensor).
 /// - dequantize_linear: of an int8 / uint8 value quantized per tensor; or

@@ -5,6 +5,7 @@
 #include <initializer_list>
 #include <limits>
 
+#include "backends/xnnpack/runtime/recurrent_layer.h"
 #include "glassbox/core/byte_reader.h"
 
 namespace glassbox::backends::xnnpack {
@@ -41,7 +42,8 @@ bool same_quantization(const SlotDesc& a, const SlotDesc& b) {
 }
 
 bool is_quantized_kind(XnnOpKind kind) {
-  return static_cast<std::uint8_t>(kind) >= static_cast<std::uint8_t>(XnnOpKind::kQuantize);
+  return static_cast<std::uint8_t>(kind) >= static_cast<std::uint8_t>(XnnOpKind::kQuantize) &&
+         kind <= XnnOpKind::kQCopy;
 }
 
 // Element types: float kinds read and write f32; quantized kinds
@@ -176,6 +178,8 @@ ParamShape param_shape(XnnOpKind kind) {
     case XnnOpKind::kQMaxPooling: return {10, false, false, true};
     case XnnOpKind::kQAveragePooling: return {9, false, false, true};
     case XnnOpKind::kQConcatenate: return {1, false, false};
+    case XnnOpKind::kRecurrent: return {kXnnRecurrentInts, false, true};
+    case XnnOpKind::kRecurrentState: return {1, false, false};
   }
   return {0, false, false};
 }
@@ -192,7 +196,8 @@ std::uint32_t operand_count(XnnOpKind kind) {
     case XnnOpKind::kQAdd:
     case XnnOpKind::kQMultiply: return 2;
     case XnnOpKind::kConcatenate:
-    case XnnOpKind::kQConcatenate: return 0;  // one or more
+    case XnnOpKind::kQConcatenate:
+    case XnnOpKind::kRecurrent: return 0;  // one or more (recurrent: by its cell)
     default: return 1;
   }
 }
@@ -508,6 +513,8 @@ ErrorInfo expected_output(const ParsedOp& op, const SlotDesc* slots, const SlotD
     case XnnOpKind::kQLookupTable:
     case XnnOpKind::kQConcatenate:
     case XnnOpKind::kQCopy: break;  // shape_kind() gave their float twin
+    case XnnOpKind::kRecurrent: return recurrent_output_shape(op, slots, dims, rank);
+    case XnnOpKind::kRecurrentState: break;  // read_op: it needs the program's ops
   }
   return bad("xnnpack program: unknown operator kind");
 }
@@ -605,6 +612,8 @@ ErrorInfo read_params(ByteReader& in, ParsedOp* op) {
   } else if (op->kind == XnnOpKind::kLayerNorm) {
     weights = p[0];  // scale
     bias = p[0];
+  } else if (op->kind == XnnOpKind::kRecurrent) {
+    fits = recurrent_weight_counts(p, &weights, &bias);  // w and r, b
   }
   if (op->kind == XnnOpKind::kQConvolution || op->kind == XnnOpKind::kQFullyConnected ||
       op->kind == XnnOpKind::kQLookupTable) {
@@ -684,7 +693,9 @@ ErrorInfo read_op(ByteReader& in, runtime::MemoryAllocator* memory, ParsedProgra
   if (params.code != Error::kOk) return params;
   std::int64_t dims[kXnnMaxRank] = {};
   std::size_t rank = 0;
-  const ErrorInfo shape = expected_output(*op, program->slots, out, dims, &rank);
+  const ErrorInfo shape = op->kind == XnnOpKind::kRecurrentState
+                              ? recurrent_state_shape(*program, index, dims, &rank)
+                              : expected_output(*op, program->slots, out, dims, &rank);
   if (shape.code != Error::kOk) return shape;
   if (!same_dims(out, dims, rank)) {
     return bad("xnnpack program: output descriptor differs from the operator's output shape");

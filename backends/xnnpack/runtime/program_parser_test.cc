@@ -437,6 +437,89 @@ TEST(XnnpackProgramParserConstantsTest, TruncationsAndBitFlipsFailCleanly) {
   expect_bit_flips_fail_cleanly(blob);
 }
 
+// Format 1.7: a bidirectional layer of `cell` (2 LSTM, 1 GRU) over x
+// [T=3, N=2, I=4], hidden 2, then its Y_h (and the LSTM's Y_c).
+XnnProgram recurrent_program(std::uint32_t cell) {
+  const bool lstm = cell == 2;
+  const std::uint32_t gates = lstm ? 4 : 3, dirs = 2, hidden = 2, input = 4;
+  XnnProgram p;
+  p.inputs = {logical({3, 2, 4}), logical({2, 2, 2})};
+  if (lstm) p.inputs.push_back(logical({2, 2, 2}));
+  XnnOp layer;
+  layer.kind = XnnOpKind::kRecurrent;
+  layer.identifier = std::int64_t{0};
+  layer.operands = lstm ? std::vector<std::uint32_t>{0, 1, 2} : std::vector<std::uint32_t>{0, 1};
+  layer.output = logical({3, 2, 2, 2});
+  // Sigmoid 0, Tanh 1 (kernels::RnnActivationKind), per direction.
+  layer.ints = lstm ? std::vector<std::uint32_t>{cell, 2, 0, hidden, input, 0, 0, 1, 1, 0, 1, 1}
+                    : std::vector<std::uint32_t>{cell, 2, 0, hidden, input, 0, 0, 1, 0, 1, 0, 0};
+  layer.floats.assign(1 + dirs * gates * hidden * (input + hidden) + dirs * 2 * gates * hidden,
+                      0.1f);
+  layer.floats[0] = 0;  // no clip
+  p.ops = {layer};
+  const auto y = static_cast<std::uint32_t>(p.inputs.size());
+  for (std::uint32_t which = 0; which < (lstm ? 2u : 1u); ++which) {
+    XnnOp state;
+    state.kind = XnnOpKind::kRecurrentState;
+    state.identifier = std::int64_t{0};  // the layer's
+    state.operands = {y};
+    state.ints = {which};
+    state.output = logical({2, 2, 2});
+    p.ops.push_back(state);
+    p.outputs.push_back(y + 1 + which);
+  }
+  p.outputs.push_back(y);
+  return p;
+}
+
+TEST(XnnpackProgramParserRecurrentTest, LayerAndStatesParseInitAndAreCheckedStrictly) {
+  for (const std::uint32_t cell : {2u, 1u}) {
+    SCOPED_TRACE(cell == 2 ? "lstm" : "gru");
+    const XnnProgram good = recurrent_program(cell);
+    const std::vector<std::uint8_t> blob = encode_xnn_program(good);
+    EXPECT_EQ(parse(blob), Error::kOk);
+    EXPECT_EQ(init_and_destroy(blob), Error::kOk);
+    keep_as_fuzz_seed(cell == 2 ? "lstm" : "gru", blob);
+    expect_every_truncation_fails(blob);
+    expect_bit_flips_fail_cleanly(blob);
+    const auto rejected = [&](const std::function<void(XnnProgram*)>& edit) {
+      XnnProgram p = good;
+      edit(&p);
+      return parse(encode_xnn_program(p));
+    };
+    EXPECT_EQ(rejected([](XnnProgram* p) { p->ops[0].floats.pop_back(); }), Error::kCorruptData)
+        << "one bias short";
+    EXPECT_EQ(rejected([](XnnProgram* p) { p->ops[0].ints[6] = 4; }), Error::kCorruptData)
+        << "an activation the runtime lacks (Affine)";
+    EXPECT_EQ(rejected([](XnnProgram* p) { p->ops[0].ints[11] = 1; }),
+              cell == 2 ? Error::kOk : Error::kCorruptData)
+        << "entries past D times the cell's count must be 0";
+    EXPECT_EQ(rejected([](XnnProgram* p) { p->ops[0].ints[2] = 2; }), Error::kCorruptData)
+        << "layout 2";
+    EXPECT_EQ(rejected([](XnnProgram* p) { p->ops[0].floats[0] = -1; }), Error::kCorruptData)
+        << "negative clip";
+    EXPECT_EQ(rejected([](XnnProgram* p) {
+                p->inputs[1] = logical({1, 2, 2});
+              }),
+              Error::kCorruptData)
+        << "initial_h for one direction";
+    EXPECT_EQ(rejected([](XnnProgram* p) {
+                p->ops[0].output = logical({3, 2, 2, 3});
+              }),
+              Error::kCorruptData)
+        << "Y of another hidden size";
+    EXPECT_EQ(rejected([](XnnProgram* p) {
+                p->ops[1].output = logical({2, 2, 3});
+              }),
+              Error::kCorruptData)
+        << "Y_h of another hidden size";
+    // LSTM: then Y_c twice; GRU: a Y_c of a cell without one.
+    EXPECT_EQ(rejected([](XnnProgram* p) { p->ops[1].ints[0] = 1; }), Error::kCorruptData);
+    EXPECT_EQ(rejected([](XnnProgram* p) { p->ops[1].operands = {0}; }), Error::kCorruptData)
+        << "a state of an input, not of its layer";
+  }
+}
+
 TEST_P(XnnpackProgramParserTest, HeaderErrorsAreNamed) {
   std::vector<std::uint8_t> blob = model_blob(GetParam());
   std::vector<std::uint8_t> bad_magic = blob;

@@ -470,6 +470,10 @@ ErrorInfo compile_operator(const ParsedProgram& program, std::uint32_t index, fl
   const std::uint32_t out_slot = program.first_op_slot() + index;
   const SlotDesc& out_desc = program.slots[out_slot];
   *out = CompiledOp{};
+  if (op.kind == XnnOpKind::kRecurrent) {
+    return compile_recurrent_layer(program, index, buffers, pool, memory, &out->recurrent);
+  }
+  if (op.kind == XnnOpKind::kRecurrentState) return kOk;  // its layer writes it
   if (!is_own_kernel(op.kind) && op.kind >= XnnOpKind::kQuantize) {
     auto** ops = memory->allocate_array<xnn_operator_t>(1);
     auto** inputs = memory->allocate_array<const void*>(op.num_operands);
@@ -520,6 +524,7 @@ ErrorInfo compile_operator(const ParsedProgram& program, std::uint32_t index, fl
 
 Error run_compiled(const CompiledOp& op, pthreadpool* pool) {
   if (op.own != nullptr) return run_own_kernel(*op.own, pool);
+  if (op.recurrent != nullptr) return run_recurrent_layer(*op.recurrent, pool);
   for (std::uint32_t i = 0; i < op.num_operators; ++i) {
     if (xnn_run_operator(op.operators[i], pool) != xnn_status_success) return Error::kInternal;
   }
@@ -527,6 +532,7 @@ Error run_compiled(const CompiledOp& op, pthreadpool* pool) {
 }
 
 void delete_compiled(CompiledOp* op) {
+  if (op->recurrent != nullptr) delete_recurrent_layer(op->recurrent);
   for (std::uint32_t i = 0; i < op->num_operators; ++i) {
     if (op->operators[i] != nullptr) {
       (void)xnn_delete_operator(op->operators[i]);

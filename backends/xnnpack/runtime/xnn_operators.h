@@ -12,6 +12,7 @@
 
 #include "backends/xnnpack/runtime/own_kernels.h"
 #include "backends/xnnpack/runtime/program_parser.h"
+#include "backends/xnnpack/runtime/recurrent_layer.h"
 #include "glassbox/core/result.h"
 #include "glassbox/runtime/memory_allocator.h"
 
@@ -27,6 +28,9 @@ struct CompiledOp {
   xnn_operator** operators = nullptr;
   std::uint32_t num_operators = 0;
   const OwnKernel* own = nullptr;
+  /// Format 1.7's recurrent layer (recurrent_layer.h), which owns its
+  /// XNNPACK operators.
+  RecurrentLayer* recurrent = nullptr;
 };
 
 /// Creates and sets up `op` (op index `index` of `program`) reading and

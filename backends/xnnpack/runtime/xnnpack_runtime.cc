@@ -41,6 +41,9 @@ struct XnnDelegate {
   bool* logs_output = nullptr;
   // Each operator's identifiers and type, as its events log them.
   backends::OperatorEvents events;
+  // Per operator: its index in `events`. A kRecurrentState has no event
+  // (its layer writes it: recurrent_layer.h) and the next operator's index.
+  std::uint32_t* event_of = nullptr;
   // Convolution outputs written into their concatenation's buffer.
   InPlaceSlices slices;
 };
@@ -163,17 +166,27 @@ Result<runtime::DelegateHandle*> XnnpackBackendRuntime::init(
   d->ops = memory->allocate_array<CompiledOp>((*program)->num_ops);
   d->logs_output = memory->allocate_array<bool>((*program)->num_ops);
   d->perturbed = memory->allocate_array<bool>((*program)->num_ops);
+  d->event_of = memory->allocate_array<std::uint32_t>((*program)->num_ops);
+  std::uint32_t num_events = 0;
+  for (std::uint32_t i = 0; i < (*program)->num_ops; ++i) {
+    num_events += (*program)->ops[i].kind != XnnOpKind::kRecurrentState ? 1 : 0;
+  }
   if (d->buffers == nullptr || d->ops == nullptr || d->logs_output == nullptr ||
-      d->perturbed == nullptr || !d->events.init(*memory, (*program)->num_ops)) {
+      d->perturbed == nullptr || d->event_of == nullptr || !d->events.init(*memory, num_events)) {
     return make_error(Error::kMemoryAllocationFailed, "xnnpack: out of memory");
   }
+  num_events = 0;
   for (std::uint32_t i = 0; i < d->program->num_ops; ++i) {
     const ParsedOp& op = d->program->ops[i];
     const char* type = xnn_op_type_name(op.kind);
-    d->events.set(i, op.name, op.int_id, type, std::strlen(type));
+    d->event_of[i] = num_events;
+    if (op.kind != XnnOpKind::kRecurrentState) {
+      d->events.set(num_events++, op.name, op.int_id, type, std::strlen(type));
+    }
     d->perturbed[i] = common->perturbs(d->program->ops[i].int_id, d->program->ops[i].name);
     d->logs_output[i] = i + 1 == d->program->num_ops ||
-                        !same_identifier(d->program->ops[i], d->program->ops[i + 1]);
+                        !same_identifier(d->program->ops[i], d->program->ops[i + 1]) ||
+                        d->program->ops[i + 1].kind == XnnOpKind::kRecurrentState;
   }
   if (const ErrorInfo e = plan_in_place_slices(*d->program, d->perturbed, memory, &d->slices);
       e.code != Error::kOk) {
@@ -269,9 +282,11 @@ Error XnnpackBackendRuntime::execute(runtime::BackendExecutionContext& context,
   backends::OperatorProfiler profiler(d->events, d->mode);
   if (const Error e = profiler.begin(context); e != Error::kOk) return e;
   for (std::uint32_t i = 0; i < program.num_ops; ++i) {
-    const Error e = profiler.run(i, [&] { return run_compiled(d->ops[i], d->pool); });
+    // Written by its recurrent layer (recurrent_layer.h): no event of its own.
+    if (program.ops[i].kind == XnnOpKind::kRecurrentState) continue;
+    const Error e = profiler.run(d->event_of[i], [&] { return run_compiled(d->ops[i], d->pool); });
     if (e != Error::kOk) {
-      profiler.finish(i);  // what ran is not lost
+      profiler.finish(d->event_of[i]);  // what ran is not lost
       return e;
     }
     if (d->perturbed[i] && !program.slots[program.first_op_slot() + i].quantized()) {
@@ -283,7 +298,7 @@ Error XnnpackBackendRuntime::execute(runtime::BackendExecutionContext& context,
     }
     if (log_output(tracer, context, *d, i)) profiler.interrupt();
   }
-  profiler.finish(program.num_ops);
+  profiler.finish(d->events.size());
   for (std::uint32_t i = 0; i < program.num_outputs; ++i) {
     const std::uint32_t slot = program.outputs[i];
     const SlotDesc& desc = program.slots[slot];
