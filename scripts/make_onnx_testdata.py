@@ -33,6 +33,15 @@ OUT_DIR defaults to testdata/onnx. Every file is deterministic (fixed seed):
   expected output (numpy loops in float64, its own seed) are
   tiny_nd_conv.{input,expected}.npy. Run the script with --only
   tiny_nd_conv to write just these files.
+- tiny_detector.onnx (--only tiny_detector): a small SSD-style head and
+  torchvision's postprocess_detections as opset 11 exports it (per-class
+  threshold, NonZero, GatherND, TopK with a computed k, the class offsets,
+  NonMaxSuppression, the cap), so its output's size follows the data.
+  Two inputs with their outputs by plain numpy loops in float64:
+  tiny_detector.{input,expected}.npy (the output at its bound) and
+  tiny_detector.{input_few,expected_few}.npy (below it). The script
+  checks that no score or IoU lies within 1e-3 of its threshold, so that
+  float32 rounding cannot change a decision.
 """
 
 import itertools
@@ -508,6 +517,195 @@ def tiny_recurrent(out_dir):
             np.concatenate([fwd, bwd], axis=1).astype(np.float32))
 
 
+def nms_ref(boxes, scores, iou_threshold):
+    """ONNX NonMaxSuppression for one batch and one class, float64: the kept
+    indices, highest score first (IoU > threshold suppresses; corners in
+    either order; a box with no area overlaps nothing)."""
+    def iou(a, b):
+        ax1, ax2 = sorted((a[0], a[2]))
+        ay1, ay2 = sorted((a[1], a[3]))
+        bx1, bx2 = sorted((b[0], b[2]))
+        by1, by2 = sorted((b[1], b[3]))
+        area_a = (ax2 - ax1) * (ay2 - ay1)
+        area_b = (bx2 - bx1) * (by2 - by1)
+        if area_a <= 0 or area_b <= 0:
+            return 0.0
+        inter = max(0.0, min(ax2, bx2) - max(ax1, bx1)) * max(0.0, min(ay2, by2) - max(ay1, by1))
+        return inter / (area_a + area_b - inter)
+
+    order = sorted(range(len(scores)), key=lambda i: -scores[i])
+    kept, ious = [], []
+    for i in order:
+        overlaps = [iou(boxes[i], boxes[k]) for k in kept]
+        ious.extend(overlaps)
+        if all(v <= iou_threshold for v in overlaps):
+            kept.append(i)
+    return kept, ious
+
+
+def tiny_detector(out_dir):
+    """An SSD-style head and torchvision's postprocess_detections as opset 11 exports it."""
+    local = np.random.default_rng(20261130)  # its own seed: the other files stay as they are
+    grid, classes, size = 8, 4, 5.0  # 64 anchors (one per cell), class 0 background
+    anchors_n = grid * grid
+    score_thresh, topk_candidates, iou_thresh, detections = 0.5, 5, 0.3, 6
+    cls_w = local.uniform(-1.5, 1.5, (classes, 3, 3, 3)).astype(np.float32)
+    cls_b = np.array([0.5, 0.0, 0.0, -2.5], dtype=np.float32)
+    reg_w = local.uniform(-0.1, 0.1, (4, 3, 3, 3)).astype(np.float32)
+    reg_b = np.zeros(4, dtype=np.float32)
+    # Anchors [x1, y1, x2, y2]: a size-5 box centred on each cell, so that
+    # neighbours overlap (IoU 2/3) before the offsets move them.
+    centres = [(j + 0.5, i + 0.5) for i in range(grid) for j in range(grid)]
+    anchors = np.array([[cx - size / 2, cy - size / 2, cx + size / 2, cy + size / 2]
+                        for cx, cy in centres], dtype=np.float32)
+
+    nodes, inits = [], []
+    consts = {}
+
+    def const(value, dtype):
+        value = np.asarray(value, dtype=dtype)
+        key = (value.dtype.str, value.shape, value.tobytes())
+        if key not in consts:
+            name = f"const_{len(consts)}"
+            inits.append(numpy_helper.from_array(value, name))
+            consts[key] = name
+        return consts[key]
+
+    def i64(*values):
+        return const(list(values), np.int64)
+
+    counts = {}
+
+    def node(op, inputs, scope="/postprocess", outputs=1, **attrs):
+        n = counts.get((scope, op), 0)
+        counts[(scope, op)] = n + 1
+        name = f"{scope}/{op}" + (f"_{n}" if n else "")
+        outs = [f"{name}_output_{k}" for k in range(outputs)]
+        nodes.append(helper.make_node(op, inputs, outs, name=name, **attrs))
+        return outs[0] if outputs == 1 else outs
+
+    inits += [numpy_helper.from_array(cls_w, "head.cls.weight"),
+              numpy_helper.from_array(cls_b, "head.cls.bias"),
+              numpy_helper.from_array(reg_w, "head.reg.weight"),
+              numpy_helper.from_array(reg_b, "head.reg.bias"),
+              numpy_helper.from_array(anchors, "anchors")]
+    # The head: per-cell class logits and box offsets, as [1, 64, K] / [1, 64, 4].
+    logits = node("Conv", ["x", "head.cls.weight", "head.cls.bias"], "/head/cls",
+                  kernel_shape=[3, 3], pads=[1, 1, 1, 1])
+    logits = node("Transpose", [logits], "/head/cls", perm=[0, 2, 3, 1])
+    logits = node("Reshape", [logits, i64(1, anchors_n, classes)], "/head/cls")
+    offsets = node("Conv", ["x", "head.reg.weight", "head.reg.bias"], "/head/reg",
+                   kernel_shape=[3, 3], pads=[1, 1, 1, 1])
+    offsets = node("Transpose", [offsets], "/head/reg", perm=[0, 2, 3, 1])
+    offsets = node("Reshape", [offsets, i64(1, anchors_n, 4)], "/head/reg")
+    # Scores [64, K] and decoded boxes [64, 4], clipped to the image.
+    probs = node("Softmax", [logits], axis=2)
+    scores = node("Squeeze", [node("Split", [probs], axis=0, split=[1])], axes=[0])
+    deltas = node("Squeeze", [node("Split", [offsets], axis=0, split=[1])], axes=[0])
+    boxes = node("Add", ["anchors", node("Mul", [deltas, const(2.0, np.float32)])])
+    boxes = node("Min", [node("Max", [boxes, const(0.0, np.float32)]),
+                         const(float(grid), np.float32)])
+
+    # postprocess_detections: per class, threshold, top-k, label.
+    class_boxes, class_scores, class_labels = [], [], []
+    for c in range(1, classes):
+        s = node("Gather", [scores, const(c, np.int64)], axis=1)
+        keep = node("Greater", [s, const(score_thresh, np.float32)])
+        idx = node("Transpose", [node("NonZero", [keep])], perm=[1, 0])
+        s = node("GatherND", [s, idx])
+        idx_b = node("Transpose", [node("NonZero", [keep])], perm=[1, 0])
+        b = node("GatherND", [boxes, idx_b])
+        n = node("Unsqueeze", [node("Gather", [node("Shape", [s]), const(0, np.int64)], axis=0)],
+                 axes=[0])
+        k = node("ReduceMin", [node("Concat", [i64(topk_candidates), n], axis=0)], keepdims=0)
+        k = node("Reshape", [k, i64(1)])
+        values, order = node("TopK", [s, k], outputs=2, axis=-1, largest=1, sorted=1)
+        class_boxes.append(node("Gather", [b, order], axis=0))
+        class_scores.append(values)
+        class_labels.append(node("ConstantOfShape", [node("Shape", [values])],
+                                 value=numpy_helper.from_array(np.array([c], dtype=np.int64))))
+    all_boxes = node("Concat", class_boxes, axis=0)
+    all_scores = node("Concat", class_scores, axis=0)
+    all_labels = node("Concat", class_labels, axis=0)
+    # batched_nms's offsets: each class's boxes moved past the others'.
+    flat_shape = node("Concat", [node("Slice", [node("Shape", [all_boxes]), i64(0), i64(0),
+                                                i64(0)]), i64(-1)], axis=0)
+    flat = node("Reshape", [all_boxes, flat_shape])
+    top = node("ReduceMax", [node("Concat", [flat, const([0.0], np.float32)], axis=0)],
+               keepdims=0)
+    shift = node("Mul", [node("Cast", [all_labels], to=TensorProto.FLOAT),
+                         node("Add", [top, const(1.0, np.float32)])])
+    shifted = node("Add", [all_boxes, node("Unsqueeze", [shift], axes=[1])])
+    nms = node("NonMaxSuppression",
+               [node("Unsqueeze", [shifted], axes=[0]),
+                node("Unsqueeze", [node("Unsqueeze", [all_scores], axes=[0])], axes=[0]),
+                i64(np.iinfo(np.int64).max), const([iou_thresh], np.float32)])
+    picked = node("Squeeze", [node("Gather", [nms, i64(2)], axis=1)], axes=[1])
+    picked = node("Slice", [picked, i64(0), i64(detections), i64(0), i64(1)])
+    out_boxes = node("Gather", [all_boxes, picked], axis=0)
+    out_scores = node("Gather", [all_scores, picked], axis=0)
+    out_labels = node("Gather", [all_labels, picked], axis=0)
+    out_labels = node("Cast", [node("Unsqueeze", [out_labels], "/detect", axes=[1])], "/detect",
+                      to=TensorProto.FLOAT)
+    nodes.append(helper.make_node(
+        "Concat", [out_boxes, node("Unsqueeze", [out_scores], "/detect", axes=[1]), out_labels],
+        ["detections"], name="/detect/Concat", axis=1))
+    graph = helper.make_graph(
+        nodes, "tiny_detector",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, grid, grid])],
+        [helper.make_tensor_value_info("detections", TensorProto.FLOAT, ["num_detections", 6])],
+        initializer=inits)
+    model = helper.make_model(graph, producer_name="glassbox make_onnx_testdata.py",
+                              opset_imports=[helper.make_opsetid("", 11)])
+    model.ir_version = 6
+    save(model, os.path.join(out_dir, "tiny_detector.onnx"))
+
+    # The same in float64 with plain loops.
+    def detect(x):
+        xd = x.astype(np.float64)
+        lg = conv2d(xd, cls_w.astype(np.float64), cls_b, 1)[0].transpose(1, 2, 0)
+        lg = lg.reshape(-1, classes)
+        pr = np.exp(lg - lg.max(axis=1, keepdims=True))
+        pr /= pr.sum(axis=1, keepdims=True)
+        dl = conv2d(xd, reg_w.astype(np.float64), reg_b, 1)[0].transpose(1, 2, 0).reshape(-1, 4)
+        bx = np.clip(anchors.astype(np.float64) + dl * 2.0, 0, grid)
+        cand = []  # (box, score, label), per class by score
+        for c in range(1, classes):
+            above = [i for i in range(anchors_n) if pr[i, c] > score_thresh]
+            margin = min(abs(pr[i, c] - score_thresh) for i in range(anchors_n))
+            assert margin > 1e-3, f"class {c}: a score within {margin} of the threshold"
+            best = sorted(above, key=lambda i: -pr[i, c])[:topk_candidates]
+            print(f"tiny_detector: class {c}: {len(above)} above {score_thresh}, kept {len(best)}")
+            cand += [(bx[i], pr[i, c], c) for i in best]
+        top_coord = max([0.0] + [float(v) for b, _, _ in cand for v in b])
+        shifted = [b + lab * (top_coord + 1) for b, _, lab in cand]
+        kept, ious = nms_ref(shifted, [s for _, s, _ in cand], iou_thresh)
+        near = min((abs(v - iou_thresh) for v in ious), default=1.0)
+        assert near > 1e-3, f"an IoU within {near} of the threshold"
+        ss = sorted(s for _, s, _ in cand)
+        assert all(b - a > 1e-5 for a, b in zip(ss, ss[1:])), "two candidates' scores tie"
+        print(f"tiny_detector: {len(cand)} candidates, NMS keeps {len(kept)} "
+              f"({sum(v > iou_thresh for v in ious)} overlaps suppress), "
+              f"output {min(len(kept), detections)}")
+        rows = [list(cand[i][0]) + [cand[i][1], cand[i][2]] for i in kept[:detections]]
+        out = np.array(rows, dtype=np.float64).reshape(-1, 6).astype(np.float32)
+        return out, len(cand), len(kept)
+
+    # The first input: a class under the top-k cap, NMS dropping boxes and
+    # more survivors than the detection cap (the output at its bound).
+    x = local.uniform(-1, 1, (1, 3, grid, grid)).astype(np.float32)
+    y, n_cand, n_kept = detect(x)
+    assert n_cand < topk_candidates * (classes - 1) and detections < n_kept < n_cand
+    np.save(os.path.join(out_dir, "tiny_detector.input.npy"), x)
+    np.save(os.path.join(out_dir, "tiny_detector.expected.npy"), y)
+    # The second, the first dimmed: fewer detections than the cap, so the
+    # output is smaller than its bound.
+    x = (x * np.float32(0.3)).astype(np.float32)
+    y, n_cand, n_kept = detect(x)
+    assert 0 < n_kept < detections
+    np.save(os.path.join(out_dir, "tiny_detector.input_few.npy"), x)
+    np.save(os.path.join(out_dir, "tiny_detector.expected_few.npy"), y)
+
 def main():
     args = sys.argv[1:]
     only = None
@@ -517,7 +715,8 @@ def main():
         os.path.dirname(os.path.abspath(__file__)), "..", "testdata", "onnx")
     os.makedirs(out_dir, exist_ok=True)
     if only is not None:
-        makers = {"tiny_nd_conv": tiny_nd_conv, "tiny_recurrent": tiny_recurrent}
+        makers = {"tiny_nd_conv": tiny_nd_conv, "tiny_recurrent": tiny_recurrent,
+                  "tiny_detector": tiny_detector}
         if only not in makers:
             print(f"make_onnx_testdata.py: --only takes {', '.join(makers)}, got {only}",
                   file=sys.stderr)
@@ -531,6 +730,7 @@ def main():
     tiny_embedding(out_dir)
     tiny_nd_conv(out_dir)
     tiny_recurrent(out_dir)
+    tiny_detector(out_dir)
     return 0
 
 
