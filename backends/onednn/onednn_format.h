@@ -1,6 +1,6 @@
 #pragma once
 /// @file
-/// The oneDNN backend's processed-bytes format, version 1.5. The AOT half
+/// The oneDNN backend's processed-bytes format, version 1.6. The AOT half
 /// writes it (aot/onednn_program.h), the runtime half parses and validates
 /// it (runtime/program_parser.h). Constants only, so device code may
 /// include it.
@@ -153,6 +153,27 @@
 ///                 dilation_d, _h, _w, pad_front, pad_top, pad_left,
 ///                 pad_back, pad_bottom, pad_right.
 /// (The 4-D layout is the same rule with two dims per group.)
+///
+/// Since 1.6, a recurrent layer (ONNX's LSTM, GRU or RNN; aot/
+/// recurrent_lowering.h) is one operator, every step of every direction:
+///   kRnn          ints: cell (DnnRnnCell), direction (DnnRnnDirection),
+///                 layout (0: x [T,N,I], y [T,D,N,H], states [D,N,H];
+///                 1: x [N,T,I], y [N,T,D,H], states [N,D,H]), the
+///                 activation of a kVanilla cell (DnnEltwise kTanh, kRelu
+///                 or kLogistic; 0 for the others), has_peephole, has_h0,
+///                 has_c0 (0/1). Operands: x (f32, plain), w_layer (a
+///                 constant [D, I, G, H]), w_iter (a constant [D, H, G,
+///                 H]), bias (a constant [D, G, H]; [D, 4, H] for
+///                 kLbrGru), then when present peephole (a constant [D, 3,
+///                 H]), h0 and c0 (plain, the states' layout). Gates are
+///                 in oneDNN's order (LSTM i, f, c, o; GRU u, r, o; the
+///                 peepholes i, f, o), D = 2 for kBidirectional (direction
+///                 0 left to right, 1 right to left), else 1. Output: y,
+///                 plain.
+///   kRnnState     operands: a kRnn's output. ints: which (0: y_h, 1: y_c,
+///                 an LSTM's only). Output: that kRnn's final hidden (cell)
+///                 state of each direction, [D,N,H] or [N,D,H] as its
+///                 layout, plain.
 
 #include <cstdint>
 
@@ -163,7 +184,7 @@ inline constexpr char kOnednnBackendName[] = "OnednnBackend";
 
 inline constexpr char kDnnMagic[4] = {'G', 'B', 'D', 'N'};
 inline constexpr std::uint16_t kDnnFormatMajor = 1;
-inline constexpr std::uint16_t kDnnFormatMinor = 5;
+inline constexpr std::uint16_t kDnnFormatMinor = 6;
 /// The first minor version with data types in tensor descriptors.
 inline constexpr std::uint16_t kDnnFirstInt8Minor = 3;
 inline constexpr std::uint32_t kDnnHeaderSize = 24;
@@ -199,12 +220,26 @@ enum class DnnOpKind : std::uint8_t {
   kQBinary = 18,
   kQClamp = 19,
   kQGlobalAvgPool = 20,
+  kRnn = 21,
+  kRnnState = 22,
 };
-inline constexpr std::uint8_t kDnnMaxOpKind = 20;
+inline constexpr std::uint8_t kDnnMaxOpKind = 22;
 /// The first minor version with kQClamp and kQGlobalAvgPool.
 inline constexpr std::uint16_t kDnnFirstQClampMinor = 4;
 /// The first minor version with 3-D (5-D source) kConvolution and kPooling.
 inline constexpr std::uint16_t kDnnFirstVolumeMinor = 5;
+/// The first minor version with kRnn and kRnnState.
+inline constexpr std::uint16_t kDnnFirstRnnMinor = 6;
+
+/// kRnn's cell (values are part of the format). kLbrGru is ONNX's GRU with
+/// linear_before_reset=1 (oneDNN's lbr_gru: a fourth bias, R's of the new
+/// gate, inside the reset gate's product).
+enum class DnnRnnCell : std::uint8_t { kVanilla = 0, kLstm = 1, kGru = 2, kLbrGru = 3 };
+inline constexpr std::uint8_t kDnnMaxRnnCell = 3;
+enum class DnnRnnDirection : std::uint8_t { kForward = 0, kReverse = 1, kBidirectional = 2 };
+inline constexpr std::uint8_t kDnnMaxRnnDirection = 2;
+/// kRnn's ints, in order.
+inline constexpr std::uint32_t kDnnRnnInts = 7;
 
 /// Tensor data types (since 1.3). Values are part of the format.
 enum class DnnDataType : std::uint8_t { kF32 = 0, kS8 = 1, kU8 = 2, kS32 = 3 };
@@ -280,6 +315,8 @@ constexpr const char* dnn_op_kind_name(DnnOpKind kind) {
     case DnnOpKind::kQBinary: return "binary";
     case DnnOpKind::kQClamp: return "eltwise";
     case DnnOpKind::kQGlobalAvgPool: return "pooling";
+    case DnnOpKind::kRnn: return "rnn";
+    case DnnOpKind::kRnnState: return "rnn_state";
   }
   return nullptr;
 }

@@ -13,6 +13,7 @@
 
 #include "glassbox/aot/debug_handle_map.h"
 #include "glassbox/aot/graph_builder.h"
+#include "glassbox/etdump/etdump_gen.h"
 #include "glassbox/etdump/etdump_reader.h"
 #include "glassbox/runtime/method.h"
 #include "glassbox/runtime/program.h"
@@ -156,6 +157,34 @@ inline LoggedDelegateEvents logged_delegate_events(const etdump::ETDumpFile& dum
     logged.handles.insert(it->second.begin(), it->second.end());
   }
   return logged;
+}
+
+/// A delegated program and its portable twin run once each on the same
+/// random inputs (run_program_once): output 0 of each, and the delegated
+/// run's delegate events as `map` (its delegate's) sees them. `error` says
+/// which step failed; the rest is then empty.
+struct DelegatedAndPortable {
+  std::vector<float> delegated;
+  std::vector<float> portable;
+  LoggedDelegateEvents logged;
+  std::string error;
+};
+
+inline DelegatedAndPortable run_delegated_and_portable(const std::vector<std::uint8_t>& delegated,
+                                                       const std::vector<std::uint8_t>& portable,
+                                                       const aot::DebugHandleMap& map) {
+  DelegatedAndPortable out;
+  etdump::ETDumpGen tracer;
+  out.delegated = run_program_once(delegated, &tracer, &out.error);
+  if (out.error.empty()) out.portable = run_program_once(portable, nullptr, &out.error);
+  if (!out.error.empty()) return out;
+  StatusOr<etdump::ETDumpFile> dump = etdump::parse_etdump(*tracer.get_etdump_data(), "run");
+  if (!dump.ok()) {
+    out.error = dump.message();
+    return out;
+  }
+  out.logged = logged_delegate_events(*dump, map);
+  return out;
 }
 
 }  // namespace glassbox::backends::testing

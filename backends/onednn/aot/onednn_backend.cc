@@ -15,6 +15,7 @@
 #include "backends/onednn/aot/fused_patterns.h"
 #include "backends/onednn/aot/onednn_partitioner.h"
 #include "backends/onednn/aot/onednn_program.h"
+#include "backends/onednn/aot/recurrent_lowering.h"
 #include "glassbox/aot/delegate_mapping_builder.h"
 #include "glassbox/aot/ops.h"
 
@@ -855,6 +856,7 @@ class Lowering {
     }
     if (op == aot::op::kLayerNorm) return lower_layer_norm(node);
     if (op == aot::op::kBatchNorm) return lower_lone_batch_norm(node);
+    if (aot::is_recurrent_op(op)) return lower_recurrent(node);
     return lower_binary(node);
   }
 
@@ -1158,6 +1160,50 @@ class Lowering {
               .ints = {},
               .floats = {}};
     return define(node.outputs[0], emit_named(std::move(dnn), sources, false));
+  }
+
+  // One kRnn operator for the whole layer, its weights in oneDNN's gate
+  // order (recurrent_lowering.h).
+  Status lower_recurrent(const Node& node) {
+    RecurrentPlan plan = plan_recurrent(graph_, node);
+    Sources sources{&node};
+    GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t x, plain(node.inputs[0], sources));
+    DnnOp dnn{.kind = DnnOpKind::kRnn,
+              .identifier = {},
+              .operands = {x, add_constant(plan.w_layer.dims, std::move(plan.w_layer.data)),
+                           add_constant(plan.w_iter.dims, std::move(plan.w_iter.data)),
+                           add_constant(plan.bias.dims, std::move(plan.bias.data))},
+              .output = value(node.outputs[0]).shape,
+              .ints = plan.ints,
+              .floats = {}};
+    if (!plan.peephole.data.empty()) {
+      dnn.operands.push_back(add_constant(plan.peephole.dims, std::move(plan.peephole.data)));
+    }
+    for (ValueId state : {plan.initial_h, plan.initial_c}) {
+      if (!state.is_set()) continue;
+      if (is_constant(state)) {
+        dnn.operands.push_back(add_constant(value(state).shape, value(state).data));
+      } else {
+        GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t s, plain(state, sources));
+        dnn.operands.push_back(s);
+      }
+    }
+    GLASSBOX_ASSIGN_OR_RETURN(const std::uint32_t y, emit_named(std::move(dnn), sources, false));
+    slots_[node.outputs[0].value] = y;
+    // y_h (and y_c), delegate outputs even when unread: copies of the
+    // layer's final states, mapped to the layer too.
+    for (std::size_t k = 1; k < node.outputs.size(); ++k) {
+      DnnOp state{.kind = DnnOpKind::kRnnState,
+                  .identifier = {},
+                  .operands = {y},
+                  .output = value(node.outputs[k]).shape,
+                  .ints = {static_cast<std::int64_t>(k - 1)},
+                  .floats = {}};
+      GLASSBOX_RETURN_IF_ERROR(
+          define(node.outputs[k],
+                 emit(std::move(state), sources, node.name + (k == 1 ? ".y_h" : ".y_c"), false)));
+    }
+    return Status();
   }
 
   Status lower_transpose(const Node& node) {

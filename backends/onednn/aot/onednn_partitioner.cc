@@ -7,6 +7,7 @@
 #include "backends/common/graph_uses.h"
 #include "backends/common/node_attributes.h"
 #include "backends/onednn/aot/fused_patterns.h"
+#include "backends/onednn/aot/recurrent_lowering.h"
 #include "backends/onednn/onednn_format.h"
 #include "glassbox/aot/ops.h"
 
@@ -266,7 +267,10 @@ std::set<std::string, std::less<>> onednn_supported_ops() {
           "slice",
           "gather",
           "quantize_linear",
-          "dequantize_linear"};
+          "dequantize_linear",
+          "lstm",  // oneDNN's RNN primitives (recurrent_lowering.h)
+          "gru",
+          "rnn"};
 }
 
 bool is_volume_op(const Node& node) {
@@ -374,8 +378,19 @@ bool is_spatial_mean(const Graph& graph, const Node& node) {
 std::string onednn_rejection(const Graph& graph, const Node& node) {
   if (node.is_delegate_call()) return "already delegated";
   if (aot::is_recurrent_op(node.op)) {
-    return "recurrent layer: the delegate does not lower it to oneDNN's RNN primitive; it runs "
-           "on the portable kernel";
+    // One kRnn operator (recurrent_lowering.h): its own rules, then x, the
+    // initial states and y as any op's computed tensors.
+    if (std::string why = recurrent_rejection(graph, node); !why.empty()) return why;
+    if (!computed(graph, node.inputs[0])) return "constant input";
+    for (ValueId in : {node.inputs[0], node.inputs[5]}) {
+      if (computed(graph, in)) {
+        if (std::string why = value_rejection(graph, in); !why.empty()) return why;
+      }
+    }
+    if (node.op == aot::op::kLstm && computed(graph, node.inputs[6])) {
+      if (std::string why = value_rejection(graph, node.inputs[6]); !why.empty()) return why;
+    }
+    return value_rejection(graph, node.outputs[0]);
   }
   if (!onednn_supported_ops().contains(node.op)) return "op not supported by oneDNN";
   // oneDNN has no erf, but runs the GELU an erf is the middle of.

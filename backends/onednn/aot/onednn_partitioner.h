@@ -22,6 +22,9 @@
 ///   the first's); the other operand computed or a float constant.
 /// - softmax, flatten, reshape: always. concat: every input computed.
 /// - layer_norm: over the last axis only; scale and bias constant.
+/// - lstm, gru, rnn: one kRnn operator on oneDNN's RNN primitives when
+///   recurrent_lowering.h takes them (constant weights, sequence_lens all
+///   T, the default activations, no clip or input_forget).
 ///
 /// - transpose, slice, gather, matmul of two computed tensors, the GELU
 ///   and LayerNorm chains: see docs/operators.md.

@@ -15,6 +15,7 @@
 #include "backends/onednn/runtime/nhwc_max_pool.h"
 #include "backends/onednn/runtime/program_parser.h"
 #include "backends/onednn/runtime/quantized_add.h"
+#include "backends/onednn/runtime/rnn_layer.h"
 #include "glassbox/core/tensor_view.h"
 #include "glassbox/runtime/delegate_hooks.h"
 #include "glassbox/runtime/kernels/quantized.h"
@@ -81,6 +82,11 @@ struct OpState {
   // source in plain NCHW order (the slot's buffer, or its copy).
   const std::uint8_t* qclamp_lut = nullptr;
   const void* qpool_src = nullptr;
+  // A recurrent layer (kRnn): its primitives and reorders (rnn_layer.h).
+  RnnLayer* rnn = nullptr;
+  // A kRnnState: the layer whose final state it copies out, and which.
+  const RnnLayer* rnn_state_of = nullptr;
+  std::int64_t rnn_state = 0;
 };
 
 struct DnnDelegate {
@@ -404,6 +410,8 @@ class OpBuilder {
       case DnnOpKind::kQBinary: e = qbinary(op); break;
       case DnnOpKind::kQClamp: e = qclamp(op); break;
       case DnnOpKind::kQGlobalAvgPool: e = qglobal_avg_pool(op); break;
+      case DnnOpKind::kRnn: e = rnn(op); break;
+      case DnnOpKind::kRnnState: e = rnn_state(op); break;
     }
     if (e.code != Error::kOk) return e;
     const char* impl = "";
@@ -431,6 +439,10 @@ class OpBuilder {
                     op.num_operands == 1 ? "quantized_clamp" : "quant_lut");
     } else if (op.kind == DnnOpKind::kQGlobalAvgPool) {
       std::snprintf(st_->metadata, kMetadataBytes, "pooling: glassbox:qlinear_global_avg_pool2d");
+    } else if (st_->rnn_state_of != nullptr) {
+      std::snprintf(st_->metadata, kMetadataBytes, "rnn_state: glassbox:copy");
+    } else if (st_->rnn != nullptr) {
+      std::snprintf(st_->metadata, kMetadataBytes, "rnn: %s", rnn_layer_impl(*st_->rnn));
     } else if (st_->view) {
       std::snprintf(st_->metadata, kMetadataBytes, "%s: view", dnn_op_kind_name(op.kind));
     } else if (op.kind == DnnOpKind::kReshape) {
@@ -1259,6 +1271,30 @@ class OpBuilder {
     return copy_before_run(x, plain, &st_->qpool_src);
   }
 
+  // Every step of every direction of a recurrent layer, into a plain
+  // output (rnn_layer.h).
+  ErrorInfo rnn(const DnnParsedOp& op) {
+    dnnl_memory_desc_t md;
+    DNN_TRY(plain_md(&md, d_->program->slots[out_]), "rnn output descriptor");
+    if (ErrorInfo e = define_output(md); e.code != Error::kOk) return e;
+    const char* what = "rnn creation";
+    DNN_TRY(rnn_layer_create(*d_->program, op, d_->buffers, d_->buffers[out_], d_->engine,
+                             d_->stream, memory, &st_->rnn, &what),
+            what);
+    return kOk;
+  }
+
+  // A layer's final state, copied out of it (the parser checked that
+  // operand 0 is a kRnn's output).
+  ErrorInfo rnn_state(const DnnParsedOp& op) {
+    dnnl_memory_desc_t md;
+    DNN_TRY(plain_md(&md, d_->program->slots[out_]), "rnn state descriptor");
+    if (ErrorInfo e = define_output(md); e.code != Error::kOk) return e;
+    st_->rnn_state_of = d_->ops[op.operands[0] - d_->program->first_op_slot()].rnn;
+    st_->rnn_state = op.ints[0];
+    return kOk;
+  }
+
   ErrorInfo reorder(const DnnParsedOp& op, std::uint32_t index) {
     const DnnParsedProgram& p = *d_->program;
     const DnnSlot& y = p.slots[out_];
@@ -1335,6 +1371,7 @@ void release(DnnDelegate* d) {
     if (st.sum_reorder != nullptr) dnnl_primitive_destroy(st.sum_reorder);
     if (st.src_reorder != nullptr) dnnl_primitive_destroy(st.src_reorder);
     if (st.log_reorder != nullptr) dnnl_primitive_destroy(st.log_reorder);
+    if (st.rnn != nullptr) rnn_layer_destroy(st.rnn);
     for (std::uint32_t k = 0; k < st.num_steps; ++k) dnnl_primitive_destroy(st.steps[k]);
     for (int k = 0; k < st.num_owned; ++k) dnnl_memory_destroy(st.owned[k]);
     st = OpState{};
@@ -1449,6 +1486,13 @@ Error run_op(DnnDelegate& d, std::uint32_t i) {
     return Error::kInternal;
   }
   if (st.view) return Error::kOk;
+  if (st.rnn != nullptr) {
+    return rnn_layer_run(*st.rnn, d.stream) == dnnl_success ? Error::kOk : Error::kInternal;
+  }
+  if (st.rnn_state_of != nullptr) {
+    rnn_layer_copy_state(*st.rnn_state_of, st.rnn_state, d.buffers[p.first_op_slot() + i]);
+    return Error::kOk;
+  }
   if (st.nhwc_pool != nullptr) {
     nhwc_max_pool(*st.nhwc_pool, d.buffers[p.ops[i].operands[0]], d.buffers[p.first_op_slot() + i]);
     return Error::kOk;
@@ -1545,6 +1589,10 @@ bool log_output(EventTracer* tracer, DnnDelegate& d, std::uint32_t i) {
   if (!runtime::event_tracer_records_delegate_outputs(tracer)) return false;
   const DnnParsedProgram& p = *d.program;
   const DnnParsedOp& op = p.ops[i];
+  // A layer's y_h and y_c are logged with y's source op, whose reference
+  // is its output 0, y: the Inspector compares a source op's last logged
+  // output, so only y is logged.
+  if (op.kind == DnnOpKind::kRnnState) return false;
   const std::uint32_t slot = p.first_op_slot() + i;
   const float* data = d.buffers[slot];
   const OpState& st = d.ops[i];

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 
+#include "backends/onednn/runtime/rnn_layer.h"
 #include "glassbox/core/byte_reader.h"
 
 namespace glassbox::backends::onednn {
@@ -131,6 +132,8 @@ IntShape int_shape(DnnOpKind kind, std::uint32_t src_rank) {
     case DnnOpKind::kQBinary: return {3, false};
     case DnnOpKind::kQClamp: return {2, false};
     case DnnOpKind::kQGlobalAvgPool: return {0, false};
+    case DnnOpKind::kRnn: return {kDnnRnnInts, false};
+    case DnnOpKind::kRnnState: return {1, false};
   }
   return {0, false};
 }
@@ -196,6 +199,8 @@ ErrorInfo check_op(const DnnParsedProgram& program, const DnnParsedOp& op, const
     default: break;
   }
   switch (op.kind) {
+    case DnnOpKind::kRnn: return check_rnn_op(program, op, out);
+    case DnnOpKind::kRnnState: return check_rnn_state_op(program, op, out);
     case DnnOpKind::kQuantize:
     case DnnOpKind::kDequantize: {
       const bool quantize = op.kind == DnnOpKind::kQuantize;
@@ -486,6 +491,10 @@ ErrorInfo read_op(ByteReader& in, runtime::MemoryAllocator* memory, DnnParsedPro
   op->kind = static_cast<DnnOpKind>(kind);
   if ((op->kind == DnnOpKind::kQClamp || op->kind == DnnOpKind::kQGlobalAvgPool) &&
       minor < kDnnFirstQClampMinor) {
+    return bad("onednn program: operator kind newer than the format version");
+  }
+  if ((op->kind == DnnOpKind::kRnn || op->kind == DnnOpKind::kRnnState) &&
+      minor < kDnnFirstRnnMinor) {
     return bad("onednn program: operator kind newer than the format version");
   }
   if (ErrorInfo e = read_identifier(in, memory, op); e.code != Error::kOk) return e;
