@@ -465,3 +465,73 @@ TEST(OnednnProgramParserTest, ChecksInt8ClampsAndGlobalAveragePools) {
 
 }  // namespace
 }  // namespace glassbox::backends::onednn
+
+namespace glassbox::backends::onednn {
+namespace {
+
+// x [T=3, N=2, I=4] -> a forward LSTM of H=5 (y [3, 1, 2, 5]) with a
+// computed initial h and c [1, 2, 5], then its y_c.
+DnnProgram rnn_program() {
+  DnnProgram p;
+  p.inputs = {{3, 2, 4}, {1, 2, 5}, {1, 2, 5}};
+  p.constants = {{{1, 4, 4, 5}, std::vector<float>(80, 0.1f)},
+                 {{1, 5, 4, 5}, std::vector<float>(100, 0.1f)},
+                 {{1, 4, 5}, std::vector<float>(20, 0.f)}};
+  DnnOp rnn{.kind = DnnOpKind::kRnn,
+            .identifier = std::int64_t{0},
+            .operands = {0, 3, 4, 5, 1, 2},
+            .output = {3, 1, 2, 5},
+            .ints = {static_cast<std::int64_t>(DnnRnnCell::kLstm), 0, 0, 0, 0, 1, 1},
+            .floats = {}};
+  DnnOp state{.kind = DnnOpKind::kRnnState,
+              .identifier = std::int64_t{1},
+              .operands = {6},
+              .output = {1, 2, 5},
+              .ints = {1},
+              .floats = {}};
+  p.ops = {rnn, state};
+  p.outputs = {6, 7};
+  return p;
+}
+
+TEST(OnednnProgramParserTest, ChecksRecurrentLayersTheirStatesAndTheirVersion) {
+  runtime::MemoryAllocator memory;
+  Result<DnnParsedProgram*> program = parse(encode_dnn_program(rnn_program()), &memory);
+  ASSERT_TRUE(program.ok()) << program.error_info().message;
+  EXPECT_EQ((*program)->ops[0].num_operands, 6u);
+
+  DnnProgram p = rnn_program();
+  p.ops[0].output = {3, 2, 2, 5};  // two directions of a forward layer
+  refused(p, "rnn output does not match");
+  p = rnn_program();
+  p.constants[0].dims = {1, 4, 3, 5};  // GRU's gate count for an LSTM
+  p.constants[0].data.resize(60);
+  refused(p, "rnn weights or bias do not match");
+  p = rnn_program();
+  p.ops[0].ints[6] = 0;  // c0 present but not announced
+  refused(p, "rnn operand count");
+  p = rnn_program();
+  p.ops[0].ints[0] = static_cast<std::int64_t>(DnnRnnCell::kGru);  // a GRU has no c0
+  refused(p, "rnn activation, peephole or cell state of another cell");
+  p = rnn_program();
+  p.ops[0].ints[3] = static_cast<std::int64_t>(DnnEltwise::kTanh);  // only a vanilla cell's
+  refused(p, "rnn activation");
+  p = rnn_program();
+  p.ops[1].operands = {0};  // the state of an input
+  refused(p, "rnn state not of an rnn");
+  p = rnn_program();
+  p.ops[1].output = {2, 2, 5};
+  refused(p, "rnn state does not match");
+  // A 1.5 reader's: kRnn is newer than the version.
+  std::vector<std::uint8_t> bytes = encode_dnn_program(rnn_program());
+  bytes[6] = kDnnFirstRnnMinor - 1;
+  bytes[7] = 0;
+  Result<DnnParsedProgram*> old = parse(bytes, &memory);
+  ASSERT_FALSE(old.ok());
+  EXPECT_NE(std::string(old.error_info().message).find("newer than the format version"),
+            std::string::npos)
+      << old.error_info().message;
+}
+
+}  // namespace
+}  // namespace glassbox::backends::onednn
