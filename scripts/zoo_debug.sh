@@ -18,6 +18,8 @@ trap 'rm -rf "$work"' EXIT
 # model | the operator to fault (a delegated one) | modules the view must list
 cases=(
   "kws_lstm|/lstm1/Squeeze|lstm1 lstm2 classifier"
+  # The layer itself (both delegates run it as one operator logging its Y).
+  "kws_lstm|/lstm2/LSTM|lstm1 lstm2 classifier"
   "ssdlite320_mobilenet_v3_large|/head/classification_head/module_list.2/module_list.2.1/Conv|head.classification_head head.regression_head postprocess"
 )
 failed=0
