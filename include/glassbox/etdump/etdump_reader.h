@@ -52,6 +52,9 @@ StatusOr<ETDumpFile> load_etdump_file(const std::string& path);
 /// DOUBLE, BOOL, UINT16, UINT32, UINT64. 64-bit integers beyond 2^53 lose
 /// precision in the double result.
 ///
+/// A tensor of no elements gives no values, whatever its offset (the
+/// writer gives one offset -1: it has no bytes).
+///
 /// Errors: kNotFound when the tensor has no data (offset -1); kNotSupported
 /// for an unknown or unsupported dtype; kCorruptData when the metadata
 /// itself is damaged (a negative offset or size, sizes and strides that

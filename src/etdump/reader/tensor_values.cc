@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -83,6 +84,12 @@ bool is_decodable(ScalarType type) {
 StatusOr<std::vector<double>> read_tensor_values(const Tensor& tensor,
                                                  std::span<const std::uint8_t> debug_data) {
   if (tensor.offset == -1) {
+    // A tensor of no elements (a value sized by data that found nothing)
+    // has no bytes, and the writer gives it no offset (ExecuTorch's
+    // convention): its values are known, there are none.
+    if (std::find(tensor.sizes.begin(), tensor.sizes.end(), 0) != tensor.sizes.end()) {
+      return std::vector<double>{};
+    }
     return Status(Error::kNotFound, "tensor has no data (offset -1)");
   }
   const std::optional<ScalarType> type = tensor.known_scalar_type();

@@ -92,6 +92,9 @@ TEST(TensorValuesTest, HalfAndBFloat16) {
 
 TEST(TensorValuesTest, EmptyTensorHasNoValues) {
   EXPECT_TRUE(values_ok(tensor_of(ScalarType::kFloat, {0, 4}, 0), {}).empty());
+  // As ETDumpGen logs one (no bytes, offset -1): a NonZero that found
+  // nothing has values, none, not missing data.
+  EXPECT_TRUE(values_ok(tensor_of(ScalarType::kLong, {1, 0}, -1), {}).empty());
 }
 
 TEST(TensorValuesTest, Errors) {
