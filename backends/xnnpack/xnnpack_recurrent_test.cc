@@ -196,28 +196,16 @@ TEST_P(XnnpackRecurrentTest, OneOperatorMatchingThePortableKernel) {
   EXPECT_EQ(delegated->delegate_map().at("forward").size(), 1u);
   EXPECT_EQ(delegated->instruction_id_to_num_outs_map().at("forward").size(), 1u);
 
-  std::string error;
-  etdump::ETDumpGen tracer;
-  const std::vector<float> x = testing::run_once(delegated->buffer(), &tracer, &error);
-  ASSERT_TRUE(error.empty()) << error;
-  const std::vector<float> p = testing::run_once(portable->buffer(), nullptr, &error);
-  ASSERT_TRUE(error.empty()) << error;
-  ASSERT_EQ(x.size(), p.size());
-  EXPECT_LT(testing::max_relative_error(x, p), kTolerance);
-
+  ASSERT_EQ(register_xnnpack_backend_runtime(), Error::kOk);
+  const backends::testing::DelegatedAndPortable ran = backends::testing::run_delegated_and_portable(
+      delegated->buffer(), portable->buffer(),
+      *delegated->delegate_map().at("forward").begin()->second.delegate_map);
+  ASSERT_TRUE(ran.error.empty()) << ran.error;
+  ASSERT_EQ(ran.delegated.size(), ran.portable.size());
+  EXPECT_LT(testing::max_relative_error(ran.delegated, ran.portable), kTolerance);
   // One delegate event for the layer, mapped to the layer's handle.
-  StatusOr<etdump::ETDumpFile> dump = etdump::parse_etdump(*tracer.get_etdump_data(), "rnn");
-  ASSERT_TRUE(dump.ok()) << dump.message();
-  std::size_t delegate_events = 0;
-  for (const etdump::Event& e : dump->runs.back().events) {
-    const etdump::ProfileEvent* pe = e.profile();
-    if (pe != nullptr && !pe->name.has_value()) ++delegate_events;
-  }
-  EXPECT_EQ(delegate_events, 1u);
-  const aot::DebugHandleMap& map =
-      *delegated->delegate_map().at("forward").begin()->second.delegate_map;
-  const backends::testing::LoggedDelegateEvents logged =
-      backends::testing::logged_delegate_events(*dump, map);
+  const backends::testing::LoggedDelegateEvents& logged = ran.logged;
+  EXPECT_EQ(logged.events, 1u);
   EXPECT_EQ(logged.unmapped, 0u);
   EXPECT_EQ(logged.handles, std::set<DebugHandle>{DebugHandle(1)});
 }

@@ -136,6 +136,8 @@ struct LoggedDelegateEvents {
   std::set<DebugHandle> handles;
   /// Identifiers logged that `map` lacks.
   std::size_t unmapped = 0;
+  /// Delegate events in all (one operator run once is one).
+  std::size_t events = 0;
 };
 
 inline LoggedDelegateEvents logged_delegate_events(const etdump::ETDumpFile& dump,
@@ -144,6 +146,7 @@ inline LoggedDelegateEvents logged_delegate_events(const etdump::ETDumpFile& dum
   for (const etdump::Event& e : dump.runs.back().events) {
     const etdump::ProfileEvent* pe = e.profile();
     if (pe == nullptr || pe->name.has_value()) continue;  // not a delegate event
+    ++logged.events;
     const aot::DelegateDebugIdentifier id =
         pe->delegate_debug_id_str
             ? aot::DelegateDebugIdentifier(*pe->delegate_debug_id_str)
