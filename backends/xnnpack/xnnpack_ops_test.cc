@@ -399,6 +399,11 @@ std::vector<OpCase> cases_1_0() {
          ValueId y = b.linear(x, weights(b, "w", {7, 20}), weights(b, "b", {7}));
          b.output(b.add(y, weights(b, "extra", {1, 7})));
        }},
+      // 300 -> 480 channels, 576 KB of weights: on one thread two
+      // XNNPACK operators of 432 and 48 channels (channel_blocks.h), each
+      // writing its channels of the one output.
+      {"conv_1x1_in_channel_blocks_relu",
+       [](GraphBuilder& b) { b.output(b.relu(conv(b, image(b, 300, 4), 300, 480, {}, 1))); }},
       {"max_pool_3x3_s2_p1",
        [](GraphBuilder& b) {
          b.output(b.max_pool2d(

@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "backends/xnnpack/runtime/channel_blocks.h"
+
 namespace glassbox::backends::xnnpack {
 namespace {
 
@@ -45,6 +47,18 @@ class AlignedCopyOf {
 using AlignedCopy = AlignedCopyOf<float>;
 
 void as_nc(const SlotDesc& d, std::size_t* batch, std::size_t* channels);
+
+// A float convolution's output channels per XNNPACK operator: all of them
+// unless it runs on one thread (measured there only; with a pool XNNPACK
+// splits the channels between threads itself) and has one group and
+// weights beyond L2 (channel_blocks.h).
+std::size_t conv_block(const ParsedOp& op, const SlotDesc& out_desc, pthreadpool_t pool) {
+  const std::uint32_t* p = op.ints;
+  const std::size_t channels = std::size_t{p[10]} * p[12];
+  if (p[10] != 1 || pool != nullptr) return channels;
+  const auto pixels = static_cast<std::size_t>(out_desc.numel) / channels;
+  return channels_per_block(channels, std::size_t{p[4]} * p[5] * p[11] + 1, pixels);
+}
 
 // `d`'s dims in the byte order of `layout` (a binary operand is in its
 // output's layout).
@@ -228,13 +242,27 @@ xnn_status create_and_setup(const ParsedProgram& program, const ParsedOp& op,
       const std::size_t in_channels = std::size_t{p[10]} * p[11];
       const std::size_t out_channels = std::size_t{p[10]} * p[12];
       const std::size_t out_stride = output_pixel_stride != 0 ? output_pixel_stride : out_channels;
-      s = xnn_create_convolution2d_nhwc_f32(p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8],
-                                            p[9], p[10], p[11], p[12], in_channels, out_stride,
-                                            kernel.get(), bias.get(), lo, hi, 0, &ops[0]);
-      if (s != xnn_status_success) return s;
-      return xnn_setup_convolution2d_nhwc_f32(
-          ops[0], static_cast<std::size_t>(x.dims[0]), static_cast<std::size_t>(x.dims[2]),
-          static_cast<std::size_t>(x.dims[3]), in[0], out, pool);
+      // One operator per block of output channels (channel_blocks.h); with
+      // one group a block's kernel rows and biases are contiguous.
+      const std::size_t block = conv_block(op, out_desc, pool);
+      const std::size_t per_channel = std::size_t{p[4]} * p[5] * p[11];
+      *num_ops = 0;
+      for (std::size_t first = 0; first < out_channels; first += block) {
+        const std::size_t n = std::min(block, out_channels - first);
+        const std::size_t group_out = block == out_channels ? p[12] : n;
+        s = xnn_create_convolution2d_nhwc_f32(p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8],
+                                              p[9], p[10], p[11], group_out, in_channels,
+                                              out_stride, kernel.get() + first * per_channel,
+                                              bias.get() + first, lo, hi, 0, &ops[*num_ops]);
+        if (s != xnn_status_success) return s;
+        ++*num_ops;
+        s = xnn_setup_convolution2d_nhwc_f32(ops[*num_ops - 1], static_cast<std::size_t>(x.dims[0]),
+                                             static_cast<std::size_t>(x.dims[2]),
+                                             static_cast<std::size_t>(x.dims[3]), in[0],
+                                             out + first, pool);
+        if (s != xnn_status_success) return s;
+      }
+      return s;
     }
     case XnnOpKind::kFullyConnected: {
       *what = "xnnpack: fully connected parameters rejected by XNNPACK";
@@ -502,7 +530,13 @@ ErrorInfo compile_operator(const ParsedProgram& program, std::uint32_t index, fl
     out->own = own;
     return e;
   }
-  const std::uint32_t count = op.kind == XnnOpKind::kConcatenate ? op.num_operands : 1;
+  std::uint32_t count = 1;
+  if (op.kind == XnnOpKind::kConcatenate) count = op.num_operands;
+  if (op.kind == XnnOpKind::kConvolution) {
+    const std::size_t channels = std::size_t{op.ints[10]} * op.ints[12];
+    const std::size_t block = conv_block(op, out_desc, pool);
+    count = static_cast<std::uint32_t>((channels + block - 1) / block);
+  }
   auto** ops = memory->allocate_array<xnn_operator_t>(count);
   auto** inputs = memory->allocate_array<const float*>(op.num_operands);
   if (ops == nullptr || inputs == nullptr) {
