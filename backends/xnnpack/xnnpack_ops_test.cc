@@ -404,6 +404,15 @@ std::vector<OpCase> cases_1_0() {
       // writing its channels of the one output.
       {"conv_1x1_in_channel_blocks_relu",
        [](GraphBuilder& b) { b.output(b.relu(conv(b, image(b, 300, 4), 300, 480, {}, 1))); }},
+      // Without padding, on AVX-512 CPUs the delegate's own max pool
+      // (max_pool_nhwc.h): 70 channels, a full step of 64 and a masked
+      // one; an uneven window and strides, a fused relu, two images.
+      {"max_pool_unpadded_70_channels_relu",
+       [](GraphBuilder& b) {
+         b.output(
+             b.relu(b.max_pool2d(conv(b, image(b, 4, 11), 4, 70),
+                                 {.kernel = {3, 2}, .stride = std::array<std::int64_t, 2>{2, 1}})));
+       }},
       {"max_pool_3x3_s2_p1",
        [](GraphBuilder& b) {
          b.output(b.max_pool2d(

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "backends/xnnpack/runtime/layout_transpose.h"
+#include "backends/xnnpack/runtime/max_pool_nhwc.h"
 #include "glassbox/runtime/kernels/data_movement.h"
 #include "glassbox/runtime/kernels/elementwise_ext.h"
 #include "glassbox/runtime/kernels/gemm.h"
@@ -58,6 +59,15 @@ void run_erf_part(void* context, std::size_t p) {
   std::int64_t first = 0, end = 0;
   part_range(k.a_desc->numel, k.parts, p, &first, &end);
   run->errors[p] = kernels::erf(k.a + first, k.out + first, end - first);
+}
+
+void run_max_pool_part(void* context, std::size_t p) {
+  auto* run = static_cast<PartRun*>(context);
+  const OwnKernel& k = *run->kernel;
+  std::int64_t first = 0, end = 0;
+  part_range(k.pool.n * k.pool.out_h, k.parts, p, &first, &end);
+  max_pool_nhwc(k.a, k.out, k.pool, first, end);
+  run->errors[p] = Error::kOk;
 }
 
 void run_layer_norm_part(void* context, std::size_t p) {
@@ -264,6 +274,15 @@ ErrorInfo compile_own_kernel(const ParsedProgram& program, std::uint32_t index,
       }
       break;
     }
+    case XnnOpKind::kMaxPooling: {
+      const SlotDesc& y = *k->out_desc;
+      const std::uint32_t* p = op.ints;  // pads, pool h w, stride h w, dilation
+      k->pool =
+          MaxPoolShape{x.dims[0], x.dims[2], x.dims[3], x.dims[1], y.dims[2],     y.dims[3],
+                       p[4],      p[5],      p[6],      p[7],      op.output_min, op.output_max};
+      k->parts = parts_for(y.numel, y.dims[0] * y.dims[2], threads);
+      break;
+    }
     case XnnOpKind::kErf: k->parts = parts_for(x.numel, x.numel, threads); break;
     case XnnOpKind::kLayerNorm:
       k->parts = parts_for(x.numel, x.numel / x.dims[x.rank - 1], threads);
@@ -322,6 +341,7 @@ Error run_own_kernel(const OwnKernel& k, pthreadpool_t pool) {
     case XnnOpKind::kBatchMatMul: return run_parts(k, pool, run_batch_matmul_part);
     case XnnOpKind::kLayerNorm: return run_parts(k, pool, run_layer_norm_part);
     case XnnOpKind::kErf: return run_parts(k, pool, run_erf_part);
+    case XnnOpKind::kMaxPooling: return run_parts(k, pool, run_max_pool_part);
     case XnnOpKind::kStridedSlice:
       return kernels::slice(k.a, a_shape, sizeof(float), Span<const std::int64_t>(k.start, x.rank),
                             Span<const std::int64_t>(k.step, x.rank),

@@ -11,6 +11,8 @@
 ///   computed at AOT time from the float kernels) and concatenation with
 ///   requantization (qlinear_concat), and the layout conversions of int8
 ///   slots;
+/// - float max pooling without padding or dilation on CPUs with AVX-512F
+///   (max_pool_nhwc.h: XNNPACK 2022's is SSE there);
 /// - format 1.4's transpose, batch matmul, layer norm and erf, and 1.5's
 ///   strided slice, on the portable kernels (glassbox/runtime/kernels), so that a transformer
 ///   stays in one delegate: no partition border, no framework events, no
@@ -25,6 +27,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "backends/xnnpack/runtime/max_pool_nhwc.h"
 #include "backends/xnnpack/runtime/program_parser.h"
 #include "glassbox/core/result.h"
 #include "glassbox/runtime/kernels/quantized.h"
@@ -54,6 +57,8 @@ struct OwnKernel {
   /// kStridedSlice: per dim, the first input index and the step.
   std::int64_t start[kXnnMaxRank] = {};
   std::int64_t step[kXnnMaxRank] = {};
+  /// kMaxPooling, when max_pool_nhwc_takes it (compile_operator decides).
+  MaxPoolShape pool;
   /// kLayerNorm: aligned copies of the blob's scale and bias.
   const float* scale = nullptr;
   const float* bias = nullptr;
