@@ -61,15 +61,6 @@ void run_erf_part(void* context, std::size_t p) {
   run->errors[p] = kernels::erf(k.a + first, k.out + first, end - first);
 }
 
-void run_max_pool_part(void* context, std::size_t p) {
-  auto* run = static_cast<PartRun*>(context);
-  const OwnKernel& k = *run->kernel;
-  std::int64_t first = 0, end = 0;
-  part_range(k.pool.n * k.pool.out_h, k.parts, p, &first, &end);
-  max_pool_nhwc(k.a, k.out, k.pool, first, end);
-  run->errors[p] = Error::kOk;
-}
-
 void run_layer_norm_part(void* context, std::size_t p) {
   auto* run = static_cast<PartRun*>(context);
   const OwnKernel& k = *run->kernel;
@@ -280,8 +271,7 @@ ErrorInfo compile_own_kernel(const ParsedProgram& program, std::uint32_t index,
       k->pool =
           MaxPoolShape{x.dims[0], x.dims[2], x.dims[3], x.dims[1], y.dims[2],     y.dims[3],
                        p[4],      p[5],      p[6],      p[7],      op.output_min, op.output_max};
-      k->parts = parts_for(y.numel, y.dims[0] * y.dims[2], threads);
-      break;
+      break;  // one thread only (compile_operator)
     }
     case XnnOpKind::kErf: k->parts = parts_for(x.numel, x.numel, threads); break;
     case XnnOpKind::kLayerNorm:
@@ -341,7 +331,9 @@ Error run_own_kernel(const OwnKernel& k, pthreadpool_t pool) {
     case XnnOpKind::kBatchMatMul: return run_parts(k, pool, run_batch_matmul_part);
     case XnnOpKind::kLayerNorm: return run_parts(k, pool, run_layer_norm_part);
     case XnnOpKind::kErf: return run_parts(k, pool, run_erf_part);
-    case XnnOpKind::kMaxPooling: return run_parts(k, pool, run_max_pool_part);
+    case XnnOpKind::kMaxPooling:
+      max_pool_nhwc(k.a, k.out, k.pool, 0, k.pool.n * k.pool.out_h);
+      return Error::kOk;
     case XnnOpKind::kStridedSlice:
       return kernels::slice(k.a, a_shape, sizeof(float), Span<const std::int64_t>(k.start, x.rank),
                             Span<const std::int64_t>(k.step, x.rank),

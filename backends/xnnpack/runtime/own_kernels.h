@@ -11,8 +11,8 @@
 ///   computed at AOT time from the float kernels) and concatenation with
 ///   requantization (qlinear_concat), and the layout conversions of int8
 ///   slots;
-/// - float max pooling without padding or dilation on CPUs with AVX-512F
-///   (max_pool_nhwc.h: XNNPACK 2022's is SSE there);
+/// - float max pooling without padding or dilation on one thread on CPUs
+///   with AVX-512F (max_pool_nhwc.h: XNNPACK 2022's is SSE there);
 /// - format 1.4's transpose, batch matmul, layer norm and erf, and 1.5's
 ///   strided slice, on the portable kernels (glassbox/runtime/kernels), so that a transformer
 ///   stays in one delegate: no partition border, no framework events, no

@@ -522,10 +522,10 @@ ErrorInfo compile_operator(const ParsedProgram& program, std::uint32_t index, fl
     }
     return kOk;
   }
-  // Max pools our own kernel runs faster (max_pool_nhwc.h) join the
-  // kinds XNNPACK 2022 has no operator for.
+  // Max pools our own kernel runs faster on one thread (max_pool_nhwc.h)
+  // join the kinds XNNPACK 2022 has no operator for.
   if (is_own_kernel(op.kind) ||
-      (op.kind == XnnOpKind::kMaxPooling && max_pool_nhwc_takes(op.ints))) {
+      (op.kind == XnnOpKind::kMaxPooling && pool == nullptr && max_pool_nhwc_takes(op.ints))) {
     OwnKernel* own = nullptr;
     const std::uint32_t threads =
         pool == nullptr ? 1 : static_cast<std::uint32_t>(pthreadpool_get_threads_count(pool));
