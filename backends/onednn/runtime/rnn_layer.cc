@@ -8,10 +8,10 @@ namespace {
 constexpr std::size_t kAlignment = 64;
 // Two directions, each: x, h0 and c0 reorders in, the cell, y's reorder out.
 constexpr int kMaxSteps = 10;
-constexpr int kMaxArgs = 10;
+constexpr int kMaxRnnArgs = 10;
 constexpr int kMaxMems = 40;
 
-ErrorInfo bad(const char* what) { return make_error(Error::kCorruptData, what); }
+ErrorInfo bad_rnn(const char* what) { return make_error(Error::kCorruptData, what); }
 
 struct Shape {
   std::int64_t dirs, steps, batch, input, hidden, gates, bias_gates;
@@ -60,7 +60,7 @@ ErrorInfo check_rnn_op(const DnnParsedProgram& p, const DnnParsedOp& op, const D
   if (op.num_ints != kDnnRnnInts || v[0] < 0 || v[0] > kDnnMaxRnnCell || v[1] < 0 ||
       v[1] > kDnnMaxRnnDirection || (v[2] != 0 && v[2] != 1) || v[4] < 0 || v[4] > 1 || v[5] < 0 ||
       v[5] > 1 || v[6] < 0 || v[6] > 1) {
-    return bad("onednn program: rnn parameters out of range");
+    return bad_rnn("onednn program: rnn parameters out of range");
   }
   const auto cell = static_cast<DnnRnnCell>(v[0]);
   const bool vanilla = cell == DnnRnnCell::kVanilla, lstm = cell == DnnRnnCell::kLstm;
@@ -69,12 +69,12 @@ ErrorInfo check_rnn_op(const DnnParsedProgram& p, const DnnParsedOp& op, const D
                                         v[3] == static_cast<std::int64_t>(DnnEltwise::kLogistic))
                                      : v[3] == 0;
   if (!activation_ok || (!lstm && (v[4] != 0 || v[6] != 0))) {
-    return bad("onednn program: rnn activation, peephole or cell state of another cell");
+    return bad_rnn("onednn program: rnn activation, peephole or cell state of another cell");
   }
   const std::uint32_t expected = 4 + static_cast<std::uint32_t>(v[4] + v[5] + v[6]);
   if (op.num_operands != expected || p.slots[op.operands[0]].rank != 3 ||
       p.slots[op.operands[2]].rank != 4) {
-    return bad("onednn program: rnn operand count or rank does not match its ints");
+    return bad_rnn("onednn program: rnn operand count or rank does not match its ints");
   }
   const Shape s = shape_of(p, op);
   const DnnSlot* slots = p.slots;
@@ -82,25 +82,25 @@ ErrorInfo check_rnn_op(const DnnParsedProgram& p, const DnnParsedOp& op, const D
       !has_dims(slots[op.operands[1]], {s.dirs, s.input, s.gates, s.hidden}) ||
       !has_dims(slots[op.operands[2]], {s.dirs, s.hidden, s.gates, s.hidden}) ||
       !has_dims(slots[op.operands[3]], {s.dirs, s.bias_gates, s.hidden})) {
-    return bad("onednn program: rnn weights or bias do not match x and the cell");
+    return bad_rnn("onednn program: rnn weights or bias do not match x and the cell");
   }
   for (std::uint32_t k = 1; k < 4 + static_cast<std::uint32_t>(v[4]); ++k) {
-    if (!p.is_constant(op.operands[k])) return bad("onednn program: rnn weights not constant");
+    if (!p.is_constant(op.operands[k])) return bad_rnn("onednn program: rnn weights not constant");
   }
   std::uint32_t next = 4;
   if (v[4] != 0 && !has_dims(slots[op.operands[next++]], {s.dirs, 3, s.hidden})) {
-    return bad("onednn program: rnn peepholes do not match");
+    return bad_rnn("onednn program: rnn peepholes do not match");
   }
   for (int k = 0; k < v[5] + v[6]; ++k) {
     const DnnSlot& state = slots[op.operands[next++]];
     if (!(s.batch_major ? has_dims(state, {s.batch, s.dirs, s.hidden})
                         : has_dims(state, {s.dirs, s.batch, s.hidden}))) {
-      return bad("onednn program: rnn initial state does not match");
+      return bad_rnn("onednn program: rnn initial state does not match");
     }
   }
   if (!(s.batch_major ? has_dims(out, {s.batch, s.steps, s.dirs, s.hidden})
                       : has_dims(out, {s.steps, s.dirs, s.batch, s.hidden}))) {
-    return bad("onednn program: rnn output does not match");
+    return bad_rnn("onednn program: rnn output does not match");
   }
   return kOk;
 }
@@ -109,7 +109,7 @@ ErrorInfo check_rnn_state_op(const DnnParsedProgram& p, const DnnParsedOp& op, c
   const std::uint32_t layer = op.operands[0];
   if (op.num_operands != 1 || layer < p.first_op_slot() ||
       p.ops[layer - p.first_op_slot()].kind != DnnOpKind::kRnn) {
-    return bad("onednn program: rnn state not of an rnn");
+    return bad_rnn("onednn program: rnn state not of an rnn");
   }
   const DnnParsedOp& rnn = p.ops[layer - p.first_op_slot()];
   const Shape s = shape_of(p, rnn);
@@ -117,14 +117,14 @@ ErrorInfo check_rnn_state_op(const DnnParsedProgram& p, const DnnParsedOp& op, c
   if (op.ints[0] > (lstm ? 1 : 0) ||
       !(s.batch_major ? has_dims(out, {s.batch, s.dirs, s.hidden})
                       : has_dims(out, {s.dirs, s.batch, s.hidden}))) {
-    return bad("onednn program: rnn state does not match its rnn");
+    return bad_rnn("onednn program: rnn state does not match its rnn");
   }
   return kOk;
 }
 
 struct RnnStep {
   dnnl_primitive_t primitive = nullptr;
-  dnnl_exec_arg_t args[kMaxArgs] = {};
+  dnnl_exec_arg_t args[kMaxRnnArgs] = {};
   int num_args = 0;
 };
 

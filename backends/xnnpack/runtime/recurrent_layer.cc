@@ -24,7 +24,7 @@ constexpr std::uint32_t kMaxDirections = 2;
 // XNNPACK's micro-kernels read up to XNN_EXTRA_BYTES past an input.
 constexpr std::size_t kSlackBytes = 64;
 
-ErrorInfo bad(const char* message) { return make_error(Error::kCorruptData, message); }
+ErrorInfo bad_recurrent(const char* message) { return make_error(Error::kCorruptData, message); }
 
 // Params, by index.
 enum Param : std::uint32_t {
@@ -86,7 +86,7 @@ ErrorInfo recurrent_output_shape(const ParsedOp& op, const SlotDesc* slots, std:
       p[kLinearBeforeReset] > 1 ||
       (p[kLinearBeforeReset] == 1 && p[kCell] != static_cast<std::uint32_t>(RnnCell::kGru)) ||
       !(op.scalar >= 0)) {
-    return bad("xnnpack program: recurrent cell, direction, layout or sizes wrong");
+    return bad_recurrent("xnnpack program: recurrent cell, direction, layout or sizes wrong");
   }
   const RnnCell cell = static_cast<RnnCell>(p[kCell]);
   const std::size_t used = directions(p) * kernels::rnn_activation_count(cell);
@@ -96,17 +96,17 @@ ErrorInfo recurrent_output_shape(const ParsedOp& op, const SlotDesc* slots, std:
                        a == static_cast<std::uint32_t>(RnnActivationKind::kTanh) ||
                        a == static_cast<std::uint32_t>(RnnActivationKind::kRelu);
     if (i < used ? !known : a != 0) {
-      return bad("xnnpack program: recurrent activations not Sigmoid, Tanh or Relu");
+      return bad_recurrent("xnnpack program: recurrent activations not Sigmoid, Tanh or Relu");
     }
   }
   const std::uint32_t want_operands = cell == RnnCell::kLstm ? 3 : 2;
   if (op.num_operands != want_operands) {
-    return bad("xnnpack program: wrong operand count for the operator");
+    return bad_recurrent("xnnpack program: wrong operand count for the operator");
   }
   const SlotDesc& x = slots[op.operands[0]];
   const bool batch_major = p[kLayout] == 1;
   if (x.rank != 3 || x.layout != XnnLayout::kLogical || x.dims[2] != p[kInput]) {
-    return bad("xnnpack program: recurrent input is not [T, N, I] of its input_size");
+    return bad_recurrent("xnnpack program: recurrent input is not [T, N, I] of its input_size");
   }
   const std::int64_t steps = batch_major ? x.dims[1] : x.dims[0];
   const std::int64_t batch = batch_major ? x.dims[0] : x.dims[1];
@@ -117,7 +117,7 @@ ErrorInfo recurrent_output_shape(const ParsedOp& op, const SlotDesc* slots, std:
     const SlotDesc& s = slots[op.operands[i]];
     if (s.rank != 3 || s.layout != XnnLayout::kLogical || s.dims[0] != state[0] ||
         s.dims[1] != state[1] || s.dims[2] != state[2]) {
-      return bad("xnnpack program: recurrent initial state is not [D, N, H]");
+      return bad_recurrent("xnnpack program: recurrent initial state is not [D, N, H]");
     }
   }
   *rank = 4;
@@ -133,7 +133,8 @@ ErrorInfo recurrent_state_shape(const ParsedProgram& program, std::uint32_t inde
   const ParsedOp& op = program.ops[index];
   const std::uint32_t slot = op.operands[0];
   const std::uint32_t first = program.first_op_slot();
-  const ErrorInfo wrong = bad("xnnpack program: recurrent state does not follow its layer");
+  const ErrorInfo wrong =
+      bad_recurrent("xnnpack program: recurrent state does not follow its layer");
   if (op.num_operands != 1 || slot < first || op.ints[0] > 1) return wrong;
   const std::uint32_t producer = slot - first;
   const ParsedOp& layer = program.ops[producer];
