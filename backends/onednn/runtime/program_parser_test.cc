@@ -50,6 +50,20 @@ void refused(const DnnProgram& p, const char* fragment) {
       << program.error_info().message;
 }
 
+// `p` written as format 1.`minor` is refused: it holds a kind or a form
+// newer than that version.
+void refused_as_minor(const DnnProgram& p, std::uint16_t minor) {
+  runtime::MemoryAllocator memory;
+  std::vector<std::uint8_t> bytes = encode_dnn_program(p);
+  bytes[6] = static_cast<std::uint8_t>(minor);
+  bytes[7] = 0;
+  Result<DnnParsedProgram*> old = parse(bytes, &memory);
+  ASSERT_FALSE(old.ok()) << "minor " << minor;
+  EXPECT_NE(std::string(old.error_info().message).find("newer than the format version"),
+            std::string::npos)
+      << old.error_info().message;
+}
+
 TEST(OnednnProgramParserTest, ParsesWhatTheEncoderWrites) {
   runtime::MemoryAllocator memory;
   const std::vector<std::uint8_t> bytes = encode_dnn_program(conv_program());
@@ -182,14 +196,7 @@ TEST(OnednnProgramParserTest, ChecksVolumeConvolutionsAndPoolsAndTheirVersion) {
   p.ops[0].ints.erase(p.ops[0].ints.begin());  // the 2-D count of ints
   refused(p, "");
   // A 1.4 reader's layout: a 5-D source is newer than the version.
-  std::vector<std::uint8_t> bytes = encode_dnn_program(volume_program());
-  bytes[6] = kDnnFirstVolumeMinor - 1;
-  bytes[7] = 0;
-  Result<DnnParsedProgram*> old = parse(bytes, &memory);
-  ASSERT_FALSE(old.ok());
-  EXPECT_NE(std::string(old.error_info().message).find("newer than the format version"),
-            std::string::npos)
-      << old.error_info().message;
+  refused_as_minor(volume_program(), kDnnFirstVolumeMinor - 1);
 }
 
 // a [2, 1, 3, 4] x b [5, 4, 6] -> [2, 5, 3, 6], then transposed by perm.
@@ -456,18 +463,8 @@ TEST(OnednnProgramParserTest, ChecksInt8ClampsAndGlobalAveragePools) {
   p.ops[3].quant.type = DnnDataType::kS8;
   refused(p, "int8 global average pool");
   // Kinds of 1.4 in a 1.3 blob.
-  std::vector<std::uint8_t> bytes = encode_dnn_program(int8_clamp_pool_program());
-  bytes[6] = 3;
-  Result<DnnParsedProgram*> old = parse(bytes, &memory);
-  ASSERT_FALSE(old.ok());
-  EXPECT_NE(std::string(old.error_info().message).find("newer than the format"), std::string::npos);
+  refused_as_minor(int8_clamp_pool_program(), kDnnFirstQClampMinor - 1);
 }
-
-}  // namespace
-}  // namespace glassbox::backends::onednn
-
-namespace glassbox::backends::onednn {
-namespace {
 
 // x [T=3, N=2, I=4] -> a forward LSTM of H=5 (y [3, 1, 2, 5]) with a
 // computed initial h and c [1, 2, 5], then its y_c.
@@ -523,14 +520,7 @@ TEST(OnednnProgramParserTest, ChecksRecurrentLayersTheirStatesAndTheirVersion) {
   p.ops[1].output = {2, 2, 5};
   refused(p, "rnn state does not match");
   // A 1.5 reader's: kRnn is newer than the version.
-  std::vector<std::uint8_t> bytes = encode_dnn_program(rnn_program());
-  bytes[6] = kDnnFirstRnnMinor - 1;
-  bytes[7] = 0;
-  Result<DnnParsedProgram*> old = parse(bytes, &memory);
-  ASSERT_FALSE(old.ok());
-  EXPECT_NE(std::string(old.error_info().message).find("newer than the format version"),
-            std::string::npos)
-      << old.error_info().message;
+  refused_as_minor(rnn_program(), kDnnFirstRnnMinor - 1);
 }
 
 }  // namespace
