@@ -273,7 +273,9 @@ void compare(const etrecord::ReferenceTensor& reference, std::span<const std::ui
 // Kernel calls that share their source ops with a later kernel call (an op
 // the importer decomposed; an int8 op's dequantize, op and quantize) are
 // inner steps: the reference is the source op's last output, so only the
-// last of them is compared.
+// last of them is compared. So is a delegate's operator whose source ops a
+// later kernel call finishes (a GatherND whose flattening the delegate took
+// before its gather of data-sized indices on portable).
 std::set<std::size_t> inner_steps(const std::vector<Unit>& units) {
   // The last instruction of each handle set: every output it logged (an
   // lstm's y, y_h and y_c) is the source op's.
@@ -287,8 +289,14 @@ std::set<std::size_t> inner_steps(const std::vector<Unit>& units) {
   std::set<std::size_t> inner;
   for (std::size_t i = 0; i < units.size(); ++i) {
     const NumericRow& row = units[i].row;
-    if (row.kind != NumericRowKind::kOperator || row.debug_handles.empty()) continue;
-    if (last[row.debug_handles] != row.instruction.value) inner.insert(i);
+    if (row.debug_handles.empty()) continue;
+    const auto later = last.find(row.debug_handles);
+    if (row.kind == NumericRowKind::kOperator) {
+      if (later->second != row.instruction.value) inner.insert(i);
+    } else if (row.kind == NumericRowKind::kDelegateInternal && later != last.end() &&
+               later->second > row.instruction.value) {
+      inner.insert(i);
+    }
   }
   return inner;
 }
