@@ -204,9 +204,13 @@ const etrecord::ReferenceTensor* find_reference(const etrecord::ETRecord& record
   row->reference_op = ops.back().node->name;
   row->reference_output = row->output_index;
   if (auto graph = record.edge_graphs.find(index.method());
-      graph != record.edge_graphs.end() && row->kind == NumericRowKind::kOperator &&
-      row->output_index < ops.back().node->outputs.size()) {
-    const aot::Value* v = graph->second.find_value(ops.back().node->outputs[row->output_index]);
+      graph != record.edge_graphs.end() && row->kind == NumericRowKind::kOperator) {
+    // The bound of the value compared: the source op's output, the last
+    // node's of a decomposition (its first's is an inner step's).
+    const aot::Node* last = index.nodes(row->reference_handle).back().node;
+    const aot::Value* v = row->output_index < last->outputs.size()
+                              ? graph->second.find_value(last->outputs[row->output_index])
+                              : nullptr;
     if (v != nullptr && v->dynamic) row->bound_sizes = v->shape;
   }
   if (row->kind == NumericRowKind::kDelegateCall) {
@@ -430,6 +434,7 @@ StatusOr<NumericReport> compare_numerics(const etdump::ETDumpFile& dump,
     const etrecord::ReferenceTensor* reference =
         find_reference(record, index, collector, &unit.row);
     if (reference != nullptr && inner.contains(i)) {
+      unit.row.bound_sizes.clear();  // the source op's, not this step's
       reference = no_reference(&unit.row,
                                "an inner step of its source op, whose output is "
                                "compared at its last step");
