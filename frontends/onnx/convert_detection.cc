@@ -29,8 +29,9 @@ StatusOr<ValueId> wrap_negative(ImportContext& c, ValueId indices, const HostTen
   const ValueId zero = c.add_constant("zero", HostTensor::of_ints({}, {0}));
   const ValueId dims_value = c.add_constant("dims", dims);
   GLASSBOX_ASSIGN_OR_RETURN(ValueId negative, c.emit(aot::op::kLess, {indices, zero}));
-  GLASSBOX_ASSIGN_OR_RETURN(ValueId wrapped, c.emit(aot::op::kAdd, {indices, dims_value}));
-  return c.emit(aot::op::kWhere, {negative, wrapped, indices});
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId wrapped,
+                            c.emit(aot::op::kAdd, {indices, dims_value}, {}, "wrap"));
+  return c.emit(aot::op::kWhere, {negative, wrapped, indices}, {}, "wrap");
 }
 
 StatusOr<ValueId> long_indices(ImportContext& c, std::size_t i) {
@@ -40,6 +41,11 @@ StatusOr<ValueId> long_indices(ImportContext& c, std::size_t i) {
   }
   return indices;
 }
+
+// The first node of a decomposition takes the ONNX node's name and every
+// other one is named by its step ("<node>/wrap", "/index0", "/linear",
+// "/flat", "/gather"): a second unnamed node would be numbered "<node>_1",
+// the name PyTorch gives the next node of the same type.
 
 // GatherND(data, indices, batch_dims b): indices [B..., K..., m] pick
 // data[B..., i0..im-1, ...]. Emitted as one gather along axis 0 of data
@@ -105,13 +111,14 @@ Status convert_gather_nd(ImportContext& c) {
     const ValueId o = c.add_constant("batch_offsets", HostTensor::of_ints(offset_shape, offsets));
     GLASSBOX_ASSIGN_OR_RETURN(linear, c.emit(aot::op::kAdd, {linear, o}, {}, "batch"));
   }
-  GLASSBOX_ASSIGN_OR_RETURN(linear, c.emit(aot::op::kReshape, {linear}, {{"shape", head}}));
+  GLASSBOX_ASSIGN_OR_RETURN(linear,
+                            c.emit(aot::op::kReshape, {linear}, {{"shape", head}}, "linear"));
   Shape flat_shape{product(ds, 0, end)};
   flat_shape.insert(flat_shape.end(), ds.begin() + static_cast<std::ptrdiff_t>(end), ds.end());
   GLASSBOX_ASSIGN_OR_RETURN(ValueId flat,
-                            c.emit(aot::op::kReshape, {data}, {{"shape", flat_shape}}));
-  GLASSBOX_ASSIGN_OR_RETURN(ValueId y,
-                            c.emit(aot::op::kGather, {flat, linear}, {{"axis", std::int64_t{0}}}));
+                            c.emit(aot::op::kReshape, {data}, {{"shape", flat_shape}}, "flat"));
+  GLASSBOX_ASSIGN_OR_RETURN(
+      ValueId y, c.emit(aot::op::kGather, {flat, linear}, {{"axis", std::int64_t{0}}}, "gather"));
   c.set_output(0, y);
   return Status();
 }
@@ -163,16 +170,19 @@ Status convert_scatter_elements(ImportContext& c) {
   const std::int64_t stride = product(ds, a + 1, ds.size());
   if (stride != 1) {
     const ValueId s = c.add_constant("stride", HostTensor::of_ints({}, {stride}));
-    GLASSBOX_ASSIGN_OR_RETURN(linear, c.emit(aot::op::kMul, {linear, s}));
+    GLASSBOX_ASSIGN_OR_RETURN(linear, c.emit(aot::op::kMul, {linear, s}, {}, "linear"));
   }
   const ValueId o = c.add_constant("offsets", HostTensor::of_ints(is, offsets));
-  GLASSBOX_ASSIGN_OR_RETURN(linear, c.emit(aot::op::kAdd, {linear, o}));
-  GLASSBOX_ASSIGN_OR_RETURN(linear, c.emit(aot::op::kReshape, {linear}, {{"shape", column}}));
-  GLASSBOX_ASSIGN_OR_RETURN(ValueId flat, c.emit(aot::op::kReshape, {data},
-                                                 {{"shape", Shape{product(ds, 0, ds.size())}}}));
+  GLASSBOX_ASSIGN_OR_RETURN(linear, c.emit(aot::op::kAdd, {linear, o}, {}, "linear"));
+  GLASSBOX_ASSIGN_OR_RETURN(linear,
+                            c.emit(aot::op::kReshape, {linear}, {{"shape", column}}, "linear"));
+  GLASSBOX_ASSIGN_OR_RETURN(
+      ValueId flat,
+      c.emit(aot::op::kReshape, {data}, {{"shape", Shape{product(ds, 0, ds.size())}}}, "flat"));
   GLASSBOX_ASSIGN_OR_RETURN(ValueId scattered, c.emit(aot::op::kScatterNd, {flat, linear, updates},
-                                                      {{"reduction", reduction}}));
-  GLASSBOX_ASSIGN_OR_RETURN(ValueId y, c.emit(aot::op::kReshape, {scattered}, {{"shape", ds}}));
+                                                      {{"reduction", reduction}}, "scatter"));
+  GLASSBOX_ASSIGN_OR_RETURN(ValueId y,
+                            c.emit(aot::op::kReshape, {scattered}, {{"shape", ds}}, "reshape"));
   c.set_output(0, y);
   return Status();
 }

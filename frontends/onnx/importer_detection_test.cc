@@ -57,6 +57,23 @@ TEST(ImporterDetectionTest, GatherNdWithBatchDimsAndNegativeIndicesMatchesTheRef
   EXPECT_EQ(out.values, expected);
 }
 
+TEST(ImporterDetectionTest, ADecomposedGatherNdLeavesTheNextNodesNameAlone) {
+  // PyTorch numbers nodes "g", "g_1": the first GatherND's helper nodes must
+  // not take "g_1" (the second would become "g_1_1" in every view).
+  ModelWriter m(13);
+  m.input("x", {4, 2}).input("i", {3, 1}, ::onnx::TensorProto::INT64).output("z");
+  m.node("GatherND", "g", {"x", "i"}, {"y"});
+  m.node("GatherND", "g_1", {"y", "i"}, {"z"});
+  StatusOr<aot::Graph> graph = import_onnx_from_memory(m.bytes(), {}, "m.onnx");
+  ASSERT_TRUE(graph.ok()) << graph.message();
+  std::size_t named_g1 = 0;
+  for (const aot::Node& n : graph->nodes) {
+    EXPECT_NE(n.name, "g_1_1");
+    if (n.name == "g_1") ++named_g1;
+  }
+  EXPECT_EQ(named_g1, 1u);
+}
+
 TEST(ImporterDetectionTest, ScatterElementsAddOnANegativeAxisMatchesTheReference) {
   // data [2, 3, 2], axis -2 (1), indices and updates [2, 2, 2] with a
   // repeated and a negative index: reduction add sums both.
