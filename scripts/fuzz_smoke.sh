@@ -6,7 +6,7 @@
 # BUILD_DIR is a build configured with clang and -DGLASSBOX_BUILD_FUZZERS=ON
 # (sanitizers recommended: -DCMAKE_CXX_FLAGS='-fsanitize=address,undefined').
 # The seed corpus is testdata/etdump/*, ExecuTorch's ETRecords of
-# testdata/executorch/ and the binary fixtures the build and its tests
+# testdata/executorch/, the ONNX models of testdata/onnx/ and the binary fixtures the build and its tests
 # generated (*.etdp, and the XNNPACK delegate blobs *.xnnblob),
 # copied to a temporary directory so that the fuzzer's new inputs never land
 # in the source tree. Prints one summary line per fuzzer; exits non-zero if
@@ -36,6 +36,9 @@ seeds="$work/seeds"
 mkdir -p "$seeds"
 find "$repo/testdata/etdump" -type f -exec cp {} "$seeds/" \;
 find "$repo/testdata/executorch" -type f -name '*.etrecord' -exec cp {} "$seeds/" \;
+# The committed ONNX models (the importer fuzzer's seeds: recurrent layers,
+# a detector's data-sized post-processing, int8 graphs).
+find "$repo/testdata/onnx" -type f -name '*.onnx' -exec cp {} "$seeds/" \;
 # Generated fixtures may share a name (prefixed and unprefixed variants).
 n=0
 while IFS= read -r f; do
