@@ -85,8 +85,10 @@ function(glassbox_add_test name)
   # (lowering and running programs through the CLI: seconds, ten times that
   # under ASan). ctest runs each discovered case in a process of its own,
   # which would build the fixture once per case; each of these suites is
-  # one ctest test instead, one process, fixture built once. COST makes
-  # ctest start them first, so they do not end the run alone.
+  # one ctest test instead, one process, fixture built once. Also for
+  # parameterized suites of hundreds of quick cases (the delegates' op
+  # tables), whose process start-ups under ASan cost more than the cases.
+  # COST makes ctest start them first, so they do not end the run alone.
   set(filter "")
   foreach(suite ${ARG_WHOLE_SUITES})
     add_test(NAME ${suite} COMMAND ${name} --gtest_filter=${suite}.*)
