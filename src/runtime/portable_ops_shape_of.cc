@@ -44,8 +44,10 @@ Error run_shape(const KernelArgs& args, Span<std::uint8_t>) {
   std::int64_t start = 0, end = 0;
   if (!shape_range(args, &start, &end, nullptr)) return Error::kInvalidArgument;
   const Span<const std::int64_t> sizes = args.inputs[0]->sizes;
-  std::copy(sizes.begin() + start, sizes.begin() + end,
-            static_cast<std::int64_t*>(args.outputs[0]->data));
+  auto* out = static_cast<std::int64_t*>(args.outputs[0]->data);
+  for (auto d = static_cast<std::size_t>(start); d < static_cast<std::size_t>(end); ++d) {
+    *out++ = sizes[d];
+  }
   return Error::kOk;
 }
 
