@@ -257,9 +257,16 @@ Error run_direction(const RecurrentLayer& l, std::int64_t d, pthreadpool_t pool)
     std::memcpy(l.h + n * hid, l.initial_h + at, row_bytes);
     if (l.cell == RnnCell::kLstm) std::memcpy(l.c + n * hid, l.initial_c + at, row_bytes);
   }
+  // A step's product is [N, H] x [H, G*H]: too small to share. Handing it
+  // to the thread pool at every step cost more than it saved (kws_lstm on
+  // 2 threads: 0.26 ms per run against 0.13 on 1), so steps run on the
+  // calling thread and only the input projection of all steps uses the pool.
+  const pthreadpool_t step_pool = nullptr;
   for (std::int64_t step = 0; step < l.steps; ++step) {
     const std::int64_t time = reverse ? l.steps - 1 - step : step;
-    if (xnn_run_operator(l.recurrent_fc[d], pool) != xnn_status_success) return Error::kInternal;
+    if (xnn_run_operator(l.recurrent_fc[d], step_pool) != xnn_status_success) {
+      return Error::kInternal;
+    }
     if (split) {
       // r * h before its product with Rh: z and r first, for every row.
       for (std::int64_t n = 0; n < n_rows; ++n) {
@@ -270,7 +277,9 @@ Error run_direction(const RecurrentLayer& l, std::int64_t d, pthreadpool_t pool)
         activate(act[0], zr, 2 * hid);
         for (std::int64_t k = 0; k < hid; ++k) l.rh[n * hid + k] = zr[hid + k] * l.h[n * hid + k];
       }
-      if (xnn_run_operator(l.reset_fc[d], pool) != xnn_status_success) return Error::kInternal;
+      if (xnn_run_operator(l.reset_fc[d], step_pool) != xnn_status_success) {
+        return Error::kInternal;
+      }
     }
     for (std::int64_t n = 0; n < n_rows; ++n) {
       const float* xr = l.xw + (l.batch_major ? n * l.steps + time : time * n_rows + n) * gh;
