@@ -38,6 +38,20 @@ ErrorInfo out_of_memory(Diagnostics* d, const char* what) {
   return make_error(Error::kMemoryAllocationFailed, "method allocator full");
 }
 
+// Runs a kernel call's prepare: at load, and again before each run of a
+// call fed by a value sized by data. A refusal is reported as
+// "instruction N: <the kernel's message>".
+Result<std::size_t> prepare_kernel(const Method::Instruction& instr, std::size_t index,
+                                   Diagnostics* diagnostics) {
+  const KernelArgs args{Span<Tensor* const>(instr.inputs, instr.num_inputs),
+                        Span<Tensor* const>(instr.outputs, instr.num_outputs), &instr.attributes};
+  Diagnostics kernel_diag;
+  Result<std::size_t> scratch = instr.kernel->prepare(args, &kernel_diag);
+  // Kernel messages start with the op name already.
+  if (!scratch.ok()) report(diagnostics, "instruction %zu: %s", index, kernel_diag.message);
+  return scratch;
+}
+
 // Resolves value indices into Tensor pointers, in memory that lives as long
 // as the method.
 Tensor** resolve(const flatbuffers::Vector<std::int32_t>* indices, Tensor* values,
@@ -223,15 +237,8 @@ Result<Method> Method::load(const Program& program, const char* name,
       }
     }
     if (instr.kernel != nullptr) {
-      KernelArgs args{Span<Tensor* const>(instr.inputs, instr.num_inputs),
-                      Span<Tensor* const>(instr.outputs, instr.num_outputs), &instr.attributes};
-      Diagnostics kernel_diag;
-      Result<std::size_t> scratch = instr.kernel->prepare(args, &kernel_diag);
-      if (!scratch.ok()) {
-        // Kernel messages start with the op name already.
-        report(diagnostics, "instruction %u: %s", static_cast<unsigned>(i), kernel_diag.message);
-        return scratch.error_info();
-      }
+      Result<std::size_t> scratch = prepare_kernel(instr, i, diagnostics);
+      if (!scratch.ok()) return scratch.error_info();
       if (*scratch > scratch_bytes) scratch_bytes = *scratch;
       for (std::size_t in = 0; in < instr.num_inputs; ++in) {
         if (instr.inputs[in]->is_dynamic()) instr.prepare_each_run = true;
@@ -266,15 +273,8 @@ Error Method::set_input(std::size_t index, const void* data, std::size_t nbytes)
 }
 
 Error Method::prepare_for_actual_sizes(std::size_t index, Diagnostics* diagnostics) {
-  Instruction& instr = instructions_[index];
-  const KernelArgs args{Span<Tensor* const>(instr.inputs, instr.num_inputs),
-                        Span<Tensor* const>(instr.outputs, instr.num_outputs), &instr.attributes};
-  Diagnostics kernel_diag;
-  Result<std::size_t> scratch = instr.kernel->prepare(args, &kernel_diag);
-  if (!scratch.ok()) {
-    report(diagnostics, "instruction %zu: %s", index, kernel_diag.message);
-    return scratch.error();
-  }
+  Result<std::size_t> scratch = prepare_kernel(instructions_[index], index, diagnostics);
+  if (!scratch.ok()) return scratch.error();
   // Load prepared it at the bounds; smaller sizes never need more scratch,
   // but a kernel that did would overrun it.
   if (*scratch > scratch_.size()) {
