@@ -12,6 +12,7 @@
 namespace glassbox::frontends::onnx {
 namespace {
 
+using aot::shape_string;
 using aot::ValueId;
 using Shape = std::vector<std::int64_t>;
 
@@ -19,12 +20,6 @@ using Shape = std::vector<std::int64_t>;
 constexpr std::int64_t kMaxFoldedElements = std::int64_t{1} << 28;
 
 Status invalid(const std::string& message) { return Status(Error::kInvalidArgument, message); }
-
-std::string shape_string(const Shape& s) {
-  std::string out = "[";
-  for (std::size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
-  return out + "]";
-}
 
 StatusOr<std::int64_t> checked_numel(const Shape& shape) {
   std::int64_t n = 1;
@@ -70,6 +65,11 @@ void for_each_broadcast(const Shape& out, const Shape& sa, const Shape& sb, F f)
 }
 
 }  // namespace
+
+std::int64_t clamp_slice_index(std::int64_t v, std::int64_t dim, std::int64_t step) {
+  if (v < 0) v = v < -dim ? -1 : v + dim;  // INT64_MIN-safe.
+  return step > 0 ? std::clamp<std::int64_t>(v, 0, dim) : std::clamp<std::int64_t>(v, -1, dim - 1);
+}
 
 StatusOr<std::size_t> normalize_axis(std::int64_t axis, std::size_t rank) {
   const auto r = static_cast<std::int64_t>(rank);
@@ -257,15 +257,8 @@ StatusOr<T> at_node(const ImportContext& c, StatusOr<T> r) {
 // Shape (opset 15 adds start/end): the static shape of any input.
 Status convert_shape(ImportContext& c) {
   GLASSBOX_ASSIGN_OR_RETURN(Shape shape, c.input_shape(0));
-  const NodeAttributes attrs = c.attributes();
-  const auto rank = static_cast<std::int64_t>(shape.size());
-  GLASSBOX_ASSIGN_OR_RETURN(std::int64_t start, attrs.get_int("start", 0));
-  GLASSBOX_ASSIGN_OR_RETURN(std::int64_t end, attrs.get_int("end", rank));
-  if (start < 0) start += rank;
-  if (end < 0) end += rank;
-  start = std::clamp<std::int64_t>(start, 0, rank);
-  end = std::clamp<std::int64_t>(end, start, rank);
-  Shape dims(shape.begin() + start, shape.begin() + end);
+  GLASSBOX_ASSIGN_OR_RETURN(ShapeRange range, shape_range(c, shape.size()));
+  Shape dims(shape.begin() + range.start, shape.begin() + range.end);
   c.set_output(0, HostTensor::of_ints({static_cast<std::int64_t>(dims.size())}, dims));
   return Status();
 }
@@ -316,13 +309,8 @@ Status convert_slice(ImportContext& c) {
     const std::int64_t dim = data->shape[axis];
     const std::int64_t step = steps[i];
     if (step == 0) return c.invalid("Slice step is 0");
-    auto clamp_index = [&](std::int64_t v) {
-      if (v < 0) v = v < -dim ? -1 : v + dim;  // INT64_MIN-safe.
-      return step > 0 ? std::clamp<std::int64_t>(v, 0, dim)
-                      : std::clamp<std::int64_t>(v, -1, dim - 1);
-    };
-    const std::int64_t start = clamp_index(starts->as_int(i));
-    const std::int64_t end = clamp_index(ends->as_int(i));
+    const std::int64_t start = clamp_slice_index(starts->as_int(i), dim, step);
+    const std::int64_t end = clamp_slice_index(ends->as_int(i), dim, step);
     std::vector<std::int64_t> picked;
     for (std::int64_t j = start; step > 0 ? j < end : j > end; j += step) picked.push_back(j);
     const auto count = static_cast<std::int64_t>(picked.size());
@@ -403,6 +391,17 @@ Status convert_range(ImportContext& c) {
 }
 
 }  // namespace
+
+StatusOr<ShapeRange> shape_range(ImportContext& c, std::size_t rank) {
+  const auto r = static_cast<std::int64_t>(rank);
+  const NodeAttributes attrs = c.attributes();
+  GLASSBOX_ASSIGN_OR_RETURN(std::int64_t start, attrs.get_int("start", 0));
+  GLASSBOX_ASSIGN_OR_RETURN(std::int64_t end, attrs.get_int("end", r));
+  if (start < 0) start += r;
+  if (end < 0) end += r;
+  start = std::clamp<std::int64_t>(start, 0, r);
+  return ShapeRange{start, std::clamp<std::int64_t>(end, start, r)};
+}
 
 void add_folding_converters(ConverterTable* table) {
   table->emplace("ConstantOfShape", convert_constant_of_shape);

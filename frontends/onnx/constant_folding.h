@@ -34,4 +34,9 @@ StatusOr<HostTensor> fold_reshape(HostTensor x, std::vector<std::int64_t> shape)
 /// Normalises `axis` into [0, rank).
 StatusOr<std::size_t> normalize_axis(std::int64_t axis, std::size_t rank);
 
+/// ONNX Slice's start or end `v` along a dim of `dim` elements: negative
+/// counts from the end, then clamped into [0, dim] (a positive `step`) or
+/// [-1, dim - 1] (a negative one).
+std::int64_t clamp_slice_index(std::int64_t v, std::int64_t dim, std::int64_t step);
+
 }  // namespace glassbox::frontends::onnx

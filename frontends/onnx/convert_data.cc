@@ -585,14 +585,8 @@ Status convert_runtime_slice(ImportContext& c) {
                            "data (at most " +
                            std::to_string(dim) + ")");
     }
-    // ONNX's clamping: negative counts from the end, then into range.
-    auto clamp_index = [&](std::int64_t v) {
-      if (v < 0) v = v < -dim ? -1 : v + dim;
-      return step > 0 ? std::clamp<std::int64_t>(v, 0, dim)
-                      : std::clamp<std::int64_t>(v, -1, dim - 1);
-    };
-    const std::int64_t start = clamp_index(starts_in[i]);
-    const std::int64_t end = clamp_index(ends_in[i]);
+    const std::int64_t start = clamp_slice_index(starts_in[i], dim, step);
+    const std::int64_t end = clamp_slice_index(ends_in[i], dim, step);
     const std::int64_t count =
         step > 0 ? std::max<std::int64_t>(0, (end - start + step - 1) / step)
                  : std::max<std::int64_t>(0, (start - end + (-step) - 1) / (-step));

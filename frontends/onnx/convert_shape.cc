@@ -151,17 +151,6 @@ Status convert_concat(ImportContext& c) {
   return Status();
 }
 
-// Unsqueeze/Squeeze axes: an attribute before opset 13, input 1 since.
-StatusOr<std::optional<Shape>> axes_of(ImportContext& c) {
-  if (c.opset() < 13) return c.attributes().get_ints("axes");
-  if (!c.has_input(1)) return std::optional<Shape>();
-  GLASSBOX_ASSIGN_OR_RETURN(const HostTensor* axes, c.host_input(1, "axes"));
-  Shape out;
-  for (std::size_t i = 0; i < static_cast<std::size_t>(axes->numel()); ++i)
-    out.push_back(axes->as_int(i));
-  return std::optional(out);
-}
-
 Status convert_unsqueeze(ImportContext& c) {
   GLASSBOX_ASSIGN_OR_RETURN(Shape in, c.input_shape(0));
   GLASSBOX_ASSIGN_OR_RETURN(std::optional<Shape> axes, axes_of(c));
@@ -270,6 +259,16 @@ Status convert_dropout(ImportContext& c) {
 }
 
 }  // namespace
+
+StatusOr<std::optional<Shape>> axes_of(ImportContext& c) {
+  if (c.opset() < 13) return c.attributes().get_ints("axes");
+  if (!c.has_input(1)) return std::optional<Shape>();
+  GLASSBOX_ASSIGN_OR_RETURN(const HostTensor* axes, c.host_input(1, "axes"));
+  Shape out;
+  for (std::size_t i = 0; i < static_cast<std::size_t>(axes->numel()); ++i)
+    out.push_back(axes->as_int(i));
+  return std::optional(out);
+}
 
 void add_shape_converters(ConverterTable* table) {
   table->emplace("Concat", convert_concat);

@@ -4,6 +4,7 @@
 // output it produces; errors name the node (ImportContext::label()).
 
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -44,5 +45,17 @@ StatusOr<aot::ValueId> emit_matmul(ImportContext& context, aot::ValueId a, aot::
 /// these what is not known at import).
 Status convert_runtime_gather(ImportContext& context);
 Status convert_runtime_slice(ImportContext& context);
+
+/// ONNX Shape's start and end attributes for an input of `rank` dims,
+/// normalised and clamped: 0 <= start <= end <= rank (constant_folding.cc).
+struct ShapeRange {
+  std::int64_t start = 0;
+  std::int64_t end = 0;
+};
+StatusOr<ShapeRange> shape_range(ImportContext& context, std::size_t rank);
+
+/// Unsqueeze/Squeeze axes: an attribute before opset 13, input 1 since
+/// (convert_shape.cc; shape_values.cc reads them too).
+StatusOr<std::optional<std::vector<std::int64_t>>> axes_of(ImportContext& context);
 
 }  // namespace glassbox::frontends::onnx

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <string>
 
+#include "frontends/onnx/constant_folding.h"
+#include "frontends/onnx/converters.h"
 #include "frontends/onnx/import_context.h"
 #include "glassbox/aot/ops.h"
 
@@ -32,17 +34,10 @@ StatusOr<Shape> host_ints(ImportContext& c, std::size_t i, const std::string& wh
   return t->ints;
 }
 
-StatusOr<std::optional<Shape>> axes_input(ImportContext& c) {
-  GLASSBOX_ASSIGN_OR_RETURN(std::optional<Shape> axes, c.attributes().get_ints("axes"));
-  if (axes || !c.has_input(1)) return axes;
-  GLASSBOX_ASSIGN_OR_RETURN(Shape from_input, host_ints(c, 1, "axes"));
-  return std::optional<Shape>(std::move(from_input));
-}
-
 StatusOr<std::size_t> axis_in(ImportContext& c, std::int64_t axis, std::size_t rank) {
-  const auto r = static_cast<std::int64_t>(rank);
-  if (axis < -r || axis >= r) return c.invalid("axis " + std::to_string(axis) + " out of range");
-  return static_cast<std::size_t>(axis < 0 ? axis + r : axis);
+  StatusOr<std::size_t> normalised = normalize_axis(axis, rank);
+  if (!normalised.ok()) return c.invalid(normalised.message());
+  return normalised;
 }
 
 // ONNX Slice of a 1-D list along its one axis.
@@ -59,13 +54,9 @@ StatusOr<ShapeValue> slice_entries(ImportContext& c, const ShapeValue& data) {
   }
   const auto dim = static_cast<std::int64_t>(data.entries.size());
   const std::int64_t step = steps[0];
-  auto clamp = [&](std::int64_t v) {
-    if (v < 0) v = v < -dim ? -1 : v + dim;
-    return step > 0 ? std::clamp<std::int64_t>(v, 0, dim)
-                    : std::clamp<std::int64_t>(v, -1, dim - 1);
-  };
+  const std::int64_t end = clamp_slice_index(ends[0], dim, step);
   ShapeValue out;
-  for (std::int64_t j = clamp(starts[0]); step > 0 ? j < clamp(ends[0]) : j > clamp(ends[0]);
+  for (std::int64_t j = clamp_slice_index(starts[0], dim, step); step > 0 ? j < end : j > end;
        j += step) {
     out.entries.push_back(data.entries[static_cast<std::size_t>(j)]);
   }
@@ -147,7 +138,7 @@ StatusOr<std::optional<ShapeValue>> ShapeValues::compute(ImportContext& c) const
     return std::optional<ShapeValue>(std::move(out));
   }
   if (op == "Unsqueeze") {
-    GLASSBOX_ASSIGN_OR_RETURN(std::optional<Shape> axes, axes_input(c));
+    GLASSBOX_ASSIGN_OR_RETURN(std::optional<Shape> axes, axes_of(c));
     if (!axes) return c.invalid("axes are required");
     const std::size_t rank = data->shape.size() + axes->size();
     std::vector<bool> inserted(rank, false);
@@ -162,7 +153,7 @@ StatusOr<std::optional<ShapeValue>> ShapeValues::compute(ImportContext& c) const
     return data;
   }
   if (op == "Squeeze") {
-    GLASSBOX_ASSIGN_OR_RETURN(std::optional<Shape> axes, axes_input(c));
+    GLASSBOX_ASSIGN_OR_RETURN(std::optional<Shape> axes, axes_of(c));
     std::vector<bool> removed(data->shape.size(), !axes.has_value());
     if (axes) {
       for (std::int64_t a : *axes) {
@@ -243,13 +234,8 @@ StatusOr<bool> ShapeValues::before_node(ImportContext& c) {
     const std::vector<bool>* varying = c.varying_dims(x);
     if (varying == nullptr) return false;  // folds from the static shape
     const Shape bound = c.writer().type_of(x).shape;
-    const auto rank = static_cast<std::int64_t>(bound.size());
-    GLASSBOX_ASSIGN_OR_RETURN(std::int64_t start, c.attributes().get_int("start", 0));
-    GLASSBOX_ASSIGN_OR_RETURN(std::int64_t end, c.attributes().get_int("end", rank));
-    if (start < 0) start += rank;
-    if (end < 0) end += rank;
-    start = std::clamp<std::int64_t>(start, 0, rank);
-    end = std::clamp<std::int64_t>(end, start, rank);
+    GLASSBOX_ASSIGN_OR_RETURN(ShapeRange range, shape_range(c, bound.size()));
+    const auto [start, end] = range;
     ShapeValue v{{end - start}, {}};
     for (auto d = static_cast<std::size_t>(start); d < static_cast<std::size_t>(end); ++d) {
       v.entries.push_back((*varying)[d] ? ShapeEntry{bound[d], false, x, d}

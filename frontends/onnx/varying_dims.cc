@@ -8,30 +8,26 @@ namespace {
 
 using Shape = std::vector<std::int64_t>;
 
-std::string shape_text(const Shape& s) {
-  std::string out = "[";
-  for (std::size_t i = 0; i < s.size(); ++i) out += (i ? "," : "") + std::to_string(s[i]);
-  return out + "]";
-}
-
-// The dims a dynamic op's own output varies along (its inputs are fixed).
+// The dims a dynamic op's own output varies along, whatever its inputs
+// (none for any other op).
 std::vector<bool> made_by(std::string_view op, const aot::AttributeMap& attrs, std::size_t rank) {
   std::vector<bool> dims(rank, false);
-  if (rank == 0) return dims;
   std::int64_t axis = 0;
   if (op == aot::op::kNonZero) {
     axis = 1;  // [rank, count]
   } else if (op == aot::op::kTopK || op == aot::op::kUnique) {
+    axis = op == aot::op::kTopK ? -1 : 0;  // the attribute's defaults
     auto it = attrs.find("axis");
     if (it != attrs.end()) {
       if (const auto* a = std::get_if<std::int64_t>(&it->second)) axis = *a;
-    } else if (op == aot::op::kTopK) {
-      axis = -1;
     }
-    if (axis < 0) axis += static_cast<std::int64_t>(rank);
+  } else if (op != aot::op::kNonMaxSuppression) {  // [selected, 3]: axis 0
+    return dims;
   }
-  if (axis >= 0 && axis < static_cast<std::int64_t>(rank))
+  if (axis < 0) axis += static_cast<std::int64_t>(rank);
+  if (axis >= 0 && axis < static_cast<std::int64_t>(rank)) {
     dims[static_cast<std::size_t>(axis)] = true;
+  }
   return dims;
 }
 
@@ -93,12 +89,10 @@ Status VaryingDims::record(std::string_view op, const aot::AttributeMap& attrs,
   }
   for (std::size_t o = 0; o < outs.size() && o < out_types.size(); ++o) {
     if (!out_types[o].dynamic) continue;
-    std::vector<bool> dims = result[o];
-    const std::vector<bool> own = made_by(op, attrs, out_types[o].shape.size());
-    for (std::size_t d = 0; d < dims.size(); ++d) dims[d] = dims[d] || own[d];
-    if (fed && op != aot::op::kTopK && op != aot::op::kUnique && op != aot::op::kNonZero &&
-        op != aot::op::kNonMaxSuppression) {
-      dims = result[o];  // only what the probe showed
+    // What the probe showed, and the dims a dynamic op makes itself.
+    std::vector<bool> dims = made_by(op, attrs, out_types[o].shape.size());
+    for (std::size_t d = 0; d < dims.size() && d < result[o].size(); ++d) {
+      dims[d] = dims[d] || result[o][d];
     }
     dims_[outs[o]] = std::move(dims);
   }
@@ -111,7 +105,7 @@ StatusOr<Shape> VaryingDims::free_reshape_dim(aot::ValueId x, const Shape& from,
   const auto count = std::count(v->begin(), v->end(), true);
   if (count == 0) return to;
   if (count > 1) {
-    return Status(Error::kNotSupported, "a reshape of " + shape_text(from) +
+    return Status(Error::kNotSupported, "a reshape of " + aot::shape_string(from) +
                                             " whose size depends on data in more than one dim");
   }
   const auto d = static_cast<std::size_t>(std::find(v->begin(), v->end(), true) - v->begin());
@@ -130,8 +124,8 @@ StatusOr<Shape> VaryingDims::free_reshape_dim(aot::ValueId x, const Shape& from,
     prefix *= to[j];
   }
   if (chosen == to.size()) {
-    return Status(Error::kNotSupported, "a reshape of " + shape_text(from) + " to " +
-                                            shape_text(to) +
+    return Status(Error::kNotSupported, "a reshape of " + aot::shape_string(from) + " to " +
+                                            aot::shape_string(to) +
                                             " splits the dim whose size depends on data");
   }
   to[chosen] = -1;

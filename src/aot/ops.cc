@@ -8,11 +8,8 @@
 #include "src/aot/ops_internal.h"
 
 namespace glassbox::aot {
-namespace ops_internal {
 
-Status invalid(std::string message) { return Status(Error::kInvalidArgument, std::move(message)); }
-
-std::string shape_string(const Shape& shape) {
+std::string shape_string(const std::vector<std::int64_t>& shape) {
   std::string s = "[";
   for (std::size_t i = 0; i < shape.size(); ++i) {
     if (i > 0) s += ", ";
@@ -20,6 +17,10 @@ std::string shape_string(const Shape& shape) {
   }
   return s + "]";
 }
+
+namespace ops_internal {
+
+Status invalid(std::string message) { return Status(Error::kInvalidArgument, std::move(message)); }
 
 StatusOr<std::int64_t> int_attr(const AttributeMap& attrs, std::string_view name) {
   auto it = attrs.find(name);

@@ -17,7 +17,6 @@ namespace glassbox::aot::ops_internal {
 using Shape = std::vector<std::int64_t>;
 
 Status invalid(std::string message);
-std::string shape_string(const Shape& shape);
 
 // Attribute readers: a missing or mistyped attribute is an error, because
 // the builder always writes every attribute and a parsed graph must too.

@@ -161,6 +161,7 @@
 /// lowered subgraph produced, so they are declared, not inferred.
 
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -295,6 +296,9 @@ struct TensorType {
   bool dynamic = false;
   friend bool operator==(const TensorType&, const TensorType&) = default;
 };
+
+/// "[2, 3, 4]": a shape as errors and reports print it.
+std::string shape_string(const std::vector<std::int64_t>& shape);
 
 /// Whether `name` is an op of the table above (delegate_call is not).
 bool is_known_op(std::string_view name);
