@@ -8,8 +8,6 @@
 #include <cstring>
 #include <limits>
 
-#include "glassbox/runtime/kernels/elementwise.h"
-#include "glassbox/runtime/kernels/elementwise_ext.h"
 #include "glassbox/runtime/kernels/recurrent.h"
 
 namespace glassbox::backends::xnnpack {
@@ -208,17 +206,12 @@ xnn_status create_operators(const ParsedOp& op, RecurrentLayer* l, const float* 
   return xnn_status_success;
 }
 
+// The portable kernels' gate functions (the parser lets only Sigmoid,
+// Tanh and Relu through: none takes alpha or beta).
 void activate(RnnActivationKind kind, float* v, std::int64_t n) {
-  switch (kind) {
-    case RnnActivationKind::kSigmoid: (void)kernels::sigmoid(v, v, n); return;
-    case RnnActivationKind::kTanh: (void)kernels::tanh(v, v, n); return;
-    default: (void)kernels::relu(v, v, n); return;  // the parser lets only these three through
-  }
-}
-
-void clip_to(float clip, float* v, std::int64_t n) {
-  if (!(clip > 0)) return;
-  for (std::int64_t i = 0; i < n; ++i) v[i] = std::min(clip, std::max(-clip, v[i]));
+  kernels::RnnActivation a;
+  a.kind = kind;
+  kernels::rnn_activate(a, v, n);
 }
 
 // One step of one batch row: `g` is the row's h R^T + Rb (hr), `xr` its
@@ -227,7 +220,7 @@ void lstm_cell(const RecurrentLayer& l, const RnnActivationKind* act, const floa
                float* h, float* c) {
   const std::int64_t hid = l.hidden;
   for (std::int64_t k = 0; k < l.gh; ++k) g[k] += xr[k];
-  clip_to(l.clip, g, l.gh);
+  kernels::rnn_clip(l.clip, g, l.gh);
   float* gi = g;
   float* go = g + hid;
   float* gf = g + 2 * hid;
@@ -273,7 +266,7 @@ Error run_direction(const RecurrentLayer& l, std::int64_t d, pthreadpool_t pool)
         const float* xr = l.xw + (l.batch_major ? n * l.steps + time : time * n_rows + n) * gh;
         float* zr = l.hr + n * hr_row;
         for (std::int64_t k = 0; k < 2 * hid; ++k) zr[k] += xr[k];
-        clip_to(l.clip, zr, 2 * hid);
+        kernels::rnn_clip(l.clip, zr, 2 * hid);
         activate(act[0], zr, 2 * hid);
         for (std::int64_t k = 0; k < hid; ++k) l.rh[n * hid + k] = zr[hid + k] * l.h[n * hid + k];
       }
@@ -294,17 +287,17 @@ Error run_direction(const RecurrentLayer& l, std::int64_t d, pthreadpool_t pool)
           for (std::int64_t k = 0; k < hid; ++k) cand[k] = xr[2 * hid + k] + hh[k];
         } else {
           for (std::int64_t k = 0; k < 2 * hid; ++k) g[k] += xr[k];
-          clip_to(l.clip, g, 2 * hid);
+          kernels::rnn_clip(l.clip, g, 2 * hid);
           activate(act[0], g, 2 * hid);
           for (std::int64_t k = 0; k < hid; ++k)
             cand[k] = xr[2 * hid + k] + g[hid + k] * g[2 * hid + k];
         }
-        clip_to(l.clip, cand, hid);
+        kernels::rnn_clip(l.clip, cand, hid);
         activate(act[1], cand, hid);
         for (std::int64_t k = 0; k < hid; ++k) h[k] = (1.0f - g[k]) * cand[k] + g[k] * h[k];
       } else {
         for (std::int64_t k = 0; k < hid; ++k) g[k] += xr[k];
-        clip_to(l.clip, g, hid);
+        kernels::rnn_clip(l.clip, g, hid);
         activate(act[0], g, hid);
         std::memcpy(h, g, row_bytes);
       }

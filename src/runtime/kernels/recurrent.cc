@@ -9,6 +9,38 @@
 #include "glassbox/runtime/kernels/gemm.h"
 
 namespace glassbox::runtime::kernels {
+
+void rnn_activate(const RnnActivation& a, float* v, std::int64_t n) {
+  switch (a.kind) {
+    case RnnActivationKind::kSigmoid: (void)sigmoid(v, v, n); return;
+    case RnnActivationKind::kTanh: (void)tanh(v, v, n); return;
+    case RnnActivationKind::kRelu: (void)relu(v, v, n); return;
+    case RnnActivationKind::kSoftsign: (void)softsign(v, v, n); return;
+    case RnnActivationKind::kSoftplus: (void)softplus(v, v, n); return;
+    case RnnActivationKind::kHardSigmoid: (void)hardsigmoid(v, v, n, a.alpha, a.beta); return;
+    case RnnActivationKind::kAffine:
+      for (std::int64_t i = 0; i < n; ++i) v[i] = a.alpha * v[i] + a.beta;
+      return;
+    case RnnActivationKind::kLeakyRelu:
+      for (std::int64_t i = 0; i < n; ++i) v[i] = v[i] < 0 ? a.alpha * v[i] : v[i];
+      return;
+    case RnnActivationKind::kThresholdedRelu:
+      for (std::int64_t i = 0; i < n; ++i) v[i] = v[i] > a.alpha ? v[i] : 0.0f;
+      return;
+    case RnnActivationKind::kScaledTanh:
+      for (std::int64_t i = 0; i < n; ++i) v[i] = a.alpha * std::tanh(a.beta * v[i]);
+      return;
+    case RnnActivationKind::kElu:
+      for (std::int64_t i = 0; i < n; ++i) v[i] = v[i] < 0 ? a.alpha * std::expm1(v[i]) : v[i];
+      return;
+  }
+}
+
+void rnn_clip(float clip, float* v, std::int64_t n) {
+  if (!(clip > 0)) return;
+  for (std::int64_t i = 0; i < n; ++i) v[i] = std::min(clip, std::max(-clip, v[i]));
+}
+
 namespace {
 
 constexpr std::int64_t kMaxElements = std::int64_t{1} << 40;
@@ -50,38 +82,6 @@ bool layout_of(const RnnParams& p, Layout* out) {
   l.total = l.gemm + static_cast<std::int64_t>((l.gemm_bytes + sizeof(float) - 1) / sizeof(float));
   *out = l;
   return true;
-}
-
-// Applies `a` to v[0..n) in place.
-void activate(const RnnActivation& a, float* v, std::int64_t n) {
-  switch (a.kind) {
-    case RnnActivationKind::kSigmoid: (void)sigmoid(v, v, n); return;
-    case RnnActivationKind::kTanh: (void)tanh(v, v, n); return;
-    case RnnActivationKind::kRelu: (void)relu(v, v, n); return;
-    case RnnActivationKind::kSoftsign: (void)softsign(v, v, n); return;
-    case RnnActivationKind::kSoftplus: (void)softplus(v, v, n); return;
-    case RnnActivationKind::kHardSigmoid: (void)hardsigmoid(v, v, n, a.alpha, a.beta); return;
-    case RnnActivationKind::kAffine:
-      for (std::int64_t i = 0; i < n; ++i) v[i] = a.alpha * v[i] + a.beta;
-      return;
-    case RnnActivationKind::kLeakyRelu:
-      for (std::int64_t i = 0; i < n; ++i) v[i] = v[i] < 0 ? a.alpha * v[i] : v[i];
-      return;
-    case RnnActivationKind::kThresholdedRelu:
-      for (std::int64_t i = 0; i < n; ++i) v[i] = v[i] > a.alpha ? v[i] : 0.0f;
-      return;
-    case RnnActivationKind::kScaledTanh:
-      for (std::int64_t i = 0; i < n; ++i) v[i] = a.alpha * std::tanh(a.beta * v[i]);
-      return;
-    case RnnActivationKind::kElu:
-      for (std::int64_t i = 0; i < n; ++i) v[i] = v[i] < 0 ? a.alpha * std::expm1(v[i]) : v[i];
-      return;
-  }
-}
-
-void clip_to(float clip, float* v, std::int64_t n) {
-  if (!(clip > 0)) return;
-  for (std::int64_t i = 0; i < n; ++i) v[i] = std::min(clip, std::max(-clip, v[i]));
 }
 
 // One direction of one layer: the state, the sizes and where its slices
@@ -133,26 +133,26 @@ void lstm_step(const Direction& dir, const float* xw, float* hr, float* h, float
       gf[k] += peep[2 * hid + k] * c[k];
     }
   }
-  clip_to(clip, gi, hid);
-  clip_to(clip, gf, hid);
-  clip_to(clip, gc, hid);
-  activate(dir.act[0], gi, hid);
+  rnn_clip(clip, gi, hid);
+  rnn_clip(clip, gf, hid);
+  rnn_clip(clip, gc, hid);
+  rnn_activate(dir.act[0], gi, hid);
   if (dir.p->input_forget) {
     for (std::int64_t k = 0; k < hid; ++k) gf[k] = 1.0f - gi[k];
   } else {
-    activate(dir.act[0], gf, hid);
+    rnn_activate(dir.act[0], gf, hid);
   }
-  activate(dir.act[1], gc, hid);
+  rnn_activate(dir.act[1], gc, hid);
   for (std::int64_t k = 0; k < hid; ++k) c[k] = gf[k] * c[k] + gi[k] * gc[k];
   // o's peephole reads the new cell state.
   if (peep != nullptr) {
     for (std::int64_t k = 0; k < hid; ++k) go[k] += peep[hid + k] * c[k];
   }
-  clip_to(clip, go, hid);
-  activate(dir.act[0], go, hid);
+  rnn_clip(clip, go, hid);
+  rnn_activate(dir.act[0], go, hid);
   // h(c) into gc, which is no longer needed.
   std::memcpy(gc, c, static_cast<std::size_t>(hid) * sizeof(float));
-  activate(dir.act[2], gc, hid);
+  rnn_activate(dir.act[2], gc, hid);
   for (std::int64_t k = 0; k < hid; ++k) h[k] = go[k] * gc[k];
 }
 
@@ -209,8 +209,8 @@ Error run_direction(const Direction& dir, const Layout& l, Span<float> scratch) 
         const float* xr = xw + dir.x_row(time, n) * gh;
         float* zr = hr + n * first_rows;
         for (std::int64_t k = 0; k < 2 * hid; ++k) zr[k] += xr[k];
-        clip_to(p.clip, zr, 2 * hid);
-        activate(dir.act[0], zr, 2 * hid);
+        rnn_clip(p.clip, zr, 2 * hid);
+        rnn_activate(dir.act[0], zr, 2 * hid);
         const float* gate_r = zr + hid;
         float* tn = tmp + n * hid;
         const float* hn = h + n * hid;
@@ -249,14 +249,14 @@ Error run_direction(const Direction& dir, const Layout& l, Span<float> scratch) 
       } else if (gru) {
         const float* z = hr + n * first_rows;
         float* cand = tmp + n * hid;
-        clip_to(p.clip, cand, hid);
-        activate(dir.act[1], cand, hid);
+        rnn_clip(p.clip, cand, hid);
+        rnn_activate(dir.act[1], cand, hid);
         for (std::int64_t k = 0; k < hid; ++k) hn[k] = (1.0f - z[k]) * cand[k] + z[k] * hn[k];
       } else {
         float* pre = hr + n * gh;
         for (std::int64_t k = 0; k < hid; ++k) pre[k] += xr[k];
-        clip_to(p.clip, pre, hid);
-        activate(dir.act[0], pre, hid);
+        rnn_clip(p.clip, pre, hid);
+        rnn_activate(dir.act[0], pre, hid);
         std::memcpy(hn, pre, static_cast<std::size_t>(hid) * sizeof(float));
       }
       if (t.y != nullptr) {

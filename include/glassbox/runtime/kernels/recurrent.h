@@ -117,6 +117,11 @@ struct RnnTensors {
 bool rnn_activation_from_name(const char* name, std::size_t length, RnnActivation* out);
 /// Whether `kind` reads alpha (beta): the six (three) with parameters above.
 bool rnn_activation_takes_alpha(RnnActivationKind kind);
+/// Applies `a` to v[0..n) in place: the layers' gate functions (a delegate
+/// that runs the cell itself applies them with this too).
+void rnn_activate(const RnnActivation& a, float* v, std::int64_t n);
+/// ONNX's clip: v[0..n) into [-clip, clip] when clip > 0, else unchanged.
+void rnn_clip(float clip, float* v, std::int64_t n);
 bool rnn_activation_takes_beta(RnnActivationKind kind);
 
 /// Gates per step of `cell` (G above) and activations per direction.
