@@ -69,6 +69,71 @@ void byte_order_dims(const SlotDesc& d, XnnLayout layout, std::size_t* dims) {
   for (std::size_t i = 0; i < d.rank; ++i) dims[i] = static_cast<std::size_t>(view.physical(i));
 }
 
+// The convolution `op` (one group) as conv_igemm.h sees it.
+ConvGeometry conv_geometry(const ParsedOp& op, const SlotDesc& x, const SlotDesc& out_desc,
+                           std::size_t output_pixel_stride) {
+  const std::uint32_t* p = op.ints;
+  ConvGeometry g;
+  g.batch = static_cast<std::size_t>(x.dims[0]);
+  g.in_c = p[11];
+  g.in_h = static_cast<std::size_t>(x.dims[2]);
+  g.in_w = static_cast<std::size_t>(x.dims[3]);
+  g.out_c = p[12];
+  g.out_h = static_cast<std::size_t>(out_desc.dims[2]);
+  g.out_w = static_cast<std::size_t>(out_desc.dims[3]);
+  g.pad_top = p[0];
+  g.pad_left = p[3];
+  g.kernel_h = p[4];
+  g.kernel_w = p[5];
+  g.stride_h = p[6];
+  g.stride_w = p[7];
+  g.dilation_h = p[8];
+  g.dilation_w = p[9];
+  g.out_pixel_stride = output_pixel_stride != 0 ? output_pixel_stride : g.out_c;
+  g.output_min = op.output_min;
+  g.output_max = op.output_max;
+  return g;
+}
+
+// On one thread a convolution of one group runs on conv_igemm.h's kernel
+// where it takes it (with a pool XNNPACK splits the work between threads).
+bool runs_on_conv_igemm(const ParsedProgram& program, const ParsedOp& op, const SlotDesc& out_desc,
+                        std::size_t output_pixel_stride, pthreadpool_t pool) {
+  return op.kind == XnnOpKind::kConvolution && pool == nullptr && op.ints[10] == 1 &&
+         conv_igemm_takes(
+             conv_geometry(op, program.slots[op.operands[0]], out_desc, output_pixel_stride));
+}
+
+// Packs the weights and fills the indirection buffer once, from `memory`.
+ErrorInfo compile_conv_igemm(const ParsedProgram& program, const ParsedOp& op,
+                             const float* const* buffers, float* out, const SlotDesc& out_desc,
+                             std::size_t output_pixel_stride, runtime::MemoryAllocator* memory,
+                             const ConvIgemm** compiled) {
+  const SlotDesc& x = program.slots[op.operands[0]];
+  const ConvGeometry g = conv_geometry(op, x, out_desc, output_pixel_stride);
+  auto* conv = memory->allocate_array<ConvIgemm>(1);
+  const std::size_t packed_floats = conv_igemm_packed_floats(g);
+  auto* packed = static_cast<float*>(memory->allocate(packed_floats * sizeof(float), 64));
+  const std::size_t pointers = conv_igemm_indirection_size(g);
+  const float** indirection =
+      pointers == 0 ? nullptr : memory->allocate_array<const float*>(pointers);
+  float* zeros = pointers == 0 ? nullptr : memory->allocate_array<float>(g.in_c);
+  const AlignedCopy kernel(op.kernel, op.weight_count), bias(op.bias, op.bias_count);
+  if (conv == nullptr || packed == nullptr || kernel.get() == nullptr || bias.get() == nullptr ||
+      (pointers != 0 && (indirection == nullptr || zeros == nullptr))) {
+    return make_error(Error::kMemoryAllocationFailed, "xnnpack: out of memory");
+  }
+  conv_igemm_pack(g, kernel.get(), bias.get(), packed);
+  const float* input = buffers[op.operands[0]];
+  if (indirection != nullptr) {
+    std::fill_n(zeros, g.in_c, 0.0f);
+    conv_igemm_indirect(g, input, zeros, indirection);
+  }
+  *conv = ConvIgemm{g, packed, indirection, input, out};
+  *compiled = conv;
+  return kOk;
+}
+
 std::int8_t i8(std::int32_t v) { return static_cast<std::int8_t>(v); }
 
 // 1.6's quantized kinds XNNPACK has an operator for: every slot is int8
@@ -534,6 +599,10 @@ ErrorInfo compile_operator(const ParsedProgram& program, std::uint32_t index, fl
     out->own = own;
     return e;
   }
+  if (runs_on_conv_igemm(program, op, out_desc, output_pixel_stride, pool)) {
+    return compile_conv_igemm(program, op, buffers, buffers[out_slot], out_desc,
+                              output_pixel_stride, memory, &out->conv);
+  }
   std::uint32_t count = 1;
   if (op.kind == XnnOpKind::kConcatenate) count = op.num_operands;
   if (op.kind == XnnOpKind::kConvolution) {
@@ -562,6 +631,10 @@ ErrorInfo compile_operator(const ParsedProgram& program, std::uint32_t index, fl
 
 Error run_compiled(const CompiledOp& op, pthreadpool* pool) {
   if (op.own != nullptr) return run_own_kernel(*op.own, pool);
+  if (op.conv != nullptr) {
+    conv_igemm_run(*op.conv);
+    return Error::kOk;
+  }
   if (op.recurrent != nullptr) return run_recurrent_layer(*op.recurrent, pool);
   for (std::uint32_t i = 0; i < op.num_operators; ++i) {
     if (xnn_run_operator(op.operators[i], pool) != xnn_status_success) return Error::kInternal;

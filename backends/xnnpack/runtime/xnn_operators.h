@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "backends/xnnpack/runtime/conv_igemm.h"
 #include "backends/xnnpack/runtime/own_kernels.h"
 #include "backends/xnnpack/runtime/program_parser.h"
 #include "backends/xnnpack/runtime/recurrent_layer.h"
@@ -31,6 +32,8 @@ struct CompiledOp {
   /// Format 1.7's recurrent layer (recurrent_layer.h), which owns its
   /// XNNPACK operators.
   RecurrentLayer* recurrent = nullptr;
+  /// A convolution run by conv_igemm.h's kernel instead of XNNPACK's.
+  const ConvIgemm* conv = nullptr;
 };
 
 /// Creates and sets up `op` (op index `index` of `program`) reading and

@@ -1,0 +1,206 @@
+#include "backends/xnnpack/runtime/conv_igemm.h"
+
+#include <algorithm>
+#include <cstring>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define GLASSBOX_CONV_IGEMM_AVX512 1
+#endif
+
+namespace glassbox::backends::xnnpack {
+namespace {
+
+std::size_t pixels(const ConvGeometry& g) { return g.batch * g.out_h * g.out_w; }
+std::size_t taps(const ConvGeometry& g) { return g.kernel_h * g.kernel_w; }
+std::size_t blocks(const ConvGeometry& g) {
+  return (g.out_c + kConvIgemmBlock - 1) / kConvIgemmBlock;
+}
+std::size_t block_floats(const ConvGeometry& g) { return kConvIgemmBlock * (1 + taps(g) * g.in_c); }
+
+// The pixels are split into tiles of near-equal sizes (169 pixels: 11 and
+// 12, not fourteen 12s and a 1), so every tile keeps most accumulators busy.
+struct Tiles {
+  std::size_t count, base, extra;  // the first `extra` tiles have base + 1 pixels
+  std::size_t first(std::size_t i) const { return i * base + std::min(i, extra); }
+  std::size_t size(std::size_t i) const { return base + (i < extra ? 1 : 0); }
+};
+
+Tiles tiles_of(const ConvGeometry& g) {
+  const std::size_t m = pixels(g);
+  const std::size_t count = (m + kConvIgemmTile - 1) / kConvIgemmTile;
+  return Tiles{count, count == 0 ? 0 : m / count, count == 0 ? 0 : m % count};
+}
+
+}  // namespace
+
+bool conv_igemm_is_gemm(const ConvGeometry& g) {
+  return g.kernel_h == 1 && g.kernel_w == 1 && g.stride_h == 1 && g.stride_w == 1 &&
+         g.pad_top == 0 && g.pad_left == 0 && g.in_h == g.out_h && g.in_w == g.out_w;
+}
+
+bool conv_igemm_takes(const ConvGeometry& g) {
+  return conv_igemm_available() && g.out_c > 16 && (taps(g) > 1 || g.in_c >= 32);
+}
+
+std::size_t conv_igemm_packed_floats(const ConvGeometry& g) { return blocks(g) * block_floats(g); }
+
+std::size_t conv_igemm_indirection_size(const ConvGeometry& g) {
+  if (conv_igemm_is_gemm(g)) return 0;
+  return tiles_of(g).count * taps(g) * kConvIgemmTile;
+}
+
+void conv_igemm_pack(const ConvGeometry& g, const float* kernel, const float* bias, float* packed) {
+  const std::size_t per_channel = taps(g) * g.in_c;  // one output channel's weights
+  for (std::size_t b = 0; b < blocks(g); ++b) {
+    float* w = packed + b * block_floats(g);
+    const std::size_t first = b * kConvIgemmBlock;
+    const std::size_t n = std::min(kConvIgemmBlock, g.out_c - first);
+    std::memset(w, 0, block_floats(g) * sizeof(float));
+    for (std::size_t j = 0; j < n; ++j) w[j] = bias[first + j];
+    w += kConvIgemmBlock;
+    // Per tap and input channel, the block's 32 weights side by side.
+    for (std::size_t tk = 0; tk < per_channel; ++tk, w += kConvIgemmBlock) {
+      for (std::size_t j = 0; j < n; ++j) w[j] = kernel[(first + j) * per_channel + tk];
+    }
+  }
+}
+
+void conv_igemm_indirect(const ConvGeometry& g, const float* input, const float* zeros,
+                         const float** indirection) {
+  const Tiles t = tiles_of(g);
+  for (std::size_t i = 0; i < t.count; ++i) {
+    const float** tile = indirection + i * taps(g) * kConvIgemmTile;
+    for (std::size_t r = 0; r < kConvIgemmTile; ++r) {
+      // Rows past the tile's size read its last pixel (never stored).
+      const std::size_t p = t.first(i) + std::min(r, t.size(i) - 1);
+      const std::size_t n = p / (g.out_h * g.out_w);
+      const std::size_t oy = p / g.out_w % g.out_h, ox = p % g.out_w;
+      for (std::size_t ky = 0; ky < g.kernel_h; ++ky) {
+        for (std::size_t kx = 0; kx < g.kernel_w; ++kx) {
+          // Unsigned arithmetic: a tap in the top or left padding wraps
+          // past in_h / in_w and is caught by the same comparison.
+          const std::size_t iy = oy * g.stride_h + ky * g.dilation_h - g.pad_top;
+          const std::size_t ix = ox * g.stride_w + kx * g.dilation_w - g.pad_left;
+          const bool inside = iy < g.in_h && ix < g.in_w;
+          tile[(ky * g.kernel_w + kx) * kConvIgemmTile + r] =
+              inside ? input + ((n * g.in_h + iy) * g.in_w + ix) * g.in_c : zeros;
+        }
+      }
+    }
+  }
+}
+
+#if defined(GLASSBOX_CONV_IGEMM_AVX512)
+
+bool conv_igemm_available() { return __builtin_cpu_supports("avx512f"); }
+
+namespace {
+
+// One tile of MR pixels by one block of 32 output channels: every
+// accumulator in a register, each step of k one pair of weight loads and MR
+// broadcast FMAs per vector. `a` holds MR pointers per tap (kConvIgemmTile
+// apart); `m0`/`m1` mask the block's
+// channels past out_c. Vector + scalar broadcasts: GCC 12's _mm512_set1_ps
+// passes an "undefined" vector that -Wuninitialized flags.
+template <int MR>
+__attribute__((target("avx512f"))) void tile_kernel(std::size_t tap_count, std::size_t in_c,
+                                                    const float* const* a, const float* w, float* c,
+                                                    std::size_t c_stride, __mmask16 m0,
+                                                    __mmask16 m1, __m512 lo, __m512 hi) {
+  const __mmask16 all = 0xFFFF;
+  __m512 acc0[MR], acc1[MR];
+  const __m512 bias0 = _mm512_load_ps(w), bias1 = _mm512_load_ps(w + 16);
+#pragma GCC unroll 12
+  for (int r = 0; r < MR; ++r) {
+    acc0[r] = bias0;
+    acc1[r] = bias1;
+  }
+  w += kConvIgemmBlock;
+  for (std::size_t t = 0; t < tap_count; ++t, a += kConvIgemmTile) {
+    const float* ap[MR];
+#pragma GCC unroll 12
+    for (int r = 0; r < MR; ++r) ap[r] = a[r];
+    for (std::size_t k = 0; k < in_c; ++k, w += kConvIgemmBlock) {
+      const __m512 b0 = _mm512_load_ps(w), b1 = _mm512_load_ps(w + 16);
+#pragma GCC unroll 12
+      for (int r = 0; r < MR; ++r) {
+        const __m512 x = _mm512_maskz_broadcastss_ps(all, _mm_load_ss(ap[r] + k));
+        acc0[r] = _mm512_fmadd_ps(x, b0, acc0[r]);
+        acc1[r] = _mm512_fmadd_ps(x, b1, acc1[r]);
+      }
+    }
+  }
+#pragma GCC unroll 12
+  for (int r = 0; r < MR; ++r) {
+    float* out = c + r * c_stride;
+    _mm512_mask_storeu_ps(out, m0,
+                          _mm512_maskz_min_ps(all, _mm512_maskz_max_ps(all, acc0[r], lo), hi));
+    _mm512_mask_storeu_ps(out + 16, m1,
+                          _mm512_maskz_min_ps(all, _mm512_maskz_max_ps(all, acc1[r], lo), hi));
+  }
+}
+
+using TileKernel = void (*)(std::size_t, std::size_t, const float* const*, const float*, float*,
+                            std::size_t, __mmask16, __mmask16, __m512, __m512);
+
+// Tiles hold 12 pixels but the last ones of a balanced split may hold
+// fewer; each size has its kernel so no accumulator is spent on nothing.
+template <int... MR>
+constexpr TileKernel kTileKernels[] = {tile_kernel<MR>...};
+constexpr const TileKernel* kernels_by_rows = kTileKernels<1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12>;
+
+// Weights of the output-channel blocks one pass over the pixels meets
+// (L2 is 1 MB or more on the CPUs with AVX-512; the size barely mattered
+// between 64 KB and 1 MB, blocks one by one lost where inputs are large).
+constexpr std::size_t kGroupBytes = 256 * 1024;
+
+__mmask16 lanes(std::size_t count) {
+  return count >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << count) - 1);
+}
+
+}  // namespace
+
+__attribute__((target("avx512f"))) void conv_igemm_run(const ConvIgemm& conv) {
+  const ConvGeometry& g = conv.geometry;
+  const Tiles t = tiles_of(g);
+  const std::size_t tap_count = taps(g);
+  const __m512 lo = _mm512_setzero_ps() + g.output_min;
+  const __m512 hi = _mm512_setzero_ps() + g.output_max;
+  const std::size_t group =
+      std::max<std::size_t>(1, kGroupBytes / (block_floats(g) * sizeof(float)));
+  const float* gemm_rows[kConvIgemmTile];
+  // Blocks of output channels in groups whose weights stay in L2; within a
+  // group every tile of pixels meets each block in turn, so its inputs are
+  // read from L1 and its outputs written whole.
+  for (std::size_t b0 = 0; b0 < blocks(g); b0 += group) {
+    const std::size_t b_end = std::min(blocks(g), b0 + group);
+    for (std::size_t i = 0; i < t.count; ++i) {
+      const std::size_t rows = t.size(i);
+      const float* const* a = gemm_rows;
+      if (conv.indirection != nullptr) {
+        a = conv.indirection + i * tap_count * kConvIgemmTile;
+      } else {  // a GEMM: the tile's pixels in order
+        for (std::size_t r = 0; r < rows; ++r)
+          gemm_rows[r] = conv.input + (t.first(i) + r) * g.in_c;
+      }
+      float* c = conv.output + t.first(i) * g.out_pixel_stride;
+      for (std::size_t b = b0; b < b_end; ++b) {
+        const std::size_t first_channel = b * kConvIgemmBlock;
+        const std::size_t n = std::min(kConvIgemmBlock, g.out_c - first_channel);
+        kernels_by_rows[rows - 1](tap_count, g.in_c, a, conv.packed + b * block_floats(g),
+                                  c + first_channel, g.out_pixel_stride, lanes(n),
+                                  lanes(n > 16 ? n - 16 : 0), lo, hi);
+      }
+    }
+  }
+}
+
+#else
+
+bool conv_igemm_available() { return false; }
+void conv_igemm_run(const ConvIgemm&) {}
+
+#endif
+
+}  // namespace glassbox::backends::xnnpack
