@@ -4,8 +4,7 @@
 #include <array>
 
 #include "backends/common/graph_uses.h"
-#include "backends/common/node_attributes.h"
-#include "glassbox/aot/ops.h"
+#include "glassbox/aot/recurrent_attributes.h"
 
 namespace glassbox::backends::onednn {
 namespace {
@@ -14,24 +13,29 @@ using aot::Graph;
 using aot::Node;
 using aot::ValueId;
 
-// ONNX's inputs of a recurrent node (glassbox/aot/ops.h).
-enum Input { kX = 0, kW = 1, kR = 2, kB = 3, kSeqLens = 4, kH0 = 5, kC0 = 6, kP = 7 };
+using aot::RecurrentActivationKind;
+using aot::RecurrentAttributes;
+using aot::RecurrentKind;
 
 struct Cell {
   DnnRnnCell cell;
-  std::int64_t gates;
   // oneDNN gate g reads ONNX gate onnx_gate[g]: LSTM i, f, c, o from
   // ONNX's i, o, f, c; GRU u, r, o are ONNX's z, r, h.
   std::array<std::int64_t, 4> onnx_gate;
 };
 
-Cell cell_of(const Node& node) {
-  if (node.op == aot::op::kLstm) return {DnnRnnCell::kLstm, 4, {0, 2, 3, 1}};
-  if (node.op == aot::op::kGru) {
-    const bool lbr = int_attr(node, "linear_before_reset", 0) != 0;
-    return {lbr ? DnnRnnCell::kLbrGru : DnnRnnCell::kGru, 3, {0, 1, 2, 0}};
+Cell cell_of(const RecurrentAttributes& a) {
+  if (a.kind == RecurrentKind::kLstm) return {DnnRnnCell::kLstm, {0, 2, 3, 1}};
+  if (a.kind == RecurrentKind::kGru) {
+    return {a.linear_before_reset ? DnnRnnCell::kLbrGru : DnnRnnCell::kGru, {0, 1, 2, 0}};
   }
-  return {DnnRnnCell::kVanilla, 1, {0, 0, 0, 0}};
+  return {DnnRnnCell::kVanilla, {0, 0, 0, 0}};
+}
+
+// The graph was verified before the partitioner ran, so its recurrent
+// nodes' attributes read.
+RecurrentAttributes attributes_of(const Node& node) {
+  return aot::read_recurrent_attributes(node).value();
 }
 
 const aot::Value& value(const Graph& graph, ValueId id) { return *graph.find_value(id); }
@@ -41,51 +45,43 @@ bool all_zero(const Graph& graph, ValueId id) {
   return std::all_of(data.begin(), data.end(), [](float v) { return v == 0.f; });
 }
 
-// The activations of one direction (the list repeats per direction).
-std::vector<std::string> split(const std::string& list) {
-  std::vector<std::string> out(1);
-  for (char ch : list) {
-    if (ch == ',') {
-      out.emplace_back();
-    } else if (ch != ' ') {
-      out.back() += ch;
-    }
-  }
-  return out;
-}
-
 // The DnnEltwise code of an rnn cell's activation; 0 when oneDNN's vanilla
 // RNN has none for it.
-std::int64_t vanilla_activation(const std::string& name) {
-  if (name == "Tanh") return static_cast<std::int64_t>(DnnEltwise::kTanh);
-  if (name == "Relu") return static_cast<std::int64_t>(DnnEltwise::kRelu);
-  if (name == "Sigmoid") return static_cast<std::int64_t>(DnnEltwise::kLogistic);
-  return 0;
+std::int64_t vanilla_activation(RecurrentActivationKind kind) {
+  switch (kind) {
+    case RecurrentActivationKind::kTanh: return static_cast<std::int64_t>(DnnEltwise::kTanh);
+    case RecurrentActivationKind::kRelu: return static_cast<std::int64_t>(DnnEltwise::kRelu);
+    case RecurrentActivationKind::kSigmoid: return static_cast<std::int64_t>(DnnEltwise::kLogistic);
+    default: return 0;
+  }
 }
 
-DnnRnnDirection direction_of(const Node& node) {
-  const std::string direction = string_attr(node, "direction", "forward");
-  if (direction == "reverse") return DnnRnnDirection::kReverse;
-  if (direction == "bidirectional") return DnnRnnDirection::kBidirectional;
+DnnRnnDirection direction_of(aot::RecurrentDirection direction) {
+  if (direction == aot::RecurrentDirection::kReverse) return DnnRnnDirection::kReverse;
+  if (direction == aot::RecurrentDirection::kBidirectional) return DnnRnnDirection::kBidirectional;
   return DnnRnnDirection::kForward;
 }
 
-std::string activation_rejection(const Node& node, const Cell& cell) {
-  const std::vector<std::string> names = split(string_attr(node, "activations", ""));
-  if (cell.cell == DnnRnnCell::kVanilla) {
-    if (vanilla_activation(names[0]) == 0 ||
-        std::any_of(names.begin(), names.end(),
-                    [&](const std::string& n) { return n != names[0]; })) {
+std::string activation_rejection(const Node& node, const RecurrentAttributes& a) {
+  const std::vector<aot::RecurrentActivation>& fs = a.activations;
+  if (a.kind == RecurrentKind::kRnn) {
+    if (vanilla_activation(fs[0].kind) == 0 ||
+        std::any_of(fs.begin(), fs.end(),
+                    [&](const aot::RecurrentActivation& f) { return f.kind != fs[0].kind; })) {
       return "rnn activation other than one of Tanh, Relu, Sigmoid for every direction (oneDNN's "
              "vanilla RNN has only those)";
     }
     return {};
   }
-  const std::vector<std::string> defaults =
-      cell.cell == DnnRnnCell::kLstm ? std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"}
-                                     : std::vector<std::string>{"Sigmoid", "Tanh"};
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    if (names[i] != defaults[i % defaults.size()]) {
+  const std::vector<RecurrentActivationKind> defaults =
+      a.kind == RecurrentKind::kLstm
+          ? std::vector<RecurrentActivationKind>{RecurrentActivationKind::kSigmoid,
+                                                 RecurrentActivationKind::kTanh,
+                                                 RecurrentActivationKind::kTanh}
+          : std::vector<RecurrentActivationKind>{RecurrentActivationKind::kSigmoid,
+                                                 RecurrentActivationKind::kTanh};
+  for (std::size_t i = 0; i < fs.size(); ++i) {
+    if (fs[i].kind != defaults[i % defaults.size()]) {
       return node.op + " activations other than the defaults (oneDNN's cell has fixed ones)";
     }
   }
@@ -95,20 +91,20 @@ std::string activation_rejection(const Node& node, const Cell& cell) {
 }  // namespace
 
 std::string recurrent_rejection(const Graph& graph, const Node& node) {
-  const Cell cell = cell_of(node);
-  if (node.inputs.size() < 6 || (cell.cell == DnnRnnCell::kLstm && node.inputs.size() < 8)) {
-    return "recurrent layer without every input";
-  }
-  for (Input in : {kW, kR, kB}) {
+  const StatusOr<RecurrentAttributes> read = aot::read_recurrent_attributes(node);
+  if (!read.ok()) return read.message();
+  const RecurrentAttributes& a = *read;
+  if (node.inputs.size() < a.inputs.count) return "recurrent layer without every input";
+  for (std::size_t in : {a.inputs.w, a.inputs.r, a.inputs.b}) {
     if (!is_float_constant(graph, node.inputs[in])) return "non-constant weights or bias";
   }
-  if (cell.cell == DnnRnnCell::kLstm && !is_float_constant(graph, node.inputs[kP])) {
+  if (a.inputs.peepholes && !is_float_constant(graph, node.inputs[*a.inputs.peepholes])) {
     return "non-constant peepholes";
   }
-  const aot::Value& x = value(graph, node.inputs[kX]);
-  const aot::Value& lens = value(graph, node.inputs[kSeqLens]);
+  const aot::Value& x = value(graph, node.inputs[a.inputs.x]);
+  const aot::Value& lens = value(graph, node.inputs[a.inputs.sequence_lens]);
   if (x.shape.size() != 3) return "recurrent input x not 3-D";
-  const std::int64_t steps = int_attr(node, "layout", 0) != 0 ? x.shape[1] : x.shape[0];
+  const std::int64_t steps = a.batch_major ? x.shape[1] : x.shape[0];
   if (lens.kind != aot::ValueKind::kConstant ||
       lens.int_data.size() != static_cast<std::size_t>(lens.numel())) {
     return "sequence_lens computed (oneDNN's RNN runs every step of every sequence)";
@@ -118,14 +114,12 @@ std::string recurrent_rejection(const Graph& graph, const Node& node) {
     return "sequence_lens other than T for every sequence (oneDNN's RNN runs every step of "
            "every sequence)";
   }
-  if (std::string why = activation_rejection(node, cell); !why.empty()) return why;
-  if (node.attributes.contains("clip")) return "clip (oneDNN's RNN cells do not clip)";
-  if (int_attr(node, "input_forget", 0) != 0) {
-    return "input_forget=1 (oneDNN's LSTM has no coupled input and forget gate)";
-  }
-  for (Input in : {kH0, kC0}) {
-    if (static_cast<std::size_t>(in) >= node.inputs.size()) break;
-    const ValueId id = node.inputs[in];
+  if (std::string why = activation_rejection(node, a); !why.empty()) return why;
+  if (a.clip) return "clip (oneDNN's RNN cells do not clip)";
+  if (a.input_forget) return "input_forget=1 (oneDNN's LSTM has no coupled input and forget gate)";
+  for (std::optional<std::size_t> in : {std::optional(a.inputs.initial_h), a.inputs.initial_c}) {
+    if (!in) continue;
+    const ValueId id = node.inputs[*in];
     if (!is_computed(graph, id) && !is_float_constant(graph, id)) {
       return "initial state without data";
     }
@@ -134,17 +128,15 @@ std::string recurrent_rejection(const Graph& graph, const Node& node) {
 }
 
 RecurrentPlan plan_recurrent(const Graph& graph, const Node& node) {
-  const Cell cell = cell_of(node);
-  const DnnRnnDirection direction = direction_of(node);
-  const std::vector<std::int64_t>& w = value(graph, node.inputs[kW]).shape;  // [D, G*H, I]
-  const std::int64_t dirs = w[0], input = w[2];
-  const std::int64_t gates = cell.gates;
-  const std::int64_t hidden = w[1] / gates;
+  const RecurrentAttributes a = attributes_of(node);
+  const Cell cell = cell_of(a);
+  const std::vector<std::int64_t>& w = value(graph, node.inputs[a.inputs.w]).shape;  // [D, G*H, I]
+  const std::int64_t dirs = a.num_directions, input = w[2];
+  const std::int64_t gates = a.gate_count;
+  const std::int64_t hidden = a.hidden_size;
   RecurrentPlan plan;
   const std::int64_t activation =
-      cell.cell == DnnRnnCell::kVanilla
-          ? vanilla_activation(split(string_attr(node, "activations", "Tanh"))[0])
-          : 0;
+      a.kind == RecurrentKind::kRnn ? vanilla_activation(a.activations[0].kind) : 0;
   // w_layer[d][i][g][h] = W[d][onnx_gate(g) * H + h][i], and likewise for R.
   const auto gate_major = [&](ValueId id, std::int64_t in) {
     const std::vector<float>& src = value(graph, id).data;
@@ -164,12 +156,12 @@ RecurrentPlan plan_recurrent(const Graph& graph, const Node& node) {
     }
     return c;
   };
-  plan.w_layer = gate_major(node.inputs[kW], input);
-  plan.w_iter = gate_major(node.inputs[kR], hidden);
+  plan.w_layer = gate_major(node.inputs[a.inputs.w], input);
+  plan.w_iter = gate_major(node.inputs[a.inputs.r], hidden);
   // ONNX's b is W's biases then R's. oneDNN adds one bias per gate (their
   // sum), except the linear-before-reset GRU's new gate: W's bias outside
   // the reset product, R's inside it (a fourth bias).
-  const std::vector<float>& b = value(graph, node.inputs[kB]).data;
+  const std::vector<float>& b = value(graph, node.inputs[a.inputs.b]).data;
   const bool lbr = cell.cell == DnnRnnCell::kLbrGru;
   const std::int64_t bias_gates = lbr ? 4 : gates;
   plan.bias = {{dirs, bias_gates, hidden},
@@ -192,11 +184,11 @@ RecurrentPlan plan_recurrent(const Graph& graph, const Node& node) {
     }
   }
   bool peephole = false;
-  if (cell.cell == DnnRnnCell::kLstm && !all_zero(graph, node.inputs[kP])) {
+  if (a.inputs.peepholes && !all_zero(graph, node.inputs[*a.inputs.peepholes])) {
     peephole = true;
     // ONNX's P is i, o, f; oneDNN's i, f, o.
     constexpr std::array<std::int64_t, 3> kOnnx = {0, 2, 1};
-    const std::vector<float>& p = value(graph, node.inputs[kP]).data;
+    const std::vector<float>& p = value(graph, node.inputs[*a.inputs.peepholes]).data;
     plan.peephole = {{dirs, 3, hidden},
                      std::vector<float>(static_cast<std::size_t>(dirs * 3 * hidden))};
     for (std::int64_t d = 0; d < dirs; ++d) {
@@ -209,17 +201,16 @@ RecurrentPlan plan_recurrent(const Graph& graph, const Node& node) {
       }
     }
   }
-  const auto state = [&](Input in) {
-    if (static_cast<std::size_t>(in) >= node.inputs.size()) return ValueId();
+  const auto state = [&](std::size_t in) {
     const ValueId id = node.inputs[in];
     if (is_float_constant(graph, id) && all_zero(graph, id)) return ValueId();
     return id;
   };
-  plan.initial_h = state(kH0);
-  if (cell.cell == DnnRnnCell::kLstm) plan.initial_c = state(kC0);
+  plan.initial_h = state(a.inputs.initial_h);
+  if (a.inputs.initial_c) plan.initial_c = state(*a.inputs.initial_c);
   plan.ints = {static_cast<std::int64_t>(cell.cell),
-               static_cast<std::int64_t>(direction),
-               int_attr(node, "layout", 0) != 0 ? 1 : 0,
+               static_cast<std::int64_t>(direction_of(a.direction)),
+               a.batch_major ? 1 : 0,
                activation,
                peephole ? 1 : 0,
                plan.initial_h.is_set() ? 1 : 0,
