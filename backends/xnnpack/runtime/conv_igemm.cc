@@ -18,6 +18,10 @@ std::size_t blocks(const ConvGeometry& g) {
 }
 std::size_t block_floats(const ConvGeometry& g) { return kConvIgemmBlock * (1 + taps(g) * g.in_c); }
 
+// Parts of a run on several threads split the tiles when each gets at
+// least this many (more rows of the output), else the channel blocks.
+constexpr std::size_t kTilesPerPart = 4;
+
 // The pixels are split into tiles of near-equal sizes (169 pixels: 11 and
 // 12, not fourteen 12s and a 1), so every tile keeps most accumulators busy.
 struct Tiles {
@@ -44,6 +48,18 @@ bool conv_igemm_takes(const ConvGeometry& g) {
 }
 
 std::size_t conv_igemm_packed_floats(const ConvGeometry& g) { return blocks(g) * block_floats(g); }
+
+std::size_t conv_igemm_tile_count(const ConvGeometry& g) { return tiles_of(g).count; }
+
+std::size_t conv_igemm_block_count(const ConvGeometry& g) { return blocks(g); }
+
+ConvIgemmPart conv_igemm_part(const ConvGeometry& g, std::size_t part, std::size_t parts) {
+  const std::size_t tiles = tiles_of(g).count;
+  if (tiles >= kTilesPerPart * parts) {
+    return ConvIgemmPart{tiles * part / parts, tiles * (part + 1) / parts, 0, blocks(g)};
+  }
+  return ConvIgemmPart{0, tiles, blocks(g) * part / parts, blocks(g) * (part + 1) / parts};
+}
 
 std::size_t conv_igemm_indirection_size(const ConvGeometry& g) {
   if (conv_igemm_is_gemm(g)) return 0;
@@ -161,7 +177,7 @@ __mmask16 lanes(std::size_t count) {
 
 }  // namespace
 
-__attribute__((target("avx512f"))) void conv_igemm_run(const ConvIgemm& conv) {
+__attribute__((target("avx512f"))) void conv_igemm_run(const ConvIgemm& conv, ConvIgemmPart part) {
   const ConvGeometry& g = conv.geometry;
   const Tiles t = tiles_of(g);
   const std::size_t tap_count = taps(g);
@@ -169,13 +185,15 @@ __attribute__((target("avx512f"))) void conv_igemm_run(const ConvIgemm& conv) {
   const __m512 hi = _mm512_setzero_ps() + g.output_max;
   const std::size_t group =
       std::max<std::size_t>(1, kGroupBytes / (block_floats(g) * sizeof(float)));
+  const std::size_t end_block = std::min(part.end_block, blocks(g));
+  const std::size_t end_tile = std::min(part.end_tile, t.count);
   const float* gemm_rows[kConvIgemmTile];
   // Blocks of output channels in groups whose weights stay in L2; within a
   // group every tile of pixels meets each block in turn, so its inputs are
   // read from L1 and its outputs written whole.
-  for (std::size_t b0 = 0; b0 < blocks(g); b0 += group) {
-    const std::size_t b_end = std::min(blocks(g), b0 + group);
-    for (std::size_t i = 0; i < t.count; ++i) {
+  for (std::size_t b0 = part.first_block; b0 < end_block; b0 += group) {
+    const std::size_t b_end = std::min(end_block, b0 + group);
+    for (std::size_t i = part.first_tile; i < end_tile; ++i) {
       const std::size_t rows = t.size(i);
       const float* const* a = gemm_rows;
       if (conv.indirection != nullptr) {
@@ -199,7 +217,7 @@ __attribute__((target("avx512f"))) void conv_igemm_run(const ConvIgemm& conv) {
 #else
 
 bool conv_igemm_available() { return false; }
-void conv_igemm_run(const ConvIgemm&) {}
+void conv_igemm_run(const ConvIgemm&, ConvIgemmPart) {}
 
 #endif
 

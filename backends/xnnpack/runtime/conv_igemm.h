@@ -1,7 +1,7 @@
 #pragma once
 /// @file
 /// A float convolution of one group over NHWC pixels with AVX-512, for the
-/// delegate's convolutions on one thread. XNNPACK 2022's f32 GEMM/IGEMM
+/// delegate's convolutions. XNNPACK 2022's f32 GEMM/IGEMM
 /// microkernel on AVX-512 is a 7x16 tile: seven pixels by sixteen output
 /// channels, seven accumulators, fewer than the two 512-bit FMA pipes of a
 /// Zen 4/5 core need in flight to hide the FMA latency; it was 86% of
@@ -82,7 +82,25 @@ struct ConvIgemm {
   float* output = nullptr;  ///< pixels geometry.out_pixel_stride floats apart
 };
 
-/// Computes every output pixel. Only for a convolution conv_igemm_takes.
-void conv_igemm_run(const ConvIgemm& conv);
+/// A share of a run: tiles of pixels [first_tile, end_tile) against blocks
+/// of output channels [first_block, end_block).
+struct ConvIgemmPart {
+  std::size_t first_tile = 0, end_tile = SIZE_MAX;
+  std::size_t first_block = 0, end_block = SIZE_MAX;
+};
+
+/// Tiles of pixels and blocks of output channels in `g`.
+std::size_t conv_igemm_tile_count(const ConvGeometry& g);
+std::size_t conv_igemm_block_count(const ConvGeometry& g);
+
+/// Share `part` of `parts` (threads): whole rows of tiles when there are at
+/// least four tiles a part, else blocks of output channels. The shares of
+/// 0..parts-1 cover the output once.
+ConvIgemmPart conv_igemm_part(const ConvGeometry& g, std::size_t part, std::size_t parts);
+
+/// Computes the output pixels of `part` (default: all of them). Only for a
+/// convolution conv_igemm_takes. Each output is computed the same way
+/// whatever the split: results do not depend on the thread count.
+void conv_igemm_run(const ConvIgemm& conv, ConvIgemmPart part = {});
 
 }  // namespace glassbox::backends::xnnpack

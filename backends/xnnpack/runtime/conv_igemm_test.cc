@@ -161,6 +161,38 @@ TEST(ConvIgemmTest, ClampAndAWiderOutputPixelStride) {
   expect_matches_naive(g, 6);
 }
 
+// Shares for 2 and 3 threads, split by tiles (13x13 pixels: 15 tiles) and
+// by channel blocks (3x3 pixels: 1 tile), run one after the other: the
+// same bytes as one whole run, every output written.
+TEST(ConvIgemmTest, SharesCoverTheOutputOnceWithTheSameResults) {
+  if (!conv_igemm_available()) GTEST_SKIP() << "no AVX-512F on this CPU";
+  for (const std::size_t hw : {13u, 3u}) {
+    const ConvGeometry g = geometry(hw, 64, 200, 1, 1, 0);
+    const auto in = random_floats(hw * hw * 64, 7);
+    const auto kernel = random_floats(200 * 64, 8);
+    const auto bias = random_floats(200, 9);
+    std::vector<float> packed(conv_igemm_packed_floats(g) + 16);
+    float* aligned = packed.data();
+    while (reinterpret_cast<std::uintptr_t>(aligned) % 64 != 0) ++aligned;
+    conv_igemm_pack(g, kernel.data(), bias.data(), aligned);
+    std::vector<float> whole(hw * hw * 200, -1.0f);
+    conv_igemm_run(ConvIgemm{g, aligned, nullptr, in.data(), whole.data()});
+    for (const std::size_t parts : {2u, 3u}) {
+      std::vector<float> split(whole.size(), -1.0f);
+      for (std::size_t p = 0; p < parts; ++p) {
+        const ConvIgemmPart part = conv_igemm_part(g, p, parts);
+        if (hw == 13) {
+          EXPECT_EQ(part.end_block - part.first_block, conv_igemm_block_count(g));
+        } else {
+          EXPECT_EQ(part.end_tile - part.first_tile, conv_igemm_tile_count(g));
+        }
+        conv_igemm_run(ConvIgemm{g, aligned, nullptr, in.data(), split.data()}, part);
+      }
+      EXPECT_EQ(split, whole) << hw << "x" << hw << " in " << parts << " parts";
+    }
+  }
+}
+
 TEST(ConvIgemmTest, TakesWideEnoughConvolutionsOnly) {
   if (!conv_igemm_available()) GTEST_SKIP() << "no AVX-512F on this CPU";
   EXPECT_TRUE(conv_igemm_takes(geometry(13, 512, 1000, 1, 1, 0)));
