@@ -1,6 +1,6 @@
 #pragma once
 /// @file
-/// The XNNPACK backend's processed-bytes format, version 1.7. The AOT half
+/// The XNNPACK backend's processed-bytes format, version 1.8. The AOT half
 /// writes it (xnnpack_program.h), the runtime half parses and validates it
 /// (runtime/program_parser.h). Constants only, so device code may include it.
 ///
@@ -243,6 +243,25 @@
 /// the last one's output is logged as the identifier's (1.7's
 /// kRecurrentState, which shares its layer's, is neither timed nor logged:
 /// the layer's Y is).
+///
+/// Added in 1.8 (a 1.7 reader refuses these blobs by their minor version),
+/// for video models (r3d_18): kNhwc also orders 5-D slots, as N, D, H, W, C
+/// (NDHWC: each frame an [H, W, C] image, the frames of one batch element
+/// contiguous); kNchwToNhwc and kNhwcToNchw convert them, the binary and
+/// elementwise kinds take them like 4-D ones, and kGlobalAveragePooling
+/// may read a 5-D NDHWC input (the mean over D, H, W: output [N, C, 1, 1,
+/// 1] or [N, C]).
+///   kConvolution3d   pad_front, pad_back, pad_top, pad_right, pad_bottom,
+///                    pad_left, kernel_d, kernel_h, kernel_w, stride_d,
+///                    stride_h, stride_w, dilation_d, dilation_h,
+///                    dilation_w, groups, group_input_channels,
+///                    group_output_channels; f32 min, max; f32
+///                    kernel[KD*G*GOC*KH*KW*GIC] in [KD][G][GOC][KH][KW][GIC]
+///                    order (one kConvolution kernel per temporal tap; batch
+///                    norm already folded in); f32 bias[G*GOC]. Input and
+///                    output 5-D NDHWC. XNNPACK 2022 has no 3-D convolution:
+///                    the runtime sums one XNNPACK 2-D convolution per tap
+///                    over the frames that tap reads (runtime/conv3d_layer.h).
 
 #include <cstdint>
 
@@ -253,11 +272,13 @@ inline constexpr char kXnnpackBackendName[] = "XnnpackBackend";
 
 inline constexpr char kXnnMagic[4] = {'G', 'B', 'X', 'N'};
 inline constexpr std::uint16_t kXnnFormatMajor = 1;
-inline constexpr std::uint16_t kXnnFormatMinor = 7;
+inline constexpr std::uint16_t kXnnFormatMinor = 8;
 /// The first minor version with the constants section.
 inline constexpr std::uint16_t kXnnConstantsMinor = 2;
 /// The first minor version whose tensor descriptors carry a dtype.
 inline constexpr std::uint16_t kXnnQuantMinor = 6;
+/// The first minor version with 5-D NDHWC slots and kConvolution3d.
+inline constexpr std::uint16_t kXnnVideoMinor = 8;
 /// Bytes before the first input descriptor.
 inline constexpr std::uint32_t kXnnHeaderSize = 24;
 inline constexpr std::uint32_t kXnnMaxRank = 6;  // XNN_MAX_TENSOR_DIMS
@@ -326,8 +347,13 @@ enum class XnnOpKind : std::uint8_t {
   // 1.7
   kRecurrent = 54,
   kRecurrentState = 55,
+  // 1.8
+  kConvolution3d = 56,
 };
-inline constexpr std::uint8_t kXnnMaxOpKind = 55;
+inline constexpr std::uint8_t kXnnMaxOpKind = 56;
+/// kConvolution3d's u32 params (pads, kernel, stride, dilation, groups,
+/// channels per group in and out).
+inline constexpr std::uint32_t kXnnConv3dInts = 18;
 /// kRecurrent's u32 params: cell, direction, layout, hidden_size,
 /// input_size, linear_before_reset, then the activations.
 inline constexpr std::uint32_t kXnnRecurrentInts = 12;
@@ -336,7 +362,7 @@ inline constexpr std::uint32_t kXnnPadRank = kXnnMaxRank;
 
 enum class XnnLayout : std::uint8_t {
   kLogical = 0,  ///< The graph's order (NCHW for 4-D).
-  kNhwc = 1,     ///< 4-D only: bytes in N, H, W, C order.
+  kNhwc = 1,     ///< 4-D: bytes in N, H, W, C order; 5-D (1.8): N, D, H, W, C.
 };
 
 /// A slot's element type (1.6; before, every slot is kF32). Values are part
@@ -410,6 +436,7 @@ constexpr const char* xnn_op_type_name(XnnOpKind kind) {
     case XnnOpKind::kQCopy: return "copy_nc_x8";
     case XnnOpKind::kRecurrent: return "glassbox_recurrent (fully_connected_nc_f32 + gates)";
     case XnnOpKind::kRecurrentState: return "glassbox_recurrent_state";
+    case XnnOpKind::kConvolution3d: return "glassbox_convolution3d (convolution_nhwc_f32 per tap)";
   }
   return nullptr;
 }

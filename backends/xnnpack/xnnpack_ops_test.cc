@@ -327,11 +327,104 @@ std::vector<OpCase> cases_1_4() {
 
 std::vector<OpCase> cases_1_0();
 
+// A conv3d of `x` ([N, cin, D, H, W]) to `cout` channels with a
+// [kd, k, k] kernel: stride, padding (int[3] or int[6]), groups.
+ValueId conv3d(GraphBuilder& b, ValueId x, std::int64_t cin, std::int64_t cout, Ints kernel,
+               Ints stride, Ints padding, std::int64_t groups = 1, Ints dilation = {1, 1, 1}) {
+  static int count = 0;
+  const std::string name = "c3d" + std::to_string(count++);
+  return b.op("conv3d",
+              {x, weights(b, name + ".w", {cout, cin / groups, kernel[0], kernel[1], kernel[2]}),
+               weights(b, name + ".b", {cout})},
+              {{"stride", std::move(stride)},
+               {"padding", std::move(padding)},
+               {"dilation", std::move(dilation)},
+               {"groups", groups}});
+}
+
+ValueId clip(GraphBuilder& b, std::int64_t n, std::int64_t c, std::int64_t d, std::int64_t h,
+             std::int64_t w) {
+  return b.input("clip", ScalarType::kFloat, {n, c, d, h, w});
+}
+
+// Format 1.8: 3-D convolutions (a 2-D convolution per temporal tap) on
+// NDHWC slots, batch 2: temporal stride 1 and 2 (the frames gathered by
+// phase), temporal padding 0, 1 and more than the kernel reaches (no tap
+// covers every output frame), r3d_18's stem and downsample shapes, groups,
+// a folded batch norm, relu and relu6 fused; the mean over D, H, W; a
+// residual block as one delegate.
+std::vector<OpCase> cases_1_8() {
+  return {
+      {"conv3d_3x3x3_stride1_pad1_relu",
+       [](GraphBuilder& b) {
+         b.output(b.relu(conv3d(b, clip(b, 2, 3, 5, 6, 7), 3, 4, {3, 3, 3}, {1, 1, 1}, {1, 1, 1})));
+       }},
+      {"conv3d_3x3x3_stride2_pad1_relu",
+       [](GraphBuilder& b) {
+         b.output(b.relu(conv3d(b, clip(b, 2, 3, 7, 6, 6), 3, 5, {3, 3, 3}, {2, 2, 2}, {1, 1, 1})));
+       }},
+      {"conv3d_3x3x3_time_pad0",
+       [](GraphBuilder& b) {
+         b.output(b.relu(
+             conv3d(b, clip(b, 2, 3, 6, 5, 5), 3, 4, {3, 3, 3}, {1, 1, 1}, {0, 1, 1, 0, 1, 1})));
+       }},
+      {"conv3d_1x1x1_stride2_downsample",
+       [](GraphBuilder& b) {
+         b.output(conv3d(b, clip(b, 2, 4, 5, 6, 6), 4, 6, {1, 1, 1}, {2, 2, 2}, {0, 0, 0}));
+       }},
+      {"conv3d_1x1x1_time_pad1_stride2",
+       [](GraphBuilder& b) {
+         // Output frame 0 reads the padding: bias only.
+         b.output(
+             conv3d(b, clip(b, 2, 4, 5, 3, 3), 4, 3, {1, 1, 1}, {2, 1, 1}, {1, 0, 0, 0, 0, 0}));
+       }},
+      {"conv3d_3x7x7_spatial_stride2_stem",
+       [](GraphBuilder& b) {
+         b.output(
+             b.relu(conv3d(b, clip(b, 2, 3, 4, 13, 13), 3, 8, {3, 7, 7}, {1, 2, 2}, {1, 3, 3})));
+       }},
+      {"conv3d_time_pad_beyond_kernel_relu6",
+       [](GraphBuilder& b) {
+         // D 2, pads 2 and 1: no tap reads a frame for every output frame.
+         b.output(b.clamp(
+             conv3d(b, clip(b, 2, 3, 2, 5, 5), 3, 4, {3, 3, 3}, {1, 1, 1}, {2, 1, 1, 1, 1, 1}), 0,
+             6));
+       }},
+      {"conv3d_grouped_time_dilated_stride2_batch_norm_relu",
+       [](GraphBuilder& b) {
+         const ValueId y =
+             conv3d(b, clip(b, 2, 4, 9, 5, 5), 4, 6, {3, 3, 3}, {2, 1, 1}, {2, 1, 1}, 2, {2, 1, 1});
+         b.output(b.relu(batch_norm(b, y, 6)));
+       }},
+      {"conv3d_then_mean_dhw",
+       [](GraphBuilder& b) {
+         const ValueId y = conv3d(b, clip(b, 2, 3, 4, 5, 5), 3, 6, {3, 3, 3}, {1, 1, 1}, {1, 1, 1});
+         b.output(b.op("reduce_mean", {b.relu(y)},
+                       {{"axes", Ints{2, 3, 4}}, {"keepdims", std::int64_t{0}}}));
+       }},
+      {"mean_dhw_keepdims",
+       [](GraphBuilder& b) {
+         b.output(b.op("reduce_mean", {clip(b, 2, 3, 4, 5, 6)},
+                       {{"axes", Ints{-1, -2, -3}}, {"keepdims", std::int64_t{1}}}));
+       }},
+      {"conv3d_residual_block",
+       [](GraphBuilder& b) {
+         // r3d_18's basic block: conv, relu, conv, + x, relu, in NDHWC
+         // from the first conv to the last relu.
+         const ValueId x = clip(b, 2, 4, 4, 6, 6);
+         const ValueId h = b.relu(conv3d(b, x, 4, 4, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}));
+         const ValueId y = conv3d(b, h, 4, 4, {3, 3, 3}, {1, 1, 1}, {1, 1, 1});
+         b.output(b.relu(b.add(y, x)));
+       }},
+  };
+}
+
 std::vector<OpCase> cases() {
   std::vector<OpCase> all = cases_1_0();
   for (OpCase& c : cases_1_1()) all.push_back(std::move(c));
   for (OpCase& c : cases_1_2()) all.push_back(std::move(c));
   for (OpCase& c : cases_1_4()) all.push_back(std::move(c));
+  for (OpCase& c : cases_1_8()) all.push_back(std::move(c));
   return all;
 }
 

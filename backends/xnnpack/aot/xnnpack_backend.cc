@@ -37,9 +37,29 @@ std::uint32_t u32(std::int64_t v) { return static_cast<std::uint32_t>(v); }
 constexpr std::int64_t kNhwcPosition[4] = {0, 3, 1, 2};
 
 // Both layouts order the bytes alike when the permutation only moves
-// size-1 dimensions: C == 1 or H * W == 1.
+// size-1 dimensions: C == 1 or H * W (5-D: D * H * W) == 1.
 bool layouts_alias(const std::vector<std::int64_t>& dims) {
-  return dims.size() == 4 && (dims[1] == 1 || dims[2] * dims[3] == 1);
+  if (dims.size() != 4 && dims.size() != 5) return false;
+  std::int64_t pixels = 1;
+  for (std::size_t i = 2; i < dims.size(); ++i) pixels *= dims[i];
+  return dims[1] == 1 || pixels == 1;
+}
+
+// A conv3d's "padding" as front, top, left, back, bottom, right (int[3]:
+// both sides alike; int[6]: begins then ends); zeros when absent.
+std::array<std::int64_t, 6> padding_3d(const Node& node) {
+  const std::vector<std::int64_t> p = ints_attr(node, "padding");
+  if (p.size() == 3) return {p[0], p[1], p[2], p[0], p[1], p[2]};
+  if (p.size() == 6) return {p[0], p[1], p[2], p[3], p[4], p[5]};
+  return {};
+}
+
+// An int[3] attribute, or all `fallback`.
+std::array<std::int64_t, 3> int_triple(const Node& node, std::string_view name,
+                                       std::int64_t fallback) {
+  const std::vector<std::int64_t> v = ints_attr(node, name);
+  if (v.size() == 3) return {v[0], v[1], v[2]};
+  return {fallback, fallback, fallback};
 }
 
 // XNNPACK's window params of a (de)convolution `node` with a kh x kw
@@ -346,6 +366,7 @@ class Lowering {
   Status lower(const Node& node) {
     const std::string_view op = node.op;
     if (op == aot::op::kConv2d || op == aot::op::kConv1d) return lower_conv(node);
+    if (op == aot::op::kConv3d) return lower_conv3d(node);
     if (op == aot::op::kLinear || op == aot::op::kMatmul) return lower_fully_connected(node);
     if (op == aot::op::kMaxPool2d || op == aot::op::kAvgPool2d || op == aot::op::kMaxPool1d ||
         op == aot::op::kAvgPool1d) {
@@ -453,8 +474,10 @@ class Lowering {
                             weights.weight, weights.bias, Sources{&bn}, bn.outputs[0]);
   }
 
-  Status lower_conv(const Node& conv) {
-    Sources sources{&conv};
+  // A convolution's weights and bias (zeros when it has none), with the
+  // batch norm that is its output's only reader folded in: absorbed, added
+  // to `sources`, and `*out` moved to its output.
+  StatusOr<ConvWeights> folded_weights(const Node& conv, Sources* sources, ValueId* out) {
     const aot::Value& w = value(conv.inputs[1]);
     ConvWeights weights{w.shape[0], *constant_floats(graph_, w.id), {}};
     if (conv.inputs.size() == 3) {
@@ -462,13 +485,20 @@ class Lowering {
     } else {
       weights.bias.assign(static_cast<std::size_t>(w.shape[0]), 0.f);
     }
-    ValueId out = conv.outputs[0];
-    if (const Node* bn = sole_user(out); bn != nullptr && bn->op == aot::op::kBatchNorm) {
+    if (const Node* bn = sole_user(*out); bn != nullptr && bn->op == aot::op::kBatchNorm) {
       GLASSBOX_RETURN_IF_ERROR(fold_batch_norm(batch_norm_constants(graph_, *bn), &weights));
       absorb(*bn);
-      sources.push_back(bn);
-      out = bn->outputs[0];
+      sources->push_back(bn);
+      *out = bn->outputs[0];
     }
+    return weights;
+  }
+
+  Status lower_conv(const Node& conv) {
+    Sources sources{&conv};
+    const aot::Value& w = value(conv.inputs[1]);
+    ValueId out = conv.outputs[0];
+    GLASSBOX_ASSIGN_OR_RETURN(ConvWeights weights, folded_weights(conv, &sources, &out));
     const std::int64_t groups = int_attr(conv, "groups", 1);
     // A conv1d's weights [O, C/g, K] are [O, C/g, 1, K] (as_2d).
     const std::vector<std::int64_t> w4 = with_unit_height(w.shape);
@@ -492,6 +522,50 @@ class Lowering {
     }
     return emit_convolution(conv.inputs[0], std::move(ints), kernel, weights.bias,
                             std::move(sources), out);
+  }
+
+  // Format 1.8: a conv3d (and the batch norm it is the only input of, and
+  // relu / clamp after) as one operator on NDHWC slots.
+  Status lower_conv3d(const Node& conv) {
+    Sources sources{&conv};
+    const aot::Value& w = value(conv.inputs[1]);
+    ValueId out = conv.outputs[0];
+    GLASSBOX_ASSIGN_OR_RETURN(ConvWeights weights, folded_weights(conv, &sources, &out));
+    float min = -kInf, max = kInf;
+    absorb_activations(&out, &sources, &min, &max);
+    const std::int64_t groups = int_attr(conv, "groups", 1);
+    const std::int64_t oc = w.shape[0], gic = w.shape[1], kd = w.shape[2], kh = w.shape[3],
+                       kw = w.shape[4];
+    const auto pad = padding_3d(conv);  // front, top, left, back, bottom, right
+    const auto stride = int_triple(conv, "stride", 1);
+    const auto dilation = int_triple(conv, "dilation", 1);
+    XnnOp op;
+    op.kind = XnnOpKind::kConvolution3d;
+    op.ints = {u32(pad[0]),    u32(pad[3]),    u32(pad[1]),      u32(pad[5]),      u32(pad[4]),
+               u32(pad[2]),    u32(kd),        u32(kh),          u32(kw),          u32(stride[0]),
+               u32(stride[1]), u32(stride[2]), u32(dilation[0]), u32(dilation[1]), u32(dilation[2]),
+               u32(groups),    u32(gic),       u32(oc / groups)};
+    // OIDHW -> [KD][G][GOC][KH][KW][GIC]: one 2-D OHWI kernel per temporal
+    // tap (groups are already the outermost block of O).
+    op.floats.reserve(2 + weights.weight.size() + weights.bias.size());
+    op.floats = {min, max};
+    for (std::int64_t d = 0; d < kd; ++d) {
+      for (std::int64_t o = 0; o < oc; ++o) {
+        for (std::int64_t y = 0; y < kh; ++y) {
+          for (std::int64_t z = 0; z < kw; ++z) {
+            for (std::int64_t i = 0; i < gic; ++i) {
+              op.floats.push_back(weights.weight[static_cast<std::size_t>(
+                  (((o * gic + i) * kd + d) * kh + y) * kw + z)]);
+            }
+          }
+        }
+      }
+    }
+    op.floats.insert(op.floats.end(), weights.bias.begin(), weights.bias.end());
+    GLASSBOX_ASSIGN_OR_RETURN(std::uint32_t in,
+                              slot_for(conv.inputs[0], XnnLayout::kNhwc, sources));
+    op.operands = {in};
+    return emit_value(std::move(op), sources, out, XnnLayout::kNhwc);
   }
 
   // A convolution of `input` (as NHWC) producing `out`, after what
@@ -680,12 +754,17 @@ class Lowering {
     const ValueId a = node.inputs[0], b = node.inputs[1];
     // NHWC only when both operands are 4-D (numpy broadcasting aligns from
     // the right, so a lower-rank operand needs the logical order); a
-    // constant of lower rank is stored as 4-D (constant_slot).
+    // constant of lower rank is stored as 4-D (constant_slot). NDHWC (1.8)
+    // only when both are computed 5-D values.
     const auto rank4 = [&](ValueId v) {
       return value(v).shape.size() == 4 || (is_constant(v) && value(v).shape.size() < 4);
     };
+    const auto rank5 = [&](ValueId v) {
+      return value(v).shape.size() == 5 && !is_constant(v) && !quantized_constant(graph_, v);
+    };
+    const std::size_t out_rank = value(node.outputs[0]).shape.size();
     const bool nhwc =
-        value(node.outputs[0]).shape.size() == 4 && rank4(a) && rank4(b) &&
+        ((out_rank == 4 && rank4(a) && rank4(b)) || (out_rank == 5 && rank5(a) && rank5(b))) &&
         (current_layout(a) == XnnLayout::kNhwc || current_layout(b) == XnnLayout::kNhwc);
     const XnnLayout layout = nhwc ? XnnLayout::kNhwc : XnnLayout::kLogical;
     ValueId out = node.outputs[0];

@@ -158,6 +158,11 @@ TEST(XnnpackPartitionerTest, ReportSaysWhyEachNodeStaysPortable) {
   const ValueId i = b.input("i", ScalarType::kLong, {3});
   using Attrs = aot::AttributeMap;
   using Ints = std::vector<std::int64_t>;
+  const ValueId clip = b.input("clip", ScalarType::kFloat, {1, 2, 3, 4, 4});
+  const Attrs conv3d_attrs{{"stride", Ints{1, 1, 1}},
+                           {"padding", Ints{0, 0, 0}},
+                           {"dilation", Ints{1, 1, 1}},
+                           {"groups", std::int64_t{1}}};
   const std::vector<std::pair<ValueId, std::string>> expected = {
       {b.matmul(m, b.reshape(m, {4, 3})), ""},  // format 1.4: batch matmul
       {b.matmul(b.input("m3", ScalarType::kFloat, {2, 3, 4}), b.reshape(m, {4, 3})),
@@ -195,7 +200,22 @@ TEST(XnnpackPartitionerTest, ReportSaysWhyEachNodeStaysPortable) {
        "reflect pad mode"},
       {b.op("pow", {m, b.constant("three", {1}, {3.f})}, {}), "pow exponent not a constant 2"},
       {b.op("reduce_mean", {x}, Attrs{{"axes", Ints{1}}, {"keepdims", std::int64_t{1}}}),
-       "mean not over the last axis or H, W"},
+       "mean not over the last axis, H, W or D, H, W"},
+      // Format 1.8: 5-D (NDHWC inside the delegate).
+      {b.op("reduce_mean", {clip}, Attrs{{"axes", Ints{2, 3, 4}}, {"keepdims", std::int64_t{0}}}),
+       ""},
+      {b.op("reduce_mean", {clip}, Attrs{{"axes", Ints{3, 4}}, {"keepdims", std::int64_t{1}}}),
+       "mean not over the last axis, H, W or D, H, W"},
+      {b.op("conv3d", {clip, b.constant("w3", {2, 2, 1, 1, 1}, filled(4, 0.5f))}, conv3d_attrs),
+       ""},
+      {b.op("conv3d", {clip, b.relu(b.constant("w3r", {2, 2, 1, 1, 1}, filled(4, 0.5f)))},
+            conv3d_attrs),
+       "non-constant weights"},
+      {b.batch_norm(b.relu(clip), b.constant("bn.m", {2}, filled(2, 0.f)),
+                    b.constant("bn.v", {2}, filled(2, 1.f)),
+                    b.constant("bn.g", {2}, filled(2, 1.f)),
+                    b.constant("bn.b", {2}, filled(2, 0.f)), 1e-5),
+       "batch_norm of a 5-D input other than a conv3d's only reader"},
       {b.op("depth_to_space", {b.concat({x, x}, 1)},
             Attrs{{"blocksize", std::int64_t{2}}, {"mode", std::string("CRD")}}),
        "CRD depth_to_space"},

@@ -84,13 +84,16 @@ std::string batch_norm_rejection(const Graph& graph, const Node& node) {
     if (!is_float_constant(graph, node.inputs[i])) return "non-constant batch_norm statistics";
   }
   const aot::Value* x = graph.find_value(node.inputs[0]);
-  if (x != nullptr && x->shape.size() == 3) {
-    // Folded into the conv1d before it (a 2-D convolution of height 1).
+  if (x != nullptr && (x->shape.size() == 3 || x->shape.size() == 5)) {
+    // Folded into the conv1d before it (a 2-D convolution of height 1), or
+    // the conv3d (format 1.8).
+    const bool one_d = x->shape.size() == 3;
     const Node* conv = producer_of(graph, node.inputs[0]);
-    if (conv == nullptr || conv->op != aot::op::kConv1d ||
+    if (conv == nullptr || conv->op != (one_d ? aot::op::kConv1d : aot::op::kConv3d) ||
         GraphUses(graph).sole_user(node.inputs[0]) != &node ||
         !xnnpack_rejection(graph, *conv).empty()) {
-      return "batch_norm of a 3-D input other than a conv1d's only reader";
+      return one_d ? "batch_norm of a 3-D input other than a conv1d's only reader"
+                   : "batch_norm of a 5-D input other than a conv3d's only reader";
     }
     return kTaken;
   }
@@ -280,6 +283,15 @@ std::string op_rejection(const Graph& graph, const Node& node) {
     }
     return rank_of(graph, node.inputs[0]) == 3 ? kTaken : "conv1d input not 3-D";
   }
+  if (op == aot::op::kConv3d) {
+    // Format 1.8: a sum of 2-D convolutions over frames, one per temporal
+    // tap (runtime/conv3d_layer.h), on NDHWC slots.
+    if (!is_computed(graph, node.inputs[0])) return kConstantOperand;
+    for (std::size_t i = 1; i < node.inputs.size(); ++i) {
+      if (!is_float_constant(graph, node.inputs[i])) return kNonConstantWeights;
+    }
+    return rank_of(graph, node.inputs[0]) == 5 ? kTaken : "conv3d input not 5-D";
+  }
   if (op == aot::op::kBatchNorm) return batch_norm_rejection(graph, node);
   if (op == aot::op::kMatmul) return matmul_rejection(graph, node);
   if (op == aot::op::kPow) return pow_rejection(graph, node);
@@ -316,7 +328,7 @@ std::string op_rejection(const Graph& graph, const Node& node) {
     return axis == -1 || axis == rank - 1 ? kTaken : "softmax not on the last axis";
   }
   if (op == aot::op::kReduceMean) {
-    return mean_axes(graph, node) ? kTaken : "mean not over the last axis or H, W";
+    return mean_axes(graph, node) ? kTaken : "mean not over the last axis, H, W or D, H, W";
   }
   if (op == aot::op::kElu) {
     return float_attr(node, "alpha").value_or(1.0) > 0 ? kTaken : "elu alpha <= 0";
@@ -347,6 +359,7 @@ std::set<std::string, std::less<>> xnnpack_supported_ops() {
   using namespace aot::op;
   static constexpr std::string_view kOps[] = {kConv2d,
                                               kConv1d,  // as conv2d of height 1
+                                              kConv3d,  // as conv2d per temporal tap
                                               kMaxPool1d,
                                               kAvgPool1d,
                                               kBatchNorm,
@@ -832,6 +845,8 @@ std::optional<MeanAxes> mean_axes(const Graph& graph, const Node& node) {
   std::sort(axes.begin(), axes.end());
   if (axes == std::vector<std::int64_t>{rank - 1}) return MeanAxes::kLast;
   if (rank == 4 && axes == std::vector<std::int64_t>{2, 3}) return MeanAxes::kHw;
+  // Format 1.8: a global average pool over an NDHWC slot's D * H * W pixels.
+  if (rank == 5 && axes == std::vector<std::int64_t>{2, 3, 4}) return MeanAxes::kHw;
   return std::nullopt;
 }
 

@@ -196,7 +196,7 @@ std::optional<aot::ValueId> bias_of_add(const aot::Graph& graph, const aot::Node
 /// The axes a taken reduce_mean averages.
 enum class MeanAxes {
   kLast,  ///< the last axis
-  kHw,    ///< H and W of a 4-D tensor (global average pooling)
+  kHw,    ///< H and W of a 4-D tensor, or D, H and W of a 5-D one (global average pooling)
 };
 
 /// The axes of a reduce_mean XNNPACK can run; nullopt for others.

@@ -227,7 +227,7 @@ ErrorInfo compile_own_kernel(const ParsedProgram& program, std::uint32_t index,
     case XnnOpKind::kNhwcToNchw:
       k->n = x.dims[0];
       k->c = x.dims[1];
-      k->hw = x.dims[2] * x.dims[3];
+      k->hw = x.pixels();  // H * W, or D * H * W (1.8's NDHWC)
       k->to_nhwc = op.kind == XnnOpKind::kNchwToNhwc;
       break;
     case XnnOpKind::kChannelShuffle:

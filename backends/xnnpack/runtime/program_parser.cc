@@ -20,7 +20,10 @@ bool read_desc(ByteReader& in, std::uint16_t minor, SlotDesc* d) {
     return false;
   }
   d->layout = static_cast<XnnLayout>(layout);
-  if (d->layout == XnnLayout::kNhwc && d->rank != 4) return false;
+  // kNhwc: 4-D, or 1.8's 5-D NDHWC.
+  if (d->layout == XnnLayout::kNhwc && d->rank != 4 && !(d->rank == 5 && minor >= kXnnVideoMinor)) {
+    return false;
+  }
   d->numel = 1;
   for (std::uint8_t i = 0; i < d->rank; ++i) {
     if (!in.read(&d->dims[i]) || d->dims[i] <= 0 || d->dims[i] > kMaxSlotElements) return false;
@@ -101,10 +104,18 @@ XnnOpKind shape_kind(XnnOpKind kind) {
 }
 
 // Whether `d`'s bytes are in `layout` order: the same layout, or a 4-D
-// tensor whose permutation only moves size-1 dimensions.
+// or 5-D tensor whose permutation only moves size-1 dimensions (C == 1,
+// or one pixel).
 bool readable_as(const SlotDesc& d, XnnLayout layout) {
-  return d.layout == layout || (d.rank == 4 && (d.dims[1] == 1 || d.dims[2] * d.dims[3] == 1));
+  if (d.layout == layout) return true;
+  if (d.rank != 4 && d.rank != 5) return false;
+  std::int64_t pixels = 1;
+  for (std::size_t i = 2; i < d.rank; ++i) pixels *= d.dims[i];
+  return d.dims[1] == 1 || pixels == 1;
 }
+
+// A slot kNhwc may order: 4-D (NHWC) or 5-D (NDHWC).
+bool spatial_rank(const SlotDesc& d) { return d.rank == 4 || d.rank == 5; }
 
 bool same_dims(const SlotDesc& a, const std::int64_t* dims, std::size_t rank) {
   if (a.rank != rank) return false;
@@ -127,6 +138,7 @@ ParamShape param_shape(XnnOpKind kind) {
   switch (kind) {
     case XnnOpKind::kConvolution: return {13, true, false};
     case XnnOpKind::kDeconvolution: return {15, true, false};
+    case XnnOpKind::kConvolution3d: return {kXnnConv3dInts, true, false};
     case XnnOpKind::kFullyConnected: return {2, true, false};
     case XnnOpKind::kMaxPooling: return {10, true, false};
     case XnnOpKind::kAveragePooling: return {8, true, false};
@@ -242,6 +254,24 @@ ErrorInfo expected_output(const ParsedOp& op, const SlotDesc* slots, const SlotD
         return bad("xnnpack program: convolution output not NHWC");
       return kOk;
     }
+    case XnnOpKind::kConvolution3d: {
+      // pads front back t r b l, kernel d h w, stride d h w, dilation d h
+      // w, groups, gic, goc
+      for (int i = 6; i < 18; ++i) {
+        if (p[i] == 0) return bad("xnnpack program: zero convolution parameter");
+      }
+      if (x.rank != 5 || !readable_as(x, XnnLayout::kNhwc) ||
+          x.dims[1] != std::int64_t{p[15]} * p[16] || out.rank != 5 ||
+          !readable_as(out, XnnLayout::kNhwc)) {
+        return bad(
+            "xnnpack program: 3-D convolution input or output does not match its parameters");
+      }
+      dims[1] = std::int64_t{p[15]} * p[17];
+      dims[2] = window_out(x.dims[2], p[0], p[1], p[6], p[9], p[12]);
+      dims[3] = window_out(x.dims[3], p[2], p[4], p[7], p[10], p[13]);
+      dims[4] = window_out(x.dims[4], p[5], p[3], p[8], p[11], p[14]);
+      return kOk;
+    }
     case XnnOpKind::kFullyConnected:
       if (p[0] == 0 || p[1] == 0 || !readable_as(x, XnnLayout::kLogical) ||
           x.dims[x.rank - 1] != p[0] || !readable_as(out, XnnLayout::kLogical)) {
@@ -263,10 +293,12 @@ ErrorInfo expected_output(const ParsedOp& op, const SlotDesc* slots, const SlotD
       return kOk;
     }
     case XnnOpKind::kGlobalAveragePooling:
-      if (x.rank != 4 || !readable_as(x, XnnLayout::kNhwc)) {
-        return bad("xnnpack program: global average pooling input not 4-D NHWC");
+      // 1.8: a 5-D NDHWC input too (read_desc refused those before).
+      if (!(x.rank == 4 || (x.rank == 5 && op.kind == XnnOpKind::kGlobalAveragePooling)) ||
+          !readable_as(x, XnnLayout::kNhwc)) {
+        return bad("xnnpack program: global average pooling input not 4-D NHWC or 5-D NDHWC");
       }
-      dims[2] = dims[3] = 1;
+      for (std::size_t i = 2; i < x.rank; ++i) dims[i] = 1;
       if (out.rank == 2) *rank = 2;  // 1.1: [N, C], H and W dropped
       return kOk;
     case XnnOpKind::kAdd:
@@ -277,7 +309,7 @@ ErrorInfo expected_output(const ParsedOp& op, const SlotDesc* slots, const SlotD
     case XnnOpKind::kMinimum: {
       const SlotDesc& y = slots[op.operands[1]];
       if (!readable_as(x, out.layout) || !readable_as(y, out.layout) ||
-          (out.layout == XnnLayout::kNhwc && (x.rank != 4 || y.rank != 4))) {
+          (out.layout == XnnLayout::kNhwc && (x.rank != y.rank || !spatial_rank(x)))) {
         return bad("xnnpack program: binary operands not in the output's layout");
       }
       *rank = x.rank > y.rank ? x.rank : y.rank;
@@ -395,7 +427,7 @@ ErrorInfo expected_output(const ParsedOp& op, const SlotDesc* slots, const SlotD
     case XnnOpKind::kNchwToNhwc:
     case XnnOpKind::kNhwcToNchw: {
       const bool to_nhwc = op.kind == XnnOpKind::kNchwToNhwc;
-      if (x.rank != 4 || x.layout != (to_nhwc ? XnnLayout::kLogical : XnnLayout::kNhwc) ||
+      if (!spatial_rank(x) || x.layout != (to_nhwc ? XnnLayout::kLogical : XnnLayout::kNhwc) ||
           out.layout != (to_nhwc ? XnnLayout::kNhwc : XnnLayout::kLogical)) {
         return bad("xnnpack program: layout conversion between wrong layouts");
       }
@@ -604,6 +636,9 @@ ErrorInfo read_params(ByteReader& in, ParsedOp* op) {
   if (op->kind == XnnOpKind::kConvolution || op->kind == XnnOpKind::kDeconvolution) {
     bias = std::uint64_t{p[10]} * p[12];
     fits = checked_product({bias, p[4], p[5], p[11]}, &weights);
+  } else if (op->kind == XnnOpKind::kConvolution3d) {
+    bias = std::uint64_t{p[15]} * p[17];
+    fits = checked_product({bias, p[6], p[7], p[8], p[16]}, &weights);
   } else if (op->kind == XnnOpKind::kFullyConnected) {
     bias = p[1];
     weights = std::uint64_t{p[0]} * p[1];
@@ -667,6 +702,9 @@ ErrorInfo read_op(ByteReader& in, runtime::MemoryAllocator* memory, ParsedProgra
     return bad("xnnpack program: unknown operator kind");
   }
   op->kind = static_cast<XnnOpKind>(kind);
+  if (op->kind == XnnOpKind::kConvolution3d && program->minor < kXnnVideoMinor) {
+    return bad("xnnpack program: operator kind newer than the blob's version");
+  }
   const ErrorInfo id = read_identifier(in, memory, op);
   if (id.code != Error::kOk) return id;
   std::uint8_t count = 0;
@@ -713,8 +751,9 @@ ErrorInfo read_op(ByteReader& in, runtime::MemoryAllocator* memory, ParsedProgra
 
 std::int64_t SlotDesc::physical(std::size_t i) const {
   if (layout != XnnLayout::kNhwc) return dims[i];
-  static constexpr std::size_t kLogicalOf[4] = {0, 2, 3, 1};  // N H W C
-  return dims[kLogicalOf[i]];
+  // N (D) H W C: the channels move last.
+  if (i == 0) return dims[0];
+  return i + 1 == rank ? dims[1] : dims[i + 1];
 }
 
 Result<ParsedProgram*> parse_xnn_program(Span<const std::uint8_t> blob,

@@ -34,8 +34,8 @@ inline constexpr std::uint32_t kMaxConstants = 1u << 16;
 inline constexpr std::uint32_t kMaxOperands = 64;
 /// Largest u32 operator parameter (kernel sizes, strides, channels...).
 inline constexpr std::uint32_t kMaxParam = 1u << 24;
-/// Most u32 params of any kind (kDeconvolution's).
-inline constexpr std::uint32_t kMaxOpInts = 15;
+/// Most u32 params of any kind (1.8's kConvolution3d's).
+inline constexpr std::uint32_t kMaxOpInts = kXnnConv3dInts;
 
 /// A slot's shape: logical dims and byte order.
 struct SlotDesc {
@@ -48,8 +48,15 @@ struct SlotDesc {
   XnnDType dtype = XnnDType::kF32;
   float scale = 1.0f;
   std::int32_t zero_point = 0;
-  /// The dims in byte order (NHWC for kNhwc).
+  /// The dims in byte order (NHWC, or 1.8's NDHWC, for kNhwc).
   std::int64_t physical(std::size_t i) const;
+  /// The product of the dims after N and C (H * W, or D * H * W for a
+  /// 5-D slot): the pixels of each image in NHWC / NDHWC order.
+  std::int64_t pixels() const {
+    std::int64_t p = 1;
+    for (std::size_t i = 2; i < rank; ++i) p *= dims[i];
+    return p;
+  }
   bool quantized() const { return dtype != XnnDType::kF32; }
   /// Bytes per element: 4, or 1 when quantized.
   std::size_t element_size() const { return quantized() ? 1 : 4; }

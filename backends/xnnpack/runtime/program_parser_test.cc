@@ -520,6 +520,94 @@ TEST(XnnpackProgramParserRecurrentTest, LayerAndStatesParseInitAndAreCheckedStri
   }
 }
 
+// Format 1.8: x [1, 2, 4, 5, 5] to NDHWC, a 3x3x3 conv3d (temporal stride
+// 2, every pad 1) to [1, 3, 2, 5, 5], then the mean over D, H, W.
+XnnProgram conv3d_program() {
+  XnnProgram p;
+  p.inputs = {logical({1, 2, 4, 5, 5})};
+  const auto add = [&p](XnnOpKind kind, std::uint32_t operand, XnnTensorDesc out) {
+    XnnOp op;
+    op.kind = kind;
+    op.identifier = static_cast<std::int64_t>(p.ops.size());
+    op.operands = {operand};
+    op.output = std::move(out);
+    p.ops.push_back(std::move(op));
+    return static_cast<std::uint32_t>(p.inputs.size() + p.ops.size() - 1);
+  };
+  const std::uint32_t x = add(XnnOpKind::kNchwToNhwc, 0, nhwc({1, 2, 4, 5, 5}));
+  const std::uint32_t y = add(XnnOpKind::kConvolution3d, x, nhwc({1, 3, 2, 5, 5}));
+  p.ops.back().ints = {1, 1, 1, 1, 1, 1, 3, 3, 3, 2, 1, 1, 1, 1, 1, 1, 2, 3};
+  p.ops.back().floats.assign(2 + 3 * 3 * 3 * 3 * 2 + 3, 0.25f);
+  p.ops.back().floats[0] = 0;  // relu
+  p.ops.back().floats[1] = std::numeric_limits<float>::infinity();
+  p.ops.back().floats[2] = -1.5f;
+  p.outputs = {add(XnnOpKind::kGlobalAveragePooling, y, logical({1, 3}))};
+  p.ops.back().floats = {-std::numeric_limits<float>::infinity(),
+                         std::numeric_limits<float>::infinity()};
+  return p;
+}
+
+TEST(XnnpackProgramParserConv3dTest, ParsesInitsAndChecksEveryField) {
+  const XnnProgram good = conv3d_program();
+  const std::vector<std::uint8_t> blob = encode_xnn_program(good);
+  EXPECT_EQ(parse(blob), Error::kOk);
+  EXPECT_EQ(init_and_destroy(blob), Error::kOk);
+  keep_as_fuzz_seed("conv3d", blob);
+  expect_every_truncation_fails(blob);
+  expect_bit_flips_fail_cleanly(blob);
+  const auto rejected = [&](const std::function<void(XnnProgram*)>& edit) {
+    XnnProgram p = good;
+    edit(&p);
+    return parse(encode_xnn_program(p));
+  };
+  XnnOp* conv = nullptr;
+  const auto conv_of = [&conv](XnnProgram* p) { return conv = &p->ops[1]; };
+  EXPECT_EQ(rejected([&](XnnProgram* p) { conv_of(p)->floats.pop_back(); }), Error::kCorruptData)
+      << "one bias short";
+  EXPECT_EQ(rejected([&](XnnProgram* p) { conv_of(p)->ints.pop_back(); }), Error::kCorruptData)
+      << "17 params";
+  for (std::size_t i = 6; i < 18; ++i) {
+    EXPECT_EQ(rejected([&](XnnProgram* p) { conv_of(p)->ints[i] = 0; }), Error::kCorruptData)
+        << "param " << i << " zero";
+  }
+  EXPECT_EQ(rejected([&](XnnProgram* p) {
+              conv_of(p)->ints[0] = 0;
+              conv->ints[1] = 0;
+            }),
+            Error::kCorruptData)
+      << "no temporal padding: D would be 1";
+  EXPECT_EQ(rejected([&](XnnProgram* p) { conv_of(p)->ints[9] = 1; }), Error::kCorruptData)
+      << "temporal stride 1: D would be 4";
+  EXPECT_EQ(rejected([&](XnnProgram* p) { conv_of(p)->ints[16] = 1; }), Error::kCorruptData)
+      << "input channels 1 for a 2-channel input";
+  EXPECT_EQ(rejected([&](XnnProgram* p) { conv_of(p)->ints[1] = 1u << 25; }), Error::kCorruptData)
+      << "param past kMaxParam";
+  EXPECT_EQ(rejected([&](XnnProgram* p) { conv_of(p)->floats[1] = -1; }), Error::kCorruptData)
+      << "max < min";
+  EXPECT_EQ(rejected([&](XnnProgram* p) {
+              conv_of(p)->output = logical({1, 3, 2, 5, 5});
+            }),
+            Error::kCorruptData)
+      << "output not NDHWC";
+  EXPECT_EQ(rejected([&](XnnProgram* p) { conv_of(p)->operands = {0}; }), Error::kCorruptData)
+      << "input not NDHWC";
+  EXPECT_EQ(rejected([&](XnnProgram* p) {
+              p->inputs[0] = logical({2, 5, 5, 2});
+              p->ops[0].output = nhwc({2, 5, 5, 2});
+            }),
+            Error::kCorruptData)
+      << "4-D input";
+  EXPECT_EQ(rejected([](XnnProgram* p) {
+              p->ops[2].output = logical({1, 3, 1, 1});
+            }),
+            Error::kCorruptData)
+      << "mean over D, H, W keeping 4 dims";
+  // A 1.7 blob has neither 5-D NDHWC slots nor the kind.
+  std::vector<std::uint8_t> old = blob;
+  old[6] = 7;
+  EXPECT_EQ(parse(old), Error::kCorruptData);
+}
+
 TEST_P(XnnpackProgramParserTest, HeaderErrorsAreNamed) {
   std::vector<std::uint8_t> blob = model_blob(GetParam());
   std::vector<std::uint8_t> bad_magic = blob;

@@ -1,6 +1,5 @@
 #include "backends/xnnpack/runtime/xnn_operators.h"
 
-#include <pthreadpool.h>
 #include <xnnpack.h>
 
 #include <algorithm>
@@ -96,11 +95,11 @@ ConvGeometry conv_geometry(const ParsedOp& op, const SlotDesc& x, const SlotDesc
   return g;
 }
 
-// A convolution of one group runs on conv_igemm.h's kernel where it takes
-// it.
+// On one thread a convolution of one group runs on conv_igemm.h's kernel
+// where it takes it (with a pool XNNPACK splits the work between threads).
 bool runs_on_conv_igemm(const ParsedProgram& program, const ParsedOp& op, const SlotDesc& out_desc,
-                        std::size_t output_pixel_stride) {
-  return op.kind == XnnOpKind::kConvolution && op.ints[10] == 1 &&
+                        std::size_t output_pixel_stride, pthreadpool_t pool) {
+  return op.kind == XnnOpKind::kConvolution && pool == nullptr && op.ints[10] == 1 &&
          conv_igemm_takes(
              conv_geometry(op, program.slots[op.operands[0]], out_desc, output_pixel_stride));
 }
@@ -365,9 +364,10 @@ xnn_status create_and_setup(const ParsedProgram& program, const ParsedOp& op,
       const auto c = static_cast<std::size_t>(x.dims[1]);
       s = xnn_create_global_average_pooling_nwc_f32(c, c, c, lo, hi, 0, &ops[0]);
       if (s != xnn_status_success) return s;
-      return xnn_setup_global_average_pooling_nwc_f32(
-          ops[0], static_cast<std::size_t>(x.dims[0]),
-          static_cast<std::size_t>(x.dims[2] * x.dims[3]), in[0], out, pool);
+      // H * W pixels, or 1.8's D * H * W.
+      return xnn_setup_global_average_pooling_nwc_f32(ops[0], static_cast<std::size_t>(x.dims[0]),
+                                                      static_cast<std::size_t>(x.pixels()), in[0],
+                                                      out, pool);
     }
     case XnnOpKind::kAdd:
     case XnnOpKind::kSubtract:
@@ -556,26 +556,6 @@ xnn_status create_and_setup(const ParsedProgram& program, const ParsedOp& op,
   return xnn_status_invalid_parameter;
 }
 
-// One share of a convolution per thread of the pool.
-void run_conv_igemm(const ConvIgemm& conv, pthreadpool_t pool) {
-  const std::size_t threads = pool == nullptr ? 1 : pthreadpool_get_threads_count(pool);
-  if (threads <= 1) {
-    conv_igemm_run(conv);
-    return;
-  }
-  struct Shares {
-    const ConvIgemm* conv;
-    std::size_t parts;
-  } shares{&conv, threads};
-  pthreadpool_parallelize_1d(
-      pool,
-      [](void* context, std::size_t part) {
-        const auto* s = static_cast<const Shares*>(context);
-        conv_igemm_run(*s->conv, conv_igemm_part(s->conv->geometry, part, s->parts));
-      },
-      &shares, threads, 0);
-}
-
 }  // namespace
 
 ErrorInfo compile_operator(const ParsedProgram& program, std::uint32_t index, float* const* buffers,
@@ -589,6 +569,9 @@ ErrorInfo compile_operator(const ParsedProgram& program, std::uint32_t index, fl
     return compile_recurrent_layer(program, index, buffers, pool, memory, &out->recurrent);
   }
   if (op.kind == XnnOpKind::kRecurrentState) return kOk;  // its layer writes it
+  if (op.kind == XnnOpKind::kConvolution3d) {
+    return compile_conv3d_layer(program, index, buffers, pool, memory, &out->conv3d);
+  }
   if (!is_own_kernel(op.kind) && op.kind >= XnnOpKind::kQuantize) {
     auto** ops = memory->allocate_array<xnn_operator_t>(1);
     auto** inputs = memory->allocate_array<const void*>(op.num_operands);
@@ -620,7 +603,7 @@ ErrorInfo compile_operator(const ParsedProgram& program, std::uint32_t index, fl
     out->own = own;
     return e;
   }
-  if (runs_on_conv_igemm(program, op, out_desc, output_pixel_stride)) {
+  if (runs_on_conv_igemm(program, op, out_desc, output_pixel_stride, pool)) {
     return compile_conv_igemm(program, op, buffers, buffers[out_slot], out_desc,
                               output_pixel_stride, memory, &out->conv);
   }
@@ -653,10 +636,11 @@ ErrorInfo compile_operator(const ParsedProgram& program, std::uint32_t index, fl
 Error run_compiled(const CompiledOp& op, pthreadpool* pool) {
   if (op.own != nullptr) return run_own_kernel(*op.own, pool);
   if (op.conv != nullptr) {
-    run_conv_igemm(*op.conv, pool);
+    conv_igemm_run(*op.conv);
     return Error::kOk;
   }
   if (op.recurrent != nullptr) return run_recurrent_layer(*op.recurrent, pool);
+  if (op.conv3d != nullptr) return run_conv3d_layer(*op.conv3d, pool);
   for (std::uint32_t i = 0; i < op.num_operators; ++i) {
     if (xnn_run_operator(op.operators[i], pool) != xnn_status_success) return Error::kInternal;
   }
@@ -665,6 +649,7 @@ Error run_compiled(const CompiledOp& op, pthreadpool* pool) {
 
 void delete_compiled(CompiledOp* op) {
   if (op->recurrent != nullptr) delete_recurrent_layer(op->recurrent);
+  if (op->conv3d != nullptr) delete_conv3d_layer(op->conv3d);
   for (std::uint32_t i = 0; i < op->num_operators; ++i) {
     if (op->operators[i] != nullptr) {
       (void)xnn_delete_operator(op->operators[i]);

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "backends/xnnpack/runtime/conv3d_layer.h"
 #include "backends/xnnpack/runtime/conv_igemm.h"
 #include "backends/xnnpack/runtime/own_kernels.h"
 #include "backends/xnnpack/runtime/program_parser.h"
@@ -32,6 +33,9 @@ struct CompiledOp {
   /// Format 1.7's recurrent layer (recurrent_layer.h), which owns its
   /// XNNPACK operators.
   RecurrentLayer* recurrent = nullptr;
+  /// Format 1.8's 3-D convolution (conv3d_layer.h), which owns its
+  /// XNNPACK operators.
+  Conv3dLayer* conv3d = nullptr;
   /// A convolution run by conv_igemm.h's kernel instead of XNNPACK's.
   const ConvIgemm* conv = nullptr;
 };

@@ -98,7 +98,7 @@ bool log_output(EventTracer* tracer, runtime::BackendExecutionContext& context,
   const SlotDesc& desc = d.program->slots[slot];
   const float* data = d.buffers[slot];
   const bool in_place = d.slices.in_place(slot);
-  const bool aliases = !in_place && (desc.dims[1] == 1 || desc.dims[2] * desc.dims[3] == 1);
+  const bool aliases = !in_place && (desc.dims[1] == 1 || desc.pixels() == 1);
   if (desc.quantized()) {
     // int8 in logical order, uint8 ones back to their uint8 values, so the
     // Inspector dequantizes them with the graph's scale and zero point.
@@ -107,7 +107,7 @@ bool log_output(EventTracer* tracer, runtime::BackendExecutionContext& context,
     if (logical == nullptr) return true;  // scratch exhausted: skip the debug copy
     const auto* bytes = reinterpret_cast<const std::int8_t*>(data);
     if (desc.layout == XnnLayout::kNhwc && !aliases) {
-      nhwc_to_nchw(bytes, logical, desc.dims[0], desc.dims[1], desc.dims[2] * desc.dims[3]);
+      nhwc_to_nchw(bytes, logical, desc.dims[0], desc.dims[1], desc.pixels());
       bytes = logical;
     }
     copy_flipping(bytes, logical, numel, desc.dtype == XnnDType::kQu8);
@@ -119,7 +119,7 @@ bool log_output(EventTracer* tracer, runtime::BackendExecutionContext& context,
     auto* logical = static_cast<float*>(
         context.allocate(static_cast<std::size_t>(desc.numel) * sizeof(float), kBufferAlignment));
     if (logical == nullptr) return true;  // scratch exhausted: skip the debug copy
-    nhwc_to_nchw(data, logical, desc.dims[0], desc.dims[1], desc.dims[2] * desc.dims[3],
+    nhwc_to_nchw(data, logical, desc.dims[0], desc.dims[1], desc.pixels(),
                  pixel_stride(*d.program, d.slices, slot));
     data = logical;
   }
