@@ -1,5 +1,6 @@
 #include "backends/xnnpack/runtime/xnn_operators.h"
 
+#include <pthreadpool.h>
 #include <xnnpack.h>
 
 #include <algorithm>
@@ -95,11 +96,11 @@ ConvGeometry conv_geometry(const ParsedOp& op, const SlotDesc& x, const SlotDesc
   return g;
 }
 
-// On one thread a convolution of one group runs on conv_igemm.h's kernel
-// where it takes it (with a pool XNNPACK splits the work between threads).
+// A convolution of one group runs on conv_igemm.h's kernel where it takes
+// it.
 bool runs_on_conv_igemm(const ParsedProgram& program, const ParsedOp& op, const SlotDesc& out_desc,
-                        std::size_t output_pixel_stride, pthreadpool_t pool) {
-  return op.kind == XnnOpKind::kConvolution && pool == nullptr && op.ints[10] == 1 &&
+                        std::size_t output_pixel_stride) {
+  return op.kind == XnnOpKind::kConvolution && op.ints[10] == 1 &&
          conv_igemm_takes(
              conv_geometry(op, program.slots[op.operands[0]], out_desc, output_pixel_stride));
 }
@@ -556,6 +557,26 @@ xnn_status create_and_setup(const ParsedProgram& program, const ParsedOp& op,
   return xnn_status_invalid_parameter;
 }
 
+// One share of a convolution per thread of the pool.
+void run_conv_igemm(const ConvIgemm& conv, pthreadpool_t pool) {
+  const std::size_t threads = pool == nullptr ? 1 : pthreadpool_get_threads_count(pool);
+  if (threads <= 1) {
+    conv_igemm_run(conv);
+    return;
+  }
+  struct Shares {
+    const ConvIgemm* conv;
+    std::size_t parts;
+  } shares{&conv, threads};
+  pthreadpool_parallelize_1d(
+      pool,
+      [](void* context, std::size_t part) {
+        const auto* s = static_cast<const Shares*>(context);
+        conv_igemm_run(*s->conv, conv_igemm_part(s->conv->geometry, part, s->parts));
+      },
+      &shares, threads, 0);
+}
+
 }  // namespace
 
 ErrorInfo compile_operator(const ParsedProgram& program, std::uint32_t index, float* const* buffers,
@@ -603,7 +624,7 @@ ErrorInfo compile_operator(const ParsedProgram& program, std::uint32_t index, fl
     out->own = own;
     return e;
   }
-  if (runs_on_conv_igemm(program, op, out_desc, output_pixel_stride, pool)) {
+  if (runs_on_conv_igemm(program, op, out_desc, output_pixel_stride)) {
     return compile_conv_igemm(program, op, buffers, buffers[out_slot], out_desc,
                               output_pixel_stride, memory, &out->conv);
   }
@@ -636,7 +657,7 @@ ErrorInfo compile_operator(const ParsedProgram& program, std::uint32_t index, fl
 Error run_compiled(const CompiledOp& op, pthreadpool* pool) {
   if (op.own != nullptr) return run_own_kernel(*op.own, pool);
   if (op.conv != nullptr) {
-    conv_igemm_run(*op.conv);
+    run_conv_igemm(*op.conv, pool);
     return Error::kOk;
   }
   if (op.recurrent != nullptr) return run_recurrent_layer(*op.recurrent, pool);
