@@ -465,6 +465,19 @@ std::vector<OpCase> cases_1_0() {
          ValueId x = b.input("x", ScalarType::kFloat, {3, 20});
          b.output(b.relu(b.linear(x, weights(b, "w", {7, 20}), weights(b, "b", {7}))));
        }},
+      // On AVX-512 CPUs the delegate's own convolution (conv_igemm.h):
+      // a fully connected layer as a 1x1 GEMM over 10 rows (one tile), 50
+      // outputs (a block and a masked one), ReLU6 fused; a strided 3x3 with
+      // padding through the indirection buffer, 40 channels, two images.
+      {"linear_40_to_50_rank3_relu6",
+       [](GraphBuilder& b) {
+         ValueId x = b.input("x", ScalarType::kFloat, {2, 5, 40});
+         b.output(b.relu6(b.linear(x, weights(b, "w", {50, 40}), weights(b, "b", {50}))));
+       }},
+      {"conv_3x3_s2_to_40_channels",
+       [](GraphBuilder& b) {
+         b.output(conv(b, image(b, 6, 11), 6, 40, {.stride = {2, 2}, .padding = {1, 1}}));
+       }},
       {"linear_rank3_no_bias",
        [](GraphBuilder& b) {
          ValueId x = b.input("x", ScalarType::kFloat, {2, 3, 20});
@@ -492,9 +505,11 @@ std::vector<OpCase> cases_1_0() {
          ValueId y = b.linear(x, weights(b, "w", {7, 20}), weights(b, "b", {7}));
          b.output(b.add(y, weights(b, "extra", {1, 7})));
        }},
-      // 300 -> 480 channels, 576 KB of weights: on one thread two
-      // XNNPACK operators of 432 and 48 channels (channel_blocks.h), each
-      // writing its channels of the one output.
+      // 300 -> 480 channels, 576 KB of weights: on AVX-512 CPUs the
+      // delegate's own convolution (conv_igemm.h: 15 blocks of 32 channels
+      // in two groups), elsewhere on one thread two XNNPACK operators of
+      // 432 and 48 channels (channel_blocks.h), each writing its channels of
+      // the one output.
       {"conv_1x1_in_channel_blocks_relu",
        [](GraphBuilder& b) { b.output(b.relu(conv(b, image(b, 300, 4), 300, 480, {}, 1))); }},
       // Without padding, on AVX-512 CPUs the delegate's own max pool

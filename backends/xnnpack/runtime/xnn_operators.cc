@@ -70,37 +70,47 @@ void byte_order_dims(const SlotDesc& d, XnnLayout layout, std::size_t* dims) {
   for (std::size_t i = 0; i < d.rank; ++i) dims[i] = static_cast<std::size_t>(view.physical(i));
 }
 
-// The convolution `op` (one group) as conv_igemm.h sees it.
+// The convolution `op` (one group) as conv_igemm.h sees it; a fully
+// connected operator is a 1x1 convolution over rows of one pixel (its
+// weights, [out][in], are already the 1x1 kernel's layout).
 ConvGeometry conv_geometry(const ParsedOp& op, const SlotDesc& x, const SlotDesc& out_desc,
                            std::size_t output_pixel_stride) {
   const std::uint32_t* p = op.ints;
   ConvGeometry g;
-  g.batch = static_cast<std::size_t>(x.dims[0]);
-  g.in_c = p[11];
-  g.in_h = static_cast<std::size_t>(x.dims[2]);
-  g.in_w = static_cast<std::size_t>(x.dims[3]);
-  g.out_c = p[12];
-  g.out_h = static_cast<std::size_t>(out_desc.dims[2]);
-  g.out_w = static_cast<std::size_t>(out_desc.dims[3]);
-  g.pad_top = p[0];
-  g.pad_left = p[3];
-  g.kernel_h = p[4];
-  g.kernel_w = p[5];
-  g.stride_h = p[6];
-  g.stride_w = p[7];
-  g.dilation_h = p[8];
-  g.dilation_w = p[9];
+  if (op.kind == XnnOpKind::kFullyConnected) {
+    g.in_c = p[0];
+    g.out_c = p[1];
+    g.batch = static_cast<std::size_t>(x.numel) / g.in_c;
+    g.in_h = g.in_w = g.out_h = g.out_w = 1;
+  } else {
+    g.batch = static_cast<std::size_t>(x.dims[0]);
+    g.in_c = p[11];
+    g.in_h = static_cast<std::size_t>(x.dims[2]);
+    g.in_w = static_cast<std::size_t>(x.dims[3]);
+    g.out_c = p[12];
+    g.out_h = static_cast<std::size_t>(out_desc.dims[2]);
+    g.out_w = static_cast<std::size_t>(out_desc.dims[3]);
+    g.pad_top = p[0];
+    g.pad_left = p[3];
+    g.kernel_h = p[4];
+    g.kernel_w = p[5];
+    g.stride_h = p[6];
+    g.stride_w = p[7];
+    g.dilation_h = p[8];
+    g.dilation_w = p[9];
+  }
   g.out_pixel_stride = output_pixel_stride != 0 ? output_pixel_stride : g.out_c;
   g.output_min = op.output_min;
   g.output_max = op.output_max;
   return g;
 }
 
-// A convolution of one group runs on conv_igemm.h's kernel where it takes
-// it.
+// A convolution of one group, or a fully connected operator, runs on
+// conv_igemm.h's kernel where it takes it.
 bool runs_on_conv_igemm(const ParsedProgram& program, const ParsedOp& op, const SlotDesc& out_desc,
                         std::size_t output_pixel_stride) {
-  return op.kind == XnnOpKind::kConvolution && op.ints[10] == 1 &&
+  const bool conv = op.kind == XnnOpKind::kConvolution && op.ints[10] == 1;
+  return (conv || op.kind == XnnOpKind::kFullyConnected) &&
          conv_igemm_takes(
              conv_geometry(op, program.slots[op.operands[0]], out_desc, output_pixel_stride));
 }
