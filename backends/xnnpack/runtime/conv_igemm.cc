@@ -44,7 +44,7 @@ bool conv_igemm_is_gemm(const ConvGeometry& g) {
 }
 
 bool conv_igemm_takes(const ConvGeometry& g) {
-  return conv_igemm_available() && g.out_c > 16 && (taps(g) > 1 || g.in_c >= 32);
+  return conv_igemm_available() && g.out_c > 16 && (taps(g) > 1 || g.in_c >= 16);
 }
 
 std::size_t conv_igemm_packed_floats(const ConvGeometry& g) { return blocks(g) * block_floats(g); }
@@ -146,6 +146,19 @@ __attribute__((target("avx512f"))) void tile_kernel(std::size_t tap_count, std::
         acc1[r] = _mm512_fmadd_ps(x, b1, acc1[r]);
       }
     }
+  }
+  // Whole blocks store unmasked: a masked store to a line not in cache
+  // was slow on Zen 5 (a 1x1 convolution writing 4.8 MB took 546 us with
+  // masked stores, 276 without, XNNPACK 428).
+  if ((m0 & m1) == all) {
+#pragma GCC unroll 12
+    for (int r = 0; r < MR; ++r) {
+      float* out = c + r * c_stride;
+      _mm512_storeu_ps(out, _mm512_maskz_min_ps(all, _mm512_maskz_max_ps(all, acc0[r], lo), hi));
+      _mm512_storeu_ps(out + 16,
+                       _mm512_maskz_min_ps(all, _mm512_maskz_max_ps(all, acc1[r], lo), hi));
+    }
+    return;
   }
 #pragma GCC unroll 12
   for (int r = 0; r < MR; ++r) {

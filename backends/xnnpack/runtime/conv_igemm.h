@@ -49,9 +49,8 @@ bool conv_igemm_available();
 
 /// Whether conv_igemm runs `g` here: x86-64 with AVX-512F, more than 16
 /// output channels (a block half empty lost to XNNPACK's 16-wide tile by
-/// 1.5x), and a kernel wider than 1x1 or at least 32 input channels (1x1
-/// convolutions of 16 and 24 channels over 56x56 and 112x112 pixels were
-/// level or 5% behind XNNPACK: too little work per tile).
+/// 1.4-1.5x), and a kernel wider than 1x1 or at least 16 input channels
+/// (below that a tile's fixed costs outweigh its multiply-adds).
 bool conv_igemm_takes(const ConvGeometry& g);
 
 /// Whether `g` is a 1x1 convolution reading every pixel in order (stride

@@ -198,7 +198,8 @@ TEST(ConvIgemmTest, TakesWideEnoughConvolutionsOnly) {
   EXPECT_TRUE(conv_igemm_takes(geometry(13, 512, 1000, 1, 1, 0)));
   EXPECT_TRUE(conv_igemm_takes(geometry(224, 3, 64, 3, 2, 0)));
   EXPECT_FALSE(conv_igemm_takes(geometry(55, 128, 16, 1, 1, 0)));  // 16 output channels
-  EXPECT_FALSE(conv_igemm_takes(geometry(56, 24, 144, 1, 1, 0)));  // 1x1 over 24 channels
+  EXPECT_TRUE(conv_igemm_takes(geometry(112, 16, 96, 1, 1, 0)));
+  EXPECT_FALSE(conv_igemm_takes(geometry(56, 8, 144, 1, 1, 0)));  // 1x1 over 8 channels
 }
 
 }  // namespace
