@@ -13,10 +13,15 @@ namespace {
 
 std::size_t pixels(const ConvGeometry& g) { return g.batch * g.out_h * g.out_w; }
 std::size_t taps(const ConvGeometry& g) { return g.kernel_h * g.kernel_w; }
-std::size_t blocks(const ConvGeometry& g) {
-  return (g.out_c + kConvIgemmBlock - 1) / kConvIgemmBlock;
+// Output channels a block: 32 (two vectors), or 16 where that is all
+// there are (a second vector would compute nothing).
+std::size_t block_width(const ConvGeometry& g) {
+  return g.out_c <= kConvIgemmBlock / 2 ? kConvIgemmBlock / 2 : kConvIgemmBlock;
 }
-std::size_t block_floats(const ConvGeometry& g) { return kConvIgemmBlock * (1 + taps(g) * g.in_c); }
+std::size_t blocks(const ConvGeometry& g) {
+  return (g.out_c + block_width(g) - 1) / block_width(g);
+}
+std::size_t block_floats(const ConvGeometry& g) { return block_width(g) * (1 + taps(g) * g.in_c); }
 
 // Parts of a run on several threads split the tiles when each gets at
 // least this many (more rows of the output), else the channel blocks.
@@ -44,7 +49,7 @@ bool conv_igemm_is_gemm(const ConvGeometry& g) {
 }
 
 bool conv_igemm_takes(const ConvGeometry& g) {
-  return conv_igemm_available() && g.out_c > 16 && (taps(g) > 1 || g.in_c >= 16);
+  return conv_igemm_available() && (taps(g) > 1 || g.in_c >= 16);
 }
 
 std::size_t conv_igemm_packed_floats(const ConvGeometry& g) { return blocks(g) * block_floats(g); }
@@ -70,13 +75,14 @@ void conv_igemm_pack(const ConvGeometry& g, const float* kernel, const float* bi
   const std::size_t per_channel = taps(g) * g.in_c;  // one output channel's weights
   for (std::size_t b = 0; b < blocks(g); ++b) {
     float* w = packed + b * block_floats(g);
-    const std::size_t first = b * kConvIgemmBlock;
-    const std::size_t n = std::min(kConvIgemmBlock, g.out_c - first);
+    const std::size_t width = block_width(g);
+    const std::size_t first = b * width;
+    const std::size_t n = std::min(width, g.out_c - first);
     std::memset(w, 0, block_floats(g) * sizeof(float));
     for (std::size_t j = 0; j < n; ++j) w[j] = bias[first + j];
-    w += kConvIgemmBlock;
-    // Per tap and input channel, the block's 32 weights side by side.
-    for (std::size_t tk = 0; tk < per_channel; ++tk, w += kConvIgemmBlock) {
+    w += width;
+    // Per tap and input channel, the block's weights side by side.
+    for (std::size_t tk = 0; tk < per_channel; ++tk, w += width) {
       for (std::size_t j = 0; j < n; ++j) w[j] = kernel[(first + j) * per_channel + tk];
     }
   }
@@ -113,60 +119,64 @@ bool conv_igemm_available() { return __builtin_cpu_supports("avx512f"); }
 
 namespace {
 
-// One tile of MR pixels by one block of 32 output channels: every
-// accumulator in a register, each step of k one pair of weight loads and MR
+// One tile of MR pixels by one block of 16 x NV output channels: every
+// accumulator in a register, each step of k NV weight loads and MR
 // broadcast FMAs per vector. `a` holds MR pointers per tap (kConvIgemmTile
-// apart); `m0`/`m1` mask the block's
-// channels past out_c. Vector + scalar broadcasts: GCC 12's _mm512_set1_ps
-// passes an "undefined" vector that -Wuninitialized flags.
-template <int MR>
+// apart); `m0`/`m1` mask the block's channels past out_c. The broadcasts
+// are maskz_ forms: GCC 12's plain ones pass an "undefined" vector that
+// -Wuninitialized flags.
+template <int MR, int NV>
 __attribute__((target("avx512f"))) void tile_kernel(std::size_t tap_count, std::size_t in_c,
                                                     const float* const* a, const float* w, float* c,
                                                     std::size_t c_stride, __mmask16 m0,
                                                     __mmask16 m1, __m512 lo, __m512 hi) {
+  static_assert(NV == 1 || NV == 2);
+  constexpr std::size_t kWidth = 16 * NV;
   const __mmask16 all = 0xFFFF;
-  __m512 acc0[MR], acc1[MR];
-  const __m512 bias0 = _mm512_load_ps(w), bias1 = _mm512_load_ps(w + 16);
+  __m512 acc[NV][MR];
+#pragma GCC unroll 2
+  for (int v = 0; v < NV; ++v) {
+    const __m512 bias = _mm512_load_ps(w + 16 * v);
 #pragma GCC unroll 12
-  for (int r = 0; r < MR; ++r) {
-    acc0[r] = bias0;
-    acc1[r] = bias1;
+    for (int r = 0; r < MR; ++r) acc[v][r] = bias;
   }
-  w += kConvIgemmBlock;
+  w += kWidth;
   for (std::size_t t = 0; t < tap_count; ++t, a += kConvIgemmTile) {
     const float* ap[MR];
 #pragma GCC unroll 12
     for (int r = 0; r < MR; ++r) ap[r] = a[r];
-    for (std::size_t k = 0; k < in_c; ++k, w += kConvIgemmBlock) {
-      const __m512 b0 = _mm512_load_ps(w), b1 = _mm512_load_ps(w + 16);
+    for (std::size_t k = 0; k < in_c; ++k, w += kWidth) {
+      __m512 b[NV];
+#pragma GCC unroll 2
+      for (int v = 0; v < NV; ++v) b[v] = _mm512_load_ps(w + 16 * v);
 #pragma GCC unroll 12
       for (int r = 0; r < MR; ++r) {
         const __m512 x = _mm512_maskz_broadcastss_ps(all, _mm_load_ss(ap[r] + k));
-        acc0[r] = _mm512_fmadd_ps(x, b0, acc0[r]);
-        acc1[r] = _mm512_fmadd_ps(x, b1, acc1[r]);
+#pragma GCC unroll 2
+        for (int v = 0; v < NV; ++v) acc[v][r] = _mm512_fmadd_ps(x, b[v], acc[v][r]);
       }
     }
   }
-  // Whole blocks store unmasked: a masked store to a line not in cache
+  const __mmask16 masks[2] = {m0, m1};
+  // Whole vectors store unmasked: a masked store to a line not in cache
   // was slow on Zen 5 (a 1x1 convolution writing 4.8 MB took 546 us with
   // masked stores, 276 without, XNNPACK 428).
-  if ((m0 & m1) == all) {
+#pragma GCC unroll 2
+  for (int v = 0; v < NV; ++v) {
+    if (masks[v] == all) {
 #pragma GCC unroll 12
-    for (int r = 0; r < MR; ++r) {
-      float* out = c + r * c_stride;
-      _mm512_storeu_ps(out, _mm512_maskz_min_ps(all, _mm512_maskz_max_ps(all, acc0[r], lo), hi));
-      _mm512_storeu_ps(out + 16,
-                       _mm512_maskz_min_ps(all, _mm512_maskz_max_ps(all, acc1[r], lo), hi));
+      for (int r = 0; r < MR; ++r) {
+        _mm512_storeu_ps(c + r * c_stride + 16 * v,
+                         _mm512_maskz_min_ps(all, _mm512_maskz_max_ps(all, acc[v][r], lo), hi));
+      }
+    } else {
+#pragma GCC unroll 12
+      for (int r = 0; r < MR; ++r) {
+        _mm512_mask_storeu_ps(
+            c + r * c_stride + 16 * v, masks[v],
+            _mm512_maskz_min_ps(all, _mm512_maskz_max_ps(all, acc[v][r], lo), hi));
+      }
     }
-    return;
-  }
-#pragma GCC unroll 12
-  for (int r = 0; r < MR; ++r) {
-    float* out = c + r * c_stride;
-    _mm512_mask_storeu_ps(out, m0,
-                          _mm512_maskz_min_ps(all, _mm512_maskz_max_ps(all, acc0[r], lo), hi));
-    _mm512_mask_storeu_ps(out + 16, m1,
-                          _mm512_maskz_min_ps(all, _mm512_maskz_max_ps(all, acc1[r], lo), hi));
   }
 }
 
@@ -175,9 +185,11 @@ using TileKernel = void (*)(std::size_t, std::size_t, const float* const*, const
 
 // Tiles hold 12 pixels but the last ones of a balanced split may hold
 // fewer; each size has its kernel so no accumulator is spent on nothing.
-template <int... MR>
-constexpr TileKernel kTileKernels[] = {tile_kernel<MR>...};
-constexpr const TileKernel* kernels_by_rows = kTileKernels<1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12>;
+template <int NV, int... MR>
+constexpr TileKernel kTileKernels[] = {tile_kernel<MR, NV>...};
+constexpr const TileKernel* kKernelsByRows[2] = {
+    kTileKernels<1, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12>,
+    kTileKernels<2, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12>};
 
 // Weights of the output-channel blocks one pass over the pixels meets
 // (L2 is 1 MB or more on the CPUs with AVX-512; the size barely mattered
@@ -201,6 +213,8 @@ __attribute__((target("avx512f"))) void conv_igemm_run(const ConvIgemm& conv, Co
   const std::size_t end_block = std::min(part.end_block, blocks(g));
   const std::size_t end_tile = std::min(part.end_tile, t.count);
   const float* gemm_rows[kConvIgemmTile];
+  const std::size_t width = block_width(g);
+  const TileKernel* kernels_by_rows = kKernelsByRows[width / 16 - 1];
   // Blocks of output channels in groups whose weights stay in L2; within a
   // group every tile of pixels meets each block in turn, so its inputs are
   // read from L1 and its outputs written whole.
@@ -217,8 +231,8 @@ __attribute__((target("avx512f"))) void conv_igemm_run(const ConvIgemm& conv, Co
       }
       float* c = conv.output + t.first(i) * g.out_pixel_stride;
       for (std::size_t b = b0; b < b_end; ++b) {
-        const std::size_t first_channel = b * kConvIgemmBlock;
-        const std::size_t n = std::min(kConvIgemmBlock, g.out_c - first_channel);
+        const std::size_t first_channel = b * width;
+        const std::size_t n = std::min(width, g.out_c - first_channel);
         kernels_by_rows[rows - 1](tap_count, g.in_c, a, conv.packed + b * block_floats(g),
                                   c + first_channel, g.out_pixel_stride, lanes(n),
                                   lanes(n > 16 ? n - 16 : 0), lo, hi);

@@ -7,7 +7,8 @@
 /// Zen 4/5 core need in flight to hide the FMA latency; it was 86% of
 /// squeezenet1_1's time there, which ran 1.13-1.18x of ONNX Runtime on one
 /// thread (docs/benchmarks.md, issue 33). This one keeps up to twelve
-/// pixels by thirty-two output channels, 24 accumulators.
+/// pixels by thirty-two output channels, 24 accumulators (twelve by
+/// sixteen for convolutions of 16 output channels or fewer).
 ///
 /// It is an indirect GEMM: each output pixel has, per kernel tap, a pointer
 /// to the input pixel that tap reads (or to a row of zeros in the padding),
@@ -39,7 +40,8 @@ struct ConvGeometry {
   float output_min = -__builtin_inff(), output_max = __builtin_inff();  ///< the fused clamp
 };
 
-/// Output channels per packed block (two AVX-512 vectors).
+/// Output channels per packed block, at most (two AVX-512 vectors; one,
+/// 16 channels, when the convolution has no more).
 inline constexpr std::size_t kConvIgemmBlock = 32;
 /// Pixels per tile, at most.
 inline constexpr std::size_t kConvIgemmTile = 12;
@@ -47,10 +49,9 @@ inline constexpr std::size_t kConvIgemmTile = 12;
 /// Whether this CPU runs conv_igemm (x86-64 with AVX-512F).
 bool conv_igemm_available();
 
-/// Whether conv_igemm runs `g` here: x86-64 with AVX-512F, more than 16
-/// output channels (a block half empty lost to XNNPACK's 16-wide tile by
-/// 1.4-1.5x), and a kernel wider than 1x1 or at least 16 input channels
-/// (below that a tile's fixed costs outweigh its multiply-adds).
+/// Whether conv_igemm runs `g` here: x86-64 with AVX-512F, and a kernel
+/// wider than 1x1 or at least 16 input channels (below that a tile's fixed
+/// costs outweigh its multiply-adds).
 bool conv_igemm_takes(const ConvGeometry& g);
 
 /// Whether `g` is a 1x1 convolution reading every pixel in order (stride

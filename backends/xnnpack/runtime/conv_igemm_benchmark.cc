@@ -30,6 +30,8 @@ constexpr Shape kShapes[] = {
     {"squeezenet_conv1_224_3to64_s2", 224, 3, 64, 3, 2, 0},
     {"mobilenet_project_56x56_144to24", 56, 144, 24, 1, 1, 0},
     {"mobilenet_project_7x7_960to320", 7, 960, 320, 1, 1, 0},
+    {"squeezenet_squeeze_55x55_128to16", 55, 128, 16, 1, 1, 0},
+    {"mobilenet_expand_112x112_16to96", 112, 16, 96, 1, 1, 0},
 };
 
 ConvGeometry geometry_of(const Shape& s) {

@@ -119,6 +119,15 @@ TEST(ConvIgemmTest, OneByOneGemmWithAPartialChannelBlock) {
   expect_matches_naive(g, 1);
 }
 
+// 16 output channels and fewer: blocks of one vector (squeezenet's
+// squeeze convolutions), 10 of them masked.
+TEST(ConvIgemmTest, NarrowOutputsInBlocksOfSixteen) {
+  expect_matches_naive(geometry(13, 48, 16, 1, 1, 0), 10);
+  ConvGeometry g = geometry(7, 20, 10, 3, 1, 1);
+  g.out_pixel_stride = 24;
+  expect_matches_naive(g, 11);
+}
+
 TEST(ConvIgemmTest, ThreeByThreePaddedOverTwoImages) {
   ConvGeometry g = geometry(9, 16, 64, 3, 1, 1);
   g.batch = 2;
@@ -197,7 +206,7 @@ TEST(ConvIgemmTest, TakesWideEnoughConvolutionsOnly) {
   if (!conv_igemm_available()) GTEST_SKIP() << "no AVX-512F on this CPU";
   EXPECT_TRUE(conv_igemm_takes(geometry(13, 512, 1000, 1, 1, 0)));
   EXPECT_TRUE(conv_igemm_takes(geometry(224, 3, 64, 3, 2, 0)));
-  EXPECT_FALSE(conv_igemm_takes(geometry(55, 128, 16, 1, 1, 0)));  // 16 output channels
+  EXPECT_TRUE(conv_igemm_takes(geometry(55, 128, 16, 1, 1, 0)));
   EXPECT_TRUE(conv_igemm_takes(geometry(112, 16, 96, 1, 1, 0)));
   EXPECT_FALSE(conv_igemm_takes(geometry(56, 8, 144, 1, 1, 0)));  // 1x1 over 8 channels
 }
