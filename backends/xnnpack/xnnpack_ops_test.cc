@@ -363,6 +363,13 @@ std::vector<OpCase> cases_1_8() {
        [](GraphBuilder& b) {
          b.output(b.relu(conv3d(b, clip(b, 2, 3, 7, 6, 6), 3, 5, {3, 3, 3}, {2, 2, 2}, {1, 1, 1})));
        }},
+      {"conv3d_3x3x3_stride2_wide_relu",
+       [](GraphBuilder& b) {
+         // Over 16 output channels: conv_igemm.h's kernel where the CPU has
+         // AVX-512, XNNPACK's elsewhere.
+         b.output(
+             b.relu(conv3d(b, clip(b, 2, 16, 5, 6, 6), 16, 40, {3, 3, 3}, {2, 2, 2}, {1, 1, 1})));
+       }},
       {"conv3d_3x3x3_time_pad0",
        [](GraphBuilder& b) {
          b.output(b.relu(
@@ -381,7 +388,7 @@ std::vector<OpCase> cases_1_8() {
       {"conv3d_3x7x7_spatial_stride2_stem",
        [](GraphBuilder& b) {
          b.output(
-             b.relu(conv3d(b, clip(b, 2, 3, 4, 13, 13), 3, 8, {3, 7, 7}, {1, 2, 2}, {1, 3, 3})));
+             b.relu(conv3d(b, clip(b, 2, 3, 4, 13, 13), 3, 24, {3, 7, 7}, {1, 2, 2}, {1, 3, 3})));
        }},
       {"conv3d_time_pad_beyond_kernel_relu6",
        [](GraphBuilder& b) {
@@ -882,6 +889,40 @@ TEST(XnnpackThreadsTest, TwoThreadsMatchOne) {
   EXPECT_LT(testing::max_relative_error(outputs[0], outputs[1]), kTolerance);
 }
 
+// The graph `b` built, one delegate on 2, 3 and 1 threads, matches the
+// portable kernels each time. The splits first: a run right after another
+// of the same plan could find a row it failed to write still holding the
+// right value.
+void expect_threads_match_portable(GraphBuilder& b) {
+  StatusOr<aot::Graph> graph = b.build();
+  ASSERT_TRUE(graph.ok()) << graph.message();
+  std::string error;
+  auto portable = testing::export_graph(*graph, false);
+  ASSERT_TRUE(portable.ok()) << portable.message();
+  const std::vector<float> want = testing::run_once(portable->buffer(), nullptr, &error);
+  ASSERT_TRUE(error.empty()) << error;
+  for (const char* threads : {"2", "3", "1"}) {
+    auto program = testing::export_graph(
+        *graph, true, {aot::CompileSpec::from_string(runtime::kThreadsSpecKey, threads)});
+    ASSERT_TRUE(program.ok()) << program.message();
+    EXPECT_EQ(program->instruction_id_to_num_outs_map().at("forward").size(), 1u);
+    const std::vector<float> got = testing::run_once(program->buffer(), nullptr, &error);
+    ASSERT_TRUE(error.empty()) << error;
+    ASSERT_EQ(got.size(), want.size());
+    EXPECT_LT(testing::max_relative_error(got, want), kTolerance) << threads << " threads";
+  }
+}
+
+// A conv3d's taps on the pool (conv_igemm's shares, XNNPACK's adds) match
+// the portable kernels on 2 and 3 threads as on 1.
+TEST(XnnpackThreadsTest, Conv3dOnThePoolMatchesPortable) {
+  GraphBuilder b;
+  const ValueId x = clip(b, 1, 16, 4, 9, 9);
+  b.output(b.relu(b.add(conv3d(b, x, 16, 32, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}),
+                        conv3d(b, x, 16, 32, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}))));
+  expect_threads_match_portable(b);
+}
+
 // Our own kernels split over the pool once their work passes 64K: erf and
 // layer norm by rows, attention's matmul by batches (2 batches on 2
 // threads) or by rows (2 batches on 3 threads; 1 batch on 2). Every split
@@ -897,25 +938,7 @@ TEST_P(XnnpackOwnKernelThreadsTest, SplitsMatchPortable) {
   const ValueId ln = b.op("layer_norm", {e, weights(b, "ln.s", {cols}), weights(b, "ln.b", {cols})},
                           {{"axis", std::int64_t{-1}}, {"eps", 1e-5}});
   b.output(b.matmul(ln, b.transpose(ln, {0, 2, 1})));
-  StatusOr<aot::Graph> graph = b.build();
-  ASSERT_TRUE(graph.ok()) << graph.message();
-  std::string error;
-  auto portable = testing::export_graph(*graph, false);
-  ASSERT_TRUE(portable.ok()) << portable.message();
-  const std::vector<float> want = testing::run_once(portable->buffer(), nullptr, &error);
-  ASSERT_TRUE(error.empty()) << error;
-  // The splits first: a run right after another of the same plan could
-  // find a row it failed to write still holding the right value.
-  for (const char* threads : {"2", "3", "1"}) {
-    auto program = testing::export_graph(
-        *graph, true, {aot::CompileSpec::from_string(runtime::kThreadsSpecKey, threads)});
-    ASSERT_TRUE(program.ok()) << program.message();
-    EXPECT_EQ(program->instruction_id_to_num_outs_map().at("forward").size(), 1u);
-    const std::vector<float> got = testing::run_once(program->buffer(), nullptr, &error);
-    ASSERT_TRUE(error.empty()) << error;
-    ASSERT_EQ(got.size(), want.size());
-    EXPECT_LT(testing::max_relative_error(got, want), kTolerance) << threads << " threads";
-  }
+  expect_threads_match_portable(b);
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, XnnpackOwnKernelThreadsTest,

@@ -7,6 +7,9 @@
 #include <cstring>
 #include <limits>
 
+#include "backends/xnnpack/runtime/conv_igemm.h"
+#include "backends/xnnpack/runtime/xnn_operators.h"
+
 namespace glassbox::backends::xnnpack {
 namespace {
 
@@ -40,6 +43,8 @@ enum Param : std::size_t {
 // itself).
 struct Conv3dStep {
   xnn_operator_t conv = nullptr;
+  /// Instead of `conv`: the delegate's own kernel (conv_igemm.h).
+  const ConvIgemm* igemm = nullptr;
   xnn_operator_t add = nullptr;
 };
 
@@ -111,12 +116,61 @@ void gather_phases(const Conv3dLayer& l) {
   }
 }
 
+// One tap's 2-D convolution over `frames` frames, as conv_igemm.h sees it.
+ConvGeometry tap_geometry(const std::uint32_t* p, const SlotDesc& x, const SlotDesc& y,
+                          std::int64_t frames, float lo, float hi) {
+  ConvGeometry g;
+  g.batch = static_cast<std::size_t>(frames);
+  g.in_h = static_cast<std::size_t>(x.dims[3]);
+  g.in_w = static_cast<std::size_t>(x.dims[4]);
+  g.in_c = static_cast<std::size_t>(x.dims[1]);
+  g.out_h = static_cast<std::size_t>(y.dims[3]);
+  g.out_w = static_cast<std::size_t>(y.dims[4]);
+  g.out_c = static_cast<std::size_t>(y.dims[1]);
+  g.kernel_h = p[kKernelH];
+  g.kernel_w = p[kKernelW];
+  g.stride_h = p[kStrideH];
+  g.stride_w = p[kStrideW];
+  g.dilation_h = p[kDilationH];
+  g.dilation_w = p[kDilationW];
+  g.pad_top = p[kPadTop];
+  g.pad_left = p[kPadLeft];
+  g.out_pixel_stride = g.out_c;
+  g.output_min = lo;
+  g.output_max = hi;
+  return g;
+}
+
+// The tap on conv_igemm.h's kernel: weights packed and pixel pointers
+// computed once, from `memory`.
+xnn_status create_igemm(const ConvGeometry& g, const float* kernel, const float* bias,
+                        const float* in, float* out, runtime::MemoryAllocator* memory,
+                        const ConvIgemm** compiled) {
+  auto* conv = memory->allocate_array<ConvIgemm>(1);
+  auto* packed =
+      static_cast<float*>(memory->allocate(conv_igemm_packed_floats(g) * sizeof(float), 64));
+  const std::size_t pointers = conv_igemm_indirection_size(g);
+  const float** indirection =
+      pointers == 0 ? nullptr : memory->allocate_array<const float*>(pointers);
+  float* zeros = pointers == 0 ? nullptr : memory->allocate_array<float>(g.in_c);
+  if (conv == nullptr || packed == nullptr ||
+      (pointers != 0 && (indirection == nullptr || zeros == nullptr))) {
+    return xnn_status_out_of_memory;
+  }
+  conv_igemm_pack(g, kernel, bias, packed);
+  if (indirection != nullptr) conv_igemm_indirect(g, in, zeros, indirection);
+  *conv = ConvIgemm{g, packed, indirection, in, out};
+  *compiled = conv;
+  return xnn_status_success;
+}
+
 // Creates the steps of every batch element. `kernel` is the aligned
 // [KD][G][GOC][KH][KW][GIC] weights, `bias` and `zeros` G*GOC floats,
 // `order` room for KD taps.
 xnn_status create_steps(const ParsedProgram& program, const ParsedOp& op, const SlotDesc& y,
                         Conv3dLayer* l, const float* kernel, const float* bias, const float* zeros,
-                        float* partial, std::int64_t* order, pthreadpool_t pool) {
+                        float* partial, std::int64_t* order, pthreadpool_t pool,
+                        runtime::MemoryAllocator* memory) {
   const std::uint32_t* p = op.ints;
   const SlotDesc& x = program.slots[op.operands[0]];
   const std::int64_t out_frames = y.dims[2];
@@ -158,12 +212,6 @@ xnn_status create_steps(const ParsedProgram& program, const ParsedOp& op, const 
       const float lo = fused && last && writes ? op.output_min : -inf;
       const float hi = fused && last && writes ? op.output_max : inf;
       Conv3dStep& step = l->steps[l->num_steps++];
-      xnn_status s = xnn_create_convolution2d_nhwc_f32(
-          p[kPadTop], p[kPadRight], p[kPadBottom], p[kPadLeft], p[kKernelH], p[kKernelW],
-          p[kStrideH], p[kStrideW], p[kDilationH], p[kDilationW], p[kGroups], p[kGroupInput],
-          p[kGroupOutput], in_channels, out_channels, kernel + dt * tap_weights,
-          writes ? bias : zeros, lo, hi, 0, &step.conv);
-      if (s != xnn_status_success) return s;
       const std::int64_t first_in = r.first * l->stride + r.offset;
       const float* in =
           l->phases == nullptr
@@ -173,9 +221,23 @@ xnn_status create_steps(const ParsedProgram& program, const ParsedOp& op, const 
                      first_in / l->stride) *
                         l->frame_floats;
       float* out = l->output + (n * out_frames + r.first) * out_frame;
-      s = xnn_setup_convolution2d_nhwc_f32(
-          step.conv, static_cast<std::size_t>(r.end - r.first), static_cast<std::size_t>(x.dims[3]),
-          static_cast<std::size_t>(x.dims[4]), in, writes ? out : partial, pool);
+      const ConvGeometry g = tap_geometry(p, x, y, r.end - r.first, lo, hi);
+      xnn_status s = xnn_status_success;
+      if (p[kGroups] == 1 && conv_igemm_takes(g)) {
+        s = create_igemm(g, kernel + dt * tap_weights, writes ? bias : zeros, in,
+                         writes ? out : partial, memory, &step.igemm);
+      } else {
+        s = xnn_create_convolution2d_nhwc_f32(
+            p[kPadTop], p[kPadRight], p[kPadBottom], p[kPadLeft], p[kKernelH], p[kKernelW],
+            p[kStrideH], p[kStrideW], p[kDilationH], p[kDilationW], p[kGroups], p[kGroupInput],
+            p[kGroupOutput], in_channels, out_channels, kernel + dt * tap_weights,
+            writes ? bias : zeros, lo, hi, 0, &step.conv);
+        if (s != xnn_status_success) return s;
+        s = xnn_setup_convolution2d_nhwc_f32(step.conv, static_cast<std::size_t>(r.end - r.first),
+                                             static_cast<std::size_t>(x.dims[3]),
+                                             static_cast<std::size_t>(x.dims[4]), in,
+                                             writes ? out : partial, pool);
+      }
       if (s != xnn_status_success) return s;
       if (writes) continue;
       s = xnn_create_add_nd_f32(fused && last ? op.output_min : -inf,
@@ -242,7 +304,8 @@ ErrorInfo compile_conv3d_layer(const ParsedProgram& program, std::uint32_t index
   auto* kernel = static_cast<float*>(std::malloc(op.weight_count * sizeof(float)));
   if (kernel == nullptr) return fail();
   std::memcpy(kernel, op.kernel, op.weight_count * sizeof(float));
-  const xnn_status s = create_steps(program, op, y, l, kernel, bias, zeros, partial, order, pool);
+  const xnn_status s =
+      create_steps(program, op, y, l, kernel, bias, zeros, partial, order, pool, memory);
   std::free(kernel);
   if (s != xnn_status_success) {
     delete_conv3d_layer(l);
@@ -264,7 +327,11 @@ Error run_conv3d_layer(const Conv3dLayer& l, pthreadpool_t pool) {
     }
   }
   for (std::uint32_t i = 0; i < l.num_steps; ++i) {
-    if (xnn_run_operator(l.steps[i].conv, pool) != xnn_status_success) return Error::kInternal;
+    if (l.steps[i].igemm != nullptr) {
+      run_conv_igemm(*l.steps[i].igemm, pool);
+    } else if (xnn_run_operator(l.steps[i].conv, pool) != xnn_status_success) {
+      return Error::kInternal;
+    }
     if (l.steps[i].add != nullptr && xnn_run_operator(l.steps[i].add, pool) != xnn_status_success) {
       return Error::kInternal;
     }

@@ -567,6 +567,8 @@ xnn_status create_and_setup(const ParsedProgram& program, const ParsedOp& op,
   return xnn_status_invalid_parameter;
 }
 
+}  // namespace
+
 // One share of a convolution per thread of the pool.
 void run_conv_igemm(const ConvIgemm& conv, pthreadpool_t pool) {
   const std::size_t threads = pool == nullptr ? 1 : pthreadpool_get_threads_count(pool);
@@ -586,8 +588,6 @@ void run_conv_igemm(const ConvIgemm& conv, pthreadpool_t pool) {
       },
       &shares, threads, 0);
 }
-
-}  // namespace
 
 ErrorInfo compile_operator(const ParsedProgram& program, std::uint32_t index, float* const* buffers,
                            pthreadpool* pool, runtime::MemoryAllocator* memory, CompiledOp* out,

@@ -53,6 +53,11 @@ ErrorInfo compile_operator(const ParsedProgram& program, std::uint32_t index, fl
                            pthreadpool* pool, runtime::MemoryAllocator* memory, CompiledOp* out,
                            std::size_t output_pixel_stride = 0);
 
+/// Runs `conv` (conv_igemm.h) in one share per thread of `pool` (null: on
+/// the calling thread); 3-D convolutions' taps run this way too
+/// (conv3d_layer.h).
+void run_conv_igemm(const ConvIgemm& conv, pthreadpool* pool);
+
 /// Runs a compiled operator on `pool` (the one it was set up with; may be
 /// null). kInternal if XNNPACK fails.
 Error run_compiled(const CompiledOp& op, pthreadpool* pool);
