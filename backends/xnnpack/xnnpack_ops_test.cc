@@ -456,6 +456,14 @@ std::vector<OpCase> cases_1_0() {
        [](GraphBuilder& b) {
          b.output(conv(b, image(b), 4, 4, {.padding = {1, 1}, .groups = 4}));
        }},
+      // On AVX-512 CPUs the delegate's own depthwise kernel
+      // (dwconv_nhwc.h): two whole vectors and a masked one, rows of four
+      // pixels and single ones at the edges, stride 2, ReLU6.
+      {"depthwise_40_channels_s2_relu6",
+       [](GraphBuilder& b) {
+         b.output(b.relu6(conv(b, image(b, 40, 13), 40, 40,
+                               {.stride = {2, 2}, .padding = {1, 1}, .groups = 40})));
+       }},
       {"depthwise_multiplier2",
        [](GraphBuilder& b) {
          b.output(conv(b, image(b), 4, 8, {.padding = {1, 1}, .groups = 4}));

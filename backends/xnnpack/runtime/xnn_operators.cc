@@ -115,6 +115,50 @@ bool runs_on_conv_igemm(const ParsedProgram& program, const ParsedOp& op, const 
              conv_geometry(op, program.slots[op.operands[0]], out_desc, output_pixel_stride));
 }
 
+// A depthwise convolution (a group per channel, one input and one output
+// channel each) runs on dwconv_nhwc.h's kernel on CPUs with AVX-512F.
+bool runs_on_dwconv(const ParsedOp& op) {
+  return op.kind == XnnOpKind::kConvolution && op.ints[10] > 1 && op.ints[11] == 1 &&
+         op.ints[12] == 1 && dwconv_nhwc_available();
+}
+
+ErrorInfo compile_dwconv(const ParsedProgram& program, const ParsedOp& op,
+                         const float* const* buffers, float* out, const SlotDesc& out_desc,
+                         std::size_t output_pixel_stride, runtime::MemoryAllocator* memory,
+                         const DwConv** compiled) {
+  const SlotDesc& x = program.slots[op.operands[0]];
+  const std::uint32_t* p = op.ints;
+  DwConvGeometry g;
+  g.batch = static_cast<std::size_t>(x.dims[0]);
+  g.channels = p[10];
+  g.in_h = static_cast<std::size_t>(x.dims[2]);
+  g.in_w = static_cast<std::size_t>(x.dims[3]);
+  g.out_h = static_cast<std::size_t>(out_desc.dims[2]);
+  g.out_w = static_cast<std::size_t>(out_desc.dims[3]);
+  g.pad_top = p[0];
+  g.pad_left = p[3];
+  g.kernel_h = p[4];
+  g.kernel_w = p[5];
+  g.stride_h = p[6];
+  g.stride_w = p[7];
+  g.dilation_h = p[8];
+  g.dilation_w = p[9];
+  g.out_pixel_stride = output_pixel_stride != 0 ? output_pixel_stride : g.channels;
+  g.output_min = op.output_min;
+  g.output_max = op.output_max;
+  auto* conv = memory->allocate_array<DwConv>(1);
+  auto* packed =
+      static_cast<float*>(memory->allocate(dwconv_nhwc_packed_floats(g) * sizeof(float), 64));
+  const AlignedCopy kernel(op.kernel, op.weight_count), bias(op.bias, op.bias_count);
+  if (conv == nullptr || packed == nullptr || kernel.get() == nullptr || bias.get() == nullptr) {
+    return make_error(Error::kMemoryAllocationFailed, "xnnpack: out of memory");
+  }
+  dwconv_nhwc_pack(g, kernel.get(), bias.get(), packed);
+  *conv = DwConv{g, packed, buffers[op.operands[0]], out};
+  *compiled = conv;
+  return kOk;
+}
+
 // Packs the weights and fills the indirection buffer once, from `memory`.
 ErrorInfo compile_conv_igemm(const ParsedProgram& program, const ParsedOp& op,
                              const float* const* buffers, float* out, const SlotDesc& out_desc,
@@ -569,6 +613,30 @@ xnn_status create_and_setup(const ParsedProgram& program, const ParsedOp& op,
 
 }  // namespace
 
+// Output rows split evenly between the pool's threads.
+void run_dwconv(const DwConv& conv, pthreadpool_t pool) {
+  const DwConvGeometry& g = conv.geometry;
+  const std::size_t rows = g.batch * g.out_h;
+  const std::size_t threads = pool == nullptr ? 1 : pthreadpool_get_threads_count(pool);
+  if (threads <= 1 || rows < 2) {
+    dwconv_nhwc_run(g, conv.packed, conv.input, conv.output, 0, rows);
+    return;
+  }
+  struct Shares {
+    const DwConv* conv;
+    std::size_t rows, parts;
+  } shares{&conv, rows, threads};
+  pthreadpool_parallelize_1d(
+      pool,
+      [](void* context, std::size_t part) {
+        const auto* s = static_cast<const Shares*>(context);
+        const DwConv& c = *s->conv;
+        dwconv_nhwc_run(c.geometry, c.packed, c.input, c.output, s->rows * part / s->parts,
+                        s->rows * (part + 1) / s->parts);
+      },
+      &shares, threads, 0);
+}
+
 // One share of a convolution per thread of the pool.
 void run_conv_igemm(const ConvIgemm& conv, pthreadpool_t pool) {
   const std::size_t threads = pool == nullptr ? 1 : pthreadpool_get_threads_count(pool);
@@ -634,6 +702,10 @@ ErrorInfo compile_operator(const ParsedProgram& program, std::uint32_t index, fl
     out->own = own;
     return e;
   }
+  if (runs_on_dwconv(op)) {
+    return compile_dwconv(program, op, buffers, buffers[out_slot], out_desc, output_pixel_stride,
+                          memory, &out->dwconv);
+  }
   if (runs_on_conv_igemm(program, op, out_desc, output_pixel_stride)) {
     return compile_conv_igemm(program, op, buffers, buffers[out_slot], out_desc,
                               output_pixel_stride, memory, &out->conv);
@@ -668,6 +740,10 @@ Error run_compiled(const CompiledOp& op, pthreadpool* pool) {
   if (op.own != nullptr) return run_own_kernel(*op.own, pool);
   if (op.conv != nullptr) {
     run_conv_igemm(*op.conv, pool);
+    return Error::kOk;
+  }
+  if (op.dwconv != nullptr) {
+    run_dwconv(*op.dwconv, pool);
     return Error::kOk;
   }
   if (op.recurrent != nullptr) return run_recurrent_layer(*op.recurrent, pool);

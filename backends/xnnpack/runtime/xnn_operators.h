@@ -12,6 +12,7 @@
 
 #include "backends/xnnpack/runtime/conv3d_layer.h"
 #include "backends/xnnpack/runtime/conv_igemm.h"
+#include "backends/xnnpack/runtime/dwconv_nhwc.h"
 #include "backends/xnnpack/runtime/own_kernels.h"
 #include "backends/xnnpack/runtime/program_parser.h"
 #include "backends/xnnpack/runtime/recurrent_layer.h"
@@ -38,6 +39,8 @@ struct CompiledOp {
   Conv3dLayer* conv3d = nullptr;
   /// A convolution run by conv_igemm.h's kernel instead of XNNPACK's.
   const ConvIgemm* conv = nullptr;
+  /// A depthwise convolution run by dwconv_nhwc.h's kernel.
+  const DwConv* dwconv = nullptr;
 };
 
 /// Creates and sets up `op` (op index `index` of `program`) reading and
