@@ -64,7 +64,8 @@ std::size_t conv_igemm_packed_floats(const ConvGeometry& g);
 std::size_t conv_igemm_indirection_size(const ConvGeometry& g);
 
 /// Packs `kernel` ([out_c][kernel_h][kernel_w][in_c], XNNPACK's layout) and
-/// `bias` ([out_c]) into `packed` (conv_igemm_packed_floats floats).
+/// `bias` ([out_c]) into `packed` (conv_igemm_packed_floats floats, 64-byte
+/// aligned: the kernel loads its weights with aligned loads).
 void conv_igemm_pack(const ConvGeometry& g, const float* kernel, const float* bias, float* packed);
 
 /// Fills `indirection` (conv_igemm_indirection_size pointers) with, per
