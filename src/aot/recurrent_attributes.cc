@@ -10,8 +10,6 @@
 namespace glassbox::aot {
 namespace {
 
-using ops_internal::invalid;
-
 struct Named {
   std::string_view name;
   RecurrentActivation activation;  // with ONNX's default parameters
@@ -59,8 +57,8 @@ StatusOr<RecurrentDirection> direction_of(const AttributeMap& attrs) {
   if (direction == "forward") return RecurrentDirection::kForward;
   if (direction == "reverse") return RecurrentDirection::kReverse;
   if (direction == "bidirectional") return RecurrentDirection::kBidirectional;
-  return invalid("direction '" + direction +
-                 "' is not one of \"forward\", \"reverse\", \"bidirectional\"");
+  return ops_internal::invalid("direction '" + direction +
+                               "' is not one of \"forward\", \"reverse\", \"bidirectional\"");
 }
 
 // activation_alpha_<i> (or _beta_), `fallback` when absent.
@@ -83,8 +81,8 @@ StatusOr<std::vector<RecurrentActivation>> activations_of(const AttributeMap& at
     const std::string name = list.substr(start, end - start);
     const Named* n = find_activation(name);
     if (n == nullptr) {
-      return invalid("activations '" + list + "': '" + name + "' is not one of " +
-                     known_activations());
+      return ops_internal::invalid("activations '" + list + "': '" + name + "' is not one of " +
+                                   known_activations());
     }
     RecurrentActivation a = n->activation;
     const std::size_t i = out.size();
@@ -95,7 +93,8 @@ StatusOr<std::vector<RecurrentActivation>> activations_of(const AttributeMap& at
     start = end + 1;
   }
   if (out.size() != count) {
-    return invalid("activations '" + list + "' must list " + std::to_string(count) + " functions");
+    return ops_internal::invalid("activations '" + list + "' must list " + std::to_string(count) +
+                                 " functions");
   }
   return out;
 }
@@ -110,7 +109,7 @@ StatusOr<RecurrentAttributes> read(RecurrentKind kind, const AttributeMap& attrs
     a.inputs.count = 8;
   }
   GLASSBOX_ASSIGN_OR_RETURN(a.hidden_size, ops_internal::int_attr(attrs, "hidden_size"));
-  if (a.hidden_size < 1) return invalid("hidden_size must be >= 1");
+  if (a.hidden_size < 1) return ops_internal::invalid("hidden_size must be >= 1");
   GLASSBOX_ASSIGN_OR_RETURN(a.direction, direction_of(attrs));
   a.num_directions = a.direction == RecurrentDirection::kBidirectional ? 2 : 1;
   GLASSBOX_ASSIGN_OR_RETURN(a.batch_major, ops_internal::flag_attr(attrs, "layout", false));
@@ -119,7 +118,8 @@ StatusOr<RecurrentAttributes> read(RecurrentKind kind, const AttributeMap& attrs
                                                       static_cast<std::size_t>(a.num_directions)));
   if (attrs.contains("clip")) {
     GLASSBOX_ASSIGN_OR_RETURN(double clip, ops_internal::float_attr(attrs, "clip"));
-    if (!(clip > 0) || std::isinf(clip)) return invalid("clip must be positive and finite");
+    if (!(clip > 0) || std::isinf(clip))
+      return ops_internal::invalid("clip must be positive and finite");
     a.clip = clip;
   }
   // Each flag is checked on every cell but means something to one only
@@ -156,9 +156,9 @@ std::optional<RecurrentKind> recurrent_kind(std::string_view op) {
 StatusOr<RecurrentAttributes> read_recurrent_attributes(std::string_view op,
                                                         const AttributeMap& attributes) {
   const std::optional<RecurrentKind> kind = recurrent_kind(op);
-  if (!kind) return invalid("not a recurrent op: " + std::string(op));
+  if (!kind) return ops_internal::invalid("not a recurrent op: " + std::string(op));
   StatusOr<RecurrentAttributes> a = read(*kind, attributes);
-  if (!a.ok()) return invalid(std::string(op) + ": " + a.message());
+  if (!a.ok()) return ops_internal::invalid(std::string(op) + ": " + a.message());
   return a;
 }
 

@@ -70,6 +70,31 @@ void byte_order_dims(const SlotDesc& d, XnnLayout layout, std::size_t* dims) {
   for (std::size_t i = 0; i < d.rank; ++i) dims[i] = static_cast<std::size_t>(view.physical(i));
 }
 
+// What the two own convolution kernels' geometries share, from a
+// kConvolution's parameters (p[0] pad top, p[3] pad left, p[4..9] kernel,
+// stride and dilation, each h then w) and its slots.
+template <typename Geometry>
+void set_window(const ParsedOp& op, const SlotDesc& x, const SlotDesc& out_desc,
+                std::size_t output_pixel_stride, std::size_t out_channels, Geometry* g) {
+  const std::uint32_t* p = op.ints;
+  g->batch = static_cast<std::size_t>(x.dims[0]);
+  g->in_h = static_cast<std::size_t>(x.dims[2]);
+  g->in_w = static_cast<std::size_t>(x.dims[3]);
+  g->out_h = static_cast<std::size_t>(out_desc.dims[2]);
+  g->out_w = static_cast<std::size_t>(out_desc.dims[3]);
+  g->pad_top = p[0];
+  g->pad_left = p[3];
+  g->kernel_h = p[4];
+  g->kernel_w = p[5];
+  g->stride_h = p[6];
+  g->stride_w = p[7];
+  g->dilation_h = p[8];
+  g->dilation_w = p[9];
+  g->out_pixel_stride = output_pixel_stride != 0 ? output_pixel_stride : out_channels;
+  g->output_min = op.output_min;
+  g->output_max = op.output_max;
+}
+
 // The convolution `op` (one group) as conv_igemm.h sees it; a fully
 // connected operator is a 1x1 convolution over rows of one pixel (its
 // weights, [out][in], are already the 1x1 kernel's layout).
@@ -82,26 +107,14 @@ ConvGeometry conv_geometry(const ParsedOp& op, const SlotDesc& x, const SlotDesc
     g.out_c = p[1];
     g.batch = static_cast<std::size_t>(x.numel) / g.in_c;
     g.in_h = g.in_w = g.out_h = g.out_w = 1;
-  } else {
-    g.batch = static_cast<std::size_t>(x.dims[0]);
-    g.in_c = p[11];
-    g.in_h = static_cast<std::size_t>(x.dims[2]);
-    g.in_w = static_cast<std::size_t>(x.dims[3]);
-    g.out_c = p[12];
-    g.out_h = static_cast<std::size_t>(out_desc.dims[2]);
-    g.out_w = static_cast<std::size_t>(out_desc.dims[3]);
-    g.pad_top = p[0];
-    g.pad_left = p[3];
-    g.kernel_h = p[4];
-    g.kernel_w = p[5];
-    g.stride_h = p[6];
-    g.stride_w = p[7];
-    g.dilation_h = p[8];
-    g.dilation_w = p[9];
+    g.out_pixel_stride = output_pixel_stride != 0 ? output_pixel_stride : g.out_c;
+    g.output_min = op.output_min;
+    g.output_max = op.output_max;
+    return g;
   }
-  g.out_pixel_stride = output_pixel_stride != 0 ? output_pixel_stride : g.out_c;
-  g.output_min = op.output_min;
-  g.output_max = op.output_max;
+  g.in_c = p[11];
+  g.out_c = p[12];
+  set_window(op, x, out_desc, output_pixel_stride, g.out_c, &g);
   return g;
 }
 
@@ -126,26 +139,9 @@ ErrorInfo compile_dwconv(const ParsedProgram& program, const ParsedOp& op,
                          const float* const* buffers, float* out, const SlotDesc& out_desc,
                          std::size_t output_pixel_stride, runtime::MemoryAllocator* memory,
                          const DwConv** compiled) {
-  const SlotDesc& x = program.slots[op.operands[0]];
-  const std::uint32_t* p = op.ints;
   DwConvGeometry g;
-  g.batch = static_cast<std::size_t>(x.dims[0]);
-  g.channels = p[10];
-  g.in_h = static_cast<std::size_t>(x.dims[2]);
-  g.in_w = static_cast<std::size_t>(x.dims[3]);
-  g.out_h = static_cast<std::size_t>(out_desc.dims[2]);
-  g.out_w = static_cast<std::size_t>(out_desc.dims[3]);
-  g.pad_top = p[0];
-  g.pad_left = p[3];
-  g.kernel_h = p[4];
-  g.kernel_w = p[5];
-  g.stride_h = p[6];
-  g.stride_w = p[7];
-  g.dilation_h = p[8];
-  g.dilation_w = p[9];
-  g.out_pixel_stride = output_pixel_stride != 0 ? output_pixel_stride : g.channels;
-  g.output_min = op.output_min;
-  g.output_max = op.output_max;
+  g.channels = op.ints[10];
+  set_window(op, program.slots[op.operands[0]], out_desc, output_pixel_stride, g.channels, &g);
   auto* conv = memory->allocate_array<DwConv>(1);
   auto* packed =
       static_cast<float*>(memory->allocate(dwconv_nhwc_packed_floats(g) * sizeof(float), 64));
