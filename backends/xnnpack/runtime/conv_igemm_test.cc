@@ -4,8 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <vector>
+
+#include "backends/xnnpack/testing/uniform_floats.h"
 
 namespace glassbox::backends::xnnpack {
 namespace {
@@ -49,13 +50,6 @@ std::vector<double> naive_conv(const ConvGeometry& g, const std::vector<float>& 
   return out;
 }
 
-std::vector<float> random_floats(std::size_t count, unsigned seed) {
-  std::srand(seed);
-  std::vector<float> v(count);
-  for (float& x : v) x = static_cast<float>(std::rand()) / static_cast<float>(RAND_MAX) - 0.5f;
-  return v;
-}
-
 struct Buffers {
   std::vector<float> packed, zeros, out;
   std::vector<const float*> indirection;
@@ -67,9 +61,9 @@ struct Buffers {
 void expect_matches_naive(ConvGeometry g, unsigned seed) {
   if (!conv_igemm_available()) GTEST_SKIP() << "no AVX-512F on this CPU";
   if (g.out_pixel_stride == 0) g.out_pixel_stride = g.out_c;
-  const auto in = random_floats(g.batch * g.in_h * g.in_w * g.in_c, seed);
-  const auto kernel = random_floats(g.out_c * g.kernel_h * g.kernel_w * g.in_c, seed + 1);
-  const auto bias = random_floats(g.out_c, seed + 2);
+  const auto in = uniform_floats(g.batch * g.in_h * g.in_w * g.in_c, seed);
+  const auto kernel = uniform_floats(g.out_c * g.kernel_h * g.kernel_w * g.in_c, seed + 1);
+  const auto bias = uniform_floats(g.out_c, seed + 2);
   Buffers b;
   b.packed.resize(conv_igemm_packed_floats(g) + 16);
   float* packed = b.packed.data();
@@ -177,9 +171,9 @@ TEST(ConvIgemmTest, SharesCoverTheOutputOnceWithTheSameResults) {
   if (!conv_igemm_available()) GTEST_SKIP() << "no AVX-512F on this CPU";
   for (const std::size_t hw : {13u, 3u}) {
     const ConvGeometry g = geometry(hw, 64, 200, 1, 1, 0);
-    const auto in = random_floats(hw * hw * 64, 7);
-    const auto kernel = random_floats(200 * 64, 8);
-    const auto bias = random_floats(200, 9);
+    const auto in = uniform_floats(hw * hw * 64, 7);
+    const auto kernel = uniform_floats(200 * 64, 8);
+    const auto bias = uniform_floats(200, 9);
     std::vector<float> packed(conv_igemm_packed_floats(g) + 16);
     float* aligned = packed.data();
     while (reinterpret_cast<std::uintptr_t>(aligned) % 64 != 0) ++aligned;

@@ -3,8 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <vector>
+
+#include "backends/xnnpack/testing/uniform_floats.h"
 
 namespace glassbox::backends::xnnpack {
 namespace {
@@ -43,22 +44,15 @@ std::vector<double> naive_dwconv(const DwConvGeometry& g, const std::vector<floa
   return out;
 }
 
-std::vector<float> random_floats(std::size_t count, unsigned seed) {
-  std::srand(seed);
-  std::vector<float> v(count);
-  for (float& x : v) x = static_cast<float>(std::rand()) / static_cast<float>(RAND_MAX) - 0.5f;
-  return v;
-}
-
 // Runs the kernel in two row ranges (as two threads would) and compares
 // every output with the naive one; channels past `channels` in a wider
 // pixel stride must be left as they were.
 void expect_matches_naive(DwConvGeometry g, unsigned seed) {
   if (!dwconv_nhwc_available()) GTEST_SKIP() << "no AVX-512F on this CPU";
   if (g.out_pixel_stride == 0) g.out_pixel_stride = g.channels;
-  const auto in = random_floats(g.batch * g.in_h * g.in_w * g.channels, seed);
-  const auto kernel = random_floats(g.channels * g.kernel_h * g.kernel_w, seed + 1);
-  const auto bias = random_floats(g.channels, seed + 2);
+  const auto in = uniform_floats(g.batch * g.in_h * g.in_w * g.channels, seed);
+  const auto kernel = uniform_floats(g.channels * g.kernel_h * g.kernel_w, seed + 1);
+  const auto bias = uniform_floats(g.channels, seed + 2);
   std::vector<float> packed(dwconv_nhwc_packed_floats(g));
   dwconv_nhwc_pack(g, kernel.data(), bias.data(), packed.data());
   const std::size_t rows = g.batch * g.out_h;
@@ -78,8 +72,8 @@ void expect_matches_naive(DwConvGeometry g, unsigned seed) {
   }
 }
 
-DwConvGeometry geometry(std::size_t hw, std::size_t channels, std::size_t k, std::size_t stride,
-                        std::size_t pad) {
+DwConvGeometry dw_geometry(std::size_t hw, std::size_t channels, std::size_t k, std::size_t stride,
+                           std::size_t pad) {
   DwConvGeometry g;
   g.in_h = g.in_w = hw;
   g.channels = channels;
@@ -93,18 +87,18 @@ DwConvGeometry geometry(std::size_t hw, std::size_t channels, std::size_t k, std
 // mobilenet_v2's shapes, smaller: 32 channels (blocks of two vectors),
 // 144 (three blocks of three), 96 with stride 2, over two images.
 TEST(DwConvNhwcTest, MobilenetShapes) {
-  DwConvGeometry g = geometry(13, 32, 3, 1, 1);
+  DwConvGeometry g = dw_geometry(13, 32, 3, 1, 1);
   g.batch = 2;
   expect_matches_naive(g, 1);
-  expect_matches_naive(geometry(11, 144, 3, 1, 1), 2);
-  expect_matches_naive(geometry(12, 96, 3, 2, 1), 3);
+  expect_matches_naive(dw_geometry(11, 144, 3, 1, 1), 2);
+  expect_matches_naive(dw_geometry(12, 96, 3, 2, 1), 3);
 }
 
 // 20 and 70 channels: whole vectors, then a masked one; ReLU6 fused, into a
 // wider pixel stride.
 TEST(DwConvNhwcTest, MaskedLastVectorClampAndPixelStride) {
-  expect_matches_naive(geometry(9, 20, 3, 1, 1), 4);
-  DwConvGeometry g = geometry(10, 70, 3, 2, 1);
+  expect_matches_naive(dw_geometry(9, 20, 3, 1, 1), 4);
+  DwConvGeometry g = dw_geometry(10, 70, 3, 2, 1);
   g.output_min = 0.0f;
   g.output_max = 0.25f;
   g.out_pixel_stride = 80;
@@ -115,11 +109,11 @@ TEST(DwConvNhwcTest, MaskedLastVectorClampAndPixelStride) {
 // and a rectangular kernel with asymmetric padding: windows crossing every
 // edge.
 TEST(DwConvNhwcTest, WideDilatedAndNarrowWindows) {
-  DwConvGeometry g = geometry(14, 48, 5, 1, 2);
+  DwConvGeometry g = dw_geometry(14, 48, 5, 1, 2);
   g.dilation_h = g.dilation_w = 2;
   g.out_h = g.out_w = 10;
   expect_matches_naive(g, 6);
-  expect_matches_naive(geometry(3, 16, 3, 1, 1), 7);
+  expect_matches_naive(dw_geometry(3, 16, 3, 1, 1), 7);
   DwConvGeometry r;
   r.in_h = 7;
   r.in_w = 9;

@@ -13,12 +13,12 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "backends/xnnpack/runtime/conv_igemm.h"
 #include "backends/xnnpack/runtime/dwconv_nhwc.h"
+#include "backends/xnnpack/testing/uniform_floats.h"
 
 namespace glassbox::backends::xnnpack {
 namespace {
@@ -48,12 +48,6 @@ constexpr Shape kShapes[] = {
 
 std::uint32_t out_size(const Shape& s) { return (s.hw + 2 * s.pad - s.kernel) / s.stride + 1; }
 
-std::vector<float> random_floats(std::size_t count) {
-  std::vector<float> v(count);
-  for (float& x : v) x = static_cast<float>(std::rand()) / static_cast<float>(RAND_MAX) - 0.5f;
-  return v;
-}
-
 // Eight inputs and outputs of the shape, and its weights.
 struct Tensors {
   std::vector<std::vector<float>> inputs, outputs;
@@ -62,11 +56,13 @@ struct Tensors {
   explicit Tensors(const Shape& s) {
     const std::size_t out_hw = out_size(s);
     for (std::size_t i = 0; i < kPairs; ++i) {
-      inputs.push_back(random_floats(std::size_t{s.hw} * s.hw * s.in_c + 16));
+      inputs.push_back(
+          uniform_floats(std::size_t{s.hw} * s.hw * s.in_c + 16, static_cast<std::uint32_t>(i)));
       outputs.emplace_back(out_hw * out_hw * s.out_c + 16);
     }
-    kernel = random_floats(std::size_t{s.out_c} * s.kernel * s.kernel * (s.depthwise ? 1 : s.in_c));
-    bias = random_floats(s.out_c);
+    kernel = uniform_floats(std::size_t{s.out_c} * s.kernel * s.kernel * (s.depthwise ? 1 : s.in_c),
+                            100);
+    bias = uniform_floats(s.out_c, 200);
   }
 };
 
