@@ -6,7 +6,7 @@
 #include <cmath>
 #include <vector>
 
-#include "backends/xnnpack/testing/uniform_floats.h"
+#include "src/runtime/kernels/kernels_test_util.h"
 
 namespace glassbox::backends::xnnpack {
 namespace {
@@ -61,9 +61,11 @@ struct Buffers {
 void expect_matches_naive(ConvGeometry g, unsigned seed) {
   if (!conv_igemm_available()) GTEST_SKIP() << "no AVX-512F on this CPU";
   if (g.out_pixel_stride == 0) g.out_pixel_stride = g.out_c;
-  const auto in = uniform_floats(g.batch * g.in_h * g.in_w * g.in_c, seed);
-  const auto kernel = uniform_floats(g.out_c * g.kernel_h * g.kernel_w * g.in_c, seed + 1);
-  const auto bias = uniform_floats(g.out_c, seed + 2);
+  const auto in = runtime::kernels::testing::random_floats(g.batch * g.in_h * g.in_w * g.in_c, seed,
+                                                           -0.5f, 0.5f);
+  const auto kernel = runtime::kernels::testing::random_floats(
+      g.out_c * g.kernel_h * g.kernel_w * g.in_c, seed + 1, -0.5f, 0.5f);
+  const auto bias = runtime::kernels::testing::random_floats(g.out_c, seed + 2, -0.5f, 0.5f);
   Buffers b;
   b.packed.resize(conv_igemm_packed_floats(g) + 16);
   float* packed = b.packed.data();
@@ -171,9 +173,9 @@ TEST(ConvIgemmTest, SharesCoverTheOutputOnceWithTheSameResults) {
   if (!conv_igemm_available()) GTEST_SKIP() << "no AVX-512F on this CPU";
   for (const std::size_t hw : {13u, 3u}) {
     const ConvGeometry g = geometry(hw, 64, 200, 1, 1, 0);
-    const auto in = uniform_floats(hw * hw * 64, 7);
-    const auto kernel = uniform_floats(200 * 64, 8);
-    const auto bias = uniform_floats(200, 9);
+    const auto in = runtime::kernels::testing::random_floats(hw * hw * 64, 7, -0.5f, 0.5f);
+    const auto kernel = runtime::kernels::testing::random_floats(200 * 64, 8, -0.5f, 0.5f);
+    const auto bias = runtime::kernels::testing::random_floats(200, 9, -0.5f, 0.5f);
     std::vector<float> packed(conv_igemm_packed_floats(g) + 16);
     float* aligned = packed.data();
     while (reinterpret_cast<std::uintptr_t>(aligned) % 64 != 0) ++aligned;

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "backends/xnnpack/testing/uniform_floats.h"
+#include "src/runtime/kernels/kernels_test_util.h"
 
 namespace glassbox::backends::xnnpack {
 namespace {
@@ -50,9 +50,11 @@ std::vector<double> naive_dwconv(const DwConvGeometry& g, const std::vector<floa
 void expect_matches_naive(DwConvGeometry g, unsigned seed) {
   if (!dwconv_nhwc_available()) GTEST_SKIP() << "no AVX-512F on this CPU";
   if (g.out_pixel_stride == 0) g.out_pixel_stride = g.channels;
-  const auto in = uniform_floats(g.batch * g.in_h * g.in_w * g.channels, seed);
-  const auto kernel = uniform_floats(g.channels * g.kernel_h * g.kernel_w, seed + 1);
-  const auto bias = uniform_floats(g.channels, seed + 2);
+  const auto in = runtime::kernels::testing::random_floats(g.batch * g.in_h * g.in_w * g.channels,
+                                                           seed, -0.5f, 0.5f);
+  const auto kernel = runtime::kernels::testing::random_floats(g.channels * g.kernel_h * g.kernel_w,
+                                                               seed + 1, -0.5f, 0.5f);
+  const auto bias = runtime::kernels::testing::random_floats(g.channels, seed + 2, -0.5f, 0.5f);
   std::vector<float> packed(dwconv_nhwc_packed_floats(g));
   dwconv_nhwc_pack(g, kernel.data(), bias.data(), packed.data());
   const std::size_t rows = g.batch * g.out_h;

@@ -18,7 +18,7 @@
 
 #include "backends/xnnpack/runtime/conv_igemm.h"
 #include "backends/xnnpack/runtime/dwconv_nhwc.h"
-#include "backends/xnnpack/testing/uniform_floats.h"
+#include "src/runtime/kernels/kernels_test_util.h"
 
 namespace glassbox::backends::xnnpack {
 namespace {
@@ -56,13 +56,13 @@ struct Tensors {
   explicit Tensors(const Shape& s) {
     const std::size_t out_hw = out_size(s);
     for (std::size_t i = 0; i < kPairs; ++i) {
-      inputs.push_back(
-          uniform_floats(std::size_t{s.hw} * s.hw * s.in_c + 16, static_cast<std::uint32_t>(i)));
+      inputs.push_back(runtime::kernels::testing::random_floats(
+          std::size_t{s.hw} * s.hw * s.in_c + 16, static_cast<std::uint32_t>(i), -0.5f, 0.5f));
       outputs.emplace_back(out_hw * out_hw * s.out_c + 16);
     }
-    kernel = uniform_floats(std::size_t{s.out_c} * s.kernel * s.kernel * (s.depthwise ? 1 : s.in_c),
-                            100);
-    bias = uniform_floats(s.out_c, 200);
+    kernel = runtime::kernels::testing::random_floats(
+        std::size_t{s.out_c} * s.kernel * s.kernel * (s.depthwise ? 1 : s.in_c), 100, -0.5f, 0.5f);
+    bias = runtime::kernels::testing::random_floats(s.out_c, 200, -0.5f, 0.5f);
   }
 };
 
