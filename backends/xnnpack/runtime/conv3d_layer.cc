@@ -3,10 +3,10 @@
 #include <xnnpack.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 #include <limits>
 
+#include "backends/xnnpack/runtime/aligned_copy.h"
 #include "backends/xnnpack/runtime/conv_igemm.h"
 #include "backends/xnnpack/runtime/xnn_operators.h"
 
@@ -301,12 +301,10 @@ ErrorInfo compile_conv3d_layer(const ParsedProgram& program, std::uint32_t index
     return fail();
   }
   std::memcpy(bias, op.bias, channels * sizeof(float));
-  auto* kernel = static_cast<float*>(std::malloc(op.weight_count * sizeof(float)));
-  if (kernel == nullptr) return fail();
-  std::memcpy(kernel, op.kernel, op.weight_count * sizeof(float));
+  const AlignedCopy kernel(op.kernel, op.weight_count);
+  if (kernel.get() == nullptr) return fail();
   const xnn_status s =
-      create_steps(program, op, y, l, kernel, bias, zeros, partial, order, pool, memory);
-  std::free(kernel);
+      create_steps(program, op, y, l, kernel.get(), bias, zeros, partial, order, pool, memory);
   if (s != xnn_status_success) {
     delete_conv3d_layer(l);
     return make_error(

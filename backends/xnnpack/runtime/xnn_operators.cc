@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "backends/xnnpack/runtime/aligned_copy.h"
 #include "backends/xnnpack/runtime/channel_blocks.h"
 #include "backends/xnnpack/runtime/max_pool_nhwc.h"
 
@@ -27,26 +28,6 @@ ErrorInfo from_status(xnn_status status, const char* what_failed) {
   }
   return make_error(Error::kInvalidArgument, what_failed);
 }
-
-// The blob's kernel and bias are unaligned views; XNNPACK reads them as
-// float arrays while packing, so they are copied to aligned heap memory
-// for the duration of the create call only.
-template <typename T>
-class AlignedCopyOf {
- public:
-  AlignedCopyOf(const std::uint8_t* bytes, std::size_t count)
-      : data_(count == 0 ? nullptr : static_cast<T*>(std::malloc(count * sizeof(T)))) {
-    if (data_ != nullptr) std::memcpy(data_, bytes, count * sizeof(T));
-  }
-  ~AlignedCopyOf() { std::free(data_); }
-  AlignedCopyOf(const AlignedCopyOf&) = delete;
-  AlignedCopyOf& operator=(const AlignedCopyOf&) = delete;
-  const T* get() const { return data_; }
-
- private:
-  T* data_;
-};
-using AlignedCopy = AlignedCopyOf<float>;
 
 void as_nc(const SlotDesc& d, std::size_t* batch, std::size_t* channels);
 
@@ -118,14 +99,12 @@ ConvGeometry conv_geometry(const ParsedOp& op, const SlotDesc& x, const SlotDesc
   return g;
 }
 
-// A convolution of one group, or a fully connected operator, runs on
-// conv_igemm.h's kernel where it takes it.
-bool runs_on_conv_igemm(const ParsedProgram& program, const ParsedOp& op, const SlotDesc& out_desc,
-                        std::size_t output_pixel_stride) {
-  const bool conv = op.kind == XnnOpKind::kConvolution && op.ints[10] == 1;
-  return (conv || op.kind == XnnOpKind::kFullyConnected) &&
-         conv_igemm_takes(
-             conv_geometry(op, program.slots[op.operands[0]], out_desc, output_pixel_stride));
+// A convolution of one group, or a fully connected operator: the kinds
+// conv_igemm.h's kernel may take (conv_igemm_takes decides on the
+// geometry).
+bool conv_igemm_kind(const ParsedOp& op) {
+  return (op.kind == XnnOpKind::kConvolution && op.ints[10] == 1) ||
+         op.kind == XnnOpKind::kFullyConnected;
 }
 
 // A depthwise convolution (a group per channel, one input and one output
@@ -156,12 +135,9 @@ ErrorInfo compile_dwconv(const ParsedProgram& program, const ParsedOp& op,
 }
 
 // Packs the weights and fills the indirection buffer once, from `memory`.
-ErrorInfo compile_conv_igemm(const ParsedProgram& program, const ParsedOp& op,
-                             const float* const* buffers, float* out, const SlotDesc& out_desc,
-                             std::size_t output_pixel_stride, runtime::MemoryAllocator* memory,
+ErrorInfo compile_conv_igemm(const ConvGeometry& g, const ParsedOp& op, const float* input,
+                             float* out, runtime::MemoryAllocator* memory,
                              const ConvIgemm** compiled) {
-  const SlotDesc& x = program.slots[op.operands[0]];
-  const ConvGeometry g = conv_geometry(op, x, out_desc, output_pixel_stride);
   auto* conv = memory->allocate_array<ConvIgemm>(1);
   const std::size_t packed_floats = conv_igemm_packed_floats(g);
   auto* packed = static_cast<float*>(memory->allocate(packed_floats * sizeof(float), 64));
@@ -175,7 +151,6 @@ ErrorInfo compile_conv_igemm(const ParsedProgram& program, const ParsedOp& op,
     return make_error(Error::kMemoryAllocationFailed, "xnnpack: out of memory");
   }
   conv_igemm_pack(g, kernel.get(), bias.get(), packed);
-  const float* input = buffers[op.operands[0]];
   if (indirection != nullptr) {
     std::fill_n(zeros, g.in_c, 0.0f);
     conv_igemm_indirect(g, input, zeros, indirection);
@@ -702,9 +677,13 @@ ErrorInfo compile_operator(const ParsedProgram& program, std::uint32_t index, fl
     return compile_dwconv(program, op, buffers, buffers[out_slot], out_desc, output_pixel_stride,
                           memory, &out->dwconv);
   }
-  if (runs_on_conv_igemm(program, op, out_desc, output_pixel_stride)) {
-    return compile_conv_igemm(program, op, buffers, buffers[out_slot], out_desc,
-                              output_pixel_stride, memory, &out->conv);
+  if (conv_igemm_kind(op)) {
+    const ConvGeometry g =
+        conv_geometry(op, program.slots[op.operands[0]], out_desc, output_pixel_stride);
+    if (conv_igemm_takes(g)) {
+      return compile_conv_igemm(g, op, buffers[op.operands[0]], buffers[out_slot], memory,
+                                &out->conv);
+    }
   }
   std::uint32_t count = 1;
   if (op.kind == XnnOpKind::kConcatenate) count = op.num_operands;
