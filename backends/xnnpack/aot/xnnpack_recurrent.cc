@@ -6,18 +6,12 @@
 
 #include "backends/common/graph_uses.h"
 #include "glassbox/aot/recurrent_attributes.h"
-#include "glassbox/runtime/kernels/recurrent.h"
 
 namespace glassbox::backends::xnnpack {
 namespace {
 
-namespace kernels = runtime::kernels;
-using kernels::RnnActivationKind;
-using kernels::RnnCell;
-
 using aot::RecurrentActivationKind;
 using aot::RecurrentAttributes;
-using aot::RecurrentKind;
 
 // The graph was verified before the partitioner ran, so its recurrent
 // nodes' attributes read.
@@ -25,31 +19,10 @@ RecurrentAttributes attributes_of(const aot::Node& node) {
   return aot::read_recurrent_attributes(node).value();
 }
 
-RnnCell cell_of(RecurrentKind kind) {
-  if (kind == RecurrentKind::kLstm) return RnnCell::kLstm;
-  return kind == RecurrentKind::kGru ? RnnCell::kGru : RnnCell::kRnn;
-}
-
-kernels::RnnDirection direction_of(aot::RecurrentDirection direction) {
-  if (direction == aot::RecurrentDirection::kReverse) return kernels::RnnDirection::kReverse;
-  return direction == aot::RecurrentDirection::kBidirectional
-             ? kernels::RnnDirection::kBidirectional
-             : kernels::RnnDirection::kForward;
-}
-
 // The runtime has Sigmoid, Tanh and Relu (none with parameters).
 bool runnable_activation(RecurrentActivationKind kind) {
   return kind == RecurrentActivationKind::kSigmoid || kind == RecurrentActivationKind::kTanh ||
          kind == RecurrentActivationKind::kRelu;
-}
-
-// The runtime's code of `kind`: the kernels know each function by the
-// name the IR spells it with.
-RnnActivationKind runtime_activation(RecurrentActivationKind kind) {
-  const std::string_view name = aot::to_string(kind);
-  kernels::RnnActivation a;
-  (void)kernels::rnn_activation_from_name(name.data(), name.size(), &a);
-  return a.kind;
 }
 
 const std::vector<float>& data_of(const aot::Graph& graph, aot::ValueId id) {
@@ -107,8 +80,9 @@ XnnOp recurrent_op(const aot::Graph& graph, const aot::Node& node) {
   const std::vector<std::int64_t>& w_shape = graph.find_value(node.inputs[a.inputs.w])->shape;
   XnnOp op;
   op.kind = XnnOpKind::kRecurrent;
-  op.ints = {static_cast<std::uint32_t>(cell_of(a.kind)),
-             static_cast<std::uint32_t>(direction_of(a.direction)),
+  // The reader's codes are the kernels' (core/recurrent_codes.h).
+  op.ints = {static_cast<std::uint32_t>(a.kind),
+             static_cast<std::uint32_t>(a.direction),
              a.batch_major ? 1u : 0u,
              static_cast<std::uint32_t>(a.hidden_size),
              static_cast<std::uint32_t>(w_shape[2]),
@@ -116,8 +90,7 @@ XnnOp recurrent_op(const aot::Graph& graph, const aot::Node& node) {
   op.ints.resize(kXnnRecurrentInts, 0);
   std::size_t i = 6;
   for (const aot::RecurrentActivation& f : a.activations) {
-    if (i < kXnnRecurrentInts)
-      op.ints[i++] = static_cast<std::uint32_t>(runtime_activation(f.kind));
+    if (i < kXnnRecurrentInts) op.ints[i++] = static_cast<std::uint32_t>(f.kind);
   }
   op.floats = {static_cast<float>(a.clip.value_or(0.0))};
   for (std::size_t k : {a.inputs.w, a.inputs.r, a.inputs.b}) {

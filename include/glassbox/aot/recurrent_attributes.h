@@ -3,9 +3,8 @@
 /// The attributes of a recurrent node (lstm, gru, rnn; ops.h describes
 /// them), read once into typed fields. Shape inference and both delegates'
 /// lowerings read the node through this, so a bad attribute gets one message
-/// wherever it is met. The enums are the IR's own, not the portable
-/// kernels' (kernels/recurrent.h): the aot layer does not link the runtime,
-/// and each delegate maps them onto the codes its runtime half reads.
+/// wherever it is met. Its codes (cell, direction, activation) are core's
+/// (core/recurrent_codes.h), the ones the portable kernels read too.
 
 #include <cstddef>
 #include <cstdint>
@@ -14,29 +13,15 @@
 #include <vector>
 
 #include "glassbox/aot/graph.h"
+#include "glassbox/core/recurrent_codes.h"
 #include "glassbox/core/status.h"
 
 namespace glassbox::aot {
 
-enum class RecurrentKind : std::uint8_t { kRnn, kGru, kLstm };
-
-enum class RecurrentDirection : std::uint8_t { kForward, kReverse, kBidirectional };
-
-/// ONNX's activation functions for its recurrent ops (kernels/recurrent.h
-/// has their definitions and lists them in this order).
-enum class RecurrentActivationKind : std::uint8_t {
-  kSigmoid,
-  kTanh,
-  kRelu,
-  kAffine,
-  kLeakyRelu,
-  kThresholdedRelu,
-  kScaledTanh,
-  kHardSigmoid,
-  kElu,
-  kSoftsign,
-  kSoftplus,
-};
+// The codes the portable kernels use too (core/recurrent_codes.h).
+using RecurrentKind = RecurrentCell;
+using glassbox::RecurrentActivationKind;
+using glassbox::RecurrentDirection;
 
 /// One function with its parameters: activation_alpha_<i> /
 /// activation_beta_<i>, or ONNX's defaults when absent (LeakyRelu alpha

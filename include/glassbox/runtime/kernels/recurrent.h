@@ -46,30 +46,15 @@
 #include <cstdint>
 
 #include "glassbox/core/error.h"
+#include "glassbox/core/recurrent_codes.h"
 #include "glassbox/core/span.h"
 
 namespace glassbox::runtime::kernels {
 
-enum class RnnCell : std::uint8_t { kRnn, kGru, kLstm };
-enum class RnnDirection : std::uint8_t { kForward, kReverse, kBidirectional };
-
-/// The activation functions ONNX lists for its recurrent ops, with its
-/// definitions: Affine alpha*x + beta, LeakyRelu x < 0 ? alpha*x : x,
-/// ThresholdedRelu x > alpha ? x : 0, ScaledTanh alpha*tanh(beta*x),
-/// HardSigmoid clamp(alpha*x + beta, 0, 1), Elu x < 0 ? alpha*(e^x - 1) : x.
-enum class RnnActivationKind : std::uint8_t {
-  kSigmoid,
-  kTanh,
-  kRelu,
-  kAffine,
-  kLeakyRelu,
-  kThresholdedRelu,
-  kScaledTanh,
-  kHardSigmoid,
-  kElu,
-  kSoftsign,
-  kSoftplus,
-};
+// The codes the IR's attribute reader uses too (core/recurrent_codes.h).
+using RnnCell = RecurrentCell;
+using RnnDirection = RecurrentDirection;
+using RnnActivationKind = RecurrentActivationKind;
 
 struct RnnActivation {
   RnnActivationKind kind = RnnActivationKind::kSigmoid;
