@@ -89,8 +89,9 @@ Status convert_reshape(ImportContext& c) {
       inferred = i;
     } else if (shape[i] < 0) {
       return c.invalid("shape entry " + std::to_string(shape[i]) + " is not allowed");
-    } else {
-      known *= shape[i];
+    } else if (__builtin_mul_overflow(known, shape[i], &known)) {
+      // A hostile shape: its product passes int64 (the fuzzer's find).
+      return c.invalid("shape's element count overflows int64");
     }
   }
   const std::int64_t numel = product(in, 0, in.size());

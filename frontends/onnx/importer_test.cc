@@ -193,6 +193,14 @@ TEST(ImporterTest, RefusesHugeAttributesAndShapesNamingTheNode) {
          m.node("Reshape", "/Reshape", {"x", "shape"}, {"y"});
        },
        "rank 7"},
+      // Entries whose product passes int64 before the -1 is inferred (an
+      // overflow the fuzzer found: undefined behaviour, not an error).
+      {"reshape entries overflowing",
+       [](ModelWriter& m) {
+         m.ints("shape", {3}, {std::int64_t{1008806316530991104}, 12, -1});
+         m.node("Reshape", "/Reshape", {"x", "shape"}, {"y"});
+       },
+       "overflows int64"},
   };
   for (const Case& c : cases) {
     ModelWriter m;
